@@ -1,0 +1,122 @@
+// resnorm: the native command line over the engine.
+//
+//   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
+//
+// Flags are the fields of config.h's table (final_norm is --final-norm). A bad
+// value exits with status 2 and one line on stderr naming the flag, the value
+// and the allowed range; nothing is printed on stdout then.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "resnorm/engine.h"
+
+using namespace resnorm;
+
+namespace {
+
+int usage(FILE* to) {
+  std::fprintf(to, "usage: resnorm simulate [flags] [--json]\n\nflags (all optional):\n");
+  for (const FieldSpec& f : field_specs()) {
+    std::string flag = f.name;
+    for (char& c : flag)
+      if (c == '_') c = '-';
+    std::fprintf(to, "  --%-11s %-34s default %-30s %s\n", flag.c_str(), allowed_text(f).c_str(), f.default_text,
+                 f.help);
+  }
+  std::fprintf(to, "  --json        print one JSON document instead of a table\n");
+  return to == stderr ? 2 : 0;
+}
+
+int bad(const std::string& message) {
+  std::fprintf(stderr, "resnorm: %s\n", message.c_str());
+  return 2;
+}
+
+std::string sci(double v) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : "overflow";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
+}
+
+void print_table(const Results& res) {
+  const Config& c = res.config;
+  std::printf("resnorm: L=%d d=%d T=%d e=%d gain=%g %s %s final_norm=%s seed=%u\n\n", c.depth, c.width, c.tokens,
+              c.expansion, c.gain, name(c.activation), name(c.init), name(c.final_norm), c.seed);
+  std::printf("%6s", "layer");
+  for (const ArchResult& r : res.archs) std::printf("  %-21s", name(r.arch));
+  std::printf("\n%6s", "");
+  for (size_t i = 0; i < res.archs.size(); ++i) std::printf("  %-10s %-10s", "grad", "stream");
+  std::printf("\n");
+  const int L = c.depth;
+  const int step = L <= 24 ? 1 : (L + 23) / 24;
+  for (int l = 0; l <= L; ++l) {
+    if (l % step != 0 && l != L) continue;
+    std::printf("%6d", l);
+    for (const ArchResult& r : res.archs)
+      std::printf("  %-10s %-10s", sci(r.grad_norm[l]).c_str(), sci(r.stream_rms[l]).c_str());
+    std::printf("\n");
+  }
+  std::printf("\n%-10s %14s %14s %14s %10s\n", "arch", "grad[0]/top", "stream top", "update[L]", "nonfinite");
+  for (const ArchResult& r : res.archs) {
+    std::string nf = r.first_nonfinite < 0 ? "none" : "layer " + std::to_string(r.first_nonfinite);
+    std::printf("%-10s %14s %14s %14s %10s\n", name(r.arch), sci(r.grad_norm[0] / r.grad_norm[L]).c_str(),
+                sci(r.stream_rms[L]).c_str(), sci(r.update_ratio[L - 1]).c_str(), nf.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage(stderr);
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(stdout);
+  if (cmd != "simulate") return bad("unknown command '" + cmd.substr(0, 40) + "' (allowed: simulate)");
+  Config cfg;
+  bool json = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") return usage(stdout);
+    if (arg.rfind("--", 0) != 0) return bad("unexpected argument '" + arg.substr(0, 40) + "'");
+    std::string key = arg.substr(2), value;
+    bool has_value = false;
+    size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+      has_value = true;
+    }
+    std::string field = key;
+    for (char& ch : field)
+      if (ch == '-') ch = '_';
+    const FieldSpec* spec = find_field(field);
+    if (!spec) return bad("unknown flag --" + key.substr(0, 40) + " (see resnorm --help)");
+    if (!has_value) {
+      if (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)
+        return bad("--" + key + ": missing value (allowed " + allowed_text(*spec) + ")");
+      value = argv[++i];
+    }
+    Status st = set_field(cfg, field, value);
+    if (!st.ok()) return bad("--" + key + st.message.substr(st.field.size()));
+  }
+  Engine<float> engine;
+  Results res;
+  Status st = engine.simulate(cfg, &res);
+  if (!st.ok()) {
+    std::string flag = st.field;
+    for (char& ch : flag)
+      if (ch == '_') ch = '-';
+    return bad("--" + flag + st.message.substr(st.field.size()));
+  }
+  if (json)
+    std::printf("%s\n", results_json(res).c_str());
+  else
+    print_table(res);
+  return 0;
+}

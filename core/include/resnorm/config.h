@@ -1,0 +1,98 @@
+// resnorm/config.h: what a simulation is asked to compute (spec v1).
+//
+// Every field is declared once, in the table returned by field_specs(): name,
+// kind, range, default. The CLI parses flags through it, the wasm bindings
+// validate through it, and error messages are written from it, so a range can
+// never be stated in two places.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace resnorm {
+
+// Where the residual and the norm go (see recipe() in model.h for the wiring).
+enum class Arch : uint8_t {
+  plain,     // h <- f(h)
+  residual,  // h <- h + f(h)
+  post_ln,   // h <- LN(h + f(h))
+  post_rms,  // h <- RMS(h + f(h))
+  pre_ln,    // h <- h + f(LN(h))
+  pre_rms,   // h <- h + f(RMS(h))
+  sandwich,  // h <- h + RMS(f(RMS(h)))           (Gemma 2)
+  deepnorm,  // h <- LN(alpha h + f(h)), beta-scaled init   (DeepNet)
+  gpt2,      // pre_ln with W2 scaled by 1/sqrt(N) at init
+};
+enum class Activation : uint8_t { relu, gelu, tanh, linear };
+enum class Init : uint8_t { gaussian, orthogonal };
+enum class NormKind : uint8_t { none, layernorm, rmsnorm };
+
+inline constexpr int kNumArchs = 9;
+inline constexpr double kEps = 1e-5;  // inside every norm's square root
+
+struct Config {
+  std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
+  int depth = 96;      // L, number of blocks
+  int width = 64;      // d, features per token
+  int tokens = 8;      // T, tokens in the stream
+  int expansion = 1;   // e, hidden width m = e * d
+  double gain = 1.0;   // g, multiplies W2
+  Activation activation = Activation::relu;
+  Init init = Init::gaussian;
+  NormKind final_norm = NormKind::none;
+  uint32_t seed = 0;
+
+  int hidden() const { return expansion * width; }
+};
+
+// An error as a value: which field, and a one-line message that names the
+// value and the allowed range. ok() when field is empty.
+struct Status {
+  std::string field;
+  std::string message;
+  bool ok() const { return field.empty(); }
+  static Status Ok() { return {}; }
+};
+
+enum class FieldKind : uint8_t { integer, real, choice, choice_list, uint32 };
+
+struct FieldSpec {
+  const char* name;           // as in JSON, the JS API and the CLI (--name, with _ as -)
+  FieldKind kind;
+  double min, max;            // integer, real, uint32
+  std::vector<const char*> choices;  // choice, choice_list
+  const char* default_text;
+  const char* help;
+};
+
+// The one table of fields, in display order.
+const std::vector<FieldSpec>& field_specs();
+const FieldSpec* find_field(std::string_view name);
+// "1..1024", "0..4", "relu|gelu|tanh|linear", ...
+std::string allowed_text(const FieldSpec& spec);
+
+// Parses `text` into `cfg`'s field `name`, checking its range. The message of
+// a failure reads like "depth: 0 is out of range (allowed 1..1024)".
+Status set_field(Config& cfg, std::string_view name, std::string_view text);
+// Numeric setters for bindings that already hold numbers (NaN is rejected here).
+Status set_number(Config& cfg, std::string_view name, double value);
+
+// Checks every field's range and the memory budget of the whole config.
+Status validate(const Config& cfg);
+
+// Upper bound on the number of weights (2 L d m) one simulation may hold.
+inline constexpr double kMaxWeights = 64.0 * 1024 * 1024;
+
+const char* name(Arch a);
+const char* name(Activation a);
+const char* name(Init i);
+const char* name(NormKind n);
+bool parse_arch(std::string_view s, Arch* out);
+std::vector<Arch> all_archs();
+
+// {"arch": [...], "depth": 96, ...} with the field names of the table.
+std::string config_json(const Config& cfg);
+
+}  // namespace resnorm

@@ -1,0 +1,223 @@
+// The field table and everything that parses or checks a Config.
+#include "resnorm/config.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace resnorm {
+namespace {
+
+const char* kArchNames[] = {"plain",   "residual", "post_ln",  "post_rms", "pre_ln",
+                            "pre_rms", "sandwich", "deepnorm", "gpt2"};
+const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
+const char* kInitNames[] = {"gaussian", "orthogonal"};
+const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
+
+std::string fmt_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Shortens what a user typed so a 10 kB value never floods a message.
+std::string quoted(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 40)) out += (c >= 32 && c < 127) ? c : '?';
+  if (s.size() > 40) out += "...";
+  return "'" + out + "'";
+}
+
+Status fail(const FieldSpec& f, const std::string& what) {
+  return {f.name, std::string(f.name) + ": " + what + " (allowed " + allowed_text(f) + ")"};
+}
+
+int choice_index(const FieldSpec& f, std::string_view s) {
+  for (size_t i = 0; i < f.choices.size(); ++i)
+    if (s == f.choices[i]) return static_cast<int>(i);
+  return -1;
+}
+
+void assign(Config& c, std::string_view name, double v) {
+  if (name == "depth") c.depth = static_cast<int>(v);
+  else if (name == "width") c.width = static_cast<int>(v);
+  else if (name == "tokens") c.tokens = static_cast<int>(v);
+  else if (name == "expansion") c.expansion = static_cast<int>(v);
+  else if (name == "gain") c.gain = v;
+  else if (name == "seed") c.seed = static_cast<uint32_t>(v);
+}
+
+void assign_choice(Config& c, std::string_view name, int i) {
+  if (name == "activation") c.activation = static_cast<Activation>(i);
+  else if (name == "init") c.init = static_cast<Init>(i);
+  else if (name == "final_norm") c.final_norm = static_cast<NormKind>(i);
+}
+
+// Range check of a number already parsed; integers must be whole.
+Status check_number(const FieldSpec& f, double v, const std::string& shown) {
+  if (!std::isfinite(v)) return fail(f, shown + " is not a finite number");
+  if (f.kind != FieldKind::real && v != std::floor(v)) return fail(f, shown + " is not a whole number");
+  if (v < f.min || v > f.max) return fail(f, shown + " is out of range");
+  if (std::string_view(f.name) == "expansion" && v != 1 && v != 2 && v != 4)
+    return fail(f, shown + " is not one of 1, 2, 4");
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::vector<FieldSpec>& field_specs() {
+  static const std::vector<FieldSpec> specs = {
+      {"arch", FieldKind::choice_list, 0, 0,
+       {"plain", "residual", "post_ln", "post_rms", "pre_ln", "pre_rms", "sandwich", "deepnorm", "gpt2"},
+       "plain,residual,post_ln,pre_ln", "architectures to simulate, comma separated"},
+      {"depth", FieldKind::integer, 1, 1024, {}, "96", "L, number of blocks"},
+      {"width", FieldKind::integer, 2, 512, {}, "64", "d, features per token"},
+      {"tokens", FieldKind::integer, 1, 64, {}, "8", "T, tokens in the stream"},
+      {"expansion", FieldKind::integer, 1, 4, {}, "1", "e in {1,2,4}, hidden width m = e d"},
+      {"gain", FieldKind::real, 0, 4, {}, "1.0", "g, multiplies W2 at init"},
+      {"activation", FieldKind::choice, 0, 0, {"relu", "gelu", "tanh", "linear"}, "relu", "phi"},
+      {"init", FieldKind::choice, 0, 0, {"gaussian", "orthogonal"}, "gaussian", "weight init"},
+      {"final_norm", FieldKind::choice, 0, 0, {"none", "layernorm", "rmsnorm"}, "none",
+       "norm before the readout"},
+      {"seed", FieldKind::uint32, 0, 4294967295.0, {}, "0", "random seed"},
+  };
+  return specs;
+}
+
+const FieldSpec* find_field(std::string_view name) {
+  for (const FieldSpec& f : field_specs())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string allowed_text(const FieldSpec& f) {
+  switch (f.kind) {
+    case FieldKind::choice:
+    case FieldKind::choice_list: {
+      std::string s;
+      for (size_t i = 0; i < f.choices.size(); ++i) s += (i ? "|" : "") + std::string(f.choices[i]);
+      return f.kind == FieldKind::choice_list ? "a comma-separated list of " + s : s;
+    }
+    case FieldKind::integer:
+      if (std::string_view(f.name) == "expansion") return "1, 2 or 4";
+      [[fallthrough]];
+    case FieldKind::uint32:
+    case FieldKind::real:
+      return fmt_number(f.min) + ".." + fmt_number(f.max);
+  }
+  return "";
+}
+
+Status set_field(Config& cfg, std::string_view name, std::string_view text) {
+  const FieldSpec* f = find_field(name);
+  if (!f) return {std::string(name), std::string(name.substr(0, 40)) + ": unknown field"};
+  if (text.empty()) return fail(*f, "missing value");
+  switch (f->kind) {
+    case FieldKind::choice: {
+      int i = choice_index(*f, text);
+      if (i < 0) return fail(*f, quoted(text) + " is not a known value");
+      assign_choice(cfg, name, i);
+      return Status::Ok();
+    }
+    case FieldKind::choice_list: {
+      std::vector<Arch> archs;
+      size_t start = 0;
+      while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        Arch a;
+        if (!parse_arch(item, &a)) return fail(*f, quoted(item) + " is not a known architecture");
+        bool seen = false;
+        for (Arch b : archs) seen |= (a == b);
+        if (!seen) archs.push_back(a);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+      }
+      cfg.archs = archs;
+      return Status::Ok();
+    }
+    default: {
+      std::string s(text);
+      char* end = nullptr;
+      errno = 0;
+      double v = std::strtod(s.c_str(), &end);
+      if (end == s.c_str() || *end != '\0') return fail(*f, quoted(text) + " is not a number");
+      Status st = check_number(*f, v, quoted(text));
+      if (!st.ok()) return st;
+      assign(cfg, name, v);
+      return Status::Ok();
+    }
+  }
+}
+
+Status set_number(Config& cfg, std::string_view name, double value) {
+  const FieldSpec* f = find_field(name);
+  if (!f) return {std::string(name), std::string(name.substr(0, 40)) + ": unknown field"};
+  if (f->kind == FieldKind::choice || f->kind == FieldKind::choice_list)
+    return fail(*f, "a number is not a valid value");
+  Status st = check_number(*f, value, fmt_number(value));
+  if (!st.ok()) return st;
+  assign(cfg, name, value);
+  return Status::Ok();
+}
+
+Status validate(const Config& c) {
+  if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
+  for (Arch a : c.archs)
+    if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
+  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion), c.gain,
+                            double(c.seed)};
+  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed"};
+  for (int i = 0; i < 6; ++i) {
+    Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
+    if (!st.ok()) return st;
+  }
+  if (static_cast<int>(c.activation) > 3) return fail(*find_field("activation"), "unknown value");
+  if (static_cast<int>(c.init) > 1) return fail(*find_field("init"), "unknown value");
+  if (static_cast<int>(c.final_norm) > 2) return fail(*find_field("final_norm"), "unknown value");
+  // Weights are kept for every layer (backward needs them), so the product is bounded.
+  double per_layer = 2.0 * c.width * c.hidden();
+  if (per_layer * c.depth > kMaxWeights) {
+    int max_depth = static_cast<int>(kMaxWeights / per_layer);
+    return {"depth", "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
+                         " and expansion " + std::to_string(c.expansion) + " (allowed 1.." +
+                         std::to_string(max_depth) + " there: at most " + fmt_number(kMaxWeights) +
+                         " weights in all)"};
+  }
+  return Status::Ok();
+}
+
+const char* name(Arch a) { return kArchNames[static_cast<int>(a)]; }
+const char* name(Activation a) { return kActivationNames[static_cast<int>(a)]; }
+const char* name(Init i) { return kInitNames[static_cast<int>(i)]; }
+const char* name(NormKind n) { return kNormNames[static_cast<int>(n)]; }
+
+bool parse_arch(std::string_view s, Arch* out) {
+  for (int i = 0; i < kNumArchs; ++i)
+    if (s == kArchNames[i]) {
+      *out = static_cast<Arch>(i);
+      return true;
+    }
+  return false;
+}
+
+std::vector<Arch> all_archs() {
+  std::vector<Arch> v;
+  for (int i = 0; i < kNumArchs; ++i) v.push_back(static_cast<Arch>(i));
+  return v;
+}
+
+std::string config_json(const Config& c) {
+  std::string s = "{\"arch\": [";
+  for (size_t i = 0; i < c.archs.size(); ++i) s += (i ? ", \"" : "\"") + std::string(name(c.archs[i])) + "\"";
+  s += "], \"depth\": " + std::to_string(c.depth) + ", \"width\": " + std::to_string(c.width) +
+       ", \"tokens\": " + std::to_string(c.tokens) + ", \"expansion\": " + std::to_string(c.expansion) +
+       ", \"gain\": " + fmt_number(c.gain) + ", \"activation\": \"" + name(c.activation) + "\", \"init\": \"" +
+       name(c.init) + "\", \"final_norm\": \"" + name(c.final_norm) + "\", \"seed\": " + std::to_string(c.seed) +
+       "}";
+  return s;
+}
+
+}  // namespace resnorm
