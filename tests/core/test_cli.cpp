@@ -1,1 +1,87 @@
+// The native CLI as a user runs it: JSON on stdout, errors as one line and exit 2.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out, err;
+};
+
+Run run(const std::string& args) {
+  // Unique names: ctest -j runs the test cases of this file in parallel processes.
+  static int counter = 0;
+  const std::string stem = "cli_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string out = stem + ".out", err = stem + ".err";
+  const std::string cmd = std::string(RESNORM_CLI) + " " + args + " >" + out + " 2>" + err;
+  int raw = std::system(cmd.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  };
+  Run r{WEXITSTATUS(raw), slurp(out), slurp(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += (c == '\n');
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("resnorm simulate --json prints one JSON document with every array", "[cli]") {
+  Run r = run("simulate --arch plain,residual,post_ln,pre_ln --depth 96 --width 64 --tokens 8 --expansion 1 "
+              "--gain 1.0 --activation relu --init gaussian --final-norm none --seed 0 --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(count_lines(r.out) == 1);
+  CHECK(r.out.rfind("{\"config\": {\"arch\": [\"plain\", \"residual\", \"post_ln\", \"pre_ln\"], \"depth\": 96", 0) == 0);
+  for (const char* key : {"\"plain\": {", "\"residual\": {", "\"post_ln\": {", "\"pre_ln\": {", "\"grad_norm\": [",
+                          "\"stream_rms\": [", "\"update_ratio\": [", "\"w1_grad_norm\": [", "\"w2_grad_norm\": [",
+                          "\"first_nonfinite\": null"})
+    CHECK(r.out.find(key) != std::string::npos);
+  // Defaults are the flags above: the bare command prints the same document.
+  CHECK(run("simulate --json").out == r.out);
+}
+
+TEST_CASE("resnorm simulate prints a table without --json", "[cli]") {
+  Run r = run("simulate --depth 8");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("layer") != std::string::npos);
+  CHECK(r.out.find("pre_ln") != std::string::npos);
+}
+
+TEST_CASE("bad flags exit 2 with one line naming flag, value and range, and no stdout", "[cli]") {
+  const char* cases[][2] = {
+      {"simulate --depth 0", "--depth: '0' is out of range (allowed 1..1024)"},
+      {"simulate --width 100000", "--width: '100000' is out of range (allowed 2..512)"},
+      {"simulate --gain nan", "--gain: 'nan' is not a finite number (allowed 0..4)"},
+      {"simulate --arch plain,transformerz", "--arch: 'transformerz' is not a known architecture"},
+      {"simulate --depth", "--depth: missing value (allowed 1..1024)"},
+      {"simulate --depth --json", "--depth: missing value"},
+      {"simulate --final-norm batch", "--final-norm: 'batch' is not a known value (allowed none|layernorm|rmsnorm)"},
+      {"simulate --colour red", "unknown flag --colour"},
+      {"simulate --depth 1024 --width 512 --expansion 4", "--depth: 1024 is too deep"},
+      {"frobnicate", "unknown command"},
+  };
+  for (auto& c : cases) {
+    Run r = run(c[0]);
+    INFO(c[0] << " -> " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(c[1]) != std::string::npos);
+  }
+}

@@ -37,17 +37,12 @@ template <class S>
 inline void store(S* p, typename Vec<S>::type v) {
   std::memcpy(p, &v, sizeof v);
 }
-template <class S>
-inline typename Vec<S>::type splat(S s) {
-  typename Vec<S>::type v = {};
-  return v + s;
-}
-template <class S>
-inline S hsum(typename Vec<S>::type v) {
-  S s = 0;
-  for (int i = 0; i < Vec<S>::lanes; ++i) s += v[i];
-  return s;
-}
+// Broadcast by lane initialisation: `zero + s` would cost an add (0.0 + s is not s for s = -0.0).
+inline Vec<float>::type splat(float s) { return Vec<float>::type{s, s, s, s}; }
+inline Vec<double>::type splat(double s) { return Vec<double>::type{s, s}; }
+// (v0 + v2) + (v1 + v3) for float, v0 + v1 for double: the pairing of sum4().
+inline float hsum(Vec<float>::type v) { return (v[0] + v[2]) + (v[1] + v[3]); }
+inline double hsum(Vec<double>::type v) { return v[0] + v[1]; }
 
 // One 2-row by 4-vector tile of C = scale * A B (rows i, i+1; columns j..).
 template <class S, int R>
@@ -103,39 +98,82 @@ void gemm_nn(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
   if (Nt < N) nn_tail(A, B, C, M, K, N, Nt, scale);
 }
 
-// C[M x N] = scale * A[M x K] B[N x K]^T: dot products of rows of A with rows of B.
-template <class S>
-void gemm_nt(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
+// Lane sums of four vectors, by shuffles: {sum a, sum b, sum c, sum d}.
+// Float: one vector; double: two. The order of additions is fixed, and
+// hsum() below adds lanes in the same pairing, so both paths agree bit for bit.
+inline Vec<float>::type sum4(Vec<float>::type a, Vec<float>::type b, Vec<float>::type c, Vec<float>::type d) {
+  typedef Vec<float>::type V;
+  V ab = __builtin_shufflevector(a, b, 0, 4, 1, 5) + __builtin_shufflevector(a, b, 2, 6, 3, 7);
+  V cd = __builtin_shufflevector(c, d, 0, 4, 1, 5) + __builtin_shufflevector(c, d, 2, 6, 3, 7);
+  return __builtin_shufflevector(ab, cd, 0, 1, 4, 5) + __builtin_shufflevector(ab, cd, 2, 3, 6, 7);
+}
+struct Double4 {
+  Vec<double>::type lo, hi;
+};
+inline Double4 sum4(Vec<double>::type a, Vec<double>::type b, Vec<double>::type c, Vec<double>::type d) {
+  return {__builtin_shufflevector(a, b, 0, 2) + __builtin_shufflevector(a, b, 1, 3),
+          __builtin_shufflevector(c, d, 0, 2) + __builtin_shufflevector(c, d, 1, 3)};
+}
+inline void store4(float* p, Vec<float>::type v, float scale) { store(p, v * scale); }
+inline void store4(double* p, Double4 v, double scale) {
+  store(p, v.lo * scale);
+  store(p + 2, v.hi * scale);
+}
+
+// One R-row by C-column tile of C = scale * A B^T: R x C dot products of
+// length K, vectorized over k, each reduced across lanes at the end.
+template <class S, int R, int C>
+inline void nt_tile(const S* A, const S* B, S* Cm, int K, int N, int i, int j, S scale) {
   typedef typename Vec<S>::type V;
   constexpr int W = Vec<S>::lanes;
   const int Kv = K - K % W;
-  for (int i = 0; i < M; i += 2) {
-    const int R = (i + 1 < M) ? 2 : 1;
-    const S* a0 = A + static_cast<long>(i) * K;
-    const S* a1 = A + static_cast<long>(i + R - 1) * K;
-    for (int j = 0; j < N; j += 4) {
-      const int J = (N - j < 4) ? N - j : 4;
-      V acc[2][4] = {};
-      const S* b[4];
-      for (int c = 0; c < 4; ++c) b[c] = B + static_cast<long>(j + (c < J ? c : 0)) * K;
-      for (int k = 0; k < Kv; k += W) {
-        V x0 = load(a0 + k), x1 = load(a1 + k);
-        for (int c = 0; c < 4; ++c) {
-          V y = load(b[c] + k);
-          acc[0][c] += x0 * y;
-          acc[1][c] += x1 * y;
-        }
-      }
-      for (int r = 0; r < R; ++r) {
-        const S* a = r ? a1 : a0;
-        for (int c = 0; c < J; ++c) {
-          S s = hsum<S>(acc[r][c]);
-          for (int k = Kv; k < K; ++k) s += a[k] * b[c][k];
-          C[static_cast<long>(i + r) * N + j + c] = s * scale;
-        }
-      }
+  const S* a[R];
+  const S* b[C];
+  for (int r = 0; r < R; ++r) a[r] = A + static_cast<long>(i + r) * K;
+  for (int c = 0; c < C; ++c) b[c] = B + static_cast<long>(j + c) * K;
+  V acc[R][C] = {};
+  for (int k = 0; k < Kv; k += W) {
+    V x[R];
+    for (int r = 0; r < R; ++r) x[r] = load(a[r] + k);
+    for (int c = 0; c < C; ++c) {
+      V y = load(b[c] + k);
+      for (int r = 0; r < R; ++r) acc[r][c] += x[r] * y;
     }
   }
+  for (int r = 0; r < R; ++r) {
+    S* out = Cm + static_cast<long>(i + r) * N + j;
+    if constexpr (C == 4) {
+      if (Kv == K) {  // the common case: four lane sums at once, one store
+        store4(out, sum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]), scale);
+        continue;
+      }
+    }
+    for (int c = 0; c < C; ++c) {
+      S s = hsum(acc[r][c]);
+      for (int k = Kv; k < K; ++k) s += a[r][k] * b[c][k];
+      out[c] = s * scale;
+    }
+  }
+}
+
+template <class S, int R>
+inline void nt_row(const S* A, const S* B, S* C, int K, int N, int i, S scale) {
+  int j = 0;
+  for (; j + 4 <= N; j += 4) nt_tile<S, R, 4>(A, B, C, K, N, i, j, scale);
+  switch (N - j) {
+    case 3: nt_tile<S, R, 3>(A, B, C, K, N, i, j, scale); break;
+    case 2: nt_tile<S, R, 2>(A, B, C, K, N, i, j, scale); break;
+    case 1: nt_tile<S, R, 1>(A, B, C, K, N, i, j, scale); break;
+    default: break;
+  }
+}
+
+// C[M x N] = scale * A[M x K] B[N x K]^T: dot products of rows of A with rows of B.
+template <class S>
+void gemm_nt(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
+  int i = 0;
+  for (; i + 2 <= M; i += 2) nt_row<S, 2>(A, B, C, K, N, i, scale);
+  if (i < M) nt_row<S, 1>(A, B, C, K, N, i, scale);
 }
 
 }  // namespace resnorm::kernels

@@ -2,7 +2,7 @@
 //
 // std::normal_distribution is implementation-defined, so the same seed would
 // give different weights under libstdc++ and under Emscripten's libc++. This
-// is splitmix64 for bits and Box-Muller in double for normals: the same
+// is splitmix64 for bits and the polar method in double for normals: the same
 // numbers natively and in WebAssembly.
 #pragma once
 
@@ -34,16 +34,22 @@ class NormalRng {
   explicit NormalRng(uint64_t key) : state_(key) {}
   // Uniform in (0, 1], 53 bits.
   double uniform() { return (static_cast<double>(splitmix64(state_) >> 11) + 1.0) * 0x1.0p-53; }
+  // Marsaglia's polar method: one log and one sqrt per pair, no trigonometry.
   double normal() {
     if (has_spare_) {
       has_spare_ = false;
       return spare_;
     }
-    const double r = std::sqrt(-2.0 * std::log(uniform()));
-    const double t = 6.283185307179586476925 * uniform();
-    spare_ = r * std::sin(t);
+    double u, v, s;
+    do {
+      u = 2.0 * uniform() - 1.0;
+      v = 2.0 * uniform() - 1.0;
+      s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    const double f = std::sqrt(-2.0 * std::log(s) / s);
+    spare_ = v * f;
     has_spare_ = true;
-    return r * std::cos(t);
+    return u * f;
   }
 
  private:
