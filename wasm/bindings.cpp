@@ -1,0 +1,121 @@
+// Embind over the engine: types in, types out, nothing else.
+//
+// No C++ exception crosses into JS (the core returns errors as values): a
+// bad config comes back from run() as "field\tmessage", and wasm/resnorm.js
+// throws it as a RangeError. Per-layer arrays are exposed as typed-array views
+// of the wasm heap, which the wrapper copies out at once (views go stale when
+// memory grows).
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "resnorm/engine.h"
+
+using namespace emscripten;
+
+namespace {
+
+// A config as JS sends it: every number a double (so NaN reaches the core's
+// check instead of being truncated by a conversion), enums as their names.
+struct JsConfig {
+  std::string arch;  // comma-separated
+  double depth, width, tokens, expansion, gain, seed;
+  std::string activation, init, final_norm;
+};
+
+class Simulation {
+ public:
+  // "" on success, else "field\tmessage".
+  std::string run(const JsConfig& js) {
+    resnorm::Config cfg;
+    resnorm::Status st = apply(cfg, js);
+    if (st.ok()) st = engine_.simulate(cfg, &res_);
+    if (!st.ok()) return st.field + "\t" + st.message;
+    return "";
+  }
+  int archCount() const { return static_cast<int>(res_.archs.size()); }
+  // Out-of-range indices give "", -1 and an empty view: nothing here throws.
+  std::string archName(int i) const { return valid(i) ? resnorm::name(res_.archs[i].arch) : ""; }
+  int firstNonfinite(int i) const { return valid(i) ? res_.archs[i].first_nonfinite : -1; }
+  // which: 0 grad_norm, 1 stream_rms, 2 update_ratio, 3 w1_grad_norm, 4 w2_grad_norm
+  val array(int i, int which) const {
+    if (!valid(i)) return val(typed_memory_view(size_t(0), static_cast<const double*>(nullptr)));
+    const std::vector<double>& v = pick(res_.archs[i], which);
+    return val(typed_memory_view(v.size(), v.data()));
+  }
+
+ private:
+  bool valid(int i) const { return i >= 0 && i < archCount(); }
+  static const std::vector<double>& pick(const resnorm::ArchResult& r, int which) {
+    switch (which) {
+      case 0: return r.grad_norm;
+      case 1: return r.stream_rms;
+      case 2: return r.update_ratio;
+      case 3: return r.w1_grad_norm;
+      default: return r.w2_grad_norm;
+    }
+  }
+  static resnorm::Status apply(resnorm::Config& cfg, const JsConfig& js) {
+    const std::pair<const char*, double> numbers[] = {{"depth", js.depth},     {"width", js.width},
+                                                      {"tokens", js.tokens},   {"expansion", js.expansion},
+                                                      {"gain", js.gain},       {"seed", js.seed}};
+    const std::pair<const char*, const std::string*> names[] = {{"arch", &js.arch},
+                                                                {"activation", &js.activation},
+                                                                {"init", &js.init},
+                                                                {"final_norm", &js.final_norm}};
+    for (auto& [field, text] : names) {
+      resnorm::Status st = resnorm::set_field(cfg, field, *text);
+      if (!st.ok()) return st;
+    }
+    for (auto& [field, value] : numbers) {
+      resnorm::Status st = resnorm::set_number(cfg, field, value);
+      if (!st.ok()) return st;
+    }
+    return resnorm::Status::Ok();
+  }
+
+  resnorm::Engine<float> engine_;
+  resnorm::Results res_;
+};
+
+// The field table as JSON, so JS shows the same ranges and defaults as the core.
+std::string fieldsJson() {
+  std::string s = "[";
+  bool first = true;
+  for (const resnorm::FieldSpec& f : resnorm::field_specs()) {
+    const char* kinds[] = {"integer", "real", "choice", "choice_list", "uint32"};
+    s += first ? "" : ",";
+    first = false;
+    s += "{\"name\":\"" + std::string(f.name) + "\",\"kind\":\"" + kinds[static_cast<int>(f.kind)] +
+         "\",\"min\":" + std::to_string(f.min) + ",\"max\":" + std::to_string(f.max) + ",\"allowed\":\"" +
+         resnorm::allowed_text(f) + "\",\"default\":\"" + f.default_text + "\",\"help\":\"" + f.help +
+         "\",\"choices\":[";
+    for (size_t i = 0; i < f.choices.size(); ++i) s += (i ? ",\"" : "\"") + std::string(f.choices[i]) + "\"";
+    s += "]}";
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(resnorm) {
+  value_object<JsConfig>("Config")
+      .field("arch", &JsConfig::arch)
+      .field("depth", &JsConfig::depth)
+      .field("width", &JsConfig::width)
+      .field("tokens", &JsConfig::tokens)
+      .field("expansion", &JsConfig::expansion)
+      .field("gain", &JsConfig::gain)
+      .field("activation", &JsConfig::activation)
+      .field("init", &JsConfig::init)
+      .field("final_norm", &JsConfig::final_norm)
+      .field("seed", &JsConfig::seed);
+  class_<Simulation>("Simulation")
+      .constructor<>()
+      .function("run", &Simulation::run)
+      .function("archCount", &Simulation::archCount)
+      .function("archName", &Simulation::archName)
+      .function("firstNonfinite", &Simulation::firstNonfinite)
+      .function("array", &Simulation::array);
+  function("fieldsJson", &fieldsJson);
+}

@@ -1,0 +1,110 @@
+// The public JS API of the engine.
+//
+//   import { loadResnorm } from './wasm/resnorm.js';
+//   const rn = await loadResnorm();
+//   const out = rn.simulate({ arch: ['pre_ln', 'post_ln'], depth: 96, gain: 1.2 });
+//   out.results.pre_ln.grad_norm   // Float64Array, L+1 entries
+//
+// simulate() returns the same document as `resnorm simulate --json`, with
+// Float64Arrays for the per-layer arrays (non-finite values stay NaN or
+// Infinity; first_nonfinite says where they start, null if nowhere). A bad
+// config throws a RangeError whose message names the field, the value and the
+// allowed range, and whose `.field` is the field; the module stays usable.
+//
+// This file only converts: the checks and every number come from the C++ core.
+import createResnormModule from './dist/resnorm_wasm.js';
+
+const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
+
+export class Resnorm {
+  constructor(module) {
+    this._module = module;
+    this._sim = new module.Simulation();
+    /** The core's field table: [{name, kind, min, max, allowed, default, help, choices}]. */
+    this.fields = JSON.parse(module.fieldsJson());
+    /** Defaults, as JS values. */
+    this.defaults = Object.fromEntries(this.fields.map((f) => [f.name, parseDefault(f)]));
+  }
+
+  /**
+   * @param {object} config fields as in the CLI (final_norm with an underscore);
+   *   missing fields take their defaults; arch is an array or a comma-separated string.
+   */
+  simulate(config = {}) {
+    const cfg = this.normalize(config);
+    const error = this._sim.run(toWasm(cfg));
+    if (error) {
+      const [field, message] = error.split('\t');
+      const e = new RangeError(message);
+      e.field = field;
+      throw e;
+    }
+    const results = {};
+    const n = this._sim.archCount();
+    for (let i = 0; i < n; i++) {
+      const r = {};
+      // Copy out of the wasm heap now: the next call may grow memory and detach views.
+      ARRAYS.forEach((key, which) => { r[key] = this._sim.array(i, which).slice(); });
+      const nf = this._sim.firstNonfinite(i);
+      r.first_nonfinite = nf < 0 ? null : nf;
+      results[this._sim.archName(i)] = r;
+    }
+    return { config: cfg, results };
+  }
+
+  /** The config simulate() would run: defaults filled in, unknown fields refused. */
+  normalize(config) {
+    if (config === null || typeof config !== 'object') throw new TypeError('config must be an object');
+    const cfg = { ...this.defaults };
+    for (const [key, value] of Object.entries(config)) {
+      if (!(key in this.defaults)) {
+        const e = new RangeError(`${String(key).slice(0, 40)}: unknown field (allowed ${Object.keys(this.defaults).join(', ')})`);
+        e.field = key;
+        throw e;
+      }
+      cfg[key] = value;
+    }
+    if (typeof cfg.arch === 'string') cfg.arch = cfg.arch.split(',');
+    return cfg;
+  }
+
+  /** Frees the engine's memory; the object is unusable afterwards. */
+  dispose() {
+    this._sim.delete();
+  }
+}
+
+function parseDefault(f) {
+  if (f.kind === 'choice_list') return f.default.split(',');
+  if (f.kind === 'choice') return f.default;
+  return Number(f.default);
+}
+
+// Strings for enums, numbers for numbers: what bindings.cpp's JsConfig takes.
+// A value of the wrong type is passed on as text or NaN, so the core's check
+// names it; nothing is coerced silently into a valid value.
+function toWasm(cfg) {
+  const text = (v) => (typeof v === 'string' ? v : Array.isArray(v) ? v.map(String).join(',') : String(v));
+  const num = (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+  return {
+    arch: text(cfg.arch),
+    depth: num(cfg.depth),
+    width: num(cfg.width),
+    tokens: num(cfg.tokens),
+    expansion: num(cfg.expansion),
+    gain: num(cfg.gain),
+    seed: num(cfg.seed),
+    activation: text(cfg.activation),
+    init: text(cfg.init),
+    final_norm: text(cfg.final_norm),
+  };
+}
+
+/**
+ * Loads the WebAssembly engine. `options` go to the Emscripten module factory
+ * (e.g. { wasmBinary } under Node, { locateFile } for a custom wasm URL).
+ */
+export async function loadResnorm(options = {}) {
+  const module = await createResnormModule(options);
+  return new Resnorm(module);
+}
