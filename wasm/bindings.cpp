@@ -10,6 +10,7 @@
 #include <string>
 
 #include "resnorm/engine.h"
+#include "resnorm/normlab.h"
 
 using namespace emscripten;
 
@@ -96,6 +97,45 @@ std::string fieldsJson() {
   return s + "]";
 }
 
+// The norm panel: plain JS arrays in, an object out ({error: "field\tmessage"} on bad input).
+val copyOut(const std::vector<double>& v) { return val(typed_memory_view(v.size(), v.data())).call<val>("slice"); }
+
+val failure(const resnorm::Status& st) {
+  val out = val::object();
+  out.set("error", st.field + "\t" + st.message);
+  return out;
+}
+
+val normToken(const std::string& kind, const val& x, const val& gamma, const val& beta) {
+  resnorm::NormKind k = kind == "layernorm" ? resnorm::NormKind::layernorm
+                        : kind == "rmsnorm" ? resnorm::NormKind::rmsnorm
+                                            : resnorm::NormKind::none;
+  resnorm::TokenNorm t;
+  resnorm::Status st = resnorm::norm_token(k, convertJSArrayToNumberVector<double>(x),
+                                           convertJSArrayToNumberVector<double>(gamma),
+                                           convertJSArrayToNumberVector<double>(beta), &t);
+  if (!st.ok()) return failure(st);
+  val out = val::object();
+  out.set("y", copyOut(t.y));
+  out.set("mean", t.mean);
+  out.set("var", t.var);
+  out.set("rstd", t.rstd);
+  return out;
+}
+
+val batchVsLayerNorm(const val& x, int B, int T, int d, const val& lengths, bool countPadding) {
+  resnorm::BatchNormResult r;
+  resnorm::Status st = resnorm::batch_vs_layer_norm(convertJSArrayToNumberVector<double>(x), B, T, d,
+                                                    convertJSArrayToNumberVector<int>(lengths), countPadding, &r);
+  if (!st.ok()) return failure(st);
+  val out = val::object();
+  out.set("batchnorm", copyOut(r.batchnorm));
+  out.set("layernorm", copyOut(r.layernorm));
+  out.set("mean", copyOut(r.mean));
+  out.set("var", copyOut(r.var));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(resnorm) {
@@ -118,4 +158,6 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("firstNonfinite", &Simulation::firstNonfinite)
       .function("array", &Simulation::array);
   function("fieldsJson", &fieldsJson);
+  function("normToken", &normToken);
+  function("batchVsLayerNorm", &batchVsLayerNorm);
 }

@@ -68,10 +68,38 @@ export class Resnorm {
     return cfg;
   }
 
+  /**
+   * One token through a norm: {y: Float64Array, mean, var, rstd}.
+   * kind: 'layernorm' | 'rmsnorm'; x, gamma, beta: arrays of numbers (beta unused by RMSNorm).
+   */
+  normToken(kind, x, gamma = x.map(() => 1), beta = x.map(() => 0)) {
+    return unwrap(this._module.normToken(String(kind), Array.from(x), Array.from(gamma), Array.from(beta)));
+  }
+
+  /**
+   * BatchNorm (training-mode statistics) against LayerNorm on a padded batch.
+   * x: B*T*d numbers (row-major), lengths: real tokens per sequence; countPadding:
+   * whether BatchNorm's statistics include the padding positions.
+   * Returns {batchnorm, layernorm, mean, var} (Float64Arrays).
+   */
+  batchVsLayerNorm({ x, batch, length, width, lengths, countPadding = false }) {
+    return unwrap(this._module.batchVsLayerNorm(Array.from(x), batch, length, width, Array.from(lengths), !!countPadding));
+  }
+
   /** Frees the engine's memory; the object is unusable afterwards. */
   dispose() {
     this._sim.delete();
   }
+}
+
+function unwrap(result) {
+  if (result.error) {
+    const [field, message] = result.error.split('\t');
+    const e = new RangeError(message);
+    e.field = field;
+    throw e;
+  }
+  return result;
 }
 
 function parseDefault(f) {

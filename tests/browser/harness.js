@@ -1,0 +1,50 @@
+// Browser-test plumbing: Debian's Chromium through playwright-core (never a
+// downloaded browser), the static server, and a page that records every
+// console message and page error.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SHOTS = `${ROOT}test-results`;
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+
+export async function launch() {
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Serves dist/ on a free port; returns {url, close}. */
+export async function serve({ base = '/', csp = null } = {}) {
+  const server = await startServer({ port: 0, root: `${ROOT}dist`, base, csp });
+  const url = `http://127.0.0.1:${server.address().port}${base}`;
+  return { url, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** A page whose console errors, warnings and page errors are collected in .problems. */
+export async function openPage(browser, url, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+  return page;
+}
+
+/** Waits until the charts have been redrawn for a config matching `partial`. */
+export async function waitForRender(page, partial, afterRenders = 0) {
+  await page.waitForFunction(([p, n]) => {
+    const r = window.__resnorm;
+    if (!r || r.renders <= n) return false;
+    return Object.entries(p).every(([k, v]) => JSON.stringify(r.config[k]) === JSON.stringify(v));
+  }, [partial, afterRenders], { timeout: 20000 });
+  return page.evaluate(() => window.__resnorm.renders);
+}

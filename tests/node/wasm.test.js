@@ -1,0 +1,133 @@
+// The WebAssembly engine under Node: parity with the native CLI, errors as
+// RangeErrors, and the properties of the shipped binary (SIMD, no eval).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ROOT, WASM, cli, loadWasm } from './helpers.js';
+
+const rn = await loadWasm();
+const FIELDS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
+
+// Max relative difference between the CLI's JSON (null = non-finite) and the
+// wasm arrays; asserts that non-finite values sit at the same places.
+function compare(config) {
+  const native = cli(config);
+  const wasm = rn.simulate(config);
+  assert.deepEqual(Object.keys(wasm.results), Object.keys(native.results));
+  let worst = 0, finite = 0, nonfinite = 0;
+  for (const [arch, n] of Object.entries(native.results)) {
+    const w = wasm.results[arch];
+    assert.equal(w.first_nonfinite, n.first_nonfinite, `${arch} first_nonfinite`);
+    for (const f of FIELDS) {
+      assert.equal(w[f].length, n[f].length, `${arch}.${f} length`);
+      n[f].forEach((v, i) => {
+        if (v === null) {
+          assert.ok(!Number.isFinite(w[f][i]), `${arch}.${f}[${i}]: native non-finite, wasm ${w[f][i]}`);
+          nonfinite++;
+          return;
+        }
+        const rel = Math.abs(w[f][i] - v) / Math.max(Math.abs(v), 1e-300);
+        worst = Math.max(worst, rel);
+        finite++;
+        assert.ok(rel < 1e-4, `${arch}.${f}[${i}]: native ${v} wasm ${w[f][i]} (rel ${rel})`);
+      });
+    }
+  }
+  return { worst, finite, nonfinite };
+}
+
+const CONFIGS = {
+  'default four archs': {},
+  'all presets, gelu, final layernorm': {
+    arch: ['plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2'],
+    depth: 12, activation: 'gelu', final_norm: 'layernorm', seed: 3,
+  },
+  'orthogonal tanh, e = 2, final rmsnorm': {
+    arch: ['plain', 'pre_rms', 'sandwich'], depth: 40, width: 32, tokens: 5, expansion: 2,
+    activation: 'tanh', init: 'orthogonal', final_norm: 'rmsnorm', gain: 0.9, seed: 7,
+  },
+  'overflow: plain and residual at gain 1.5, depth 400': {
+    arch: ['plain', 'residual', 'post_ln'], depth: 400, gain: 1.5, seed: 1,
+  },
+  'DeepNet at 1000 layers': { arch: ['deepnorm', 'post_ln'], depth: 1000 },
+};
+
+for (const [name, config] of Object.entries(CONFIGS)) {
+  test(`wasm equals the native CLI to 1e-4: ${name}`, () => {
+    const { worst, finite, nonfinite } = compare(config);
+    console.log(`  ${name}: ${finite} finite values, max relative difference ${worst.toExponential(2)}; ${nonfinite} non-finite at matching places`);
+    if (name.startsWith('overflow')) assert.ok(nonfinite > 0, 'the overflow config must overflow');
+  });
+}
+
+test('a bad config throws a RangeError naming field, value and range; the module stays usable', () => {
+  const cases = [
+    [{ depth: 0 }, 'depth', 'depth: 0 is out of range (allowed 1..1024)'],
+    [{ depth: 1.5 }, 'depth', 'is not a whole number'],
+    [{ width: 100000 }, 'width', 'allowed 2..512'],
+    [{ gain: NaN }, 'gain', 'is not a finite number (allowed 0..4)'],
+    [{ gain: '1.2x' }, 'gain', 'is not a finite number'],
+    [{ arch: ['pre_ln', 'nope'] }, 'arch', "'nope' is not a known architecture"],
+    [{ arch: [] }, 'arch', 'missing value'],
+    [{ activation: 'softmax' }, 'activation', 'allowed relu|gelu|tanh|linear'],
+    [{ depth: 1024, width: 512, expansion: 4 }, 'depth', 'allowed 1..32'],
+    [{ colour: 'red' }, 'colour', 'unknown field'],
+  ];
+  for (const [config, field, text] of cases) {
+    assert.throws(() => rn.simulate(config), (e) => {
+      assert.ok(e instanceof RangeError, `${JSON.stringify(config)}: ${e}`);
+      assert.equal(e.field, field);
+      assert.ok(e.message.includes(text), `${e.message} should include ${text}`);
+      return true;
+    });
+    assert.equal(rn.simulate({ depth: 4 }).results.pre_ln.grad_norm.length, 5);
+  }
+});
+
+test('results are plain copies: a later call does not change earlier arrays', () => {
+  const a = rn.simulate({ depth: 20, gain: 1.2 });
+  const before = Array.from(a.results.plain.grad_norm);
+  rn.simulate({ depth: 100, width: 256, expansion: 4, arch: ['pre_ln'] }); // grows the heap
+  assert.deepEqual(Array.from(a.results.plain.grad_norm), before);
+  assert.equal(a.results.plain.grad_norm.buffer.byteLength, 21 * 8);
+});
+
+test('the field table in JS is the core table: same ranges and defaults', () => {
+  assert.deepEqual(rn.defaults.arch, ['plain', 'residual', 'post_ln', 'pre_ln']);
+  assert.equal(rn.defaults.depth, 96);
+  const depth = rn.fields.find((f) => f.name === 'depth');
+  assert.equal(depth.allowed, '1..1024');
+});
+
+test('the shipped wasm runs its hot loops as 128-bit SIMD', () => {
+  const symbols = Object.fromEntries(readFileSync(`${ROOT}wasm/dist/resnorm_wasm.js.symbols`, 'utf8').trim().split('\n')
+    .map((line) => { const i = line.indexOf(':'); return [line.slice(i + 1), Number(line.slice(0, i))]; }));
+  const disasm = execFileSync('wasm-objdump', ['-d', WASM], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const bodies = new Map();
+  let current = null;
+  for (const line of disasm.split('\n')) {
+    const m = /func\[(\d+)\]/.exec(line);
+    if (m && /^[0-9a-f]+ func\[/.test(line)) { current = Number(m[1]); bodies.set(current, []); continue; }
+    if (current !== null) bodies.get(current).push(line);
+  }
+  // The products: gemm_nn (forward), and gemm_nt (backward), whose row
+  // loops clang keeps as functions nt_row<float, R> when it inlines the rest.
+  const hot = Object.entries(symbols).filter(([name]) =>
+    /resnorm::kernels::(gemm_n[nt]|nt_row)<float/.test(name.replace(/\\20/g, ' ')));
+  assert.ok(hot.length >= 2 && hot.some(([n]) => /gemm_nn/.test(n)) && hot.some(([n]) => /nt_row|gemm_nt/.test(n)), `hot functions found: ${hot.map(([n]) => n).join(', ')}`);
+  for (const [name, index] of hot) {
+    const body = bodies.get(index).join('\n');
+    const mul = (body.match(/f32x4\.mul/g) || []).length;
+    const add = (body.match(/f32x4\.add/g) || []).length;
+    const load = (body.match(/v128\.load/g) || []).length;
+    console.log(`  ${name.replace(/\\20/g, ' ').replace(/\\2c/g, ',').slice(0, 60)}: ${mul} f32x4.mul, ${add} f32x4.add, ${load} v128.load`);
+    assert.ok(mul >= 4 && add >= 4 && load >= 2, `${name} is not vectorized`);
+  }
+});
+
+test('the module needs no eval: it runs under a CSP without unsafe-eval', () => {
+  const js = readFileSync(`${ROOT}wasm/dist/resnorm_wasm.js`, 'utf8');
+  assert.ok(!/\beval\s*\(/.test(js), 'eval( in the module');
+  assert.ok(!/new Function\s*\(/.test(js), 'new Function in the module');
+});
