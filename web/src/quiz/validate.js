@@ -1,0 +1,349 @@
+// Validator for the quiz question bank (web/src/quiz/bank.json).
+//
+// validateBank(bank, schema) returns an array of error strings; an empty array means valid.
+// It never throws on bad input. Two layers:
+//   1. A small JSON Schema subset: type, required, properties, enum, items, minItems, pattern,
+//      additionalProperties. Any other keyword in the schema is reported as an error (so nobody
+//      adds "minimum" believing it is enforced); the annotations $schema, $id, title, description
+//      and $comment are ignored.
+//   2. Semantic checks the subset cannot express: unique ids, id/section/type consistency,
+//      `answer` boolean iff type is true-false, preset values within the engine's ranges (and its
+//      memory budget), known check ids whose preconditions the preset meets, balanced math
+//      delimiters in the text fields.
+// No dependencies: runs in the browser and in Node.
+
+export const SUPPORTED_KEYWORDS = Object.freeze([
+  'type', 'required', 'properties', 'enum', 'items', 'minItems', 'pattern', 'additionalProperties',
+]);
+export const ANNOTATION_KEYWORDS = Object.freeze(['$schema', '$id', 'title', 'description', '$comment']);
+
+export const SECTIONS = Object.freeze({
+  'true-false': { prefix: 'tf', type: 'true-false', solutionSource: 'source' },
+  'spot-the-error': { prefix: 'err', type: 'find-error', solutionSource: 'source' },
+  why: { prefix: 'why', type: 'open', solutionSource: 'source' },
+  'edge-cases': { prefix: 'edge', type: 'open', solutionSource: 'source' },
+  recall: { prefix: 'recall', type: 'open', solutionSource: 'source' },
+  'rapid-fire': { prefix: 'rapid', type: 'open', solutionSource: 'ours' },
+});
+
+export const ARCHS = Object.freeze([
+  'plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2',
+]);
+
+// Engine ranges (README "The model (spec v1)"; core/src/config.cpp is the source of truth).
+export const PRESET_RANGES = Object.freeze({
+  depth: { integer: true, min: 1, max: 1024 },
+  gain: { integer: false, min: 0, max: 4 },
+  width: { integer: true, min: 2, max: 512 },
+  tokens: { integer: true, min: 1, max: 64 },
+  seed: { integer: true, min: 0, max: 4294967295 },
+});
+export const PRESET_CHOICES = Object.freeze({
+  expansion: [1, 2, 4],
+  activation: ['relu', 'gelu', 'tanh', 'linear'],
+  init: ['gaussian', 'orthogonal'],
+  final_norm: ['none', 'layernorm', 'rmsnorm'],
+});
+export const PRESET_DEFAULTS = Object.freeze({ width: 64, expansion: 1 });
+// The engine keeps every layer's weights: 2 L d m must stay at or below 64 Mi.
+export const WEIGHT_BUDGET = 64 * 1024 * 1024;
+
+export const PANELS = Object.freeze(['norm']);
+
+// Residual placements without a norm on the sum: their gradient is exactly 1 at gain 0.
+const GAIN0_IDENTITY_ARCHS = ['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2'];
+
+// Each check id with the precondition an experiment must meet for the check to make sense.
+// `need` returns null when the experiment fits, else a short reason.
+export const CHECKS = Object.freeze({
+  'gain0-identity': {
+    kind: 'preset',
+    need: (p) => (p.gain !== 0 ? 'needs gain 0'
+      : !p.arch.some((a) => GAIN0_IDENTITY_ARCHS.includes(a))
+        ? `needs one of ${GAIN0_IDENTITY_ARCHS.join(', ')} in arch` : null),
+  },
+  'plain-explodes': {
+    kind: 'preset',
+    need: (p) => (!p.arch.includes('plain') ? 'needs plain in arch' : !(p.gain > 1) ? 'needs gain > 1' : null),
+  },
+  'plain-vanishes': {
+    kind: 'preset',
+    need: (p) => (!p.arch.includes('plain') ? 'needs plain in arch' : !(p.gain < 1) ? 'needs gain < 1' : null),
+  },
+  'preln-stream-grows': {
+    kind: 'preset',
+    need: (p) => (!(p.arch.includes('pre_ln') && p.arch.includes('post_ln')) ? 'needs pre_ln and post_ln in arch'
+      : !(p.gain > 0) ? 'needs gain > 0' : null),
+  },
+  'residual-explodes': {
+    kind: 'preset',
+    need: (p) => (!p.arch.includes('residual') ? 'needs residual in arch' : !(p.gain > 0) ? 'needs gain > 0' : null),
+  },
+  'postln-uneven': {
+    kind: 'preset',
+    need: (p) => (!p.arch.includes('post_ln') ? 'needs post_ln in arch' : null),
+  },
+  'layernorm-constant': { kind: 'panel', need: () => null },
+});
+export const CHECK_IDS = Object.freeze(Object.keys(CHECKS));
+
+export const TEXT_FIELDS = Object.freeze(['prompt', 'solution', 'explanation']);
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const fmt = (v) => {
+  try {
+    const s = JSON.stringify(v);
+    return s === undefined ? String(v) : s;
+  } catch {
+    return String(v);
+  }
+};
+
+function typeMatches(value, type) {
+  switch (type) {
+    case 'object': return isObject(value);
+    case 'array': return Array.isArray(value);
+    case 'string': return typeof value === 'string';
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'integer': return Number.isInteger(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'null': return value === null;
+    default: return false;
+  }
+}
+
+function describeType(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+const TYPE_NAMES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
+
+// Walk the schema itself: unknown keywords and malformed keyword values are errors.
+function checkSchema(schema, where, errors) {
+  if (!isObject(schema)) {
+    errors.push(`schema ${where}: must be an object`);
+    return;
+  }
+  for (const key of Object.keys(schema)) {
+    if (!SUPPORTED_KEYWORDS.includes(key) && !ANNOTATION_KEYWORDS.includes(key)) {
+      errors.push(`schema ${where}: unsupported keyword "${key}"`);
+    }
+  }
+  if ('type' in schema) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    for (const t of types) if (!TYPE_NAMES.includes(t)) errors.push(`schema ${where}.type: unknown type ${fmt(t)}`);
+  }
+  if ('required' in schema && !(Array.isArray(schema.required) && schema.required.every((k) => typeof k === 'string'))) {
+    errors.push(`schema ${where}.required: must be an array of strings`);
+  }
+  if ('enum' in schema && !Array.isArray(schema.enum)) errors.push(`schema ${where}.enum: must be an array`);
+  if ('minItems' in schema && !(Number.isInteger(schema.minItems) && schema.minItems >= 0)) {
+    errors.push(`schema ${where}.minItems: must be a non-negative integer`);
+  }
+  if ('pattern' in schema) {
+    try {
+      new RegExp(schema.pattern, 'u');
+    } catch {
+      errors.push(`schema ${where}.pattern: invalid regular expression ${fmt(schema.pattern)}`);
+    }
+  }
+  if ('properties' in schema) {
+    if (!isObject(schema.properties)) errors.push(`schema ${where}.properties: must be an object`);
+    else for (const [k, sub] of Object.entries(schema.properties)) checkSchema(sub, `${where}.properties.${k}`, errors);
+  }
+  if ('items' in schema) checkSchema(schema.items, `${where}.items`, errors);
+  if ('additionalProperties' in schema && typeof schema.additionalProperties !== 'boolean') {
+    checkSchema(schema.additionalProperties, `${where}.additionalProperties`, errors);
+  }
+}
+
+// Validate `value` against the supported subset. Assumes checkSchema found the schema well formed.
+export function validateSchema(value, schema, path = '$', errors = []) {
+  if (!isObject(schema)) return errors;
+  if ('type' in schema) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!types.some((t) => typeMatches(value, t))) {
+      errors.push(`${path}: expected ${types.join(' or ')}, got ${describeType(value)}`);
+      return errors; // the other keywords would only repeat the same problem
+    }
+  }
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => fmt(e) === fmt(value))) {
+    errors.push(`${path}: ${fmt(value)} is not one of ${schema.enum.map(fmt).join(', ')}`);
+  }
+  if (typeof value === 'string' && typeof schema.pattern === 'string') {
+    let re = null;
+    try {
+      re = new RegExp(schema.pattern, 'u');
+    } catch {
+      re = null;
+    }
+    if (re && !re.test(value)) errors.push(`${path}: ${fmt(value)} does not match pattern ${schema.pattern}`);
+  }
+  if (Array.isArray(value)) {
+    if (Number.isInteger(schema.minItems) && value.length < schema.minItems) {
+      errors.push(`${path}: expected at least ${schema.minItems} item(s), got ${value.length}`);
+    }
+    if (isObject(schema.items)) value.forEach((v, i) => validateSchema(v, schema.items, `${path}[${i}]`, errors));
+  }
+  if (isObject(value)) {
+    if (Array.isArray(schema.required)) {
+      for (const k of schema.required) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) errors.push(`${path}: missing required property "${k}"`);
+      }
+    }
+    const props = isObject(schema.properties) ? schema.properties : {};
+    for (const [k, v] of Object.entries(value)) {
+      if (Object.prototype.hasOwnProperty.call(props, k)) {
+        validateSchema(v, props[k], `${path}.${k}`, errors);
+      } else if (schema.additionalProperties === false) {
+        errors.push(`${path}: unexpected property "${k}"`);
+      } else if (isObject(schema.additionalProperties)) {
+        validateSchema(v, schema.additionalProperties, `${path}.${k}`, errors);
+      }
+    }
+  }
+  return errors;
+}
+
+// Math delimiters: inline \( ... \) and display \[ ... \] must pair up, in order, without nesting.
+// Returns error strings (without a path prefix).
+export function mathDelimiterErrors(text) {
+  if (typeof text !== 'string') return [];
+  const errors = [];
+  const re = /\\[()[\]]/g;
+  let open = null;
+  let m;
+  while ((m = re.exec(text)) !== null) {
+    const tok = m[0];
+    if (tok === '\\(' || tok === '\\[') {
+      if (open) errors.push(`${tok} at ${m.index} opens math inside ${open.tok} opened at ${open.at}`);
+      open = { tok, at: m.index };
+    } else {
+      const want = tok === '\\)' ? '\\(' : '\\[';
+      if (!open) errors.push(`${tok} at ${m.index} closes math that was never opened`);
+      else if (open.tok !== want) errors.push(`${tok} at ${m.index} closes ${open.tok} opened at ${open.at}`);
+      open = null;
+    }
+  }
+  if (open) errors.push(`${open.tok} opened at ${open.at} is never closed`);
+  return errors;
+}
+
+function checkPreset(preset, where, errors) {
+  for (const [field, r] of Object.entries(PRESET_RANGES)) {
+    if (!(field in preset)) continue;
+    const v = preset[field];
+    if (typeof v !== 'number' || !Number.isFinite(v) || (r.integer && !Number.isInteger(v)) || v < r.min || v > r.max) {
+      errors.push(`${where}.${field}: ${fmt(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`);
+    }
+  }
+  for (const [field, choices] of Object.entries(PRESET_CHOICES)) {
+    if (field in preset && !choices.includes(preset[field])) {
+      errors.push(`${where}.${field}: ${fmt(preset[field])} is not one of ${choices.join(', ')}`);
+    }
+  }
+  if (!Array.isArray(preset.arch) || preset.arch.length === 0) {
+    errors.push(`${where}.arch: must be a non-empty list of architectures`);
+  } else {
+    preset.arch.forEach((a, i) => {
+      if (!ARCHS.includes(a)) errors.push(`${where}.arch[${i}]: unknown architecture ${fmt(a)}`);
+      else if (preset.arch.indexOf(a) !== i) errors.push(`${where}.arch[${i}]: ${a} is listed twice`);
+    });
+  }
+  const L = preset.depth;
+  const d = 'width' in preset ? preset.width : PRESET_DEFAULTS.width;
+  const e = 'expansion' in preset ? preset.expansion : PRESET_DEFAULTS.expansion;
+  if ([L, d, e].every(Number.isInteger) && 2 * L * d * (e * d) > WEIGHT_BUDGET) {
+    const maxDepth = Math.floor(WEIGHT_BUDGET / (2 * d * e * d));
+    errors.push(`${where}.depth: ${L} exceeds the engine's weight budget at width ${d}, expansion ${e} (allowed 1..${maxDepth})`);
+  }
+}
+
+function checkExperiment(exp, where, errors) {
+  if (!isObject(exp)) {
+    errors.push(`${where}: must be an object`);
+    return;
+  }
+  const hasPreset = 'preset' in exp;
+  const hasPanel = 'panel' in exp;
+  if (hasPreset === hasPanel) {
+    errors.push(`${where}: needs exactly one of "preset" or "panel"`);
+  }
+  if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${fmt(exp.panel)}`);
+  if (hasPreset) {
+    if (isObject(exp.preset)) checkPreset(exp.preset, `${where}.preset`, errors);
+    else errors.push(`${where}.preset: must be an object`);
+  }
+  if ('check' in exp) {
+    const check = CHECKS[exp.check];
+    if (!Object.prototype.hasOwnProperty.call(CHECKS, exp.check) || !check) {
+      errors.push(`${where}.check: unknown check id ${fmt(exp.check)} (known: ${CHECK_IDS.join(', ')})`);
+    } else if (check.kind === 'panel') {
+      if (!hasPanel) errors.push(`${where}.check: "${exp.check}" is a norm-panel check and needs "panel"`);
+    } else if (!hasPreset || !isObject(exp.preset)) {
+      errors.push(`${where}.check: "${exp.check}" is checked on a simulation and needs "preset"`);
+    } else if (Array.isArray(exp.preset.arch) && typeof exp.preset.gain === 'number') {
+      const why = check.need(exp.preset);
+      if (why) errors.push(`${where}.check: "${exp.check}" ${why}`);
+    }
+  }
+}
+
+function semanticErrors(bank) {
+  const errors = [];
+  if (!isObject(bank) || !Array.isArray(bank.items)) return errors;
+  const seen = new Map();
+  bank.items.forEach((item, i) => {
+    if (!isObject(item)) return;
+    const where = `$.items[${i}]${typeof item.id === 'string' ? ` (${item.id})` : ''}`;
+    if (typeof item.id === 'string') {
+      if (seen.has(item.id)) errors.push(`${where}.id: duplicate id, first used by $.items[${seen.get(item.id)}]`);
+      else seen.set(item.id, i);
+    }
+    const sec = SECTIONS[item.section];
+    if (sec) {
+      if (typeof item.id === 'string' && !item.id.startsWith(`${sec.prefix}-`)) {
+        errors.push(`${where}.id: ids in section "${item.section}" start with "${sec.prefix}-"`);
+      }
+      if (typeof item.type === 'string' && item.type !== sec.type) {
+        errors.push(`${where}.type: items in section "${item.section}" have type "${sec.type}", got ${fmt(item.type)}`);
+      }
+      if (typeof item.solution_source === 'string' && item.solution_source !== sec.solutionSource) {
+        errors.push(`${where}.solution_source: section "${item.section}" expects "${sec.solutionSource}"`);
+      }
+    }
+    const hasAnswer = 'answer' in item && item.answer !== null;
+    if (item.type === 'true-false') {
+      if (typeof item.answer !== 'boolean') errors.push(`${where}.answer: a true-false item needs a boolean answer`);
+    } else if (hasAnswer) {
+      errors.push(`${where}.answer: only true-false items have an answer (omit it or use null)`);
+    }
+    if (Array.isArray(item.tags)) {
+      item.tags.forEach((t, j) => {
+        if (item.tags.indexOf(t) !== j) errors.push(`${where}.tags[${j}]: duplicate tag ${fmt(t)}`);
+      });
+    }
+    for (const f of TEXT_FIELDS) {
+      for (const e of mathDelimiterErrors(item[f])) errors.push(`${where}.${f}: ${e}`);
+    }
+    if ('experiment' in item) {
+      checkExperiment(item.experiment, `${where}.experiment`, errors);
+      if (isObject(item.experiment)) {
+        for (const e of mathDelimiterErrors(item.experiment.look)) errors.push(`${where}.experiment.look: ${e}`);
+      }
+    }
+  });
+  return errors;
+}
+
+export function validateBank(bank, schema) {
+  const errors = [];
+  checkSchema(schema, '#', errors);
+  if (errors.length > 0) return errors; // a broken schema makes instance errors meaningless
+  validateSchema(bank, schema, '$', errors);
+  errors.push(...semanticErrors(bank));
+  return errors;
+}
