@@ -43,8 +43,11 @@ std::string sci(double v) {
 
 void print_table(const Results& res) {
   const Config& c = res.config;
-  std::printf("resnorm: L=%d d=%d T=%d e=%d gain=%g %s %s final_norm=%s seed=%u\n\n", c.depth, c.width, c.tokens,
+  std::printf("resnorm: L=%d d=%d T=%d e=%d gain=%g %s %s final_norm=%s seed=%u", c.depth, c.width, c.tokens,
               c.expansion, c.gain, name(c.activation), name(c.init), name(c.final_norm), c.seed);
+  if (c.block == Block::transformer)  // MLP stacks print the header they always did
+    std::printf(" block=transformer heads=%d causal=%s", c.heads, c.causal ? "true" : "false");
+  std::printf("\n\n");
   std::printf("%6s", "layer");
   for (const ArchResult& r : res.archs) std::printf("  %-21s", name(r.arch));
   std::printf("\n%6s", "");

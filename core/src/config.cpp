@@ -11,10 +11,11 @@ namespace resnorm {
 namespace {
 
 const char* kArchNames[] = {"plain",   "residual", "post_ln",  "post_rms", "pre_ln",
-                            "pre_rms", "sandwich", "deepnorm", "gpt2"};
+                            "pre_rms", "sandwich", "deepnorm", "gpt2",     "admin"};
 const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
+const char* kBlockNames[] = {"mlp", "transformer"};
 
 std::string fmt_number(double v) {
   char buf[64];
@@ -47,12 +48,15 @@ void assign(Config& c, std::string_view name, double v) {
   else if (name == "expansion") c.expansion = static_cast<int>(v);
   else if (name == "gain") c.gain = v;
   else if (name == "seed") c.seed = static_cast<uint32_t>(v);
+  else if (name == "heads") c.heads = static_cast<int>(v);
 }
 
 void assign_choice(Config& c, std::string_view name, int i) {
   if (name == "activation") c.activation = static_cast<Activation>(i);
   else if (name == "init") c.init = static_cast<Init>(i);
   else if (name == "final_norm") c.final_norm = static_cast<NormKind>(i);
+  else if (name == "block") c.block = static_cast<Block>(i);
+  else if (name == "causal") c.causal = (i == 0);  // choices "true", "false"
 }
 
 // Range check of a number already parsed; integers must be whole.
@@ -62,6 +66,8 @@ Status check_number(const FieldSpec& f, double v, const std::string& shown) {
   if (v < f.min || v > f.max) return fail(f, shown + " is out of range");
   if (std::string_view(f.name) == "expansion" && v != 1 && v != 2 && v != 4)
     return fail(f, shown + " is not one of 1, 2, 4");
+  if (std::string_view(f.name) == "heads" && v != 1 && v != 2 && v != 4 && v != 8)
+    return fail(f, shown + " is not one of 1, 2, 4, 8");
   return Status::Ok();
 }
 
@@ -70,7 +76,7 @@ Status check_number(const FieldSpec& f, double v, const std::string& shown) {
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
       {"arch", FieldKind::choice_list, 0, 0,
-       {"plain", "residual", "post_ln", "post_rms", "pre_ln", "pre_rms", "sandwich", "deepnorm", "gpt2"},
+       {"plain", "residual", "post_ln", "post_rms", "pre_ln", "pre_rms", "sandwich", "deepnorm", "gpt2", "admin"},
        "plain,residual,post_ln,pre_ln", "architectures to simulate, comma separated"},
       {"depth", FieldKind::integer, 1, 1024, {}, "96", "L, number of blocks"},
       {"width", FieldKind::integer, 2, 512, {}, "64", "d, features per token"},
@@ -82,6 +88,12 @@ const std::vector<FieldSpec>& field_specs() {
       {"final_norm", FieldKind::choice, 0, 0, {"none", "layernorm", "rmsnorm"}, "none",
        "norm before the readout"},
       {"seed", FieldKind::uint32, 0, 4294967295.0, {}, "0", "random seed"},
+      // Transformer blocks: attention then MLP, each sublayer wrapped by the arch.
+      {"block", FieldKind::choice, 0, 0, {"mlp", "transformer"}, "mlp", "what one block is"},
+      {"heads", FieldKind::integer, 1, 8, {}, "4", "attention heads in {1,2,4,8}, must divide width"},
+      // A boolean as a choice field, so the CLI takes --causal false and the
+      // field table needs no new kind. "true" is choice 0.
+      {"causal", FieldKind::choice, 0, 0, {"true", "false"}, "true", "mask attention to earlier tokens"},
   };
   return specs;
 }
@@ -102,6 +114,7 @@ std::string allowed_text(const FieldSpec& f) {
     }
     case FieldKind::integer:
       if (std::string_view(f.name) == "expansion") return "1, 2 or 4";
+      if (std::string_view(f.name) == "heads") return "1, 2, 4 or 8";
       [[fallthrough]];
     case FieldKind::uint32:
     case FieldKind::real:
@@ -168,21 +181,27 @@ Status validate(const Config& c) {
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
   const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion), c.gain,
-                            double(c.seed)};
-  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed"};
-  for (int i = 0; i < 6; ++i) {
+                            double(c.seed),  double(c.heads)};
+  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads"};
+  for (int i = 0; i < 7; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
   if (static_cast<int>(c.activation) > 3) return fail(*find_field("activation"), "unknown value");
   if (static_cast<int>(c.init) > 1) return fail(*find_field("init"), "unknown value");
   if (static_cast<int>(c.final_norm) > 2) return fail(*find_field("final_norm"), "unknown value");
+  if (static_cast<int>(c.block) > 1) return fail(*find_field("block"), "unknown value");
+  // Heads split the d columns of W_Q, W_K, W_V; irrelevant (and unchecked) for MLP blocks.
+  if (c.block == Block::transformer && c.width % c.heads != 0)
+    return {"heads", "heads: " + std::to_string(c.heads) + " does not divide width " + std::to_string(c.width) +
+                         " (allowed 1, 2, 4 or 8, dividing width)"};
   // Weights are kept for every layer (backward needs them), so the product is bounded.
-  double per_layer = 2.0 * c.width * c.hidden();
+  double per_layer = c.weights_per_block();
   if (per_layer * c.depth > kMaxWeights) {
     int max_depth = static_cast<int>(kMaxWeights / per_layer);
+    const std::string blocks = c.block == Block::transformer ? " with transformer blocks" : "";
     return {"depth", "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
-                         " and expansion " + std::to_string(c.expansion) + " (allowed 1.." +
+                         " and expansion " + std::to_string(c.expansion) + blocks + " (allowed 1.." +
                          std::to_string(max_depth) + " there: at most " + fmt_number(kMaxWeights) +
                          " weights in all)"};
   }
@@ -193,6 +212,7 @@ const char* name(Arch a) { return kArchNames[static_cast<int>(a)]; }
 const char* name(Activation a) { return kActivationNames[static_cast<int>(a)]; }
 const char* name(Init i) { return kInitNames[static_cast<int>(i)]; }
 const char* name(NormKind n) { return kNormNames[static_cast<int>(n)]; }
+const char* name(Block b) { return kBlockNames[static_cast<int>(b)]; }
 
 bool parse_arch(std::string_view s, Arch* out) {
   for (int i = 0; i < kNumArchs; ++i)
@@ -215,9 +235,11 @@ std::string config_json(const Config& c) {
   s += "], \"depth\": " + std::to_string(c.depth) + ", \"width\": " + std::to_string(c.width) +
        ", \"tokens\": " + std::to_string(c.tokens) + ", \"expansion\": " + std::to_string(c.expansion) +
        ", \"gain\": " + fmt_number(c.gain) + ", \"activation\": \"" + name(c.activation) + "\", \"init\": \"" +
-       name(c.init) + "\", \"final_norm\": \"" + name(c.final_norm) + "\", \"seed\": " + std::to_string(c.seed) +
-       "}";
-  return s;
+       name(c.init) + "\", \"final_norm\": \"" + name(c.final_norm) + "\", \"seed\": " + std::to_string(c.seed);
+  if (c.block == Block::transformer)
+    s += std::string(", \"block\": \"") + name(c.block) + "\", \"heads\": " + std::to_string(c.heads) +
+         ", \"causal\": " + (c.causal ? "true" : "false");
+  return s + "}";
 }
 
 }  // namespace resnorm

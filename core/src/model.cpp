@@ -1,8 +1,9 @@
-// Forward and backward of a stack of wrapped MLP sublayers (see model.h).
+// Forward and backward of a stack of wrapped sublayers, MLP and attention (see model.h).
 #include "resnorm/model.h"
 
 #include <Eigen/QR>
 #include <cmath>
+#include <cstring>
 
 #include "resnorm/kernels.h"
 #include "resnorm/norms.h"
@@ -12,7 +13,18 @@ namespace resnorm {
 
 // ---------------------------------------------------------------- presets
 
-Recipe recipe(Arch arch, int N) {
+// N differs by preset, each as its paper defines it:
+//  - deepnorm: DeepNet (Wang et al. 2022), Table 1, decoder-only: alpha = (2N)^(1/4),
+//    beta = (8N)^(-1/4) with N the number of layers, i.e. blocks (a DeepNet layer
+//    is attention + FFN). So N = L for MLP and transformer blocks alike. beta
+//    multiplies the FFN's W1, W2 and attention's W_V, W_O (not W_Q, W_K).
+//  - gpt2: GPT-2 scales "the weights of residual layers" by 1/sqrt(N), N the
+//    number of residual layers: 2 per transformer block (nanoGPT: 0.02/sqrt(2
+//    n_layer) on every c_proj). So N = L P, P sublayers per block: 2L for
+//    transformer blocks, L for MLP blocks. It multiplies W2 and W_O.
+//  - admin: Post-LN with alpha per unit, profiled in Model::configure().
+Recipe recipe(Arch arch, int blocks, int sublayers_per_block) {
+  const int N = blocks;
   Recipe r;
   Wrapping& w = r.wrap;
   switch (arch) {
@@ -30,10 +42,16 @@ Recipe recipe(Arch arch, int N) {
       w.outer = NormKind::layernorm;
       w.alpha = std::pow(2.0 * N, 0.25);
       r.scale.w1 = r.scale.w2 = std::pow(8.0 * N, -0.25);
+      r.scale.wv = r.scale.wo = r.scale.w1;
       break;
     case Arch::gpt2:
       w.in = NormKind::layernorm;
-      r.scale.w2 = 1.0 / std::sqrt(double(N));
+      r.scale.w2 = 1.0 / std::sqrt(double(N * sublayers_per_block));
+      r.scale.wo = r.scale.w2;
+      break;
+    case Arch::admin:
+      w.outer = NormKind::layernorm;
+      r.profile_alpha = true;
       break;
   }
   return r;
@@ -74,7 +92,7 @@ Mat<double> readout(uint32_t seed, int T, int d) {
 }
 
 template <class S>
-void WeightBank<S>::prepare(uint32_t seed, int d, int m, Init init, int depth) {
+void WeightBank<S>::prepare(uint32_t seed, int d, int m, Init init, int depth, bool attention) {
   if (seed != seed_ || d != d_ || m != m_ || init != init_) {
     layers_.clear();
     seed_ = seed;
@@ -95,6 +113,26 @@ void WeightBank<S>::prepare(uint32_t seed, int d, int m, Init init, int depth) {
       b.B2 = orthogonal_matrix(k2, m, d).cast<S>();
     }
     layers_.push_back(std::move(b));
+  }
+  if (!attention) return;
+  if (seed != attn_seed_ || d != attn_d_ || init != attn_init_) {
+    attn_.clear();
+    attn_seed_ = seed;
+    attn_d_ = d;
+    attn_init_ = init;
+  }
+  while (static_cast<int>(attn_.size()) < depth) {
+    const uint64_t l = attn_.size() + 1;
+    auto make = [&](Stream tag) {
+      const uint64_t key = stream_key({seed, uint64_t(tag), l, uint64_t(d), uint64_t(init)});
+      return Mat<S>((init == Init::gaussian ? gaussian_matrix(key, d, d) : orthogonal_matrix(key, d, d)).cast<S>());
+    };
+    AttnBase<S> b;
+    b.Bq = make(Stream::wq);
+    b.Bk = make(Stream::wk);
+    b.Bv = make(Stream::wv);
+    b.Bo = make(Stream::wo);
+    attn_.push_back(std::move(b));
   }
 }
 
@@ -235,11 +273,11 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   }
   kernels::gemm_nt(g, base->B1.data(), dx, T_, m_, d_, s1);
 
-  kernels::gemm_nt(pa, pa, gram_in.data(), T_, m_, T_, S(1));
-  kernels::gemm_nt(dy, dy, gram_out.data(), T_, d_, T_, S(1));
+  kernels::gram(pa, gram_in.data(), T_, m_);
+  kernels::gram(dy, gram_out.data(), T_, d_);
   w2_grad_sq = frob_dot(gram_in, gram_out);
-  kernels::gemm_nt(x, x, gram_in.data(), T_, d_, T_, S(1));
-  kernels::gemm_nt(g, g, gram_out.data(), T_, m_, T_, S(1));
+  kernels::gram(x, gram_in.data(), T_, d_);
+  kernels::gram(g, gram_out.data(), T_, m_);
   w1_grad_sq = frob_dot(gram_in, gram_out);
 
   if (materialize) {
@@ -251,32 +289,240 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   }
 }
 
+// ---------------------------------------------------------------- attention sublayer
+
+template <class S>
+void AttnScratch<S>::resize(int T, int d) {
+  for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &tmp}) m->resize(T, d);
+  for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
+  for (Mat<S>* m : {&dp, &pt, &gram_in, &gram_out}) m->resize(T, T);
+}
+
+namespace {
+
+// (T, d) row-major <-> (H, T, dh) head-major: head h's columns h dh .. (h+1) dh - 1.
+template <class S>
+void split_heads(S* out, const S* in, int T, int d, int H) {
+  const int dh = d / H;
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < T; ++t) {
+      const S* src = in + static_cast<long>(t) * d + h * dh;
+      std::copy(src, src + dh, out + (static_cast<long>(h) * T + t) * dh);
+    }
+}
+template <class S>
+void merge_heads(S* out, const S* in, int T, int d, int H) {
+  const int dh = d / H;
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < T; ++t) {
+      const S* src = in + (static_cast<long>(h) * T + t) * dh;
+      std::copy(src, src + dh, out + static_cast<long>(t) * d + h * dh);
+    }
+}
+// out (T, T) = a^T, a (T, T).
+template <class S>
+void transpose_square(S* out, const S* a, int T) {
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) out[static_cast<long>(j) * T + i] = a[static_cast<long>(i) * T + j];
+}
+template <class S>
+void add_into(S* y, const S* x, long n) {
+  for (long i = 0; i < n; ++i) y[i] += x[i];
+}
+
+// exp(x) for x <= 0 (a softmax argument s - max s), from + - * floor and an
+// exact power-of-two scale only, in double: the same bits natively and in
+// WebAssembly. (libm's expf differs between glibc and Emscripten's musl in
+// the last place, and a saturated softmax in a growing residual stream
+// amplifies that to 1e-3; with this, relu and linear stacks stay bit-identical
+// across the two, as the MLP-only ones are.) Cody-Waite reduction x = k ln2 + r,
+// |r| <= ln2/2, then Taylor to r^13 (truncation < 4e-18 relative): accurate to a
+// few ulp of double, so also smooth enough for the finite-difference tests.
+// Below -708 the result (< 1e-307, against the row's max term exp(0) = 1) is 0.
+inline double exp_nonpos(double x) {
+  if (!(x >= -708.0)) return x != x ? x : 0.0;  // NaN propagates
+  const double k = std::floor(x * 1.4426950408889634 + 0.5);  // nearest integer to x / ln2
+  const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;  // ln2 = hi + lo
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                   1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+    p = p * r + c;
+  // 2^k for -1022 <= k <= 0, built from its exponent bits (exact).
+  const uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(k) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+}  // namespace
+
+template <class S>
+Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
+    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scr_(std::move(scratch)) {
+  const long n = static_cast<long>(T) * d;
+  q.resize(n);
+  k.resize(n);
+  v.resize(n);
+  att.resize(static_cast<long>(heads) * T * T);
+  ctx.resize(T, d);
+  if (!scr_) {
+    scr_ = std::make_shared<AttnScratch<S>>();
+    scr_->resize(T, d);
+  }
+}
+
+template <class S>
+void Attention<S>::set_weights(const AttnBase<S>* b, S q_scale, S k_scale, S v_scale, S o_scale) {
+  base = b;
+  sq = q_scale;
+  sk = k_scale;
+  sv = v_scale;
+  so = o_scale;
+}
+
+// Q = sq x Bq, K = sk x Bk, V = sv x Bv (T,d), split into heads (H,T,dh);
+// per head S = Q_h K_h^T / sqrt(dh) (T,T), P = softmax(S) (masked), ctx_h = P V_h (T,dh);
+// y = so ctx Bo (T,d).
+template <class S>
+void Attention<S>::forward(S* y, const S* x) {
+  const int T = T_, d = d_, H = H_, dh = dh_;
+  AttnScratch<S>& w = *scr_;
+  S* row = w.tmp.data();  // (T, d) staging for the head split
+  kernels::gemm_nn(x, base->Bq.data(), row, T, d, d, sq);
+  split_heads(q.data(), row, T, d, H);
+  kernels::gemm_nn(x, base->Bk.data(), row, T, d, d, sk);
+  split_heads(k.data(), row, T, d, H);
+  kernels::gemm_nn(x, base->Bv.data(), row, T, d, d, sv);
+  split_heads(v.data(), row, T, d, H);
+  const S scale = S(1.0 / std::sqrt(double(dh)));
+  for (int h = 0; h < H; ++h) {
+    const long off = static_cast<long>(h) * T * dh;
+    S* P = att.data() + static_cast<long>(h) * T * T;
+    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale);  // scores (T,T)
+    for (int i = 0; i < T; ++i) {
+      S* p = P + static_cast<long>(i) * T;
+      const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
+      S mx = p[0];
+      for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
+      S sum = 0;
+      for (int j = 0; j < jn; ++j) {
+        p[j] = S(exp_nonpos(double(p[j] - mx)));
+        sum += p[j];
+      }
+      for (int j = 0; j < jn; ++j) p[j] /= sum;
+      for (int j = jn; j < T; ++j) p[j] = S(0);
+    }
+    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1));  // (T,dh)
+  }
+  merge_heads(ctx.data(), w.hctx.data(), T, d, H);
+  kernels::gemm_nn(ctx.data(), base->Bo.data(), y, T, d, d, so);
+}
+
+// dctx = so dy Bo^T (T,d); per head, with dctx_h (T,dh):
+//   dP = dctx_h V_h^T (T,T);  dV_h = P^T dctx_h;  dS = P * (dP - rowsum(dP * P)) / sqrt(dh);
+//   dQ_h = dS K_h;  dK_h = dS^T Q_h   (T,dh)
+// dx = sq dQ Bq^T + sk dK Bk^T + sv dV Bv^T (T,d).
+// ||dW_O||^2 = <ctx ctx^T, dy dy^T>, ||dW_Q||^2 = <x x^T, dQ dQ^T> (likewise K, V).
+template <class S>
+void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+  const int T = T_, d = d_, H = H_, dh = dh_;
+  const long n = static_cast<long>(T) * d;
+  AttnScratch<S>& w = *scr_;
+  kernels::gemm_nt(dy, base->Bo.data(), w.dctx.data(), T, d, d, so);
+  split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
+  const S scale = S(1.0 / std::sqrt(double(dh)));
+  S* dP = w.dp.data();
+  S* Pt = w.pt.data();
+  for (int h = 0; h < H; ++h) {
+    const long off = static_cast<long>(h) * T * dh;
+    const S* P = att.data() + static_cast<long>(h) * T * T;
+    const S* dc = w.hctx.data() + off;
+    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1));
+    transpose_square(Pt, P, T);
+    kernels::gemm_nn(Pt, dc, w.hdv.data() + off, T, T, dh, S(1));
+    for (int i = 0; i < T; ++i) {
+      const S* p = P + static_cast<long>(i) * T;
+      S* g = dP + static_cast<long>(i) * T;
+      S dot = 0;
+      for (int j = 0; j < T; ++j) dot += g[j] * p[j];
+      for (int j = 0; j < T; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+    }
+    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1));
+    transpose_square(Pt, dP, T);
+    kernels::gemm_nn(Pt, q.data() + off, w.hdk.data() + off, T, T, dh, S(1));
+  }
+  merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
+  merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
+  merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
+  kernels::gemm_nt(w.dq.data(), base->Bq.data(), dx, T, d, d, sq);
+  kernels::gemm_nt(w.dk.data(), base->Bk.data(), w.tmp.data(), T, d, d, sk);
+  add_into(dx, w.tmp.data(), n);
+  kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.tmp.data(), T, d, d, sv);
+  add_into(dx, w.tmp.data(), n);
+
+  kernels::gram(x, w.gram_in.data(), T, d);
+  kernels::gram(w.dq.data(), w.gram_out.data(), T, d);
+  wq_grad_sq = frob_dot(w.gram_in, w.gram_out);
+  kernels::gram(w.dk.data(), w.gram_out.data(), T, d);
+  wk_grad_sq = frob_dot(w.gram_in, w.gram_out);
+  kernels::gram(w.dv.data(), w.gram_out.data(), T, d);
+  wv_grad_sq = frob_dot(w.gram_in, w.gram_out);
+  kernels::gram(ctx.data(), w.gram_in.data(), T, d);
+  kernels::gram(dy, w.gram_out.data(), T, d);
+  wo_grad_sq = frob_dot(w.gram_in, w.gram_out);
+
+  if (materialize) {
+    Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
+    dWq.noalias() = X.transpose() * w.dq;
+    dWk.noalias() = X.transpose() * w.dk;
+    dWv.noalias() = X.transpose() * w.dv;
+    dWo.noalias() = ctx.transpose() * DY;
+  }
+}
+
 // ---------------------------------------------------------------- the stack
 
 template <class S>
 void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank) {
   const int L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.hidden();
-  const bool resized = (L != L_ || T != T_ || d != d_ || m != m_);
-  const bool new_inputs = resized || cfg.seed != cfg_.seed || units_.empty();
+  const bool transformer = cfg.block == Block::transformer;
+  const int P = cfg.sublayers_per_block();
+  const int heads = transformer ? cfg.heads : 0;
+  const bool resized =
+      (L != L_ || T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty());
+  const bool new_inputs = resized || cfg.seed != cfg_.seed;
   cfg_ = cfg;
   arch_ = arch;
+  block_ = cfg.block;
   L_ = L;
   T_ = T;
   d_ = d;
   m_ = m;
-  const Recipe rec = recipe(arch, L);
+  heads_ = heads;
+  P_ = P;
+  const Recipe rec = recipe(arch, L, P);
   if (resized) {
     units_.clear();
-    units_.resize(L);
-    for (Unit<S>& u : units_) {
-      u.f = std::make_unique<Mlp<S>>(T, d, m);
+    units_.resize(static_cast<size_t>(L) * P);
+    attn_scratch_.reset();
+    if (transformer) {
+      attn_scratch_ = std::make_shared<AttnScratch<S>>();
+      attn_scratch_->resize(T, d);
+    }
+    for (int k = 0; k < L * P; ++k) {
+      Unit<S>& u = units_[k];
+      if (transformer && k % P == 0)
+        u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
+      else
+        u.f = std::make_unique<Mlp<S>>(T, d, m);
       u.x.resize(T, d);
       u.y.resize(T, d);
       u.u.resize(T, d);
       u.s.resize(T, d);
     }
-    H_.resize(static_cast<long>(L + 1) * T * d);
-    dH_.resize(static_cast<long>(L + 1) * T * d);
+    H_.resize(static_cast<long>(L * P + 1) * T * d);
+    dH_.resize(static_cast<long>(L * P + 1) * T * d);
     out_.resize(T, d);
     ds_.resize(T, d);
     dy_.resize(T, d);
@@ -289,15 +535,69 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   const double c = (cfg.activation == Activation::relu || cfg.activation == Activation::gelu) ? 2.0 : 1.0;
   const S s1 = S(std::sqrt(c / d) * rec.scale.w1);
   const S s2 = S(cfg.gain / std::sqrt(double(m)) * rec.scale.w2);
-  for (int l = 1; l <= L; ++l) {
-    Unit<S>& u = units_[l - 1];
-    u.wrap = rec.wrap;
-    u.in.resize(rec.wrap.in, T, d);
-    u.out.resize(rec.wrap.out, T, d);
-    u.outer.resize(rec.wrap.outer, T, d);
-    static_cast<Mlp<S>&>(*u.f).set_weights(&bank.layer(l), s1, s2, cfg.activation);
-  }
+  // Attention: W_Q, W_K, W_V, W_O entries N(0, 1/d); the gain multiplies W_O as it does W2.
+  const double fan = 1.0 / std::sqrt(double(d));
+  const S sq = S(fan * rec.scale.wq), sk = S(fan * rec.scale.wk), sv = S(fan * rec.scale.wv);
+  const S so = S(cfg.gain * fan * rec.scale.wo);
+  for (int l = 1; l <= L; ++l)
+    for (int j = 0; j < P; ++j) {
+      Unit<S>& u = unit(l, j);
+      u.wrap = rec.wrap;
+      u.in.resize(rec.wrap.in, T, d);
+      u.out.resize(rec.wrap.out, T, d);
+      u.outer.resize(rec.wrap.outer, T, d);
+      if (j == P - 1) {
+        static_cast<Mlp<S>&>(*u.f).set_weights(&bank.layer(l), s1, s2, cfg.activation);
+      } else {
+        Attention<S>& a = static_cast<Attention<S>&>(*u.f);
+        a.set_weights(&bank.attention_layer(l), sq, sk, sv, so);
+        a.causal = cfg.causal;
+      }
+    }
   final_.resize(cfg.final_norm, T, d);
+  if (rec.profile_alpha) profile_alpha();
+}
+
+// Admin (Liu et al. 2020, "Understanding the Difficulty of Training
+// Transformers"): Post-LN, h' = LN(omega_i h + f_i(h)), omega_i set by one
+// profiling forward pass at init. The paper writes omega_i =
+// sqrt(sum_{j<i} Var[f_j(x_{j-1})]); its code (Transformer-Clinic,
+// fairseq/modules/transformer_layer.py, init_type "adaptive-profiling") runs
+//   ratio = 1                                    (global encoder_ratio = 1.0)
+//   for each residual sublayer i, in order:      (attention, FFN, attention, ...)
+//     omega_i = ratio; run the sublayer with it
+//     ratio = sqrt(Var[omega_i x_{i-1}] + Var[f_i(x_{i-1})])
+// with Var the variance over all entries (np.var of the flattened tensor) and
+// x_{i-1} the sublayer's input stream. Since x_{i-1} is a LayerNorm output for
+// i > 1 (variance ~1), omega_i^2 ~ Var[x_0] + sum_{j<i} Var[f_j]: the paper's
+// sum plus a term for the input, which keeps the first shortcut at omega_1 = 1
+// (the paper's empty sum would make it 0). We follow the code, exactly:
+// omega_1 = 1, the recursion above over every unit of the stack (two per
+// transformer block), variances in double over the T d entries of h_{i-1} and
+// of the branch output u_i, the later units seeing the omegas already set.
+// The omegas are then constants of the model (forward and backward treat them
+// as fixed, like DeepNet's alpha), depend only on what precedes unit i (never
+// on L), and are recomputed by every configure().
+template <class S>
+void Model<S>::profile_alpha() {
+  const long n = static_cast<long>(T_) * d_;
+  auto variance = [n](const S* x) {
+    double mean = 0;
+    for (long i = 0; i < n; ++i) mean += double(x[i]);
+    mean /= double(n);
+    double v = 0;
+    for (long i = 0; i < n; ++i) v += (double(x[i]) - mean) * (double(x[i]) - mean);
+    return v / double(n);
+  };
+  std::copy(h0_.data(), h0_.data() + h0_.size(), stream(0));
+  double ratio = 1.0;
+  for (int k = 1; k <= units(); ++k) {
+    Unit<S>& u = units_[k - 1];
+    u.wrap.alpha = ratio;
+    forward_unit(u, stream(k), stream(k - 1));
+    const S* branch = u.out.kind != NormKind::none ? u.u.data() : u.y.data();
+    ratio = std::sqrt(ratio * ratio * variance(stream(k - 1)) + variance(branch));
+  }
 }
 
 template <class S>
@@ -342,16 +642,36 @@ double Model<S>::loss_from_top() {
 
 template <class S>
 double Model<S>::forward() {
-  std::copy(h0_.data(), h0_.data() + h0_.size(), h(0));
-  for (int l = 1; l <= L_; ++l) forward_unit(units_[l - 1], h(l), h(l - 1));
+  forward_begin();
+  for (int k = 1; k <= units(); ++k) forward_step(k);
+  return forward_end();
+}
+
+template <class S>
+void Model<S>::forward_begin() {
+  std::copy(h0_.data(), h0_.data() + h0_.size(), stream(0));
+}
+
+template <class S>
+void Model<S>::forward_step(int k) {
+  forward_unit(units_[k - 1], stream(k), stream(k - 1));
+}
+
+template <class S>
+double Model<S>::forward_end() {
+  return loss_from_top();
+}
+
+template <class S>
+double Model<S>::forward_from_unit(int k0, const S* hk) {
+  std::copy(hk, hk + static_cast<long>(T_) * d_, stream(k0));
+  for (int k = k0 + 1; k <= units(); ++k) forward_unit(units_[k - 1], stream(k), stream(k - 1));
   return loss_from_top();
 }
 
 template <class S>
 double Model<S>::forward_from(int l0, const S* hl) {
-  std::copy(hl, hl + static_cast<long>(T_) * d_, h(l0));
-  for (int l = l0 + 1; l <= L_; ++l) forward_unit(units_[l - 1], h(l), h(l - 1));
-  return loss_from_top();
+  return forward_from_unit(l0 * P_, hl);
 }
 
 // dhin must be zero on entry; it receives the skip and the branch paths.
@@ -387,6 +707,17 @@ void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, 
 
 template <class S>
 void Model<S>::backward(bool materialize) {
+  backward_begin();
+  for (int k = units(); k >= 1; --k) backward_step(k, materialize);
+}
+
+template <class S>
+void Model<S>::backward_step(int k, bool materialize) {
+  backward_unit(units_[k - 1], dstream(k - 1), dstream(k), stream(k - 1), materialize);
+}
+
+template <class S>
+void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
   dH_.setZero();
   final_.zero_grad();
@@ -399,7 +730,6 @@ void Model<S>::backward(bool materialize) {
     final_.backward(dh(L_), r_.data(), h(L_), T_, d_);
   else
     std::copy(r_.data(), r_.data() + n, dh(L_));
-  for (int l = L_; l >= 1; --l) backward_unit(units_[l - 1], dh(l - 1), dh(l), h(l - 1), materialize);
 }
 
 template <class S>
@@ -407,27 +737,51 @@ ArchResult Model<S>::result() const {
   ArchResult r;
   r.arch = arch_;
   const long n = static_cast<long>(T_) * d_;
+  const bool transformer = block_ == Block::transformer;
   r.grad_norm.resize(L_ + 1);
   r.stream_rms.resize(L_ + 1);
   r.update_ratio.resize(L_);
   r.w1_grad_norm.resize(L_);
   r.w2_grad_norm.resize(L_);
+  if (transformer)
+    for (std::vector<double>* v : {&r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm, &r.wk_grad_norm,
+                                   &r.wv_grad_norm, &r.wo_grad_norm})
+      v->resize(L_);
   for (int l = 0; l <= L_; ++l) {
-    r.grad_norm[l] = std::sqrt(sq_norm(dH_.data() + l * n, n));
-    r.stream_rms[l] = std::sqrt(sq_norm(H_.data() + l * n, n) / double(n));
+    const long at = static_cast<long>(l) * P_ * n;  // block boundary l = unit boundary l P
+    r.grad_norm[l] = std::sqrt(sq_norm(dH_.data() + at, n));
+    r.stream_rms[l] = std::sqrt(sq_norm(H_.data() + at, n) / double(n));
   }
   for (int l = 1; l <= L_; ++l) {
-    const Unit<S>& u = units_[l - 1];
-    const Mlp<S>& f = static_cast<const Mlp<S>&>(*u.f);
-    r.update_ratio[l - 1] = u.update_ratio;
+    const Unit<S>& um = units_[(l - 1) * P_ + P_ - 1];  // the block's MLP unit
+    const Mlp<S>& f = static_cast<const Mlp<S>&>(*um.f);
     r.w1_grad_norm[l - 1] = std::sqrt(f.w1_grad_sq);
     r.w2_grad_norm[l - 1] = std::sqrt(f.w2_grad_sq);
+    if (!transformer) {
+      r.update_ratio[l - 1] = um.update_ratio;
+      continue;
+    }
+    const Unit<S>& ua = units_[(l - 1) * P_];
+    const Attention<S>& a = static_cast<const Attention<S>&>(*ua.f);
+    // See ArchResult: root-sum-square of the two units' ratios.
+    r.update_ratio[l - 1] = std::sqrt(ua.update_ratio * ua.update_ratio + um.update_ratio * um.update_ratio);
+    r.attn_update_ratio[l - 1] = ua.update_ratio;
+    r.mlp_update_ratio[l - 1] = um.update_ratio;
+    r.wq_grad_norm[l - 1] = std::sqrt(a.wq_grad_sq);
+    r.wk_grad_norm[l - 1] = std::sqrt(a.wk_grad_sq);
+    r.wv_grad_norm[l - 1] = std::sqrt(a.wv_grad_sq);
+    r.wo_grad_norm[l - 1] = std::sqrt(a.wo_grad_sq);
   }
   for (int l = 0; l <= L_ && r.first_nonfinite < 0; ++l) {
     bool finite = std::isfinite(r.grad_norm[l]) && std::isfinite(r.stream_rms[l]);
-    if (l >= 1)
+    if (l >= 1) {
       finite = finite && std::isfinite(r.update_ratio[l - 1]) && std::isfinite(r.w1_grad_norm[l - 1]) &&
                std::isfinite(r.w2_grad_norm[l - 1]);
+      if (transformer)
+        for (const std::vector<double>* v : {&r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm,
+                                             &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm})
+          finite = finite && std::isfinite((*v)[l - 1]);
+    }
     if (!finite) r.first_nonfinite = l;
   }
   return r;
@@ -437,6 +791,10 @@ template struct Norm<float>;
 template struct Norm<double>;
 template class Mlp<float>;
 template class Mlp<double>;
+template struct AttnScratch<float>;
+template struct AttnScratch<double>;
+template class Attention<float>;
+template class Attention<double>;
 template class WeightBank<float>;
 template class WeightBank<double>;
 template class Model<float>;

@@ -101,7 +101,7 @@ TEST_CASE("the same config gives bit-identical results twice", "[determinism]") 
   }
 }
 
-TEST_CASE("a layer's weights do not depend on depth; deepening keeps the layers", "[determinism]") {
+TEST_CASE("a layer's weights do not depend on depth, so deepening keeps the layers", "[determinism]") {
   WeightBank<float> shallow, deep;
   shallow.prepare(7, 32, 64, Init::orthogonal, 10);
   deep.prepare(7, 32, 64, Init::orthogonal, 30);

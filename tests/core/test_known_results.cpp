@@ -116,15 +116,19 @@ TEST_CASE("Post-LN stream RMS is 1 at every layer after the first", "[known]") {
   }
 }
 
-TEST_CASE("residual stream grows like (1 + g^2)^(l/2); plain grows or decays like g^l", "[known]") {
-  // Fit slopes of log(...) over layers, averaged over seeds. The expectation
-  // of each layer's squared-norm factor X is exact (He init: E X = g^2, or
-  // 1 + g^2 with the skip), but a slope of logs measures E[log X] / 2, which
-  // Jensen puts below log(E X) / 2 by about Var(X) / (4 (E X)^2). One draw of
-  // W1, W2 shared by T = 16 tokens at d = 128 makes X vary by ~20% in a plain
-  // stack (a bias of ~0.01 per layer against log 1.2 = 0.18, i.e. ~6%) and by
-  // ~7% with the skip (~0.2%). Tolerances: 10% plain, 3% residual. They
-  // still separate g^l from (1 + g^2)^(l/2) and from flat by far.
+TEST_CASE("residual stream grows like (1 + g^2)^(l/2), plain grows or decays like g^l", "[known]") {
+  // Each layer multiplies the stream's squared norm by a random factor X_l
+  // whose expectation is exact under He init: E X = g^2 (plain) or 1 + g^2
+  // (residual), given the stream before it. So the mean over layers and seeds
+  // of X_l = (rms_l / rms_{l-1})^2 estimates E X without bias: that is checked
+  // tightly. Slopes of log(...) over depth measure E[log X] / 2 instead, which
+  // Jensen puts below log(E X) / 2 by about Var(X) / (4 (E X)^2): measured
+  // here (d = 128, T = 16) at ~2% for the residual stream, ~4% for the plain
+  // gradient and ~11% for the plain stream, whose factor varies by ~30% per
+  // layer (ReLU tokens grow correlated with depth, so one draw of W1, W2 acts
+  // like few samples). The slope checks get 5% (residual) and 10% (plain
+  // gradient, as the spec asks: the slope of log grad_norm) -- still far from
+  // flat, from g^l vs (1 + g^2)^(l/2), and from each other.
   const int seeds = 12;
   Config cfg;
   cfg.width = 128;
@@ -132,35 +136,42 @@ TEST_CASE("residual stream grows like (1 + g^2)^(l/2); plain grows or decays lik
   cfg.depth = 64;
   std::vector<double> layers;
   for (int l = 0; l <= cfg.depth; ++l) layers.push_back(l);
+  // Mean over layers and seeds of X_l, and the mean slope of log(values).
+  auto measure = [&](Arch arch, double* mean_factor, double* stream_slope, double* grad_slope) {
+    *mean_factor = *stream_slope = *grad_slope = 0;
+    for (int s = 0; s < seeds; ++s) {
+      cfg.seed = s;
+      ArchResult r = run<float>(cfg, arch);
+      std::vector<double> ls, lg;
+      for (int l = 0; l <= cfg.depth; ++l) {
+        ls.push_back(std::log(r.stream_rms[l]));
+        lg.push_back(std::log(r.grad_norm[l]));
+        if (l > 0) *mean_factor += std::pow(r.stream_rms[l] / r.stream_rms[l - 1], 2) / (seeds * cfg.depth);
+      }
+      *stream_slope += slope(layers, ls) / seeds;
+      *grad_slope += slope(layers, lg) / seeds;
+    }
+  };
 
   cfg.gain = 1.0;
-  double res_slope = 0;
-  for (int s = 0; s < seeds; ++s) {
-    cfg.seed = s;
-    ArchResult r = run<float>(cfg, Arch::residual);
-    std::vector<double> y;
-    for (double v : r.stream_rms) y.push_back(std::log(v));
-    res_slope += slope(layers, y) / seeds;
-  }
-  const double res_expect = 0.5 * std::log(2.0);
-  WARN("residual g=1: log stream slope " << res_slope << " expected " << res_expect);
-  CHECK(res_slope == Approx(res_expect).epsilon(0.03));
+  double factor, ss, gs;
+  measure(Arch::residual, &factor, &ss, &gs);
+  WARN("residual g=1: mean squared factor " << factor << " (expected 2), log stream slope " << ss << " (expected "
+                                            << 0.5 * std::log(2.0) << ")");
+  // 768 factors with a spread of ~10%: the mean's standard error is ~0.4%.
+  CHECK(factor == Approx(2.0).epsilon(0.03));
+  CHECK(ss == Approx(0.5 * std::log(2.0)).epsilon(0.05));
 
   for (double g : {1.2, 0.8}) {
     cfg.gain = g;
-    double gs = 0, ss = 0;
-    for (int s = 0; s < seeds; ++s) {
-      cfg.seed = s;
-      ArchResult r = run<float>(cfg, Arch::plain);
-      std::vector<double> lg, ls;
-      for (double v : r.grad_norm) lg.push_back(std::log(v));
-      for (double v : r.stream_rms) ls.push_back(std::log(v));
-      gs += slope(layers, lg) / seeds;
-      ss += slope(layers, ls) / seeds;
-    }
-    WARN("plain g=" << g << ": log grad slope " << gs << " log stream slope " << ss << " expected +-" << std::log(g));
-    // Gradient grows toward layer 0 by g per layer: slope over l is -log g.
+    measure(Arch::plain, &factor, &ss, &gs);
+    WARN("plain g=" << g << ": mean squared factor " << factor << " (expected " << g * g << "), log grad slope " << gs
+                    << " (expected " << -std::log(g) << "), log stream slope " << ss);
+    // 768 factors with a spread of ~30%: standard error ~1.1%; 5% is over 4 sigma.
+    CHECK(factor == Approx(g * g).epsilon(0.05));
+    // The gradient grows toward layer 0 by g per layer: the slope over l is -log g.
     CHECK(gs == Approx(-std::log(g)).epsilon(0.10));
-    CHECK(ss == Approx(std::log(g)).epsilon(0.10));
+    // The stream's log slope has the sign and size of log g, biased low by Jensen.
+    CHECK(ss == Approx(std::log(g)).epsilon(0.20));
   }
 }

@@ -42,7 +42,7 @@ TEST_CASE("bad norm-panel input is a Status naming the field", "[normlab]") {
   CHECK(batch_vs_layer_norm({0, 0}, 1, 1, 2, {0}, false, &r).field == "lengths");
 }
 
-TEST_CASE("BatchNorm output of a token moves with the rest of the batch; LayerNorm's does not", "[normlab]") {
+TEST_CASE("BatchNorm output of a token moves with the rest of the batch, LayerNorm's does not", "[normlab]") {
   // Two sequences, T = 3, d = 2. Token (0, 0) is the one we watch.
   const int B = 2, T = 3, d = 2;
   std::vector<double> x = {1, 2, 3, 5, 0, 0, /* seq 1 */ 4, -1, 2, 2, 7, 1};

@@ -23,13 +23,17 @@ enum class Arch : uint8_t {
   pre_rms,   // h <- h + f(RMS(h))
   sandwich,  // h <- h + RMS(f(RMS(h)))           (Gemma 2)
   deepnorm,  // h <- LN(alpha h + f(h)), beta-scaled init   (DeepNet)
-  gpt2,      // pre_ln with W2 scaled by 1/sqrt(N) at init
+  gpt2,      // pre_ln with W2 (and W_O) scaled by 1/sqrt(N) at init
+  admin,     // h <- LN(omega_i h + f(h)), omega_i profiled at init (Admin, Liu et al. 2020)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
 enum class NormKind : uint8_t { none, layernorm, rmsnorm };
+// What one block of the stack is: one MLP sublayer, or attention then MLP
+// (two residual sublayers, each wrapped the same way with its own norms).
+enum class Block : uint8_t { mlp, transformer };
 
-inline constexpr int kNumArchs = 9;
+inline constexpr int kNumArchs = 10;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 
 struct Config {
@@ -43,8 +47,18 @@ struct Config {
   Init init = Init::gaussian;
   NormKind final_norm = NormKind::none;
   uint32_t seed = 0;
+  // Transformer blocks (issue 7). The defaults leave an MLP stack exactly as
+  // it was: heads and causal are read only when block == transformer.
+  Block block = Block::mlp;
+  int heads = 4;       // in {1, 2, 4, 8}, must divide width (checked for transformer blocks only)
+  bool causal = true;  // token i attends to tokens j <= i only
 
   int hidden() const { return expansion * width; }
+  int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }
+  // Weights one block holds: 2 d m for the MLP, plus 4 d^2 (W_Q, W_K, W_V, W_O).
+  double weights_per_block() const {
+    return 2.0 * width * hidden() + (block == Block::transformer ? 4.0 * width * width : 0.0);
+  }
 };
 
 // An error as a value: which field, and a one-line message that names the
@@ -82,17 +96,20 @@ Status set_number(Config& cfg, std::string_view name, double value);
 // Checks every field's range and the memory budget of the whole config.
 Status validate(const Config& cfg);
 
-// Upper bound on the number of weights (2 L d m) one simulation may hold.
+// Upper bound on the number of weights (L times weights_per_block()) one simulation may hold.
 inline constexpr double kMaxWeights = 64.0 * 1024 * 1024;
 
 const char* name(Arch a);
 const char* name(Activation a);
 const char* name(Init i);
 const char* name(NormKind n);
+const char* name(Block b);
 bool parse_arch(std::string_view s, Arch* out);
 std::vector<Arch> all_archs();
 
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
+// block, heads and causal are printed only for transformer blocks, so the
+// JSON of an MLP stack is byte-for-byte what it was before they existed.
 std::string config_json(const Config& cfg);
 
 }  // namespace resnorm

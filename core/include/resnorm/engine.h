@@ -33,7 +33,8 @@ class Engine {
 };
 
 // JSON of the CLI and the tests: {"config": {...}, "results": {"<arch>": {...}}},
-// non-finite numbers as null.
+// non-finite numbers as null. The transformer-only arrays of ArchResult
+// (attn_update_ratio ... wo_grad_norm) are printed only when non-empty.
 std::string results_json(const Results& res);
 
 }  // namespace resnorm

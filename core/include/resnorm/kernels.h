@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 namespace resnorm::kernels {
 
@@ -131,7 +132,11 @@ inline void nt_tile(const S* A, const S* B, S* Cm, int K, int N, int i, int j, S
   const S* b[C];
   for (int r = 0; r < R; ++r) a[r] = A + static_cast<long>(i + r) * K;
   for (int c = 0; c < C; ++c) b[c] = B + static_cast<long>(j + c) * K;
-  V acc[R][C] = {};
+  // Zeroed element by element: `= {}` on the array compiles to a rep stos
+  // per tile with GCC, which cost a sixth of the kernel's time at K = 64.
+  V acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = V{};
   for (int k = 0; k < Kv; k += W) {
     V x[R];
     for (int r = 0; r < R; ++r) x[r] = load(a[r] + k);
@@ -174,6 +179,35 @@ void gemm_nt(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
   int i = 0;
   for (; i + 2 <= M; i += 2) nt_row<S, 2>(A, B, C, K, N, i, scale);
   if (i < M) nt_row<S, 1>(A, B, C, K, N, i, scale);
+}
+
+// C[M x M] = A[M x K] A^T, the Gram matrix: only the tiles reaching the
+// diagonal or above are computed, the rest is mirrored. Every element is the
+// same dot product, in the same order, as in gemm_nt(A, A, C, M, K, M, 1)
+// (a_i[k] a_j[k] = a_j[k] a_i[k] exactly, and an element's value does not
+// depend on the tile that computes it), so the result is bit-identical to it
+// at about 60% of the work for M = 16.
+template <class S>
+void gram(const S* A, S* C, int M, int K) {
+  auto row = [&](int i, auto rows) {
+    constexpr int R = decltype(rows)::value;
+    const int j0 = i - i % 4;  // the 4-column tile holding the diagonal
+    int j = j0;
+    for (; j + 4 <= M; j += 4) nt_tile<S, R, 4>(A, A, C, K, M, i, j, S(1));
+    switch (M - j) {
+      case 3: nt_tile<S, R, 3>(A, A, C, K, M, i, j, S(1)); break;
+      case 2: nt_tile<S, R, 2>(A, A, C, K, M, i, j, S(1)); break;
+      case 1: nt_tile<S, R, 1>(A, A, C, K, M, i, j, S(1)); break;
+      default: break;
+    }
+  };
+  int i = 0;
+  for (; i + 2 <= M; i += 2) row(i, std::integral_constant<int, 2>());
+  if (i < M) row(i, std::integral_constant<int, 1>());
+  // Row r was computed from column r - r % 4 on (its pair's diagonal tile);
+  // the columns before come from row c, which has column r > c.
+  for (int r = 4; r < M; ++r)
+    for (int c = 0; c < r - r % 4; ++c) C[static_cast<long>(r) * M + c] = C[static_cast<long>(c) * M + r];
 }
 
 }  // namespace resnorm::kernels

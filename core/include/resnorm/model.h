@@ -1,17 +1,20 @@
 // resnorm/model.h: one stack of wrapped sublayers, forward and exact backward.
 //
 // The stack is a composition, not one loop per preset:
-//   block      = a list of units (an MLP block has one; a transformer block will have two)
+//   block      = a list of units: an MLP block has one (the MLP), a transformer
+//                block two (attention, then the MLP), every unit of the stack
+//                wrapped the same way, each with its own norms
 //   unit       = a sublayer f wrapped by a Wrapping (skip path, alpha, where the norms are)
-//   sublayer   = Mlp (phi(x W1) W2), later attention, behind the Sublayer interface
+//   sublayer   = Mlp (phi(x W1) W2) or Attention, behind the Sublayer interface
 //   BranchScale = the init multipliers of a preset (DeepNet's beta, GPT-2's 1/sqrt(N))
 // A unit computes
 //   x = Nin(h);  u = Nout(f(x));  s = alpha h + u  (or s = u without skip);  h' = Nouter(s)
 // and recipe() says which pieces each preset uses.
 //
-// Streams and gradients are kept for every layer: h(l), dh(l) are (T, d)
-// row-major, l = 0..L. Everything is allocated by configure(); forward() and
-// backward() allocate nothing.
+// Streams and gradients are kept at every unit boundary: stream(k), dstream(k)
+// are (T, d) row-major, k = 0..L*P with P units per block; the block boundaries
+// are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are the same).
+// Everything is allocated by configure(); forward() and backward() allocate nothing.
 #pragma once
 
 #include <Eigen/Core>
@@ -29,20 +32,27 @@ using Vecx = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
 struct Wrapping {
   bool skip = true;       // identity path present
-  double alpha = 1.0;     // skip scale (DeepNet)
+  double alpha = 1.0;     // skip scale (DeepNet's alpha; Admin's omega, set per unit)
   NormKind in = NormKind::none;     // on the branch input
   NormKind out = NormKind::none;    // on the branch output
   NormKind outer = NormKind::none;  // on the sum
 };
 struct BranchScale {
   double w1 = 1.0, w2 = 1.0;  // multiply W1, W2 at init, on top of fan-in and gain
+  double wq = 1.0, wk = 1.0, wv = 1.0, wo = 1.0;  // multiply W_Q, W_K, W_V, W_O likewise
 };
 struct Recipe {
   Wrapping wrap;
   BranchScale scale;
+  // Admin: each unit's alpha (the paper's omega_i) is profiled by a forward
+  // pass at init (Model::configure), replacing wrap.alpha.
+  bool profile_alpha = false;
 };
-// num_sublayers: N, the residual sublayers in the stack (L for MLP blocks).
-Recipe recipe(Arch arch, int num_sublayers);
+// blocks: L. sublayers_per_block: 1 for MLP blocks, 2 for transformer blocks.
+// What "N" is differs by preset and is each paper's own (see model.cpp):
+// DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
+// transformer blocks). For MLP blocks both are L, as in spec v1.
+Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1);
 
 // Base weights of one MLP sublayer, independent of gain, arch and depth:
 // gaussian entries N(0, 1), or (semi-)orthogonal scaled to the same expected
@@ -53,21 +63,39 @@ struct MlpBase {
   Mat<S> B2;  // (m, d)
 };
 
+// Base weights of one attention sublayer: four (d, d) matrices, gaussian
+// N(0, 1) or orthogonal scaled to the same Frobenius norm (||B||_F^2 = d^2),
+// W_Q = sq Bq, W_K = sk Bk, W_V = sv Bv, W_O = so Bo. Layer l's matrices depend
+// only on (seed, l, d, init): not on heads (heads split the columns of the
+// same matrices, so the heads slider regenerates nothing), not on m, not on L.
+// A transformer block l uses the same MlpBase as MLP block l.
+template <class S>
+struct AttnBase {
+  Mat<S> Bq, Bk, Bv, Bo;  // (d, d)
+};
+
 // Base weights per layer for one (seed, d, m, init), generated once and grown
 // as depth grows, so gain, arch and depth changes reuse them.
 template <class S>
 class WeightBank {
  public:
-  // Makes layers 1..depth available; regenerates all if the key changed.
-  void prepare(uint32_t seed, int d, int m, Init init, int depth);
+  // Makes layers 1..depth available (attention weights too if `attention`);
+  // regenerates all of a kind if its key changed.
+  void prepare(uint32_t seed, int d, int m, Init init, int depth, bool attention = false);
   const MlpBase<S>& layer(int l) const { return layers_[l - 1]; }
   MlpBase<S>& mutable_layer(int l) { return layers_[l - 1]; }  // for tests
+  const AttnBase<S>& attention_layer(int l) const { return attn_[l - 1]; }
+  AttnBase<S>& mutable_attention_layer(int l) { return attn_[l - 1]; }  // for tests
 
  private:
   uint32_t seed_ = 0;
   int d_ = 0, m_ = 0;
   Init init_ = Init::gaussian;
   std::vector<MlpBase<S>> layers_;
+  uint32_t attn_seed_ = 0;  // the attention weights' own key: (seed, d, init)
+  int attn_d_ = 0;
+  Init attn_init_ = Init::gaussian;
+  std::vector<AttnBase<S>> attn_;
 };
 
 // Deterministic tensors of spec v1, generated in double.
@@ -119,6 +147,54 @@ class Mlp final : public Sublayer<S> {
   int T_, d_, m_;
 };
 
+// Backward scratch of attention, shared by every attention sublayer of a
+// model (backward runs one sublayer at a time). Shapes in Attention below.
+template <class S>
+struct AttnScratch {
+  Mat<S> dctx, dq, dk, dv, tmp;   // (T, d)
+  Vecx<S> hctx, hdq, hdk, hdv;    // (heads, T, dh) head-major
+  Mat<S> dp, pt;                  // (T, T)
+  Mat<S> gram_in, gram_out;       // (T, T) for ||dW||
+  void resize(int T, int d);
+};
+
+// Multi-head self-attention over the T tokens, heads h = 0..H-1 owning the
+// columns h dh .. (h+1) dh - 1 (dh = d / H) of Q, K, V and the rows of W_O:
+//   Q = x W_Q, K = x W_K, V = x W_V                       (T, d)
+//   S_h = Q_h K_h^T / sqrt(dh)                            (T, T)  per head
+//   P_h = softmax_j(S_h), S_h[i][j] = -inf for j > i when causal
+//   ctx = [P_0 V_0 | ... | P_{H-1} V_{H-1}]                (T, d)
+//   y = ctx W_O                                           (T, d)
+// No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
+// backward is exact reverse mode, through the softmax as
+//   dS = P * (dP - rowsum(dP * P)).
+template <class S>
+class Attention final : public Sublayer<S> {
+ public:
+  // scratch: shared backward workspace; nullptr allocates a private one.
+  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
+  void set_weights(const AttnBase<S>* base, S sq, S sk, S sv, S so);
+  void forward(S* y, const S* x) override;
+  // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
+  void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
+
+  const AttnBase<S>* base = nullptr;
+  S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
+  bool causal = true;
+  Vecx<S> q, k, v;      // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
+  Vecx<S> att;          // (heads, T, T) softmax probabilities; 0 where masked
+  Mat<S> ctx;           // (T, d) concatenated head outputs
+  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
+  double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
+
+  int heads() const { return H_; }
+  const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * T_; }  // (T, T)
+
+ private:
+  int T_, d_, H_, dh_;
+  std::shared_ptr<AttnScratch<S>> scr_;
+};
+
 template <class S>
 struct Unit {
   Wrapping wrap;
@@ -128,13 +204,32 @@ struct Unit {
   double update_ratio = 0;
 };
 
+// Per-block results; every array is indexed by block (h_l at block boundaries).
 struct ArchResult {
   Arch arch = Arch::plain;
   std::vector<double> grad_norm;     // L+1: ||dloss/dh_l||_F, l = 0..L
   std::vector<double> stream_rms;    // L+1: ||h_l||_F / sqrt(T d)
-  std::vector<double> update_ratio;  // L: entry l-1 is block l, ||u_l|| / ||alpha h_{l-1}||
-  std::vector<double> w1_grad_norm;  // L: entry l-1 is block l
+  // L: entry l-1 is block l. MLP blocks: ||u_l|| / ||alpha h_{l-1}||. Transformer
+  // blocks: sqrt(r_attn^2 + r_mlp^2), the root-sum-square of the two units'
+  // ratios r = ||u|| / ||alpha h_in|| (each unit's own input stream and alpha).
+  // It is the block's combined relative update ||u_attn + u_mlp|| / ||h_{l-1}||
+  // of a pre-norm block when the updates are orthogonal and small against the
+  // stream, and it stays defined where that one is not (a norm on the sum
+  // between the two units, Admin's per-unit alpha).
+  std::vector<double> update_ratio;
+  std::vector<double> w1_grad_norm;  // L: entry l-1 is block l (the block's MLP)
   std::vector<double> w2_grad_norm;  // L
+  // Transformer blocks only; empty for MLP blocks. Entry l-1 is block l.
+  std::vector<double> attn_update_ratio;  // L: r_attn, the attention unit's ||u|| / ||alpha h_in||
+  std::vector<double> mlp_update_ratio;   // L: r_mlp, the MLP unit's
+  // ||d loss / d W_Q||_F. Where the tokens collapse to one (pure attention
+  // without skips, Dong et al. 2021) W_Q and W_K stop mattering and their
+  // gradients fall to the float32 round-off of the simulation (~1e-9 where
+  // double gives ~1e-17); values that small are that floor, not a signal.
+  std::vector<double> wq_grad_norm;       // L
+  std::vector<double> wk_grad_norm;       // L
+  std::vector<double> wv_grad_norm;       // L
+  std::vector<double> wo_grad_norm;       // L
   int first_nonfinite = -1;          // smallest layer index with a non-finite value; -1 if none
 };
 
@@ -142,22 +237,44 @@ template <class S>
 class Model {
  public:
   // Sizes buffers for cfg (reallocating only if a size changed) and wires the
-  // units for `arch`, using base weights from `bank` (prepared by the caller).
+  // units for `arch`, using base weights from `bank` (prepared by the caller
+  // for cfg.depth layers, with attention = true for transformer blocks). For
+  // Admin it also runs the profiling forward pass that sets each unit's alpha.
   void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank);
   // Loss <r, out> and every cache. Returns the loss.
   double forward();
   // Loss when the stream after block l is replaced by h (T x d): runs blocks l+1..L.
   double forward_from(int l, const S* h);
+  // Loss when the stream after unit k (k = 0..units()) is replaced by h.
+  double forward_from_unit(int k, const S* h);
   // dh(l) for every l, norm and weight-gradient norms. Requires forward().
   void backward(bool materialize_weight_grads = false);
+  // forward() and backward() in steps of one unit, with the same arithmetic:
+  // forward() = forward_begin(); forward_step(k) for k = 1..units(); forward_end(),
+  // backward() = backward_begin(); backward_step(k) for k = units()..1.
+  // Engine runs the models of one config (same shapes and weight bank, one per
+  // arch) in lockstep this way, so each unit's weights are read by every arch
+  // while still in cache.
+  void forward_begin();
+  void forward_step(int k);
+  double forward_end();  // the loss
+  void backward_begin();
+  void backward_step(int k, bool materialize_weight_grads = false);
   ArchResult result() const;
 
   int depth() const { return L_; }
   int units() const { return static_cast<int>(units_.size()); }
-  S* h(int l) { return H_.data() + static_cast<long>(l) * T_ * d_; }
-  S* dh(int l) { return dH_.data() + static_cast<long>(l) * T_ * d_; }
-  Unit<S>& unit(int l) { return units_[l - 1]; }  // block l's unit, 1-based
-  Mlp<S>& mlp(int l) { return static_cast<Mlp<S>&>(*units_[l - 1].f); }
+  int units_per_block() const { return P_; }
+  S* stream(int k) { return H_.data() + static_cast<long>(k) * T_ * d_; }    // after unit k
+  S* dstream(int k) { return dH_.data() + static_cast<long>(k) * T_ * d_; }
+  S* h(int l) { return stream(l * P_); }  // after block l
+  S* dh(int l) { return dstream(l * P_); }
+  // Block l's (1-based) unit j: j = 0 the MLP of an MLP block, or in a
+  // transformer block j = 0 attention, j = 1 the MLP.
+  Unit<S>& unit(int l, int j = 0) { return units_[(l - 1) * P_ + j]; }
+  Unit<S>& unit_at(int k) { return units_[k - 1]; }  // unit k of the stack, 1-based
+  Mlp<S>& mlp(int l) { return static_cast<Mlp<S>&>(*unit(l, P_ - 1).f); }
+  Attention<S>& attention(int l) { return static_cast<Attention<S>&>(*unit(l, 0).f); }  // transformer only
   Norm<S>& final_norm() { return final_; }
   Mat<S>& input() { return h0_; }  // h_0, copied into h(0) by forward()
   Mat<S>& readout_matrix() { return r_; }
@@ -165,15 +282,19 @@ class Model {
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
+  void profile_alpha();
   double loss_from_top();
 
   Config cfg_;
   Arch arch_ = Arch::plain;
-  int L_ = 0, T_ = 0, d_ = 0, m_ = 0;
-  std::vector<Unit<S>> units_;
+  Block block_ = Block::mlp;
+  int L_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
+  int P_ = 1;            // units per block
+  std::vector<Unit<S>> units_;  // L * P, block by block
+  std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
   Mat<S> h0_, r_;        // (T, d)
-  Vecx<S> H_, dH_;       // (L+1) * T * d
+  Vecx<S> H_, dH_;       // (L P + 1) * T * d
   Mat<S> out_;           // (T, d) final-norm output
   Mat<S> ds_, dy_, dx_;  // (T, d) backward scratch
 };
