@@ -32,6 +32,8 @@ test('the page loads with no console error, draws three charts and a caption', (
 test('depth 96 and gain 1.2 update every chart, with the values the wasm API returns', () => withServer({}, async (url) => {
   const page = await openPage(browser, url);
   let renders = await page.evaluate(() => window.__resnorm.renders);
+  await page.locator('#depth').fill('40');  // the default is 96: move away first
+  renders = await waitForRender(page, { depth: 40 }, renders);
   await page.locator('#depth').fill('96');
   renders = await waitForRender(page, { depth: 96 }, renders);
   await page.locator('#gain').fill('1.2');
@@ -77,8 +79,8 @@ test('keyboard alone moves the depth slider; 360 px wide has no horizontal scrol
   assert.ok(width <= 360, `page is ${width}px wide at 360`);
   await page.locator('#depth').focus();
   const before = await page.evaluate(() => ({ depth: window.__resnorm.config.depth, renders: window.__resnorm.renders }));
-  await page.keyboard.press('ArrowRight');
-  await waitForRender(page, { depth: before.depth + 1 }, before.renders);
+  await page.keyboard.press('ArrowLeft');
+  await waitForRender(page, { depth: before.depth - 1 }, before.renders);
   await page.screenshot({ path: `${SHOTS}/explorer-phone-dark.png`, fullPage: true });
   assert.deepEqual(page.problems, []);
   await page.context().close();

@@ -1,0 +1,23 @@
+// The nine presets of the engine, as the page shows them: a label, a group
+// (the article's four are on the first row, the rest under "more"), a dash
+// pattern so lines differ without colour, and a one-line description of the block.
+// Colours live in app.css (--arch-<key>), per theme; theme.js reads them.
+
+export const ARCHS = [
+  { key: 'plain', label: 'plain', group: 'article', dash: [], block: 'h ← f(h)' },
+  { key: 'residual', label: 'residual, no norm', group: 'article', dash: [9, 4], block: 'h ← h + f(h)' },
+  { key: 'post_ln', label: 'Post-LN', group: 'article', dash: [2, 3], block: 'h ← LN(h + f(h))' },
+  { key: 'pre_ln', label: 'Pre-LN', group: 'article', dash: [12, 3, 2, 3], block: 'h ← h + f(LN(h))' },
+  { key: 'post_rms', label: 'Post-RMSNorm', group: 'more', dash: [5, 5], block: 'h ← RMS(h + f(h))' },
+  { key: 'pre_rms', label: 'Pre-RMSNorm', group: 'more', dash: [14, 3, 3, 3, 3, 3], block: 'h ← h + f(RMS(h))' },
+  { key: 'sandwich', label: 'sandwich (Gemma 2)', group: 'more', dash: [7, 2, 2, 2], block: 'h ← h + RMS(f(RMS(h)))' },
+  { key: 'deepnorm', label: 'DeepNorm (DeepNet)', group: 'more', dash: [1, 3], block: 'h ← LN(αh + f(h)), α = (2L)^¼' },
+  { key: 'gpt2', label: 'GPT-2 init', group: 'more', dash: [16, 5], block: 'Pre-LN with W₂ × 1/√L' },
+];
+
+export const ARCH_BY_KEY = Object.fromEntries(ARCHS.map((a) => [a.key, a]));
+
+export const archLabel = (key) => ARCH_BY_KEY[key]?.label ?? key;
+
+/** The engine's order of the presets: results and charts follow it, whatever order they were toggled in. */
+export const sortArchs = (keys) => ARCHS.map((a) => a.key).filter((k) => keys.includes(k));

@@ -1,0 +1,49 @@
+// Number formatting shared by the readout, the caption, the table and the axes.
+
+const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+export const superscript = (n) => String(n).replace(/[-0-9]/g, (c) => SUP[c]);
+
+/** "10⁻⁴" for a power of ten on a log axis. */
+export const powerOfTen = (exp) => (exp === 0 ? '1' : exp === 1 ? '10' : `10${superscript(exp)}`);
+
+/** 3 significant digits; scientific with a superscript exponent outside 1e-3..1e4. */
+export function fmtValue(v) {
+  if (v === 0) return '0';
+  if (!Number.isFinite(v)) return 'overflow';
+  const a = Math.abs(v);
+  if (a >= 100 && a < 1e4) return String(Math.round(v));
+  if (a >= 1e-3 && a < 100) return trim(v.toPrecision(3));
+  const [m, e] = v.toExponential(2).split('e');
+  return `${trim(m)}×10${superscript(Number(e))}`;
+}
+
+/** Plain ASCII for the data table (copy-paste friendly): 1.23e-4. */
+export function fmtPlain(v) {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e-3 && a < 1e4) {
+    const s = v.toPrecision(4);
+    if (!s.includes('e')) return trim(s);
+  }
+  return v.toExponential(3).replace(/\.?0+e/, 'e');
+}
+
+function trim(s) {
+  return s.includes('.') && !s.includes('e') ? s.replace(/\.?0+$/, '') : s;
+}
+
+/**
+ * A ratio for prose: "3.2×" between 1/100 and 1000, else a power of ten with
+ * one decimal in the exponent, returned as parts so the caller can set it as
+ * a superscript: {text: '3.2×'} or {base: '10', exp: '−4.1'}.
+ */
+export function fmtRatio(r) {
+  if (r === 0) return { text: '0×' };
+  if (!Number.isFinite(r)) return { text: 'overflow' };
+  if (r >= 10 && r < 1000) return { text: `${Math.round(r)}×` };
+  if (r >= 0.01 && r < 10) return { text: `${trim(r.toPrecision(2))}×` };
+  const e = Math.log10(r);
+  return { base: '10', exp: e.toFixed(1).replace('-', '−') };
+}

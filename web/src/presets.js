@@ -1,0 +1,25 @@
+// Named starting points. Each is a whole config (unlisted fields take their
+// defaults), so a preset always shows the same picture whatever came before.
+import { defaultConfig } from './state.js';
+
+const ARTICLE = ['plain', 'residual', 'post_ln', 'pre_ln'];
+
+export const PRESETS = [
+  // Depth 50, not the engine's default 96: the article works its example at
+  // fifty layers (0.9^50 ≈ 0.005, 1.1^50 ≈ 117) and then says "push the
+  // slider to 96", so its figure starts below 96. Gain 1.0 is the knife's edge.
+  { key: 'article', label: 'Article figure', config: { arch: ARTICLE, depth: 50, gain: 1.0 } },
+  { key: 'vanishing', label: 'Vanishing (g=0.8)', config: { arch: ARTICLE, depth: 50, gain: 0.8 } },
+  { key: 'exploding', label: 'Exploding (g=1.2)', config: { arch: ARTICLE, depth: 50, gain: 1.2 } },
+  { key: 'deep96', label: '96 layers', config: { arch: ARTICLE, depth: 96, gain: 1.0 } },
+  // Llama-style: Pre-RMSNorm blocks, a final RMSNorm before the readout, a wider
+  // MLP; Pre-LN rides along so the RMSNorm-vs-LayerNorm difference is visible.
+  { key: 'modern', label: 'Modern LLM', config: { arch: ['pre_ln', 'pre_rms'], depth: 80, expansion: 4, activation: 'gelu', final_norm: 'rmsnorm' } },
+  { key: 'deepnet', label: 'DeepNet at 1000 layers', config: { arch: ['post_ln', 'deepnorm'], depth: 1000, gain: 1.0 } },
+  // Not on the main row: linked from the explanation of GPT-2's init.
+  { key: 'gpt2', label: 'GPT-2 init vs. residual', config: { arch: ['residual', 'pre_ln', 'gpt2'], depth: 96, gain: 1.0 }, hidden: true },
+];
+
+export const PRESET_BY_KEY = Object.fromEntries(PRESETS.map((p) => [p.key, p]));
+
+export const presetConfig = (key) => ({ ...defaultConfig(), ...PRESET_BY_KEY[key].config });

@@ -1,0 +1,77 @@
+// The hover readout, which is also the legend: one row per shown arch with its
+// line sample and the three numbers at one layer. The charts' synced cursor
+// sets the layer while the pointer is over them; otherwise the "layer" slider
+// does (and moves the charts' cursor, for keyboard users).
+import { archLabel } from './archs.js';
+import { fmtValue } from './format.js';
+import { OK, OVERFLOW } from './series.js';
+import { swatch } from './swatch.js';
+
+export function createReadout({ root, onPick }) {
+  const slider = root.querySelector('#readout-layer');
+  const value = root.querySelector('#readout-layer-value');
+  const body = root.querySelector('tbody');
+  let rows = {}; // arch -> {grad, stream, update} cells
+  let data = null; // {prepared, archs, depth}
+  let hover = null;
+
+  slider.addEventListener('input', () => {
+    show(Number(slider.value));
+    onPick(Number(slider.value));
+  });
+
+  function cellText(prepared, arch, i) {
+    if (i < 0 || i >= prepared.raw[arch].length) return '—';
+    const cls = prepared.cls[arch][i];
+    if (cls === OVERFLOW) return 'overflow';
+    const v = prepared.raw[arch][i];
+    return cls === OK ? fmtValue(v) : '0';
+  }
+
+  function show(layer) {
+    if (!data) return;
+    const L = data.depth;
+    const l = Math.max(0, Math.min(L, layer));
+    value.value = `layer ${l} of ${L}`;
+    if (hover == null) slider.setAttribute('aria-valuetext', `layer ${l} of ${L}`);
+    const { grad, stream, update } = data.prepared;
+    for (const arch of data.archs) {
+      const r = rows[arch];
+      r.grad.textContent = cellText(grad, arch, l);
+      r.stream.textContent = cellText(stream, arch, l);
+      r.update.textContent = l === 0 ? '—' : cellText(update, arch, l - 1);
+      for (const cell of Object.values(r)) cell.classList.toggle('is-overflow', cell.textContent === 'overflow');
+    }
+  }
+
+  return {
+    /** New results: rebuild the rows if the archs changed, then refill. */
+    set(next) {
+      const archsChanged = !data || data.archs.join() !== next.archs.join();
+      data = next;
+      slider.max = String(next.depth);
+      if (archsChanged) {
+        rows = {};
+        body.replaceChildren(
+          ...next.archs.map((arch) => {
+            const tr = document.createElement('tr');
+            const th = document.createElement('th');
+            th.scope = 'row';
+            th.append(swatch(arch), ' ', archLabel(arch));
+            const cells = { grad: document.createElement('td'), stream: document.createElement('td'), update: document.createElement('td') };
+            tr.append(th, cells.grad, cells.stream, cells.update);
+            rows[arch] = cells;
+            return tr;
+          }),
+        );
+      }
+      show(hover ?? Number(slider.value));
+    },
+    /** The pointer is at `layer` (null when it left the charts). */
+    hover(layer) {
+      if (layer === hover) return;
+      hover = layer;
+      show(layer ?? Number(slider.value));
+    },
+  };
+}
