@@ -102,7 +102,7 @@ export function normalizeConfig(config = {}) {
 
 // ---------------------------------------------------------------- presets (recipe() in model.cpp)
 
-function recipe(arch, N) {
+export function recipe(arch, N) {
   const r = { skip: true, alpha: 1.0, inn: NONE, out: NONE, outer: NONE, w1: 1.0, w2: 1.0 };
   switch (arch) {
     case 'plain': r.skip = false; break;
@@ -348,6 +348,28 @@ function frobDot(a, b) {
   return s;
 }
 
+// ||A^T B||_F^2 from float Gram matrices, redone in double (scaled) when the
+// float squares overflow or underflow with finite inputs: model.cpp's grad_sq.
+function gradSq(A, Ka, B, Kb, T, gA, gB) {
+  gemmNT(A, A, gA, T, Ka, T, 1);
+  gemmNT(B, B, gB, T, Kb, T, 1);
+  const r = frobDot(gA, gB);
+  if (Number.isFinite(r) && r > 1e-60) return r;
+  const finite = (X, K) => { for (let i = 0; i < T * K; ++i) if (!Number.isFinite(X[i])) return false; return true; };
+  if (!finite(A, Ka) || !finite(B, Kb)) return Number.isFinite(r) ? NaN : r;
+  const maxabs = (X, K) => { let m = 0; for (let i = 0; i < T * K; ++i) m = Math.max(m, Math.abs(X[i])); return m > 0 ? m : 1; };
+  const sa = maxabs(A, Ka), sb = maxabs(B, Kb);
+  let sum = 0;
+  for (let i = 0; i < T; ++i)
+    for (let j = 0; j < T; ++j) {
+      let gi = 0, gj = 0;
+      for (let k = 0; k < Ka; ++k) gi += (A[i * Ka + k] / sa) * (A[j * Ka + k] / sa);
+      for (let k = 0; k < Kb; ++k) gj += (B[i * Kb + k] / sb) * (B[j * Kb + k] / sb);
+      sum += gi * gj;
+    }
+  return sum * (sa * sa) * (sb * sb);
+}
+
 // ---------------------------------------------------------------- norms (norms.h)
 
 class Norm {
@@ -561,7 +583,7 @@ class Mlp {
     gemmNN(x, this.base.B1, p, T, d, m, this.s1);
     const n = T * m;
     switch (this.act) {
-      case RELU: for (let i = 0; i < n; ++i) a[i] = p[i] > 0 ? p[i] : 0; break;
+      case RELU: for (let i = 0; i < n; ++i) a[i] = p[i] > 0 || p[i] !== p[i] ? p[i] : 0; break; // NaN stays NaN
       case GELU: for (let i = 0; i < n; ++i) a[i] = gelu(p[i]); break;
       case TANH: for (let i = 0; i < n; ++i) a[i] = Math.tanh(p[i]); break;
       case LINEAR: a.set(p); break;
@@ -575,18 +597,14 @@ class Mlp {
     gemmNT(dy, this.base.B2, dp, T, d, m, this.s2);
     const n = T * m;
     switch (this.act) {
-      case RELU: for (let i = 0; i < n; ++i) if (!(p[i] > 0)) dp[i] = 0; break;
+      case RELU: for (let i = 0; i < n; ++i) dp[i] *= p[i] > 0 || p[i] !== p[i] ? 1 : 0; break; // non-finite stays
       case GELU: for (let i = 0; i < n; ++i) dp[i] *= geluGrad(p[i]); break;
       case TANH: for (let i = 0; i < n; ++i) dp[i] *= fround(1 - fround(a[i] * a[i])); break;
       case LINEAR: break;
     }
     gemmNT(dp, this.base.B1, dx, T, m, d, this.s1);
-    gemmNT(a, a, gramIn, T, m, T, 1);
-    gemmNT(dy, dy, gramOut, T, d, T, 1);
-    this.w2GradSq = frobDot(gramIn, gramOut);
-    gemmNT(x, x, gramIn, T, d, T, 1);
-    gemmNT(dp, dp, gramOut, T, m, T, 1);
-    this.w1GradSq = frobDot(gramIn, gramOut);
+    this.w2GradSq = gradSq(a, m, dy, d, T, gramIn, gramOut);
+    this.w1GradSq = gradSq(x, d, dp, m, T, gramIn, gramOut);
   }
 }
 

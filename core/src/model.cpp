@@ -3,6 +3,7 @@
 
 #include <Eigen/QR>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "resnorm/kernels.h"
@@ -198,6 +199,41 @@ double frob_dot(const Mat<S>& a, const Mat<S>& b) {
   return s;
 }
 
+// ||A^T B||_F^2 for A (T, Ka), B (T, Kb), as <A A^T, B B^T> with (T, T) Gram
+// matrices in S. The squares in a float Gram overflow (or underflow) long
+// before A or B do: whenever that happens with finite inputs, the sum is
+// redone in double, so a reported weight-gradient norm is non-finite only if
+// the gradient itself is.
+template <class S>
+double grad_sq(const S* A, int Ka, const S* B, int Kb, int T, Mat<S>& ga, Mat<S>& gb) {
+  kernels::gram(A, ga.data(), T, Ka);
+  kernels::gram(B, gb.data(), T, Kb);
+  const double r = frob_dot(ga, gb);
+  if (std::isfinite(r) && r > 1e-60) return r;
+  auto finite = [T](const S* X, int K) {
+    for (long i = 0; i < static_cast<long>(T) * K; ++i)
+      if (!std::isfinite(X[i])) return false;
+    return true;
+  };
+  if (!finite(A, Ka) || !finite(B, Kb)) return std::isfinite(r) ? std::numeric_limits<double>::quiet_NaN() : r;
+  // Scaled so that neither huge nor tiny values leave double's range either.
+  auto maxabs = [T](const S* X, int K) {
+    double m = 0;
+    for (long i = 0; i < static_cast<long>(T) * K; ++i) m = std::max(m, std::abs(double(X[i])));
+    return m > 0 ? m : 1.0;
+  };
+  const double sa = maxabs(A, Ka), sb = maxabs(B, Kb);
+  double sum = 0;
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) {
+      double gi = 0, gj = 0;
+      for (int k = 0; k < Ka; ++k) gi += (A[i * Ka + k] / sa) * (A[j * Ka + k] / sa);
+      for (int k = 0; k < Kb; ++k) gj += (B[i * Kb + k] / sb) * (B[j * Kb + k] / sb);
+      sum += gi * gj;
+    }
+  return sum * (sa * sa) * (sb * sb);
+}
+
 template <class S>
 double sq_norm(const S* x, long n) {
   double s = 0;
@@ -233,7 +269,8 @@ void Mlp<S>::forward(S* y, const S* x) {
   S* pa = a.data();
   switch (act) {
     case Activation::relu:
-      for (long i = 0; i < n; ++i) pa[i] = pp[i] > S(0) ? pp[i] : S(0);
+      // NaN stays NaN (a comparison would turn it into 0 and hide an overflow).
+      for (long i = 0; i < n; ++i) pa[i] = (pp[i] > S(0) || pp[i] != pp[i]) ? pp[i] : S(0);
       break;
     case Activation::gelu:
       for (long i = 0; i < n; ++i) pa[i] = gelu(pp[i]);
@@ -260,7 +297,8 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   S* g = dp.data();
   switch (act) {
     case Activation::relu:
-      for (long i = 0; i < n; ++i) g[i] = pp[i] > S(0) ? g[i] : S(0);
+      // A product, not a select: a non-finite gradient or input stays non-finite.
+      for (long i = 0; i < n; ++i) g[i] *= (pp[i] > S(0) || pp[i] != pp[i]) ? S(1) : S(0);
       break;
     case Activation::gelu:
       for (long i = 0; i < n; ++i) g[i] *= gelu_grad(pp[i]);
@@ -273,12 +311,8 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   }
   kernels::gemm_nt(g, base->B1.data(), dx, T_, m_, d_, s1);
 
-  kernels::gram(pa, gram_in.data(), T_, m_);
-  kernels::gram(dy, gram_out.data(), T_, d_);
-  w2_grad_sq = frob_dot(gram_in, gram_out);
-  kernels::gram(x, gram_in.data(), T_, d_);
-  kernels::gram(g, gram_out.data(), T_, m_);
-  w1_grad_sq = frob_dot(gram_in, gram_out);
+  w2_grad_sq = grad_sq(pa, m_, dy, d_, T_, gram_in, gram_out);
+  w1_grad_sq = grad_sq(x, d_, g, m_, T_, gram_in, gram_out);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
@@ -460,16 +494,10 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.tmp.data(), T, d, d, sv);
   add_into(dx, w.tmp.data(), n);
 
-  kernels::gram(x, w.gram_in.data(), T, d);
-  kernels::gram(w.dq.data(), w.gram_out.data(), T, d);
-  wq_grad_sq = frob_dot(w.gram_in, w.gram_out);
-  kernels::gram(w.dk.data(), w.gram_out.data(), T, d);
-  wk_grad_sq = frob_dot(w.gram_in, w.gram_out);
-  kernels::gram(w.dv.data(), w.gram_out.data(), T, d);
-  wv_grad_sq = frob_dot(w.gram_in, w.gram_out);
-  kernels::gram(ctx.data(), w.gram_in.data(), T, d);
-  kernels::gram(dy, w.gram_out.data(), T, d);
-  wo_grad_sq = frob_dot(w.gram_in, w.gram_out);
+  wq_grad_sq = grad_sq(x, d, w.dq.data(), d, T, w.gram_in, w.gram_out);
+  wk_grad_sq = grad_sq(x, d, w.dk.data(), d, T, w.gram_in, w.gram_out);
+  wv_grad_sq = grad_sq(x, d, w.dv.data(), d, T, w.gram_in, w.gram_out);
+  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram_in, w.gram_out);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);

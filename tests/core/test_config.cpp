@@ -138,6 +138,26 @@ TEST_CASE("orthogonal init: semi-orthogonal matrices with the gaussian Frobenius
   }
 }
 
+TEST_CASE("weight-gradient norms stay finite while the gradients are: no spurious float overflow", "[nonfinite]") {
+  // Squares of 1e22 overflow a float Gram matrix, not the gradient itself.
+  Config cfg;
+  cfg.archs = {Arch::plain, Arch::residual};
+  cfg.depth = 130;
+  cfg.gain = 1.5;
+  Engine<float> engine;
+  Results res;
+  REQUIRE(engine.simulate(cfg, &res).ok());
+  for (const ArchResult& r : res.archs) {
+    CHECK(r.first_nonfinite == -1);
+    CHECK(r.w1_grad_norm[0] > 1e19);  // large and finite
+  }
+  // And they agree with the double engine's (whose Gram matrices do not overflow) to float precision.
+  Engine<double> exact;
+  Results rd;
+  REQUIRE(exact.simulate(cfg, &rd).ok());
+  CHECK(res.archs[0].w1_grad_norm[0] == Approx(rd.archs[0].w1_grad_norm[0]).epsilon(1e-3));
+}
+
 TEST_CASE("overflow is reported as a first non-finite layer, never a crash", "[nonfinite]") {
   Config cfg;
   cfg.archs = {Arch::plain, Arch::residual, Arch::post_ln};
@@ -149,6 +169,15 @@ TEST_CASE("overflow is reported as a first non-finite layer, never a crash", "[n
   CHECK(res.archs[0].first_nonfinite >= 0);  // plain: 1.5^1024 overflows float
   CHECK(res.archs[1].first_nonfinite >= 0);  // residual: sqrt(1 + 2.25)^1024 too
   CHECK(res.archs[2].first_nonfinite == -1); // post_ln stays finite
+  // Once the stream is non-finite it stays so: ReLU keeps NaN (it does not
+  // read as 0), so a later layer never looks like a recovered, finite stream.
+  for (size_t a = 0; a < 2; ++a) {
+    const std::vector<double>& s = res.archs[a].stream_rms;
+    size_t first = 0;
+    while (first < s.size() && std::isfinite(s[first])) ++first;
+    REQUIRE(first < s.size());
+    for (size_t l = first; l < s.size(); ++l) CHECK_FALSE(std::isfinite(s[l]));
+  }
   const std::string json = results_json(res);
   CHECK(json.find("null") != std::string::npos);
   CHECK(json.find("nan") == std::string::npos);
