@@ -1,7 +1,15 @@
 // The static site: web/ -> dist/, relative URLs only (base './'), so the
 // output works from any sub-path of any static host.
 import { defineConfig } from 'vite';
+import { existsSync } from 'node:fs';
 import { mathPlugin } from './web/build/math-plugin.js';
+
+// Every top-level page of the site (the explorer, the quizzes, the papers,
+// the embeddable view), each built if it exists.
+const PAGES = ['index', 'quiz', 'papers', 'embed'];
+const input = Object.fromEntries(
+  PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]),
+);
 
 export default defineConfig({
   root: 'web',
@@ -14,6 +22,7 @@ export default defineConfig({
     target: 'es2022',
     assetsInlineLimit: 0, // never inline the wasm or anything else as data: URLs
     modulePreload: { polyfill: false }, // the polyfill is an inline script, refused by a strict CSP
+    rollupOptions: { input },
   },
   worker: { format: 'es' },
   server: { fs: { allow: ['..'] } },

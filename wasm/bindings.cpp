@@ -20,8 +20,8 @@ namespace {
 // check instead of being truncated by a conversion), enums as their names.
 struct JsConfig {
   std::string arch;  // comma-separated
-  double depth, width, tokens, expansion, gain, seed;
-  std::string activation, init, final_norm;
+  double depth, width, tokens, expansion, gain, seed, heads;
+  std::string activation, init, final_norm, block, causal;
 };
 
 class Simulation {
@@ -38,7 +38,9 @@ class Simulation {
   // Out-of-range indices give "", -1 and an empty view: nothing here throws.
   std::string archName(int i) const { return valid(i) ? resnorm::name(res_.archs[i].arch) : ""; }
   int firstNonfinite(int i) const { return valid(i) ? res_.archs[i].first_nonfinite : -1; }
-  // which: 0 grad_norm, 1 stream_rms, 2 update_ratio, 3 w1_grad_norm, 4 w2_grad_norm
+  // which: 0 grad_norm, 1 stream_rms, 2 update_ratio, 3 w1_grad_norm, 4 w2_grad_norm,
+  // transformer blocks also 5 attn_update_ratio, 6 mlp_update_ratio, 7..10 wq/wk/wv/wo_grad_norm
+  // (empty for MLP blocks).
   val array(int i, int which) const {
     if (!valid(i)) return val(typed_memory_view(size_t(0), static_cast<const double*>(nullptr)));
     const std::vector<double>& v = pick(res_.archs[i], which);
@@ -53,17 +55,23 @@ class Simulation {
       case 1: return r.stream_rms;
       case 2: return r.update_ratio;
       case 3: return r.w1_grad_norm;
-      default: return r.w2_grad_norm;
+      case 4: return r.w2_grad_norm;
+      case 5: return r.attn_update_ratio;
+      case 6: return r.mlp_update_ratio;
+      case 7: return r.wq_grad_norm;
+      case 8: return r.wk_grad_norm;
+      case 9: return r.wv_grad_norm;
+      default: return r.wo_grad_norm;
     }
   }
   static resnorm::Status apply(resnorm::Config& cfg, const JsConfig& js) {
     const std::pair<const char*, double> numbers[] = {{"depth", js.depth},     {"width", js.width},
                                                       {"tokens", js.tokens},   {"expansion", js.expansion},
-                                                      {"gain", js.gain},       {"seed", js.seed}};
-    const std::pair<const char*, const std::string*> names[] = {{"arch", &js.arch},
-                                                                {"activation", &js.activation},
-                                                                {"init", &js.init},
-                                                                {"final_norm", &js.final_norm}};
+                                                      {"gain", js.gain},       {"seed", js.seed},
+                                                      {"heads", js.heads}};
+    const std::pair<const char*, const std::string*> names[] = {
+        {"arch", &js.arch},         {"activation", &js.activation}, {"init", &js.init},
+        {"final_norm", &js.final_norm}, {"block", &js.block},       {"causal", &js.causal}};
     for (auto& [field, text] : names) {
       resnorm::Status st = resnorm::set_field(cfg, field, *text);
       if (!st.ok()) return st;
@@ -149,7 +157,10 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .field("activation", &JsConfig::activation)
       .field("init", &JsConfig::init)
       .field("final_norm", &JsConfig::final_norm)
-      .field("seed", &JsConfig::seed);
+      .field("seed", &JsConfig::seed)
+      .field("block", &JsConfig::block)
+      .field("heads", &JsConfig::heads)
+      .field("causal", &JsConfig::causal);
   class_<Simulation>("Simulation")
       .constructor<>()
       .function("run", &Simulation::run)

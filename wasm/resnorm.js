@@ -14,7 +14,10 @@
 // This file only converts: the checks and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
 
-const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
+// In the order of bindings.cpp's array(i, which). The last six exist for
+// transformer blocks only (empty for MLP blocks, and then left out).
+const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm',
+  'attn_update_ratio', 'mlp_update_ratio', 'wq_grad_norm', 'wk_grad_norm', 'wv_grad_norm', 'wo_grad_norm'];
 
 export class Resnorm {
   constructor(module) {
@@ -44,7 +47,10 @@ export class Resnorm {
     for (let i = 0; i < n; i++) {
       const r = {};
       // Copy out of the wasm heap now: the next call may grow memory and detach views.
-      ARRAYS.forEach((key, which) => { r[key] = this._sim.array(i, which).slice(); });
+      ARRAYS.forEach((key, which) => {
+        const v = this._sim.array(i, which).slice();
+        if (v.length || which < 5) r[key] = v;
+      });
       const nf = this._sim.firstNonfinite(i);
       r.first_nonfinite = nf < 0 ? null : nf;
       results[this._sim.archName(i)] = r;
@@ -104,6 +110,7 @@ function unwrap(result) {
 
 function parseDefault(f) {
   if (f.kind === 'choice_list') return f.default.split(',');
+  if (f.name === 'causal') return f.default === 'true';
   if (f.kind === 'choice') return f.default;
   return Number(f.default);
 }
@@ -122,9 +129,12 @@ function toWasm(cfg) {
     expansion: num(cfg.expansion),
     gain: num(cfg.gain),
     seed: num(cfg.seed),
+    heads: num(cfg.heads),
     activation: text(cfg.activation),
     init: text(cfg.init),
     final_norm: text(cfg.final_norm),
+    block: text(cfg.block),
+    causal: text(cfg.causal), // true/false (or their names)
   };
 }
 

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { ROOT, WASM, cli, loadWasm } from './helpers.js';
 
 const rn = await loadWasm();
-const FIELDS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
 
 // Max relative difference between the CLI's JSON (null = non-finite) and the
 // wasm arrays; asserts that non-finite values sit at the same places.
@@ -19,7 +18,9 @@ function compare(config) {
   for (const [arch, n] of Object.entries(native.results)) {
     const w = wasm.results[arch];
     assert.equal(w.first_nonfinite, n.first_nonfinite, `${arch} first_nonfinite`);
-    for (const f of FIELDS) {
+    const fields = Object.keys(n).filter((k) => k !== 'first_nonfinite');
+    assert.deepEqual(Object.keys(w).filter((k) => k !== 'first_nonfinite'), fields, `${arch} arrays`);
+    for (const f of fields) {
       assert.equal(w[f].length, n[f].length, `${arch}.${f} length`);
       n[f].forEach((v, i) => {
         if (v === null) {
@@ -51,6 +52,14 @@ const CONFIGS = {
     arch: ['plain', 'residual', 'post_ln'], depth: 400, gain: 1.5, seed: 1,
   },
   'DeepNet at 1000 layers': { arch: ['deepnorm', 'post_ln'], depth: 1000 },
+  'transformer blocks, 4 heads, causal, with Admin': {
+    arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'admin', 'gpt2', 'deepnorm'], block: 'transformer',
+    depth: 24, tokens: 16, heads: 4,
+  },
+  'transformer blocks, 2 heads, no mask, gelu': {
+    arch: ['pre_rms', 'sandwich', 'post_rms'], block: 'transformer', depth: 10, width: 32, tokens: 6,
+    heads: 2, causal: false, activation: 'gelu', final_norm: 'layernorm',
+  },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {
