@@ -1,0 +1,353 @@
+// The quiz page as a learner (and a course author) uses it, in Debian's Chromium, under the strict
+// Content-Security-Policy: the question bank, deep links, live experiments, the norm panel, the
+// generated questions, keyboard-only use, damaged saved progress, the phone layout, the exports.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { SHOTS, STRICT_CSP, launch, openPage, serve } from './harness.js';
+import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
+import { exportText } from '../../web/src/quiz-ui/export-menu.js';
+
+const rawBank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
+const KEY = 'resnorm.quiz.v1';
+
+let browser;
+let server;
+before(async () => {
+  browser = await launch();
+  server = await serve({ csp: STRICT_CSP });
+});
+after(async () => {
+  await server?.close();
+  await browser?.close();
+});
+
+const quizUrl = (hash = '') => `${server.url}quiz.html${hash}`;
+const itemId = (page) => page.locator('.quiz-item').getAttribute('data-id');
+const saved = (page) => page.evaluate((k) => JSON.parse(localStorage.getItem(k)), KEY);
+
+async function done(page) {
+  assert.deepEqual(page.problems, [], page.problems.join('\n'));
+  await page.context().close();
+}
+
+test('a true/false item: pick, reveal, graded; after a reload the progress is still there', async () => {
+  const page = await openPage(browser, quizUrl('#quiz'));
+  await page.locator('#filter-section').selectOption('true-false');
+  assert.equal(await itemId(page), 'tf-01');
+  const item = rawBank.items.find((it) => it.id === 'tf-01');
+  // Nothing of the answer before committing: the solution is hidden, reveal is disabled.
+  assert.equal(await page.locator('.item-solution').isHidden(), true);
+  assert.equal(await page.locator('[data-action=reveal]').isDisabled(), true);
+  await page.locator(`.choice[data-choice=${item.answer}]`).click();
+  await page.locator('[data-action=reveal]').click();
+  await page.locator('.item-solution').waitFor();
+  assert.match(await page.locator('.item-result').textContent(), /^Right/);
+  assert.match(await page.locator('.item-graded').textContent(), /box 2 of 5/);
+  assert.match(await page.locator('#score').textContent(), /1 of 1 correct/);
+  await page.screenshot({ path: `${SHOTS}/quiz-tf-revealed.png`, fullPage: true });
+
+  const stored = await saved(page);
+  assert.equal(stored.items['tf-01'].box, 2);
+  assert.equal(stored.items['tf-01'].correct, 1);
+
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  assert.equal((await saved(page)).items['tf-01'].box, 2);
+  assert.match(await page.locator('#score').textContent(), /1 of 1 correct/);
+  // tf-01 moved to box 2 (due tomorrow): the due queue starts elsewhere; its deep link shows its box.
+  assert.notEqual(await itemId(page), 'tf-01');
+  assert.match(await page.locator('#queue-info').textContent(), /43 questions due/);
+  await page.goto(quizUrl('#quiz/tf-01'));
+  await page.locator('.quiz-item[data-id="tf-01"]').waitFor();
+  assert.match(await page.locator('.item-box').textContent(), /box 2 of 5/);
+  assert.match(await page.locator('.item-seen').textContent(), /answered 1×, right 1×/);
+  await done(page);
+});
+
+test('a deep link #quiz/<id> opens that item; an unknown id gets a notice, not a broken page', async () => {
+  const page = await openPage(browser, quizUrl('#quiz/why-03'));
+  await page.locator('.quiz-item[data-id="why-03"]').waitFor();
+  assert.equal(await page.locator('#area-quiz').isVisible(), true);
+  // Math from the build: MathML, not TeX.
+  const page2 = await openPage(browser, quizUrl('#quiz/tf-03'));
+  await page2.locator('.quiz-item[data-id="tf-03"]').waitFor();
+  assert.ok(await page2.locator('.item-prompt math').count() > 0, 'the prompt has MathML');
+  assert.doesNotMatch(await page2.locator('.item-prompt').textContent(), /\\\(/);
+  await done(page2);
+  await page.evaluate(() => { location.hash = '#quiz/nope-99'; });
+  await page.locator('#notice').waitFor();
+  assert.match(await page.locator('#notice-text').textContent(), /nope-99/);
+  assert.ok(await page.locator('.quiz-item').count() === 1);
+  await page.evaluate(() => { location.hash = '#quiz/edge-05'; });
+  await page.locator('.quiz-item[data-id="edge-05"]').waitFor();
+  await done(page);
+});
+
+test('every check in the bank shows "Confirmed by the engine" with its numbers', async () => {
+  const page = await openPage(browser, quizUrl('#quiz'));
+  const withCheck = rawBank.items.filter((it) => it.experiment && it.experiment.check);
+  assert.ok(withCheck.length >= 20);
+  for (const it of withCheck) {
+    await page.evaluate((id) => { location.hash = `#quiz/${id}`; }, it.id);
+    await page.locator(`.quiz-item[data-id="${it.id}"]`).waitFor();
+    if (it.type === 'true-false') await page.locator('.choice[data-choice=true]').click();
+    await page.locator('[data-action=reveal]').click();
+    const check = page.locator('.exp-check');
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status !== 'pending', null, { timeout: 20000 });
+    const [status, text] = [await check.getAttribute('data-status'), await check.textContent()];
+    assert.equal(status, 'confirmed', `${it.id}: ${text}`);
+    assert.match(text, /^Confirmed by the engine: .*\d/);
+  }
+  await done(page);
+});
+
+test('a live experiment opens the explorer set to the item\'s preset; a norm item opens the norm panel', async () => {
+  const page = await openPage(browser, quizUrl('#quiz/tf-02'));
+  const item = rawBank.items.find((it) => it.id === 'tf-02');
+  await page.locator('.choice[data-choice=false]').click();
+  await page.locator('[data-action=reveal]').click();
+  await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, { timeout: 20000 });
+  await page.screenshot({ path: `${SHOTS}/quiz-experiment.png`, fullPage: true });
+  await Promise.all([page.waitForURL(/\/#/), page.locator('[data-action=explorer]').click()]);
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnorm, null, { timeout: 20000 });
+  const config = await page.evaluate(() => window.__resnorm.config);
+  assert.deepEqual(config.arch, item.experiment.preset.arch);
+  assert.equal(config.depth, item.experiment.preset.depth);
+  assert.equal(config.gain, item.experiment.preset.gain);
+  // Back comes to the same question.
+  await page.goBack();
+  await page.locator('.quiz-item[data-id="tf-02"]').waitFor();
+
+  await page.goto(quizUrl('#quiz/err-04'));
+  await page.locator('.quiz-item[data-id="err-04"]').waitFor();
+  await page.locator('[data-action=reveal]').click();
+  await page.locator('[data-action=norm]').click();
+  await page.locator('#area-norm').waitFor();
+  assert.equal(await page.locator('#area-quiz').isHidden(), true);
+  assert.match(await page.locator('#norm-back').textContent(), /err-04/);
+  await page.locator('#norm-back a').click();
+  await page.locator('.quiz-item[data-id="err-04"][data-phase="revealed"]').waitFor();
+  await done(page);
+});
+
+test('damaged or old saved progress is reset with a visible notice, and the quiz works', async () => {
+  for (const bad of ['{not json', JSON.stringify({ version: 0, items: {} }), JSON.stringify({ version: 1, items: { 'tf-01': { box: 9 } } })]) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(([k, v]) => {
+      if (!sessionStorage.getItem('seeded')) {
+        localStorage.setItem(k, v);
+        sessionStorage.setItem('seeded', '1');
+      }
+    }, [KEY, bad]);
+    const page = await context.newPage();
+    page.problems = [];
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+    page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+    await page.goto(quizUrl('#quiz/tf-01'));
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    assert.equal(await page.locator('#notice').isVisible(), true, bad);
+    assert.match(await page.locator('#notice-text').textContent(), /Quiz progress/);
+    await page.locator('.choice[data-choice=false]').click();
+    await page.locator('[data-action=reveal]').click();
+    assert.match(await page.locator('.item-graded').textContent(), /Recorded/);
+    assert.equal((await saved(page)).items['tf-01'].seen, 1);
+    await page.locator('#notice-close').click();
+    assert.equal(await page.locator('#notice').isHidden(), true);
+    assert.deepEqual(page.problems, [], page.problems.join('\n'));
+    await context.close();
+  }
+});
+
+// The displayed numbers of some cells, as text.
+const cells = (page, prefix, n) => Promise.all(Array.from({ length: n }, (_, i) => page.locator(`[data-cell="${prefix}-${i}"]`).textContent()));
+const renders = (page, id) => page.evaluate((i) => Number(document.getElementById(i).dataset.renders || 0), id);
+const waitRender = (page, id, n) => page.waitForFunction(([i, k]) => Number(document.getElementById(i).dataset.renders || 0) > k, [id, n]);
+
+async function setNumber(page, id, value) {
+  const n = await renders(page, id.startsWith('tok') ? 'token-norm' : 'batch-norm');
+  await page.locator(`#${id}-num`).fill(String(value));
+  await page.locator(`#${id}-num`).press('Enter');
+  await waitRender(page, id.startsWith('tok') ? 'token-norm' : 'batch-norm', n);
+}
+
+test('the norm panel: a constant token gives beta; another sequence\'s length moves BatchNorm, not LayerNorm', async () => {
+  const page = await openPage(browser, quizUrl('#norm'));
+  await waitRender(page, 'token-norm', 0);
+  await waitRender(page, 'batch-norm', 0);
+  assert.equal(await page.locator('#nav-norm').getAttribute('aria-current'), 'page');
+
+  // gamma = 1, beta = 0 still standardizes: output mean 0, variance 1.
+  assert.equal(await page.locator('[data-cell="ln-out-mean"]').textContent(), '0.0000');
+  assert.equal(await page.locator('[data-cell="ln-out-var"]').textContent(), '1.0000');
+
+  await setNumber(page, 'tok-beta', 0.75);
+  await setNumber(page, 'tok-gamma', 2);
+  let n = await renders(page, 'token-norm');
+  await page.locator('#tok-constant').click();
+  await waitRender(page, 'token-norm', n);
+  const x = await cells(page, 'x', 6);
+  assert.ok(x.every((v) => v === x[0]), `constant: ${x}`);
+  assert.deepEqual(await cells(page, 'ln', 6), Array(6).fill('0.750'));
+  assert.equal(await page.locator('[data-cell="ln-var"]').textContent(), '0.0000');
+  assert.match(await page.locator('#token-norm .norm-note').textContent(), /outputs β = 0\.75/);
+  await page.screenshot({ path: `${SHOTS}/quiz-norm-constant.png`, fullPage: true });
+  n = await renders(page, 'token-norm');
+  await page.locator('#tok-shift').click(); // still constant: still beta
+  await waitRender(page, 'token-norm', n);
+  assert.deepEqual(await cells(page, 'ln', 6), Array(6).fill('0.750'));
+
+  // BatchNorm against LayerNorm: the watched token is sequence 1's first.
+  const before = { bn: await cells(page, 'watch-bn', 4), ln: await cells(page, 'watch-ln', 4) };
+  await setNumber(page, 'bn-len-1', 6); // sequence 2: 3 -> 6 real tokens
+  const afterLen = { bn: await cells(page, 'watch-bn', 4), ln: await cells(page, 'watch-ln', 4) };
+  assert.notDeepEqual(afterLen.bn, before.bn, 'BatchNorm moved');
+  assert.deepEqual(afterLen.ln, before.ln, 'LayerNorm stayed');
+  assert.ok(Number(await page.locator('.moved').getAttribute('data-bn')) > 1e-3);
+  assert.equal(Number(await page.locator('.moved').getAttribute('data-ln')), 0);
+
+  await setNumber(page, 'bn-padding', 4); // more padding, counted
+  const afterPad = { bn: await cells(page, 'watch-bn', 4), ln: await cells(page, 'watch-ln', 4) };
+  assert.notDeepEqual(afterPad.bn, afterLen.bn);
+  assert.deepEqual(afterPad.ln, before.ln);
+
+  await setNumber(page, 'bn-batch', 1); // as at inference
+  const afterOne = { bn: await cells(page, 'watch-bn', 4), ln: await cells(page, 'watch-ln', 4) };
+  assert.notDeepEqual(afterOne.bn, afterPad.bn);
+  assert.deepEqual(afterOne.ln, before.ln);
+  assert.equal(await page.locator('#bn-len-1').isHidden(), true);
+  await page.screenshot({ path: `${SHOTS}/quiz-norm-batch1.png`, fullPage: true });
+  await done(page);
+});
+
+test('keyboard alone: answer, reveal, grade, next', async () => {
+  const page = await openPage(browser, quizUrl('#quiz/tf-01'));
+  await page.locator('.quiz-item[data-id="tf-01"]').waitFor();
+  await page.keyboard.press('f'); // tf-01 is false
+  assert.equal(await page.locator('.choice[data-choice=false]').getAttribute('aria-pressed'), 'true');
+  await page.keyboard.press('Enter'); // the focus moved to "Reveal"
+  await page.locator('.quiz-item[data-phase="graded"]').waitFor();
+  assert.match(await page.locator('.item-result').textContent(), /^Right/);
+  await page.keyboard.press('Enter'); // the focus moved to "Next question"
+  await page.waitForFunction(() => document.querySelector('.quiz-item')?.dataset.id !== 'tf-01');
+  assert.equal(await page.evaluate(() => location.hash), '#quiz');
+  const second = await itemId(page);
+  assert.equal(second, 'tf-02');
+  await page.keyboard.press('t');
+  await page.keyboard.press('r');
+  await page.locator('.quiz-item[data-phase="graded"]').waitFor();
+  assert.match(await page.locator('.item-result').textContent(), /^Not quite/);
+  await page.keyboard.press('n');
+  await page.waitForFunction(() => document.querySelector('.quiz-item')?.dataset.id === 'tf-03');
+
+  // An open item: Tab into the answer box, type, Ctrl+Enter reveals, G grades, N moves on.
+  await page.evaluate(() => { location.hash = '#quiz/why-01'; });
+  await page.locator('.quiz-item[data-id="why-01"]').waitFor();
+  for (let i = 0; i < 60 && !(await page.evaluate(() => document.activeElement?.id === 'answer-why-01')); i++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'answer-why-01');
+  await page.keyboard.type('the identity path');
+  await page.keyboard.press('Control+Enter');
+  await page.locator('.quiz-item[data-phase="revealed"]').waitFor();
+  assert.match(await page.locator('.your-answer-text').textContent(), /the identity path/);
+  await page.keyboard.press('g');
+  await page.locator('.quiz-item[data-phase="graded"]').waitFor();
+  assert.match(await page.locator('#score').textContent(), /2 of 3 correct \(1 self-graded\)/);
+  await page.keyboard.press('n');
+  await page.waitForFunction(() => document.querySelector('.quiz-item')?.dataset.id !== 'why-01');
+  // The focus is visible somewhere sensible: on the new question.
+  assert.match(await page.evaluate(() => document.activeElement?.id || ''), /^item-title-/);
+  await page.screenshot({ path: `${SHOTS}/quiz-keyboard.png` });
+  await done(page);
+});
+
+test('generated questions: which is which, predict the number; counted in the score', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked'
+    && document.getElementById('predict').dataset.state === 'asked', null, { timeout: 30000 });
+  assert.equal(await page.locator('#which canvas').count(), 2);
+  const selects = page.locator('#which .assign select');
+  const k = await selects.count();
+  assert.ok(k >= 2 && k <= 4);
+  for (let i = 0; i < k; i++) await selects.nth(i).selectOption({ index: 1 + i });
+  await page.locator('[data-action=which-check]').click();
+  assert.match(await page.locator('#which .gen-result').textContent(), /right/);
+  assert.equal(await page.locator('#which .gen-details li').count(), k);
+
+  await page.locator('#guess').fill('1.1^50');
+  await page.locator('#guess').press('Enter');
+  await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'checked');
+  assert.match(await page.locator('#predict .gen-result').textContent(), /the engine says/);
+  assert.equal(await page.locator('#predict canvas').count(), 1);
+  assert.match(await page.locator('#score').textContent(), /of 2 correct/);
+  await page.screenshot({ path: `${SHOTS}/quiz-generated.png`, fullPage: true });
+  await done(page);
+});
+
+test('360 px wide and dark: no horizontal scroll in any area, no console message', async () => {
+  const page = await openPage(browser, quizUrl('#quiz'), { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+  for (const area of ['quiz', 'generated', 'norm']) {
+    await page.evaluate((a) => { location.hash = `#${a}`; }, area);
+    await page.locator(`#area-${area}`).waitFor();
+    if (area === 'norm') await waitRender(page, 'batch-norm', 0);
+    if (area === 'generated') {
+      await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked', null, { timeout: 30000 });
+    }
+    if (area === 'quiz') {
+      await page.locator('.choice').first().click().catch(() => {});
+      await page.locator('[data-action=reveal]').click();
+    }
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `#${area} is ${width}px wide at 360`);
+    await page.screenshot({ path: `${SHOTS}/quiz-phone-dark-${area}.png`, fullPage: true });
+  }
+  await done(page);
+});
+
+test('without a CSP and under a sub-path, every area works with no console message', async () => {
+  const s = await serve({ base: '/course/week-3/' });
+  try {
+    const page = await openPage(browser, `${s.url}quiz.html#quiz/edge-01`);
+    await page.locator('.quiz-item[data-id="edge-01"]').waitFor();
+    await page.locator('[data-action=reveal]').click();
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, { timeout: 20000 });
+    await page.evaluate(() => { location.hash = '#norm'; });
+    await waitRender(page, 'batch-norm', 0);
+    await page.evaluate(() => { location.hash = '#generated'; });
+    await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, { timeout: 30000 });
+    await page.evaluate(() => { location.hash = '#quiz'; });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-tsv').click()]);
+    assert.equal(readFileSync(await download.path(), 'utf8'), toAnkiTsv(rawBank));
+    await page.locator('#theme-toggle').click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await done(page);
+  } finally {
+    await s.close();
+  }
+});
+
+test('exports: GIFT and Anki TSV downloads are the export module\'s output', async () => {
+  const page = await openPage(browser, quizUrl('#quiz'));
+  const grab = async (button) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(button).click()]);
+    const path = await download.path();
+    return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
+  };
+  const gift = await grab('#export-gift');
+  assert.equal(gift.name, 'resnorm-quiz.gift.txt');
+  assert.ok(gift.text.length > 1000);
+  assert.equal(gift.text, toGift(rawBank));
+  const tsv = await grab('#export-tsv');
+  assert.equal(tsv.name, 'resnorm-quiz.tsv');
+  assert.equal(tsv.text, toAnkiTsv(rawBank));
+  assert.match(await page.locator('#export-status').textContent(), /44 questions/);
+
+  await page.locator('#filter-section').selectOption('why');
+  await page.locator('#export-scope').selectOption('filter');
+  const why = await grab('#export-gift');
+  assert.equal(why.name, 'resnorm-quiz-why.gift.txt');
+  assert.equal(why.text, exportText('gift', rawBank, { section: 'why' }));
+  assert.equal((why.text.match(/^::why-/gm) || []).length, rawBank.items.filter((it) => it.section === 'why').length);
+  const whyTsv = await grab('#export-tsv');
+  assert.equal(whyTsv.text, toAnkiTsv(rawBank, { section: 'why' }));
+  await done(page);
+});

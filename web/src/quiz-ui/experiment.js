@@ -1,0 +1,94 @@
+// An item's live experiment: what to look at, a link to the explorer set to the item's preset (or to
+// the norm panel), and, where the item names a check, the engine's verdict on its claim.
+// "Confirmed by the engine" is shown only for status 'confirmed'; a refuted claim is said to be
+// refuted, and a check that could not run says so. Never the other way round.
+
+import { checkItem } from '../quiz/checks.js';
+import { toHtml } from '../quiz/text.js';
+import { configToHash, defaultConfig } from '../state.js';
+import { archLabel } from '../archs.js';
+import { el } from './dom.js';
+
+/** The explorer's URL for a preset: './#arch=...&depth=...' (defaults left out). */
+export function explorerHref(preset) {
+  const config = { ...defaultConfig(), ...preset, arch: [...preset.arch] };
+  return `./${configToHash(config)}`;
+}
+
+/** "plain, Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a preset. */
+export function describePreset(preset) {
+  const parts = [preset.arch.map(archLabel).join(', '), `depth ${preset.depth}`, `gain ${preset.gain}`];
+  const dflt = defaultConfig();
+  for (const k of ['width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed']) {
+    if (k in preset && String(preset[k]) !== String(dflt[k])) parts.push(`${k.replace('_', ' ')} ${preset[k]}`);
+  }
+  return parts.join(' · ');
+}
+
+/**
+ * Runs checks against the engine, once per item (the engine is deterministic).
+ * @param {{call: Function}} engine an EngineClient
+ */
+export function createChecker(engine) {
+  const cache = new Map();
+  const fns = {
+    simulate: (cfg) => engine.call('simulate', [cfg]),
+    normToken: (kind, x, gamma, beta) => engine.call('normToken', [kind, Array.from(x), Array.from(gamma), Array.from(beta)]),
+  };
+  return (item) => {
+    if (!cache.has(item.id)) {
+      const p = checkItem(item, fns);
+      cache.set(item.id, p);
+      // A failure to run is not cached: the next showing may succeed.
+      p.then((r) => { if (r.status === 'not-applicable' && /could not run/.test(r.measured)) cache.delete(item.id); });
+    }
+    return cache.get(item.id);
+  };
+}
+
+const VERDICT = {
+  pending: () => 'Checking this claim with the engine…',
+  confirmed: (m) => `Confirmed by the engine: ${m}`,
+  refuted: (m) => `Refuted: the engine's numbers do not show this claim. Measured: ${m}`,
+  'not-applicable': (m) => `Not checked by the engine: ${m}`,
+};
+
+/**
+ * The experiment block of an item.
+ * @param {object} item a bank item (rendered with ?math)
+ * @param {{check: (item) => Promise<{status, measured}>, onOpenPanel: (id) => void, onLeave: (id) => void}} deps
+ * @returns {{node: HTMLElement, started: Promise|null}}
+ */
+export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
+  const exp = item.experiment;
+  const titleId = `exp-title-${item.id}`;
+  const node = el('section', { class: 'experiment', 'aria-labelledby': titleId, dataset: { kind: exp.panel ? 'panel' : 'preset' } },
+    el('h4', { id: titleId }, 'Live experiment'),
+    el('div', { class: 'exp-look', html: toHtml(exp.look) }));
+
+  if (exp.preset) {
+    node.append(
+      el('p', { class: 'exp-preset' }, describePreset(exp.preset)),
+      el('p', { class: 'exp-actions' },
+        el('a', { class: 'button-link', href: explorerHref(exp.preset), 'data-action': 'explorer', onclick: () => onLeave(item.id) },
+          'Open in the explorer')));
+  } else if (exp.panel === 'norm') {
+    node.append(el('p', { class: 'exp-actions' },
+      el('a', { class: 'button-link', href: '#norm', 'data-action': 'norm', onclick: () => onOpenPanel(item.id) }, 'Open the norm panel')));
+  }
+
+  let started = null;
+  if (exp.check) {
+    const verdict = el('p', { class: 'exp-check', dataset: { status: 'pending' } }, VERDICT.pending());
+    node.append(verdict);
+    started = check(item).then((r) => {
+      const status = Object.prototype.hasOwnProperty.call(VERDICT, r.status) && r.status !== 'pending' ? r.status : 'not-applicable';
+      verdict.dataset.status = status;
+      verdict.textContent = VERDICT[status](r.measured);
+      return r;
+    });
+  } else {
+    node.append(el('p', { class: 'hint exp-nocheck' }, 'No automatic check for this one: look for yourself.'));
+  }
+  return { node, started };
+}
