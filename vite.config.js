@@ -3,6 +3,7 @@
 import { defineConfig } from 'vite';
 import { existsSync } from 'node:fs';
 import { mathPlugin } from './web/build/math-plugin.js';
+import { sitePlugin } from './web/build/site-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
 // the embeddable view), each built if it exists.
@@ -15,7 +16,9 @@ export default defineConfig({
   root: 'web',
   base: './',
   publicDir: 'public',
-  plugins: [mathPlugin()],
+  // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
+  // file list, and web/examples/ copied to dist/examples/.
+  plugins: [mathPlugin(), sitePlugin()],
   build: {
     outDir: '../dist',
     emptyOutDir: true,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A small static server for dist/: what `npm start` serves and what the
 // browser tests drive. No dependencies.
-//   node scripts/serve.js [--port 8080] [--root dist] [--base /course/week-3/] [--csp "<policy>"]
+//   node scripts/serve.js [--port 8080] [--root dist] [--base /course/week-3/] [--csp "<policy>"] [--cors]
 // Files are served under --base (default /); other paths 404. With --csp,
 // every response carries that Content-Security-Policy header.
 import { createServer } from 'node:http';
@@ -50,6 +50,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
   const port = Number(opt('port', process.env.PORT || 8080));
   const base = opt('base', '/');
-  const server = await startServer({ port, root: opt('root', 'dist'), base, csp: opt('csp', null) });
+  // --cors: lets a page on another origin load the custom element (see the embedding guide).
+  const server = await startServer({ port, root: opt('root', 'dist'), base, csp: opt('csp', null),
+    headers: args.includes('--cors') ? { 'Access-Control-Allow-Origin': '*' } : {} });
   console.log(`resnorm: serving ${opt('root', 'dist')}/ at http://localhost:${server.address().port}${base}`);
 }

@@ -1,21 +1,29 @@
-// Wiring: store -> engine (worker) -> charts, readout, caption, table.
+// Wiring: store -> engine (worker) -> charts, readout, caption, table; the
+// link's settings (with a notice for any it could not use), the export menu,
+// the "Embed" dialog and the offline service worker.
 import { EngineClient } from './engine/client.js';
-import { createStore, configFromHash, configToHash } from './state.js';
+import { createStore, configToHash, parseHash } from './state.js';
 import { createControls } from './controls.js';
 import { createCharts } from './charts.js';
 import { createReadout } from './readout.js';
 import { renderCaption } from './caption.js';
 import { createTable } from './table.js';
-import { createTheme } from './theme.js';
+import { createTheme, palette } from './theme.js';
 import { createStatus } from './status.js';
 import { createPresets } from './presets-ui.js';
 import { logOf, prepareChart, sqrtReference } from './series.js';
+import { showNotices } from './embed/notice.js';
+import { createEmbedDialog } from './embed/dialog.js';
+import { registerServiceWorker } from './embed/register-sw.js';
+import { createExportMenu } from './export/menu.js';
 import './app.css'; // after uPlot's CSS (imported by charts.js), so ours wins
 
 const $ = (id) => document.getElementById(id);
 
 const theme = createTheme($('theme-toggle'));
-const store = createStore(configFromHash(location.hash));
+const fromLink = parseHash(location.hash, { groups: ['config'] });
+const store = createStore(fromLink.config);
+showNotices($('notice'), fromLink.notices);
 const status = createStatus($('status'));
 const controls = createControls({ store });
 createPresets({ store, charts: $('charts') });
@@ -38,6 +46,20 @@ try {
 } catch (e) {
   status.error(`The engine could not start: ${e.message}`);
 }
+
+const SITE_URL = new URL('./', location.href);
+const METRICS = [['grad', 'chart-grad'], ['stream', 'chart-stream'], ['update', 'chart-update']];
+$('chart-tools').append(createExportMenu({
+  getData: () => current && {
+    out: current.out, prepared: current.prepared, archs: current.archs, pal: palette(),
+    link: new URL(configToHash(current.out.config) || './', location.href).href,
+    charts: METRICS.map(([metric, id]) => ({
+      metric, canvas: document.querySelector(`#${id} canvas`),
+      reference: metric === 'update' ? logOf(sqrtReference(current.out.config.depth)) : null,
+    })).filter((c) => c.canvas),
+  },
+}));
+createEmbedDialog({ button: $('embed-button'), getConfig: () => current?.out.config ?? store.get(), siteUrl: SITE_URL });
 
 let seq = 0;
 let renders = 0;
@@ -114,5 +136,14 @@ theme.onChange(async (t) => {
 });
 
 store.subscribe(run);
-window.addEventListener('hashchange', () => store.set(configFromHash(location.hash)));
+// A link pasted into the address bar: its settings, or a notice; an anchor
+// (#charts, the skip link) is not settings.
+window.addEventListener('hashchange', () => {
+  const next = parseHash(location.hash, { groups: ['config'] });
+  if (next.anchor) return;
+  showNotices($('notice'), next.notices);
+  store.set(next.config);
+  rememberInUrl(store.get()); // the link in the address bar says what is shown, nothing else
+});
 run(store.get());
+registerServiceWorker();

@@ -1,33 +1,74 @@
-// The current config as one object, and the declared table of controls.
+// The state of a view as one declared table of fields, the config store, and
+// the URL fragment (#depth=50&gain=0.8&arch=plain,pre_ln) that carries it.
 //
-// The ranges and defaults mirror the engine's field table (core/src/config.cpp,
-// `rn.fields` in wasm/resnorm.js). The page never loads the engine itself (it
-// runs in the worker), so the table is restated here; the engine still checks
-// every value and its error message is what the page shows.
+// FIELDS_TABLE declares every field a link can set, once: its group, kind,
+// range or choices and default. Three groups:
+//   config  the engine's fields: every control of the explorer. The ranges and
+//           defaults mirror the engine's field table (core/src/config.cpp,
+//           `rn.fields` in wasm/resnorm.js); the page never loads the engine
+//           itself (it runs in the worker), so they are restated here, and the
+//           engine still checks every value.
+//   view    what an embed shows: mode, charts, controls shown or locked, theme.
+//   quiz    the quiz filter: items, section, tag.
+// Every reader (the explorer's and embed's hash, the custom elements'
+// attributes) goes through parseEntries(); a value that does not fit is
+// replaced by the default and reported as a notice {field, value, reason},
+// whose text a page shows with textContent only.
 import { ARCHS, sortArchs } from './archs.js';
 
-export const CONTROLS = {
-  arch: { kind: 'choice_list', choices: ARCHS.map((a) => a.key), default: ['plain', 'residual', 'post_ln', 'pre_ln'] },
-  depth: { kind: 'integer', min: 1, max: 1024, sliderMax: 96, step: 1, default: 96, label: 'Depth L', unit: 'layers' },
-  gain: { kind: 'real', min: 0, max: 4, sliderMin: 0.5, sliderMax: 1.5, step: 0.01, marks: [0.8, 1.0, 1.2], default: 1.0, label: 'Gain g' },
-  width: { kind: 'integer', min: 2, max: 512, step: 1, default: 64, label: 'Width d' },
-  tokens: { kind: 'integer', min: 1, max: 64, step: 1, default: 8, label: 'Tokens T' },
-  expansion: { kind: 'choice', choices: [1, 2, 4], default: 1, label: 'Expansion e',
+export const CHART_KEYS = ['grad', 'stream', 'update'];
+export const QUIZ_SECTIONS = ['true-false', 'spot-the-error', 'why', 'edge-cases', 'recall', 'rapid-fire'];
+
+/** Limits on what a link may hold; longer values are refused, never cut. */
+export const LIMITS = { value: 200, key: 40, entries: 64, hash: 16384, listItems: 50 };
+
+const CONFIG_KEYS = ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'];
+
+export const FIELDS_TABLE = {
+  // ---- config: the engine
+  arch: { group: 'config', kind: 'choice_list', choices: ARCHS.map((a) => a.key), default: ['plain', 'residual', 'post_ln', 'pre_ln'], label: 'Architectures' },
+  depth: { group: 'config', kind: 'integer', min: 1, max: 1024, sliderMax: 96, step: 1, default: 96, label: 'Depth L', unit: 'layers' },
+  gain: { group: 'config', kind: 'real', min: 0, max: 4, sliderMin: 0.5, sliderMax: 1.5, step: 0.01, marks: [0.8, 1.0, 1.2], default: 1.0, label: 'Gain g' },
+  width: { group: 'config', kind: 'integer', min: 2, max: 512, step: 1, default: 64, label: 'Width d' },
+  tokens: { group: 'config', kind: 'integer', min: 1, max: 64, step: 1, default: 8, label: 'Tokens T' },
+  expansion: { group: 'config', kind: 'choice', choices: [1, 2, 4], default: 1, label: 'Expansion e',
     names: { 1: '1 (m = d)', 2: '2 (m = 2d)', 4: '4 (m = 4d)' } },
-  activation: { kind: 'choice', choices: ['relu', 'gelu', 'tanh', 'linear'], default: 'relu', label: 'Activation φ',
+  activation: { group: 'config', kind: 'choice', choices: ['relu', 'gelu', 'tanh', 'linear'], default: 'relu', label: 'Activation φ',
     names: { relu: 'ReLU', gelu: 'GELU', tanh: 'tanh', linear: 'linear' } },
-  init: { kind: 'choice', choices: ['gaussian', 'orthogonal'], default: 'gaussian', label: 'Init',
+  init: { group: 'config', kind: 'choice', choices: ['gaussian', 'orthogonal'], default: 'gaussian', label: 'Init',
     names: { gaussian: 'Gaussian', orthogonal: 'orthogonal' } },
-  final_norm: { kind: 'choice', choices: ['none', 'layernorm', 'rmsnorm'], default: 'none', label: 'Final norm',
+  final_norm: { group: 'config', kind: 'choice', choices: ['none', 'layernorm', 'rmsnorm'], default: 'none', label: 'Final norm',
     names: { none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' } },
-  seed: { kind: 'uint32', min: 0, max: 4294967295, step: 1, default: 0, label: 'Seed' },
+  seed: { group: 'config', kind: 'uint32', min: 0, max: 4294967295, step: 1, default: 0, label: 'Seed' },
+
+  // ---- view: what an embed shows
+  mode: { group: 'view', kind: 'choice', choices: ['explorer', 'quiz'], default: 'explorer', label: 'What to show' },
+  charts: { group: 'view', kind: 'set', choices: CHART_KEYS, default: CHART_KEYS, label: 'Charts', nonEmpty: true },
+  controls: { group: 'view', kind: 'set', choices: CONFIG_KEYS, default: ['arch', 'depth', 'gain'], label: 'Controls shown', words: { all: CONFIG_KEYS, none: [] } },
+  lock: { group: 'view', kind: 'set', choices: CONFIG_KEYS, default: [], label: 'Controls locked', words: { all: CONFIG_KEYS, none: [] } },
+  theme: { group: 'view', kind: 'choice', choices: ['auto', 'light', 'dark'], default: 'auto', label: 'Theme' },
+  caption: { group: 'view', kind: 'boolean', default: true, label: 'Caption' },
+
+  // ---- quiz: which items
+  items: { group: 'quiz', kind: 'id_list', pattern: /^[a-z]{2,8}-[0-9]{2}$/, default: [], label: 'Quiz items' },
+  section: { group: 'quiz', kind: 'set', choices: QUIZ_SECTIONS, default: [], label: 'Quiz sections' },
+  tag: { group: 'quiz', kind: 'id_list', pattern: /^[a-z][a-z0-9-]{0,23}$/, default: [], label: 'Quiz tags' },
 };
 
-export const FIELDS = Object.keys(CONTROLS);
+/** The engine's fields: what the explorer's controls set. */
+export const CONTROLS = Object.fromEntries(CONFIG_KEYS.map((k) => [k, FIELDS_TABLE[k]]));
+export const FIELDS = CONFIG_KEYS;
+export const GROUPS = ['config', 'view', 'quiz'];
+export const keysOf = (group) => Object.keys(FIELDS_TABLE).filter((k) => FIELDS_TABLE[k].group === group);
+
+const clone = (v) => (Array.isArray(v) ? [...v] : v);
+const defaultsOf = (group) => Object.fromEntries(keysOf(group).map((k) => [k, clone(FIELDS_TABLE[k].default)]));
 
 export function defaultConfig() {
-  return Object.fromEntries(FIELDS.map((k) => [k, structuredClone(CONTROLS[k].default)]));
+  return defaultsOf('config');
 }
+export const defaultView = () => defaultsOf('view');
+export const defaultQuiz = () => defaultsOf('quiz');
 
 /** A tiny store: one config object, replaced (never mutated) on every change. */
 export function createStore(initial = defaultConfig()) {
@@ -50,48 +91,176 @@ export function createStore(initial = defaultConfig()) {
   };
 }
 
-function sameConfig(a, b) {
+export function sameConfig(a, b) {
   return FIELDS.every((k) => (k === 'arch' ? a.arch.join() === b.arch.join() : Object.is(a[k], b[k])));
 }
 
-// ---- The config in the URL fragment (#depth=50&gain=0.8&arch=plain,pre_ln), so
-// a view can be linked. Only fields that differ from the defaults are written;
-// anything unreadable is ignored (the default stays).
+// ---- Reading values
 
-export function configToHash(config) {
-  const dflt = defaultConfig();
+const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$/;
+const BOOLEAN = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false };
+
+const describeRange = (c) => `allowed ${c.min}..${c.max}`;
+const describeChoices = (choices) => `allowed ${choices.join(', ')}`;
+
+/**
+ * One raw string against one field: {ok: true, value} or {ok: false, reason}
+ * (a list may also come back ok with `dropped` entries it left out).
+ */
+export function readField(key, raw) {
+  const c = FIELDS_TABLE[key];
+  if (typeof raw !== 'string') return { ok: false, reason: 'not text' };
+  if (raw.length > LIMITS.value) return { ok: false, reason: `too long (${raw.length} characters; at most ${LIMITS.value})` };
+  if (raw === '') return { ok: false, reason: 'empty' };
+  switch (c.kind) {
+    case 'integer':
+    case 'uint32':
+    case 'real': {
+      if (!DECIMAL.test(raw)) return { ok: false, reason: 'not a number' };
+      let v = Number(raw);
+      if (!Number.isFinite(v)) return { ok: false, reason: `out of range (${describeRange(c)})` };
+      if (c.kind !== 'real' && !Number.isInteger(v)) return { ok: false, reason: 'not a whole number' };
+      if (v < c.min || v > c.max) return { ok: false, reason: `out of range (${describeRange(c)})` };
+      if (v === 0) v = 0; // no -0
+      return { ok: true, value: v };
+    }
+    case 'choice': {
+      const v = c.choices.find((ch) => String(ch) === raw);
+      return v === undefined ? { ok: false, reason: `not one of the choices (${describeChoices(c.choices)})` } : { ok: true, value: v };
+    }
+    case 'boolean': {
+      const v = BOOLEAN[raw.toLowerCase()];
+      return v === undefined ? { ok: false, reason: 'not true or false' } : { ok: true, value: v };
+    }
+    case 'choice_list':
+    case 'set':
+    case 'id_list': {
+      if (c.words && Object.hasOwn(c.words, raw)) return { ok: true, value: [...c.words[raw]] };
+      const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (parts.length > LIMITS.listItems) return { ok: false, reason: `too many entries (at most ${LIMITS.listItems})` };
+      const fits = (p) => (c.kind === 'id_list' ? c.pattern.test(p) : c.choices.includes(p));
+      const good = [...new Set(parts.filter(fits))];
+      const dropped = parts.filter((p) => !fits(p));
+      const where = c.kind === 'id_list' ? 'not a valid name' : describeChoices(c.choices);
+      if (!good.length && (dropped.length || c.nonEmpty || c.kind === 'choice_list')) return { ok: false, reason: dropped.length ? `no usable entry (${where})` : 'empty' };
+      const value = c.kind === 'choice_list' ? sortArchs(good) : c.kind === 'set' ? c.choices.filter((ch) => good.includes(ch)) : good;
+      return dropped.length ? { ok: true, value, dropped, reason: `entries left out (${where})` } : { ok: true, value };
+    }
+    default:
+      return { ok: false, reason: 'unknown kind' };
+  }
+}
+
+/** A value as it goes into a link or an attribute. */
+export function writeField(key, value) {
+  const c = FIELDS_TABLE[key];
+  if (Array.isArray(value)) {
+    if (c.words) for (const [word, list] of Object.entries(c.words)) if (list.length === value.length && list.every((v, i) => v === value[i]) && list.length) return word;
+    if (c.words && !value.length) return 'none';
+    return value.join(',');
+  }
+  return String(value);
+}
+
+/** A notice's value, safe to show as text: short and printable. */
+export function shownValue(raw) {
+  const s = String(raw).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '\uFFFD');
+  return s.length > 32 ? `${s.slice(0, 32)}… (${s.length} characters)` : s;
+}
+
+/**
+ * Reads [key, raw] pairs (a URLSearchParams, an element's attributes) through
+ * the table. `groups` are the groups the reader uses; a known field of another
+ * group is skipped without a notice (a link made for the embed still opens the
+ * explorer). Returns {config, view, quiz, notices, given}; `given` lists the
+ * fields that were set by the entries.
+ */
+export function parseEntries(entries, { groups = GROUPS, alias = null } = {}) {
+  const state = { config: defaultConfig(), view: defaultView(), quiz: defaultQuiz() };
+  const notices = [];
+  const given = [];
+  let count = 0;
+  for (let [key, raw] of entries) {
+    if (++count > LIMITS.entries) {
+      notices.push({ field: null, value: '', reason: `more than ${LIMITS.entries} settings; the rest were ignored` });
+      break;
+    }
+    key = String(key);
+    if (alias) key = alias(key);
+    const c = key.length <= LIMITS.key && Object.hasOwn(FIELDS_TABLE, key) ? FIELDS_TABLE[key] : null;
+    if (!c) {
+      notices.push({ field: null, value: shownValue(key), reason: 'unknown setting' });
+      continue;
+    }
+    if (!groups.includes(c.group)) continue;
+    if (given.includes(key)) {
+      notices.push({ field: key, value: shownValue(raw), reason: 'given more than once; the first one is used' });
+      continue;
+    }
+    const r = readField(key, raw);
+    if (r.ok) {
+      state[c.group][key] = r.value;
+      given.push(key);
+      if (r.dropped) notices.push({ field: key, value: shownValue(r.dropped.join(',')), reason: r.reason });
+    } else {
+      notices.push({ field: key, value: shownValue(raw), reason: `${r.reason}; the default is used` });
+    }
+  }
+  return { ...state, notices, given };
+}
+
+/**
+ * The fragment of a URL: {config, view, quiz, notices, anchor}. A fragment
+ * without "=" is an anchor (#charts, the skip link), not state: `anchor` is
+ * true and the caller keeps what it has.
+ */
+export function parseHash(hash, options = {}) {
+  const text = String(hash ?? '').replace(/^#/, '');
+  if (text.length > LIMITS.hash) {
+    const state = parseEntries([], options);
+    state.notices.push({ field: null, value: shownValue(text), reason: 'the link\u2019s settings are too long; every default is used' });
+    return { ...state, anchor: false };
+  }
+  if (!text.includes('=')) return { ...parseEntries([], options), anchor: text !== '' };
+  let params;
+  try {
+    params = new URLSearchParams(text);
+  } catch {
+    params = [];
+  }
+  return { ...parseEntries(params, options), anchor: false };
+}
+
+/** The notices as sentences (plain text: shown with textContent only). */
+export function noticeText({ field, value, reason }) {
+  const label = field ? FIELDS_TABLE[field].label : null;
+  if (!field) return value ? `\u201c${value}\u201d: ${reason}` : reason;
+  return `${label} (${field}) \u201c${value}\u201d: ${reason}`;
+}
+
+/**
+ * Writes a state back as a fragment: only the fields of `groups` that differ
+ * from their defaults, in table order. '' when everything is default.
+ */
+export function stateToHash(state, { groups = GROUPS } = {}) {
   const params = new URLSearchParams();
-  for (const k of FIELDS) {
-    const v = k === 'arch' ? config.arch.join(',') : String(config[k]);
-    const d = k === 'arch' ? dflt.arch.join(',') : String(dflt[k]);
-    if (v !== d) params.set(k, v);
+  for (const [key, c] of Object.entries(FIELDS_TABLE)) {
+    if (!groups.includes(c.group)) continue;
+    const value = state[c.group]?.[key];
+    if (value === undefined) continue;
+    const v = writeField(key, value);
+    if (v !== writeField(key, c.default)) params.set(key, v);
   }
   const s = params.toString().replaceAll('%2C', ',');
   return s ? `#${s}` : '';
 }
 
+// ---- The explorer's config in the fragment
+
+export function configToHash(config) {
+  return stateToHash({ config }, { groups: ['config'] });
+}
+
 export function configFromHash(hash) {
-  const config = defaultConfig();
-  let params;
-  try {
-    params = new URLSearchParams(String(hash || '').replace(/^#/, ''));
-  } catch {
-    return config;
-  }
-  for (const [k, raw] of params) {
-    const c = CONTROLS[k];
-    if (!c || raw.length > 200) continue;
-    if (c.kind === 'choice_list') {
-      const list = raw.split(',').filter((v) => c.choices.includes(v));
-      if (list.length) config.arch = sortArchs(list);
-    } else if (c.kind === 'choice') {
-      const v = c.choices.find((ch) => String(ch) === raw);
-      if (v !== undefined) config[k] = v;
-    } else {
-      const v = Number(raw);
-      const whole = c.kind !== 'real';
-      if (raw.trim() !== '' && Number.isFinite(v) && v >= c.min && v <= c.max && (!whole || Number.isInteger(v))) config[k] = v;
-    }
-  }
-  return config;
+  return parseHash(hash, { groups: ['config'] }).config;
 }

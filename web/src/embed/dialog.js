@@ -1,0 +1,110 @@
+// The explorer's "Embed" button: a dialog that writes the iframe and the
+// custom-element snippets for the current settings, with choices for the
+// charts, which controls learners see (and which are fixed) and the theme.
+import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../state.js';
+import { CHART_INFO } from './chart-info.js';
+import { elementSnippet, embedUrl, iframeSnippet } from './snippets.js';
+
+const el = (tag, props = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('aria-') || k === 'for') e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  e.append(...kids);
+  return e;
+};
+
+const MODES = [['live', 'can change'], ['fixed', 'shown, fixed'], ['hidden', 'hidden']];
+
+async function copy(text, area) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    area.focus();
+    area.select();
+    try {
+      return document.execCommand('copy');
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** button: the "Embed" button; getConfig(): the config on screen; siteUrl: the site's base URL. */
+export function createEmbedDialog({ button, getConfig, siteUrl }) {
+  const dflt = defaultView();
+  const dialog = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
+  const form = el('form', { class: 'embed-form', method: 'dialog' });
+  const chartBoxes = CHART_KEYS.map((k) => el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }));
+  const modeSelects = FIELDS.map((f) => {
+    const s = el('select', { id: `embed-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
+    s.value = dflt.controls.includes(f) ? 'live' : 'hidden';
+    s.dataset.field = f;
+    return s;
+  });
+  const theme = el('select', { id: 'embed-theme' }, ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)));
+  const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
+  const iframeOut = el('textarea', { id: 'embed-iframe', readOnly: true, rows: 4, spellcheck: false });
+  const elementOut = el('textarea', { id: 'embed-element', readOnly: true, rows: 4, spellcheck: false });
+  const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener', text: 'Preview the embed \u2197' });
+  const status = el('p', { class: 'embed-status', role: 'status' });
+  const copyButton = (area, what) => {
+    const b = el('button', { type: 'button', class: 'secondary', text: `Copy ${what}` });
+    b.addEventListener('click', async () => {
+      status.textContent = (await copy(area.value, area)) ? `Copied the ${what}.` : 'Select the text and copy it with your keyboard.';
+    });
+    return b;
+  };
+
+  form.append(
+    el('div', { class: 'embed-head' },
+      el('h2', { id: 'embed-title', text: 'Embed this view' }),
+      el('button', { type: 'submit', class: 'secondary', value: 'close', text: 'Close' })),
+    el('p', { class: 'hint', text: 'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.' }),
+    el('fieldset', { class: 'embed-charts' }, el('legend', { text: 'Charts' }),
+      ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`))),
+    el('fieldset', { class: 'embed-controls' }, el('legend', { text: 'Controls' }),
+      el('div', { class: 'embed-grid' }, ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id, text: CONTROLS[f].label }), modeSelects[i]]))),
+    el('div', { class: 'embed-row' },
+      el('label', { for: theme.id, text: 'Theme ' }), theme,
+      el('label', { class: 'embed-check' }, caption, ' caption under the charts')),
+    el('label', { for: iframeOut.id, class: 'embed-label', text: 'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)' }),
+    iframeOut,
+    el('label', { for: elementOut.id, class: 'embed-label', text: 'Web component: pages that may load scripts from this site' }),
+    elementOut,
+    el('div', { class: 'embed-row' }, copyButton(iframeOut, 'iframe snippet'), copyButton(elementOut, 'web component snippet'), preview),
+    status,
+  );
+  dialog.append(form);
+  document.body.append(dialog);
+
+  function viewOf() {
+    const charts = CHART_KEYS.filter((k, i) => chartBoxes[i].checked);
+    const shown = modeSelects.filter((s) => s.value !== 'hidden').map((s) => s.dataset.field);
+    const lock = modeSelects.filter((s) => s.value === 'fixed').map((s) => s.dataset.field);
+    return { ...dflt, charts: charts.length ? charts : dflt.charts, controls: shown, lock, theme: theme.value, caption: caption.checked };
+  }
+
+  function update() {
+    const config = getConfig();
+    const view = viewOf();
+    iframeOut.value = iframeSnippet({ siteUrl, config, view });
+    elementOut.value = elementSnippet({ siteUrl, config, view });
+    preview.href = embedUrl(siteUrl, config, view);
+  }
+
+  form.addEventListener('input', () => {
+    status.textContent = '';
+    update();
+  });
+  button.addEventListener('click', () => {
+    status.textContent = '';
+    update();
+    dialog.showModal();
+  });
+  return { update, dialog };
+}

@@ -1,0 +1,109 @@
+// The custom elements, built as dist/resnorm-embed.js (a stable URL):
+//
+//   <script type="module" src="https://example.org/resnorm/resnorm-embed.js"></script>
+//   <resnorm-explorer arch="pre_ln,post_ln" depth="48" charts="grad"></resnorm-explorer>
+//   <resnorm-quiz items="tf-01,why-03"></resnorm-quiz>
+//
+// Attributes are the link's fields (state.js), read through the same table:
+// config fields (arch, depth, gain, width, tokens, expansion, activation,
+// init, final-norm or final_norm, seed), and charts, controls, lock, theme,
+// caption for the explorer; items, section, tag, theme for the quiz. A value
+// that does not fit shows a notice inside the element and its default is used.
+// Everything renders in an open shadow root; all elements on a page share one
+// engine worker. Each element fires `resnorm-render` (detail: the snapshot)
+// after every paint; `element.snapshot` holds the last one.
+import { keysOf, parseEntries } from '../state.js';
+import { mountExplorer } from './explorer.js';
+import { mountQuizEmbed } from './quiz.js';
+import { shadowWrapper } from './styles.js';
+import { createEmbedTheme } from './theme.js';
+
+/** The site's root: this file is dist/resnorm-embed.js in the build, web/src/embed/element.js in dev. */
+export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.meta.url);
+
+// Attributes any element may carry that are not settings.
+const GLOBAL = /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
+const alias = (name) => (name === 'final-norm' ? 'final_norm' : name);
+
+function readAttributes(el, groups) {
+  const entries = [...el.attributes].filter((a) => !GLOBAL.test(a.name)).map((a) => [a.name, a.value]);
+  return parseEntries(entries, { groups, alias });
+}
+
+class ResnormElement extends HTMLElement {
+  static groups = [];
+  #mounted = null;
+  #ac = null;
+  #queued = false;
+  #view = '';
+  snapshot = null;
+
+  connectedCallback() {
+    this.#mount();
+  }
+
+  disconnectedCallback() {
+    this.#unmount();
+  }
+
+  attributeChangedCallback() {
+    if (!this.#mounted || this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => {
+      this.#queued = false;
+      if (!this.isConnected || !this.#mounted) return;
+      const state = readAttributes(this, this.constructor.groups);
+      if (this.#viewKey(state) !== this.#view || !this.#mounted.setConfig) this.#mount();
+      else this.#mounted.setConfig(state.config);
+    });
+  }
+
+  #viewKey(state) {
+    return JSON.stringify([state.view, state.quiz, state.notices]);
+  }
+
+  #unmount() {
+    this.#mounted?.destroy();
+    this.#ac?.abort();
+    this.#mounted = null;
+  }
+
+  #mount() {
+    this.#unmount();
+    const state = readAttributes(this, this.constructor.groups);
+    this.#view = this.#viewKey(state);
+    const wrapper = shadowWrapper(this);
+    this.#ac = new AbortController();
+    const theme = createEmbedTheme(wrapper, state.view.theme, this.#ac.signal);
+    const onPaint = (snap) => {
+      this.snapshot = snap;
+      this.dispatchEvent(new CustomEvent('resnorm-render', { detail: snap, bubbles: true, composed: true }));
+    };
+    this.#mounted = this.render(wrapper, { state, theme, onPaint });
+  }
+}
+
+export class ResnormExplorer extends ResnormElement {
+  static groups = ['config', 'view'];
+  static observedAttributes = [...keysOf('config'), ...keysOf('view'), 'final-norm'];
+
+  render(wrapper, { state, theme, onPaint }) {
+    return mountExplorer(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, noticeSource: 'element\u2019s attributes' });
+  }
+}
+
+export class ResnormQuiz extends ResnormElement {
+  static groups = ['quiz', 'view'];
+  static observedAttributes = [...keysOf('quiz'), 'theme'];
+
+  render(wrapper, { state, theme, onPaint }) {
+    return mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, noticeSource: 'element\u2019s attributes' });
+  }
+}
+
+export function defineElements() {
+  if (!customElements.get('resnorm-explorer')) customElements.define('resnorm-explorer', ResnormExplorer);
+  if (!customElements.get('resnorm-quiz')) customElements.define('resnorm-quiz', ResnormQuiz);
+}
+
+defineElements();

@@ -1,0 +1,42 @@
+// The notice for settings a link or an element's attributes could not use.
+// Text only: every value goes in with textContent, never as markup.
+import { noticeText } from '../state.js';
+
+/**
+ * Fills `box` (an element with the class "notice") with `notices` from
+ * state.js and shows it; hides it when there are none. `source` names where
+ * the settings came from ("link", "attributes").
+ */
+export function showNotices(box, notices, { source = 'link' } = {}) {
+  if (!notices.length) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const head = document.createElement('p');
+  head.className = 'notice-head';
+  head.textContent = notices.length === 1
+    ? `One setting in the ${source} could not be used as given:`
+    : `${notices.length} settings in the ${source} could not be used as given:`;
+  const list = document.createElement('ul');
+  list.className = 'notice-list';
+  for (const n of notices.slice(0, 8)) {
+    const li = document.createElement('li');
+    li.textContent = noticeText(n);
+    list.append(li);
+  }
+  if (notices.length > 8) {
+    const li = document.createElement('li');
+    li.textContent = `and ${notices.length - 8} more`;
+    list.append(li);
+  }
+  const close = document.createElement('button');
+  close.type = 'button';
+  close.className = 'notice-close';
+  close.textContent = 'Dismiss';
+  close.addEventListener('click', () => {
+    box.hidden = true;
+  });
+  box.replaceChildren(head, list, close);
+  box.hidden = false;
+}

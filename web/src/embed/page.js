@@ -1,0 +1,48 @@
+// embed.html: the explorer or the quiz without the surrounding page,
+// configured from the fragment (state.js's table: config, view and quiz
+// fields), e.g. embed.html#depth=48&arch=post_ln,pre_ln&charts=grad&controls=depth.
+// Reports its height to the parent page (height.js).
+import { parseHash } from '../state.js';
+import { mountExplorer } from './explorer.js';
+import { mountQuizEmbed } from './quiz.js';
+import { shadowWrapper } from './styles.js';
+import { createEmbedTheme } from './theme.js';
+import { reportHeight } from './height.js';
+import { registerServiceWorker } from './register-sw.js';
+import './page.css';
+
+const host = document.getElementById('embed');
+const SITE_URL = new URL('./', location.href);
+let mounted = null;
+let ac = null;
+
+function mount() {
+  mounted?.destroy();
+  ac?.abort();
+  ac = new AbortController();
+  const state = parseHash(location.hash, { groups: ['config', 'view', 'quiz'] });
+  const wrapper = shadowWrapper(host);
+  wrapper.classList.add('in-page');
+  const theme = createEmbedTheme(wrapper, state.view.theme, ac.signal);
+  const setPageTheme = (t) => (document.documentElement.dataset.theme = t);
+  setPageTheme(theme.current());
+  theme.onChange(setPageTheme);
+  let renders = 0;
+  const onPaint = (snap) => {
+    window.__resnorm = { ...snap, renders: ++renders, lastPaintMs: performance.now() };
+    document.body.dataset.ready = '1';
+  };
+  if (state.view.mode === 'quiz') {
+    mounted = mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
+  } else {
+    mounted = mountExplorer(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
+  }
+  reportHeight(host, ac.signal);
+}
+
+mount();
+// A new fragment (the author edits the link) is a new embed; an anchor is not.
+window.addEventListener('hashchange', () => {
+  if (!parseHash(location.hash).anchor) mount();
+});
+registerServiceWorker();

@@ -1,0 +1,65 @@
+// The current numbers as files: CSV (config in `#` header lines, one row per
+// layer) and JSON (the config and every array, as the CLI writes them). Pure
+// functions of the engine's output document; no DOM.
+
+export const FORMAT = 'resnorm-export';
+export const VERSION = 1;
+
+// Per arch, in this order; the first two have L+1 entries (layers 0..L), the
+// rest L (blocks 1..L, written on row l = block l).
+export const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
+const PER_LAYER = new Set(['grad_norm', 'stream_rms']);
+
+/** Shortest text that reads back as the same double; NaN/Infinity spelled out. */
+export function numberText(v) {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  return String(v);
+}
+
+const csvCell = (s) => (/[",\n\r#]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+const configText = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+
+/**
+ * CSV: `# key,value` lines for the config (and the link), then a header row
+ * `layer,<arch>.<array>,...` and one row per layer l = 0..L.
+ */
+export function toCsv(out, { link = '' } = {}) {
+  const archs = Object.keys(out.results);
+  const L = out.config.depth;
+  const lines = ['# resnorm: per-layer numbers at initialization (update_ratio and w*_grad_norm of block l on row l)'];
+  if (link) lines.push(`# link,${csvCell(link)}`);
+  for (const [k, v] of Object.entries(out.config)) lines.push(`# ${k},${csvCell(configText(v))}`);
+  const cols = archs.flatMap((a) => ARRAYS.filter((k) => out.results[a][k]).map((k) => [a, k]));
+  lines.push(['layer', ...cols.map(([a, k]) => `${a}.${k}`)].join(','));
+  for (let l = 0; l <= L; l++) {
+    const row = [String(l)];
+    for (const [a, k] of cols) {
+      const i = PER_LAYER.has(k) ? l : l - 1;
+      const arr = out.results[a][k];
+      row.push(i >= 0 && i < arr.length ? numberText(arr[i]) : '');
+    }
+    lines.push(row.join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** JSON: {format, version, link, config, results}; non-finite numbers are null, as in the CLI's JSON. */
+export function toJson(out, { link = '' } = {}) {
+  const results = {};
+  for (const [arch, r] of Object.entries(out.results)) {
+    const o = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (v && typeof v.length === 'number' && typeof v !== 'string') o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+      else o[k] = v;
+    }
+    results[arch] = o;
+  }
+  return `${JSON.stringify({ format: FORMAT, version: VERSION, link, config: out.config, results }, null, 1)}\n`;
+}
+
+/** A file name that says what is in it: resnorm-d96-g1.00-s0.csv */
+export function fileBase(config) {
+  return `resnorm-d${config.depth}-g${Number(config.gain).toFixed(2)}-s${config.seed}`;
+}
