@@ -7,6 +7,8 @@
 // memory grows).
 #include <emscripten/bind.h>
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "resnorm/engine.h"
@@ -38,6 +40,33 @@ class Simulation {
   // Out-of-range indices give "", -1 and an empty view: nothing here throws.
   std::string archName(int i) const { return valid(i) ? resnorm::name(res_.archs[i].arch) : ""; }
   int firstNonfinite(int i) const { return valid(i) ? res_.archs[i].first_nonfinite : -1; }
+  // Veit et al.'s path statistics (Engine::paths) for every arch of the
+  // config: "" on success, else "field\tmessage". samples and pathSeed come as
+  // doubles, so a NaN or a fraction is refused here rather than truncated.
+  std::string paths(const JsConfig& js, double samples, double pathSeed) {
+    resnorm::Config cfg;
+    resnorm::Status st = apply(cfg, js);
+    if (st.ok()) st = whole("samples", samples, 1, resnorm::kMaxPathSamples);
+    if (st.ok()) st = whole("path_seed", pathSeed, 0, 4294967295.0);
+    if (st.ok()) st = engine_.paths(cfg, static_cast<int>(samples), static_cast<uint32_t>(pathSeed), &paths_);
+    if (!st.ok()) return st.field + "\t" + st.message;
+    return "";
+  }
+  int pathArchCount() const { return static_cast<int>(paths_.archs.size()); }
+  std::string pathArchName(int i) const { return validPath(i) ? resnorm::name(paths_.archs[i].arch) : ""; }
+  int pathUnits(int i) const { return validPath(i) ? paths_.archs[i].units : 0; }
+  double pathFullNorm(int i) const { return validPath(i) ? paths_.archs[i].full_norm : 0.0; }
+  // which: 0 count, 1 measured, 2 mean_norm, 3 sd_norm, 4 total (U+1 entries each).
+  val pathArray(int i, int which) const {
+    if (!validPath(i)) return val(typed_memory_view(size_t(0), static_cast<const double*>(nullptr)));
+    const resnorm::PathArch& a = paths_.archs[i];
+    const std::vector<double>& v = which == 0   ? a.count
+                                   : which == 1 ? a.measured
+                                   : which == 2 ? a.mean_norm
+                                   : which == 3 ? a.sd_norm
+                                                : a.total;
+    return val(typed_memory_view(v.size(), v.data()));
+  }
   // which: 0 grad_norm, 1 stream_rms, 2 update_ratio, 3 w1_grad_norm, 4 w2_grad_norm,
   // transformer blocks also 5 attn_update_ratio, 6 mlp_update_ratio, 7..10 wq/wk/wv/wo_grad_norm
   // (empty for MLP blocks).
@@ -49,6 +78,17 @@ class Simulation {
 
  private:
   bool valid(int i) const { return i >= 0 && i < archCount(); }
+  bool validPath(int i) const { return i >= 0 && i < pathArchCount(); }
+  static resnorm::Status whole(const char* field, double v, double lo, double hi) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    const std::string range = " (allowed " + std::to_string(static_cast<long long>(lo)) + ".." +
+                              std::to_string(static_cast<long long>(hi)) + ")";
+    if (!std::isfinite(v)) return {field, std::string(field) + ": " + buf + " is not a finite number" + range};
+    if (v != std::floor(v)) return {field, std::string(field) + ": " + buf + " is not a whole number" + range};
+    if (v < lo || v > hi) return {field, std::string(field) + ": " + buf + " is out of range" + range};
+    return resnorm::Status::Ok();
+  }
   static const std::vector<double>& pick(const resnorm::ArchResult& r, int which) {
     switch (which) {
       case 0: return r.grad_norm;
@@ -85,6 +125,7 @@ class Simulation {
 
   resnorm::Engine<float> engine_;
   resnorm::Results res_;
+  resnorm::PathResults paths_;
 };
 
 // The field table as JSON, so JS shows the same ranges and defaults as the core.
@@ -167,7 +208,13 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("archCount", &Simulation::archCount)
       .function("archName", &Simulation::archName)
       .function("firstNonfinite", &Simulation::firstNonfinite)
-      .function("array", &Simulation::array);
+      .function("array", &Simulation::array)
+      .function("paths", &Simulation::paths)
+      .function("pathArchCount", &Simulation::pathArchCount)
+      .function("pathArchName", &Simulation::pathArchName)
+      .function("pathUnits", &Simulation::pathUnits)
+      .function("pathFullNorm", &Simulation::pathFullNorm)
+      .function("pathArray", &Simulation::pathArray);
   function("fieldsJson", &fieldsJson);
   function("normToken", &normToken);
   function("batchVsLayerNorm", &batchVsLayerNorm);

@@ -18,6 +18,8 @@ import createResnormModule from './dist/resnorm_wasm.js';
 // transformer blocks only (empty for MLP blocks, and then left out).
 const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm',
   'attn_update_ratio', 'mlp_update_ratio', 'wq_grad_norm', 'wk_grad_norm', 'wv_grad_norm', 'wo_grad_norm'];
+// In the order of bindings.cpp's pathArray(i, which).
+const PATH_ARRAYS = ['count', 'measured', 'mean_norm', 'sd_norm', 'total'];
 
 export class Resnorm {
   constructor(module) {
@@ -56,6 +58,44 @@ export class Resnorm {
       results[this._sim.archName(i)] = r;
     }
     return { config: cfg, results };
+  }
+
+  /**
+   * The unrolled view (Veit et al. 2016): the backward pass as a sum over the
+   * 2^U paths through the U = L P units (P = 2 for transformer blocks), a path
+   * of length k going through k branches and the other skips. For each length k:
+   * `count` C(U, k), how many paths were run (`measured`: `samples` uniform
+   * draws, or all of them where C(U, k) <= samples), their mean gradient norm
+   * at h_0 (`mean_norm`, `sd_norm`), and `total` = count * mean_norm, the
+   * magnitude all paths of that length carry; `full_norm` is ||d loss / d h_0||.
+   *
+   * @param {object} options the config fields of simulate(), plus `samples`
+   *   (1..4096, default 32) and `path_seed` (uint32, default 0: which paths are drawn).
+   * @returns {{config, samples, path_seed, results: Object<string, {units, full_norm,
+   *   count, measured, mean_norm, sd_norm, total}>}} arrays are Float64Arrays of U+1.
+   */
+  pathGradients(options = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+    const { samples = 32, path_seed = 0, ...config } = options;
+    const cfg = this.normalize(config);
+    const num = (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+    const error = this._sim.paths(toWasm(cfg), num(samples), num(path_seed));
+    if (error) {
+      const [field, message] = error.split('\t');
+      const e = new RangeError(message);
+      e.field = field;
+      throw e;
+    }
+    const results = {};
+    const n = this._sim.pathArchCount();
+    for (let i = 0; i < n; i++) {
+      const r = { units: this._sim.pathUnits(i), full_norm: this._sim.pathFullNorm(i) };
+      PATH_ARRAYS.forEach((key, which) => {
+        r[key] = this._sim.pathArray(i, which).slice();
+      });
+      results[this._sim.pathArchName(i)] = r;
+    }
+    return { config: cfg, samples: num(samples), path_seed: num(path_seed), results };
   }
 
   /** The config simulate() would run: defaults filled in, unknown fields refused. */

@@ -2,6 +2,7 @@
 #include "resnorm/model.h"
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -204,33 +205,67 @@ double frob_dot(const Mat<S>& a, const Mat<S>& b) {
 // before A or B do: whenever that happens with finite inputs, the sum is
 // redone in double, so a reported weight-gradient norm is non-finite only if
 // the gradient itself is.
+//
+// grad_sq_given() takes ga = gram(A) already computed (attention's W_Q, W_K,
+// W_V share their input x, so its Gram is formed once); grad_sq() forms it.
+// `wide` is the double scratch of the fallback, T (Ka + Kb) + 2 T^2 entries.
 template <class S>
-double grad_sq(const S* A, int Ka, const S* B, int Kb, int T, Mat<S>& ga, Mat<S>& gb) {
-  kernels::gram(A, ga.data(), T, Ka);
+double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r);
+
+template <class S>
+double grad_sq_given(const S* A, int Ka, const S* B, int Kb, int T, const Mat<S>& ga, Mat<S>& gb,
+                     Vecx<double>& wide) {
   kernels::gram(B, gb.data(), T, Kb);
   const double r = frob_dot(ga, gb);
   if (std::isfinite(r) && r > 1e-60) return r;
+  return grad_sq_fallback(A, Ka, B, Kb, T, wide, r);
+}
+
+template <class S>
+double grad_sq(const S* A, int Ka, const S* B, int Kb, int T, Mat<S>& ga, Mat<S>& gb, Vecx<double>& wide) {
+  kernels::gram(A, ga.data(), T, Ka);
+  return grad_sq_given(A, Ka, B, Kb, T, ga, gb, wide);
+}
+
+// The double redo: sum_ij (sum_k a_ik a_jk) (sum_k b_ik b_jk) with a = A / max|A|,
+// b = B / max|B| (so that neither huge nor tiny values leave double's range
+// either), times the scales. The scaled entries and both Gram matrices are
+// formed once (each Gram entry is one dot product in k order, and a_ik a_jk =
+// a_jk a_ik exactly, so the mirrored half is the same number), then summed in
+// (i, j) order: the same arithmetic, operation for operation, as computing each
+// term in the double loop, at a fraction of the divisions and products.
+template <class S>
+double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r) {
   auto finite = [T](const S* X, int K) {
     for (long i = 0; i < static_cast<long>(T) * K; ++i)
       if (!std::isfinite(X[i])) return false;
     return true;
   };
   if (!finite(A, Ka) || !finite(B, Kb)) return std::isfinite(r) ? std::numeric_limits<double>::quiet_NaN() : r;
-  // Scaled so that neither huge nor tiny values leave double's range either.
   auto maxabs = [T](const S* X, int K) {
     double m = 0;
     for (long i = 0; i < static_cast<long>(T) * K; ++i) m = std::max(m, std::abs(double(X[i])));
     return m > 0 ? m : 1.0;
   };
   const double sa = maxabs(A, Ka), sb = maxabs(B, Kb);
+  double* a = wide.data();
+  double* b = a + static_cast<long>(T) * Ka;
+  double* ga = b + static_cast<long>(T) * Kb;
+  double* gb = ga + static_cast<long>(T) * T;
+  for (long i = 0; i < static_cast<long>(T) * Ka; ++i) a[i] = A[i] / sa;
+  for (long i = 0; i < static_cast<long>(T) * Kb; ++i) b[i] = B[i] / sb;
+  auto gram_double = [T](const double* X, int K, double* G) {
+    for (int i = 0; i < T; ++i)
+      for (int j = i; j < T; ++j) {
+        double g = 0;
+        for (int k = 0; k < K; ++k) g += X[static_cast<long>(i) * K + k] * X[static_cast<long>(j) * K + k];
+        G[static_cast<long>(i) * T + j] = G[static_cast<long>(j) * T + i] = g;
+      }
+  };
+  gram_double(a, Ka, ga);
+  gram_double(b, Kb, gb);
   double sum = 0;
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j) {
-      double gi = 0, gj = 0;
-      for (int k = 0; k < Ka; ++k) gi += (A[i * Ka + k] / sa) * (A[j * Ka + k] / sa);
-      for (int k = 0; k < Kb; ++k) gj += (B[i * Kb + k] / sb) * (B[j * Kb + k] / sb);
-      sum += gi * gj;
-    }
+  for (long i = 0; i < static_cast<long>(T) * T; ++i) sum += ga[i] * gb[i];
   return sum * (sa * sa) * (sb * sb);
 }
 
@@ -250,6 +285,7 @@ Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
   dp.resize(T, m);
   gram_in.resize(T, T);
   gram_out.resize(T, T);
+  gram_wide.resize(static_cast<long>(T) * (d + m) + 2L * T * T);
 }
 
 template <class S>
@@ -286,10 +322,8 @@ void Mlp<S>::forward(S* y, const S* x) {
 }
 
 // da = s2 dy B2^T;  dp = da * phi'(p);  dx = s1 dp B1^T.
-// ||dW2||_F^2 = <a a^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dp dp^T>: (T,T) Gram
-// matrices instead of the (m,d) gradients themselves.
 template <class S>
-void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
   kernels::gemm_nt(dy, base->B2.data(), dp.data(), T_, d_, m_, s2);
   const long n = static_cast<long>(T_) * m_;
   const S* pp = p.data();
@@ -310,9 +344,16 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
       break;
   }
   kernels::gemm_nt(g, base->B1.data(), dx, T_, m_, d_, s1);
+}
 
-  w2_grad_sq = grad_sq(pa, m_, dy, d_, T_, gram_in, gram_out);
-  w1_grad_sq = grad_sq(x, d_, g, m_, T_, gram_in, gram_out);
+// backward_input(), then the weight-gradient norms from what it left in dp:
+// ||dW2||_F^2 = <a a^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dp dp^T>: (T,T) Gram
+// matrices instead of the (m,d) gradients themselves.
+template <class S>
+void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+  backward_input(dx, dy, x);
+  w2_grad_sq = grad_sq(a.data(), m_, dy, d_, T_, gram_in, gram_out, gram_wide);
+  w1_grad_sq = grad_sq(x, d_, dp.data(), m_, T_, gram_in, gram_out, gram_wide);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
@@ -330,6 +371,7 @@ void AttnScratch<S>::resize(int T, int d) {
   for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &tmp}) m->resize(T, d);
   for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
   for (Mat<S>* m : {&dp, &pt, &gram_in, &gram_out}) m->resize(T, T);
+  gram_wide.resize(2L * T * d + 2L * T * T);
 }
 
 namespace {
@@ -458,7 +500,7 @@ void Attention<S>::forward(S* y, const S* x) {
 // dx = sq dQ Bq^T + sk dK Bk^T + sv dV Bv^T (T,d).
 // ||dW_O||^2 = <ctx ctx^T, dy dy^T>, ||dW_Q||^2 = <x x^T, dQ dQ^T> (likewise K, V).
 template <class S>
-void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+void Attention<S>::input_grad(S* dx, const S* dy) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   const long n = static_cast<long>(T) * d;
   AttnScratch<S>& w = *scr_;
@@ -493,11 +535,25 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   add_into(dx, w.tmp.data(), n);
   kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.tmp.data(), T, d, d, sv);
   add_into(dx, w.tmp.data(), n);
+}
 
-  wq_grad_sq = grad_sq(x, d, w.dq.data(), d, T, w.gram_in, w.gram_out);
-  wk_grad_sq = grad_sq(x, d, w.dk.data(), d, T, w.gram_in, w.gram_out);
-  wv_grad_sq = grad_sq(x, d, w.dv.data(), d, T, w.gram_in, w.gram_out);
-  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram_in, w.gram_out);
+template <class S>
+void Attention<S>::backward_input(S* dx, const S* dy, const S*) {
+  input_grad(dx, dy);
+}
+
+// input_grad(), then the four weight-gradient norms; x's Gram is formed once
+// for W_Q, W_K and W_V.
+template <class S>
+void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+  const int T = T_, d = d_;
+  AttnScratch<S>& w = *scr_;
+  input_grad(dx, dy);
+  kernels::gram(x, w.gram_in.data(), T, d);
+  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
+  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
+  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
+  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram_in, w.gram_out, w.gram_wide);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
@@ -555,6 +611,10 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     ds_.resize(T, d);
     dy_.resize(T, d);
     dx_.resize(T, d);
+    pg_[0].resize(T, d);
+    pg_[1].resize(T, d);
+    pg_dgamma_.resize(d);
+    pg_dbeta_.resize(d);
   }
   if (new_inputs) {
     h0_ = input_stream(cfg.seed, T, d).cast<S>();
@@ -758,6 +818,71 @@ void Model<S>::backward_begin() {
     final_.backward(dh(L_), r_.data(), h(L_), T_, d_);
   else
     std::copy(r_.data(), r_.data() + n, dh(L_));
+}
+
+// ---------------------------------------------------------------- path expansion
+
+template <class S>
+void Model<S>::norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x) {
+  if (nm.kind == NormKind::layernorm)
+    layernorm_backward(dx, pg_dgamma_.data(), pg_dbeta_.data(), dy, x, nm.gamma.data(), nm.mean.data(),
+                       nm.rstd.data(), T_, d_);
+  else
+    rmsnorm_backward(dx, pg_dgamma_.data(), dy, x, nm.gamma.data(), nm.rstd.data(), T_, d_);
+}
+
+// backward_unit() split in two: ds = J_outer^T dh_out is common to both routes;
+// the skip route gives alpha ds, the branch route J_in^T J_f^T J_out^T ds, with
+// the arithmetic of backward_unit() (whose dh_in is their sum).
+template <class S>
+double Model<S>::backward_path(const std::vector<char>& through_branch) {
+  if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
+  const long n = static_cast<long>(T_) * d_;
+  S* g = pg_[0].data();      // d loss / d (stream after unit k), along the path
+  S* next = pg_[1].data();
+  pg_dgamma_.setZero();      // sinks: backward_path() never touches the norms' own dgamma, dbeta
+  pg_dbeta_.setZero();
+  if (final_.kind != NormKind::none) {
+    std::fill(g, g + n, S(0));
+    norm_backward_only(final_, g, r_.data(), h(L_));
+  } else {
+    std::copy(r_.data(), r_.data() + n, g);
+  }
+  for (int k = units(); k >= 1; --k) {
+    Unit<S>& u = units_[k - 1];
+    const S* hin = stream(k - 1);
+    const S* ds = g;
+    if (u.outer.kind != NormKind::none) {
+      ds_.setZero();
+      norm_backward_only(u.outer, ds_.data(), g, u.s.data());
+      ds = ds_.data();
+    }
+    if (through_branch[k - 1]) {
+      const S* dy = ds;
+      if (u.out.kind != NormKind::none) {
+        dy_.setZero();
+        norm_backward_only(u.out, dy_.data(), ds, u.y.data());
+        dy = dy_.data();
+      }
+      if (u.in.kind != NormKind::none) {
+        u.f->backward_input(dx_.data(), dy, u.x.data());
+        std::fill(next, next + n, S(0));
+        norm_backward_only(u.in, next, dx_.data(), hin);
+      } else {
+        u.f->backward_input(next, dy, hin);
+      }
+    } else if (!u.wrap.skip) {
+      std::fill(next, next + n, S(0));  // no skip: this path does not exist
+    } else if (ds == g && u.wrap.alpha == 1.0) {
+      continue;  // the identity: g is already d loss / d h_in
+    } else {
+      const S alpha = S(u.wrap.alpha);
+      for (long i = 0; i < n; ++i) next[i] = alpha * ds[i];
+    }
+    std::swap(g, next);
+  }
+  pg_in_ = g == pg_[0].data() ? 0 : 1;
+  return std::sqrt(sq_norm(g, n));
 }
 
 template <class S>

@@ -124,6 +124,10 @@ class Sublayer {
   virtual void forward(S* y, const S* x) = 0;
   // dx = df/dx^T dy (overwrites dx); also fills the weight-gradient norms.
   virtual void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) = 0;
+  // The same dx, with the same arithmetic, and nothing else: no weight-gradient
+  // norms, no materialized gradients (what backward() stored stays as it was).
+  // For Model::backward_path(), which runs it many times per forward pass.
+  virtual void backward_input(S* dx, const S* dy, const S* x) = 0;
 };
 
 template <class S>
@@ -133,6 +137,7 @@ class Mlp final : public Sublayer<S> {
   void set_weights(const MlpBase<S>* base, S s1, S s2, Activation act);
   void forward(S* y, const S* x) override;
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
+  void backward_input(S* dx, const S* dy, const S* x) override;
 
   const MlpBase<S>* base = nullptr;
   S s1 = 1, s2 = 1;                  // W1 = s1 B1, W2 = s2 B2
@@ -140,6 +145,7 @@ class Mlp final : public Sublayer<S> {
   Mat<S> p, a;                       // (T, m) pre-activation, activation
   Mat<S> dp;                         // (T, m)
   Mat<S> gram_in, gram_out;          // (T, T) scratch for ||dW||
+  Vecx<double> gram_wide;            // T (d + m) + 2 T^2: the double fallback of ||dW|| (see grad_sq)
   Mat<S> dW1, dW2;                   // only when materialized
   double w1_grad_sq = 0, w2_grad_sq = 0;
 
@@ -155,6 +161,7 @@ struct AttnScratch {
   Vecx<S> hctx, hdq, hdk, hdv;    // (heads, T, dh) head-major
   Mat<S> dp, pt;                  // (T, T)
   Mat<S> gram_in, gram_out;       // (T, T) for ||dW||
+  Vecx<double> gram_wide;         // 2 T d + 2 T^2: the double fallback of ||dW|| (see grad_sq)
   void resize(int T, int d);
 };
 
@@ -177,6 +184,7 @@ class Attention final : public Sublayer<S> {
   void forward(S* y, const S* x) override;
   // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
+  void backward_input(S* dx, const S* dy, const S* x) override;
 
   const AttnBase<S>* base = nullptr;
   S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
@@ -191,6 +199,8 @@ class Attention final : public Sublayer<S> {
   const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * T_; }  // (T, T)
 
  private:
+  // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
+  void input_grad(S* dx, const S* dy);
   int T_, d_, H_, dh_;
   std::shared_ptr<AttnScratch<S>> scr_;
 };
@@ -262,6 +272,27 @@ class Model {
   void backward_step(int k, bool materialize_weight_grads = false);
   ArchResult result() const;
 
+  // One term of the path expansion of the backward pass (Veit et al. 2016,
+  // "Residual Networks Behave Like Ensembles of Relatively Shallow Networks").
+  // A unit's backward is dh_in = J_in^T (alpha I + B)^T J_outer^T dh_out with B
+  // the branch Jacobian (Nin, f, Nout) and J_outer that of the norm on the sum
+  // (identity without one), so the gradient at h_0 expands over the 2^U
+  // subsets of the U = units() units into a sum of "path" terms: at a unit in
+  // the subset the gradient goes through the branch only, elsewhere through the
+  // skip only (alpha times; a unit without a skip makes the term 0). For an
+  // unnormalized residual stack that is the expansion of prod (I + J_i);
+  // a pre-norm's Jacobian is part of B, a post-norm's is a factor of both.
+  // The sum of the terms over all subsets is exactly dstream(0) of backward()
+  // (up to the round-off of adding them).
+  //
+  // through_branch[k - 1] != 0: unit k is in the subset (size units()).
+  // Requires forward() (its caches, all Jacobians are taken at that point);
+  // reads and writes nothing of backward()'s: the stream gradients, the
+  // weight-gradient norms and the norms' dgamma, dbeta stay as they were.
+  // Allocates nothing. Returns ||term||_F; the term itself is path_gradient().
+  double backward_path(const std::vector<char>& through_branch);
+  const S* path_gradient() const { return pg_[pg_in_].data(); }  // (T, d), of the last backward_path()
+
   int depth() const { return L_; }
   int units() const { return static_cast<int>(units_.size()); }
   int units_per_block() const { return P_; }
@@ -282,6 +313,7 @@ class Model {
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
+  void norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x);  // dx += J^T dy, no dgamma/dbeta
   void profile_alpha();
   double loss_from_top();
 
@@ -297,6 +329,9 @@ class Model {
   Vecx<S> H_, dH_;       // (L P + 1) * T * d
   Mat<S> out_;           // (T, d) final-norm output
   Mat<S> ds_, dy_, dx_;  // (T, d) backward scratch
+  Mat<S> pg_[2];         // (T, d) backward_path(): the path gradient, ping-pong
+  int pg_in_ = 0;        // which of pg_ holds the result
+  Vecx<S> pg_dgamma_, pg_dbeta_;  // (d) sinks for the norms' parameter gradients in backward_path()
 };
 
 }  // namespace resnorm

@@ -1,0 +1,322 @@
+// One panel of the papers page: its controls, chart(s), legend, the
+// measured-vs-claimed table, the numbers behind the chart, and the caption.
+// The numbers come from repro.js (computed in a worker), the sentence from
+// captions.js; this module only builds the DOM (no inline styles: CSP).
+import { ARCH_BY_KEY } from '../archs.js';
+import { swatch } from '../swatch.js';
+import { fmtPlain } from '../format.js';
+import { createChart, colors } from './chart.js';
+import { caption, VERDICT_TEXT } from './captions.js';
+import { FIG3_WEIGHTS, PANELS } from './repro.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...kids);
+  return e;
+};
+
+const LABELS = {
+  post_ln: 'Post-LN', pre_ln: 'Pre-LN', deepnorm: 'DeepNorm', gpt2: 'GPT-2 init (Pre-LN)', residual: 'residual, no norm',
+};
+const CLAIM_DASH = [6, 5];
+
+// A line sample for a series that is not an arch: the claim, the path count.
+function sampleSwatch(kind, dash) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('class', `swatch swatch-${kind}`);
+  svg.setAttribute('viewBox', '0 0 36 10');
+  svg.setAttribute('width', '36');
+  svg.setAttribute('height', '10');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const line = document.createElementNS(SVG, 'line');
+  for (const [k, v] of Object.entries({ x1: 1, x2: 35, y1: 5, y2: 5 })) line.setAttribute(k, String(v));
+  if (dash?.length) line.setAttribute('stroke-dasharray', dash.join(' '));
+  svg.append(line);
+  return svg;
+}
+
+// ---------------------------------------------------------------- what each panel draws
+
+const archSeries = (col, arch, values, extra = {}) => ({
+  key: arch, label: LABELS[arch], values, color: col.arch[arch], dash: ARCH_BY_KEY[arch]?.dash ?? [], ...extra,
+});
+const claimSeries = (col, label, values) => ({ key: 'claim', label, values, color: col.claim, dash: CLAIM_DASH, width: 1.5 });
+
+// Returns [{chart: name, spec}] and the legend entries.
+const VIEWS = {
+  theorem1(r, col) {
+    const { depths, geomean } = r.data;
+    const post = geomean.post_ln, pre = geomean.pre_ln;
+    return [{
+      chart: 'theorem1',
+      spec: {
+        x: depths, xLog: true, xLabel: 'depth L', yLog: true,
+        series: [
+          archSeries(col, 'post_ln', post, { points: true }),
+          archSeries(col, 'pre_ln', pre, { points: true }),
+          claimSeries(col, 'claimed: flat (Post-LN)', depths.map(() => post[0])),
+          claimSeries(col, 'claimed: ∝ 1/√L (Pre-LN)', depths.map((L) => pre[0] * Math.sqrt(depths[0] / L))),
+        ],
+      },
+    }];
+  },
+  figure3(r, col, view) {
+    const w = view.weight ?? 'all';
+    return [{
+      chart: 'figure3',
+      spec: {
+        x: r.data.layers, xLabel: 'block l', yLog: true,
+        series: [
+          archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
+          archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
+        ],
+      },
+    }];
+  },
+  lemma2(r, col) {
+    const { layers, pre, post } = r.data;
+    return [{
+      chart: 'lemma2',
+      spec: {
+        x: layers, xLabel: 'layer l',
+        series: [
+          archSeries(col, 'pre_ln', pre),
+          archSeries(col, 'post_ln', post),
+          claimSeries(col, 'claimed: 1 + l/2', layers.map((l) => 1 + l / 2)),
+        ],
+      },
+    }];
+  },
+  deepnet(r, col) {
+    const layers = r.data.deepnorm.grad_norm.map((_, l) => l);
+    return [
+      {
+        chart: 'deepnet',
+        spec: { x: layers, xLabel: 'layer l', yLog: true,
+          series: [archSeries(col, 'deepnorm', r.data.deepnorm.grad_norm), archSeries(col, 'post_ln', r.data.post_ln.grad_norm)] },
+      },
+      {
+        chart: 'deepnet-stream',
+        spec: { x: layers, xLabel: 'layer l', yLog: true,
+          series: [archSeries(col, 'deepnorm', r.data.deepnorm.stream_rms), archSeries(col, 'post_ln', r.data.post_ln.stream_rms)] },
+      },
+    ];
+  },
+  gpt2(r, col) {
+    const { depths, ratio } = r.data;
+    return [{
+      chart: 'gpt2',
+      spec: {
+        x: depths, xLog: true, xLabel: 'depth L', yLog: true,
+        series: [
+          archSeries(col, 'gpt2', ratio.gpt2, { points: true }),
+          archSeries(col, 'pre_ln', ratio.pre_ln, { points: true }),
+          claimSeries(col, '∝ √L', depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0]))),
+        ],
+      },
+    }];
+  },
+  veit(r, col) {
+    const pre = r.data.pre_ln, res = r.data.residual;
+    const ks = pre.count.map((_, k) => k);
+    const share = (a) => {
+      const s = a.reduce((t, v) => t + v, 0);
+      return a.map((v) => v / s);
+    };
+    return [
+      {
+        chart: 'veit',
+        spec: {
+          x: ks, xLabel: 'path length k',
+          series: [
+            { key: 'paths', label: 'paths of length k (binomial)', values: share(pre.count), color: col.muted, dash: [2, 3], width: 2 },
+            archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
+            archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
+          ],
+        },
+      },
+      {
+        chart: 'veit-mean',
+        spec: {
+          x: ks, xLabel: 'path length k', yLog: true,
+          series: [
+            archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
+            archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
+          ],
+        },
+      },
+    ];
+  },
+};
+
+// ---------------------------------------------------------------- controls
+
+const CONTROL_LABELS = {
+  seeds: 'Seeds', seed0: 'First seed', deepest: 'Deepest L', width: 'Width d', depth: 'Depth', samples: 'Paths per length',
+  path_seed: 'Path seed', seed: 'Seed', weight: 'Weights',
+};
+const CONTROLS = {
+  theorem1: ['seeds', 'deepest', 'seed0'],
+  figure3: ['weight', 'width', 'seeds', 'seed0'],
+  lemma2: ['depth', 'seeds', 'seed0'],
+  deepnet: ['depth', 'seed'],
+  gpt2: ['seeds', 'deepest', 'seed0'],
+  veit: ['depth', 'samples', 'path_seed', 'seed'],
+};
+const VIEW_ONLY = new Set(['weight']); // changes what is shown, not what is computed
+const MAX_SEED = 4294967295;
+
+function buildControls(form, id, params, view, onChange) {
+  const choices = { ...PANELS[id].choices, weight: Object.keys(FIG3_WEIGHTS) };
+  for (const name of CONTROLS[id]) {
+    const inputId = `${id}-${name}`;
+    const field = el('div', { class: 'paper-field' });
+    field.append(el('label', { for: inputId, text: CONTROL_LABELS[name] }));
+    let input;
+    if (choices[name]) {
+      input = el('select', { id: inputId, name });
+      for (const v of choices[name]) {
+        const text = name === 'weight' ? FIG3_WEIGHTS[v] : name === 'width' ? `${v}` : String(v);
+        input.append(el('option', { value: String(v), text }));
+      }
+      input.value = String(VIEW_ONLY.has(name) ? view[name] : params[name]);
+    } else {
+      input = el('input', { id: inputId, name, type: 'number', class: 'number', min: '0', max: String(MAX_SEED), step: '1', inputmode: 'numeric' });
+      input.value = String(params[name]);
+    }
+    input.addEventListener('change', () => {
+      if (VIEW_ONLY.has(name)) {
+        view[name] = input.value;
+        onChange({ view: true });
+        return;
+      }
+      const v = Number(input.value);
+      const ok = input.value.trim() !== '' && Number.isInteger(v) && v >= 0 && v <= MAX_SEED;
+      input.setAttribute('aria-invalid', String(!ok));
+      if (!ok) return;
+      params[name] = v;
+      onChange({ view: false });
+    });
+    field.append(input);
+    form.append(field);
+  }
+  form.addEventListener('submit', (e) => e.preventDefault());
+}
+
+// ---------------------------------------------------------------- results
+
+function resultsTable(summary) {
+  const table = el('table', { class: 'measured' });
+  table.append(el('caption', { class: 'visually-hidden', text: 'Measured and claimed numbers' }));
+  const head = el('tr', {}, el('th', { scope: 'col', text: 'quantity' }), el('th', { scope: 'col', text: 'measured' }),
+    el('th', { scope: 'col', text: 'claimed' }), el('th', { scope: 'col', text: 'meets it' }));
+  table.append(el('thead', {}, head));
+  const body = el('tbody');
+  for (const row of summary.rows) {
+    const ok = row.ok === null ? '—' : row.ok ? 'yes' : 'no';
+    const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}`, text: ok });
+    const measured = el('td', { class: 'num', text: row.measured, 'data-key': row.key, 'data-value': String(row.value) });
+    body.append(el('tr', {}, el('th', { scope: 'row', text: row.label }), measured, el('td', { text: row.claimed }), okCell));
+  }
+  table.append(body);
+  return el('div', { class: 'measured-scroll' }, table);
+}
+
+function dataTable(specs) {
+  const details = el('details', { class: 'paper-data' });
+  details.append(el('summary', { text: 'All the numbers behind the chart' }));
+  for (const { spec } of specs) {
+    const table = el('table', { class: 'data-table' });
+    const tr = el('tr', {}, el('th', { scope: 'col', text: spec.xLabel }));
+    for (const s of spec.series) tr.append(el('th', { scope: 'col', text: s.label }));
+    table.append(el('thead', {}, tr));
+    const body = el('tbody');
+    spec.x.forEach((x, i) => {
+      const row = el('tr', {}, el('th', { scope: 'row', text: String(x) }));
+      for (const s of spec.series) row.append(el('td', { text: fmtPlain(s.values[i]) }));
+      body.append(row);
+    });
+    table.append(body);
+    details.append(el('div', { class: 'numbers-wrap' }, table));
+  }
+  return details;
+}
+
+function legend(list, specs) {
+  list.replaceChildren();
+  const seen = new Set();
+  for (const { spec } of specs)
+    for (const s of spec.series) {
+      if (seen.has(s.label)) continue;
+      seen.add(s.label);
+      const sample = ARCH_BY_KEY[s.key] ? swatch(s.key) : sampleSwatch(s.key, s.dash);
+      list.append(el('li', {}, sample, s.label));
+    }
+}
+
+// ---------------------------------------------------------------- the panel
+
+/**
+ * Wires the panel `id` inside `root` (its <section>). `request(id, params)`
+ * resolves to a repro.js result (or null when superseded); `onRender(id, info)`
+ * is told about every render.
+ */
+export function createPanel({ root, id, request, onRender }) {
+  const params = { ...PANELS[id].defaults };
+  const view = { weight: 'all' };
+  const charts = Object.fromEntries([...root.querySelectorAll('[data-chart]')].map((c) => [c.dataset.chart, createChart(c)]));
+  const resultEl = root.querySelector('[data-result]');
+  const legends = Object.fromEntries([...root.querySelectorAll('[data-legend]')].map((l) => [l.dataset.legend, l]));
+  const status = el('p', { class: 'paper-status', role: 'status', 'aria-live': 'polite', text: 'waiting for the engine…' });
+  const form = root.querySelector('[data-controls]');
+  form.after(status);
+  let latest = 0;
+  let result = null;
+  root.dataset.verdict = 'pending';
+
+  function render() {
+    if (!result) return;
+    const col = colors();
+    const specs = VIEWS[id](result, col, view);
+    for (const { chart, spec } of specs) charts[chart].draw(spec);
+    for (const spec of specs) if (legends[spec.chart]) legend(legends[spec.chart], [spec]);
+    const sub = root.querySelector('[data-sub]');
+    if (sub) sub.textContent = `${FIG3_WEIGHTS[view.weight]}, mean over seeds, log scale`;
+    const cap = caption(id, result, view);
+    const verdict = el('p', { class: 'verdict', 'data-verdict': cap.verdict },
+      el('span', { class: 'verdict-badge', text: VERDICT_TEXT[cap.verdict] }), ' ', el('strong', { text: cap.lead }), ' ', cap.text);
+    resultEl.replaceChildren(resultsTable(cap.summary), verdict, dataTable(specs));
+    root.dataset.verdict = cap.verdict;
+    onRender(id, { params: { ...result.params }, view: { ...view }, verdict: cap.verdict, caption: `${cap.lead} ${cap.text}`,
+      rows: cap.summary.rows.map(({ key, value, ok }) => ({ key, value, ok })), ms: result.ms });
+  }
+
+  async function run() {
+    const mine = ++latest;
+    status.textContent = 'computing…';
+    root.setAttribute('aria-busy', 'true');
+    try {
+      const r = await request(id, { ...params });
+      if (r === null || mine !== latest) return;
+      result = r;
+      status.textContent = `computed in ${(r.ms / 1000).toFixed(r.ms < 1000 ? 2 : 1)} s`;
+      root.removeAttribute('aria-busy');
+      render();
+    } catch (e) {
+      if (mine !== latest) return;
+      root.removeAttribute('aria-busy');
+      status.textContent = `could not compute: ${e.message}`;
+      status.classList.add('is-error');
+    }
+  }
+
+  buildControls(form, id, params, view, ({ view: onlyView }) => (onlyView ? render() : run()));
+  return { run, retheme: render };
+}
