@@ -89,6 +89,13 @@ function normsSection(n) {
   return parts.join('\n');
 }
 
+// "wasm: void ns::f<float>(float const*, ...)" -> "wasm: ns::f<float>(…)".
+function shortName(name) {
+  const n = name.replace(/\(anonymous namespace\)::/g, '').replace(/^(wasm|js): void /, '$1: ');
+  const i = n.indexOf('(', n.indexOf(': ') + 3);
+  return (i > 0 ? `${n.slice(0, i)}(…)` : n).slice(0, 90);
+}
+
 function cpuProfileSection(engine) {
   const cols = [];
   for (const [scene, s] of Object.entries(engine.scenes))
@@ -105,7 +112,7 @@ function cpuProfileSection(engine) {
     'Self time of each function during steady-state simulate() calls, wasm functions named from the build\'s symbol map (--emit-symbol-map); what a function inlines counts as that function. Share of samples (ms per call):\n',
     table(['bucket', ...cols.map((c) => c.key)], rows)];
   const d = cols.find((c) => c.key === 'default wasm-simd');
-  if (d) out.push('\nTop functions, default scene, WASM SIMD:\n\n' + table(['function', 'share', 'ms per call'], d.pr.top.slice(0, 10).map((t) => [`\`${t.name.replace(/\(.*$/, '(…)').slice(0, 90)}\``, `${f(100 * t.share, 1)}%`, ms(t.ms_per_call)])));
+  if (d) out.push('\nTop functions, default scene, WASM SIMD:\n\n' + table(['function', 'share', 'ms per call'], d.pr.top.slice(0, 10).map((t) => [`\`${shortName(t.name)}\``, `${f(100 * t.share, 1)}%`, ms(t.ms_per_call)])));
   return out.join('\n') + '\n';
 }
 
