@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: compilers and libraries of the core, the wasm toolchain,
-# wasm-objdump for the SIMD check, Chromium for the browser tests.
-PACKAGES=(cmake g++ make libeigen3-dev catch2 emscripten wabt chromium)
+# wasm-objdump for the SIMD check, Chromium for the browser tests,
+# clang-format for `npm run format:check`.
+PACKAGES=(cmake g++ make libeigen3-dev catch2 emscripten wabt chromium clang-format)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

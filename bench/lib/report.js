@@ -74,7 +74,7 @@ function engineSection(engine) {
 
 function normsSection(n) {
   const parts = [`Each call normalizes T tokens of width d with T d = ${n.elements_per_call} floats; median of ${n.samples} interleaved samples; saving = 1 - RMSNorm time / LayerNorm time.\n`];
-  for (const [k, r] of Object.entries(n.runtimes)) {
+  for (const r of Object.values(n.runtimes)) {
     if (r.skipped) {
       parts.push(`**${r.label}**: skipped: ${r.skipped}\n`);
       continue;

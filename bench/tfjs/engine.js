@@ -45,7 +45,7 @@ export async function ensureGradients() {
   return GRADS;
 }
 
-const NONE = 0, LAYERNORM = 1, RMSNORM = 2;
+const NONE = 0, LAYERNORM = 1; // RMSNorm is 2
 const EPS = 1e-5;
 
 /**
