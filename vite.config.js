@@ -8,9 +8,7 @@ import { sitePlugin } from './web/build/site-plugin.js';
 // Every top-level page of the site (the explorer, the quizzes, the papers,
 // the embeddable view), each built if it exists.
 const PAGES = ['index', 'quiz', 'papers', 'embed'];
-const input = Object.fromEntries(
-  PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]),
-);
+const input = Object.fromEntries(PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]));
 
 export default defineConfig({
   root: 'web',

@@ -40,7 +40,11 @@ export function distSizes(files = null) {
   };
   if (files) list.push(...files.filter((f) => existsSync(join(DIST, f))));
   else walk(DIST);
-  const out = { files: [], totals: { page: 0, js: 0, wasm: 0, all: 0 }, raw_totals: { page: 0, js: 0, wasm: 0, all: 0 } };
+  const out = {
+    files: [],
+    totals: { page: 0, js: 0, wasm: 0, all: 0 },
+    raw_totals: { page: 0, js: 0, wasm: 0, all: 0 },
+  };
   for (const f of [...new Set(list)].sort()) {
     const body = readFileSync(join(DIST, f));
     const gz = gzipSync(body, { level: 9 }).length;
@@ -77,7 +81,9 @@ export function stepValues(min, max, step, start, count, amplitude = 25) {
 async function waitReady(page) {
   await page.waitForFunction(
     () => document.body && document.body.dataset.ready === '1' && window.__resnorm && window.__resnorm.renders >= 1,
-    null, { timeout: 30000 });
+    null,
+    { timeout: 30000 },
+  );
 }
 
 // Runs `count` steps of slider `id` in the page; returns per-step latencies and hook fields.
@@ -89,35 +95,50 @@ async function sliderSteps(page, id, count) {
   }, id);
   if (!spec) throw new Error(`no #${id} on the page`);
   const values = stepValues(spec.min, spec.max, spec.step, spec.value, count);
-  return page.evaluate(async ([id, values]) => {
-    const el = document.getElementById(id);
-    // The page replaces window.__resnorm on every render: read it afresh each time.
-    const hook = () => window.__resnorm;
-    const steps = [];
-    let failures = 0;
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-    for (const v of values) {
-      const n = hook().renders;
-      const t0 = performance.now();
-      el.value = String(v);
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-      let timedOut = false;
-      while (hook().renders === n) {
-        await frame();
-        if (performance.now() - t0 > 5000) { timedOut = true; break; }
+  return page.evaluate(
+    async ([id, values]) => {
+      const el = document.getElementById(id);
+      // The page replaces window.__resnorm on every render: read it afresh each time.
+      const hook = () => window.__resnorm;
+      const steps = [];
+      let failures = 0;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+      for (const v of values) {
+        const n = hook().renders;
+        const t0 = performance.now();
+        el.value = String(v);
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        let timedOut = false;
+        while (hook().renders === n) {
+          await frame();
+          if (performance.now() - t0 > 5000) {
+            timedOut = true;
+            break;
+          }
+        }
+        const seen = performance.now();
+        const h = hook();
+        const fields = {};
+        for (const [k, x] of Object.entries(h))
+          if (typeof x === 'number' && /Ms$/.test(k) && k !== 'lastPaintMs') fields[k] = x;
+        const paint = typeof h.lastPaintMs === 'number' ? h.lastPaintMs : seen;
+        steps.push({
+          value: v,
+          ms: paint - t0,
+          seen_ms: seen - t0,
+          timedOut,
+          depth: h.config?.depth,
+          fields,
+          t0_abs: performance.timeOrigin + t0,
+          paint_abs: performance.timeOrigin + paint,
+        });
+        if (timedOut && ++failures >= 3) break; // the page does not answer this slider: stop, say so
+        await frame(); // let the page settle between steps, as between two slider events
       }
-      const seen = performance.now();
-      const h = hook();
-      const fields = {};
-      for (const [k, x] of Object.entries(h)) if (typeof x === 'number' && /Ms$/.test(k) && k !== 'lastPaintMs') fields[k] = x;
-      const paint = typeof h.lastPaintMs === 'number' ? h.lastPaintMs : seen;
-      steps.push({ value: v, ms: paint - t0, seen_ms: seen - t0, timedOut, depth: h.config?.depth, fields,
-        t0_abs: performance.timeOrigin + t0, paint_abs: performance.timeOrigin + paint });
-      if (timedOut && ++failures >= 3) break; // the page does not answer this slider: stop, say so
-      await frame(); // let the page settle between steps, as between two slider events
-    }
-    return steps;
-  }, [id, values]);
+      return steps;
+    },
+    [id, values],
+  );
 }
 
 // The engine worker's side of each step, by wrapping its onmessage and postMessage
@@ -137,7 +158,11 @@ async function instrumentWorkers(page) {
       };
       const post = self.postMessage.bind(self);
       self.postMessage = (msg, transfer) => {
-        self.__bench.push({ recv: self.__benchRecv, send: performance.timeOrigin + performance.now(), ms: msg && msg.ms });
+        self.__bench.push({
+          recv: self.__benchRecv,
+          send: performance.timeOrigin + performance.now(),
+          ms: msg && msg.ms,
+        });
         return post(msg, transfer);
       };
     });
@@ -166,7 +191,11 @@ function splitSteps(steps, records) {
     if (Number.isFinite(r.ms)) parts.engine_simulate.push(r.ms);
     parts.back_and_draw.push(s.paint_abs - r.send);
   }
-  return Object.fromEntries(Object.entries(parts).filter(([, v]) => v.length).map(([k, v]) => [k, summarize(v)]));
+  return Object.fromEntries(
+    Object.entries(parts)
+      .filter(([, v]) => v.length)
+      .map(([k, v]) => [k, summarize(v)]),
+  );
 }
 
 function summarizeSteps(steps, records = []) {
@@ -191,14 +220,19 @@ export async function runBrowser({ loads = 5, steps = 100, log = () => {} } = {}
   if (!existsSync(`${DIST}/index.html`))
     return { status: 'skipped', reason: 'dist/index.html does not exist: the page is not built (npm run build:web)' };
   if (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium'))
-    return { status: 'skipped', reason: '/usr/bin/chromium is not installed (npm run setup installs it)', sizes: distSizes() };
+    return {
+      status: 'skipped',
+      reason: '/usr/bin/chromium is not installed (npm run setup installs it)',
+      sizes: distSizes(),
+    };
   const { launch, serve } = await import('../tests/browser/harness.js');
   const browser = await launch();
   const server = await serve();
   try {
     const version = browser.version();
     // Cold loads: navigation -> first painted chart; requested files.
-    const firstPaint = [], navigation = [];
+    const firstPaint = [],
+      navigation = [];
     const requested = new Set();
     const probe = await (async () => {
       for (let i = 0; i < loads; i++) {
@@ -231,19 +265,29 @@ export async function runBrowser({ loads = 5, steps = 100, log = () => {} } = {}
         page.on('pageerror', (e) => errors.push(e.message));
         page.on('requestfinished', (req) => {
           const u = new URL(req.url());
-          if (u.origin === new URL(server.url).origin) requested.add(decodeURIComponent(u.pathname).replace(/^\//, '') || 'index.html');
+          if (u.origin === new URL(server.url).origin)
+            requested.add(decodeURIComponent(u.pathname).replace(/^\//, '') || 'index.html');
         });
         await page.goto(server.url);
         try {
           await waitReady(page);
         } catch (e) {
           await context.close();
-          return { error: `the page never became ready (body[data-ready=1] and window.__resnorm.renders >= 1): ${e.message.split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}` };
+          return {
+            error: `the page never became ready (body[data-ready=1] and window.__resnorm.renders >= 1): ${e.message.split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}`,
+          };
         }
         const t = await page.evaluate(() => {
           const nav = performance.getEntriesByType('navigation')[0];
           const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-          return { paint: window.__resnorm.lastPaintMs, renders: window.__resnorm.renders, dcl: nav?.domContentLoadedEventEnd, load: nav?.loadEventEnd, fcp: fcp?.startTime, ...window.__benchLoad };
+          return {
+            paint: window.__resnorm.lastPaintMs,
+            renders: window.__resnorm.renders,
+            dcl: nav?.domContentLoadedEventEnd,
+            load: nav?.loadEventEnd,
+            fcp: fcp?.startTime,
+            ...window.__benchLoad,
+          };
         });
         // Only the first render counts; if the page rendered twice already, lastPaintMs is late (an upper bound).
         firstPaint.push(t.paint);

@@ -52,7 +52,9 @@ struct NormBench {
     resnorm::layernorm_backward(dx.data(), dgamma.data(), dbeta.data(), dy.data(), x.data(), gamma.data(), mean.data(),
                                 rstd.data(), T, d);
   }
-  __attribute__((noinline)) void rms_fwd() { resnorm::rmsnorm_forward(y.data(), rstd.data(), x.data(), gamma.data(), T, d); }
+  __attribute__((noinline)) void rms_fwd() {
+    resnorm::rmsnorm_forward(y.data(), rstd.data(), x.data(), gamma.data(), T, d);
+  }
   __attribute__((noinline)) void rms_bwd() {
     resnorm::rmsnorm_backward(dx.data(), dgamma.data(), dy.data(), x.data(), gamma.data(), rstd.data(), T, d);
   }

@@ -34,13 +34,33 @@ const run = promisify(execFile);
 // ---------------------------------------------------------------- contenders
 
 export const CONTENDERS = {
-  'wasm-simd': { label: 'WASM SIMD (-O3 -msimd128, the shipped build), Node', kind: 'worker', tolerance: 0,
-    needs: 'wasm/dist/resnorm_wasm.wasm', build: 'npm run build:wasm' },
-  'native-v2': { label: 'native g++ 12 -O3 -march=x86-64-v2 (128-bit SIMD)', kind: 'native', dir: 'build/bench-v2', tolerance: 1e-4 },
-  'native-v2-clang': { label: 'native clang 14 -O3 -march=x86-64-v2 (the LLVM inside emcc)', kind: 'native', dir: 'build/bench-v2-clang', tolerance: 1e-4 },
+  'wasm-simd': {
+    label: 'WASM SIMD (-O3 -msimd128, the shipped build), Node',
+    kind: 'worker',
+    tolerance: 0,
+    needs: 'wasm/dist/resnorm_wasm.wasm',
+    build: 'npm run build:wasm',
+  },
+  'native-v2': {
+    label: 'native g++ 12 -O3 -march=x86-64-v2 (128-bit SIMD)',
+    kind: 'native',
+    dir: 'build/bench-v2',
+    tolerance: 1e-4,
+  },
+  'native-v2-clang': {
+    label: 'native clang 14 -O3 -march=x86-64-v2 (the LLVM inside emcc)',
+    kind: 'native',
+    dir: 'build/bench-v2-clang',
+    tolerance: 1e-4,
+  },
   native: { label: 'native g++ 12 -O3 -march=native', kind: 'native', dir: 'build/bench-native', tolerance: 1e-4 },
-  'wasm-scalar': { label: 'WASM scalar (-O3, no -msimd128), Node', kind: 'worker', tolerance: 1e-4,
-    needs: 'build/wasm-scalar/dist/resnorm_wasm.wasm', build: 'RESNORM_WASM_SIMD=OFF bash scripts/build-wasm.sh build/wasm-scalar' },
+  'wasm-scalar': {
+    label: 'WASM scalar (-O3, no -msimd128), Node',
+    kind: 'worker',
+    tolerance: 1e-4,
+    needs: 'build/wasm-scalar/dist/resnorm_wasm.wasm',
+    build: 'RESNORM_WASM_SIMD=OFF bash scripts/build-wasm.sh build/wasm-scalar',
+  },
   js: { label: 'plain JavaScript, Float32Array (bench/js), Node', kind: 'worker', tolerance: 1e-4 },
   tfjs: { label: 'TensorFlow.js 4.22, wasm backend (SIMD, 1 thread), tf.grads, Node', kind: 'worker', tolerance: 1e-3 },
 };
@@ -51,15 +71,38 @@ const REFERENCE = 'wasm-simd';
 // rounds sits some rounds out). Every contender is a long-lived process, so the
 // rounds interleave them a few calls at a time.
 const PLAN = {
-  default: { rounds: 20, warmup: 5, n: { 'wasm-simd': 200, 'native-v2': 300, 'native-v2-clang': 300, native: 300, 'wasm-scalar': 40, js: 30, tfjs: 20 } },
-  deep: { rounds: 10, warmup: 1, n: { 'wasm-simd': 50, 'native-v2': 50, 'native-v2-clang': 50, native: 50, 'wasm-scalar': 15, js: 10, tfjs: 4 } },
-  wide: { rounds: 8, warmup: 1, n: { 'wasm-simd': 24, 'native-v2': 24, 'native-v2-clang': 24, native: 24, 'wasm-scalar': 8, js: 4, tfjs: 4 } },
+  default: {
+    rounds: 20,
+    warmup: 5,
+    n: { 'wasm-simd': 200, 'native-v2': 300, 'native-v2-clang': 300, native: 300, 'wasm-scalar': 40, js: 30, tfjs: 20 },
+  },
+  deep: {
+    rounds: 10,
+    warmup: 1,
+    n: { 'wasm-simd': 50, 'native-v2': 50, 'native-v2-clang': 50, native: 50, 'wasm-scalar': 15, js: 10, tfjs: 4 },
+  },
+  wide: {
+    rounds: 8,
+    warmup: 1,
+    n: { 'wasm-simd': 24, 'native-v2': 24, 'native-v2-clang': 24, native: 24, 'wasm-scalar': 8, js: 4, tfjs: 4 },
+  },
 };
 const QUICK_PLAN = { rounds: 2, warmup: 1, n: Object.fromEntries(Object.keys(CONTENDERS).map((c) => [c, 2])) };
 const perRound = (n, rounds, r) => Math.floor(((r + 1) * n) / rounds) - Math.floor((r * n) / rounds);
 
 // core's enum Arch order (core/include/resnorm/config.h), for the profile module's mask.
-const ARCH_ENUM = ['plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2', 'admin'];
+const ARCH_ENUM = [
+  'plain',
+  'residual',
+  'post_ln',
+  'post_rms',
+  'pre_ln',
+  'pre_rms',
+  'sandwich',
+  'deepnorm',
+  'gpt2',
+  'admin',
+];
 
 // ---------------------------------------------------------------- plumbing
 
@@ -95,7 +138,8 @@ class Worker {
 
 function nativeArgs(config) {
   const args = [];
-  for (const [k, v] of Object.entries(config)) args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
+  for (const [k, v] of Object.entries(config))
+    args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
   return args;
 }
 
@@ -150,7 +194,10 @@ class NativeWorker {
 // Max relative difference of every finite value against the reference; non-finite
 // values (null in native JSON, NaN/Infinity in JS) must sit at the same places.
 export function compareResults(got, ref) {
-  let worst = 0, where = null, values = 0, mismatches = 0;
+  let worst = 0,
+    where = null,
+    values = 0,
+    mismatches = 0;
   for (const [arch, r] of Object.entries(ref)) {
     const g = got[arch];
     if (!g) return { ok: false, max_rel: null, values, reason: `no results for ${arch}` };
@@ -158,15 +205,23 @@ export function compareResults(got, ref) {
     for (const [k, ref] of Object.entries(r)) {
       if (!Array.isArray(ref)) continue;
       const arr = g[k];
-      if (!arr || arr.length !== ref.length) return { ok: false, max_rel: null, values, reason: `${arch}.${k}: length differs` };
+      if (!arr || arr.length !== ref.length)
+        return { ok: false, max_rel: null, values, reason: `${arch}.${k}: length differs` };
       ref.forEach((b, i) => {
         const a = arr[i];
-        const fa = a !== null && Number.isFinite(a), fb = b !== null && Number.isFinite(b);
-        if (fa !== fb) { mismatches++; return; }
+        const fa = a !== null && Number.isFinite(a),
+          fb = b !== null && Number.isFinite(b);
+        if (fa !== fb) {
+          mismatches++;
+          return;
+        }
         if (!fb) return;
         values++;
         const rel = a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(b), 1e-300);
-        if (rel > worst) { worst = rel; where = `${arch}.${k}[${i}]`; }
+        if (rel > worst) {
+          worst = rel;
+          where = `${arch}.${k}[${i}]`;
+        }
       });
     }
   }
@@ -224,10 +279,16 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     for (const n of order) {
       const s = state[n];
       const k = perRound(plan.n[n], plan.rounds, r);
-      if (s.skipped || (k === 0 && s.first_ms !== null)) { s.rounds.push(null); continue; }
+      if (s.skipped || (k === 0 && s.first_ms !== null)) {
+        s.rounds.push(null);
+        continue;
+      }
       try {
         const out = await s.worker.call('run', { config, repeat: k, warmup: s.first_ms === null ? plan.warmup : 0 });
-        if (s.first_ms === null) { s.first_ms = out.first_ms; s.warmup_ms = out.warmup_ms; }
+        if (s.first_ms === null) {
+          s.first_ms = out.first_ms;
+          s.warmup_ms = out.warmup_ms;
+        }
         s.samples.push(...out.samples_ms);
         s.rounds.push(out.samples_ms.length ? median(out.samples_ms) : null);
       } catch (e) {
@@ -238,8 +299,13 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     const load = os.loadavg()[0];
     for (const n of live) state[n].loadavg.push(load);
     if (r === plan.rounds - 1 || (r + 1) % Math.ceil(plan.rounds / 4) === 0)
-      log(`  ${sceneName} round ${r + 1}/${plan.rounds} (load ${load.toFixed(1)}): ` + live.filter((n) => !state[n].skipped)
-        .map((n) => `${n} ${median(state[n].samples)?.toFixed(2)}`).join(', '));
+      log(
+        `  ${sceneName} round ${r + 1}/${plan.rounds} (load ${load.toFixed(1)}): ` +
+          live
+            .filter((n) => !state[n].skipped)
+            .map((n) => `${n} ${median(state[n].samples)?.toFixed(2)}`)
+            .join(', '),
+      );
   }
 
   // First call with warm code: a new engine object in the same process (weight bank
@@ -248,7 +314,11 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
   for (const n of names) {
     const s = state[n];
     if (s.skipped || s.native || !(n.startsWith('wasm') || sceneName === 'default')) continue;
-    try { s.fresh_ms = (await s.worker.call('fresh', { config })).first_ms; } catch (e) { s.fresh_error = fmtErr(e); }
+    try {
+      s.fresh_ms = (await s.worker.call('fresh', { config })).first_ms;
+    } catch (e) {
+      s.fresh_error = fmtErr(e);
+    }
   }
   // Where the shipped build spends a recompute: V8's sampling profiler.
   const cpuprofile = {};
@@ -256,18 +326,30 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     const s = state[n];
     if (s.skipped || (n === 'wasm-scalar' && sceneName !== 'default')) continue;
     const repeat = Math.max(2, Math.min(200, Math.round(plan.n[n] * (n === 'wasm-simd' ? 1 : 2))));
-    try { cpuprofile[n] = summarizeProfile((await s.worker.call('cpuprofile', { config, repeat })).profile); } catch (e) { cpuprofile[n] = { skipped: fmtErr(e) }; }
+    try {
+      cpuprofile[n] = summarizeProfile((await s.worker.call('cpuprofile', { config, repeat })).profile);
+    } catch (e) {
+      cpuprofile[n] = { skipped: fmtErr(e) };
+    }
   }
 
   // Same numbers: every contender against the reference, at config.gain.
-  let reference = null, referenceError = null;
+  let reference = null,
+    referenceError = null;
   if (!state[REFERENCE].skipped) {
-    try { reference = (await state[REFERENCE].worker.call('check', { config })).results; } catch (e) { referenceError = fmtErr(e); }
+    try {
+      reference = (await state[REFERENCE].worker.call('check', { config })).results;
+    } catch (e) {
+      referenceError = fmtErr(e);
+    }
   }
   let split = null;
   if (!state[REFERENCE].skipped) {
     try {
-      const out = await state[REFERENCE].worker.call('split', { config, repeat: Math.max(3, Math.min(50, plan.n[REFERENCE])) });
+      const out = await state[REFERENCE].worker.call('split', {
+        config,
+        repeat: Math.max(3, Math.min(50, plan.n[REFERENCE])),
+      });
       split = { engine_call: summarize(out.run_ms), simulate: summarize(out.simulate_ms) };
     } catch (e) {
       split = { skipped: fmtErr(e) };
@@ -285,15 +367,17 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     let check = null;
     try {
       if (n === REFERENCE) check = { reference: true };
-      else if (!reference) check = { skipped: `no reference (the WASM SIMD build ${referenceError ? `failed: ${referenceError}` : 'did not run'})` };
+      else if (!reference)
+        check = {
+          skipped: `no reference (the WASM SIMD build ${referenceError ? `failed: ${referenceError}` : 'did not run'})`,
+        };
       else {
         let got;
         if (s.native) {
           const file = `${tmp}/${sceneName}-${n}.json`;
           await s.worker.call('results', { file });
           got = JSON.parse(readFileSync(file, 'utf8')).results;
-        }
-        else got = (await s.worker.call('check', { config })).results;
+        } else got = (await s.worker.call('check', { config })).results;
         check = compareResults(got, reference);
         check.tolerance = CONTENDERS[n].tolerance;
         check.ok = check.max_rel !== null && check.max_rel <= check.tolerance && !check.nonfinite_mismatches;
@@ -323,10 +407,24 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     const e = results[n];
     if (e.skipped || !ref || ref.skipped) continue;
     e.ratio_to_wasm_simd = Math.round((e.median_ms / ref.median_ms) * 1e4) / 1e4;
-    const per = e.round_medians_ms.map((x, i) => (x === null || ref.round_medians_ms[i] === null ? NaN : x / ref.round_medians_ms[i])).filter(Number.isFinite);
-    e.ratio_round_range = per.length ? [Math.min(...per), Math.max(...per)].map((x) => Math.round(x * 1e3) / 1e3) : null;
+    const per = e.round_medians_ms
+      .map((x, i) => (x === null || ref.round_medians_ms[i] === null ? NaN : x / ref.round_medians_ms[i]))
+      .filter(Number.isFinite);
+    e.ratio_round_range = per.length
+      ? [Math.min(...per), Math.max(...per)].map((x) => Math.round(x * 1e3) / 1e3)
+      : null;
   }
-  return { title: scene.title, config, flops: flop, rounds: plan.rounds, loadavg_per_round: state[REFERENCE]?.loadavg, warmup_calls: plan.warmup, contenders: results, wasm_copy_out: split, cpuprofile };
+  return {
+    title: scene.title,
+    config,
+    flops: flop,
+    rounds: plan.rounds,
+    loadavg_per_round: state[REFERENCE]?.loadavg,
+    warmup_calls: plan.warmup,
+    contenders: results,
+    wasm_copy_out: split,
+    cpuprofile,
+  };
 }
 
 // Buckets of a wasm CPU profile, by function name (first match wins).
@@ -336,7 +434,10 @@ const PROFILE_BUCKETS = [
   ['norms (LayerNorm / RMSNorm)', /Norm<|layernorm_|rmsnorm_/],
   ['MLP glue (activation, masks)', /Mlp</],
   ['stream glue (skip sums, update ratios, zeroing)', /Model<float>::(forward|backward)|forward_unit|backward_unit/],
-  ['engine call with what it inlines (Engine::simulate, Model::result metrics)', /Simulation::run|Engine<|Model<float>::result|Model<float>::configure/],
+  [
+    'engine call with what it inlines (Engine::simulate, Model::result metrics)',
+    /Simulation::run|Engine<|Model<float>::result|Model<float>::configure/,
+  ],
   ['weight bank (RNG, first call only)', /gaussian_matrix|orthogonal_matrix|WeightBank|NormalRng/],
   ['memset / memcpy / malloc', /^wasm: (memset|memcpy|memmove|dlmalloc|dlfree|malloc|free|sbrk|emscripten_builtin)/],
   ['other wasm', /^wasm: /],
@@ -353,9 +454,14 @@ function summarizeProfile(p) {
   }
   const round = (x, k = 4) => Math.round(x * 10 ** k) / 10 ** k;
   return {
-    calls: p.calls, samples: p.samples, interval_us: p.interval_us, ms_per_call: round(p.wall_ms / p.calls),
+    calls: p.calls,
+    samples: p.samples,
+    interval_us: p.interval_us,
+    ms_per_call: round(p.wall_ms / p.calls),
     buckets: buckets.map((b) => ({ ...b, share: round(b.share), ms_per_call: round(b.ms_per_call) })),
-    top: p.functions.slice(0, 15).map((f) => ({ name: f.name.slice(0, 160), share: round(f.share), ms_per_call: round(f.ms_per_call) })),
+    top: p.functions
+      .slice(0, 15)
+      .map((f) => ({ name: f.name.slice(0, 160), share: round(f.share), ms_per_call: round(f.ms_per_call) })),
   };
 }
 
@@ -373,7 +479,14 @@ async function tiering(scene, quick, log) {
     try {
       const init = await w.call('init');
       const r = await w.call('run', { config, repeat: n, warmup: 3 });
-      out[key] = { label, flags, load_ms: init.load_ms, first_ms: r.first_ms, warmup_ms: r.warmup_ms, ...summarize(r.samples_ms) };
+      out[key] = {
+        label,
+        flags,
+        load_ms: init.load_ms,
+        first_ms: r.first_ms,
+        warmup_ms: r.warmup_ms,
+        ...summarize(r.samples_ms),
+      };
       log(`  wasm-simd ${key}: first ${r.first_ms.toFixed(1)} ms, steady ${out[key].median_ms} ms`);
     } catch (e) {
       out[key] = { label, skipped: fmtErr(e) };
@@ -389,7 +502,9 @@ async function tiering(scene, quick, log) {
 function normRow(d, T, get) {
   const names = ['ln_fwd', 'ln_bwd', 'rms_fwd', 'rms_bwd'];
   const row = { d, T };
-  names.forEach((k, i) => { row[k] = { median_ms: get(3 * i), p10_ms: get(3 * i + 1), p90_ms: get(3 * i + 2) }; });
+  names.forEach((k, i) => {
+    row[k] = { median_ms: get(3 * i), p10_ms: get(3 * i + 1), p90_ms: get(3 * i + 2) };
+  });
   return row;
 }
 
@@ -409,10 +524,16 @@ async function norms(quick, log) {
   const widths = quick ? [64, 256] : [64, 128, 256, 512, 1024, 2048, 4096];
   const samples = quick ? 3 : 41;
   const out = { elements_per_call: 65536, samples, widths, runtimes: {} };
-  for (const [key, dir, label] of [['native-v2', 'build/bench-v2', 'native g++ -O3 -march=x86-64-v2'],
-    ['native-v2-clang', 'build/bench-v2-clang', 'native clang -O3 -march=x86-64-v2'], ['native', 'build/bench-native', 'native g++ -O3 -march=native']]) {
+  for (const [key, dir, label] of [
+    ['native-v2', 'build/bench-v2', 'native g++ -O3 -march=x86-64-v2'],
+    ['native-v2-clang', 'build/bench-v2-clang', 'native clang -O3 -march=x86-64-v2'],
+    ['native', 'build/bench-native', 'native g++ -O3 -march=native'],
+  ]) {
     const bin = `${ROOT}${dir}/resnorm_norm_bench`;
-    if (!existsSync(bin)) { out.runtimes[key] = { label, skipped: `${dir}/resnorm_norm_bench is not built (npm run bench builds it)` }; continue; }
+    if (!existsSync(bin)) {
+      out.runtimes[key] = { label, skipped: `${dir}/resnorm_norm_bench is not built (npm run bench builds it)` };
+      continue;
+    }
     try {
       const { stdout } = await run(bin, ['--samples', String(samples), '--widths', widths.join(',')]);
       out.runtimes[key] = { label, rows: withSavings(JSON.parse(stdout).rows) };
@@ -421,9 +542,15 @@ async function norms(quick, log) {
     }
   }
   const require = createRequire(import.meta.url);
-  for (const [key, file, label] of [['wasm-simd', 'norm_simd', 'WASM -O3 -msimd128, Node'], ['wasm-scalar', 'norm_scalar', 'WASM -O3 scalar, Node']]) {
+  for (const [key, file, label] of [
+    ['wasm-simd', 'norm_simd', 'WASM -O3 -msimd128, Node'],
+    ['wasm-scalar', 'norm_scalar', 'WASM -O3 scalar, Node'],
+  ]) {
     const js = `${ROOT}build/bench-wasm/${file}.js`;
-    if (!existsSync(js)) { out.runtimes[key] = { label, skipped: `build/bench-wasm/${file}.js is not built (bash bench/wasm/build.sh)` }; continue; }
+    if (!existsSync(js)) {
+      out.runtimes[key] = { label, skipped: `build/bench-wasm/${file}.js is not built (bash bench/wasm/build.sh)` };
+      continue;
+    }
     try {
       const m = await require(js)({ wasmBinary: readFileSync(`${ROOT}build/bench-wasm/${file}.wasm`) });
       const rows = widths.map((d) => {
@@ -444,7 +571,10 @@ async function norms(quick, log) {
     }
   }
   for (const [k, v] of Object.entries(out.runtimes))
-    if (v.rows) log(`  norms ${k}: RMSNorm saves ${v.rows.map((r) => `${r.saving_pct.fwd_bwd}%`).join(' ')} (fwd+bwd, d=${widths.join(',')})`);
+    if (v.rows)
+      log(
+        `  norms ${k}: RMSNorm saves ${v.rows.map((r) => `${r.saving_pct.fwd_bwd}%`).join(' ')} (fwd+bwd, d=${widths.join(',')})`,
+      );
   return out;
 }
 
@@ -455,34 +585,60 @@ async function profile(scenes, quick, log) {
   const out = { reps, scenes: {} };
   const require = createRequire(import.meta.url);
   const js = `${ROOT}build/bench-wasm/profile.js`;
-  let mod = null, modError = null;
+  let mod = null,
+    modError = null;
   if (existsSync(js)) {
-    try { mod = await require(js)({ wasmBinary: readFileSync(`${ROOT}build/bench-wasm/profile.wasm`) }); } catch (e) { modError = fmtErr(e); }
+    try {
+      mod = await require(js)({ wasmBinary: readFileSync(`${ROOT}build/bench-wasm/profile.wasm`) });
+    } catch (e) {
+      modError = fmtErr(e);
+    }
   } else modError = 'build/bench-wasm/profile.js is not built (bash bench/wasm/build.sh)';
   for (const [name, scene] of Object.entries(scenes)) {
     const c = scene.config;
     const entry = {};
     const r = name === 'wide' ? Math.max(2, Math.round(reps / 3)) : reps;
-    for (const [key, dir] of [['native-v2', 'build/bench-v2'], ['native-v2-clang', 'build/bench-v2-clang']]) {
+    for (const [key, dir] of [
+      ['native-v2', 'build/bench-v2'],
+      ['native-v2-clang', 'build/bench-v2-clang'],
+    ]) {
       const bin = `${ROOT}${dir}/resnorm_bench`;
-      if (!existsSync(bin)) { entry[key] = { skipped: `${dir}/resnorm_bench is not built` }; continue; }
+      if (!existsSync(bin)) {
+        entry[key] = { skipped: `${dir}/resnorm_bench is not built` };
+        continue;
+      }
       try {
         const { stdout } = await run(bin, [...nativeArgs(c), '--phases', String(r)]);
         entry[key] = JSON.parse(stdout);
-      } catch (e) { entry[key] = { skipped: fmtErr(e) }; }
+      } catch (e) {
+        entry[key] = { skipped: fmtErr(e) };
+      }
     }
     if (mod) {
       const mask = c.arch.reduce((m, a) => m | (1 << ARCH_ENUM.indexOf(a)), 0);
       mod._profile_run(mask, c.depth, c.width, c.tokens, c.expansion, 2); // warm-up (Liftoff -> TurboFan)
-      if (!mod._profile_run(mask, c.depth, c.width, c.tokens, c.expansion, r)) entry['wasm-simd'] = { skipped: 'config refused' };
+      if (!mod._profile_run(mask, c.depth, c.width, c.tokens, c.expansion, r))
+        entry['wasm-simd'] = { skipped: 'config refused' };
       else {
         const v = (i) => Math.round(mod._profile_value(i) * 1e4) / 1e4;
-        entry['wasm-simd'] = { configure_ms: v(0), forward_ms: v(1), backward_ms: v(2), result_ms: v(3), total_ms: v(4), kernels_ms: v(5), norms_ms: v(6), repeat: r };
+        entry['wasm-simd'] = {
+          configure_ms: v(0),
+          forward_ms: v(1),
+          backward_ms: v(2),
+          result_ms: v(3),
+          total_ms: v(4),
+          kernels_ms: v(5),
+          norms_ms: v(6),
+          repeat: r,
+        };
       }
     } else entry['wasm-simd'] = { skipped: modError };
     out.scenes[name] = entry;
     const w = entry['wasm-simd'];
-    if (w.total_ms) log(`  profile ${name} wasm: total ${w.total_ms} ms, kernels ${w.kernels_ms}, norms ${w.norms_ms}, result ${w.result_ms}`);
+    if (w.total_ms)
+      log(
+        `  profile ${name} wasm: total ${w.total_ms} ms, kernels ${w.kernels_ms}, norms ${w.norms_ms}, result ${w.result_ms}`,
+      );
   }
   return out;
 }
@@ -503,58 +659,98 @@ function targets(report) {
     // WASM time / native time, every scene; the target holds if it holds on every scene.
     const w = scenes.map((s) => [s, ratio(s, 'native-v2') === null ? null : 1 / ratio(s, 'native-v2')]);
     const known = w.filter(([, x]) => x !== null);
-    add('wasm_vs_native_v2', 'WASM SIMD within 1.15x of native 128-bit SIMD (-march=x86-64-v2), g++ 12 (the project\'s compiler)',
+    add(
+      'wasm_vs_native_v2',
+      "WASM SIMD within 1.15x of native 128-bit SIMD (-march=x86-64-v2), g++ 12 (the project's compiler)",
       'WASM SIMD time / native time: ' + w.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      known.length ? known.every(([, x]) => x <= 1.15) : null);
+      known.length ? known.every(([, x]) => x <= 1.15) : null,
+    );
     const wc = scenes.map((s) => [s, ratio(s, 'native-v2-clang') === null ? null : 1 / ratio(s, 'native-v2-clang')]);
     const kc = wc.filter(([, x]) => x !== null);
-    add('wasm_vs_native_v2_clang', 'the same, against clang 14 (the compiler inside emcc: the same LLVM, so the fairer ceiling)',
+    add(
+      'wasm_vs_native_v2_clang',
+      'the same, against clang 14 (the compiler inside emcc: the same LLVM, so the fairer ceiling)',
       'WASM SIMD time / native time: ' + wc.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      kc.length ? kc.every(([, x]) => x <= 1.15) : null);
+      kc.length ? kc.every(([, x]) => x <= 1.15) : null,
+    );
   }
   {
     const w = scenes.map((s) => [s, ratio(s, 'wasm-scalar')]);
     const known = w.filter(([, x]) => x !== null);
-    add('wasm_vs_scalar', 'WASM SIMD at least 4x faster than scalar WASM',
+    add(
+      'wasm_vs_scalar',
+      'WASM SIMD at least 4x faster than scalar WASM',
       'scalar time / SIMD time: ' + w.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      known.length ? known.every(([, x]) => x >= 4) : null);
+      known.length ? known.every(([, x]) => x >= 4) : null,
+    );
   }
-  for (const [c, k, id, name] of [['js', 10, 'wasm_vs_js', 'plain JS'], ['tfjs', 30, 'wasm_vs_tfjs', 'TF.js']]) {
+  for (const [c, k, id, name] of [
+    ['js', 10, 'wasm_vs_js', 'plain JS'],
+    ['tfjs', 30, 'wasm_vs_tfjs', 'TF.js'],
+  ]) {
     const r = ratio('default', c);
-    add(id, `WASM SIMD at least ${k}x faster than ${name} on the default scene`,
+    add(
+      id,
+      `WASM SIMD at least ${k}x faster than ${name} on the default scene`,
       `${name} time / SIMD time: default ${fmt(r, 1)}x (deep ${fmt(ratio('deep', c), 1)}x, wide ${fmt(ratio('wide', c), 1)}x)`,
-      r === null ? null : r >= k);
+      r === null ? null : r >= k,
+    );
   }
   {
     const d = e.default?.contenders?.['wasm-simd'];
     const ti = report.engine?.tiering;
     const ok = d && !d.skipped;
-    add('tiering', 'first call and steady state reported separately (V8: Liftoff first, TurboFan later)',
-      ok ? `default scene: instantiate ${fmt(d.load_ms, 1)} ms, first call ${fmt(d.first_ms, 1)} ms, calls 2-${1 + d.warmup_ms.length} ` +
-        `${d.warmup_ms.map((x) => fmt(x, 1)).join(' / ')} ms, steady ${fmt(d.median_ms)} ms; Liftoff only ${fmt(ti?.liftoff_only?.median_ms)} ms, ` +
-        `TurboFan only ${fmt(ti?.turbofan_only?.median_ms)} ms` : 'n/a',
-      ok ? true : null, 'a reporting requirement');
+    add(
+      'tiering',
+      'first call and steady state reported separately (V8: Liftoff first, TurboFan later)',
+      ok
+        ? `default scene: instantiate ${fmt(d.load_ms, 1)} ms, first call ${fmt(d.first_ms, 1)} ms, calls 2-${1 + d.warmup_ms.length} ` +
+            `${d.warmup_ms.map((x) => fmt(x, 1)).join(' / ')} ms, steady ${fmt(d.median_ms)} ms; Liftoff only ${fmt(ti?.liftoff_only?.median_ms)} ms, ` +
+            `TurboFan only ${fmt(ti?.turbofan_only?.median_ms)} ms`
+        : 'n/a',
+      ok ? true : null,
+      'a reporting requirement',
+    );
   }
   {
     const b = report.browser;
     const ok = b?.status === 'ok';
     const why = `not measured: ${b?.reason || 'skipped'}`;
-    add('slider_p95', 'slider input to repaint p95 under 16 ms (default scene, headless Chromium)',
-      ok ? `depth p95 ${fmt(b.slider.depth.p95_ms, 1)} ms (median ${fmt(b.slider.depth.median_ms, 1)}), gain p95 ${fmt(b.slider.gain.p95_ms, 1)} ms (median ${fmt(b.slider.gain.median_ms, 1)})` : why,
-      ok ? Math.max(b.slider.depth.p95_ms, b.slider.gain.p95_ms) < 16 : null);
-    add('first_chart', 'first chart painted under 1 s after navigation from localhost',
-      ok ? `median ${fmt(b.first_chart.median_ms, 0)} ms, max ${fmt(b.first_chart.max_ms, 0)} ms over ${b.first_chart.loads} cold loads` : why,
-      ok ? b.first_chart.max_ms < 1000 : null);
+    add(
+      'slider_p95',
+      'slider input to repaint p95 under 16 ms (default scene, headless Chromium)',
+      ok
+        ? `depth p95 ${fmt(b.slider.depth.p95_ms, 1)} ms (median ${fmt(b.slider.depth.median_ms, 1)}), gain p95 ${fmt(b.slider.gain.p95_ms, 1)} ms (median ${fmt(b.slider.gain.median_ms, 1)})`
+        : why,
+      ok ? Math.max(b.slider.depth.p95_ms, b.slider.gain.p95_ms) < 16 : null,
+    );
+    add(
+      'first_chart',
+      'first chart painted under 1 s after navigation from localhost',
+      ok
+        ? `median ${fmt(b.first_chart.median_ms, 0)} ms, max ${fmt(b.first_chart.max_ms, 0)} ms over ${b.first_chart.loads} cold loads`
+        : why,
+      ok ? b.first_chart.max_ms < 1000 : null,
+    );
     const sz = b?.sizes;
-    add('bytes', 'page, wasm and JS under 350 KB gzip together',
-      sz ? `${fmt(sz.totals.all / 1024, 1)} KB (page ${fmt(sz.totals.page / 1024, 1)}, JS ${fmt(sz.totals.js / 1024, 1)}, wasm ${fmt(sz.totals.wasm / 1024, 1)})` : why,
-      sz ? sz.totals.all < 350 * 1024 : null);
+    add(
+      'bytes',
+      'page, wasm and JS under 350 KB gzip together',
+      sz
+        ? `${fmt(sz.totals.all / 1024, 1)} KB (page ${fmt(sz.totals.page / 1024, 1)}, JS ${fmt(sz.totals.js / 1024, 1)}, wasm ${fmt(sz.totals.wasm / 1024, 1)})`
+        : why,
+      sz ? sz.totals.all < 350 * 1024 : null,
+    );
   }
   {
     const d = e.deep?.contenders?.['wasm-simd'];
     const ok = d && !d.skipped;
-    add('deep_100ms', 'deep scene (deepnorm + post_ln, L=1000) under 100 ms in WASM SIMD',
-      ok ? `median ${fmt(d.median_ms, 1)} ms (p90 ${fmt(d.p90_ms, 1)} ms)` : 'n/a', ok ? d.median_ms < 100 : null);
+    add(
+      'deep_100ms',
+      'deep scene (deepnorm + post_ln, L=1000) under 100 ms in WASM SIMD',
+      ok ? `median ${fmt(d.median_ms, 1)} ms (p90 ${fmt(d.p90_ms, 1)} ms)` : 'n/a',
+      ok ? d.median_ms < 100 : null,
+    );
   }
   return t;
 }
@@ -563,7 +759,13 @@ function targets(report) {
 
 function version(cmd, args, pick = (s) => s.split('\n')[0]) {
   try {
-    return pick(execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } }).trim());
+    return pick(
+      execFileSync(cmd, args, {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
+      }).trim(),
+    );
   } catch {
     return null;
   }
@@ -572,10 +774,18 @@ function version(cmd, args, pick = (s) => s.split('\n')[0]) {
 function machine() {
   const cpus = os.cpus();
   const pkg = (name) => {
-    try { return JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')).version; } catch { return null; }
+    try {
+      return JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')).version;
+    } catch {
+      return null;
+    }
   };
   let osName = os.type();
-  try { osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))[1]; } catch { /* keep */ }
+  try {
+    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))[1];
+  } catch {
+    /* keep */
+  }
   const git = version('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
   const dirty = version('git', ['-C', ROOT, 'status', '--porcelain'], (s) => s.length > 0);
   return {
@@ -611,7 +821,8 @@ export async function main(argv = process.argv.slice(2)) {
   let waited = 0;
   const quietFor = Number(opt('--wait-quiet', 0));
   while (waited < quietFor && os.loadavg()[0] > os.cpus().length) {
-    if (waited % 60 === 0) log(`waiting for a quieter machine: load ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+    if (waited % 60 === 0)
+      log(`waiting for a quieter machine: load ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
     await new Promise((r) => setTimeout(r, 10000));
     waited += 10;
   }
@@ -624,7 +835,8 @@ export async function main(argv = process.argv.slice(2)) {
     machine: machine(),
     method: {
       flops: FLOP_FORMULA,
-      timing: 'ms per recompute = one simulate() call: forward, backward and every per-layer metric of every arch in the scene, ' +
+      timing:
+        'ms per recompute = one simulate() call: forward, backward and every per-layer metric of every arch in the scene, ' +
         'the gain alternating g, g + 1e-3 as a slider would; each contender in its own process, interleaved in rounds; ' +
         'steady state = every call after the first (native) or after the first and the warm-up calls (JS side)',
       ratio: 'time / WASM SIMD time, ratio of medians; the range is that ratio per round',
@@ -649,7 +861,8 @@ export async function main(argv = process.argv.slice(2)) {
     }
     if (only.has('browser')) {
       log('part 2: browser');
-      if (quick && !has('--browser')) report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
+      if (quick && !has('--browser'))
+        report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
       else {
         try {
           report.browser = await runBrowser({ loads: quick ? 1 : 5, steps: quick ? 4 : 100, log });
@@ -679,4 +892,3 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exitCode = 1;
   });
 }
-

@@ -105,13 +105,12 @@ class Simulation {
     }
   }
   static resnorm::Status apply(resnorm::Config& cfg, const JsConfig& js) {
-    const std::pair<const char*, double> numbers[] = {{"depth", js.depth},     {"width", js.width},
-                                                      {"tokens", js.tokens},   {"expansion", js.expansion},
-                                                      {"gain", js.gain},       {"seed", js.seed},
-                                                      {"heads", js.heads}};
-    const std::pair<const char*, const std::string*> names[] = {
-        {"arch", &js.arch},         {"activation", &js.activation}, {"init", &js.init},
-        {"final_norm", &js.final_norm}, {"block", &js.block},       {"causal", &js.causal}};
+    const std::pair<const char*, double> numbers[] = {
+        {"depth", js.depth}, {"width", js.width}, {"tokens", js.tokens}, {"expansion", js.expansion},
+        {"gain", js.gain},   {"seed", js.seed},   {"heads", js.heads}};
+    const std::pair<const char*, const std::string*> names[] = {{"arch", &js.arch},   {"activation", &js.activation},
+                                                                {"init", &js.init},   {"final_norm", &js.final_norm},
+                                                                {"block", &js.block}, {"causal", &js.causal}};
     for (auto& [field, text] : names) {
       resnorm::Status st = resnorm::set_field(cfg, field, *text);
       if (!st.ok()) return st;
@@ -160,9 +159,9 @@ val normToken(const std::string& kind, const val& x, const val& gamma, const val
                         : kind == "rmsnorm" ? resnorm::NormKind::rmsnorm
                                             : resnorm::NormKind::none;
   resnorm::TokenNorm t;
-  resnorm::Status st = resnorm::norm_token(k, convertJSArrayToNumberVector<double>(x),
-                                           convertJSArrayToNumberVector<double>(gamma),
-                                           convertJSArrayToNumberVector<double>(beta), &t);
+  resnorm::Status st =
+      resnorm::norm_token(k, convertJSArrayToNumberVector<double>(x), convertJSArrayToNumberVector<double>(gamma),
+                          convertJSArrayToNumberVector<double>(beta), &t);
   if (!st.ok()) return failure(st);
   val out = val::object();
   out.set("y", copyOut(t.y));

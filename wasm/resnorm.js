@@ -16,8 +16,19 @@ import createResnormModule from './dist/resnorm_wasm.js';
 
 // In the order of bindings.cpp's array(i, which). The last six exist for
 // transformer blocks only (empty for MLP blocks, and then left out).
-const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm',
-  'attn_update_ratio', 'mlp_update_ratio', 'wq_grad_norm', 'wk_grad_norm', 'wv_grad_norm', 'wo_grad_norm'];
+const ARRAYS = [
+  'grad_norm',
+  'stream_rms',
+  'update_ratio',
+  'w1_grad_norm',
+  'w2_grad_norm',
+  'attn_update_ratio',
+  'mlp_update_ratio',
+  'wq_grad_norm',
+  'wk_grad_norm',
+  'wv_grad_norm',
+  'wo_grad_norm',
+];
 // In the order of bindings.cpp's pathArray(i, which).
 const PATH_ARRAYS = ['count', 'measured', 'mean_norm', 'sd_norm', 'total'];
 
@@ -104,7 +115,9 @@ export class Resnorm {
     const cfg = { ...this.defaults };
     for (const [key, value] of Object.entries(config)) {
       if (!(key in this.defaults)) {
-        const e = new RangeError(`${String(key).slice(0, 40)}: unknown field (allowed ${Object.keys(this.defaults).join(', ')})`);
+        const e = new RangeError(
+          `${String(key).slice(0, 40)}: unknown field (allowed ${Object.keys(this.defaults).join(', ')})`,
+        );
         e.field = key;
         throw e;
       }
@@ -129,7 +142,9 @@ export class Resnorm {
    * Returns {batchnorm, layernorm, mean, var} (Float64Arrays).
    */
   batchVsLayerNorm({ x, batch, length, width, lengths, countPadding = false }) {
-    return unwrap(this._module.batchVsLayerNorm(Array.from(x), batch, length, width, Array.from(lengths), !!countPadding));
+    return unwrap(
+      this._module.batchVsLayerNorm(Array.from(x), batch, length, width, Array.from(lengths), !!countPadding),
+    );
   }
 
   /** Frees the engine's memory; the object is unusable afterwards. */

@@ -47,8 +47,13 @@ export const DEFAULTS = Object.freeze({
 const MAX_WEIGHTS = 64 * 1024 * 1024; // 2 L d m at most (README, memory budget)
 const EPS32 = fround(1e-5);
 
-const NONE = 0, LAYERNORM = 1, RMSNORM = 2;
-const RELU = 0, GELU = 1, TANH = 2, LINEAR = 3;
+const NONE = 0,
+  LAYERNORM = 1,
+  RMSNORM = 2;
+const RELU = 0,
+  GELU = 1,
+  TANH = 2,
+  LINEAR = 3;
 
 function choice(name, value, allowed) {
   const i = allowed.indexOf(value);
@@ -96,7 +101,8 @@ export function normalizeConfig(config = {}) {
   if (perLayer * out.depth > MAX_WEIGHTS)
     throw new RangeError(
       `depth: ${out.depth} is too deep for width ${out.width} and expansion ${out.expansion} ` +
-        `(allowed 1..${Math.floor(MAX_WEIGHTS / perLayer)} there: at most ${MAX_WEIGHTS} weights in all)`);
+        `(allowed 1..${Math.floor(MAX_WEIGHTS / perLayer)} there: at most ${MAX_WEIGHTS} weights in all)`,
+    );
   return out;
 }
 
@@ -105,13 +111,27 @@ export function normalizeConfig(config = {}) {
 export function recipe(arch, N) {
   const r = { skip: true, alpha: 1.0, inn: NONE, out: NONE, outer: NONE, w1: 1.0, w2: 1.0 };
   switch (arch) {
-    case 'plain': r.skip = false; break;
-    case 'residual': break;
-    case 'post_ln': r.outer = LAYERNORM; break;
-    case 'post_rms': r.outer = RMSNORM; break;
-    case 'pre_ln': r.inn = LAYERNORM; break;
-    case 'pre_rms': r.inn = RMSNORM; break;
-    case 'sandwich': r.inn = RMSNORM; r.out = RMSNORM; break;
+    case 'plain':
+      r.skip = false;
+      break;
+    case 'residual':
+      break;
+    case 'post_ln':
+      r.outer = LAYERNORM;
+      break;
+    case 'post_rms':
+      r.outer = RMSNORM;
+      break;
+    case 'pre_ln':
+      r.inn = LAYERNORM;
+      break;
+    case 'pre_rms':
+      r.inn = RMSNORM;
+      break;
+    case 'sandwich':
+      r.inn = RMSNORM;
+      r.out = RMSNORM;
+      break;
     case 'deepnorm':
       r.outer = LAYERNORM;
       r.alpha = Math.pow(2.0 * N, 0.25);
@@ -121,16 +141,17 @@ export function recipe(arch, N) {
       r.inn = LAYERNORM;
       r.w2 = 1.0 / Math.sqrt(N);
       break;
-    default: throw new RangeError(`arch: '${arch}' is not a known architecture`);
+    default:
+      throw new RangeError(`arch: '${arch}' is not a known architecture`);
   }
   return r;
 }
 
 // ---------------------------------------------------------------- randomness (rng.h)
 
-const GOLDEN = 0x9E3779B97F4A7C15n;
-const MIX1 = 0xBF58476D1CE4E5B9n;
-const MIX2 = 0x94D049BB133111EBn;
+const GOLDEN = 0x9e3779b97f4a7c15n;
+const MIX1 = 0xbf58476d1ce4e5b9n;
+const MIX2 = 0x94d049bb133111ebn;
 const TWO_M53 = 2 ** -53;
 
 // splitmix64's output function of an already advanced state.
@@ -142,7 +163,7 @@ function mix64(z) {
 
 // stream_key({a, b, ...}): a key from a tuple of integers.
 export function streamKey(parts) {
-  let h = 0x6A09E667F3BCC909n;
+  let h = 0x6a09e667f3bcc909n;
   for (const p of parts) h = mix64(BigInt.asUintN(64, (h ^ BigInt(p)) + GOLDEN));
   return h;
 }
@@ -178,7 +199,10 @@ export class NormalRng {
 }
 
 // Tags that keep the streams of different tensors apart (enum class Stream).
-const STREAM_INPUT = 1, STREAM_READOUT = 2, STREAM_W1 = 3, STREAM_W2 = 4;
+const STREAM_INPUT = 1,
+  STREAM_READOUT = 2,
+  STREAM_W1 = 3,
+  STREAM_W2 = 4;
 
 // rows x cols, row-major, i.i.d. N(0, 1) in double.
 export function gaussianMatrix(key, rows, cols) {
@@ -193,7 +217,8 @@ export function gaussianMatrix(key, rows, cols) {
 // HouseholderQR, then q.col(j) = -q.col(j) where R(j,j) < 0), scaled so that
 // ||W||_F^2 = rows * cols.
 export function orthogonalMatrix(key, rows, cols) {
-  const big = Math.max(rows, cols), small = Math.min(rows, cols);
+  const big = Math.max(rows, cols),
+    small = Math.min(rows, cols);
   const g = gaussianMatrix(key, big, small);
   // Column-major copy: A[j * big + i] = G(i, j), so every column is contiguous.
   const A = new Float64Array(big * small);
@@ -207,7 +232,8 @@ export function orthogonalMatrix(key, rows, cols) {
     let tail = 0;
     for (let i = j + 1; i < big; ++i) tail += A[cj + i] * A[cj + i];
     let beta, t;
-    if (tail <= Number.MIN_VALUE * 2 ** 52) { // numeric_limits<double>::min()
+    if (tail <= Number.MIN_VALUE * 2 ** 52) {
+      // numeric_limits<double>::min()
       t = 0;
       beta = c0;
       for (let i = j + 1; i < big; ++i) A[cj + i] = 0;
@@ -253,7 +279,8 @@ export function orthogonalMatrix(key, rows, cols) {
   for (let j = 0; j < small; ++j) {
     const s = rdiag[j] < 0 ? -scale : scale;
     const cj = j * big;
-    if (rows >= cols) for (let i = 0; i < big; ++i) W[i * cols + j] = s * Q[cj + i]; // W = Q
+    if (rows >= cols)
+      for (let i = 0; i < big; ++i) W[i * cols + j] = s * Q[cj + i]; // W = Q
     else for (let i = 0; i < big; ++i) W[j * cols + i] = s * Q[cj + i]; // W = Q^T
   }
   return W;
@@ -303,7 +330,8 @@ export class WeightBank {
 // C[M x N] = scale * A[M x K] B[K x N], i-k-j: each C(i, j) is summed over k in order.
 function gemmNN(A, B, C, M, K, N, scale) {
   for (let i = 0; i < M; ++i) {
-    const ci = i * N, ai = i * K;
+    const ci = i * N,
+      ai = i * K;
     for (let j = 0; j < N; ++j) C[ci + j] = 0;
     for (let k = 0; k < K; ++k) {
       const a = A[ai + k];
@@ -322,7 +350,10 @@ function gemmNT(A, B, C, M, K, N, scale) {
     const ai = i * K;
     for (let j = 0; j < N; ++j) {
       const bj = j * K;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       for (let k = 0; k < Kv; k += 4) {
         s0 = fround(s0 + fround(A[ai + k] * B[bj + k]));
         s1 = fround(s1 + fround(A[ai + k + 1] * B[bj + k + 1]));
@@ -355,14 +386,23 @@ function gradSq(A, Ka, B, Kb, T, gA, gB) {
   gemmNT(B, B, gB, T, Kb, T, 1);
   const r = frobDot(gA, gB);
   if (Number.isFinite(r) && r > 1e-60) return r;
-  const finite = (X, K) => { for (let i = 0; i < T * K; ++i) if (!Number.isFinite(X[i])) return false; return true; };
+  const finite = (X, K) => {
+    for (let i = 0; i < T * K; ++i) if (!Number.isFinite(X[i])) return false;
+    return true;
+  };
   if (!finite(A, Ka) || !finite(B, Kb)) return Number.isFinite(r) ? NaN : r;
-  const maxabs = (X, K) => { let m = 0; for (let i = 0; i < T * K; ++i) m = Math.max(m, Math.abs(X[i])); return m > 0 ? m : 1; };
-  const sa = maxabs(A, Ka), sb = maxabs(B, Kb);
+  const maxabs = (X, K) => {
+    let m = 0;
+    for (let i = 0; i < T * K; ++i) m = Math.max(m, Math.abs(X[i]));
+    return m > 0 ? m : 1;
+  };
+  const sa = maxabs(A, Ka),
+    sb = maxabs(B, Kb);
   let sum = 0;
   for (let i = 0; i < T; ++i)
     for (let j = 0; j < T; ++j) {
-      let gi = 0, gj = 0;
+      let gi = 0,
+        gj = 0;
       for (let k = 0; k < Ka; ++k) gi += (A[i * Ka + k] / sa) * (A[j * Ka + k] / sa);
       for (let k = 0; k < Kb; ++k) gj += (B[i * Kb + k] / sb) * (B[j * Kb + k] / sb);
       sum += gi * gj;
@@ -431,8 +471,10 @@ function layernormForward(y, mean, rstd, x, gamma, beta, T, d) {
 function layernormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, rstd, T, d) {
   for (let t = 0; t < T; ++t) {
     const o = t * d;
-    const m = mean[t], r = rstd[t];
-    let gMean = 0, gxMean = 0;
+    const m = mean[t],
+      r = rstd[t];
+    let gMean = 0,
+      gxMean = 0;
     for (let i = 0; i < d; ++i) {
       const xhat = fround(fround(x[o + i] - m) * r);
       const g = fround(dy[o + i] * gamma[i]);
@@ -483,29 +525,61 @@ function rmsnormBackward(dx, dgamma, dy, x, gamma, rstd, T, d) {
 // ---------------------------------------------------------------- activations
 
 // erf in double: fdlibm's s_erf.c (|error| < 1 ulp), the algorithm of glibc's erf.
-const ERX = 8.45062911510467529297e-01;
-const EFX = 1.28379167095512586316e-01;
-const PP0 = 1.28379167095512558561e-01, PP1 = -3.25042107247001499370e-01, PP2 = -2.84817495755985104766e-02,
-  PP3 = -5.77027029648944159157e-03, PP4 = -2.37630166566501626084e-05;
-const QQ1 = 3.97917223959155352819e-01, QQ2 = 6.50222499887672944485e-02, QQ3 = 5.08130628187576562776e-03,
-  QQ4 = 1.32494738004321644526e-04, QQ5 = -3.96022827877536812320e-06;
-const PA0 = -2.36211856075265944077e-03, PA1 = 4.14856118683748331666e-01, PA2 = -3.72207876035701323847e-01,
-  PA3 = 3.18346619901161753674e-01, PA4 = -1.10894694282396677476e-01, PA5 = 3.54783043256182359371e-02,
-  PA6 = -2.16637559486879084300e-03;
-const QA1 = 1.06420880400844228286e-01, QA2 = 5.40397917702171048937e-01, QA3 = 7.18286544141962662868e-02,
-  QA4 = 1.26171219808761642112e-01, QA5 = 1.36370839120290507362e-02, QA6 = 1.19844998467991074170e-02;
-const RA0 = -9.86494403484714822705e-03, RA1 = -6.93858572707181764372e-01, RA2 = -1.05586262253232909814e+01,
-  RA3 = -6.23753324503260060396e+01, RA4 = -1.62396669462573470355e+02, RA5 = -1.84605092906711035994e+02,
-  RA6 = -8.12874355063065934246e+01, RA7 = -9.81432934416914548592e+00;
-const SA1 = 1.96512716674392571292e+01, SA2 = 1.37657754143519042600e+02, SA3 = 4.34565877475229228821e+02,
-  SA4 = 6.45387271733267880336e+02, SA5 = 4.29008140027567833386e+02, SA6 = 1.08635005541779435134e+02,
-  SA7 = 6.57024977031928170135e+00, SA8 = -6.04244152148580987438e-02;
-const RB0 = -9.86494292470009928597e-03, RB1 = -7.99283237680523006574e-01, RB2 = -1.77579549177547519889e+01,
-  RB3 = -1.60636384855821916062e+02, RB4 = -6.37566443368389627722e+02, RB5 = -1.02509513161107724954e+03,
-  RB6 = -4.83519191608651397019e+02;
-const SB1 = 3.03380607434824582924e+01, SB2 = 3.25792512996573918826e+02, SB3 = 1.53672958608443695994e+03,
-  SB4 = 3.19985821950859553908e+03, SB5 = 2.55305040643316442583e+03, SB6 = 4.74528541206955367215e+02,
-  SB7 = -2.24409524465858183362e+01;
+const ERX = 8.45062911510467529297e-1;
+const EFX = 1.28379167095512586316e-1;
+const PP0 = 1.28379167095512558561e-1,
+  PP1 = -3.2504210724700149937e-1,
+  PP2 = -2.84817495755985104766e-2,
+  PP3 = -5.77027029648944159157e-3,
+  PP4 = -2.37630166566501626084e-5;
+const QQ1 = 3.97917223959155352819e-1,
+  QQ2 = 6.50222499887672944485e-2,
+  QQ3 = 5.08130628187576562776e-3,
+  QQ4 = 1.32494738004321644526e-4,
+  QQ5 = -3.9602282787753681232e-6;
+const PA0 = -2.36211856075265944077e-3,
+  PA1 = 4.14856118683748331666e-1,
+  PA2 = -3.72207876035701323847e-1,
+  PA3 = 3.18346619901161753674e-1,
+  PA4 = -1.10894694282396677476e-1,
+  PA5 = 3.54783043256182359371e-2,
+  PA6 = -2.166375594868790843e-3;
+const QA1 = 1.06420880400844228286e-1,
+  QA2 = 5.40397917702171048937e-1,
+  QA3 = 7.18286544141962662868e-2,
+  QA4 = 1.26171219808761642112e-1,
+  QA5 = 1.36370839120290507362e-2,
+  QA6 = 1.1984499846799107417e-2;
+const RA0 = -9.86494403484714822705e-3,
+  RA1 = -6.93858572707181764372e-1,
+  RA2 = -1.05586262253232909814e1,
+  RA3 = -6.23753324503260060396e1,
+  RA4 = -1.62396669462573470355e2,
+  RA5 = -1.84605092906711035994e2,
+  RA6 = -8.12874355063065934246e1,
+  RA7 = -9.81432934416914548592;
+const SA1 = 1.96512716674392571292e1,
+  SA2 = 1.376577541435190426e2,
+  SA3 = 4.34565877475229228821e2,
+  SA4 = 6.45387271733267880336e2,
+  SA5 = 4.29008140027567833386e2,
+  SA6 = 1.08635005541779435134e2,
+  SA7 = 6.57024977031928170135,
+  SA8 = -6.04244152148580987438e-2;
+const RB0 = -9.86494292470009928597e-3,
+  RB1 = -7.99283237680523006574e-1,
+  RB2 = -1.77579549177547519889e1,
+  RB3 = -1.60636384855821916062e2,
+  RB4 = -6.37566443368389627722e2,
+  RB5 = -1.02509513161107724954e3,
+  RB6 = -4.83519191608651397019e2;
+const SB1 = 3.03380607434824582924e1,
+  SB2 = 3.25792512996573918826e2,
+  SB3 = 1.53672958608443695994e3,
+  SB4 = 3.19985821950859553908e3,
+  SB5 = 2.55305040643316442583e3,
+  SB6 = 4.74528541206955367215e2,
+  SB7 = -2.24409524465858183362e1;
 const erfScratch = new DataView(new ArrayBuffer(8));
 
 export function erf(x) {
@@ -543,7 +617,7 @@ export function erf(x) {
   return x >= 0 ? 1 - r / ax : r / ax - 1;
 }
 
-const SQRT1_2_F = fround(0.70710678118654752440);
+const SQRT1_2_F = fround(0.7071067811865475244);
 const INV_SQRT_2PI_F = fround(0.39894228040143267794);
 
 // x Phi(x) in float arithmetic: 0.5 x (1 + erf(x / sqrt 2)).
@@ -583,10 +657,18 @@ class Mlp {
     gemmNN(x, this.base.B1, p, T, d, m, this.s1);
     const n = T * m;
     switch (this.act) {
-      case RELU: for (let i = 0; i < n; ++i) a[i] = p[i] > 0 || p[i] !== p[i] ? p[i] : 0; break; // NaN stays NaN
-      case GELU: for (let i = 0; i < n; ++i) a[i] = gelu(p[i]); break;
-      case TANH: for (let i = 0; i < n; ++i) a[i] = Math.tanh(p[i]); break;
-      case LINEAR: a.set(p); break;
+      case RELU:
+        for (let i = 0; i < n; ++i) a[i] = p[i] > 0 || p[i] !== p[i] ? p[i] : 0;
+        break; // NaN stays NaN
+      case GELU:
+        for (let i = 0; i < n; ++i) a[i] = gelu(p[i]);
+        break;
+      case TANH:
+        for (let i = 0; i < n; ++i) a[i] = Math.tanh(p[i]);
+        break;
+      case LINEAR:
+        a.set(p);
+        break;
     }
     gemmNN(a, this.base.B2, y, T, m, d, this.s2);
   }
@@ -597,10 +679,17 @@ class Mlp {
     gemmNT(dy, this.base.B2, dp, T, d, m, this.s2);
     const n = T * m;
     switch (this.act) {
-      case RELU: for (let i = 0; i < n; ++i) dp[i] *= p[i] > 0 || p[i] !== p[i] ? 1 : 0; break; // non-finite stays
-      case GELU: for (let i = 0; i < n; ++i) dp[i] *= geluGrad(p[i]); break;
-      case TANH: for (let i = 0; i < n; ++i) dp[i] *= fround(1 - fround(a[i] * a[i])); break;
-      case LINEAR: break;
+      case RELU:
+        for (let i = 0; i < n; ++i) dp[i] *= p[i] > 0 || p[i] !== p[i] ? 1 : 0;
+        break; // non-finite stays
+      case GELU:
+        for (let i = 0; i < n; ++i) dp[i] *= geluGrad(p[i]);
+        break;
+      case TANH:
+        for (let i = 0; i < n; ++i) dp[i] *= fround(1 - fround(a[i] * a[i]));
+        break;
+      case LINEAR:
+        break;
     }
     gemmNT(dp, this.base.B1, dx, T, m, d, this.s1);
     this.w2GradSq = gradSq(a, m, dy, d, T, gramIn, gramOut);
@@ -638,7 +727,10 @@ class Model {
   }
 
   configure(cfg, arch, bank) {
-    const L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.width * cfg.expansion;
+    const L = cfg.depth,
+      T = cfg.tokens,
+      d = cfg.width,
+      m = cfg.width * cfg.expansion;
     const resized = L !== this.L || T !== this.T || d !== this.d || m !== this.m;
     const newInputs = resized || cfg.seed !== this.seed;
     Object.assign(this, { L, T, d, m, seed: cfg.seed, arch });
@@ -703,7 +795,8 @@ class Model {
     }
     if (u.outer.kind !== NONE) u.outer.forward(hout, sum, T, d);
     const skipScale = u.rec.skip ? u.rec.alpha : 1.0;
-    const num = Math.sqrt(sqNorm(branch)), den = skipScale * Math.sqrt(sqNorm(hin));
+    const num = Math.sqrt(sqNorm(branch)),
+      den = skipScale * Math.sqrt(sqNorm(hin));
     u.updateRatio = num === 0 && den === 0 ? 0.0 : num / den;
   }
 
@@ -782,7 +875,10 @@ class Model {
     for (let l = 0; l <= L && r.first_nonfinite === null; ++l) {
       let finite = Number.isFinite(r.grad_norm[l]) && Number.isFinite(r.stream_rms[l]);
       if (l >= 1)
-        finite = finite && Number.isFinite(r.update_ratio[l - 1]) && Number.isFinite(r.w1_grad_norm[l - 1]) &&
+        finite =
+          finite &&
+          Number.isFinite(r.update_ratio[l - 1]) &&
+          Number.isFinite(r.w1_grad_norm[l - 1]) &&
           Number.isFinite(r.w2_grad_norm[l - 1]);
       if (!finite) r.first_nonfinite = l;
     }

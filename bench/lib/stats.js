@@ -5,7 +5,8 @@ export function quantile(values, q) {
   if (!values.length) return null;
   const v = [...values].sort((a, b) => a - b);
   const pos = (v.length - 1) * q;
-  const lo = Math.floor(pos), hi = Math.ceil(pos);
+  const lo = Math.floor(pos),
+    hi = Math.ceil(pos);
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 

@@ -37,13 +37,21 @@ async function load(name) {
     const load_ms = performance.now() - t0;
     const symbols = `${dir}/resnorm_wasm.js.symbols`;
     return {
-      engine: rn, load_ms, symbols: existsSync(symbols) ? symbols : null, fresh: () => new Resnorm(rn._module),
+      engine: rn,
+      load_ms,
+      symbols: existsSync(symbols) ? symbols : null,
+      fresh: () => new Resnorm(rn._module),
       info: { wasm_bytes: wasmBinary.length, node: process.version, v8: process.versions.v8, flags: process.execArgv },
     };
   }
   if (name === 'js') {
     const { Engine } = await import('../js/engine.js');
-    return { engine: new Engine(), fresh: () => new Engine(), load_ms: 0, info: { node: process.version, v8: process.versions.v8 } };
+    return {
+      engine: new Engine(),
+      fresh: () => new Engine(),
+      load_ms: 0,
+      info: { node: process.version, v8: process.versions.v8 },
+    };
   }
   if (name === 'tfjs') {
     const t0 = performance.now();
@@ -97,11 +105,16 @@ async function handle(msg) {
       // so the wrapper's own conversions are whatever wasm/resnorm.js does today.
       const rn = state.engine;
       const sim = rn._sim;
-      const inner = [], full = [];
+      const inner = [],
+        full = [];
       const run = sim.run;
       sim.run = function timed(...args) {
         const t = performance.now();
-        try { return run.apply(this, args); } finally { inner.push(performance.now() - t); }
+        try {
+          return run.apply(this, args);
+        } finally {
+          inner.push(performance.now() - t);
+        }
       };
       try {
         for (let i = 0; i < msg.repeat; i++) full.push(call(msg.config));
@@ -131,7 +144,11 @@ function readSymbols(file) {
   if (!file) return names;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const i = line.indexOf(':');
-    if (i > 0) names.set(Number(line.slice(0, i)), line.slice(i + 1).replace(/\\([0-9a-f]{2})/g, (m, h) => String.fromCharCode(parseInt(h, 16))));
+    if (i > 0)
+      names.set(
+        Number(line.slice(0, i)),
+        line.slice(i + 1).replace(/\\([0-9a-f]{2})/g, (m, h) => String.fromCharCode(parseInt(h, 16))),
+      );
   }
   return names;
 }
@@ -140,7 +157,8 @@ function readSymbols(file) {
 async function cpuProfile(config, repeat, intervalUs) {
   const session = new Session();
   session.connect();
-  const post = (method, params = {}) => new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
+  const post = (method, params = {}) =>
+    new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: intervalUs });
   for (let i = 0; i < 3; i++) call(config);
@@ -167,7 +185,8 @@ async function cpuProfile(config, repeat, intervalUs) {
     else name = f.functionName || '(unknown)';
     byName.set(name, (byName.get(name) || 0) + n);
   }
-  const functions = [...byName.entries()].sort((a, b) => b[1] - a[1])
+  const functions = [...byName.entries()]
+    .sort((a, b) => b[1] - a[1])
     .map(([name, n]) => ({ name, share: n / total, ms_per_call: (n / total) * (wall / repeat) }));
   return { calls: repeat, wall_ms: wall, samples: total, interval_us: intervalUs, functions };
 }

@@ -45,7 +45,8 @@ export async function ensureGradients() {
   return GRADS;
 }
 
-const NONE = 0, LAYERNORM = 1; // RMSNorm is 2
+const NONE = 0,
+  LAYERNORM = 1; // RMSNorm is 2
 const EPS = 1e-5;
 
 /**
@@ -131,10 +132,14 @@ export class TfEngine {
   _act(name, p) {
     const tf = this.tf;
     switch (name) {
-      case 'relu': return tf.relu(p);
-      case 'gelu': return tf.mul(tf.mul(p, 0.5), tf.add(tf.erf(tf.mul(p, Math.SQRT1_2)), 1));
-      case 'tanh': return tf.tanh(p);
-      default: return p;
+      case 'relu':
+        return tf.relu(p);
+      case 'gelu':
+        return tf.mul(tf.mul(p, 0.5), tf.add(tf.erf(tf.mul(p, Math.SQRT1_2)), 1));
+      case 'tanh':
+        return tf.tanh(p);
+      default:
+        return p;
     }
   }
 
@@ -149,8 +154,12 @@ export class TfEngine {
     const finalKind = ['none', 'layernorm', 'rmsnorm'].indexOf(cfg.final_norm);
     const kept = []; // h_1, u_1, h_2, u_2, ...
     const f = (h0, ...rest) => {
-      const z = rest.slice(0, L), b1 = rest.slice(L, 2 * L), b2 = rest.slice(2 * L);
-      const s1t = tf.scalar(s1), s2t = tf.scalar(s2), alpha = tf.scalar(Math.fround(rec.alpha));
+      const z = rest.slice(0, L),
+        b1 = rest.slice(L, 2 * L),
+        b2 = rest.slice(2 * L);
+      const s1t = tf.scalar(s1),
+        s2t = tf.scalar(s2),
+        alpha = tf.scalar(Math.fround(rec.alpha));
       let h = h0;
       for (let l = 0; l < L; ++l) {
         const x = rec.inn !== NONE ? this._norm(rec.inn, h) : h;
@@ -165,17 +174,20 @@ export class TfEngine {
       const out = finalKind > 0 ? this._norm(finalKind, h) : h;
       return tf.sum(tf.mul(out, this.r));
     };
-    const B1 = this.B1.slice(0, L), B2 = this.B2.slice(0, L);
+    const B1 = this.B1.slice(0, L),
+      B2 = this.B2.slice(0, L);
     const v = tf.tidy(() => {
       const g = tf.grads(f)([this.h0, ...this.probes.slice(0, L), ...B1, ...B2]);
-      const hs = [this.h0], us = [];
+      const hs = [this.h0],
+        us = [];
       for (let l = 0; l < L; ++l) {
         hs.push(kept[2 * l]);
         us.push(kept[2 * l + 1]);
       }
       const sq = (list) => tf.sum(tf.square(tf.stack(list)), [1, 2]);
       // [ ||dh_l||^2 (L+1), ||h_l||^2 (L+1), ||u_l||^2 (L), ||dB1_l||^2 (L), ||dB2_l||^2 (L) ]
-      return tf.concat([sq(g.slice(0, L + 1)), sq(hs), sq(us), sq(g.slice(L + 1, 2 * L + 1)), sq(g.slice(2 * L + 1))])
+      return tf
+        .concat([sq(g.slice(0, L + 1)), sq(hs), sq(us), sq(g.slice(L + 1, 2 * L + 1)), sq(g.slice(2 * L + 1))])
         .dataSync();
     });
     tf.dispose(kept);
@@ -195,7 +207,8 @@ export class TfEngine {
     }
     const o = 2 * L + 2;
     for (let l = 0; l < L; ++l) {
-      const num = Math.sqrt(v[o + l]), den = skipScale * Math.sqrt(v[L + 1 + l]);
+      const num = Math.sqrt(v[o + l]),
+        den = skipScale * Math.sqrt(v[L + 1 + l]);
       r.update_ratio[l] = num === 0 && den === 0 ? 0 : num / den;
       r.w1_grad_norm[l] = Math.sqrt(v[o + L + l]) / Math.abs(s1);
       r.w2_grad_norm[l] = Math.sqrt(v[o + 2 * L + l]) / Math.abs(s2);
@@ -203,7 +216,10 @@ export class TfEngine {
     for (let l = 0; l <= L && r.first_nonfinite === null; ++l) {
       let finite = Number.isFinite(r.grad_norm[l]) && Number.isFinite(r.stream_rms[l]);
       if (l >= 1)
-        finite = finite && Number.isFinite(r.update_ratio[l - 1]) && Number.isFinite(r.w1_grad_norm[l - 1]) &&
+        finite =
+          finite &&
+          Number.isFinite(r.update_ratio[l - 1]) &&
+          Number.isFinite(r.w1_grad_norm[l - 1]) &&
           Number.isFinite(r.w2_grad_norm[l - 1]);
       if (!finite) r.first_nonfinite = l;
     }

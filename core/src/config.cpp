@@ -42,21 +42,33 @@ int choice_index(const FieldSpec& f, std::string_view s) {
 }
 
 void assign(Config& c, std::string_view name, double v) {
-  if (name == "depth") c.depth = static_cast<int>(v);
-  else if (name == "width") c.width = static_cast<int>(v);
-  else if (name == "tokens") c.tokens = static_cast<int>(v);
-  else if (name == "expansion") c.expansion = static_cast<int>(v);
-  else if (name == "gain") c.gain = v;
-  else if (name == "seed") c.seed = static_cast<uint32_t>(v);
-  else if (name == "heads") c.heads = static_cast<int>(v);
+  if (name == "depth")
+    c.depth = static_cast<int>(v);
+  else if (name == "width")
+    c.width = static_cast<int>(v);
+  else if (name == "tokens")
+    c.tokens = static_cast<int>(v);
+  else if (name == "expansion")
+    c.expansion = static_cast<int>(v);
+  else if (name == "gain")
+    c.gain = v;
+  else if (name == "seed")
+    c.seed = static_cast<uint32_t>(v);
+  else if (name == "heads")
+    c.heads = static_cast<int>(v);
 }
 
 void assign_choice(Config& c, std::string_view name, int i) {
-  if (name == "activation") c.activation = static_cast<Activation>(i);
-  else if (name == "init") c.init = static_cast<Init>(i);
-  else if (name == "final_norm") c.final_norm = static_cast<NormKind>(i);
-  else if (name == "block") c.block = static_cast<Block>(i);
-  else if (name == "causal") c.causal = (i == 0);  // choices "true", "false"
+  if (name == "activation")
+    c.activation = static_cast<Activation>(i);
+  else if (name == "init")
+    c.init = static_cast<Init>(i);
+  else if (name == "final_norm")
+    c.final_norm = static_cast<NormKind>(i);
+  else if (name == "block")
+    c.block = static_cast<Block>(i);
+  else if (name == "causal")
+    c.causal = (i == 0);  // choices "true", "false"
 }
 
 // Range check of a number already parsed; integers must be whole.
@@ -75,9 +87,13 @@ Status check_number(const FieldSpec& f, double v, const std::string& shown) {
 
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
-      {"arch", FieldKind::choice_list, 0, 0,
+      {"arch",
+       FieldKind::choice_list,
+       0,
+       0,
        {"plain", "residual", "post_ln", "post_rms", "pre_ln", "pre_rms", "sandwich", "deepnorm", "gpt2", "admin"},
-       "plain,residual,post_ln,pre_ln", "architectures to simulate, comma separated"},
+       "plain,residual,post_ln,pre_ln",
+       "architectures to simulate, comma separated"},
       {"depth", FieldKind::integer, 1, 1024, {}, "96", "L, number of blocks"},
       {"width", FieldKind::integer, 2, 512, {}, "64", "d, features per token"},
       {"tokens", FieldKind::integer, 1, 64, {}, "8", "T, tokens in the stream"},
@@ -85,8 +101,7 @@ const std::vector<FieldSpec>& field_specs() {
       {"gain", FieldKind::real, 0, 4, {}, "1.0", "g, multiplies W2 at init"},
       {"activation", FieldKind::choice, 0, 0, {"relu", "gelu", "tanh", "linear"}, "relu", "phi"},
       {"init", FieldKind::choice, 0, 0, {"gaussian", "orthogonal"}, "gaussian", "weight init"},
-      {"final_norm", FieldKind::choice, 0, 0, {"none", "layernorm", "rmsnorm"}, "none",
-       "norm before the readout"},
+      {"final_norm", FieldKind::choice, 0, 0, {"none", "layernorm", "rmsnorm"}, "none", "norm before the readout"},
       {"seed", FieldKind::uint32, 0, 4294967295.0, {}, "0", "random seed"},
       // Transformer blocks: attention then MLP, each sublayer wrapped by the arch.
       {"block", FieldKind::choice, 0, 0, {"mlp", "transformer"}, "mlp", "what one block is"},
@@ -117,8 +132,7 @@ std::string allowed_text(const FieldSpec& f) {
       if (std::string_view(f.name) == "heads") return "1, 2, 4 or 8";
       [[fallthrough]];
     case FieldKind::uint32:
-    case FieldKind::real:
-      return fmt_number(f.min) + ".." + fmt_number(f.max);
+    case FieldKind::real: return fmt_number(f.min) + ".." + fmt_number(f.max);
   }
   return "";
 }
@@ -139,7 +153,8 @@ Status set_field(Config& cfg, std::string_view name, std::string_view text) {
       size_t start = 0;
       while (start <= text.size()) {
         size_t comma = text.find(',', start);
-        std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        std::string_view item =
+            text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         Arch a;
         if (!parse_arch(item, &a)) return fail(*f, quoted(item) + " is not a known architecture");
         bool seen = false;
@@ -180,8 +195,8 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion), c.gain,
-                            double(c.seed),  double(c.heads)};
+  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion),
+                            c.gain,          double(c.seed),  double(c.heads)};
   const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads"};
   for (int i = 0; i < 7; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
@@ -202,8 +217,7 @@ Status validate(const Config& c) {
     const std::string blocks = c.block == Block::transformer ? " with transformer blocks" : "";
     return {"depth", "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
                          " and expansion " + std::to_string(c.expansion) + blocks + " (allowed 1.." +
-                         std::to_string(max_depth) + " there: at most " + fmt_number(kMaxWeights) +
-                         " weights in all)"};
+                         std::to_string(max_depth) + " there: at most " + fmt_number(kMaxWeights) + " weights in all)"};
   }
   return Status::Ok();
 }

@@ -4,8 +4,8 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstring>
+#include <limits>
 
 #include "resnorm/kernels.h"
 #include "resnorm/norms.h"
@@ -79,8 +79,10 @@ Mat<double> orthogonal_matrix(uint64_t key, int rows, int cols) {
     if (qr.matrixQR()(j, j) < 0) q.col(j) = -q.col(j);
   const double scale = std::sqrt(double(rows) * cols / small);
   Mat<double> w(rows, cols);
-  if (rows >= cols) w = scale * q;
-  else w = scale * q.transpose();
+  if (rows >= cols)
+    w = scale * q;
+  else
+    w = scale * q.transpose();
   return w;
 }
 
@@ -213,8 +215,7 @@ template <class S>
 double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r);
 
 template <class S>
-double grad_sq_given(const S* A, int Ka, const S* B, int Kb, int T, const Mat<S>& ga, Mat<S>& gb,
-                     Vecx<double>& wide) {
+double grad_sq_given(const S* A, int Ka, const S* B, int Kb, int T, const Mat<S>& ga, Mat<S>& gb, Vecx<double>& wide) {
   kernels::gram(B, gb.data(), T, Kb);
   const double r = frob_dot(ga, gb);
   if (std::isfinite(r) && r > 1e-60) return r;
@@ -340,8 +341,7 @@ void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
     case Activation::tanh:
       for (long i = 0; i < n; ++i) g[i] *= S(1) - pa[i] * pa[i];
       break;
-    case Activation::linear:
-      break;
+    case Activation::linear: break;
   }
   kernels::gemm_nt(g, base->B1.data(), dx, T_, m_, d_, s1);
 }
@@ -416,12 +416,12 @@ void add_into(S* y, const S* x, long n) {
 // few ulp of double, so also smooth enough for the finite-difference tests.
 // Below -708 the result (< 1e-307, against the row's max term exp(0) = 1) is 0.
 inline double exp_nonpos(double x) {
-  if (!(x >= -708.0)) return x != x ? x : 0.0;  // NaN propagates
-  const double k = std::floor(x * 1.4426950408889634 + 0.5);  // nearest integer to x / ln2
+  if (!(x >= -708.0)) return x != x ? x : 0.0;                                             // NaN propagates
+  const double k = std::floor(x * 1.4426950408889634 + 0.5);                               // nearest integer to x / ln2
   const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;  // ln2 = hi + lo
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-                   1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+  double p = 1.0 / 6227020800.0;                                                           // 1/13!
+  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
+                   1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
     p = p * r + c;
   // 2^k for -1022 <= k <= 0, built from its exponent bits (exact).
   const uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(k) + 1023) << 52;
@@ -825,8 +825,8 @@ void Model<S>::backward_begin() {
 template <class S>
 void Model<S>::norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x) {
   if (nm.kind == NormKind::layernorm)
-    layernorm_backward(dx, pg_dgamma_.data(), pg_dbeta_.data(), dy, x, nm.gamma.data(), nm.mean.data(),
-                       nm.rstd.data(), T_, d_);
+    layernorm_backward(dx, pg_dgamma_.data(), pg_dbeta_.data(), dy, x, nm.gamma.data(), nm.mean.data(), nm.rstd.data(),
+                       T_, d_);
   else
     rmsnorm_backward(dx, pg_dgamma_.data(), dy, x, nm.gamma.data(), nm.rstd.data(), T_, d_);
 }
@@ -838,9 +838,9 @@ template <class S>
 double Model<S>::backward_path(const std::vector<char>& through_branch) {
   if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
   const long n = static_cast<long>(T_) * d_;
-  S* g = pg_[0].data();      // d loss / d (stream after unit k), along the path
+  S* g = pg_[0].data();  // d loss / d (stream after unit k), along the path
   S* next = pg_[1].data();
-  pg_dgamma_.setZero();      // sinks: backward_path() never touches the norms' own dgamma, dbeta
+  pg_dgamma_.setZero();  // sinks: backward_path() never touches the norms' own dgamma, dbeta
   pg_dbeta_.setZero();
   if (final_.kind != NormKind::none) {
     std::fill(g, g + n, S(0));

@@ -43,7 +43,8 @@ Status batch_vs_layer_norm(const std::vector<double>& x, int B, int T, int d, co
   if (B < 1 || B > 64) return bad("batch", std::to_string(B) + " is out of range (allowed 1..64)");
   if (T < 1 || T > 256) return bad("length", std::to_string(T) + " is out of range (allowed 1..256)");
   if (d < 1 || d > 512) return bad("width", std::to_string(d) + " is out of range (allowed 1..512)");
-  if (static_cast<long>(x.size()) != static_cast<long>(B) * T * d) return bad("x", "must hold batch * length * width values");
+  if (static_cast<long>(x.size()) != static_cast<long>(B) * T * d)
+    return bad("x", "must hold batch * length * width values");
   if (static_cast<int>(lengths.size()) != B) return bad("lengths", "must have one entry per sequence");
   for (int len : lengths)
     if (len < 0 || len > T) return bad("lengths", std::to_string(len) + " is out of range (allowed 0..length)");

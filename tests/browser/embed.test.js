@@ -14,7 +14,8 @@ import { serviceWorkerSource } from '../../web/build/site-plugin.js';
 import { configFromHash, configToHash, defaultConfig } from '../../web/src/state.js';
 import { loadWasm } from '../node/helpers.js';
 
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
 const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
 const BASE = '/course/week-3/';
 
@@ -42,17 +43,29 @@ async function serveDir(root, { base = BASE, csp = CSP, headers = {}, port = 0 }
   servers.push(server);
   const origin = `http://127.0.0.1:${server.address().port}`;
   return {
-    origin, url: origin + base, port: server.address().port,
-    close: () => new Promise((ok) => { servers.splice(servers.indexOf(server), 1); server.close(ok); server.closeAllConnections?.(); }),
+    origin,
+    url: origin + base,
+    port: server.address().port,
+    close: () =>
+      new Promise((ok) => {
+        servers.splice(servers.indexOf(server), 1);
+        server.close(ok);
+        server.closeAllConnections?.();
+      }),
   };
 }
 
 // A context whose every frame records CSP violations; pages record console problems.
 async function newContext(options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+    ...options,
+  });
   await context.addInitScript(() => {
     window.__csp = [];
-    const note = (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile || ''}:${e.lineNumber || ''}`);
+    const note = (e) =>
+      window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile || ''}:${e.lineNumber || ''}`);
     window.addEventListener('securitypolicyviolation', note, true);
   });
   return context;
@@ -60,7 +73,9 @@ async function newContext(options = {}) {
 async function open(context, url) {
   const page = await context.newPage();
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
   return page;
@@ -71,10 +86,15 @@ async function violations(page) {
   return out;
 }
 const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
-const elementReady = (page, selector) => page.waitForFunction((s) => {
-  const els = [...document.querySelectorAll(s)];
-  return els.length > 0 && els.every((e) => e.snapshot);
-}, selector, { timeout: 20000 });
+const elementReady = (page, selector) =>
+  page.waitForFunction(
+    (s) => {
+      const els = [...document.querySelectorAll(s)];
+      return els.length > 0 && els.every((e) => e.snapshot);
+    },
+    selector,
+    { timeout: 20000 },
+  );
 const frameOf = (page, part) => page.frames().find((f) => f.url().includes(part));
 
 test('a host page at /course/week-3/ with the iframe and two custom elements, under the strict CSP', async () => {
@@ -83,14 +103,22 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
   const page = await open(context, `${site.url}examples/plain.html`);
   // the iframe: renders, and reports its height
   const iframe = page.locator('iframe[data-resnorm]');
-  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '520', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '520', null, {
+    timeout: 20000,
+  });
   const frame = frameOf(page, 'embed.html');
   await ready(frame);
-  const reported = await frame.evaluate(() => Math.ceil(document.getElementById('embed').getBoundingClientRect().height));
+  const reported = await frame.evaluate(() =>
+    Math.ceil(document.getElementById('embed').getBoundingClientRect().height),
+  );
   await page.waitForFunction((h) => Number(document.querySelector('iframe[data-resnorm]').height) === h, reported);
   const box = await iframe.boundingBox();
   assert.ok(Math.abs(box.height - reported) <= 3, `iframe ${box.height}px, content ${reported}px`);
-  assert.equal(await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight + 1), true, 'the iframe scrolls');
+  assert.equal(
+    await frame.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight + 1),
+    true,
+    'the iframe scrolls',
+  );
   // the custom elements: the explorer renders with its attributes, the quiz shows its first item
   await elementReady(page, 'resnorm-explorer');
   await page.waitForFunction(() => document.querySelector('resnorm-quiz')?.snapshot?.quiz);
@@ -99,10 +127,12 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
     const root = e.shadowRoot;
     const q = document.querySelector('resnorm-quiz');
     return {
-      config: e.snapshot.config, plotted: e.snapshot.plotted,
+      config: e.snapshot.config,
+      plotted: e.snapshot.plotted,
       charts: root.querySelectorAll('.chart canvas').length,
       locked: root.querySelector('input[type=range]:disabled')?.id,
-      quiz: q.snapshot.quiz, quizText: q.shadowRoot.querySelector('.quiz-prompt').textContent,
+      quiz: q.snapshot.quiz,
+      quizText: q.shadowRoot.querySelector('.quiz-prompt').textContent,
     };
   });
   assert.deepEqual(el.config.arch, ['post_ln', 'pre_ln']);
@@ -113,7 +143,11 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
   assert.match(el.quizText, /Residual connections make the network deeper/);
   // the numbers are the engine's
   const api = rn.simulate(el.config);
-  for (const arch of el.config.arch) assert.deepEqual(el.plotted.grad.series[arch], Array.from(api.results[arch].grad_norm, (v) => (Number.isFinite(v) ? v : null)));
+  for (const arch of el.config.arch)
+    assert.deepEqual(
+      el.plotted.grad.series[arch],
+      Array.from(api.results[arch].grad_norm, (v) => (Number.isFinite(v) ? v : null)),
+    );
   // shadow DOM: the host's CSS stays out, the embed's stays in
   const css = await page.evaluate(() => {
     const root = document.querySelector('resnorm-explorer').shadowRoot;
@@ -137,10 +171,18 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
   assert.equal(css.hostP, 'rgb(51, 51, 51)');
   assert.deepEqual(css.probe, ['rgba(0, 0, 0, 0)', '0px', '400'], 'the embed\u2019s styles leaked out');
   // nothing was added to the host page's document: no <style>, no <link>, no script
-  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('link, style, script')].map((e) => e.getAttribute('href') ?? e.getAttribute('src') ?? e.localName)),
-    ['data:,', 'example.css', '../resnorm-embed.js', '../resnorm-iframe.js']);
+  assert.deepEqual(
+    await page.evaluate(() =>
+      [...document.querySelectorAll('link, style, script')].map(
+        (e) => e.getAttribute('href') ?? e.getAttribute('src') ?? e.localName,
+      ),
+    ),
+    ['data:,', 'example.css', '../resnorm-embed.js', '../resnorm-iframe.js'],
+  );
   // one worker for both custom elements (the iframe has its own page, hence its own)
-  const workers = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /\/assets\/worker-[^/]*\.js$/.test(e.name)).length);
+  const workers = await page.evaluate(
+    () => performance.getEntriesByType('resource').filter((e) => /\/assets\/worker-[^/]*\.js$/.test(e.name)).length,
+  );
   assert.equal(workers, 1);
   assert.deepEqual(await violations(page), []);
   assert.deepEqual(page.problems, []);
@@ -150,11 +192,14 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
 });
 
 test('two explorers on one page share one worker, keep their own numbers and cursors', async () => {
-  writeFileSync(join(copy, 'examples', 'two.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>two</title><link rel="icon" href="data:,">
+  writeFileSync(
+    join(copy, 'examples', 'two.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>two</title><link rel="icon" href="data:,">
 <script type="module" src="../resnorm-embed.js"></script></head><body>
 <resnorm-explorer id="a" arch="plain,pre_ln" depth="30" gain="0.8" charts="grad" controls="depth"></resnorm-explorer>
 <resnorm-explorer id="b" arch="post_ln" depth="64" seed="7" charts="stream,update" controls="none" theme="dark"></resnorm-explorer>
-</body></html>`);
+</body></html>`,
+  );
   const site = await serveDir(copy);
   const context = await newContext();
   const page = await open(context, `${site.url}examples/two.html`);
@@ -162,9 +207,17 @@ test('two explorers on one page share one worker, keep their own numbers and cur
   const [a, b] = await page.evaluate(() => ['a', 'b'].map((id) => document.getElementById(id).snapshot));
   for (const snap of [a, b]) {
     const api = rn.simulate(snap.config);
-    for (const [m, key] of [['grad', 'grad_norm'], ['stream', 'stream_rms'], ['update', 'update_ratio']]) {
+    for (const [m, key] of [
+      ['grad', 'grad_norm'],
+      ['stream', 'stream_rms'],
+      ['update', 'update_ratio'],
+    ]) {
       if (!snap.plotted[m]) continue;
-      for (const arch of snap.config.arch) assert.deepEqual(snap.plotted[m].series[arch], Array.from(api.results[arch][key], (v) => (Number.isFinite(v) ? v : null)));
+      for (const arch of snap.config.arch)
+        assert.deepEqual(
+          snap.plotted[m].series[arch],
+          Array.from(api.results[arch][key], (v) => (Number.isFinite(v) ? v : null)),
+        );
     }
   }
   assert.equal(a.config.depth, 30);
@@ -205,9 +258,14 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   await page.screenshot({ path: `${SHOTS}/embed-dialog.png` });
   assert.match(iframeSnippet, /embed\.html#depth=30&amp;charts=grad&amp;controls=depth,gain&amp;lock=gain"/);
   assert.match(iframeSnippet, /<script src="[^"]+\/course\/week-3\/resnorm-iframe\.js" defer><\/script>/);
-  assert.match(elementSnippet, /<resnorm-explorer depth="30" charts="grad" controls="depth,gain" lock="gain"><\/resnorm-explorer>/);
+  assert.match(
+    elementSnippet,
+    /<resnorm-explorer depth="30" charts="grad" controls="depth,gain" lock="gain"><\/resnorm-explorer>/,
+  );
   await page.locator('button', { hasText: 'Copy iframe snippet' }).click();
-  await page.waitForFunction(() => /Copied the iframe snippet/.test(document.querySelector('.embed-status').textContent));
+  await page.waitForFunction(() =>
+    /Copied the iframe snippet/.test(document.querySelector('.embed-status').textContent),
+  );
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), iframeSnippet);
   await page.keyboard.press('Escape');
   assert.equal(await page.locator('dialog.embed-dialog').isVisible(), false);
@@ -215,8 +273,11 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
 
   // the host: another origin, its own strict policy, which names the site for frames and its script
   const hostDir = mkdtempSync(join(tmpdir(), 'resnorm-host-'));
-  writeFileSync(join(hostDir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
-<body><h1>A course page on another server</h1>\n${iframeSnippet}\n</body></html>`);
+  writeFileSync(
+    join(hostDir, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+<body><h1>A course page on another server</h1>\n${iframeSnippet}\n</body></html>`,
+  );
   const hostCsp = `default-src 'self'; script-src 'self' ${site.origin}; style-src 'self'; img-src 'self' data:; frame-src ${site.origin}`;
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const hostPage = await open(context, host.url);
@@ -244,7 +305,10 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   await hostPage.screenshot({ path: `${SHOTS}/embed-host-other-port.png`, fullPage: true });
 
   // the web component snippet, on a page of the site's own origin
-  writeFileSync(join(copy, 'examples', 'snippet.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>snippet</title><link rel="icon" href="data:,"></head><body>\n${elementSnippet}\n</body></html>`);
+  writeFileSync(
+    join(copy, 'examples', 'snippet.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>snippet</title><link rel="icon" href="data:,"></head><body>\n${elementSnippet}\n</body></html>`,
+  );
   const elPage = await open(context, `${site.url}examples/snippet.html`);
   await elementReady(elPage, 'resnorm-explorer');
   assert.equal(await elPage.evaluate(() => document.querySelector('resnorm-explorer').snapshot.config.depth), 30);
@@ -259,9 +323,12 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
 test('cross-origin custom elements: the site with CORS headers, the host allowing its scripts, a blob: worker', async () => {
   const site = await serveDir(copy, { headers: { 'Access-Control-Allow-Origin': '*' } });
   const hostDir = mkdtempSync(join(tmpdir(), 'resnorm-host-'));
-  writeFileSync(join(hostDir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
+  writeFileSync(
+    join(hostDir, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
 <script type="module" src="${site.url}resnorm-embed.js"></script></head>
-<body><resnorm-explorer arch="pre_ln" depth="24" charts="grad"></resnorm-explorer><resnorm-quiz items="why-03"></resnorm-quiz></body></html>`);
+<body><resnorm-explorer arch="pre_ln" depth="24" charts="grad"></resnorm-explorer><resnorm-quiz items="why-03"></resnorm-quiz></body></html>`,
+  );
   const hostCsp = `default-src 'self'; script-src 'self' ${site.origin} 'wasm-unsafe-eval'; connect-src ${site.origin}; worker-src blob:; style-src 'self'; img-src 'self' data:`;
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const context = await newContext();
@@ -273,7 +340,10 @@ test('cross-origin custom elements: the site with CORS headers, the host allowin
   const api = rn.simulate(snap.config);
   assert.deepEqual(snap.plotted.grad.series.pre_ln, Array.from(api.results.pre_ln.grad_norm));
   // "Open in the explorer" points at the site, not the host
-  assert.equal(await page.evaluate(() => document.querySelector('resnorm-explorer').shadowRoot.querySelector('.open-full').href), `${site.url}#arch=pre_ln&depth=24`);
+  assert.equal(
+    await page.evaluate(() => document.querySelector('resnorm-explorer').shadowRoot.querySelector('.open-full').href),
+    `${site.url}#arch=pre_ln&depth=24`,
+  );
   assert.deepEqual(await violations(page), []);
   assert.deepEqual(page.problems, []);
   await context.close();
@@ -294,7 +364,9 @@ test('the same build at /, at /course/week-3/ and at a deep path: embed.html, th
     const host = await open(context, `${site.url}examples/plain.html`);
     await elementReady(host, 'resnorm-explorer');
     await ready(frameOf(host, 'embed.html'));
-    const link = await host.evaluate(() => document.querySelector('resnorm-explorer').shadowRoot.querySelector('.open-full').href);
+    const link = await host.evaluate(
+      () => document.querySelector('resnorm-explorer').shadowRoot.querySelector('.open-full').href,
+    );
     assert.ok(link.startsWith(site.url + '#'), `${base}: ${link}`);
     for (const p of [embed, host]) {
       assert.deepEqual(p.problems, [], base);
@@ -311,7 +383,10 @@ async function downloadAll(page, root) {
   const files = {};
   for (const kind of ['png', 'svg', 'csv', 'json']) {
     await root.locator('details.export-menu > summary').click();
-    const [dl] = await Promise.all([page.waitForEvent('download'), root.locator(`button[data-export="${kind}"]`).click()]);
+    const [dl] = await Promise.all([
+      page.waitForEvent('download'),
+      root.locator(`button[data-export="${kind}"]`).click(),
+    ]);
     const path = await dl.path();
     files[kind] = { name: dl.suggestedFilename(), bytes: readFileSync(path) };
   }
@@ -342,7 +417,13 @@ async function checkExports(page, files, shown) {
   // SVG: well-formed XML with one path per drawn line
   const svg = await page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    return { error: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.localName, ns: doc.documentElement.namespaceURI, paths: doc.querySelectorAll('path').length, texts: [...doc.querySelectorAll('text')].map((t) => t.textContent) };
+    return {
+      error: doc.querySelector('parsererror')?.textContent ?? null,
+      root: doc.documentElement.localName,
+      ns: doc.documentElement.namespaceURI,
+      paths: doc.querySelectorAll('path').length,
+      texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+    };
   }, files.svg.bytes.toString('utf8'));
   assert.equal(svg.error, null);
   assert.equal(svg.root, 'svg');
@@ -351,7 +432,8 @@ async function checkExports(page, files, shown) {
   assert.ok(svg.texts.some((t) => t.includes(`depth ${config.depth}`)));
   // CSV: the config in the header, one row per layer, the plotted numbers exactly
   const csv = parseCsv(files.csv.bytes.toString('utf8'));
-  for (const [k, v] of Object.entries(config)) assert.equal(csv.config[k], Array.isArray(v) ? v.join(',') : String(v), `CSV config ${k}`);
+  for (const [k, v] of Object.entries(config))
+    assert.equal(csv.config[k], Array.isArray(v) ? v.join(',') : String(v), `CSV config ${k}`);
   assert.equal(csv.rows.length, config.depth + 1);
   const grad0 = csv.head.indexOf(`${config.arch[0]}.grad_norm`);
   assert.ok(grad0 > 0);
@@ -363,8 +445,13 @@ async function checkExports(page, files, shown) {
   const json = JSON.parse(files.json.bytes.toString('utf8'));
   assert.equal(json.format, 'resnorm-export');
   assert.deepEqual(json.config, config);
-  for (const [m, key] of [['grad', 'grad_norm'], ['stream', 'stream_rms'], ['update', 'update_ratio']])
-    for (const arch of config.arch) if (plotted[m]) assert.deepEqual(json.results[arch][key], plotted[m].series[arch], `JSON ${m} ${arch}`);
+  for (const [m, key] of [
+    ['grad', 'grad_norm'],
+    ['stream', 'stream_rms'],
+    ['update', 'update_ratio'],
+  ])
+    for (const arch of config.arch)
+      if (plotted[m]) assert.deepEqual(json.results[arch][key], plotted[m].series[arch], `JSON ${m} ${arch}`);
   const back = configFromHash(configToHash(json.config));
   for (const k of Object.keys(defaultConfig())) assert.deepEqual(back[k], config[k], `JSON config ${k} through a link`);
   assert.ok(json.link.includes(configToHash(config)));
@@ -405,27 +492,35 @@ test('the embeds at 360 px in the dark theme, by keyboard', async () => {
   const context = await newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
   const page = await open(context, `${site.url}embed.html#arch=post_ln,pre_ln&controls=arch,depth,gain,seed`);
   await ready(page);
-  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 360);
-  assert.equal(await page.evaluate(() => document.getElementById('embed').shadowRoot.querySelector('.rn').dataset.theme), 'dark');
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
+  assert.equal(
+    await page.evaluate(() => document.getElementById('embed').shadowRoot.querySelector('.rn').dataset.theme),
+    'dark',
+  );
   const renders = await page.evaluate(() => window.__resnorm.renders);
   // Tab order: the arch chips come first; find the depth slider by tabbing
   let found = false;
   for (let i = 0; i < 20 && !found; i++) {
     await page.keyboard.press('Tab');
-    found = await page.evaluate(() => document.getElementById('embed').shadowRoot.activeElement?.id?.endsWith('-depth'));
+    found = await page.evaluate(() =>
+      document.getElementById('embed').shadowRoot.activeElement?.id?.endsWith('-depth'),
+    );
   }
   assert.ok(found, 'the depth slider is not reachable with Tab');
   await page.keyboard.press('ArrowLeft');
   await waitForRender(page, { depth: 95 }, renders);
   const readback = await page.evaluate(() => {
     const root = document.getElementById('embed').shadowRoot;
-    return [root.querySelector('.field-depth output').value, root.querySelector('.field-depth input[type=number]').value];
+    return [
+      root.querySelector('.field-depth output').value,
+      root.querySelector('.field-depth input[type=number]').value,
+    ];
   });
   assert.deepEqual(readback, ['95', '95']);
   await page.screenshot({ path: `${SHOTS}/embed-phone-dark.png`, fullPage: true });
   const host = await open(context, `${site.url}examples/plain.html`);
   await elementReady(host, 'resnorm-explorer');
-  assert.ok(await host.evaluate(() => document.documentElement.scrollWidth) <= 360);
+  assert.ok((await host.evaluate(() => document.documentElement.scrollWidth)) <= 360);
   await host.screenshot({ path: `${SHOTS}/embed-host-phone-dark.png`, fullPage: true });
   const quiz = await open(context, `${site.url}embed.html#mode=quiz&items=tf-01,why-03&theme=light`);
   await ready(quiz);
@@ -464,7 +559,11 @@ test('offline: after one load the site reloads and simulates with the server sto
   });
   assert.equal(cached.keys.length, 1);
   assert.match(cached.keys[0], /^resnorm:\/course\/week-3\/:[0-9a-f]{16}$/);
-  assert.ok(cached.files.includes(`${BASE}embed.html`) && cached.files.includes(`${BASE}resnorm-embed.js`) && cached.files.some((f) => f.endsWith('.wasm')));
+  assert.ok(
+    cached.files.includes(`${BASE}embed.html`) &&
+      cached.files.includes(`${BASE}resnorm-embed.js`) &&
+      cached.files.some((f) => f.endsWith('.wasm')),
+  );
 
   await site.close();
   // offline: the explorer, embed.html and the custom elements
@@ -477,13 +576,22 @@ test('offline: after one load the site reloads and simulates with the server sto
   await ready(embed);
   const host = await open(context, `${site.url}examples/plain.html`);
   await elementReady(host, 'resnorm-explorer');
-  assert.ok(await fetch(site.url).then(() => false, () => true), 'the server should be down');
+  assert.ok(
+    await fetch(site.url).then(
+      () => false,
+      () => true,
+    ),
+    'the server should be down',
+  );
   for (const p of [page, embed]) assert.deepEqual(p.problems, []);
   await embed.close();
   await host.close();
 
   // a new build on the same address: a changed page, a new sw.js
-  writeFileSync(join(dir, 'index.html'), readFileSync(join(dir, 'index.html'), 'utf8').replace('<title>', '<title>v2 '));
+  writeFileSync(
+    join(dir, 'index.html'),
+    readFileSync(join(dir, 'index.html'), 'utf8').replace('<title>', '<title>v2 '),
+  );
   const { source, version } = serviceWorkerSource(dir);
   writeFileSync(join(dir, 'sw.js'), source);
   assert.notEqual(`resnorm:${BASE}:${version}`, cached.keys[0]);
@@ -491,10 +599,14 @@ test('offline: after one load the site reloads and simulates with the server sto
   await page.reload();
   await ready(page);
   assert.match(await page.title(), /^v2 /);
-  await page.waitForFunction(async (v) => {
-    const keys = await caches.keys();
-    return keys.length === 1 && keys[0].endsWith(v);
-  }, version, { timeout: 20000, polling: 250 });
+  await page.waitForFunction(
+    async (v) => {
+      const keys = await caches.keys();
+      return keys.length === 1 && keys[0].endsWith(v);
+    },
+    version,
+    { timeout: 20000, polling: 250 },
+  );
   assert.deepEqual(await violations(page), []);
   await context.close();
   await site.close();

@@ -6,59 +6,72 @@ import { loadWasm } from '../node/helpers.js';
 
 let browser;
 let rn;
-before(async () => { browser = await launch(); rn = await loadWasm(); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launch();
+  rn = await loadWasm();
+});
+after(async () => {
+  await browser?.close();
+});
 
 async function withServer(options, fn) {
   const s = await serve(options);
-  try { return await fn(s.url); } finally { await s.close(); }
+  try {
+    return await fn(s.url);
+  } finally {
+    await s.close();
+  }
 }
 
-test('the page loads with no console error, draws three charts and a caption', () => withServer({}, async (url) => {
-  const page = await openPage(browser, url);
-  const state = await page.evaluate(() => ({
-    charts: ['chart-grad', 'chart-stream', 'chart-update'].map((id) => document.querySelectorAll(`#${id} canvas`).length),
-    caption: document.getElementById('caption').textContent,
-    archs: window.__resnorm.config.arch,
+test('the page loads with no console error, draws three charts and a caption', () =>
+  withServer({}, async (url) => {
+    const page = await openPage(browser, url);
+    const state = await page.evaluate(() => ({
+      charts: ['chart-grad', 'chart-stream', 'chart-update'].map(
+        (id) => document.querySelectorAll(`#${id} canvas`).length,
+      ),
+      caption: document.getElementById('caption').textContent,
+      archs: window.__resnorm.config.arch,
+    }));
+    assert.deepEqual(state.charts, [1, 1, 1]);
+    assert.deepEqual(state.archs, ['plain', 'residual', 'post_ln', 'pre_ln']);
+    assert.ok(state.caption.length > 40, `caption: ${state.caption}`);
+    await page.screenshot({ path: `${SHOTS}/explorer-desktop.png`, fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
   }));
-  assert.deepEqual(state.charts, [1, 1, 1]);
-  assert.deepEqual(state.archs, ['plain', 'residual', 'post_ln', 'pre_ln']);
-  assert.ok(state.caption.length > 40, `caption: ${state.caption}`);
-  await page.screenshot({ path: `${SHOTS}/explorer-desktop.png`, fullPage: true });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
 
-test('depth 96 and gain 1.2 update every chart, with the values the wasm API returns', () => withServer({}, async (url) => {
-  const page = await openPage(browser, url);
-  let renders = await page.evaluate(() => window.__resnorm.renders);
-  await page.locator('#depth').fill('40');  // the default is 96: move away first
-  renders = await waitForRender(page, { depth: 40 }, renders);
-  await page.locator('#depth').fill('96');
-  renders = await waitForRender(page, { depth: 96 }, renders);
-  await page.locator('#gain').fill('1.2');
-  await waitForRender(page, { depth: 96, gain: 1.2 }, renders);
-  const shown = await page.evaluate(() => ({ config: window.__resnorm.config, plotted: window.__resnorm.plotted }));
-  const api = rn.simulate(shown.config);
-  const fields = { grad: 'grad_norm', stream: 'stream_rms', update: 'update_ratio' };
-  for (const [chart, field] of Object.entries(fields)) {
-    for (const arch of shown.config.arch) {
-      const plotted = shown.plotted[chart].series[arch];
-      const expect = Array.from(api.results[arch][field]);
-      assert.equal(plotted.length, expect.length, `${chart}/${arch} length`);
-      plotted.forEach((v, i) => {
-        // Non-finite values cross postMessage and JSON as null.
-        if (!Number.isFinite(expect[i])) assert.ok(v === null || !Number.isFinite(v), `${chart}/${arch}[${i}]`);
-        else assert.equal(v, expect[i], `${chart}/${arch}[${i}]`);
-      });
+test('depth 96 and gain 1.2 update every chart, with the values the wasm API returns', () =>
+  withServer({}, async (url) => {
+    const page = await openPage(browser, url);
+    let renders = await page.evaluate(() => window.__resnorm.renders);
+    await page.locator('#depth').fill('40'); // the default is 96: move away first
+    renders = await waitForRender(page, { depth: 40 }, renders);
+    await page.locator('#depth').fill('96');
+    renders = await waitForRender(page, { depth: 96 }, renders);
+    await page.locator('#gain').fill('1.2');
+    await waitForRender(page, { depth: 96, gain: 1.2 }, renders);
+    const shown = await page.evaluate(() => ({ config: window.__resnorm.config, plotted: window.__resnorm.plotted }));
+    const api = rn.simulate(shown.config);
+    const fields = { grad: 'grad_norm', stream: 'stream_rms', update: 'update_ratio' };
+    for (const [chart, field] of Object.entries(fields)) {
+      for (const arch of shown.config.arch) {
+        const plotted = shown.plotted[chart].series[arch];
+        const expect = Array.from(api.results[arch][field]);
+        assert.equal(plotted.length, expect.length, `${chart}/${arch} length`);
+        plotted.forEach((v, i) => {
+          // Non-finite values cross postMessage and JSON as null.
+          if (!Number.isFinite(expect[i])) assert.ok(v === null || !Number.isFinite(v), `${chart}/${arch}[${i}]`);
+          else assert.equal(v, expect[i], `${chart}/${arch}[${i}]`);
+        });
+      }
     }
-  }
-  // The gain-1.2 plain stack explodes toward layer 0: the picture must say so.
-  assert.ok(api.results.plain.grad_norm[0] > 100);
-  await page.screenshot({ path: `${SHOTS}/explorer-depth96-gain1.2.png`, fullPage: true });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
+    // The gain-1.2 plain stack explodes toward layer 0: the picture must say so.
+    assert.ok(api.results.plain.grad_norm[0] > 100);
+    await page.screenshot({ path: `${SHOTS}/explorer-depth96-gain1.2.png`, fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
 
 test('the page works under a sub-path and under a strict Content-Security-Policy', async () => {
   for (const base of ['/', '/course/week-3/', '/a/deeply/nested/path/to/resnorm/']) {
@@ -73,50 +86,64 @@ test('the page works under a sub-path and under a strict Content-Security-Policy
   }
 });
 
-test('keyboard alone moves the depth slider; 360 px wide has no horizontal scroll; dark theme', () => withServer({}, async (url) => {
-  const page = await openPage(browser, url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 360, `page is ${width}px wide at 360`);
-  await page.locator('#depth').focus();
-  const before = await page.evaluate(() => ({ depth: window.__resnorm.config.depth, renders: window.__resnorm.renders }));
-  await page.keyboard.press('ArrowLeft');
-  await waitForRender(page, { depth: before.depth - 1 }, before.renders);
-  await page.screenshot({ path: `${SHOTS}/explorer-phone-dark.png`, fullPage: true });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
+test('keyboard alone moves the depth slider; 360 px wide has no horizontal scroll; dark theme', () =>
+  withServer({}, async (url) => {
+    const page = await openPage(browser, url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `page is ${width}px wide at 360`);
+    await page.locator('#depth').focus();
+    const before = await page.evaluate(() => ({
+      depth: window.__resnorm.config.depth,
+      renders: window.__resnorm.renders,
+    }));
+    await page.keyboard.press('ArrowLeft');
+    await waitForRender(page, { depth: before.depth - 1 }, before.renders);
+    await page.screenshot({ path: `${SHOTS}/explorer-phone-dark.png`, fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
 
-test('a bad value gets a message naming the field and range, and the charts stay', () => withServer({}, async (url) => {
-  const page = await openPage(browser, url);
-  const renders = await page.evaluate(() => window.__resnorm.renders);
-  await page.locator('#depth-number').fill('0');
-  await page.locator('#depth-number').press('Enter');
-  await page.waitForFunction(() => /depth/i.test(document.body.innerText) && /1\.\.1024|1 to 1024|1–1024/.test(document.body.innerText));
-  const after = await page.evaluate(() => ({ renders: window.__resnorm.renders, canvases: document.querySelectorAll('#chart-grad canvas').length }));
-  assert.equal(after.canvases, 1);
-  assert.ok(after.renders >= renders);
-  await page.context().close();
-}));
+test('a bad value gets a message naming the field and range, and the charts stay', () =>
+  withServer({}, async (url) => {
+    const page = await openPage(browser, url);
+    const renders = await page.evaluate(() => window.__resnorm.renders);
+    await page.locator('#depth-number').fill('0');
+    await page.locator('#depth-number').press('Enter');
+    await page.waitForFunction(
+      () => /depth/i.test(document.body.innerText) && /1\.\.1024|1 to 1024|1–1024/.test(document.body.innerText),
+    );
+    const after = await page.evaluate(() => ({
+      renders: window.__resnorm.renders,
+      canvases: document.querySelectorAll('#chart-grad canvas').length,
+    }));
+    assert.equal(after.canvases, 1);
+    assert.ok(after.renders >= renders);
+    await page.context().close();
+  }));
 
-test('timing: one slider step at the default scene (reported, not asserted)', () => withServer({}, async (url) => {
-  const page = await openPage(browser, url);
-  const times = await page.evaluate(async () => {
-    const gain = document.getElementById('gain');
-    const out = [];
-    for (let i = 0; i < 30; i++) {
-      const n = window.__resnorm.renders;
-      const t0 = performance.now();
-      // Whole slider steps (0.01), each different from the last, so every input changes the config.
-      gain.value = (0.8 + 0.01 * i).toFixed(2);
-      gain.dispatchEvent(new Event('input', { bubbles: true }));
-      const deadline = t0 + 5000;
-      while (window.__resnorm.renders === n && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-      if (window.__resnorm.renders !== n) out.push(window.__resnorm.lastPaintMs - t0);
-    }
-    return out.sort((a, b) => a - b);
-  });
-  assert.ok(times.length >= 25, `only ${times.length} of 30 steps repainted`);
-  const q = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
-  console.log(`  slider step (input -> repaint) at the default scene: median ${q(0.5)} ms, p95 ${q(0.95)} ms, n=${times.length}`);
-  await page.context().close();
-}));
+test('timing: one slider step at the default scene (reported, not asserted)', () =>
+  withServer({}, async (url) => {
+    const page = await openPage(browser, url);
+    const times = await page.evaluate(async () => {
+      const gain = document.getElementById('gain');
+      const out = [];
+      for (let i = 0; i < 30; i++) {
+        const n = window.__resnorm.renders;
+        const t0 = performance.now();
+        // Whole slider steps (0.01), each different from the last, so every input changes the config.
+        gain.value = (0.8 + 0.01 * i).toFixed(2);
+        gain.dispatchEvent(new Event('input', { bubbles: true }));
+        const deadline = t0 + 5000;
+        while (window.__resnorm.renders === n && performance.now() < deadline)
+          await new Promise((r) => setTimeout(r, 1));
+        if (window.__resnorm.renders !== n) out.push(window.__resnorm.lastPaintMs - t0);
+      }
+      return out.sort((a, b) => a - b);
+    });
+    assert.ok(times.length >= 25, `only ${times.length} of 30 steps repainted`);
+    const q = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
+    console.log(
+      `  slider step (input -> repaint) at the default scene: median ${q(0.5)} ms, p95 ${q(0.95)} ms, n=${times.length}`,
+    );
+    await page.context().close();
+  }));

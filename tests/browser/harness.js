@@ -15,8 +15,16 @@ export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -32,7 +40,9 @@ export async function openPage(browser, url, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   const page = await context.newPage();
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
@@ -41,10 +51,14 @@ export async function openPage(browser, url, options = {}) {
 
 /** Waits until the charts have been redrawn for a config matching `partial`. */
 export async function waitForRender(page, partial, afterRenders = 0) {
-  await page.waitForFunction(([p, n]) => {
-    const r = window.__resnorm;
-    if (!r || r.renders <= n) return false;
-    return Object.entries(p).every(([k, v]) => JSON.stringify(r.config[k]) === JSON.stringify(v));
-  }, [partial, afterRenders], { timeout: 20000 });
+  await page.waitForFunction(
+    ([p, n]) => {
+      const r = window.__resnorm;
+      if (!r || r.renders <= n) return false;
+      return Object.entries(p).every(([k, v]) => JSON.stringify(r.config[k]) === JSON.stringify(v));
+    },
+    [partial, afterRenders],
+    { timeout: 20000 },
+  );
   return page.evaluate(() => window.__resnorm.renders);
 }

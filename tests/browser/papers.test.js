@@ -9,14 +9,23 @@ import { loadWasm } from '../node/helpers.js';
 
 let browser;
 let rn;
-before(async () => { browser = await launch(); rn = await loadWasm(); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launch();
+  rn = await loadWasm();
+});
+after(async () => {
+  await browser?.close();
+});
 
 const PANELS = ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit'];
 
 async function withServer(options, fn) {
   const s = await serve(options);
-  try { return await fn(s.url); } finally { await s.close(); }
+  try {
+    return await fn(s.url);
+  } finally {
+    await s.close();
+  }
 }
 
 /** Opens papers.html and waits until all six panels have rendered (slow machines: up to 3 minutes). */
@@ -24,7 +33,9 @@ async function openPapers(url, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   const page = await context.newPage();
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(`${url}papers.html`);
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 180000 });
@@ -34,17 +45,31 @@ async function openPapers(url, options = {}) {
 // ---------------------------------------------------------------- the test's own numbers
 
 function slope(x, y) {
-  const mx = x.reduce((a, b) => a + b) / x.length, my = y.reduce((a, b) => a + b) / y.length;
-  let sxy = 0, sxx = 0;
-  x.forEach((xi, i) => { sxy += (xi - mx) * (y[i] - my); sxx += (xi - mx) ** 2; });
+  const mx = x.reduce((a, b) => a + b) / x.length,
+    my = y.reduce((a, b) => a + b) / y.length;
+  let sxy = 0,
+    sxx = 0;
+  x.forEach((xi, i) => {
+    sxy += (xi - mx) * (y[i] - my);
+    sxx += (xi - mx) ** 2;
+  });
   return sxy / sxx;
 }
 const maxOverMin = (a) => Math.max(...a) / Math.min(...a);
 const seedsOf = (p) => Array.from({ length: p.seeds }, (_, i) => p.seed0 + i);
-const depthsOf = (deepest) => (deepest > 96 ? [6, 12, 24, 48, 96, 192] : [6, 12, 24, 48, 96].filter((L) => L <= deepest));
+const depthsOf = (deepest) =>
+  deepest > 96 ? [6, 12, 24, 48, 96, 192] : [6, 12, 24, 48, 96].filter((L) => L <= deepest);
 const tf = (p, arch, depth, seed) => ({
-  arch, block: 'transformer', depth, width: p.width, tokens: p.tokens, heads: p.heads, causal: p.causal, seed,
-  expansion: p.expansion ?? 1, final_norm: arch === 'post_ln' ? 'none' : 'layernorm',
+  arch,
+  block: 'transformer',
+  depth,
+  width: p.width,
+  tokens: p.tokens,
+  heads: p.heads,
+  causal: p.causal,
+  seed,
+  expansion: p.expansion ?? 1,
+  final_norm: arch === 'post_ln' ? 'none' : 'layernorm',
 });
 function firstAt(weights, q) {
   const sum = weights.reduce((a, b) => a + b);
@@ -59,7 +84,8 @@ const INDEPENDENT = {
   theorem1(p) {
     const out = {};
     for (const arch of ['post_ln', 'pre_ln']) {
-      const x = [], y = [];
+      const x = [],
+        y = [];
       for (const seed of seedsOf(p))
         for (const L of depthsOf(p.deepest)) {
           x.push(Math.log(L));
@@ -81,28 +107,49 @@ const INDEPENDENT = {
           norms[arch][l] += Math.sqrt(keys.reduce((s, k) => s + r[`${k}_grad_norm`][l] ** 2, 0)) / p.seeds;
         }
       }
-    const post = norms.post_ln[5] / norms.post_ln[0], pre = norms.pre_ln[5] / norms.pre_ln[0];
+    const post = norms.post_ln[5] / norms.post_ln[0],
+      pre = norms.pre_ln[5] / norms.pre_ln[0];
     return { values: { post_ratio: post, pre_ratio: pre }, oks: [post >= 1.2, pre >= 1 / 1.5 && pre <= 1.5] };
   },
   lemma2(p) {
     const L = p.depth;
     const m = new Array(L + 1).fill(0);
     for (const seed of seedsOf(p)) {
-      const r = rn.simulate({ arch: ['pre_ln'], depth: L, width: p.width, tokens: p.tokens, gain: Math.SQRT1_2, seed }).results.pre_ln;
-      r.stream_rms.forEach((v, l) => { m[l] += v * v / p.seeds; });
+      const r = rn.simulate({ arch: ['pre_ln'], depth: L, width: p.width, tokens: p.tokens, gain: Math.SQRT1_2, seed })
+        .results.pre_ln;
+      r.stream_rms.forEach((v, l) => {
+        m[l] += (v * v) / p.seeds;
+      });
     }
-    const s = slope(m.map((_, l) => l), m);
+    const s = slope(
+      m.map((_, l) => l),
+      m,
+    );
     const worst = Math.max(...m.map((v, l) => Math.abs(v / (1 + l / 2) - 1)));
     return { values: { slope: s, worst }, oks: [Math.abs(s - 0.5) <= 0.05, worst <= 0.1] };
   },
   deepnet(p) {
-    const r = rn.simulate({ arch: ['deepnorm', 'post_ln'], block: 'transformer', depth: p.depth, width: p.width,
-      tokens: p.tokens, heads: p.heads, causal: p.causal, final_norm: 'none', seed: p.seed }).results;
+    const r = rn.simulate({
+      arch: ['deepnorm', 'post_ln'],
+      block: 'transformer',
+      depth: p.depth,
+      width: p.width,
+      tokens: p.tokens,
+      heads: p.heads,
+      causal: p.causal,
+      final_norm: 'none',
+      seed: p.seed,
+    }).results;
     const v = {
-      deepnorm_grad_norm: maxOverMin(r.deepnorm.grad_norm), deepnorm_stream_rms: maxOverMin(r.deepnorm.stream_rms),
-      post_ln_grad_norm: maxOverMin(r.post_ln.grad_norm), post_ln_stream_rms: maxOverMin(r.post_ln.stream_rms),
+      deepnorm_grad_norm: maxOverMin(r.deepnorm.grad_norm),
+      deepnorm_stream_rms: maxOverMin(r.deepnorm.stream_rms),
+      post_ln_grad_norm: maxOverMin(r.post_ln.grad_norm),
+      post_ln_stream_rms: maxOverMin(r.post_ln.stream_rms),
     };
-    return { values: v, oks: [v.deepnorm_grad_norm <= 2, v.deepnorm_stream_rms <= 2, v.post_ln_grad_norm > 2, v.post_ln_stream_rms > 2] };
+    return {
+      values: v,
+      oks: [v.deepnorm_grad_norm <= 2, v.deepnorm_stream_rms <= 2, v.post_ln_grad_norm > 2, v.post_ln_stream_rms > 2],
+    };
   },
   gpt2(p) {
     const depths = depthsOf(p.deepest);
@@ -118,13 +165,26 @@ const INDEPENDENT = {
       gpt2_slope: slope(lx, ratio.gpt2.map(Math.log)),
       pre_slope: slope(lx, ratio.pre_ln.map(Math.log)),
     };
-    return { values: v, oks: [v.gpt2_worst <= 1.5, Math.abs(v.gpt2_slope) <= 0.1, Math.abs(v.pre_slope - 0.5) <= 0.15] };
+    return {
+      values: v,
+      oks: [v.gpt2_worst <= 1.5, Math.abs(v.gpt2_slope) <= 0.1, Math.abs(v.pre_slope - 0.5) <= 0.15],
+    };
   },
   veit(p) {
-    const r = rn.pathGradients({ arch: ['pre_ln', 'residual'], depth: p.depth, width: p.width, tokens: p.tokens, seed: p.seed,
-      samples: p.samples, path_seed: p.path_seed }).results;
+    const r = rn.pathGradients({
+      arch: ['pre_ln', 'residual'],
+      depth: p.depth,
+      width: p.width,
+      tokens: p.tokens,
+      seed: p.seed,
+      samples: p.samples,
+      path_seed: p.path_seed,
+    }).results;
     const k95 = firstAt(Array.from(r.pre_ln.total), 0.95);
-    return { values: { pre_k95: k95, res_k95: firstAt(Array.from(r.residual.total), 0.95) }, oks: [k95 < r.pre_ln.units / 2] };
+    return {
+      values: { pre_k95: k95, res_k95: firstAt(Array.from(r.residual.total), 0.95) },
+      oks: [k95 < r.pre_ln.units / 2],
+    };
   },
 };
 
@@ -136,7 +196,10 @@ function checkPanel(id, shown) {
   for (const [key, v] of Object.entries(mine.values)) {
     assert.ok(rows[key], `${id}: the page shows ${key}`);
     const tol = 1e-9 * Math.max(1, Math.abs(v));
-    assert.ok(Math.abs(rows[key].value - v) <= tol || rows[key].value === v, `${id}.${key}: page ${rows[key].value}, wasm ${v}`);
+    assert.ok(
+      Math.abs(rows[key].value - v) <= tol || rows[key].value === v,
+      `${id}.${key}: page ${rows[key].value}, wasm ${v}`,
+    );
   }
   assert.equal(shown.verdict, verdictOf(mine.oks), `${id}: verdict`);
   return mine;
@@ -147,20 +210,24 @@ function checkPanel(id, shown) {
 test('papers.html under a strict CSP and a sub-path: no console message, six panels, verdicts that match the engine', () =>
   withServer({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
-    const dom = await page.evaluate((ids) => ids.map((id) => {
-      const s = document.querySelector(`[data-panel="${id}"]`);
-      return {
-        id,
-        verdict: s.dataset.verdict,
-        canvases: s.querySelectorAll('.chart canvas').length,
-        charts: s.querySelectorAll('.chart').length,
-        measured: [...s.querySelectorAll('.measured td.num')].map((td) => td.textContent),
-        caption: s.querySelector('.verdict')?.textContent ?? '',
-        claim: s.querySelector('.claim')?.textContent ?? '',
-        cite: s.querySelector('.cite')?.textContent ?? '',
-        setting: s.querySelector('.setting')?.textContent ?? '',
-      };
-    }), PANELS);
+    const dom = await page.evaluate(
+      (ids) =>
+        ids.map((id) => {
+          const s = document.querySelector(`[data-panel="${id}"]`);
+          return {
+            id,
+            verdict: s.dataset.verdict,
+            canvases: s.querySelectorAll('.chart canvas').length,
+            charts: s.querySelectorAll('.chart').length,
+            measured: [...s.querySelectorAll('.measured td.num')].map((td) => td.textContent),
+            caption: s.querySelector('.verdict')?.textContent ?? '',
+            claim: s.querySelector('.claim')?.textContent ?? '',
+            cite: s.querySelector('.cite')?.textContent ?? '',
+            setting: s.querySelector('.setting')?.textContent ?? '',
+          };
+        }),
+      PANELS,
+    );
     const shown = await page.evaluate(() => window.__papers.results);
     for (const d of dom) {
       assert.notEqual(d.verdict, 'pending', d.id);
@@ -172,8 +239,18 @@ test('papers.html under a strict CSP and a sub-path: no console message, six pan
       checkPanel(d.id, shown[d.id]);
     }
     // The header's navigation, as on the other pages.
-    const nav = await page.evaluate(() => [...document.querySelectorAll('.site-nav a')].map((a) => [a.getAttribute('href'), a.getAttribute('aria-current')]));
-    assert.deepEqual(nav, [['./', null], ['./quiz.html', null], ['./quiz.html#norm', null], ['./papers.html', 'page']]);
+    const nav = await page.evaluate(() =>
+      [...document.querySelectorAll('.site-nav a')].map((a) => [
+        a.getAttribute('href'),
+        a.getAttribute('aria-current'),
+      ]),
+    );
+    assert.deepEqual(nav, [
+      ['./', null],
+      ['./quiz.html', null],
+      ['./quiz.html#norm', null],
+      ['./papers.html', 'page'],
+    ]);
     // No inline style anywhere (the CSP would refuse it, and say so on the console).
     assert.equal(await page.evaluate(() => document.querySelectorAll('[style]:not(.uplot *):not(.uplot)').length), 0);
     await page.screenshot({ path: `${SHOTS}/papers-desktop.png`, fullPage: true });
@@ -181,57 +258,73 @@ test('papers.html under a strict CSP and a sub-path: no console message, six pan
     await page.context().close();
   }));
 
-test('a control recomputes its panel, and the new verdict still matches the engine', () => withServer({}, async (url) => {
-  const page = await openPapers(url);
-  let renders = await page.evaluate(() => window.__papers.renders);
-  await page.selectOption('#theorem1-seeds', '4');
-  await page.waitForFunction((n) => window.__papers.renders > n && window.__papers.results.theorem1.params.seeds === 4, renders, { timeout: 120000 });
-  checkPanel('theorem1', await page.evaluate(() => window.__papers.results.theorem1));
-  // Figure 3's weight picker changes what is shown, not what is computed.
-  renders = await page.evaluate(() => window.__papers.renders);
-  await page.selectOption('#figure3-weight', 'w1');
-  await page.waitForFunction((n) => window.__papers.renders > n && window.__papers.results.figure3.view.weight === 'w1', renders);
-  checkPanel('figure3', await page.evaluate(() => window.__papers.results.figure3));
-  // A bad seed is marked, not run.
-  await page.fill('#deepnet-seed', '-3');
-  await page.locator('#deepnet-seed').dispatchEvent('change');
-  assert.equal(await page.getAttribute('#deepnet-seed', 'aria-invalid'), 'true');
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
+test('a control recomputes its panel, and the new verdict still matches the engine', () =>
+  withServer({}, async (url) => {
+    const page = await openPapers(url);
+    let renders = await page.evaluate(() => window.__papers.renders);
+    await page.selectOption('#theorem1-seeds', '4');
+    await page.waitForFunction(
+      (n) => window.__papers.renders > n && window.__papers.results.theorem1.params.seeds === 4,
+      renders,
+      { timeout: 120000 },
+    );
+    checkPanel('theorem1', await page.evaluate(() => window.__papers.results.theorem1));
+    // Figure 3's weight picker changes what is shown, not what is computed.
+    renders = await page.evaluate(() => window.__papers.renders);
+    await page.selectOption('#figure3-weight', 'w1');
+    await page.waitForFunction(
+      (n) => window.__papers.renders > n && window.__papers.results.figure3.view.weight === 'w1',
+      renders,
+    );
+    checkPanel('figure3', await page.evaluate(() => window.__papers.results.figure3));
+    // A bad seed is marked, not run.
+    await page.fill('#deepnet-seed', '-3');
+    await page.locator('#deepnet-seed').dispatchEvent('change');
+    assert.equal(await page.getAttribute('#deepnet-seed', 'aria-invalid'), 'true');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
 
-test('360 px wide in the dark theme: no horizontal scroll, readable panels; the toggle switches to light', () => withServer({}, async (url) => {
-  const page = await openPapers(url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 360, `page is ${width}px wide at 360`);
-  for (const id of PANELS) {
-    const box = await page.locator(`[data-panel="${id}"] .chart`).first().boundingBox();
-    assert.ok(box.width >= 200 && box.x >= 0 && box.x + box.width <= 360, `${id}: chart at ${JSON.stringify(box)}`);
-  }
-  await page.locator(`[data-panel="veit"]`).screenshot({ path: `${SHOTS}/papers-phone-dark-veit.png` });
-  await page.screenshot({ path: `${SHOTS}/papers-phone-dark.png`, fullPage: true });
-  const renders = await page.evaluate(() => window.__papers.renders);
-  await page.click('#theme-toggle');
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
-  await page.waitForFunction((n) => window.__papers.renders >= n + 6, renders);  // every panel redrawn
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
+test('360 px wide in the dark theme: no horizontal scroll, readable panels; the toggle switches to light', () =>
+  withServer({}, async (url) => {
+    const page = await openPapers(url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `page is ${width}px wide at 360`);
+    for (const id of PANELS) {
+      const box = await page.locator(`[data-panel="${id}"] .chart`).first().boundingBox();
+      assert.ok(box.width >= 200 && box.x >= 0 && box.x + box.width <= 360, `${id}: chart at ${JSON.stringify(box)}`);
+    }
+    await page.locator(`[data-panel="veit"]`).screenshot({ path: `${SHOTS}/papers-phone-dark-veit.png` });
+    await page.screenshot({ path: `${SHOTS}/papers-phone-dark.png`, fullPage: true });
+    const renders = await page.evaluate(() => window.__papers.renders);
+    await page.click('#theme-toggle');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+    await page.waitForFunction((n) => window.__papers.renders >= n + 6, renders); // every panel redrawn
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
 
-test('the four-arch transformer recompute (L = 96, d = 64, T = 16, 4 heads) is measured and shown (reported, not asserted)', () => withServer({}, async (url) => {
-  const page = await openPapers(url);
-  await page.waitForFunction(() => window.__papers.perf, null, { timeout: 120000 });
-  // Speed is the benchmark's business (npm run bench), not a test's: a shared
-  // CI machine must not fail the suite on time. Measured up to three times
-  // while above the 50 ms budget, and reported.
-  const medians = [await page.evaluate(() => window.__papers.perf.median)];
-  while (medians.length < 3 && Math.min(...medians) >= 50) medians.push((await page.evaluate(() => window.__papers.measure())).median);
-  const perf = await page.evaluate(() => window.__papers.perf);
-  console.log(`# papers page: four-arch transformer recompute, median of 15: ${medians.map((m) => m.toFixed(1)).join(', ')} ms (fastest ${perf.min.toFixed(1)} ms)`);
-  assert.ok(medians.every((m) => Number.isFinite(m) && m > 0), `medians ${medians.join(', ')} ms`);
-  const shown = await page.textContent('#speed-result');
-  assert.match(shown, /median \d+\.\d ms/);
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-}));
+test('the four-arch transformer recompute (L = 96, d = 64, T = 16, 4 heads) is measured and shown (reported, not asserted)', () =>
+  withServer({}, async (url) => {
+    const page = await openPapers(url);
+    await page.waitForFunction(() => window.__papers.perf, null, { timeout: 120000 });
+    // Speed is the benchmark's business (npm run bench), not a test's: a shared
+    // CI machine must not fail the suite on time. Measured up to three times
+    // while above the 50 ms budget, and reported.
+    const medians = [await page.evaluate(() => window.__papers.perf.median)];
+    while (medians.length < 3 && Math.min(...medians) >= 50)
+      medians.push((await page.evaluate(() => window.__papers.measure())).median);
+    const perf = await page.evaluate(() => window.__papers.perf);
+    console.log(
+      `# papers page: four-arch transformer recompute, median of 15: ${medians.map((m) => m.toFixed(1)).join(', ')} ms (fastest ${perf.min.toFixed(1)} ms)`,
+    );
+    assert.ok(
+      medians.every((m) => Number.isFinite(m) && m > 0),
+      `medians ${medians.join(', ')} ms`,
+    );
+    const shown = await page.textContent('#speed-result');
+    assert.match(shown, /median \d+\.\d ms/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));

@@ -72,14 +72,18 @@ test('a deep link #quiz/<id> opens that item; an unknown id gets a notice, not a
   // Math from the build: MathML, not TeX.
   const page2 = await openPage(browser, quizUrl('#quiz/tf-03'));
   await page2.locator('.quiz-item[data-id="tf-03"]').waitFor();
-  assert.ok(await page2.locator('.item-prompt math').count() > 0, 'the prompt has MathML');
+  assert.ok((await page2.locator('.item-prompt math').count()) > 0, 'the prompt has MathML');
   assert.doesNotMatch(await page2.locator('.item-prompt').textContent(), /\\\(/);
   await done(page2);
-  await page.evaluate(() => { location.hash = '#quiz/nope-99'; });
+  await page.evaluate(() => {
+    location.hash = '#quiz/nope-99';
+  });
   await page.locator('#notice').waitFor();
   assert.match(await page.locator('#notice-text').textContent(), /nope-99/);
-  assert.ok(await page.locator('.quiz-item').count() === 1);
-  await page.evaluate(() => { location.hash = '#quiz/edge-05'; });
+  assert.ok((await page.locator('.quiz-item').count()) === 1);
+  await page.evaluate(() => {
+    location.hash = '#quiz/edge-05';
+  });
   await page.locator('.quiz-item[data-id="edge-05"]').waitFor();
   await done(page);
 });
@@ -89,12 +93,16 @@ test('every check in the bank shows "Confirmed by the engine" with its numbers',
   const withCheck = rawBank.items.filter((it) => it.experiment && it.experiment.check);
   assert.ok(withCheck.length >= 20);
   for (const it of withCheck) {
-    await page.evaluate((id) => { location.hash = `#quiz/${id}`; }, it.id);
+    await page.evaluate((id) => {
+      location.hash = `#quiz/${id}`;
+    }, it.id);
     await page.locator(`.quiz-item[data-id="${it.id}"]`).waitFor();
     if (it.type === 'true-false') await page.locator('.choice[data-choice=true]').click();
     await page.locator('[data-action=reveal]').click();
     const check = page.locator('.exp-check');
-    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status !== 'pending', null, { timeout: 20000 });
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status !== 'pending', null, {
+      timeout: 20000,
+    });
     const [status, text] = [await check.getAttribute('data-status'), await check.textContent()];
     assert.equal(status, 'confirmed', `${it.id}: ${text}`);
     assert.match(text, /^Confirmed by the engine: .*\d/);
@@ -102,12 +110,14 @@ test('every check in the bank shows "Confirmed by the engine" with its numbers',
   await done(page);
 });
 
-test('a live experiment opens the explorer set to the item\'s preset; a norm item opens the norm panel', async () => {
+test("a live experiment opens the explorer set to the item's preset; a norm item opens the norm panel", async () => {
   const page = await openPage(browser, quizUrl('#quiz/tf-02'));
   const item = rawBank.items.find((it) => it.id === 'tf-02');
   await page.locator('.choice[data-choice=false]').click();
   await page.locator('[data-action=reveal]').click();
-  await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, {
+    timeout: 20000,
+  });
   await page.screenshot({ path: `${SHOTS}/quiz-experiment.png`, fullPage: true });
   await Promise.all([page.waitForURL(/\/#/), page.locator('[data-action=explorer]').click()]);
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnorm, null, { timeout: 20000 });
@@ -132,17 +142,26 @@ test('a live experiment opens the explorer set to the item\'s preset; a norm ite
 });
 
 test('damaged or old saved progress is reset with a visible notice, and the quiz works', async () => {
-  for (const bad of ['{not json', JSON.stringify({ version: 0, items: {} }), JSON.stringify({ version: 1, items: { 'tf-01': { box: 9 } } })]) {
+  for (const bad of [
+    '{not json',
+    JSON.stringify({ version: 0, items: {} }),
+    JSON.stringify({ version: 1, items: { 'tf-01': { box: 9 } } }),
+  ]) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript(([k, v]) => {
-      if (!sessionStorage.getItem('seeded')) {
-        localStorage.setItem(k, v);
-        sessionStorage.setItem('seeded', '1');
-      }
-    }, [KEY, bad]);
+    await context.addInitScript(
+      ([k, v]) => {
+        if (!sessionStorage.getItem('seeded')) {
+          localStorage.setItem(k, v);
+          sessionStorage.setItem('seeded', '1');
+        }
+      },
+      [KEY, bad],
+    );
     const page = await context.newPage();
     page.problems = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
+    });
     page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
     await page.goto(quizUrl('#quiz/tf-01'));
     await page.waitForFunction(() => document.body.dataset.ready === '1');
@@ -160,9 +179,11 @@ test('damaged or old saved progress is reset with a visible notice, and the quiz
 });
 
 // The displayed numbers of some cells, as text.
-const cells = (page, prefix, n) => Promise.all(Array.from({ length: n }, (_, i) => page.locator(`[data-cell="${prefix}-${i}"]`).textContent()));
+const cells = (page, prefix, n) =>
+  Promise.all(Array.from({ length: n }, (_, i) => page.locator(`[data-cell="${prefix}-${i}"]`).textContent()));
 const renders = (page, id) => page.evaluate((i) => Number(document.getElementById(i).dataset.renders || 0), id);
-const waitRender = (page, id, n) => page.waitForFunction(([i, k]) => Number(document.getElementById(i).dataset.renders || 0) > k, [id, n]);
+const waitRender = (page, id, n) =>
+  page.waitForFunction(([i, k]) => Number(document.getElementById(i).dataset.renders || 0) > k, [id, n]);
 
 async function setNumber(page, id, value) {
   const n = await renders(page, id.startsWith('tok') ? 'token-norm' : 'batch-norm');
@@ -171,7 +192,7 @@ async function setNumber(page, id, value) {
   await waitRender(page, id.startsWith('tok') ? 'token-norm' : 'batch-norm', n);
 }
 
-test('the norm panel: a constant token gives beta; another sequence\'s length moves BatchNorm, not LayerNorm', async () => {
+test("the norm panel: a constant token gives beta; another sequence's length moves BatchNorm, not LayerNorm", async () => {
   const page = await openPage(browser, quizUrl('#norm'));
   await waitRender(page, 'token-norm', 0);
   await waitRender(page, 'batch-norm', 0);
@@ -187,7 +208,10 @@ test('the norm panel: a constant token gives beta; another sequence\'s length mo
   await page.locator('#tok-constant').click();
   await waitRender(page, 'token-norm', n);
   const x = await cells(page, 'x', 6);
-  assert.ok(x.every((v) => v === x[0]), `constant: ${x}`);
+  assert.ok(
+    x.every((v) => v === x[0]),
+    `constant: ${x}`,
+  );
   assert.deepEqual(await cells(page, 'ln', 6), Array(6).fill('0.750'));
   assert.equal(await page.locator('[data-cell="ln-var"]').textContent(), '0.0000');
   assert.match(await page.locator('#token-norm .norm-note').textContent(), /outputs β = 0\.75/);
@@ -241,9 +265,12 @@ test('keyboard alone: answer, reveal, grade, next', async () => {
   await page.waitForFunction(() => document.querySelector('.quiz-item')?.dataset.id === 'tf-03');
 
   // An open item: Tab into the answer box, type, Ctrl+Enter reveals, G grades, N moves on.
-  await page.evaluate(() => { location.hash = '#quiz/why-01'; });
+  await page.evaluate(() => {
+    location.hash = '#quiz/why-01';
+  });
   await page.locator('.quiz-item[data-id="why-01"]').waitFor();
-  for (let i = 0; i < 60 && !(await page.evaluate(() => document.activeElement?.id === 'answer-why-01')); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 60 && !(await page.evaluate(() => document.activeElement?.id === 'answer-why-01')); i++)
+    await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'answer-why-01');
   await page.keyboard.type('the identity path');
   await page.keyboard.press('Control+Enter');
@@ -262,8 +289,13 @@ test('keyboard alone: answer, reveal, grade, next', async () => {
 
 test('generated questions: which is which, predict the number; counted in the score', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
-  await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked'
-    && document.getElementById('predict').dataset.state === 'asked', null, { timeout: 30000 });
+  await page.waitForFunction(
+    () =>
+      document.getElementById('which').dataset.state === 'asked' &&
+      document.getElementById('predict').dataset.state === 'asked',
+    null,
+    { timeout: 30000 },
+  );
   assert.equal(await page.locator('#which canvas').count(), 2);
   const selects = page.locator('#which .assign select');
   const k = await selects.count();
@@ -284,16 +316,27 @@ test('generated questions: which is which, predict the number; counted in the sc
 });
 
 test('360 px wide and dark: no horizontal scroll in any area, no console message', async () => {
-  const page = await openPage(browser, quizUrl('#quiz'), { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+  const page = await openPage(browser, quizUrl('#quiz'), {
+    viewport: { width: 360, height: 780 },
+    colorScheme: 'dark',
+  });
   for (const area of ['quiz', 'generated', 'norm']) {
-    await page.evaluate((a) => { location.hash = `#${a}`; }, area);
+    await page.evaluate((a) => {
+      location.hash = `#${a}`;
+    }, area);
     await page.locator(`#area-${area}`).waitFor();
     if (area === 'norm') await waitRender(page, 'batch-norm', 0);
     if (area === 'generated') {
-      await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked', null, { timeout: 30000 });
+      await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked', null, {
+        timeout: 30000,
+      });
     }
     if (area === 'quiz') {
-      await page.locator('.choice').first().click().catch(() => {});
+      await page
+        .locator('.choice')
+        .first()
+        .click()
+        .catch(() => {});
       await page.locator('[data-action=reveal]').click();
     }
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -309,12 +352,22 @@ test('without a CSP and under a sub-path, every area works with no console messa
     const page = await openPage(browser, `${s.url}quiz.html#quiz/edge-01`);
     await page.locator('.quiz-item[data-id="edge-01"]').waitFor();
     await page.locator('[data-action=reveal]').click();
-    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, { timeout: 20000 });
-    await page.evaluate(() => { location.hash = '#norm'; });
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, {
+      timeout: 20000,
+    });
+    await page.evaluate(() => {
+      location.hash = '#norm';
+    });
     await waitRender(page, 'batch-norm', 0);
-    await page.evaluate(() => { location.hash = '#generated'; });
-    await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, { timeout: 30000 });
-    await page.evaluate(() => { location.hash = '#quiz'; });
+    await page.evaluate(() => {
+      location.hash = '#generated';
+    });
+    await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, {
+      timeout: 30000,
+    });
+    await page.evaluate(() => {
+      location.hash = '#quiz';
+    });
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-tsv').click()]);
     assert.equal(readFileSync(await download.path(), 'utf8'), toAnkiTsv(rawBank));
     await page.locator('#theme-toggle').click();
@@ -325,7 +378,7 @@ test('without a CSP and under a sub-path, every area works with no console messa
   }
 });
 
-test('exports: GIFT and Anki TSV downloads are the export module\'s output', async () => {
+test("exports: GIFT and Anki TSV downloads are the export module's output", async () => {
   const page = await openPage(browser, quizUrl('#quiz'));
   const grab = async (button) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator(button).click()]);

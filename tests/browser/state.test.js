@@ -7,9 +7,17 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT, launch, openPage, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
-import { configToHash, stateToHash, defaultConfig, defaultView, defaultQuiz, FIELDS_TABLE } from '../../web/src/state.js';
+import {
+  configToHash,
+  stateToHash,
+  defaultConfig,
+  defaultView,
+  defaultQuiz,
+  FIELDS_TABLE,
+} from '../../web/src/state.js';
 
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
 
 // The build to test: dist/ (RESNORM_DIST names another folder, e.g. to test a
 // build of one's own while others rebuild dist/).
@@ -20,7 +28,10 @@ let site;
 before(async () => {
   browser = await launch();
   const server = await startServer({ port: 0, root: DIST, base: '/course/week-3/', csp: CSP });
-  site = { url: `http://127.0.0.1:${server.address().port}/course/week-3/`, close: () => new Promise((ok) => server.close(ok)) };
+  site = {
+    url: `http://127.0.0.1:${server.address().port}/course/week-3/`,
+    close: () => new Promise((ok) => server.close(ok)),
+  };
 });
 after(async () => {
   await embedContext?.close();
@@ -35,7 +46,9 @@ const settle = (page, ms = 450) => page.waitForTimeout(ms); // the explorer rewr
 async function pageIn(context, url, { ready = true } = {}) {
   const page = await context.newPage();
   page.problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
   if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
@@ -104,8 +117,15 @@ test('explorer: a link made by moving the controls reproduces the same numbers i
   await page.locator('label.chip-sandwich').click();
   await waitForRender(page, { arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'sandwich'] }, renders);
   await settle(page);
-  const first = await page.evaluate(() => ({ href: location.href, config: window.__resnorm.config, plotted: window.__resnorm.plotted }));
-  assert.match(first.href, /#arch=plain,residual,post_ln,pre_ln,sandwich&depth=37&gain=1\.1&activation=gelu&seed=987654321$/);
+  const first = await page.evaluate(() => ({
+    href: location.href,
+    config: window.__resnorm.config,
+    plotted: window.__resnorm.plotted,
+  }));
+  assert.match(
+    first.href,
+    /#arch=plain,residual,post_ln,pre_ln,sandwich&depth=37&gain=1\.1&activation=gelu&seed=987654321$/,
+  );
   await page.context().close();
 
   const again = await openPage(browser, first.href);
@@ -126,22 +146,33 @@ async function openEmbed(hash) {
 
 // What embed.html shows, read inside its shadow root (named probes: the page's
 // CSP allows no eval, so no code is sent as text).
-const inEmbed = (page, probe) => page.evaluate((name) => {
-  const root = document.getElementById('embed').shadowRoot;
-  const ids = (sel) => [...root.querySelectorAll(sel)].map((e) => e.id.replace(/^rn\d+-/, ''));
-  switch (name) {
-    case 'charts': return root.querySelectorAll('.chart-figure .chart').length;
-    case 'titles': return [...root.querySelectorAll('.chart-title')].map((e) => e.textContent);
-    case 'inputs': return ids('.controls input, .controls select');
-    case 'forms': return root.querySelectorAll('.controls').length;
-    case 'locked': return ids('.controls input:disabled').sort();
-    case 'theme': return root.querySelector('.rn').dataset.theme;
-    case 'captions': return root.querySelectorAll('.caption').length;
-    case 'quiz': return root.querySelectorAll('.quiz-item').length;
-    case 'noticeHidden': return root.querySelector('.notice').hidden;
-    default: throw new Error(`no probe ${name}`);
-  }
-}, probe);
+const inEmbed = (page, probe) =>
+  page.evaluate((name) => {
+    const root = document.getElementById('embed').shadowRoot;
+    const ids = (sel) => [...root.querySelectorAll(sel)].map((e) => e.id.replace(/^rn\d+-/, ''));
+    switch (name) {
+      case 'charts':
+        return root.querySelectorAll('.chart-figure .chart').length;
+      case 'titles':
+        return [...root.querySelectorAll('.chart-title')].map((e) => e.textContent);
+      case 'inputs':
+        return ids('.controls input, .controls select');
+      case 'forms':
+        return root.querySelectorAll('.controls').length;
+      case 'locked':
+        return ids('.controls input:disabled').sort();
+      case 'theme':
+        return root.querySelector('.rn').dataset.theme;
+      case 'captions':
+        return root.querySelectorAll('.caption').length;
+      case 'quiz':
+        return root.querySelectorAll('.quiz-item').length;
+      case 'noticeHidden':
+        return root.querySelector('.notice').hidden;
+      default:
+        throw new Error(`no probe ${name}`);
+    }
+  }, probe);
 
 test('embed.html: every view and quiz field round-trips and shapes the view', async () => {
   const cases = [
@@ -149,7 +180,24 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
     ['charts', ['stream', 'update'], 'titles', ['Size of the residual stream', 'How much block l changes the stream']],
     ['controls', ['depth'], 'inputs', ['depth', 'depth-n']],
     ['controls', [], 'forms', 0],
-    ['lock', ['arch', 'gain'], 'locked', ['arch-deepnorm', 'arch-gpt2', 'arch-plain', 'arch-post_ln', 'arch-post_rms', 'arch-pre_ln', 'arch-pre_rms', 'arch-residual', 'arch-sandwich', 'gain', 'gain-n']],
+    [
+      'lock',
+      ['arch', 'gain'],
+      'locked',
+      [
+        'arch-deepnorm',
+        'arch-gpt2',
+        'arch-plain',
+        'arch-post_ln',
+        'arch-post_rms',
+        'arch-pre_ln',
+        'arch-pre_rms',
+        'arch-residual',
+        'arch-sandwich',
+        'gain',
+        'gain-n',
+      ],
+    ],
     ['theme', 'dark', 'theme', 'dark'],
     ['theme', 'light', 'theme', 'light'],
     ['caption', false, 'captions', 0],
@@ -170,7 +218,10 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
     [{ tag: ['warmup'], section: ['true-false'] }, null],
   ];
   for (const [quiz, expect] of quizCases) {
-    const hash = stateToHash({ view: { ...defaultView(), mode: 'quiz' }, quiz: { ...defaultQuiz(), ...quiz } }, { groups: ['view', 'quiz'] });
+    const hash = stateToHash(
+      { view: { ...defaultView(), mode: 'quiz' }, quiz: { ...defaultQuiz(), ...quiz } },
+      { groups: ['view', 'quiz'] },
+    );
     const page = await openEmbed(hash);
     const ids = await page.evaluate(() => window.__resnorm.quiz.items);
     if (expect) assert.deepEqual(ids, expect, hash);
@@ -233,15 +284,18 @@ function snapshot(page) {
 }
 
 async function checkClean(page, key, label) {
-  const r = await page.evaluate(([k]) => ({
-    pwned: window.__pwned,
-    polluted: {}.polluted,
-    scripts: document.scripts.length,
-    notice: document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent,
-    noticeHtml: document.getElementById('notice').innerHTML,
-    config: window.__resnorm.config,
-    field: k,
-  }), [key]);
+  const r = await page.evaluate(
+    ([k]) => ({
+      pwned: window.__pwned,
+      polluted: {}.polluted,
+      scripts: document.scripts.length,
+      notice: document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent,
+      noticeHtml: document.getElementById('notice').innerHTML,
+      config: window.__resnorm.config,
+      field: k,
+    }),
+    [key],
+  );
   assert.equal(r.pwned, undefined, label);
   assert.equal(r.polluted, undefined, label);
   assert.equal(r.scripts, 1, label);
@@ -260,7 +314,9 @@ test('explorer: hostile links on load change nothing but the notice, and never t
   const reference = await snapshot(clean);
   await clean.close();
   // every entry of the table on hashchange (below); on a fresh load, the issue's list
-  const ON_LOAD = HOSTILE.filter(([k, v]) => /script|javascript:|NaN|^-|onerror|__proto__/.test(v + k) || v.length > 1000);
+  const ON_LOAD = HOSTILE.filter(
+    ([k, v]) => /script|javascript:|NaN|^-|onerror|__proto__/.test(v + k) || v.length > 1000,
+  );
   for (const [k, v] of ON_LOAD) {
     const label = `${k}=${v.slice(0, 40)}`;
     const page = await pageIn(context, site.url + hashOf(k, v));
@@ -280,7 +336,12 @@ test('explorer: hostile links pasted into an open page (hashchange) likewise', a
   const reference = await snapshot(page);
   for (const [k, v] of HOSTILE) {
     const label = `hashchange ${k}=${v.slice(0, 40)}`;
-    await page.evaluate((h) => { location.hash = h; }, hashOf(k, v));
+    await page.evaluate(
+      (h) => {
+        location.hash = h;
+      },
+      hashOf(k, v),
+    );
     await page.waitForFunction(() => !document.getElementById('notice').hidden);
     await settle(page);
     await checkClean(page, k, label);
@@ -288,7 +349,9 @@ test('explorer: hostile links pasted into an open page (hashchange) likewise', a
     await page.locator('#notice .notice-close').click();
   }
   // an anchor is not settings: the skip link leaves the config alone
-  await page.evaluate(() => { location.hash = '#depth=40'; });
+  await page.evaluate(() => {
+    location.hash = '#depth=40';
+  });
   await waitForRender(page, { depth: 40 });
   await page.locator('.skip-link').focus();
   await page.keyboard.press('Enter');
@@ -299,13 +362,25 @@ test('explorer: hostile links pasted into an open page (hashchange) likewise', a
 });
 
 test('embed.html and <resnorm-explorer>: hostile settings give a notice inside, defaults outside harm', async () => {
-  for (const [k, v] of HOSTILE.filter(([key]) => known(key)).slice(0, 5).concat([['charts', '<b>x</b>'], ['theme', 'javascript:x'], ['controls', BIG]])) {
+  for (const [k, v] of HOSTILE.filter(([key]) => known(key))
+    .slice(0, 5)
+    .concat([
+      ['charts', '<b>x</b>'],
+      ['theme', 'javascript:x'],
+      ['controls', BIG],
+    ])) {
     const label = `embed ${k}=${v.slice(0, 40)}`;
     const page = await openEmbed(hashOf(k, v));
     const r = await page.evaluate(() => {
       const root = document.getElementById('embed').shadowRoot;
       const notice = root.querySelector('.notice');
-      return { pwned: window.__pwned, notice: notice.hidden ? '' : notice.textContent, html: notice.innerHTML, charts: root.querySelectorAll('.chart canvas').length, config: window.__resnorm.config };
+      return {
+        pwned: window.__pwned,
+        notice: notice.hidden ? '' : notice.textContent,
+        html: notice.innerHTML,
+        charts: root.querySelectorAll('.chart canvas').length,
+        config: window.__resnorm.config,
+      };
     });
     assert.equal(r.pwned, undefined, label);
     assert.ok(r.notice.includes(`(${k})`), `${label}: ${r.notice}`);
@@ -323,20 +398,34 @@ test('<resnorm-explorer>: hostile attributes give a notice inside the element; c
     return pageIn(embedContext, `${site.url}examples/plain.html`, { ready: false });
   });
   await page.waitForFunction(() => customElements.get('resnorm-explorer'));
-  const cases = HOSTILE.filter(([key]) => known(key)).slice(0, 10).concat([['lock', '<i>'], ['final-norm', 'rmsnorm<']]);
+  const cases = HOSTILE.filter(([key]) => known(key))
+    .slice(0, 10)
+    .concat([
+      ['lock', '<i>'],
+      ['final-norm', 'rmsnorm<'],
+    ]);
   for (const [k, v] of cases) {
     const label = `attribute ${k}=${v.slice(0, 40)}`;
-    const r = await page.evaluate(async ([name, value]) => {
-      const el = document.createElement('resnorm-explorer');
-      el.setAttribute(name, value);
-      el.setAttribute('charts', 'grad');
-      document.body.append(el);
-      await new Promise((ok) => el.addEventListener('resnorm-render', ok, { once: true }));
-      const notice = el.shadowRoot.querySelector('.notice');
-      const out = { pwned: window.__pwned, notice: notice.hidden ? '' : notice.textContent, html: notice.innerHTML, config: el.snapshot.config, outside: document.body.querySelectorAll('img, svg, script:not([src])').length };
-      el.remove();
-      return out;
-    }, [k, v]);
+    const r = await page.evaluate(
+      async ([name, value]) => {
+        const el = document.createElement('resnorm-explorer');
+        el.setAttribute(name, value);
+        el.setAttribute('charts', 'grad');
+        document.body.append(el);
+        await new Promise((ok) => el.addEventListener('resnorm-render', ok, { once: true }));
+        const notice = el.shadowRoot.querySelector('.notice');
+        const out = {
+          pwned: window.__pwned,
+          notice: notice.hidden ? '' : notice.textContent,
+          html: notice.innerHTML,
+          config: el.snapshot.config,
+          outside: document.body.querySelectorAll('img, svg, script:not([src])').length,
+        };
+        el.remove();
+        return out;
+      },
+      [k, v],
+    );
     assert.equal(r.pwned, undefined, label);
     assert.equal(r.outside, 0, label);
     assert.ok(r.notice.includes(`(${k.replace('-', '_')})`), `${label}: ${r.notice}`);
@@ -348,7 +437,8 @@ test('<resnorm-explorer>: hostile attributes give a notice inside the element; c
     el.setAttribute('depth', '12');
     el.setAttribute('charts', 'grad');
     document.body.append(el);
-    const next = () => new Promise((ok) => el.addEventListener('resnorm-render', () => ok(el.snapshot.config.depth), { once: true }));
+    const next = () =>
+      new Promise((ok) => el.addEventListener('resnorm-render', () => ok(el.snapshot.config.depth), { once: true }));
     const a = await next();
     el.setAttribute('depth', '13');
     const b = await next();

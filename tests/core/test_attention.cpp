@@ -16,15 +16,16 @@
 // Likewise the Gram-trick norm carries an absolute error ~sqrt(eps) ||x||
 // ||dQ|| (the squared norm is a difference of O(||x||^2 ||dQ||^2) terms), so
 // it is compared with the materialized norm to 1e-10 relative or 1e-9 absolute.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "resnorm/engine.h"
 #include "resnorm/model.h"
@@ -36,7 +37,7 @@ namespace {
 
 constexpr double kStep = 1e-5;
 constexpr double kTol = 1e-6;
-constexpr double kFloor = 1e-10;   // absolute, round-off of the central difference
+constexpr double kFloor = 1e-10;  // absolute, round-off of the central difference
 constexpr double kGramMargin = 1e-9;
 
 struct Check {
@@ -59,8 +60,7 @@ struct AttnFixture {
   Mat<double> x, r, y, dx;  // (T, d); loss = <r, attention(x)>
   double sq, sk, sv, so;
 
-  AttnFixture(int T_, int d_, int H_, bool causal, uint64_t seed)
-      : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
+  AttnFixture(int T_, int d_, int H_, bool causal, uint64_t seed) : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
     base.Bq = gaussian_matrix(stream_key({seed, 1}), d, d);
     base.Bk = gaussian_matrix(stream_key({seed, 2}), d, d);
     base.Bv = gaussian_matrix(stream_key({seed, 3}), d, d);
@@ -217,8 +217,10 @@ void check_transformer(Fixture& fx) {
     std::vector<double> hk(m.stream(k), m.stream(k) + n);
     for (long i = 0; i < n; ++i) {
       auto loss = [&] { return k == 0 ? m.forward() : m.forward_from_unit(k, hk.data()); };
-      if (k == 0) fd_element(fx, m.input().data() + i, ds[k][i], loss, pattern, c);
-      else fd_element(fx, hk.data() + i, ds[k][i], loss, pattern, c);
+      if (k == 0)
+        fd_element(fx, m.input().data() + i, ds[k][i], loss, pattern, c);
+      else
+        fd_element(fx, hk.data() + i, ds[k][i], loss, pattern, c);
     }
     m.forward();
     INFO("dstream[" << k << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
@@ -238,8 +240,7 @@ void check_transformer(Fixture& fx) {
       const Mat<double>& G = *pg.second;
       Check c;
       for (long i = 0; i < B.size(); ++i) fd_element(fx, B.data() + i, G.data()[i], full_loss, pattern, c);
-      INFO("d" << what << "[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped "
-               << c.skipped);
+      INFO("d" << what << "[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
       CHECK(passes(c));
       CHECK(c.skipped * 20 <= c.checked + c.skipped);
     }
@@ -310,8 +311,10 @@ TEST_CASE("softmax rows sum to 1 and the causal mask zeroes j > i exactly", "[at
         for (int j = 0; j < 6; ++j) {
           const double p = P[i * 6 + j];
           sum += p;
-          if (causal && j > i) CHECK(p == 0.0);
-          else CHECK(p > 0.0);
+          if (causal && j > i)
+            CHECK(p == 0.0);
+          else
+            CHECK(p > 0.0);
         }
         CHECK(sum == Approx(1.0).epsilon(1e-14));
       }
@@ -506,13 +509,13 @@ TEST_CASE("transformer blocks: known results", "[attention][known]") {
   ArchResult r = run(cfg, Arch::pre_ln);
   CHECK(r.grad_norm.size() == 25);
   CHECK(r.stream_rms.size() == 25);
-  for (const std::vector<double>* v : {&r.update_ratio, &r.w1_grad_norm, &r.w2_grad_norm, &r.attn_update_ratio,
-                                       &r.mlp_update_ratio, &r.wq_grad_norm, &r.wk_grad_norm, &r.wv_grad_norm,
-                                       &r.wo_grad_norm})
+  for (const std::vector<double>* v :
+       {&r.update_ratio, &r.w1_grad_norm, &r.w2_grad_norm, &r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm,
+        &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm})
     CHECK(v->size() == 24);
   for (int l = 0; l < 24; ++l) {
-    CHECK(r.update_ratio[l] == std::sqrt(r.attn_update_ratio[l] * r.attn_update_ratio[l] +
-                                         r.mlp_update_ratio[l] * r.mlp_update_ratio[l]));
+    CHECK(r.update_ratio[l] ==
+          std::sqrt(r.attn_update_ratio[l] * r.attn_update_ratio[l] + r.mlp_update_ratio[l] * r.mlp_update_ratio[l]));
     CHECK(r.wq_grad_norm[l] > 0);
     CHECK(r.wo_grad_norm[l] > 0);
   }
@@ -585,22 +588,15 @@ TEST_CASE("block=mlp is the default and leaves MLP stacks exactly as they were",
   };
   const Golden golden[] = {
       {"plain", 4.7663218502369498, 5.1197876205002837, 1.1064303403211375, 8.254153555684125, 31.008867377379154},
-      {"residual", 9910.3362876700266, 11436.04260258867, 1.3560333409728944, 30433.057175378461,
-       32620.517883321445},
-      {"post_ln", 0.55668181874367639, 0.99999668657148266, 1.3189322113253756, 1.6384294249981191,
-       2.9346491856343144},
-      {"post_rms", 0.45451484062904385, 0.99999715287032154, 1.266023504424002, 1.1906681937918402,
-       2.3033767548443742},
-      {"pre_ln", 5.0815331329800433, 5.1525472767275469, 0.37329788049217005, 6.5002433988250488,
-       4.9122906747034367},
-      {"pre_rms", 4.2904395363929426, 5.0525215642350352, 0.34983674368276091, 5.5926861304076834,
-       5.6186042938082457},
-      {"sandwich", 7.0256024882837682, 4.4739837370934046, 0.31548740468508829, 6.8332420919121653,
-       4.0570514023728625},
+      {"residual", 9910.3362876700266, 11436.04260258867, 1.3560333409728944, 30433.057175378461, 32620.517883321445},
+      {"post_ln", 0.55668181874367639, 0.99999668657148266, 1.3189322113253756, 1.6384294249981191, 2.9346491856343144},
+      {"post_rms", 0.45451484062904385, 0.99999715287032154, 1.266023504424002, 1.1906681937918402, 2.3033767548443742},
+      {"pre_ln", 5.0815331329800433, 5.1525472767275469, 0.37329788049217005, 6.5002433988250488, 4.9122906747034367},
+      {"pre_rms", 4.2904395363929426, 5.0525215642350352, 0.34983674368276091, 5.5926861304076834, 5.6186042938082457},
+      {"sandwich", 7.0256024882837682, 4.4739837370934046, 0.31548740468508829, 6.8332420919121653, 4.0570514023728625},
       {"deepnorm", 0.96184546764039425, 0.99999927378380682, 0.04007594020236134, 0.24841540473527382,
        0.40922759385772217},
-      {"gpt2", 1.3985859601184474, 1.4990067467510284, 0.22994239121770774, 0.63519784003037771,
-       4.4120647734101857},
+      {"gpt2", 1.3985859601184474, 1.4990067467510284, 0.22994239121770774, 0.63519784003037771, 4.4120647734101857},
   };
   Config cfg;
   cfg.depth = 24;
@@ -747,10 +743,10 @@ TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {
   CliRun r = cli("simulate --block transformer --depth 4 --heads 2 --causal false --arch pre_ln,admin --json");
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
-  for (const char* key : {"\"block\": \"transformer\", \"heads\": 2, \"causal\": false}", "\"admin\": {",
-                          "\"attn_update_ratio\": [", "\"mlp_update_ratio\": [", "\"wq_grad_norm\": [",
-                          "\"wk_grad_norm\": [", "\"wv_grad_norm\": [", "\"wo_grad_norm\": [",
-                          "\"first_nonfinite\": null"})
+  for (const char* key :
+       {"\"block\": \"transformer\", \"heads\": 2, \"causal\": false}", "\"admin\": {", "\"attn_update_ratio\": [",
+        "\"mlp_update_ratio\": [", "\"wq_grad_norm\": [", "\"wk_grad_norm\": [", "\"wv_grad_norm\": [",
+        "\"wo_grad_norm\": [", "\"first_nonfinite\": null"})
     CHECK(r.out.find(key) != std::string::npos);
   CliRun t = cli("simulate --block transformer --depth 4");
   REQUIRE(t.status == 0);

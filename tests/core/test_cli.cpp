@@ -1,11 +1,12 @@
 // The native CLI as a user runs it: JSON on stdout, errors as one line and exit 2.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
@@ -42,15 +43,17 @@ int count_lines(const std::string& s) {
 }  // namespace
 
 TEST_CASE("resnorm simulate --json prints one JSON document with every array", "[cli]") {
-  Run r = run("simulate --arch plain,residual,post_ln,pre_ln --depth 96 --width 64 --tokens 8 --expansion 1 "
-              "--gain 1.0 --activation relu --init gaussian --final-norm none --seed 0 --json");
+  Run r =
+      run("simulate --arch plain,residual,post_ln,pre_ln --depth 96 --width 64 --tokens 8 --expansion 1 "
+          "--gain 1.0 --activation relu --init gaussian --final-norm none --seed 0 --json");
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   CHECK(count_lines(r.out) == 1);
-  CHECK(r.out.rfind("{\"config\": {\"arch\": [\"plain\", \"residual\", \"post_ln\", \"pre_ln\"], \"depth\": 96", 0) == 0);
-  for (const char* key : {"\"plain\": {", "\"residual\": {", "\"post_ln\": {", "\"pre_ln\": {", "\"grad_norm\": [",
-                          "\"stream_rms\": [", "\"update_ratio\": [", "\"w1_grad_norm\": [", "\"w2_grad_norm\": [",
-                          "\"first_nonfinite\": null"})
+  CHECK(r.out.rfind("{\"config\": {\"arch\": [\"plain\", \"residual\", \"post_ln\", \"pre_ln\"], \"depth\": 96", 0) ==
+        0);
+  for (const char* key :
+       {"\"plain\": {", "\"residual\": {", "\"post_ln\": {", "\"pre_ln\": {", "\"grad_norm\": [", "\"stream_rms\": [",
+        "\"update_ratio\": [", "\"w1_grad_norm\": [", "\"w2_grad_norm\": [", "\"first_nonfinite\": null"})
     CHECK(r.out.find(key) != std::string::npos);
   // Defaults are the flags above: the bare command prints the same document.
   CHECK(run("simulate --json").out == r.out);

@@ -166,9 +166,9 @@ TEST_CASE("overflow is reported as a first non-finite layer, never a crash", "[n
   Engine<float> engine;
   Results res;
   REQUIRE(engine.simulate(cfg, &res).ok());
-  CHECK(res.archs[0].first_nonfinite >= 0);  // plain: 1.5^1024 overflows float
-  CHECK(res.archs[1].first_nonfinite >= 0);  // residual: sqrt(1 + 2.25)^1024 too
-  CHECK(res.archs[2].first_nonfinite == -1); // post_ln stays finite
+  CHECK(res.archs[0].first_nonfinite >= 0);   // plain: 1.5^1024 overflows float
+  CHECK(res.archs[1].first_nonfinite >= 0);   // residual: sqrt(1 + 2.25)^1024 too
+  CHECK(res.archs[2].first_nonfinite == -1);  // post_ln stays finite
   // Once the stream is non-finite it stays so: ReLU keeps NaN (it does not
   // read as 0), so a later layer never looks like a recovered, finite stream.
   for (size_t a = 0; a < 2; ++a) {

@@ -114,8 +114,10 @@ void check_model(Fixture& fx) {
     std::vector<double> hl(m.h(l), m.h(l) + n);
     for (long i = 0; i < n; ++i) {
       auto loss = [&] { return l == 0 ? m.forward() : m.forward_from(l, hl.data()); };
-      if (l == 0) fd_element(fx, m.input().data() + i, dh[l][i], loss, pattern, c);
-      else fd_element(fx, hl.data() + i, dh[l][i], loss, pattern, c);
+      if (l == 0)
+        fd_element(fx, m.input().data() + i, dh[l][i], loss, pattern, c);
+      else
+        fd_element(fx, hl.data() + i, dh[l][i], loss, pattern, c);
     }
     m.forward();
     INFO("dh[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
@@ -130,8 +132,7 @@ void check_model(Fixture& fx) {
       const Mat<double>& G = which == 1 ? dW1[l] : dW2[l];
       Check c;
       for (long i = 0; i < B.size(); ++i) fd_element(fx, B.data() + i, G.data()[i], full_loss, pattern, c);
-      INFO("dW" << which << "[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped "
-                << c.skipped);
+      INFO("dW" << which << "[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
       CHECK(c.rel() < kTol);
       CHECK(c.skipped * 20 <= c.checked + c.skipped);
     }

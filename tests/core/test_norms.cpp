@@ -22,8 +22,10 @@ Eigen::MatrixXd jacobian(NormKind kind, const Eigen::VectorXd& x, double eps) {
   Eigen::VectorXd gamma = Eigen::VectorXd::Ones(d), beta = Eigen::VectorXd::Zero(d);
   Eigen::VectorXd y(d), dg(d), db(d);
   double mean, rstd;
-  if (kind == NormKind::layernorm) layernorm_forward(y.data(), &mean, &rstd, x.data(), gamma.data(), beta.data(), 1, d, eps);
-  else rmsnorm_forward(y.data(), &rstd, x.data(), gamma.data(), 1, d, eps);
+  if (kind == NormKind::layernorm)
+    layernorm_forward(y.data(), &mean, &rstd, x.data(), gamma.data(), beta.data(), 1, d, eps);
+  else
+    rmsnorm_forward(y.data(), &rstd, x.data(), gamma.data(), 1, d, eps);
   Eigen::MatrixXd J(d, d);
   for (int i = 0; i < d; ++i) {
     Eigen::VectorXd dy = Eigen::VectorXd::Unit(d, i), dx = Eigen::VectorXd::Zero(d);
@@ -74,7 +76,7 @@ TEST_CASE("a constant vector through LayerNorm gives beta, and no NaN anywhere",
   layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), T, d);
   for (int t = 0; t < T; ++t)
     for (int i = 0; i < d; ++i) CHECK(y(t, i) == b(i));  // exactly: x - mean is exactly 0
-  CHECK(rstd(0) == Approx(1.0 / std::sqrt(kEps)));  // eps keeps 1/sqrt(0) away
+  CHECK(rstd(0) == Approx(1.0 / std::sqrt(kEps)));       // eps keeps 1/sqrt(0) away
   Mat<double> dy = random_tokens(5);
   layernorm_backward(dx.data(), dg.data(), db.data(), dy.data(), x.data(), g.data(), mean.data(), rstd.data(), T, d);
   CHECK(dx.allFinite());

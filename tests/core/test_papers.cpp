@@ -5,8 +5,8 @@
 // that half is a [!shouldfail] test: it states the claim as written and is
 // expected to fail, so the suite records the disagreement (and would flag the
 // day it goes away) instead of hiding it behind a weaker check.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
@@ -94,8 +94,8 @@ std::pair<std::vector<double>, std::vector<double>> figure3_uncached(int seeds) 
       std::vector<double>& out = arch == Arch::post_ln ? post : pre;
       for (int l = 0; l < 6; ++l) {
         double sq = 0;
-        for (const std::vector<double>* v : {&r.wq_grad_norm, &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm,
-                                             &r.w1_grad_norm, &r.w2_grad_norm})
+        for (const std::vector<double>* v :
+             {&r.wq_grad_norm, &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm, &r.w1_grad_norm, &r.w2_grad_norm})
           sq += (*v)[l] * (*v)[l];
         out[l] += std::sqrt(sq) / seeds;
       }
@@ -182,8 +182,7 @@ PathSpread path_spread(const PathArch& a) {
 
 }  // namespace
 
-TEST_CASE("1. Xiong et al. Theorem 1: last W2 gradient flat in L for Post-LN, like 1/sqrt(L) for Pre-LN",
-          "[papers]") {
+TEST_CASE("1. Xiong et al. Theorem 1: last W2 gradient flat in L for Post-LN, like 1/sqrt(L) for Pre-LN", "[papers]") {
   const double post = theorem1_slope(Arch::post_ln, 8);
   const double pre = theorem1_slope(Arch::pre_ln, 8);
   WARN("Theorem 1 log-log slopes over L = 6..96, 8 seeds: Post-LN " << post << " (claimed 0), Pre-LN " << pre
@@ -195,7 +194,7 @@ TEST_CASE("1. Xiong et al. Theorem 1: last W2 gradient flat in L for Post-LN, li
 TEST_CASE("2. Xiong et al. Figure 3: Post-LN's weight gradients rise toward the top", "[papers]") {
   const auto& [post, pre] = figure3();
   WARN("Figure 3, all weights of block l, l = 1..6: Post-LN top/bottom " << post[5] / post[0] << ", Pre-LN "
-                                                                          << pre[5] / pre[0]);
+                                                                         << pre[5] / pre[0]);
   CHECK(post[5] / post[0] >= 1.2);
   for (int l = 1; l < 6; ++l) CHECK(post[l] > post[l - 1]);
 }
@@ -263,9 +262,9 @@ TEST_CASE("4. DeepNet: at 1000 blocks DeepNorm keeps the gradient within a small
     const Spread post = deepnet(seed).post_ln;
     WARN("seed " << seed << ": gradient max/min over layers: DeepNorm " << deep.grad << ", Post-LN " << post.grad
                  << "; stream max/min: DeepNorm " << deep.stream << ", Post-LN " << post.stream);
-    CHECK(deep.grad <= 2.0);    // "a small factor": 2
+    CHECK(deep.grad <= 2.0);  // "a small factor": 2
     CHECK(deep.stream <= 2.0);
-    CHECK(post.grad > 2.0);     // measured 4e5 and 8e10
+    CHECK(post.grad > 2.0);  // measured 4e5 and 8e10
   }
 }
 
@@ -309,10 +308,9 @@ TEST_CASE("6. Veit et al.: most of the gradient comes from paths much shorter th
   REQUIRE(engine.paths(cfg, 32, 0, &res).ok());
   const PathSpread pre = path_spread(res.archs[0]);
   const PathSpread plain_residual = path_spread(res.archs[1]);
-  WARN("Pre-LN: 90% of the gradient magnitude from lengths " << pre.k05 << ".." << pre.k95 << ", peak " << pre.peak
-                                                             << " (Veit: 5..17 of 54); unnormalized residual: "
-                                                             << plain_residual.k05 << ".." << plain_residual.k95
-                                                             << ", peak " << plain_residual.peak);
+  WARN("Pre-LN: 90% of the gradient magnitude from lengths "
+       << pre.k05 << ".." << pre.k95 << ", peak " << pre.peak << " (Veit: 5..17 of 54); unnormalized residual: "
+       << plain_residual.k05 << ".." << plain_residual.k95 << ", peak " << plain_residual.peak);
   // The claim: 95% of the gradient comes from paths shorter than the average path (27).
   CHECK(pre.k95 < 27);
   // Along each path the gradient shrinks by roughly 1/sigma_l per branch taken.

@@ -2,8 +2,8 @@
 // the sum of the path terms over all 2^U subsets of units is the full gradient,
 // backward_path() leaves backward()'s results alone, and the sampled
 // statistics are what they say they are.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
@@ -55,8 +55,8 @@ TEST_CASE("the 2^U path terms add up to the full gradient at h_0", "[paths]") {
   // Exact identity: each unit's backward is a sum of a skip and a branch term
   // at the forward point, so the product over units expands into 2^U terms.
   for (int L : {4, 5, 6})
-    for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::plain, Arch::post_ln, Arch::sandwich, Arch::deepnorm,
-                      Arch::admin})
+    for (Arch arch :
+         {Arch::residual, Arch::pre_ln, Arch::plain, Arch::post_ln, Arch::sandwich, Arch::deepnorm, Arch::admin})
       for (NormKind fn : {NormKind::none, NormKind::layernorm}) {
         Config cfg = small(L);
         cfg.final_norm = fn;

@@ -23,7 +23,10 @@ const byId = (b, id) => b.items.find((it) => it.id === id);
 
 // Every text field of an item that may hold Markdown with math.
 function textFields(item) {
-  const out = [['prompt', item.prompt], ['solution', item.solution]];
+  const out = [
+    ['prompt', item.prompt],
+    ['solution', item.solution],
+  ];
   if (item.explanation !== undefined) out.push(['explanation', item.explanation]);
   if (item.experiment && item.experiment.look !== undefined) out.push(['experiment.look', item.experiment.look]);
   return out;
@@ -112,8 +115,10 @@ test('every formula parses with Temml', { skip: temml ? false : 'temml is not in
         const display = m[2] !== undefined;
         const tex = display ? m[2] : m[1];
         count += 1;
-        assert.doesNotThrow(() => temml.renderToString(tex, { displayMode: display, throwOnError: true }),
-          `${it.id}.${name}: ${tex}`);
+        assert.doesNotThrow(
+          () => temml.renderToString(tex, { displayMode: display, throwOnError: true }),
+          `${it.id}.${name}: ${tex}`,
+        );
       }
     }
   }
@@ -134,77 +139,108 @@ test('the validator rejects broken items', () => {
   const cases = [
     {
       name: 'wrong type (not in the enum)',
-      edit: (b) => { byId(b, 'why-01').type = 'multiple-choice'; },
+      edit: (b) => {
+        byId(b, 'why-01').type = 'multiple-choice';
+      },
       expect: /items\[\d+\]\.type: "multiple-choice" is not one of/,
     },
     {
       name: 'answer of the wrong JSON type',
-      edit: (b) => { byId(b, 'tf-01').answer = 'false'; },
+      edit: (b) => {
+        byId(b, 'tf-01').answer = 'false';
+      },
       expect: /items\[\d+\]\.answer: expected boolean or null, got string/,
     },
     {
       name: 'true-false item without a boolean answer',
-      edit: (b) => { delete byId(b, 'tf-02').answer; },
+      edit: (b) => {
+        delete byId(b, 'tf-02').answer;
+      },
       expect: /\(tf-02\)\.answer: a true-false item needs a boolean answer/,
     },
     {
       name: 'answer on an open item',
-      edit: (b) => { byId(b, 'why-02').answer = true; },
+      edit: (b) => {
+        byId(b, 'why-02').answer = true;
+      },
       expect: /\(why-02\)\.answer: only true-false items have an answer/,
     },
     {
       name: 'missing required field',
-      edit: (b) => { delete byId(b, 'err-03').solution; },
+      edit: (b) => {
+        delete byId(b, 'err-03').solution;
+      },
       expect: /items\[\d+\]: missing required property "solution"/,
     },
     {
       name: 'out-of-range depth',
-      edit: (b) => { byId(b, 'tf-03').experiment.preset.depth = 2000; },
+      edit: (b) => {
+        byId(b, 'tf-03').experiment.preset.depth = 2000;
+      },
       expect: /\(tf-03\)\.experiment\.preset\.depth: 2000 is out of range/,
     },
     {
       name: 'depth over the weight budget at width 512, expansion 4',
-      edit: (b) => { Object.assign(byId(b, 'tf-03').experiment.preset, { width: 512, expansion: 4, depth: 33 }); },
+      edit: (b) => {
+        Object.assign(byId(b, 'tf-03').experiment.preset, { width: 512, expansion: 4, depth: 33 });
+      },
       expect: /depth: 33 exceeds the engine's weight budget .* \(allowed 1\.\.32\)/,
     },
     {
       name: 'out-of-range gain',
-      edit: (b) => { byId(b, 'tf-02').experiment.preset.gain = 4.5; },
+      edit: (b) => {
+        byId(b, 'tf-02').experiment.preset.gain = 4.5;
+      },
       expect: /preset\.gain: 4\.5 is out of range/,
     },
     {
       name: 'unknown check id',
-      edit: (b) => { byId(b, 'tf-08').experiment.check = 'plain-flat'; },
+      edit: (b) => {
+        byId(b, 'tf-08').experiment.check = 'plain-flat';
+      },
       expect: /\(tf-08\)\.experiment\.check: unknown check id "plain-flat"/,
     },
     {
       name: 'check whose precondition the preset does not meet',
-      edit: (b) => { byId(b, 'tf-08').experiment.preset.gain = 1; },
+      edit: (b) => {
+        byId(b, 'tf-08').experiment.preset.gain = 1;
+      },
       expect: /\(tf-08\)\.experiment\.check: "gain0-identity" needs gain 0/,
     },
     {
       name: 'duplicate id',
-      edit: (b) => { byId(b, 'why-07').id = 'why-06'; },
+      edit: (b) => {
+        byId(b, 'why-07').id = 'why-06';
+      },
       expect: /\.id: duplicate id/,
     },
     {
       name: 'unknown tag and empty tags',
-      edit: (b) => { byId(b, 'edge-01').tags = ['batchnorm']; byId(b, 'edge-02').tags = []; },
+      edit: (b) => {
+        byId(b, 'edge-01').tags = ['batchnorm'];
+        byId(b, 'edge-02').tags = [];
+      },
       expect: /tags\[0\]: "batchnorm" is not one of[\s\S]*tags: expected at least 1 item/,
     },
     {
       name: 'unbalanced inline math',
-      edit: (b) => { byId(b, 'recall-03').solution = String.raw`\(I + \frac{\partial h_i}{\partial x_i} — the highway.`; },
+      edit: (b) => {
+        byId(b, 'recall-03').solution = String.raw`\(I + \frac{\partial h_i}{\partial x_i} — the highway.`;
+      },
       expect: /\(recall-03\)\.solution: \\\( opened at 0 is never closed/,
     },
     {
       name: 'experiment with both preset and panel',
-      edit: (b) => { byId(b, 'tf-01').experiment.panel = 'norm'; },
+      edit: (b) => {
+        byId(b, 'tf-01').experiment.panel = 'norm';
+      },
       expect: /\(tf-01\)\.experiment: needs exactly one of "preset" or "panel"/,
     },
     {
       name: 'unexpected property',
-      edit: (b) => { byId(b, 'tf-01').hint = 'x'; },
+      edit: (b) => {
+        byId(b, 'tf-01').hint = 'x';
+      },
       expect: /items\[\d+\]: unexpected property "hint"/,
     },
   ];

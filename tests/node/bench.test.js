@@ -9,58 +9,69 @@ import { main, CONTENDERS } from '../../bench/run.js';
 
 const SCENES = ['default', 'deep', 'wide'];
 
-test('npm run bench, --quick: every part and every contender is in latest.json and latest.md', { timeout: 180000 }, async () => {
-  const out = mkdtempSync(`${os.tmpdir()}/resnorm-bench-test-`);
-  try {
-    await main(['--quick', '--out', out, '--silent']);
-    const report = JSON.parse(readFileSync(`${out}/latest.json`, 'utf8'));
-    const md = readFileSync(`${out}/latest.md`, 'utf8');
-    assert.equal(report.schema, 'resnorm-bench/1');
-    assert.equal(report.quick, true);
-    assert.ok(report.machine.cpu && report.machine.node, 'machine info');
+test(
+  'npm run bench, --quick: every part and every contender is in latest.json and latest.md',
+  { timeout: 180000 },
+  async () => {
+    const out = mkdtempSync(`${os.tmpdir()}/resnorm-bench-test-`);
+    try {
+      await main(['--quick', '--out', out, '--silent']);
+      const report = JSON.parse(readFileSync(`${out}/latest.json`, 'utf8'));
+      const md = readFileSync(`${out}/latest.md`, 'utf8');
+      assert.equal(report.schema, 'resnorm-bench/1');
+      assert.equal(report.quick, true);
+      assert.ok(report.machine.cpu && report.machine.node, 'machine info');
 
-    // Part 1: every contender on every scene, measured or skipped with a reason.
-    assert.deepEqual(Object.keys(report.engine.scenes), SCENES);
-    for (const scene of SCENES) {
-      const s = report.engine.scenes[scene];
-      assert.ok(s.flops > 0, `${scene}: FLOP count`);
-      for (const name of Object.keys(CONTENDERS)) {
-        const c = s.contenders[name];
-        assert.ok(c, `${scene}: ${name} is missing`);
-        if (c.skipped) {
-          assert.equal(typeof c.skipped, 'string');
-          assert.ok(c.skipped.length > 5, `${scene}: ${name} skipped without a reason`);
-          continue;
+      // Part 1: every contender on every scene, measured or skipped with a reason.
+      assert.deepEqual(Object.keys(report.engine.scenes), SCENES);
+      for (const scene of SCENES) {
+        const s = report.engine.scenes[scene];
+        assert.ok(s.flops > 0, `${scene}: FLOP count`);
+        for (const name of Object.keys(CONTENDERS)) {
+          const c = s.contenders[name];
+          assert.ok(c, `${scene}: ${name} is missing`);
+          if (c.skipped) {
+            assert.equal(typeof c.skipped, 'string');
+            assert.ok(c.skipped.length > 5, `${scene}: ${name} skipped without a reason`);
+            continue;
+          }
+          assert.ok(Number.isFinite(c.first_ms) && c.first_ms >= 0, `${scene}: ${name} first_ms`);
+          assert.ok(Number.isFinite(c.median_ms) && c.median_ms >= 0, `${scene}: ${name} median_ms`);
+          assert.ok(c.p10_ms <= c.median_ms && c.median_ms <= c.p90_ms, `${scene}: ${name} p10 <= median <= p90`);
+          assert.ok(c.n >= 1, `${scene}: ${name} samples`);
+          assert.ok(Number.isFinite(c.gflops), `${scene}: ${name} GFLOP/s`);
+          assert.ok(Number.isFinite(c.ratio_to_wasm_simd), `${scene}: ${name} ratio`);
+          // The numbers are checked against the WASM SIMD build (the reference itself excepted).
+          if (name !== 'wasm-simd')
+            assert.equal(c.check.ok, true, `${scene}: ${name} numbers: ${JSON.stringify(c.check)}`);
+          assert.ok(md.includes(`\`${name}\``), `latest.md lacks ${name}`);
         }
-        assert.ok(Number.isFinite(c.first_ms) && c.first_ms >= 0, `${scene}: ${name} first_ms`);
-        assert.ok(Number.isFinite(c.median_ms) && c.median_ms >= 0, `${scene}: ${name} median_ms`);
-        assert.ok(c.p10_ms <= c.median_ms && c.median_ms <= c.p90_ms, `${scene}: ${name} p10 <= median <= p90`);
-        assert.ok(c.n >= 1, `${scene}: ${name} samples`);
-        assert.ok(Number.isFinite(c.gflops), `${scene}: ${name} GFLOP/s`);
-        assert.ok(Number.isFinite(c.ratio_to_wasm_simd), `${scene}: ${name} ratio`);
-        // The numbers are checked against the WASM SIMD build (the reference itself excepted).
-        if (name !== 'wasm-simd') assert.equal(c.check.ok, true, `${scene}: ${name} numbers: ${JSON.stringify(c.check)}`);
-        assert.ok(md.includes(`\`${name}\``), `latest.md lacks ${name}`);
+        // The shipped build, plain JS and TF.js need nothing beyond npm test's build.
+        for (const name of ['wasm-simd', 'js', 'tfjs'])
+          assert.ok(!s.contenders[name].skipped, `${scene}: ${name} skipped: ${s.contenders[name].skipped}`);
       }
-      // The shipped build, plain JS and TF.js need nothing beyond npm test's build.
-      for (const name of ['wasm-simd', 'js', 'tfjs'])
-        assert.ok(!s.contenders[name].skipped, `${scene}: ${name} skipped: ${s.contenders[name].skipped}`);
-    }
-    assert.ok(report.engine.tiering.liftoff_only && report.engine.tiering.turbofan_only);
+      assert.ok(report.engine.tiering.liftoff_only && report.engine.tiering.turbofan_only);
 
-    // Parts 2-4 and the targets.
-    assert.ok(['ok', 'skipped', 'failed'].includes(report.browser.status));
-    if (report.browser.status !== 'ok') assert.ok(report.browser.reason.length > 5);
-    for (const k of ['native-v2', 'native', 'wasm-simd', 'wasm-scalar']) {
-      const r = report.norms.runtimes[k];
-      assert.ok(r && (r.skipped || r.rows.length === report.norms.widths.length), `norms ${k}`);
+      // Parts 2-4 and the targets.
+      assert.ok(['ok', 'skipped', 'failed'].includes(report.browser.status));
+      if (report.browser.status !== 'ok') assert.ok(report.browser.reason.length > 5);
+      for (const k of ['native-v2', 'native', 'wasm-simd', 'wasm-scalar']) {
+        const r = report.norms.runtimes[k];
+        assert.ok(r && (r.skipped || r.rows.length === report.norms.widths.length), `norms ${k}`);
+      }
+      for (const scene of SCENES) assert.ok(report.profile.scenes[scene]['wasm-simd'], `profile ${scene}`);
+      assert.ok(report.targets.length >= 8);
+      for (const t of report.targets) assert.ok([true, false, null].includes(t.met) && t.measured, t.id);
+      for (const heading of [
+        '## Targets',
+        '## 1. Engine throughput',
+        '## 2. In the browser',
+        '## 3. LayerNorm against RMSNorm',
+        '## 4. Where',
+      ])
+        assert.ok(md.includes(heading), `latest.md lacks "${heading}"`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
     }
-    for (const scene of SCENES) assert.ok(report.profile.scenes[scene]['wasm-simd'], `profile ${scene}`);
-    assert.ok(report.targets.length >= 8);
-    for (const t of report.targets) assert.ok([true, false, null].includes(t.met) && t.measured, t.id);
-    for (const heading of ['## Targets', '## 1. Engine throughput', '## 2. In the browser', '## 3. LayerNorm against RMSNorm', '## 4. Where'])
-      assert.ok(md.includes(heading), `latest.md lacks "${heading}"`);
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -16,6 +16,7 @@ export function loadWasm() {
 /** `resnorm simulate --json` for a config object in the JS API's shape. */
 export function cli(config) {
   const args = ['simulate', '--json'];
-  for (const [k, v] of Object.entries(config)) args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
+  for (const [k, v] of Object.entries(config))
+    args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
   return JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));
 }

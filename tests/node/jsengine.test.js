@@ -33,12 +33,16 @@ function compare(config) {
   const js = simulate(config);
   assert.deepEqual(js.config, ref.config, 'config');
   assert.deepEqual(Object.keys(js.results), Object.keys(ref.results), 'archs');
-  let worst = 0, where = '', values = 0, nonfinite = 0;
+  let worst = 0,
+    where = '',
+    values = 0,
+    nonfinite = 0;
   for (const [arch, r] of Object.entries(ref.results)) {
     const j = js.results[arch];
     assert.equal(j.first_nonfinite, r.first_nonfinite, `${arch}.first_nonfinite`);
     for (const field of FIELDS) {
-      const a = r[field], b = j[field];
+      const a = r[field],
+        b = j[field];
       assert.equal(b.length, a.length, `${arch}.${field} length`);
       for (let i = 0; i < a.length; ++i) {
         if (a[i] === null) {
@@ -57,8 +61,10 @@ function compare(config) {
       }
     }
   }
-  console.log(`max rel diff ${worst.toExponential(3)} at ${where || '-'} ` +
-              `(${values} finite values, ${nonfinite} non-finite) for ${JSON.stringify(config)}`);
+  console.log(
+    `max rel diff ${worst.toExponential(3)} at ${where || '-'} ` +
+      `(${values} finite values, ${nonfinite} non-finite) for ${JSON.stringify(config)}`,
+  );
   return { worst, nonfinite, ref };
 }
 
@@ -77,13 +83,29 @@ test('orthogonal init, tanh, expansion 2, all presets', () => {
 });
 
 test('orthogonal init, linear, wide-to-narrow shapes, rmsnorm final norm', () => {
-  compare({ arch: ['plain', 'sandwich', 'deepnorm'], depth: 16, width: 24, expansion: 4, activation: 'linear',
-            init: 'orthogonal', final_norm: 'rmsnorm', gain: 0.8 });
+  compare({
+    arch: ['plain', 'sandwich', 'deepnorm'],
+    depth: 16,
+    width: 24,
+    expansion: 4,
+    activation: 'linear',
+    init: 'orthogonal',
+    final_norm: 'rmsnorm',
+    gain: 0.8,
+  });
 });
 
 test('odd shapes (d not a multiple of 4), gelu, seed 7', () => {
-  compare({ arch: ALL, depth: 20, width: 30, tokens: 5, activation: 'gelu', gain: 1.3, seed: 7,
-            final_norm: 'rmsnorm' });
+  compare({
+    arch: ALL,
+    depth: 20,
+    width: 30,
+    tokens: 5,
+    activation: 'gelu',
+    gain: 1.3,
+    seed: 7,
+    final_norm: 'rmsnorm',
+  });
 });
 
 test('plain stack at gain 1.5, depth 300: float overflow at the same layer', () => {

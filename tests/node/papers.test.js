@@ -4,11 +4,23 @@
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from './helpers.js';
-import { compute, summarize, timeRecompute, fit, spread, quantileLength, ratioText, PANEL_IDS, PERF_CONFIG } from '../../web/src/papers/repro.js';
+import {
+  compute,
+  summarize,
+  timeRecompute,
+  fit,
+  spread,
+  quantileLength,
+  ratioText,
+  PANEL_IDS,
+  PERF_CONFIG,
+} from '../../web/src/papers/repro.js';
 import { caption } from '../../web/src/papers/captions.js';
 
 let rn;
-before(async () => { rn = await loadWasm(); });
+before(async () => {
+  rn = await loadWasm();
+});
 
 const binomial = (n) => {
   const row = [1];
@@ -20,7 +32,14 @@ const binomial = (n) => {
 };
 
 test('pathGradients: per-length statistics with the binomial counts, for every arch asked', () => {
-  const out = rn.pathGradients({ arch: ['pre_ln', 'residual'], depth: 12, width: 16, tokens: 4, samples: 8, path_seed: 3 });
+  const out = rn.pathGradients({
+    arch: ['pre_ln', 'residual'],
+    depth: 12,
+    width: 16,
+    tokens: 4,
+    samples: 8,
+    path_seed: 3,
+  });
   assert.deepEqual(Object.keys(out.results), ['pre_ln', 'residual']);
   assert.equal(out.samples, 8);
   assert.equal(out.path_seed, 3);
@@ -34,7 +53,7 @@ test('pathGradients: per-length statistics with the binomial counts, for every a
     }
     assert.deepEqual(Array.from(r.count), C);
     r.count.forEach((c, k) => {
-      assert.equal(r.measured[k], Math.min(8, c), `measured[${k}]`);  // all paths where there are at most 8
+      assert.equal(r.measured[k], Math.min(8, c), `measured[${k}]`); // all paths where there are at most 8
       assert.equal(r.total[k], c * r.mean_norm[k]);
       assert.ok(r.mean_norm[k] > 0 && Number.isFinite(r.mean_norm[k]));
     });
@@ -42,7 +61,15 @@ test('pathGradients: per-length statistics with the binomial counts, for every a
     assert.ok(r.full_norm > 0);
   }
   // Transformer blocks: two units per block.
-  const t = rn.pathGradients({ arch: 'pre_ln', block: 'transformer', depth: 3, width: 16, tokens: 4, heads: 2, samples: 4 });
+  const t = rn.pathGradients({
+    arch: 'pre_ln',
+    block: 'transformer',
+    depth: 3,
+    width: 16,
+    tokens: 4,
+    heads: 2,
+    samples: 4,
+  });
   assert.equal(t.results.pre_ln.units, 6);
   assert.deepEqual(Array.from(t.results.pre_ln.count), binomial(6));
 });
@@ -53,7 +80,7 @@ test('pathGradients: deterministic; the path seed picks other paths; lengths wit
   const b = rn.pathGradients({ ...cfg, path_seed: 1 }).results.pre_ln;
   const c = rn.pathGradients({ ...cfg, path_seed: 2 }).results.pre_ln;
   assert.deepEqual(Array.from(a.mean_norm), Array.from(b.mean_norm));
-  assert.equal(c.mean_norm[1], a.mean_norm[1]);   // 10 paths of length 1 <= 12: all of them, no draw
+  assert.equal(c.mean_norm[1], a.mean_norm[1]); // 10 paths of length 1 <= 12: all of them, no draw
   assert.equal(c.mean_norm[9], a.mean_norm[9]);
   assert.notEqual(c.mean_norm[5], a.mean_norm[5]); // 252 paths: 12 drawn
   // simulate() still works and still returns what it did.
@@ -74,12 +101,15 @@ test('pathGradients: a bad option is a RangeError naming it, and the module stay
     [{ bogus: 1 }, 'bogus', null],
   ];
   for (const [opts, field, message] of cases) {
-    assert.throws(() => rn.pathGradients({ depth: 4, ...opts }), (e) => {
-      assert.ok(e instanceof RangeError, JSON.stringify(opts));
-      assert.equal(e.field, field);
-      if (message) assert.equal(e.message, message);
-      return true;
-    });
+    assert.throws(
+      () => rn.pathGradients({ depth: 4, ...opts }),
+      (e) => {
+        assert.ok(e instanceof RangeError, JSON.stringify(opts));
+        assert.equal(e.field, field);
+        if (message) assert.equal(e.message, message);
+        return true;
+      },
+    );
   }
   assert.throws(() => rn.pathGradients(null), TypeError);
   assert.equal(rn.pathGradients({ depth: 4, samples: 2 }).results.pre_ln.units, 4);
@@ -101,12 +131,12 @@ test('helpers: fit, spread, quantiles, ratio text', () => {
 // The verdicts each panel states at its default settings, and why (see
 // tests/core/test_papers.cpp for the same claims in C++).
 const EXPECTED = {
-  theorem1: 'holds',   // slopes ~0.00 and ~-0.56
-  figure3: 'partly',   // Post-LN rises (~1.6x); Pre-LN falls (~0.54x) instead of staying level
-  lemma2: 'holds',     // slope ~0.49, within a few % of 1 + l/2
-  deepnet: 'partly',   // the gradient separates them; Post-LN's stream is unit by construction
-  gpt2: 'holds',       // GPT-2 ~1.3x at every depth; Pre-LN slope ~0.51
-  veit: 'holds',       // 95% of the gradient from paths <= 15 of 54
+  theorem1: 'holds', // slopes ~0.00 and ~-0.56
+  figure3: 'partly', // Post-LN rises (~1.6x); Pre-LN falls (~0.54x) instead of staying level
+  lemma2: 'holds', // slope ~0.49, within a few % of 1 + l/2
+  deepnet: 'partly', // the gradient separates them; Post-LN's stream is unit by construction
+  gpt2: 'holds', // GPT-2 ~1.3x at every depth; Pre-LN slope ~0.51
+  veit: 'holds', // 95% of the gradient from paths <= 15 of 54
 };
 
 for (const id of PANEL_IDS) {
@@ -120,7 +150,8 @@ for (const id of PANEL_IDS) {
     assert.ok(c.text.length > 80, c.text);
     assert.ok(!/NaN|undefined/.test(c.text), c.text);
     // Every measured number appears in the caption or the table as the page prints it.
-    for (const row of s.rows) assert.ok(Number.isFinite(row.value) || row.value === Infinity, `${row.key}: ${row.value}`);
+    for (const row of s.rows)
+      assert.ok(Number.isFinite(row.value) || row.value === Infinity, `${row.key}: ${row.value}`);
     switch (id) {
       case 'theorem1':
         assert.ok(Math.abs(r.data.fit.post_ln.slope) <= 0.15, msg);
@@ -131,7 +162,11 @@ for (const id of PANEL_IDS) {
         assert.ok(s.rows[1].value < 1, 'Pre-LN falls toward the top');
         break;
       case 'deepnet':
-        assert.deepEqual(s.rows.map((x) => x.ok), [true, true, true, false], msg);
+        assert.deepEqual(
+          s.rows.map((x) => x.ok),
+          [true, true, true, false],
+          msg,
+        );
         assert.ok(Math.abs(r.data.alpha - 2000 ** 0.25) < 1e-12 && Math.abs(r.data.beta - 8000 ** -0.25) < 1e-12);
         break;
       case 'veit':
@@ -148,5 +183,7 @@ test('the transformer recompute the page times: four archs, L = 96, d = 64, T = 
   assert.equal(t.runs.length, 5);
   assert.ok(t.min > 0 && t.min <= t.median && t.median <= t.p90);
   // Reported, not asserted here (Node on a shared machine); the browser test checks the budget.
-  console.log(`# four-arch transformer recompute under Node: median ${t.median.toFixed(1)} ms, fastest ${t.min.toFixed(1)} ms`);
+  console.log(
+    `# four-arch transformer recompute under Node: median ${t.median.toFixed(1)} ms, fastest ${t.min.toFixed(1)} ms`,
+  );
 });

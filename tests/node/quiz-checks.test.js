@@ -10,7 +10,9 @@ import { loadWasm } from './helpers.js';
 import { runCheck, checkItem, CHECK_IDS, LAYERNORM_PROBE, THRESHOLDS } from '../../web/src/quiz/checks.js';
 import { CHECK_IDS as BANK_CHECK_IDS } from '../../web/src/quiz/validate.js';
 
-const bank = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'));
+const bank = JSON.parse(
+  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+);
 const rn = await loadWasm();
 const engine = { simulate: (c) => rn.simulate(c), normToken: (...a) => rn.normToken(...a) };
 const withCheck = bank.items.filter((it) => it.experiment && it.experiment.check);
@@ -18,9 +20,16 @@ const withCheck = bank.items.filter((it) => it.experiment && it.experiment.check
 // A deep copy of a simulate() document whose arrays can be edited.
 const copy = (out) => ({
   config: structuredClone(out.config),
-  results: Object.fromEntries(Object.entries(out.results).map(([a, r]) => [a, {
-    ...r, grad_norm: Float64Array.from(r.grad_norm), stream_rms: Float64Array.from(r.stream_rms),
-  }])),
+  results: Object.fromEntries(
+    Object.entries(out.results).map(([a, r]) => [
+      a,
+      {
+        ...r,
+        grad_norm: Float64Array.from(r.grad_norm),
+        stream_rms: Float64Array.from(r.stream_rms),
+      },
+    ]),
+  ),
 });
 const presetOf = (id) => bank.items.find((it) => it.id === id).experiment.preset;
 const sim = (cfg) => rn.simulate(cfg);
@@ -29,7 +38,7 @@ const probe = () => {
   return { x, gamma, beta, out: rn.normToken(kind, x, gamma, beta) };
 };
 
-test('checks.js knows exactly the bank schema\'s check ids', () => {
+test("checks.js knows exactly the bank schema's check ids", () => {
   assert.deepEqual([...CHECK_IDS].sort(), [...BANK_CHECK_IDS].sort());
 });
 
@@ -45,7 +54,10 @@ test('every bank item with a check is confirmed by the engine', async () => {
 
 test('checkItem works with an async engine (the worker client)', async () => {
   const it = withCheck.find((x) => x.experiment.check === 'plain-explodes');
-  const asyncEngine = { simulate: async (c) => ({ out: rn.simulate(c), ms: 1 }), normToken: async (...a) => rn.normToken(...a) };
+  const asyncEngine = {
+    simulate: async (c) => ({ out: rn.simulate(c), ms: 1 }),
+    normToken: async (...a) => rn.normToken(...a),
+  };
   assert.equal((await checkItem(it, asyncEngine)).status, 'confirmed');
   const ln = withCheck.find((x) => x.experiment.check === 'layernorm-constant');
   assert.equal((await checkItem(ln, asyncEngine)).status, 'confirmed');
@@ -54,36 +66,142 @@ test('checkItem works with an async engine (the worker client)', async () => {
 // Each check against results doctored so that its claim is false: never 'confirmed'.
 const DOCTORED = {
   'gain0-identity': [
-    ['one layer off by 0.1%', (o) => { o.results.pre_ln.grad_norm[10] *= 1.001; }],
-    ['the stream moves', (o) => { o.results.residual.stream_rms[50] *= 1.01; }],
-    ['a NaN gradient', (o) => { o.results.pre_ln.grad_norm[3] = NaN; }],
-    ['gradient decays', (o) => { o.results.residual.grad_norm.forEach((v, l, a) => { a[l] = 0.99 ** (a.length - 1 - l); }); }],
+    [
+      'one layer off by 0.1%',
+      (o) => {
+        o.results.pre_ln.grad_norm[10] *= 1.001;
+      },
+    ],
+    [
+      'the stream moves',
+      (o) => {
+        o.results.residual.stream_rms[50] *= 1.01;
+      },
+    ],
+    [
+      'a NaN gradient',
+      (o) => {
+        o.results.pre_ln.grad_norm[3] = NaN;
+      },
+    ],
+    [
+      'gradient decays',
+      (o) => {
+        o.results.residual.grad_norm.forEach((v, l, a) => {
+          a[l] = 0.99 ** (a.length - 1 - l);
+        });
+      },
+    ],
   ],
   'plain-explodes': [
-    ['flat gradient', (o) => { o.results.plain.grad_norm.fill(1); }],
-    ['grows only 50x', (o) => { o.results.plain.grad_norm[0] = 50; }],
-    ['NaN at layer 0', (o) => { o.results.plain.grad_norm[0] = NaN; }],
+    [
+      'flat gradient',
+      (o) => {
+        o.results.plain.grad_norm.fill(1);
+      },
+    ],
+    [
+      'grows only 50x',
+      (o) => {
+        o.results.plain.grad_norm[0] = 50;
+      },
+    ],
+    [
+      'NaN at layer 0',
+      (o) => {
+        o.results.plain.grad_norm[0] = NaN;
+      },
+    ],
   ],
   'plain-vanishes': [
-    ['only halves', (o) => { o.results.plain.grad_norm[0] = 0.5; }],
-    ['NaN at layer 0', (o) => { o.results.plain.grad_norm[0] = NaN; }],
-    ['Pre-LN collapses too', (o) => { o.results.pre_ln.grad_norm[0] = 0.1; }],
+    [
+      'only halves',
+      (o) => {
+        o.results.plain.grad_norm[0] = 0.5;
+      },
+    ],
+    [
+      'NaN at layer 0',
+      (o) => {
+        o.results.plain.grad_norm[0] = NaN;
+      },
+    ],
+    [
+      'Pre-LN collapses too',
+      (o) => {
+        o.results.pre_ln.grad_norm[0] = 0.1;
+      },
+    ],
   ],
   'preln-stream-grows': [
-    ['Pre-LN flat', (o) => { o.results.pre_ln.stream_rms.fill(1); }],
-    ['Pre-LN grows then falls', (o) => { const s = o.results.pre_ln.stream_rms; s[s.length - 1] = s[Math.floor((s.length - 1) / 2)] * 0.9; }],
-    ['Post-LN off 1 at one layer', (o) => { o.results.post_ln.stream_rms[20] = 1.5; }],
-    ['Post-LN NaN', (o) => { o.results.post_ln.stream_rms[20] = NaN; }],
+    [
+      'Pre-LN flat',
+      (o) => {
+        o.results.pre_ln.stream_rms.fill(1);
+      },
+    ],
+    [
+      'Pre-LN grows then falls',
+      (o) => {
+        const s = o.results.pre_ln.stream_rms;
+        s[s.length - 1] = s[Math.floor((s.length - 1) / 2)] * 0.9;
+      },
+    ],
+    [
+      'Post-LN off 1 at one layer',
+      (o) => {
+        o.results.post_ln.stream_rms[20] = 1.5;
+      },
+    ],
+    [
+      'Post-LN NaN',
+      (o) => {
+        o.results.post_ln.stream_rms[20] = NaN;
+      },
+    ],
   ],
   'residual-explodes': [
-    ['stream bounded', (o) => { o.results.residual.stream_rms.fill(3); }],
-    ['gradient bounded', (o) => { o.results.residual.grad_norm.fill(1); }],
-    ['NaN stream at the top', (o) => { const s = o.results.residual.stream_rms; s[s.length - 1] = NaN; }],
+    [
+      'stream bounded',
+      (o) => {
+        o.results.residual.stream_rms.fill(3);
+      },
+    ],
+    [
+      'gradient bounded',
+      (o) => {
+        o.results.residual.grad_norm.fill(1);
+      },
+    ],
+    [
+      'NaN stream at the top',
+      (o) => {
+        const s = o.results.residual.stream_rms;
+        s[s.length - 1] = NaN;
+      },
+    ],
   ],
   'postln-uneven': [
-    ['Post-LN within 3x', (o) => { o.results.post_ln.grad_norm.forEach((v, l, a) => { a[l] = 1 + 2 * (l % 2); }); }],
-    ['Post-LN NaN', (o) => { o.results.post_ln.grad_norm[7] = NaN; }],
-    ['Pre-LN collapses', (o) => { o.results.pre_ln.grad_norm[0] = 1e-3; }],
+    [
+      'Post-LN within 3x',
+      (o) => {
+        o.results.post_ln.grad_norm.forEach((v, l, a) => {
+          a[l] = 1 + 2 * (l % 2);
+        });
+      },
+    ],
+    [
+      'Post-LN NaN',
+      (o) => {
+        o.results.post_ln.grad_norm[7] = NaN;
+      },
+    ],
+    [
+      'Pre-LN collapses',
+      (o) => {
+        o.results.pre_ln.grad_norm[0] = 1e-3;
+      },
+    ],
   ],
 };
 
@@ -104,12 +222,43 @@ test('doctored results refute every simulation check', () => {
 test('doctored norm-panel results refute layernorm-constant', () => {
   assert.equal(runCheck('layernorm-constant', probe()).status, 'confirmed');
   const cases = [
-    ['NaN output (no epsilon)', (d) => { d.out.y = d.out.y.map(() => NaN); d.out.var = 0; }],
-    ['output off beta by 0.01', (d) => { d.out.y = d.out.y.map((v) => v + 0.01); }],
-    ['output is the input', (d) => { d.out.y = [...d.x]; }],
-    ['output zero, not beta', (d) => { d.out.y = d.out.y.map(() => 0); }],
-    ['non-zero variance', (d) => { d.out.var = 1; }],
-    ['infinite output', (d) => { d.out.y = d.out.y.map((v, i) => (i === 2 ? Infinity : v)); }],
+    [
+      'NaN output (no epsilon)',
+      (d) => {
+        d.out.y = d.out.y.map(() => NaN);
+        d.out.var = 0;
+      },
+    ],
+    [
+      'output off beta by 0.01',
+      (d) => {
+        d.out.y = d.out.y.map((v) => v + 0.01);
+      },
+    ],
+    [
+      'output is the input',
+      (d) => {
+        d.out.y = [...d.x];
+      },
+    ],
+    [
+      'output zero, not beta',
+      (d) => {
+        d.out.y = d.out.y.map(() => 0);
+      },
+    ],
+    [
+      'non-zero variance',
+      (d) => {
+        d.out.var = 1;
+      },
+    ],
+    [
+      'infinite output',
+      (d) => {
+        d.out.y = d.out.y.map((v, i) => (i === 2 ? Infinity : v));
+      },
+    ],
   ];
   for (const [name, edit] of cases) {
     const d = probe();
@@ -119,7 +268,12 @@ test('doctored norm-panel results refute layernorm-constant', () => {
     assert.equal(r.status, 'refuted', `${name}: ${r.measured}`);
   }
   // other constant vectors, other gamma and beta: confirmed (the tolerance covers the rounding)
-  for (const [c, d] of [[0.1, 7], [1e6 + 0.1, 13], [-2.7, 64], [123456.789, 33]]) {
+  for (const [c, d] of [
+    [0.1, 7],
+    [1e6 + 0.1, 13],
+    [-2.7, 64],
+    [123456.789, 33],
+  ]) {
     const x = Array(d).fill(c);
     const gamma = x.map((_, i) => 1 + i * 0.5);
     const beta = x.map((_, i) => i * 0.25 - 1);
@@ -127,7 +281,11 @@ test('doctored norm-panel results refute layernorm-constant', () => {
     assert.equal(r.status, 'confirmed', `${c} x ${d}: ${r.measured}`);
   }
   const x = [1, 2, 3, 4];
-  assert.equal(runCheck('layernorm-constant', { x, gamma: [1, 1, 1, 1], beta: [0, 0, 0, 0], out: rn.normToken('layernorm', x) }).status, 'not-applicable');
+  assert.equal(
+    runCheck('layernorm-constant', { x, gamma: [1, 1, 1, 1], beta: [0, 0, 0, 0], out: rn.normToken('layernorm', x) })
+      .status,
+    'not-applicable',
+  );
 });
 
 test('real engine numbers refute the claims where they do not hold', () => {
@@ -163,12 +321,25 @@ test('preconditions, missing archs, unknown ids and garbage: not-applicable, nev
   delete noPlain.results.plain;
   na('plain-explodes', noPlain, /plain is not in the results/);
   for (const id of CHECK_IDS) {
-    for (const junk of [null, undefined, 42, 'x', {}, { config: {} }, { config: { arch: 'plain', gain: 1 } },
+    for (const junk of [
+      null,
+      undefined,
+      42,
+      'x',
+      {},
+      { config: {} },
+      { config: { arch: 'plain', gain: 1 } },
       { config: { arch: ['plain', 'residual', 'pre_ln', 'post_ln'], gain: 1.2 }, results: { plain: { grad_norm: 5 } } },
-      { config: { arch: ['plain', 'residual', 'pre_ln', 'post_ln'], gain: 0 }, results: { residual: { grad_norm: [1], stream_rms: [1] } } },
-      { x: [1, 1], gamma: [1], beta: [0], out: { y: [0] } }]) {
+      {
+        config: { arch: ['plain', 'residual', 'pre_ln', 'post_ln'], gain: 0 },
+        results: { residual: { grad_norm: [1], stream_rms: [1] } },
+      },
+      { x: [1, 1], gamma: [1], beta: [0], out: { y: [0] } },
+    ]) {
       let r;
-      assert.doesNotThrow(() => { r = runCheck(id, junk); }, id);
+      assert.doesNotThrow(() => {
+        r = runCheck(id, junk);
+      }, id);
       assert.notEqual(r.status, 'confirmed', `${id} confirmed garbage ${JSON.stringify(junk)}`);
     }
   }
@@ -176,7 +347,10 @@ test('preconditions, missing archs, unknown ids and garbage: not-applicable, nev
 
 test('no check confirms all-NaN results; only gain0-identity confirms flat curves', () => {
   const base = sim({ arch: ['plain', 'residual', 'post_ln', 'pre_ln'], depth: 48, gain: 1.2 });
-  for (const [fill, allowed] of [[NaN, []], [1, ['gain0-identity']]]) {
+  for (const [fill, allowed] of [
+    [NaN, []],
+    [1, ['gain0-identity']],
+  ]) {
     for (const gain of [0, 0.8, 1.2]) {
       const o = copy(base);
       o.config.gain = gain;
@@ -186,7 +360,8 @@ test('no check confirms all-NaN results; only gain0-identity confirms flat curve
       }
       for (const id of CHECK_IDS.filter((c) => c !== 'layernorm-constant')) {
         const r = runCheck(id, o);
-        if (!allowed.includes(id)) assert.notEqual(r.status, 'confirmed', `${id} at fill ${fill}, gain ${gain}: ${r.measured}`);
+        if (!allowed.includes(id))
+          assert.notEqual(r.status, 'confirmed', `${id} at fill ${fill}, gain ${gain}: ${r.measured}`);
       }
     }
   }
@@ -202,7 +377,11 @@ test('an overflow to Infinity counts as exploding, NaN does not', () => {
 
 test('engine errors and missing engine functions give not-applicable', async () => {
   const it = withCheck[0];
-  const r1 = await checkItem(it, { simulate: () => { throw new RangeError('depth: 0 is out of range'); } });
+  const r1 = await checkItem(it, {
+    simulate: () => {
+      throw new RangeError('depth: 0 is out of range');
+    },
+  });
   assert.equal(r1.status, 'not-applicable');
   assert.match(r1.measured, /out of range/);
   assert.equal((await checkItem(it, {})).status, 'not-applicable');
@@ -214,7 +393,13 @@ test('engine errors and missing engine functions give not-applicable', async () 
 
 test('thresholds are the documented ones', () => {
   assert.deepEqual(THRESHOLDS, {
-    identityTolerance: 1e-5, plainExplodes: 100, plainVanishes: 0.01, skipFloor: 0.5, prelnGrowth: 2,
-    postlnUnitTolerance: 1e-3, residualExplodes: 1000, postlnSpread: 10,
+    identityTolerance: 1e-5,
+    plainExplodes: 100,
+    plainVanishes: 0.01,
+    skipFloor: 0.5,
+    prelnGrowth: 2,
+    postlnUnitTolerance: 1e-3,
+    residualExplodes: 1000,
+    postlnSpread: 10,
   });
 });

@@ -25,25 +25,27 @@ function fakeWorker() {
     queue: Promise.resolve(),
     postMessage(data) {
       w.sent.push(structuredClone(data));
-      w.queue = w.queue.then(() => new Promise((r) => setTimeout(r, 2))).then(() => {
-        const op = data.op === undefined ? 'simulate' : data.op;
-        const args = data.op === undefined ? [data.config] : data.args;
-        let msg;
-        try {
-          if (!HANDLERS[op]) throw Object.assign(new Error(`unknown engine operation "${op}"`), { field: null });
-          msg = { id: data.id, ok: true, out: HANDLERS[op](args), ms: 1 };
-        } catch (e) {
-          msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null } };
-        }
-        w.onmessage({ data: structuredClone(msg) });
-      });
+      w.queue = w.queue
+        .then(() => new Promise((r) => setTimeout(r, 2)))
+        .then(() => {
+          const op = data.op === undefined ? 'simulate' : data.op;
+          const args = data.op === undefined ? [data.config] : data.args;
+          let msg;
+          try {
+            if (!HANDLERS[op]) throw Object.assign(new Error(`unknown engine operation "${op}"`), { field: null });
+            msg = { id: data.id, ok: true, out: HANDLERS[op](args), ms: 1 };
+          } catch (e) {
+            msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null } };
+          }
+          w.onmessage({ data: structuredClone(msg) });
+        });
     },
     terminate() {},
   };
   return w;
 }
 
-test('request(): latest wins, in the explorer\'s message format', async () => {
+test("request(): latest wins, in the explorer's message format", async () => {
   const worker = fakeWorker();
   const engine = new EngineClient(worker);
   const a = engine.request({ arch: ['plain'], depth: 4 });
@@ -63,18 +65,23 @@ test('call(): every call answered in order, none dropped, errors with their fiel
   assert.deepEqual([...OPS], ['simulate', 'normToken', 'batchVsLayerNorm']);
   const depths = [3, 4, 5, 6, 7];
   const docs = await Promise.all(depths.map((depth) => engine.call('simulate', [{ arch: ['plain'], depth }])));
-  assert.deepEqual(docs.map((d) => d.config.depth), depths);
+  assert.deepEqual(
+    docs.map((d) => d.config.depth),
+    depths,
+  );
   assert.equal(engine.dropped, 0);
   const t = await engine.call('normToken', ['layernorm', [3, 3, 3], [1, 1, 1], [0.5, -1, 2]]);
   assert.deepEqual(Array.from(t.y), [0.5, -1, 2]);
-  const b = await engine.call('batchVsLayerNorm', [{ x: [1, 2, 3, 4], batch: 2, length: 1, width: 2, lengths: [1, 1] }]);
+  const b = await engine.call('batchVsLayerNorm', [
+    { x: [1, 2, 3, 4], batch: 2, length: 1, width: 2, lengths: [1, 1] },
+  ]);
   assert.equal(b.batchnorm.length, 4);
   await assert.rejects(engine.call('simulate', [{ depth: 0 }]), (e) => e instanceof RangeError && e.field === 'depth');
   await assert.rejects(engine.call('normToken', ['layernorm', [1, 2], [1], [0, 0]]), (e) => e.field === 'gamma');
   await assert.rejects(engine.call('eval', ['1']), /unknown engine operation/);
 });
 
-test('call() and request() share the worker without stealing each other\'s answers', async () => {
+test("call() and request() share the worker without stealing each other's answers", async () => {
   const engine = new EngineClient(fakeWorker());
   const r1 = engine.request({ arch: ['residual'], depth: 8 });
   const c1 = engine.call('simulate', [{ arch: ['plain'], depth: 9 }]);

@@ -7,7 +7,15 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import {
-  toGift, toAnkiTsv, giftEscape, giftQuestion, frontHtml, backHtml, selectItems, ankiTags, ANKI_HEADER,
+  toGift,
+  toAnkiTsv,
+  giftEscape,
+  giftQuestion,
+  frontHtml,
+  backHtml,
+  selectItems,
+  ankiTags,
+  ANKI_HEADER,
 } from '../../web/src/quiz/export.js';
 
 const read = (rel) => fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8');
@@ -24,8 +32,15 @@ const expectedTsv = read('../fixtures/quiz/items.tsv');
 // text. Before that, a strict structural check on the raw text: every special character that is
 // not escaped must be a delimiter.
 
-const ESCAPES = [['\\:', '&&058;', ':'], ['\\#', '&&035;', '#'], ['\\=', '&&061;', '='], ['\\{', '&&123;', '{'],
-  ['\\}', '&&125;', '}'], ['\\~', '&&126;', '~'], ['\\n', '&&010', '\n']];
+const ESCAPES = [
+  ['\\:', '&&058;', ':'],
+  ['\\#', '&&035;', '#'],
+  ['\\=', '&&061;', '='],
+  ['\\{', '&&123;', '{'],
+  ['\\}', '&&125;', '}'],
+  ['\\~', '&&126;', '~'],
+  ['\\n', '&&010', '\n'],
+];
 const escapedcharPre = (s) => {
   let t = s.replaceAll('\\\\', '&&092;');
   for (const [esc, ph] of ESCAPES) t = t.replaceAll(esc, ph);
@@ -180,14 +195,24 @@ test('filtered exports: by section, tag and ids', () => {
   assert.ok(rms.length > 0 && rms.every((it) => it.tags.includes('rmsnorm')));
   checkTsv(toAnkiTsv(bank, { tag: 'rmsnorm' }), rms);
   const two = selectItems(bank, { ids: ['why-02', 'tf-01'] });
-  assert.deepEqual(two.map((it) => it.id), ['tf-01', 'why-02'], 'bank order');
-  assert.equal(toGift([], { title: 'Empty\nset' }), '// Empty set: 0 questions\n// Moodle GIFT: HTML question text, TeX math for the MathJax filter.\n');
+  assert.deepEqual(
+    two.map((it) => it.id),
+    ['tf-01', 'why-02'],
+    'bank order',
+  );
+  assert.equal(
+    toGift([], { title: 'Empty\nset' }),
+    '// Empty set: 0 questions\n// Moodle GIFT: HTML question text, TeX math for the MathJax filter.\n',
+  );
   assert.equal(toAnkiTsv(fixture, { header: false }).split('\n')[0].split('\t').length, 3);
 });
 
 test('hostile text stays inside its question', () => {
   const item = {
-    id: 'edge-98', section: 'edge-cases', type: 'open', tags: ['init'],
+    id: 'edge-98',
+    section: 'edge-cases',
+    type: 'open',
+    tags: ['init'],
     prompt: '}{TRUE} ::x:: // not a comment\n\n::y::{=z ~w}\t<script>alert(1)</script> \\',
     solution: '#### {} \\\\ \\} end\\',
   };

@@ -6,8 +6,20 @@ import assert from 'node:assert/strict';
 
 import { loadWasm } from './helpers.js';
 import {
-  whichIsWhich, predictNumber, drawWhichConfig, distinguishable, separation, parseGuess, gradeGuess,
-  PREDICT_KINDS, PREDICT_KIND_IDS, WHICH_POOL, MIN_SEPARATION, MAX_DRAWS, FALLBACK, LABELS,
+  whichIsWhich,
+  predictNumber,
+  drawWhichConfig,
+  distinguishable,
+  separation,
+  parseGuess,
+  gradeGuess,
+  PREDICT_KINDS,
+  PREDICT_KIND_IDS,
+  WHICH_POOL,
+  MIN_SEPARATION,
+  MAX_DRAWS,
+  FALLBACK,
+  LABELS,
 } from '../../web/src/quiz/generated.js';
 import { mulberry32 } from '../../web/src/quiz/random.js';
 import { fmt } from '../../web/src/quiz/numbers.js';
@@ -35,7 +47,7 @@ test('drawWhichConfig stays in range and never pairs pre_ln with pre_rms', () =>
   assert.deepEqual([...seen].sort(), [...WHICH_POOL].sort());
 });
 
-test('which is which: curves are the engine\'s, labels hide a shuffled order, grading works', async () => {
+test("which is which: curves are the engine's, labels hide a shuffled order, grading works", async () => {
   for (const seed of SEEDS) {
     const q = await whichIsWhich(simulate, { seed });
     const truth = q.reveal();
@@ -68,7 +80,12 @@ test('which is which: curves are the engine\'s, labels hide a shuffled order, gr
 });
 
 test('which is which: the same seed gives the same question, also through an async engine', async () => {
-  const strip = (q) => ({ config: q.config, labels: q.labels, truth: q.reveal(), curves: q.curves.map((c) => [c.label, arr(c.grad_norm)]) });
+  const strip = (q) => ({
+    config: q.config,
+    labels: q.labels,
+    truth: q.reveal(),
+    curves: q.curves.map((c) => [c.label, arr(c.grad_norm)]),
+  });
   for (const seed of [3, 'x']) {
     const a = await whichIsWhich(simulate, { seed });
     const b = await whichIsWhich(asyncSimulate, { seed });
@@ -125,12 +142,21 @@ test('which is which: indistinguishable draws are rejected and re-drawn', async 
   const fb = await whichIsWhich(flatUnlessFallback, { seed: 1 });
   assert.equal(seenConfigs.length, MAX_DRAWS + 1);
   assert.deepEqual(fb.config, { ...FALLBACK, arch: [...FALLBACK.arch] });
-  await assert.rejects(whichIsWhich((c) => {
-    const out = rn.simulate(c);
-    for (const a of c.arch) out.results[a] = out.results[c.arch[0]];
-    return out;
-  }, { seed: 1 }), /indistinguishable/);
-  await assert.rejects(whichIsWhich(async () => null, { seed: 1 }), /no results/);
+  await assert.rejects(
+    whichIsWhich(
+      (c) => {
+        const out = rn.simulate(c);
+        for (const a of c.arch) out.results[a] = out.results[c.arch[0]];
+        return out;
+      },
+      { seed: 1 },
+    ),
+    /indistinguishable/,
+  );
+  await assert.rejects(
+    whichIsWhich(async () => null, { seed: 1 }),
+    /no results/,
+  );
 });
 
 test('separation: the pairs the rule is meant to reject', () => {
@@ -199,15 +225,27 @@ test('predict the number: g^L is exact for the plain linear orthogonal stack', a
 });
 
 test('predict the number: deterministic per seed, async engine, kind drawn from the seed', async () => {
-  const strip = (q) => ({ kind: q.kind, config: q.config, answer: q.answer, prompt: q.prompt, explanation: q.explanation });
+  const strip = (q) => ({
+    kind: q.kind,
+    config: q.config,
+    answer: q.answer,
+    prompt: q.prompt,
+    explanation: q.explanation,
+  });
   for (const seed of [0, 17, 'abc']) {
-    assert.deepEqual(strip(await predictNumber(simulate, { seed })), strip(await predictNumber(asyncSimulate, { seed })));
+    assert.deepEqual(
+      strip(await predictNumber(simulate, { seed })),
+      strip(await predictNumber(asyncSimulate, { seed })),
+    );
   }
   const kinds = new Set();
   for (let seed = 0; seed < 30; seed++) kinds.add((await predictNumber(simulate, { seed })).kind);
   assert.deepEqual([...kinds].sort(), [...PREDICT_KIND_IDS].sort());
   await assert.rejects(predictNumber(simulate, { kind: 'nope' }), RangeError);
-  await assert.rejects(predictNumber(async () => null, { seed: 1 }), /no results/);
+  await assert.rejects(
+    predictNumber(async () => null, { seed: 1 }),
+    /no results/,
+  );
 });
 
 test('parseGuess and gradeGuess', () => {
@@ -218,11 +256,15 @@ test('parseGuess and gradeGuess', () => {
   assert.equal(parseGuess('3 × 10^5'), 3e5);
   assert.equal(parseGuess('10^−3'), 1e-3);
   assert.equal(parseGuess('2^10'), 1024);
-  assert.equal(parseGuess(.5), 0.5);
-  for (const bad of ['', 'abc', '1,000', '1e', '--1', null, undefined, {}]) assert.ok(Number.isNaN(parseGuess(bad)), String(bad));
+  assert.equal(parseGuess(0.5), 0.5);
+  for (const bad of ['', 'abc', '1,000', '1e', '--1', null, undefined, {}])
+    assert.ok(Number.isNaN(parseGuess(bad)), String(bad));
   const r = gradeGuess('200', 117, 0.3);
   assert.equal(r.correct, true);
-  assert.match(r.message, /^Right \(within a factor of 2\): the engine says 117, you said 200, high by a factor of 1\.71\.$/);
+  assert.match(
+    r.message,
+    /^Right \(within a factor of 2\): the engine says 117, you said 200, high by a factor of 1\.71\.$/,
+  );
   const w = gradeGuess(1000, 117, 0.3);
   assert.equal(w.correct, false);
   assert.match(w.message, /high by a factor of 8\.55/);

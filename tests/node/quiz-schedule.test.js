@@ -5,20 +5,34 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import {
-  DAY_MS, INTERVALS_DAYS, intervalMs, grade, due, dueAt, recordOf, matches, nextDueAt, boxCounts,
+  DAY_MS,
+  INTERVALS_DAYS,
+  intervalMs,
+  grade,
+  due,
+  dueAt,
+  recordOf,
+  matches,
+  nextDueAt,
+  boxCounts,
 } from '../../web/src/quiz/schedule.js';
 import { emptyProgress } from '../../web/src/quiz/store.js';
 import { newSession, record, accuracy, summary, sanitizeSession } from '../../web/src/quiz/score.js';
 import { mulberry32, shuffled, seedToUint32 } from '../../web/src/quiz/random.js';
 
-const bank = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'));
+const bank = JSON.parse(
+  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+);
 const T0 = Date.UTC(2025, 2, 1, 9);
 const ids = (list) => list.map((d) => d.id);
 const sortedIds = (items) => items.map((it) => it.id).sort();
 
 test('five boxes with intervals 0, 1, 3, 7, 21 days', () => {
   assert.deepEqual(INTERVALS_DAYS, [0, 1, 3, 7, 21]);
-  assert.deepEqual([1, 2, 3, 4, 5].map(intervalMs), [0, 1, 3, 7, 21].map((d) => d * DAY_MS));
+  assert.deepEqual(
+    [1, 2, 3, 4, 5].map(intervalMs),
+    [0, 1, 3, 7, 21].map((d) => d * DAY_MS),
+  );
 });
 
 test('grade: correct moves up one box (5 stays 5), wrong goes back to box 1; input untouched', () => {
@@ -60,12 +74,18 @@ test('order: by box, then by id; each entry carries its item and schedule', () =
   const list = due(bank, p, T0);
   assert.equal(list.length, bank.items.length);
   const boxes = list.map((d) => d.box);
-  assert.deepEqual(boxes, [...boxes].sort((a, b) => a - b));
+  assert.deepEqual(
+    boxes,
+    [...boxes].sort((a, b) => a - b),
+  );
   const box1 = ids(list.filter((d) => d.box === 1));
   assert.deepEqual(box1, [...box1].sort());
   assert.deepEqual(ids(list.slice(-2)), ['tf-01', 'err-01']);
   const e = list.find((d) => d.id === 'edge-01');
-  assert.equal(e.item, bank.items.find((it) => it.id === 'edge-01'));
+  assert.equal(
+    e.item,
+    bank.items.find((it) => it.id === 'edge-01'),
+  );
   assert.equal(e.lastSeen, T0 - DAY_MS);
   assert.equal(e.dueAt, T0 - DAY_MS);
 });
@@ -82,7 +102,11 @@ test('a seed shuffles within boxes, deterministically', () => {
   assert.notDeepEqual(ids(a), ids(plain));
   assert.deepEqual([...ids(a)].sort(), [...ids(plain)].sort());
   const boxes = a.map((d) => d.box);
-  assert.deepEqual(boxes, [...boxes].sort((x, y) => x - y), 'boxes stay in order');
+  assert.deepEqual(
+    boxes,
+    [...boxes].sort((x, y) => x - y),
+    'boxes stay in order',
+  );
   assert.deepEqual(ids(a.slice(-4)).sort(), ['rapid-05', 'tf-03', 'tf-04', 'why-02']);
 });
 
@@ -94,8 +118,14 @@ test('filter by section and by tag (a name or a list)', () => {
   const rms = due(bank, p, T0, { tag: 'rmsnorm' });
   assert.deepEqual(ids(rms), sortedIds(bank.items.filter((it) => it.tags.includes('rmsnorm'))));
   const both = due(bank, p, T0, { section: ['why', 'edge-cases'], tag: ['warmup', 'rmsnorm'] });
-  assert.deepEqual(ids(both), sortedIds(bank.items.filter((it) => ['why', 'edge-cases'].includes(it.section)
-    && it.tags.some((t) => ['warmup', 'rmsnorm'].includes(t)))));
+  assert.deepEqual(
+    ids(both),
+    sortedIds(
+      bank.items.filter(
+        (it) => ['why', 'edge-cases'].includes(it.section) && it.tags.some((t) => ['warmup', 'rmsnorm'].includes(t)),
+      ),
+    ),
+  );
   assert.ok(both.length > 0);
   assert.equal(due(bank, p, T0, { tag: 'no-such-tag' }).length, 0);
   assert.equal(matches(bank.items[0], {}), true);
@@ -120,7 +150,10 @@ test('seeded PRNG: deterministic, in [0, 1), string seeds hashed', () => {
   const a = mulberry32(42);
   const b = mulberry32(42);
   const xs = Array.from({ length: 1000 }, () => a());
-  assert.deepEqual(xs, Array.from({ length: 1000 }, () => b()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 1000 }, () => b()),
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(Math.abs(mean - 0.5) < 0.05, `mean ${mean}`);
@@ -137,11 +170,24 @@ test('score: counts, streaks, self-graded answers; pure', () => {
   const s0 = newSession(T0);
   let s = s0;
   const answers = [
-    { correct: true }, { correct: true }, { correct: false, selfGraded: true }, { correct: true, selfGraded: true },
-    { correct: true }, { correct: true }, { correct: false },
+    { correct: true },
+    { correct: true },
+    { correct: false, selfGraded: true },
+    { correct: true, selfGraded: true },
+    { correct: true },
+    { correct: true },
+    { correct: false },
   ];
   for (const a of answers) s = record(s, a);
-  assert.deepEqual(s, { answered: 7, correct: 5, selfGraded: 2, selfCorrect: 1, streak: 0, bestStreak: 3, startedAt: T0 });
+  assert.deepEqual(s, {
+    answered: 7,
+    correct: 5,
+    selfGraded: 2,
+    selfCorrect: 1,
+    streak: 0,
+    bestStreak: 3,
+    startedAt: T0,
+  });
   assert.deepEqual(s0, newSession(T0));
   assert.equal(accuracy(s), 5 / 7);
   assert.equal(accuracy(s0), null);
@@ -154,9 +200,18 @@ test('score: inconsistent sessions are refused', () => {
   const ok = { answered: 3, correct: 2, selfGraded: 1, selfCorrect: 1, streak: 1, bestStreak: 2, startedAt: 5 };
   assert.deepEqual(sanitizeSession(ok), ok);
   const bad = [
-    { ...ok, correct: 4 }, { ...ok, selfGraded: 4 }, { ...ok, selfCorrect: 2 }, { ...ok, streak: 3 },
-    { ...ok, bestStreak: 3 }, { ...ok, answered: -1 }, { ...ok, answered: 1.5 }, { ...ok, correct: NaN },
-    { ...ok, streak: '1' }, null, [], 'session',
+    { ...ok, correct: 4 },
+    { ...ok, selfGraded: 4 },
+    { ...ok, selfCorrect: 2 },
+    { ...ok, streak: 3 },
+    { ...ok, bestStreak: 3 },
+    { ...ok, answered: -1 },
+    { ...ok, answered: 1.5 },
+    { ...ok, correct: NaN },
+    { ...ok, streak: '1' },
+    null,
+    [],
+    'session',
   ];
   for (const b of bad) assert.equal(sanitizeSession(b), null, JSON.stringify(b));
   assert.equal(sanitizeSession({ ...ok, startedAt: 'x' }).startedAt, 0);

@@ -6,13 +6,21 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import {
-  STORAGE_KEY, MAX_CHARS, emptyProgress, loadProgress, saveProgress, clearProgress, sanitizeProgress,
+  STORAGE_KEY,
+  MAX_CHARS,
+  emptyProgress,
+  loadProgress,
+  saveProgress,
+  clearProgress,
+  sanitizeProgress,
 } from '../../web/src/quiz/store.js';
 import { grade } from '../../web/src/quiz/schedule.js';
 import { record } from '../../web/src/quiz/score.js';
 import { mulberry32 } from '../../web/src/quiz/random.js';
 
-const bank = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'));
+const bank = JSON.parse(
+  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+);
 const ids = bank.items.map((it) => it.id);
 const NOW = Date.UTC(2025, 0, 15, 12);
 
@@ -100,7 +108,12 @@ test('wrong shapes are reset', () => {
 });
 
 test('other format versions are reset, naming the version', () => {
-  for (const [version, re] of [[0, /format version 0/], [2, /format version 2/], ['1', /no valid format version/], [undefined, /no valid format version/]]) {
+  for (const [version, re] of [
+    [0, /format version 0/],
+    [2, /format version 2/],
+    ['1', /no valid format version/],
+    [undefined, /no valid format version/],
+  ]) {
     const doc = { ...goodDoc(), version };
     const { progress, notice } = loadProgress(saved(doc), { ids, now: NOW });
     assert.deepEqual(progress, emptyProgress(NOW));
@@ -154,8 +167,13 @@ test('damaged records (NaN or out-of-range boxes, bad counts) are dropped one by
 });
 
 test('a damaged session resets only the session', () => {
-  for (const session of [{ answered: 1, correct: 2 }, { answered: -1 }, 'x', [],
-    { answered: 3, correct: 2, selfGraded: 0, selfCorrect: 0, streak: 5, bestStreak: 5, startedAt: 0 }]) {
+  for (const session of [
+    { answered: 1, correct: 2 },
+    { answered: -1 },
+    'x',
+    [],
+    { answered: 3, correct: 2, selfGraded: 0, selfCorrect: 0, streak: 5, bestStreak: 5, startedAt: 0 },
+  ]) {
     const doc = goodDoc();
     doc.session = session;
     const { progress, notice } = loadProgress(saved(doc), { ids, now: NOW });
@@ -247,7 +265,18 @@ test('fuzz: random junk never throws and always yields clean progress', () => {
     if (depth > 3 || r < 0.4) return atoms[Math.floor(rand() * atoms.length)];
     if (r < 0.6) return Array.from({ length: Math.floor(rand() * 4) }, () => junk(depth + 1));
     const o = {};
-    for (const k of ['version', 'items', 'session', 'box', 'lastSeen', 'seen', 'correct', 'tf-01', 'why-02', 'answered']) {
+    for (const k of [
+      'version',
+      'items',
+      'session',
+      'box',
+      'lastSeen',
+      'seen',
+      'correct',
+      'tf-01',
+      'why-02',
+      'answered',
+    ]) {
       if (rand() < 0.5) o[k] = junk(depth + 1);
     }
     if (rand() < 0.5) o.version = 1;
@@ -264,7 +293,9 @@ test('fuzz: random junk never throws and always yields clean progress', () => {
     if (rand() < 0.2 && typeof text === 'string') text = text.slice(0, Math.floor(rand() * text.length));
     const s = saved(text ?? 'undefined');
     let out;
-    assert.doesNotThrow(() => { out = loadProgress(s, { ids, now: NOW }); });
+    assert.doesNotThrow(() => {
+      out = loadProgress(s, { ids, now: NOW });
+    });
     // what came out is clean: sanitizing it again finds nothing
     const again = sanitizeProgress(JSON.parse(JSON.stringify(out.progress)), { ids, now: NOW });
     assert.deepEqual(again.problems, [], JSON.stringify(doc));

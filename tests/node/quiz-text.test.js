@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 import { toHtml, texToHtml, escapeHtml, isSafeMathml } from '../../web/src/quiz/text.js';
 
-const bank = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'));
+const bank = JSON.parse(
+  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+);
 
 // The site's build step (Temml); the tests that need it are skipped when it is not installed.
 let plugin = null;
@@ -62,7 +64,10 @@ test('MathML that is not from the allow-list is escaped as text', () => {
 test('paragraphs, line breaks, **bold** and `code`', () => {
   assert.equal(toHtml('one\ntwo\n\nthree'), '<p>one<br>two</p><p>three</p>');
   assert.equal(toHtml('one\ntwo\n\n\n  \nthree', { paragraphs: false }), 'one<br>two<br><br>three');
-  assert.equal(toHtml('a **bold** and `x <y> **not bold**` end'), '<p>a <strong>bold</strong> and <code>x &lt;y&gt; **not bold**</code> end</p>');
+  assert.equal(
+    toHtml('a **bold** and `x <y> **not bold**` end'),
+    '<p>a <strong>bold</strong> and <code>x &lt;y&gt; **not bold**</code> end</p>',
+  );
   assert.equal(toHtml('**unclosed and `open'), '<p>**unclosed and `open</p>');
   assert.equal(toHtml('\r\nwindows\r\n\r\nlines'), '<p>windows</p><p>lines</p>');
   assert.equal(toHtml(''), '');
@@ -83,15 +88,19 @@ test('the placeholder characters in input cannot forge a math span', () => {
 });
 
 test('texToHtml keeps TeX for MathJax, escaped, unformatted', () => {
-  assert.equal(texToHtml(String.raw`**a** \(x_i < y\) and \[\sum_{i<j} a**b\] <i>`),
-    String.raw`<p><strong>a</strong> \(x_i &lt; y\) and \[\sum_{i&lt;j} a**b\] &lt;i&gt;</p>`);
+  assert.equal(
+    texToHtml(String.raw`**a** \(x_i < y\) and \[\sum_{i<j} a**b\] <i>`),
+    String.raw`<p><strong>a</strong> \(x_i &lt; y\) and \[\sum_{i&lt;j} a**b\] &lt;i&gt;</p>`,
+  );
 });
 
 test('every rendered bank string: all its MathML kept, everything else escaped', needsTemml, () => {
   const rendered = plugin.renderMathDeep(bank);
   let spans = 0;
   for (const item of rendered.items) {
-    const texts = [item.prompt, item.solution, item.explanation, item.experiment?.look].filter((t) => typeof t === 'string');
+    const texts = [item.prompt, item.solution, item.explanation, item.experiment?.look].filter(
+      (t) => typeof t === 'string',
+    );
     for (const text of texts) {
       const out = toHtml(text);
       const mathml = text.match(MATHML_SPAN) || [];

@@ -11,7 +11,15 @@ import { loadWasm } from './helpers.js';
 import { createSession } from '../../web/src/quiz-ui/session.js';
 import { parseRoute } from '../../web/src/quiz-ui/router.js';
 import {
-  BATCH, DEFAULT_BATCH, batchValues, batchInput, countedPositions, tokenAt, moments, maxAbsDiff, clampNumber,
+  BATCH,
+  DEFAULT_BATCH,
+  batchValues,
+  batchInput,
+  countedPositions,
+  tokenAt,
+  moments,
+  maxAbsDiff,
+  clampNumber,
 } from '../../web/src/quiz-ui/norm-data.js';
 import { explorerHref, describePreset } from '../../web/src/quiz-ui/experiment.js';
 import { exportFileName, exportText } from '../../web/src/quiz-ui/export-menu.js';
@@ -20,7 +28,9 @@ import { STORAGE_KEY } from '../../web/src/quiz/store.js';
 import { DAY_MS } from '../../web/src/quiz/schedule.js';
 import { configFromHash, defaultConfig } from '../../web/src/state.js';
 
-const bank = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'));
+const bank = JSON.parse(
+  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+);
 const rn = await loadWasm();
 
 function fakeStorage(initial = {}) {
@@ -36,7 +46,9 @@ function fakeStorage(initial = {}) {
 function clock(t0 = Date.UTC(2026, 0, 10, 12)) {
   let t = t0;
   const now = () => t;
-  now.advance = (ms) => { t += ms; };
+  now.advance = (ms) => {
+    t += ms;
+  };
   return now;
 }
 
@@ -47,7 +59,10 @@ test('session: a fresh queue holds every item, true/false first, in bank order',
   assert.equal(s.currentId(), bank.items[0].id);
   const seen = [];
   for (let id = s.currentId(); id; id = s.next()) seen.push(id);
-  assert.deepEqual(seen, bank.items.map((it) => it.id));
+  assert.deepEqual(
+    seen,
+    bank.items.map((it) => it.id),
+  );
 });
 
 test('session: answers move boxes, count in the score, are saved, and are not asked twice', () => {
@@ -113,18 +128,32 @@ test('session: shuffling is per box and keeps every item', () => {
   const ids = [];
   for (let id = s.currentId(); id; id = s.next()) ids.push(id);
   assert.deepEqual([...ids].sort(), bank.items.map((it) => it.id).sort());
-  assert.notDeepEqual(ids, bank.items.map((it) => it.id));
+  assert.notDeepEqual(
+    ids,
+    bank.items.map((it) => it.id),
+  );
 });
 
 test('session: damaged, old or unreadable storage gives a notice and a working quiz', () => {
-  for (const raw of ['{not json', JSON.stringify({ version: 0 }), JSON.stringify({ version: 1, items: { 'tf-01': { box: 7 } } })]) {
+  for (const raw of [
+    '{not json',
+    JSON.stringify({ version: 0 }),
+    JSON.stringify({ version: 1, items: { 'tf-01': { box: 7 } } }),
+  ]) {
     const storage = fakeStorage({ [STORAGE_KEY]: raw });
     const s = createSession({ bank, storage, now: clock() });
     assert.match(s.loadNotice(), /^Quiz progress: /, raw);
     assert.equal(s.currentId(), 'tf-01');
     assert.equal(s.answer('tf-01', true), null);
   }
-  const blocked = { getItem() { throw new Error('SecurityError'); }, setItem() { throw Object.assign(new Error('full'), { name: 'QuotaExceededError' }); } };
+  const blocked = {
+    getItem() {
+      throw new Error('SecurityError');
+    },
+    setItem() {
+      throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
+    },
+  };
   const s = createSession({ bank, storage: blocked, now: clock() });
   assert.match(s.loadNotice(), /could not be read/);
   assert.match(s.answer('tf-01', true), /storage is full/);
@@ -144,7 +173,7 @@ test('router: areas, deep links, unknown ids', () => {
   assert.deepEqual(parseRoute('#depth=50', known), { area: 'quiz', id: null, unknownId: null });
 });
 
-test('explorer links: every preset in the bank round-trips through the explorer\'s hash', () => {
+test("explorer links: every preset in the bank round-trips through the explorer's hash", () => {
   const presets = bank.items.filter((it) => it.experiment && it.experiment.preset);
   assert.ok(presets.length > 20);
   for (const it of presets) {
@@ -162,9 +191,12 @@ test('explorer links: every preset in the bank round-trips through the explorer\
   assert.equal(explorerHref({ arch: ['plain'], depth: 50, gain: 1.2 }), './#arch=plain&depth=50&gain=1.2');
 });
 
-test('exports: file names and contents are export.js\'s', () => {
+test("exports: file names and contents are export.js's", () => {
   assert.equal(exportFileName('gift'), 'resnorm-quiz.gift.txt');
-  assert.equal(exportFileName('tsv', { section: 'edge-cases', tag: 'layernorm' }), 'resnorm-quiz-edge-cases-layernorm.tsv');
+  assert.equal(
+    exportFileName('tsv', { section: 'edge-cases', tag: 'layernorm' }),
+    'resnorm-quiz-edge-cases-layernorm.tsv',
+  );
   assert.equal(exportText('gift', bank), toGift(bank));
   assert.equal(exportText('tsv', bank), toAnkiTsv(bank));
   assert.equal(exportText('tsv', bank, { tag: 'rmsnorm' }), toAnkiTsv(bank, { tag: 'rmsnorm' }));
@@ -190,14 +222,17 @@ test('norm panel batch: padding with zeros, lengths, counted positions', () => {
   const one = batchInput(values, { ...DEFAULT_BATCH, batch: 1, padding: 0 });
   assert.equal(one.length, 5);
   assert.deepEqual(one.lengths, [5]);
-  assert.deepEqual(batchInput(values, { batch: 99, lengths: [0, 99], padding: -3, countPadding: 0 }).lengths.slice(0, 2), [1, BATCH.maxLength]);
+  assert.deepEqual(
+    batchInput(values, { batch: 99, lengths: [0, 99], padding: -3, countPadding: 0 }).lengths.slice(0, 2),
+    [1, BATCH.maxLength],
+  );
   assert.equal(clampNumber('−2.5', { min: -5, max: 5 }), -2.5);
   assert.equal(clampNumber('12', { min: -5, max: 5 }), 5);
   assert.equal(clampNumber('', { min: -5, max: 5 }), null);
   assert.equal(clampNumber('abc', { min: -5, max: 5 }), null);
 });
 
-test('norm panel batch, through the engine: another sequence\'s length moves BatchNorm, never LayerNorm', () => {
+test("norm panel batch, through the engine: another sequence's length moves BatchNorm, never LayerNorm", () => {
   const values = batchValues();
   const run = (s) => {
     const input = batchInput(values, s);

@@ -4,8 +4,19 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  FIELDS_TABLE, GROUPS, LIMITS, configFromHash, configToHash, defaultConfig, defaultQuiz, defaultView,
-  noticeText, parseEntries, parseHash, readField, stateToHash,
+  FIELDS_TABLE,
+  GROUPS,
+  LIMITS,
+  configFromHash,
+  configToHash,
+  defaultConfig,
+  defaultQuiz,
+  defaultView,
+  noticeText,
+  parseEntries,
+  parseHash,
+  readField,
+  stateToHash,
 } from '../../web/src/state.js';
 
 // A non-default value for every field of the table (two for some).
@@ -22,8 +33,15 @@ const SAMPLES = {
   seed: [1, 123456789, 4294967295],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
-  controls: [['depth'], [], ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed']],
-  lock: [['arch', 'gain'], ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed']],
+  controls: [
+    ['depth'],
+    [],
+    ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'],
+  ],
+  lock: [
+    ['arch', 'gain'],
+    ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'],
+  ],
   theme: ['light', 'dark'],
   caption: [false],
   items: [['tf-01', 'why-03'], ['rapid-08']],
@@ -69,8 +87,16 @@ test('the explorer reads only config fields; embed fields in its link are skippe
   assert.equal(r.config.depth, 12);
   assert.deepEqual(r.view, defaultView());
   assert.deepEqual(r.notices, []);
-  assert.deepEqual(configFromHash('#depth=12&gain=0.8&arch=plain,pre_ln'), { ...defaultConfig(), depth: 12, gain: 0.8, arch: ['plain', 'pre_ln'] });
-  assert.equal(configToHash({ ...defaultConfig(), depth: 12, arch: ['plain', 'pre_ln'] }), '#arch=plain,pre_ln&depth=12');
+  assert.deepEqual(configFromHash('#depth=12&gain=0.8&arch=plain,pre_ln'), {
+    ...defaultConfig(),
+    depth: 12,
+    gain: 0.8,
+    arch: ['plain', 'pre_ln'],
+  });
+  assert.equal(
+    configToHash({ ...defaultConfig(), depth: 12, arch: ['plain', 'pre_ln'] }),
+    '#arch=plain,pre_ln&depth=12',
+  );
 });
 
 test('an anchor is not state', () => {
@@ -141,7 +167,10 @@ test('partly valid lists keep their valid entries and say what was left out', ()
 test('unknown settings, repeats, too many settings, a huge fragment', () => {
   let r = parseHash('#depth=10&depth=20&bogus=1');
   assert.equal(r.config.depth, 10);
-  assert.deepEqual(r.notices.map((n) => n.reason), ['given more than once; the first one is used', 'unknown setting']);
+  assert.deepEqual(
+    r.notices.map((n) => n.reason),
+    ['given more than once; the first one is used', 'unknown setting'],
+  );
   r = parseHash(`#${Array.from({ length: 100 }, (_, i) => `k${i}=1`).join('&')}`);
   assert.equal(r.notices.length, LIMITS.entries + 1);
   r = parseHash(`#depth=5&${'a'.repeat(LIMITS.hash)}=1`);
@@ -156,7 +185,13 @@ test('unknown settings, repeats, too many settings, a huge fragment', () => {
 });
 
 test('attribute-style entries with an alias, and readField on its own', () => {
-  const r = parseEntries([['final-norm', 'rmsnorm'], ['depth', '7']], { alias: (k) => k.replace(/-/g, '_') });
+  const r = parseEntries(
+    [
+      ['final-norm', 'rmsnorm'],
+      ['depth', '7'],
+    ],
+    { alias: (k) => k.replace(/-/g, '_') },
+  );
   assert.equal(r.config.final_norm, 'rmsnorm');
   assert.deepEqual(r.given, ['final_norm', 'depth']);
   assert.deepEqual(readField('gain', '-0'), { ok: true, value: 0 });

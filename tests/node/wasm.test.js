@@ -14,12 +14,18 @@ function compare(config) {
   const native = cli(config);
   const wasm = rn.simulate(config);
   assert.deepEqual(Object.keys(wasm.results), Object.keys(native.results));
-  let worst = 0, finite = 0, nonfinite = 0;
+  let worst = 0,
+    finite = 0,
+    nonfinite = 0;
   for (const [arch, n] of Object.entries(native.results)) {
     const w = wasm.results[arch];
     assert.equal(w.first_nonfinite, n.first_nonfinite, `${arch} first_nonfinite`);
     const fields = Object.keys(n).filter((k) => k !== 'first_nonfinite');
-    assert.deepEqual(Object.keys(w).filter((k) => k !== 'first_nonfinite'), fields, `${arch} arrays`);
+    assert.deepEqual(
+      Object.keys(w).filter((k) => k !== 'first_nonfinite'),
+      fields,
+      `${arch} arrays`,
+    );
     for (const f of fields) {
       assert.equal(w[f].length, n[f].length, `${arch}.${f} length`);
       n[f].forEach((v, i) => {
@@ -42,30 +48,56 @@ const CONFIGS = {
   'default four archs': {},
   'all presets, gelu, final layernorm': {
     arch: ['plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2'],
-    depth: 12, activation: 'gelu', final_norm: 'layernorm', seed: 3,
+    depth: 12,
+    activation: 'gelu',
+    final_norm: 'layernorm',
+    seed: 3,
   },
   'orthogonal tanh, e = 2, final rmsnorm': {
-    arch: ['plain', 'pre_rms', 'sandwich'], depth: 40, width: 32, tokens: 5, expansion: 2,
-    activation: 'tanh', init: 'orthogonal', final_norm: 'rmsnorm', gain: 0.9, seed: 7,
+    arch: ['plain', 'pre_rms', 'sandwich'],
+    depth: 40,
+    width: 32,
+    tokens: 5,
+    expansion: 2,
+    activation: 'tanh',
+    init: 'orthogonal',
+    final_norm: 'rmsnorm',
+    gain: 0.9,
+    seed: 7,
   },
   'overflow: plain and residual at gain 1.5, depth 400': {
-    arch: ['plain', 'residual', 'post_ln'], depth: 400, gain: 1.5, seed: 1,
+    arch: ['plain', 'residual', 'post_ln'],
+    depth: 400,
+    gain: 1.5,
+    seed: 1,
   },
   'DeepNet at 1000 layers': { arch: ['deepnorm', 'post_ln'], depth: 1000 },
   'transformer blocks, 4 heads, causal, with Admin': {
-    arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'admin', 'gpt2', 'deepnorm'], block: 'transformer',
-    depth: 24, tokens: 16, heads: 4,
+    arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'admin', 'gpt2', 'deepnorm'],
+    block: 'transformer',
+    depth: 24,
+    tokens: 16,
+    heads: 4,
   },
   'transformer blocks, 2 heads, no mask, gelu': {
-    arch: ['pre_rms', 'sandwich', 'post_rms'], block: 'transformer', depth: 10, width: 32, tokens: 6,
-    heads: 2, causal: false, activation: 'gelu', final_norm: 'layernorm',
+    arch: ['pre_rms', 'sandwich', 'post_rms'],
+    block: 'transformer',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 2,
+    causal: false,
+    activation: 'gelu',
+    final_norm: 'layernorm',
   },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {
   test(`wasm equals the native CLI to 1e-4: ${name}`, () => {
     const { worst, finite, nonfinite } = compare(config);
-    console.log(`  ${name}: ${finite} finite values, max relative difference ${worst.toExponential(2)}; ${nonfinite} non-finite at matching places`);
+    console.log(
+      `  ${name}: ${finite} finite values, max relative difference ${worst.toExponential(2)}; ${nonfinite} non-finite at matching places`,
+    );
     if (name.startsWith('overflow')) assert.ok(nonfinite > 0, 'the overflow config must overflow');
   });
 }
@@ -84,12 +116,15 @@ test('a bad config throws a RangeError naming field, value and range; the module
     [{ colour: 'red' }, 'colour', 'unknown field'],
   ];
   for (const [config, field, text] of cases) {
-    assert.throws(() => rn.simulate(config), (e) => {
-      assert.ok(e instanceof RangeError, `${JSON.stringify(config)}: ${e}`);
-      assert.equal(e.field, field);
-      assert.ok(e.message.includes(text), `${e.message} should include ${text}`);
-      return true;
-    });
+    assert.throws(
+      () => rn.simulate(config),
+      (e) => {
+        assert.ok(e instanceof RangeError, `${JSON.stringify(config)}: ${e}`);
+        assert.equal(e.field, field);
+        assert.ok(e.message.includes(text), `${e.message} should include ${text}`);
+        return true;
+      },
+    );
     assert.equal(rn.simulate({ depth: 4 }).results.pre_ln.grad_norm.length, 5);
   }
 });
@@ -110,24 +145,38 @@ test('the field table in JS is the core table: same ranges and defaults', () => 
 });
 
 test('the shipped wasm runs its hot loops as 128-bit SIMD', () => {
-  const symbols = Object.fromEntries(readFileSync(`${ROOT}wasm/dist/resnorm_wasm.js.symbols`, 'utf8').trim().split('\n')
-    .map((line) => { const i = line.indexOf(':'); return [line.slice(i + 1), Number(line.slice(0, i))]; }));
+  const symbols = Object.fromEntries(
+    readFileSync(`${ROOT}wasm/dist/resnorm_wasm.js.symbols`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const i = line.indexOf(':');
+        return [line.slice(i + 1), Number(line.slice(0, i))];
+      }),
+  );
   const disasm = execFileSync('wasm-objdump', ['-d', WASM], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const bodies = new Map();
   let current = null;
   for (const line of disasm.split('\n')) {
     const m = /func\[(\d+)\]/.exec(line);
-    if (m && /^[0-9a-f]+ func\[/.test(line)) { current = Number(m[1]); bodies.set(current, []); continue; }
+    if (m && /^[0-9a-f]+ func\[/.test(line)) {
+      current = Number(m[1]);
+      bodies.set(current, []);
+      continue;
+    }
     if (current !== null) bodies.get(current).push(line);
   }
   // The products: gemm_nn (forward) and gemm_nt (backward and Gram). clang
   // decides how far it inlines gemm_nt's tiles, so its innermost function
   // that still stands alone is the one checked: the 2 x 4 tile, else the
   // two-row loop, else gemm_nt itself.
-  const named = (pattern) => Object.entries(symbols).find(([name]) => pattern.test(name.replace(/\\20/g, ' ').replace(/\\2c/g, ',')));
+  const named = (pattern) =>
+    Object.entries(symbols).find(([name]) => pattern.test(name.replace(/\\20/g, ' ').replace(/\\2c/g, ',')));
   const hot = [
     named(/resnorm::kernels::gemm_nn<float>/),
-    named(/resnorm::kernels::nt_tile<float, 2, 4>/) || named(/resnorm::kernels::nt_row<float, 2>/) || named(/resnorm::kernels::gemm_nt<float>/),
+    named(/resnorm::kernels::nt_tile<float, 2, 4>/) ||
+      named(/resnorm::kernels::nt_row<float, 2>/) ||
+      named(/resnorm::kernels::gemm_nt<float>/),
   ];
   assert.ok(hot.every(Boolean), 'product kernels not found in the symbol map');
   for (const [name, index] of hot) {
@@ -135,7 +184,9 @@ test('the shipped wasm runs its hot loops as 128-bit SIMD', () => {
     const mul = (body.match(/f32x4\.mul/g) || []).length;
     const add = (body.match(/f32x4\.add/g) || []).length;
     const load = (body.match(/v128\.load/g) || []).length;
-    console.log(`  ${name.replace(/\\20/g, ' ').replace(/\\2c/g, ',').slice(0, 60)}: ${mul} f32x4.mul, ${add} f32x4.add, ${load} v128.load`);
+    console.log(
+      `  ${name.replace(/\\20/g, ' ').replace(/\\2c/g, ',').slice(0, 60)}: ${mul} f32x4.mul, ${add} f32x4.add, ${load} v128.load`,
+    );
     assert.ok(mul >= 4 && add >= 4 && load >= 2, `${name} is not vectorized`);
   }
 });

@@ -25,17 +25,24 @@ const NAMES = { none: 'no final norm', layernorm: 'a final LayerNorm', rmsnorm: 
 export function renderCaption(root, { out, prepared, archs }) {
   const c = out.config;
   const L = c.depth;
-  const lead = el('p', 'caption-lead',
-    `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, `
-    + `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}. `
-    + (c.final_norm === 'none' ? 'The top gradient is exactly 1, so every gradient reads as a multiple of it.' : 'With a final norm the top gradient is not exactly 1; ratios are to the top layer\u2019s.'));
+  const lead = el(
+    'p',
+    'caption-lead',
+    `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
+      `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}. ` +
+      (c.final_norm === 'none'
+        ? 'The top gradient is exactly 1, so every gradient reads as a multiple of it.'
+        : 'With a final norm the top gradient is not exactly 1; ratios are to the top layer\u2019s.'),
+  );
 
   const items = archs.map((arch) => {
     const r = out.results[arch];
     const info = overflowInfo(r);
     const li = el('li', `caption-item caption-${arch}`, swatch(arch), el('strong', null, archLabel(arch)), ': ');
     if (info.stream !== null) {
-      li.append(`the stream overflows float32 at layer ${info.stream}. From there on the stream and the block updates are not numbers, and neither is any gradient below the top (backprop starts above the overflow); all are drawn on the overflow lane.`);
+      li.append(
+        `the stream overflows float32 at layer ${info.stream}. From there on the stream and the block updates are not numbers, and neither is any gradient below the top (backprop starts above the overflow); all are drawn on the overflow lane.`,
+      );
       return li;
     }
     const parts = [];
@@ -47,43 +54,67 @@ export function renderCaption(root, { out, prepared, archs }) {
       parts.push(['the gradient at layer 0 is exactly 0 (drawn on the zero lane)']);
     } else {
       const r0 = r.grad_norm[0] / r.grad_norm[L];
-      let max = 0, min = Infinity;
-      for (let i = 0; i <= L; i++) if (g.cls[arch][i] === OK) { max = Math.max(max, r.grad_norm[i]); min = Math.min(min, r.grad_norm[i]); }
+      let max = 0,
+        min = Infinity;
+      for (let i = 0; i <= L; i++)
+        if (g.cls[arch][i] === OK) {
+          max = Math.max(max, r.grad_norm[i]);
+          min = Math.min(min, r.grad_norm[i]);
+        }
       const spread = max / min;
       const gradPart = ['the gradient at layer 0 is ', ...ratio(r0), ' the top\u2019s'];
       if (spread > 1.5 * Math.max(r0, 1 / r0)) gradPart.push(' (max/min over all layers: ', ...ratio(spread), ')');
       parts.push(gradPart);
     }
     // stream
-    const s0 = r.stream_rms[0], sL = r.stream_rms[L];
+    const s0 = r.stream_rms[0],
+      sL = r.stream_rms[L];
     if (prepared.stream.cls[arch][L] === ZERO) parts.push(['the stream collapses to exactly 0']);
     else {
       const gs = sL / s0;
       const verb = gs >= 1.5 ? 'grows' : gs <= 1 / 1.5 ? 'shrinks' : 'stays near its start';
-      parts.push(verb === 'stays near its start'
-        ? [`the stream RMS stays near its start (`, ...ratio(gs), ` at layer ${L})`]
-        : verb === 'grows'
-          ? ['the stream RMS grows ', ...ratio(gs), ` by layer ${L}`]
-          : ['the stream RMS shrinks to ', ...ratio(gs), ` its start by layer ${L}`]);
+      parts.push(
+        verb === 'stays near its start'
+          ? [`the stream RMS stays near its start (`, ...ratio(gs), ` at layer ${L})`]
+          : verb === 'grows'
+            ? ['the stream RMS grows ', ...ratio(gs), ` by layer ${L}`]
+            : ['the stream RMS shrinks to ', ...ratio(gs), ` its start by layer ${L}`],
+      );
     }
     // update of the last block
     const u = prepared.update;
     if (info.update === null && u.cls[arch][L - 1] === OK) {
       const v = r.update_ratio[L - 1];
       // plain has no skip: its "update" is the whole output, and 1/sqrt(L) means nothing there
-      parts.push([arch === 'plain'
-        ? `block ${L}\u2019s output is ${fmtValue(v)}× its input`
-        : `block ${L}\u2019s update is ${fmtValue(v)}× the stream it adds to (1/\u221a${L} = ${fmtValue(1 / Math.sqrt(L))})`]);
+      parts.push([
+        arch === 'plain'
+          ? `block ${L}\u2019s output is ${fmtValue(v)}× its input`
+          : `block ${L}\u2019s update is ${fmtValue(v)}× the stream it adds to (1/\u221a${L} = ${fmtValue(1 / Math.sqrt(L))})`,
+      ]);
     } else if (u.cls[arch][L - 1] === ZERO) parts.push([`block ${L} adds exactly 0`]);
     parts.forEach((p, i) => li.append(...(i ? ['; '] : []), ...p));
     li.append('.');
-    if (info.weights) li.append(el('span', 'caption-note', ` (Its weight-gradient norms, not plotted, are not finite in float32 from block ${firstWeightBad(r)}.)`));
+    if (info.weights)
+      li.append(
+        el(
+          'span',
+          'caption-note',
+          ` (Its weight-gradient norms, not plotted, are not finite in float32 from block ${firstWeightBad(r)}.)`,
+        ),
+      );
     return li;
   });
 
   const zeros = ['grad', 'stream', 'update'].filter((m) => prepared[m].lanes.bottom !== null);
   const notes = [];
-  if (zeros.length) notes.push(el('p', 'caption-note', 'Exact zeros cannot sit on a log axis: they are drawn on the labelled \u201czero\u201d lane at the bottom of the chart.'));
+  if (zeros.length)
+    notes.push(
+      el(
+        'p',
+        'caption-note',
+        'Exact zeros cannot sit on a log axis: they are drawn on the labelled \u201czero\u201d lane at the bottom of the chart.',
+      ),
+    );
   root.replaceChildren(lead, el('ul', 'caption-list', ...items), ...notes);
 }
 

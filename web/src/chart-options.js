@@ -20,14 +20,35 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
   const series = [{ label: xLabel }];
   for (const arch of archs) {
     const a = ARCH_BY_KEY[arch];
-    series.push({ label: a.label, stroke: pal.arch[arch], width: 2, dash: a.dash, points: { show: false }, spanGaps: false });
+    series.push({
+      label: a.label,
+      stroke: pal.arch[arch],
+      width: 2,
+      dash: a.dash,
+      points: { show: false },
+      spanGaps: false,
+    });
   }
   for (const arch of archs) {
-    series.push({ label: `${ARCH_BY_KEY[arch].label}: overflow`, stroke: pal.arch[arch], width: 1.5, dash: [2, 4], points: { show: false }, spanGaps: false });
+    series.push({
+      label: `${ARCH_BY_KEY[arch].label}: overflow`,
+      stroke: pal.arch[arch],
+      width: 1.5,
+      dash: [2, 4],
+      points: { show: false },
+      spanGaps: false,
+    });
   }
-  if (reference) series.push({ label: reference, stroke: pal.reference, width: 1.25, dash: [6, 5], points: { show: false } });
+  if (reference)
+    series.push({ label: reference, stroke: pal.reference, width: 1.25, dash: [6, 5], points: { show: false } });
 
-  const axis = { stroke: pal.muted, font: FONT, labelFont: FONT, grid: { stroke: pal.grid, width: 1 }, ticks: { stroke: pal.grid, width: 1, size: 4 } };
+  const axis = {
+    stroke: pal.muted,
+    font: FONT,
+    labelFont: FONT,
+    grid: { stroke: pal.grid, width: 1 },
+    ticks: { stroke: pal.grid, width: 1, size: 4 },
+  };
   return {
     ...size,
     legend: { show: false },
@@ -45,8 +66,23 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
       y: { range: () => view().prepared.scale },
     },
     axes: [
-      { ...axis, label: xLabel, labelSize: 18, labelGap: 0, size: 34, space: 44, incrs: X_INCRS, values: (u, splits) => splits.map((v) => String(v)) },
-      { ...axis, size: 50, gap: 4, splits: decadeSplits(view), values: (u, splits) => splits.map((e) => powerOfTen(e)) },
+      {
+        ...axis,
+        label: xLabel,
+        labelSize: 18,
+        labelGap: 0,
+        size: 34,
+        space: 44,
+        incrs: X_INCRS,
+        values: (u, splits) => splits.map((v) => String(v)),
+      },
+      {
+        ...axis,
+        size: 50,
+        gap: 4,
+        splits: decadeSplits(view),
+        values: (u, splits) => splits.map((e) => powerOfTen(e)),
+      },
     ],
     series,
     hooks: {
@@ -104,7 +140,11 @@ function drawLaneMarks(u, prepared, archs, pal) {
   }
   if (lanes.bottom !== null) {
     ctx.textBaseline = 'bottom';
-    ctx.fillText(`exactly 0, drawn at ${powerOfTen(lanes.bottom)}`, bbox.left + bbox.width - 4 * dpr, bbox.top + bbox.height - 2 * dpr);
+    ctx.fillText(
+      `exactly 0, drawn at ${powerOfTen(lanes.bottom)}`,
+      bbox.left + bbox.width - 4 * dpr,
+      bbox.top + bbox.height - 2 * dpr,
+    );
   }
   if (lanes.top !== null) {
     const y = u.valToPos(lanes.top, 'y', true);

@@ -18,7 +18,10 @@ export function createCharts({ onCursor }) {
   let last = null; // {prepared, archs, depth, references}
   let drawn = null; // resolves when every chart has drawn the latest data
 
-  const sizeOf = (el) => ({ width: Math.max(200, Math.floor(el.clientWidth)), height: Math.max(160, Math.floor(el.clientHeight)) });
+  const sizeOf = (el) => ({
+    width: Math.max(200, Math.floor(el.clientWidth)),
+    height: Math.max(160, Math.floor(el.clientHeight)),
+  });
 
   function build() {
     const pal = palette();
@@ -28,11 +31,19 @@ export function createCharts({ onCursor }) {
         draw: [() => drawn?.tick()],
         // The gradient chart's cursor reports the layer for the shared readout;
         // the other two reach it through uPlot's sync.
-        setCursor: c.metric === 'grad' ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])] : [],
+        setCursor:
+          c.metric === 'grad'
+            ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])]
+            : [],
       };
       const opts = chartOptions({
-        size: sizeOf(c.el), archs: last.archs, reference: c.reference, xLabel: c.xLabel, pal,
-        view: () => c.view, hooks,
+        size: sizeOf(c.el),
+        archs: last.archs,
+        reference: c.reference,
+        xLabel: c.xLabel,
+        pal,
+        view: () => c.view,
+        hooks,
       });
       c.u = new uPlot(opts, chartData(c.view.prepared, last.archs, c.view.reference), c.el);
     }
@@ -48,7 +59,8 @@ export function createCharts({ onCursor }) {
   charts.forEach((c) => ro.observe(c.el));
 
   function paintPromise() {
-    let left = charts.length, done;
+    let left = charts.length,
+      done;
     const p = new Promise((resolve) => (done = resolve));
     drawn = { tick: () => --left === 0 && done() };
     // uPlot draws in a microtask after setData; never wait forever if a chart skips a draw.

@@ -9,8 +9,17 @@ const $ = (id) => document.getElementById(id);
 
 // input id -> config field
 const FIELD_OF = {
-  depth: 'depth', 'depth-number': 'depth', gain: 'gain', 'gain-number': 'gain', width: 'width', tokens: 'tokens',
-  expansion: 'expansion', activation: 'activation', init: 'init', 'final-norm': 'final_norm', seed: 'seed',
+  depth: 'depth',
+  'depth-number': 'depth',
+  gain: 'gain',
+  'gain-number': 'gain',
+  width: 'width',
+  tokens: 'tokens',
+  expansion: 'expansion',
+  activation: 'activation',
+  init: 'init',
+  'final-norm': 'final_norm',
+  seed: 'seed',
 };
 const ERROR_ID = (field) => `${field.replace('_', '-')}-error`;
 
@@ -91,11 +100,13 @@ function describeSlider(el, v) {
   const out = $(`${el.id}-value`);
   let text;
   if (!Number.isFinite(v)) text = field === 'depth' ? 'depth not set' : 'gain not set';
-  else if (field === 'depth') text = v > Number(el.max) ? `${v} layers (beyond the slider's ${el.max})` : `${v} ${v === 1 ? 'layer' : 'layers'}`;
+  else if (field === 'depth')
+    text = v > Number(el.max) ? `${v} layers (beyond the slider's ${el.max})` : `${v} ${v === 1 ? 'layer' : 'layers'}`;
   else text = `gain ${v.toFixed(2)}${v < Number(el.min) || v > Number(el.max) ? ' (outside the slider)' : ''}`;
   el.setAttribute('aria-valuetext', text);
   el.classList.toggle('is-beyond', Number.isFinite(v) && (v > Number(el.max) || v < Number(el.min)));
-  if (out) out.value = field === 'depth' ? (Number.isFinite(v) ? String(v) : '—') : Number.isFinite(v) ? v.toFixed(2) : '—';
+  if (out)
+    out.value = field === 'depth' ? (Number.isFinite(v) ? String(v) : '—') : Number.isFinite(v) ? v.toFixed(2) : '—';
 }
 
 function buildArchChips() {
@@ -125,14 +136,21 @@ function buildArchChips() {
 }
 
 function setUpInputs() {
-  const d = CONTROLS.depth, g = CONTROLS.gain;
+  const d = CONTROLS.depth,
+    g = CONTROLS.gain;
   Object.assign($('depth'), { min: d.min, max: d.sliderMax, step: d.step });
   Object.assign($('depth-number'), { min: d.min, max: d.max, step: d.step });
   Object.assign($('gain'), { min: g.sliderMin, max: g.sliderMax, step: g.step });
   Object.assign($('gain-number'), { min: g.min, max: g.max, step: g.step });
   $('gain-marks').replaceChildren(...g.marks.map((m) => new Option(m.toFixed(1), m.toFixed(1))));
-  for (const f of ['width', 'tokens', 'seed']) Object.assign($(f), { min: CONTROLS[f].min, max: CONTROLS[f].max, step: CONTROLS[f].step });
-  for (const [id, f] of [['expansion', 'expansion'], ['activation', 'activation'], ['init', 'init'], ['final-norm', 'final_norm']]) {
+  for (const f of ['width', 'tokens', 'seed'])
+    Object.assign($(f), { min: CONTROLS[f].min, max: CONTROLS[f].max, step: CONTROLS[f].step });
+  for (const [id, f] of [
+    ['expansion', 'expansion'],
+    ['activation', 'activation'],
+    ['init', 'init'],
+    ['final-norm', 'final_norm'],
+  ]) {
     const c = CONTROLS[f];
     $(id).replaceChildren(...c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))));
   }

@@ -48,18 +48,33 @@ try {
 }
 
 const SITE_URL = new URL('./', location.href);
-const METRICS = [['grad', 'chart-grad'], ['stream', 'chart-stream'], ['update', 'chart-update']];
-$('chart-tools').append(createExportMenu({
-  getData: () => current && {
-    out: current.out, prepared: current.prepared, archs: current.archs, pal: palette(),
-    link: new URL(configToHash(current.out.config) || './', location.href).href,
-    charts: METRICS.map(([metric, id]) => ({
-      metric, canvas: document.querySelector(`#${id} canvas`),
-      reference: metric === 'update' ? logOf(sqrtReference(current.out.config.depth)) : null,
-    })).filter((c) => c.canvas),
-  },
-}));
-createEmbedDialog({ button: $('embed-button'), getConfig: () => current?.out.config ?? store.get(), siteUrl: SITE_URL });
+const METRICS = [
+  ['grad', 'chart-grad'],
+  ['stream', 'chart-stream'],
+  ['update', 'chart-update'],
+];
+$('chart-tools').append(
+  createExportMenu({
+    getData: () =>
+      current && {
+        out: current.out,
+        prepared: current.prepared,
+        archs: current.archs,
+        pal: palette(),
+        link: new URL(configToHash(current.out.config) || './', location.href).href,
+        charts: METRICS.map(([metric, id]) => ({
+          metric,
+          canvas: document.querySelector(`#${id} canvas`),
+          reference: metric === 'update' ? logOf(sqrtReference(current.out.config.depth)) : null,
+        })).filter((c) => c.canvas),
+      },
+  }),
+);
+createEmbedDialog({
+  button: $('embed-button'),
+  getConfig: () => current?.out.config ?? store.get(),
+  siteUrl: SITE_URL,
+});
 
 let seq = 0;
 let renders = 0;
@@ -75,9 +90,11 @@ async function run(config) {
   } catch (e) {
     if (id !== seq) return; // a newer request is on its way
     controls.showError(e.field, e.message);
-    status.error(e.field
-      ? `not computed: see the message at “${e.field.replace('_', ' ')}” (the charts keep the last good settings)`
-      : `not computed: ${e.message}`);
+    status.error(
+      e.field
+        ? `not computed: see the message at “${e.field.replace('_', ' ')}” (the charts keep the last good settings)`
+        : `not computed: ${e.message}`,
+    );
     return;
   }
   if (!r) return; // superseded before it ran
@@ -111,7 +128,13 @@ async function paint(out) {
     update: prepareChart('update', out.results, archs, ref),
   };
   current = { out, prepared, archs };
-  const painted = charts.update({ prepared, archs, depth: L, references: { update: logOf(ref) }, theme: theme.current() });
+  const painted = charts.update({
+    prepared,
+    archs,
+    depth: L,
+    references: { update: logOf(ref) },
+    theme: theme.current(),
+  });
   readout.set({ prepared, archs, depth: L });
   renderCaption($('caption'), current);
   await painted;

@@ -20,10 +20,12 @@ export function createPresets({ store, charts }) {
     }),
   );
   // arch in the store's order, so a preset compares equal to what it set
-  const configs = Object.fromEntries(PRESETS.map((p) => {
-    const c = presetConfig(p.key);
-    return [p.key, { ...c, arch: sortArchs(c.arch) }];
-  }));
+  const configs = Object.fromEntries(
+    PRESETS.map((p) => {
+      const c = presetConfig(p.key);
+      return [p.key, { ...c, arch: sortArchs(c.arch) }];
+    }),
+  );
 
   document.addEventListener('click', (e) => {
     const b = e.target.closest?.('[data-preset]');

@@ -14,10 +14,23 @@ export const PRESETS = [
   { key: 'deep96', label: '96 layers', config: { arch: ARTICLE, depth: 96, gain: 1.0 } },
   // Llama-style: Pre-RMSNorm blocks, a final RMSNorm before the readout, a wider
   // MLP; Pre-LN rides along so the RMSNorm-vs-LayerNorm difference is visible.
-  { key: 'modern', label: 'Modern LLM', config: { arch: ['pre_ln', 'pre_rms'], depth: 80, expansion: 4, activation: 'gelu', final_norm: 'rmsnorm' } },
-  { key: 'deepnet', label: 'DeepNet at 1000 layers', config: { arch: ['post_ln', 'deepnorm'], depth: 1000, gain: 1.0 } },
+  {
+    key: 'modern',
+    label: 'Modern LLM',
+    config: { arch: ['pre_ln', 'pre_rms'], depth: 80, expansion: 4, activation: 'gelu', final_norm: 'rmsnorm' },
+  },
+  {
+    key: 'deepnet',
+    label: 'DeepNet at 1000 layers',
+    config: { arch: ['post_ln', 'deepnorm'], depth: 1000, gain: 1.0 },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
-  { key: 'gpt2', label: 'GPT-2 init vs. residual', config: { arch: ['residual', 'pre_ln', 'gpt2'], depth: 96, gain: 1.0 }, hidden: true },
+  {
+    key: 'gpt2',
+    label: 'GPT-2 init vs. residual',
+    config: { arch: ['residual', 'pre_ln', 'gpt2'], depth: 96, gain: 1.0 },
+    hidden: true,
+  },
 ];
 
 export const PRESET_BY_KEY = Object.fromEntries(PRESETS.map((p) => [p.key, p]));

@@ -58,7 +58,11 @@ export function createReadout({ root, onPick }) {
             const th = document.createElement('th');
             th.scope = 'row';
             th.append(swatch(arch), ' ', archLabel(arch));
-            const cells = { grad: document.createElement('td'), stream: document.createElement('td'), update: document.createElement('td') };
+            const cells = {
+              grad: document.createElement('td'),
+              stream: document.createElement('td'),
+              update: document.createElement('td'),
+            };
             tr.append(th, cells.grad, cells.stream, cells.update);
             rows[arch] = cells;
             return tr;

@@ -74,8 +74,12 @@ export function prepareChart(metric, results, archs, reference = null) {
   const { key, offset } = METRICS[metric];
   const n = archs.length ? results[archs[0]][key].length : 0;
   const x = Array.from({ length: n }, (_, i) => i + offset);
-  const raw = {}, cls = {};
-  let lo = Infinity, hi = -Infinity, anyZero = false, anyOver = false;
+  const raw = {},
+    cls = {};
+  let lo = Infinity,
+    hi = -Infinity,
+    anyZero = false,
+    anyOver = false;
   const see = (v) => {
     if (v > 0 && Number.isFinite(v)) {
       if (v < lo) lo = v;
@@ -99,14 +103,18 @@ export function prepareChart(metric, results, archs, reference = null) {
   // gives up past 1e17), so ranges and lanes are in decades.
   const [bottom, top] = decadeRange(lo, hi);
   const lanes = { bottom: anyZero ? bottom - 1 : null, top: anyOver ? top + 1 : null };
-  const lower = anyZero ? lanes.bottom : bottom, upper = anyOver ? lanes.top : top;
+  const lower = anyZero ? lanes.bottom : bottom,
+    upper = anyOver ? lanes.top : top;
   const pad = (upper - lower) * 0.035; // keeps a lane's line fully inside the plot
   const scale = [anyZero ? lower - pad : lower, anyOver ? upper + pad : upper];
 
-  const main = {}, over = {};
+  const main = {},
+    over = {};
   for (const arch of archs) {
-    const c = cls[arch], v = raw[arch];
-    const m = new Array(n), o = new Array(n).fill(null);
+    const c = cls[arch],
+      v = raw[arch];
+    const m = new Array(n),
+      o = new Array(n).fill(null);
     for (let i = 0; i < n; i++) m[i] = c[i] === OK ? Math.log10(v[i]) : c[i] === ZERO ? lanes.bottom : null;
     if (anyOver) {
       for (let i = 0; i < n; i++) {

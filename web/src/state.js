@@ -22,30 +22,106 @@ export const QUIZ_SECTIONS = ['true-false', 'spot-the-error', 'why', 'edge-cases
 /** Limits on what a link may hold; longer values are refused, never cut. */
 export const LIMITS = { value: 200, key: 40, entries: 64, hash: 16384, listItems: 50 };
 
-const CONFIG_KEYS = ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'];
+const CONFIG_KEYS = [
+  'arch',
+  'depth',
+  'gain',
+  'width',
+  'tokens',
+  'expansion',
+  'activation',
+  'init',
+  'final_norm',
+  'seed',
+];
 
 export const FIELDS_TABLE = {
   // ---- config: the engine
-  arch: { group: 'config', kind: 'choice_list', choices: ARCHS.map((a) => a.key), default: ['plain', 'residual', 'post_ln', 'pre_ln'], label: 'Architectures' },
-  depth: { group: 'config', kind: 'integer', min: 1, max: 1024, sliderMax: 96, step: 1, default: 96, label: 'Depth L', unit: 'layers' },
-  gain: { group: 'config', kind: 'real', min: 0, max: 4, sliderMin: 0.5, sliderMax: 1.5, step: 0.01, marks: [0.8, 1.0, 1.2], default: 1.0, label: 'Gain g' },
+  arch: {
+    group: 'config',
+    kind: 'choice_list',
+    choices: ARCHS.map((a) => a.key),
+    default: ['plain', 'residual', 'post_ln', 'pre_ln'],
+    label: 'Architectures',
+  },
+  depth: {
+    group: 'config',
+    kind: 'integer',
+    min: 1,
+    max: 1024,
+    sliderMax: 96,
+    step: 1,
+    default: 96,
+    label: 'Depth L',
+    unit: 'layers',
+  },
+  gain: {
+    group: 'config',
+    kind: 'real',
+    min: 0,
+    max: 4,
+    sliderMin: 0.5,
+    sliderMax: 1.5,
+    step: 0.01,
+    marks: [0.8, 1.0, 1.2],
+    default: 1.0,
+    label: 'Gain g',
+  },
   width: { group: 'config', kind: 'integer', min: 2, max: 512, step: 1, default: 64, label: 'Width d' },
   tokens: { group: 'config', kind: 'integer', min: 1, max: 64, step: 1, default: 8, label: 'Tokens T' },
-  expansion: { group: 'config', kind: 'choice', choices: [1, 2, 4], default: 1, label: 'Expansion e',
-    names: { 1: '1 (m = d)', 2: '2 (m = 2d)', 4: '4 (m = 4d)' } },
-  activation: { group: 'config', kind: 'choice', choices: ['relu', 'gelu', 'tanh', 'linear'], default: 'relu', label: 'Activation φ',
-    names: { relu: 'ReLU', gelu: 'GELU', tanh: 'tanh', linear: 'linear' } },
-  init: { group: 'config', kind: 'choice', choices: ['gaussian', 'orthogonal'], default: 'gaussian', label: 'Init',
-    names: { gaussian: 'Gaussian', orthogonal: 'orthogonal' } },
-  final_norm: { group: 'config', kind: 'choice', choices: ['none', 'layernorm', 'rmsnorm'], default: 'none', label: 'Final norm',
-    names: { none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' } },
+  expansion: {
+    group: 'config',
+    kind: 'choice',
+    choices: [1, 2, 4],
+    default: 1,
+    label: 'Expansion e',
+    names: { 1: '1 (m = d)', 2: '2 (m = 2d)', 4: '4 (m = 4d)' },
+  },
+  activation: {
+    group: 'config',
+    kind: 'choice',
+    choices: ['relu', 'gelu', 'tanh', 'linear'],
+    default: 'relu',
+    label: 'Activation φ',
+    names: { relu: 'ReLU', gelu: 'GELU', tanh: 'tanh', linear: 'linear' },
+  },
+  init: {
+    group: 'config',
+    kind: 'choice',
+    choices: ['gaussian', 'orthogonal'],
+    default: 'gaussian',
+    label: 'Init',
+    names: { gaussian: 'Gaussian', orthogonal: 'orthogonal' },
+  },
+  final_norm: {
+    group: 'config',
+    kind: 'choice',
+    choices: ['none', 'layernorm', 'rmsnorm'],
+    default: 'none',
+    label: 'Final norm',
+    names: { none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' },
+  },
   seed: { group: 'config', kind: 'uint32', min: 0, max: 4294967295, step: 1, default: 0, label: 'Seed' },
 
   // ---- view: what an embed shows
   mode: { group: 'view', kind: 'choice', choices: ['explorer', 'quiz'], default: 'explorer', label: 'What to show' },
   charts: { group: 'view', kind: 'set', choices: CHART_KEYS, default: CHART_KEYS, label: 'Charts', nonEmpty: true },
-  controls: { group: 'view', kind: 'set', choices: CONFIG_KEYS, default: ['arch', 'depth', 'gain'], label: 'Controls shown', words: { all: CONFIG_KEYS, none: [] } },
-  lock: { group: 'view', kind: 'set', choices: CONFIG_KEYS, default: [], label: 'Controls locked', words: { all: CONFIG_KEYS, none: [] } },
+  controls: {
+    group: 'view',
+    kind: 'set',
+    choices: CONFIG_KEYS,
+    default: ['arch', 'depth', 'gain'],
+    label: 'Controls shown',
+    words: { all: CONFIG_KEYS, none: [] },
+  },
+  lock: {
+    group: 'view',
+    kind: 'set',
+    choices: CONFIG_KEYS,
+    default: [],
+    label: 'Controls locked',
+    words: { all: CONFIG_KEYS, none: [] },
+  },
   theme: { group: 'view', kind: 'choice', choices: ['auto', 'light', 'dark'], default: 'auto', label: 'Theme' },
   caption: { group: 'view', kind: 'boolean', default: true, label: 'Caption' },
 
@@ -110,7 +186,8 @@ const describeChoices = (choices) => `allowed ${choices.join(', ')}`;
 export function readField(key, raw) {
   const c = FIELDS_TABLE[key];
   if (typeof raw !== 'string') return { ok: false, reason: 'not text' };
-  if (raw.length > LIMITS.value) return { ok: false, reason: `too long (${raw.length} characters; at most ${LIMITS.value})` };
+  if (raw.length > LIMITS.value)
+    return { ok: false, reason: `too long (${raw.length} characters; at most ${LIMITS.value})` };
   if (raw === '') return { ok: false, reason: 'empty' };
   switch (c.kind) {
     case 'integer':
@@ -126,7 +203,9 @@ export function readField(key, raw) {
     }
     case 'choice': {
       const v = c.choices.find((ch) => String(ch) === raw);
-      return v === undefined ? { ok: false, reason: `not one of the choices (${describeChoices(c.choices)})` } : { ok: true, value: v };
+      return v === undefined
+        ? { ok: false, reason: `not one of the choices (${describeChoices(c.choices)})` }
+        : { ok: true, value: v };
     }
     case 'boolean': {
       const v = BOOLEAN[raw.toLowerCase()];
@@ -136,14 +215,24 @@ export function readField(key, raw) {
     case 'set':
     case 'id_list': {
       if (c.words && Object.hasOwn(c.words, raw)) return { ok: true, value: [...c.words[raw]] };
-      const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
-      if (parts.length > LIMITS.listItems) return { ok: false, reason: `too many entries (at most ${LIMITS.listItems})` };
+      const parts = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (parts.length > LIMITS.listItems)
+        return { ok: false, reason: `too many entries (at most ${LIMITS.listItems})` };
       const fits = (p) => (c.kind === 'id_list' ? c.pattern.test(p) : c.choices.includes(p));
       const good = [...new Set(parts.filter(fits))];
       const dropped = parts.filter((p) => !fits(p));
       const where = c.kind === 'id_list' ? 'not a valid name' : describeChoices(c.choices);
-      if (!good.length && (dropped.length || c.nonEmpty || c.kind === 'choice_list')) return { ok: false, reason: dropped.length ? `no usable entry (${where})` : 'empty' };
-      const value = c.kind === 'choice_list' ? sortArchs(good) : c.kind === 'set' ? c.choices.filter((ch) => good.includes(ch)) : good;
+      if (!good.length && (dropped.length || c.nonEmpty || c.kind === 'choice_list'))
+        return { ok: false, reason: dropped.length ? `no usable entry (${where})` : 'empty' };
+      const value =
+        c.kind === 'choice_list'
+          ? sortArchs(good)
+          : c.kind === 'set'
+            ? c.choices.filter((ch) => good.includes(ch))
+            : good;
       return dropped.length ? { ok: true, value, dropped, reason: `entries left out (${where})` } : { ok: true, value };
     }
     default:
@@ -155,7 +244,9 @@ export function readField(key, raw) {
 export function writeField(key, value) {
   const c = FIELDS_TABLE[key];
   if (Array.isArray(value)) {
-    if (c.words) for (const [word, list] of Object.entries(c.words)) if (list.length === value.length && list.every((v, i) => v === value[i]) && list.length) return word;
+    if (c.words)
+      for (const [word, list] of Object.entries(c.words))
+        if (list.length === value.length && list.every((v, i) => v === value[i]) && list.length) return word;
     if (c.words && !value.length) return 'none';
     return value.join(',');
   }
@@ -218,7 +309,11 @@ export function parseHash(hash, options = {}) {
   const text = String(hash ?? '').replace(/^#/, '');
   if (text.length > LIMITS.hash) {
     const state = parseEntries([], options);
-    state.notices.push({ field: null, value: shownValue(text), reason: 'the link\u2019s settings are too long; every default is used' });
+    state.notices.push({
+      field: null,
+      value: shownValue(text),
+      reason: 'the link\u2019s settings are too long; every default is used',
+    });
     return { ...state, anchor: false };
   }
   if (!text.includes('=')) return { ...parseEntries([], options), anchor: text !== '' };

@@ -26,9 +26,10 @@ export function createTable({ table, wrap, button }) {
   function build({ out, prepared, archs }) {
     const L = out.config.depth;
     const caption = document.createElement('caption');
-    caption.textContent = `Per-layer numbers at depth ${L}, gain ${Number(out.config.gain).toFixed(2)}: `
-      + 'the gradient norm \u2016\u2202loss/\u2202h_l\u2016, the stream RMS of h_l, and block l\u2019s update size relative to the stream. '
-      + '\u201coverflow\u201d marks values that are not finite or were computed from an overflowed stream.';
+    caption.textContent =
+      `Per-layer numbers at depth ${L}, gain ${Number(out.config.gain).toFixed(2)}: ` +
+      'the gradient norm \u2016\u2202loss/\u2202h_l\u2016, the stream RMS of h_l, and block l\u2019s update size relative to the stream. ' +
+      '\u201coverflow\u201d marks values that are not finite or were computed from an overflowed stream.';
     const head1 = document.createElement('tr');
     const head2 = document.createElement('tr');
     const layerTh = document.createElement('th');
@@ -62,7 +63,8 @@ export function createTable({ table, wrap, button }) {
     const rows = [];
     for (let l = 0; l <= L; l++) {
       let html = `<th scope="row">${l}</th>`;
-      for (const arch of archs) html += `<td class="group-start">${cell('grad', arch, l)}</td><td>${cell('stream', arch, l)}</td><td>${cell('update', arch, l - 1)}</td>`;
+      for (const arch of archs)
+        html += `<td class="group-start">${cell('grad', arch, l)}</td><td>${cell('stream', arch, l)}</td><td>${cell('update', arch, l - 1)}</td>`;
       rows.push(`<tr>${html}</tr>`);
     }
     const tbody = document.createElement('tbody');

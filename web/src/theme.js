@@ -35,7 +35,9 @@ export function createTheme(button) {
     document.documentElement.dataset.theme = theme;
     if (button) {
       button.setAttribute('aria-pressed', String(theme === 'dark'));
-      button.title = choice ? `Dark theme (your choice; system is ${media.matches ? 'dark' : 'light'})` : 'Dark theme (following the system setting)';
+      button.title = choice
+        ? `Dark theme (your choice; system is ${media.matches ? 'dark' : 'light'})`
+        : 'Dark theme (following the system setting)';
     }
     listeners.forEach((fn) => fn(theme));
   }

@@ -38,11 +38,11 @@ inline constexpr double kEps = 1e-5;  // inside every norm's square root
 
 struct Config {
   std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
-  int depth = 96;      // L, number of blocks
-  int width = 64;      // d, features per token
-  int tokens = 8;      // T, tokens in the stream
-  int expansion = 1;   // e, hidden width m = e * d
-  double gain = 1.0;   // g, multiplies W2
+  int depth = 96;     // L, number of blocks
+  int width = 64;     // d, features per token
+  int tokens = 8;     // T, tokens in the stream
+  int expansion = 1;  // e, hidden width m = e * d
+  double gain = 1.0;  // g, multiplies W2
   Activation activation = Activation::relu;
   Init init = Init::gaussian;
   NormKind final_norm = NormKind::none;
@@ -73,9 +73,9 @@ struct Status {
 enum class FieldKind : uint8_t { integer, real, choice, choice_list, uint32 };
 
 struct FieldSpec {
-  const char* name;           // as in JSON, the JS API and the CLI (--name, with _ as -)
+  const char* name;  // as in JSON, the JS API and the CLI (--name, with _ as -)
   FieldKind kind;
-  double min, max;            // integer, real, uint32
+  double min, max;                   // integer, real, uint32
   std::vector<const char*> choices;  // choice, choice_list
   const char* default_text;
   const char* help;

@@ -35,19 +35,19 @@ struct Results {
 // instead, so those lengths are exact.
 struct PathArch {
   Arch arch = Arch::plain;
-  int units = 0;                   // U = L P
-  std::vector<double> count;       // U+1: C(U, k), the number of paths of length k
-  std::vector<double> measured;    // U+1: how many paths of length k were run
-  std::vector<double> mean_norm;   // U+1: their mean gradient norm at h_0
-  std::vector<double> sd_norm;     // U+1: the sample standard deviation (0 for one path)
-  std::vector<double> total;       // U+1: count * mean_norm, the magnitude all paths of length k carry (Veit's Fig. 6c)
-  double full_norm = 0;            // ||d loss / d h_0|| of the whole backward pass (the sum of all paths)
+  int units = 0;                  // U = L P
+  std::vector<double> count;      // U+1: C(U, k), the number of paths of length k
+  std::vector<double> measured;   // U+1: how many paths of length k were run
+  std::vector<double> mean_norm;  // U+1: their mean gradient norm at h_0
+  std::vector<double> sd_norm;    // U+1: the sample standard deviation (0 for one path)
+  std::vector<double> total;      // U+1: count * mean_norm, the magnitude all paths of length k carry (Veit's Fig. 6c)
+  double full_norm = 0;           // ||d loss / d h_0|| of the whole backward pass (the sum of all paths)
 };
 struct PathResults {
   Config config;
   int samples = 0;
   uint32_t path_seed = 0;
-  std::vector<PathArch> archs;     // in the order of config.archs
+  std::vector<PathArch> archs;  // in the order of config.archs
 };
 inline constexpr int kMaxPathSamples = 4096;
 inline constexpr int kMaxPathUnits = 512;  // C(512, 256) ~ 5e152 still fits a double

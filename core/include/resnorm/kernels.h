@@ -75,7 +75,8 @@ inline void nn_tail(const S* A, const S* B, S* C, int M, int K, int N, int j0, S
   for (; j + W <= N; j += W)
     for (int i = 0; i < M; ++i) {
       V acc = {};
-      for (int k = 0; k < K; ++k) acc += splat(A[static_cast<long>(i) * K + k]) * load(B + static_cast<long>(k) * N + j);
+      for (int k = 0; k < K; ++k)
+        acc += splat(A[static_cast<long>(i) * K + k]) * load(B + static_cast<long>(k) * N + j);
       store(C + static_cast<long>(i) * N + j, acc * scale);
     }
   for (; j < N; ++j)

@@ -31,14 +31,14 @@ template <class S>
 using Vecx = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
 struct Wrapping {
-  bool skip = true;       // identity path present
-  double alpha = 1.0;     // skip scale (DeepNet's alpha; Admin's omega, set per unit)
+  bool skip = true;                 // identity path present
+  double alpha = 1.0;               // skip scale (DeepNet's alpha; Admin's omega, set per unit)
   NormKind in = NormKind::none;     // on the branch input
   NormKind out = NormKind::none;    // on the branch output
   NormKind outer = NormKind::none;  // on the sum
 };
 struct BranchScale {
-  double w1 = 1.0, w2 = 1.0;  // multiply W1, W2 at init, on top of fan-in and gain
+  double w1 = 1.0, w2 = 1.0;                      // multiply W1, W2 at init, on top of fan-in and gain
   double wq = 1.0, wk = 1.0, wv = 1.0, wo = 1.0;  // multiply W_Q, W_K, W_V, W_O likewise
 };
 struct Recipe {
@@ -140,13 +140,13 @@ class Mlp final : public Sublayer<S> {
   void backward_input(S* dx, const S* dy, const S* x) override;
 
   const MlpBase<S>* base = nullptr;
-  S s1 = 1, s2 = 1;                  // W1 = s1 B1, W2 = s2 B2
+  S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
   Activation act = Activation::relu;
-  Mat<S> p, a;                       // (T, m) pre-activation, activation
-  Mat<S> dp;                         // (T, m)
-  Mat<S> gram_in, gram_out;          // (T, T) scratch for ||dW||
-  Vecx<double> gram_wide;            // T (d + m) + 2 T^2: the double fallback of ||dW|| (see grad_sq)
-  Mat<S> dW1, dW2;                   // only when materialized
+  Mat<S> p, a;               // (T, m) pre-activation, activation
+  Mat<S> dp;                 // (T, m)
+  Mat<S> gram_in, gram_out;  // (T, T) scratch for ||dW||
+  Vecx<double> gram_wide;    // T (d + m) + 2 T^2: the double fallback of ||dW|| (see grad_sq)
+  Mat<S> dW1, dW2;           // only when materialized
   double w1_grad_sq = 0, w2_grad_sq = 0;
 
  private:
@@ -157,11 +157,11 @@ class Mlp final : public Sublayer<S> {
 // model (backward runs one sublayer at a time). Shapes in Attention below.
 template <class S>
 struct AttnScratch {
-  Mat<S> dctx, dq, dk, dv, tmp;   // (T, d)
-  Vecx<S> hctx, hdq, hdk, hdv;    // (heads, T, dh) head-major
-  Mat<S> dp, pt;                  // (T, T)
-  Mat<S> gram_in, gram_out;       // (T, T) for ||dW||
-  Vecx<double> gram_wide;         // 2 T d + 2 T^2: the double fallback of ||dW|| (see grad_sq)
+  Mat<S> dctx, dq, dk, dv, tmp;  // (T, d)
+  Vecx<S> hctx, hdq, hdk, hdv;   // (heads, T, dh) head-major
+  Mat<S> dp, pt;                 // (T, T)
+  Mat<S> gram_in, gram_out;      // (T, T) for ||dW||
+  Vecx<double> gram_wide;        // 2 T d + 2 T^2: the double fallback of ||dW|| (see grad_sq)
   void resize(int T, int d);
 };
 
@@ -189,9 +189,9 @@ class Attention final : public Sublayer<S> {
   const AttnBase<S>* base = nullptr;
   S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
   bool causal = true;
-  Vecx<S> q, k, v;      // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
-  Vecx<S> att;          // (heads, T, T) softmax probabilities; 0 where masked
-  Mat<S> ctx;           // (T, d) concatenated head outputs
+  Vecx<S> q, k, v;            // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
+  Vecx<S> att;                // (heads, T, T) softmax probabilities; 0 where masked
+  Mat<S> ctx;                 // (T, d) concatenated head outputs
   Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
   double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
 
@@ -217,8 +217,8 @@ struct Unit {
 // Per-block results; every array is indexed by block (h_l at block boundaries).
 struct ArchResult {
   Arch arch = Arch::plain;
-  std::vector<double> grad_norm;     // L+1: ||dloss/dh_l||_F, l = 0..L
-  std::vector<double> stream_rms;    // L+1: ||h_l||_F / sqrt(T d)
+  std::vector<double> grad_norm;   // L+1: ||dloss/dh_l||_F, l = 0..L
+  std::vector<double> stream_rms;  // L+1: ||h_l||_F / sqrt(T d)
   // L: entry l-1 is block l. MLP blocks: ||u_l|| / ||alpha h_{l-1}||. Transformer
   // blocks: sqrt(r_attn^2 + r_mlp^2), the root-sum-square of the two units'
   // ratios r = ||u|| / ||alpha h_in|| (each unit's own input stream and alpha).
@@ -236,10 +236,10 @@ struct ArchResult {
   // without skips, Dong et al. 2021) W_Q and W_K stop mattering and their
   // gradients fall to the float32 round-off of the simulation (~1e-9 where
   // double gives ~1e-17); values that small are that floor, not a signal.
-  std::vector<double> wq_grad_norm;       // L
-  std::vector<double> wk_grad_norm;       // L
-  std::vector<double> wv_grad_norm;       // L
-  std::vector<double> wo_grad_norm;       // L
+  std::vector<double> wq_grad_norm;  // L
+  std::vector<double> wk_grad_norm;  // L
+  std::vector<double> wv_grad_norm;  // L
+  std::vector<double> wo_grad_norm;  // L
   int first_nonfinite = -1;          // smallest layer index with a non-finite value; -1 if none
 };
 
@@ -296,7 +296,7 @@ class Model {
   int depth() const { return L_; }
   int units() const { return static_cast<int>(units_.size()); }
   int units_per_block() const { return P_; }
-  S* stream(int k) { return H_.data() + static_cast<long>(k) * T_ * d_; }    // after unit k
+  S* stream(int k) { return H_.data() + static_cast<long>(k) * T_ * d_; }  // after unit k
   S* dstream(int k) { return dH_.data() + static_cast<long>(k) * T_ * d_; }
   S* h(int l) { return stream(l * P_); }  // after block l
   S* dh(int l) { return dstream(l * P_); }
@@ -321,16 +321,16 @@ class Model {
   Arch arch_ = Arch::plain;
   Block block_ = Block::mlp;
   int L_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
-  int P_ = 1;            // units per block
+  int P_ = 1;                   // units per block
   std::vector<Unit<S>> units_;  // L * P, block by block
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
-  Mat<S> h0_, r_;        // (T, d)
-  Vecx<S> H_, dH_;       // (L P + 1) * T * d
-  Mat<S> out_;           // (T, d) final-norm output
-  Mat<S> ds_, dy_, dx_;  // (T, d) backward scratch
-  Mat<S> pg_[2];         // (T, d) backward_path(): the path gradient, ping-pong
-  int pg_in_ = 0;        // which of pg_ holds the result
+  Mat<S> h0_, r_;                 // (T, d)
+  Vecx<S> H_, dH_;                // (L P + 1) * T * d
+  Mat<S> out_;                    // (T, d) final-norm output
+  Mat<S> ds_, dy_, dx_;           // (T, d) backward scratch
+  Mat<S> pg_[2];                  // (T, d) backward_path(): the path gradient, ping-pong
+  int pg_in_ = 0;                 // which of pg_ holds the result
   Vecx<S> pg_dgamma_, pg_dbeta_;  // (d) sinks for the norms' parameter gradients in backward_path()
 };
 

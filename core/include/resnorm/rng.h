@@ -60,7 +60,16 @@ class NormalRng {
 
 // Tags that keep the streams of different tensors apart. Values are part of
 // the spec (they select the numbers): append, never renumber.
-enum class Stream : uint64_t { input = 1, readout = 2, w1 = 3, w2 = 4, wq = 5, wk = 6, wv = 7, wo = 8,
-                              paths = 9 /* Engine::paths(): which paths are sampled */ };
+enum class Stream : uint64_t {
+  input = 1,
+  readout = 2,
+  w1 = 3,
+  w2 = 4,
+  wq = 5,
+  wk = 6,
+  wv = 7,
+  wo = 8,
+  paths = 9 /* Engine::paths(): which paths are sampled */
+};
 
 }  // namespace resnorm

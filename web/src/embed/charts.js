@@ -19,7 +19,10 @@ export function createChartSet({ els, palette, onCursor }) {
   let last = null;
   let drawn = null;
 
-  const sizeOf = (el) => ({ width: Math.max(200, Math.floor(el.clientWidth)), height: Math.max(150, Math.floor(el.clientHeight)) });
+  const sizeOf = (el) => ({
+    width: Math.max(200, Math.floor(el.clientWidth)),
+    height: Math.max(150, Math.floor(el.clientHeight)),
+  });
 
   function build() {
     const pal = palette();
@@ -27,10 +30,19 @@ export function createChartSet({ els, palette, onCursor }) {
       c.u?.destroy();
       const hooks = {
         draw: [() => drawn?.tick()],
-        setCursor: i === 0 ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])] : [],
+        setCursor:
+          i === 0 ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])] : [],
       };
       const info = CHART_INFO[c.metric];
-      const opts = chartOptions({ size: sizeOf(c.el), archs: last.archs, reference: info.reference, xLabel: info.xLabel, pal, view: () => c.view, hooks });
+      const opts = chartOptions({
+        size: sizeOf(c.el),
+        archs: last.archs,
+        reference: info.reference,
+        xLabel: info.xLabel,
+        pal,
+        view: () => c.view,
+        hooks,
+      });
       opts.cursor.sync.key = syncKey;
       c.u = new uPlot(opts, chartData(c.view.prepared, last.archs, c.view.reference), c.el);
     }
@@ -46,7 +58,8 @@ export function createChartSet({ els, palette, onCursor }) {
   charts.forEach((c) => ro.observe(c.el));
 
   function paintPromise() {
-    let left = charts.length, done;
+    let left = charts.length,
+      done;
     const p = new Promise((resolve) => (done = resolve));
     drawn = { tick: () => --left === 0 && done() };
     setTimeout(() => done(), 1000);
@@ -82,7 +95,9 @@ export function createChartSet({ els, palette, onCursor }) {
     },
     /** [{metric, canvas, reference}] for the exports. */
     canvases() {
-      return charts.filter((c) => c.u).map((c) => ({ metric: c.metric, canvas: c.u.ctx.canvas, reference: c.view?.reference ?? null }));
+      return charts
+        .filter((c) => c.u)
+        .map((c) => ({ metric: c.metric, canvas: c.u.ctx.canvas, reference: c.view?.reference ?? null }));
     },
     destroy() {
       ro.disconnect();

@@ -32,7 +32,16 @@ export function createEmbedControls({ root, show, lock, store }) {
   const fixedMark = () => el('span', { class: 'fixed', text: 'fixed' });
 
   function numberInput(field, c, extra = {}) {
-    return el('input', { type: 'number', id: `${prefix}-${field}-n`, className: 'number', min: c.min, max: c.max, step: c.step, inputMode: c.kind === 'real' ? 'decimal' : 'numeric', ...extra });
+    return el('input', {
+      type: 'number',
+      id: `${prefix}-${field}-n`,
+      className: 'number',
+      min: c.min,
+      max: c.max,
+      step: c.step,
+      inputMode: c.kind === 'real' ? 'decimal' : 'numeric',
+      ...extra,
+    });
   }
 
   for (const field of show) {
@@ -40,14 +49,34 @@ export function createEmbedControls({ root, show, lock, store }) {
     const locked = lock.includes(field);
     const id = `${prefix}-${field}`;
     if (c.kind === 'choice_list') {
-      const fs = el('fieldset', { class: 'field arch-field' }, el('legend', { class: 'field-title', text: c.label }, ...(locked ? [' ', fixedMark()] : [])));
+      const fs = el(
+        'fieldset',
+        { class: 'field arch-field' },
+        el('legend', { class: 'field-title', text: c.label }, ...(locked ? [' ', fixedMark()] : [])),
+      );
       const chip = (a) => {
-        const input = el('input', { type: 'checkbox', name: `${prefix}-arch`, value: a.key, id: `${id}-${a.key}`, disabled: locked });
+        const input = el('input', {
+          type: 'checkbox',
+          name: `${prefix}-arch`,
+          value: a.key,
+          id: `${id}-${a.key}`,
+          disabled: locked,
+        });
         inputs.push({ field, input, kind: 'arch' });
-        return el('label', { class: `chip chip-${a.key}`, for: input.id }, input, el('span', { class: 'chip-name' }, swatch(a.key), archLabel(a.key)));
+        return el(
+          'label',
+          { class: `chip chip-${a.key}`, for: input.id },
+          input,
+          el('span', { class: 'chip-name' }, swatch(a.key), archLabel(a.key)),
+        );
       };
       const main = el('div', { class: 'chips' }, ...ARCHS.filter((a) => a.group === 'article').map(chip));
-      const more = el('details', { class: 'more' }, el('summary', { text: 'more architectures' }), el('div', { class: 'chips' }, ...ARCHS.filter((a) => a.group === 'more').map(chip)));
+      const more = el(
+        'details',
+        { class: 'more' },
+        el('summary', { text: 'more architectures' }),
+        el('div', { class: 'chips' }, ...ARCHS.filter((a) => a.group === 'more').map(chip)),
+      );
       fs.append(main, more);
       root.append(fs);
       continue;
@@ -56,13 +85,24 @@ export function createEmbedControls({ root, show, lock, store }) {
     const label = el('label', { class: 'field-title', for: c.sliderMax ? id : `${id}-n`, text: c.label });
     if (locked) label.append(' ', fixedMark());
     if (c.kind === 'choice') {
-      const select = el('select', { id: `${id}-n`, disabled: locked }, ...c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))));
+      const select = el(
+        'select',
+        { id: `${id}-n`, disabled: locked },
+        ...c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))),
+      );
       label.htmlFor = select.id;
       inputs.push({ field, input: select, kind: 'choice' });
       wrap.append(label, select);
     } else if (c.sliderMax) {
       const out = el('output', { class: 'value', id: `${id}-v`, for: id });
-      const range = el('input', { type: 'range', id, min: c.sliderMin ?? c.min, max: c.sliderMax, step: c.step, disabled: locked });
+      const range = el('input', {
+        type: 'range',
+        id,
+        min: c.sliderMin ?? c.min,
+        max: c.sliderMax,
+        step: c.step,
+        disabled: locked,
+      });
       const num = numberInput(field, c, { disabled: locked });
       num.setAttribute('aria-label', `${c.label}, exact value (${c.min} to ${c.max})`);
       inputs.push({ field, input: range, kind: 'range', out }, { field, input: num, kind: 'number' });
@@ -96,14 +136,25 @@ export function createEmbedControls({ root, show, lock, store }) {
     for (const x of inputs) {
       const v = config[x.field];
       if (x.kind === 'arch') x.input.checked = v.includes(x.input.value);
-      else if (x.input === source) { /* never rewritten under the cursor */ }
-      else if (x.kind === 'choice') x.input.value = String(v);
+      else if (x.input === source) {
+        /* never rewritten under the cursor */
+      } else if (x.kind === 'choice') x.input.value = String(v);
       else if (Number.isFinite(v)) x.input.value = x.field === 'gain' && x.kind === 'number' ? v.toFixed(2) : String(v);
       if (x.kind === 'range') {
-        const text = x.field === 'gain' ? (Number.isFinite(v) ? v.toFixed(2) : '\u2014') : Number.isFinite(v) ? String(v) : '\u2014';
+        const text =
+          x.field === 'gain'
+            ? Number.isFinite(v)
+              ? v.toFixed(2)
+              : '\u2014'
+            : Number.isFinite(v)
+              ? String(v)
+              : '\u2014';
         x.out.value = text;
         x.input.setAttribute('aria-valuetext', x.field === 'depth' ? `${text} layers` : `gain ${text}`);
-        x.input.classList.toggle('is-beyond', Number.isFinite(v) && (v > Number(x.input.max) || v < Number(x.input.min)));
+        x.input.classList.toggle(
+          'is-beyond',
+          Number.isFinite(v) && (v > Number(x.input.max) || v < Number(x.input.min)),
+        );
       }
     }
     if (config.arch.some((a) => ARCHS.find((x) => x.key === a)?.group === 'more')) {

@@ -17,7 +17,11 @@ const el = (tag, props = {}, ...kids) => {
   return e;
 };
 
-const MODES = [['live', 'can change'], ['fixed', 'shown, fixed'], ['hidden', 'hidden']];
+const MODES = [
+  ['live', 'can change'],
+  ['fixed', 'shown, fixed'],
+  ['hidden', 'hidden'],
+];
 
 async function copy(text, area) {
   try {
@@ -39,14 +43,20 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const dflt = defaultView();
   const dialog = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
   const form = el('form', { class: 'embed-form', method: 'dialog' });
-  const chartBoxes = CHART_KEYS.map((k) => el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }));
+  const chartBoxes = CHART_KEYS.map((k) =>
+    el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }),
+  );
   const modeSelects = FIELDS.map((f) => {
     const s = el('select', { id: `embed-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
     s.value = dflt.controls.includes(f) ? 'live' : 'hidden';
     s.dataset.field = f;
     return s;
   });
-  const theme = el('select', { id: 'embed-theme' }, ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)));
+  const theme = el(
+    'select',
+    { id: 'embed-theme' },
+    ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)),
+  );
   const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
   const iframeOut = el('textarea', { id: 'embed-iframe', readOnly: true, rows: 4, spellcheck: false });
   const elementOut = el('textarea', { id: 'embed-element', readOnly: true, rows: 4, spellcheck: false });
@@ -55,28 +65,66 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const copyButton = (area, what) => {
     const b = el('button', { type: 'button', class: 'secondary', text: `Copy ${what}` });
     b.addEventListener('click', async () => {
-      status.textContent = (await copy(area.value, area)) ? `Copied the ${what}.` : 'Select the text and copy it with your keyboard.';
+      status.textContent = (await copy(area.value, area))
+        ? `Copied the ${what}.`
+        : 'Select the text and copy it with your keyboard.';
     });
     return b;
   };
 
   form.append(
-    el('div', { class: 'embed-head' },
+    el(
+      'div',
+      { class: 'embed-head' },
       el('h2', { id: 'embed-title', text: 'Embed this view' }),
-      el('button', { type: 'submit', class: 'secondary', value: 'close', text: 'Close' })),
-    el('p', { class: 'hint', text: 'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.' }),
-    el('fieldset', { class: 'embed-charts' }, el('legend', { text: 'Charts' }),
-      ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`))),
-    el('fieldset', { class: 'embed-controls' }, el('legend', { text: 'Controls' }),
-      el('div', { class: 'embed-grid' }, ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id, text: CONTROLS[f].label }), modeSelects[i]]))),
-    el('div', { class: 'embed-row' },
-      el('label', { for: theme.id, text: 'Theme ' }), theme,
-      el('label', { class: 'embed-check' }, caption, ' caption under the charts')),
-    el('label', { for: iframeOut.id, class: 'embed-label', text: 'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)' }),
+      el('button', { type: 'submit', class: 'secondary', value: 'close', text: 'Close' }),
+    ),
+    el('p', {
+      class: 'hint',
+      text: 'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+    }),
+    el(
+      'fieldset',
+      { class: 'embed-charts' },
+      el('legend', { text: 'Charts' }),
+      ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`)),
+    ),
+    el(
+      'fieldset',
+      { class: 'embed-controls' },
+      el('legend', { text: 'Controls' }),
+      el(
+        'div',
+        { class: 'embed-grid' },
+        ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id, text: CONTROLS[f].label }), modeSelects[i]]),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'embed-row' },
+      el('label', { for: theme.id, text: 'Theme ' }),
+      theme,
+      el('label', { class: 'embed-check' }, caption, ' caption under the charts'),
+    ),
+    el('label', {
+      for: iframeOut.id,
+      class: 'embed-label',
+      text: 'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)',
+    }),
     iframeOut,
-    el('label', { for: elementOut.id, class: 'embed-label', text: 'Web component: pages that may load scripts from this site' }),
+    el('label', {
+      for: elementOut.id,
+      class: 'embed-label',
+      text: 'Web component: pages that may load scripts from this site',
+    }),
     elementOut,
-    el('div', { class: 'embed-row' }, copyButton(iframeOut, 'iframe snippet'), copyButton(elementOut, 'web component snippet'), preview),
+    el(
+      'div',
+      { class: 'embed-row' },
+      copyButton(iframeOut, 'iframe snippet'),
+      copyButton(elementOut, 'web component snippet'),
+      preview,
+    ),
     status,
   );
   dialog.append(form);
@@ -86,7 +134,14 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     const charts = CHART_KEYS.filter((k, i) => chartBoxes[i].checked);
     const shown = modeSelects.filter((s) => s.value !== 'hidden').map((s) => s.dataset.field);
     const lock = modeSelects.filter((s) => s.value === 'fixed').map((s) => s.dataset.field);
-    return { ...dflt, charts: charts.length ? charts : dflt.charts, controls: shown, lock, theme: theme.value, caption: caption.checked };
+    return {
+      ...dflt,
+      charts: charts.length ? charts : dflt.charts,
+      controls: shown,
+      lock,
+      theme: theme.value,
+      caption: caption.checked,
+    };
   }
 
   function update() {

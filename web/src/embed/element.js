@@ -22,7 +22,8 @@ import { createEmbedTheme } from './theme.js';
 export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.meta.url);
 
 // Attributes any element may carry that are not settings.
-const GLOBAL = /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
+const GLOBAL =
+  /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
 const alias = (name) => (name === 'final-norm' ? 'final_norm' : name);
 
 function readAttributes(el, groups) {
@@ -88,7 +89,13 @@ export class ResnormExplorer extends ResnormElement {
   static observedAttributes = [...keysOf('config'), ...keysOf('view'), 'final-norm'];
 
   render(wrapper, { state, theme, onPaint }) {
-    return mountExplorer(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, noticeSource: 'element\u2019s attributes' });
+    return mountExplorer(wrapper, {
+      state,
+      siteUrl: SITE_URL,
+      theme,
+      onPaint,
+      noticeSource: 'element\u2019s attributes',
+    });
   }
 }
 
@@ -97,7 +104,13 @@ export class ResnormQuiz extends ResnormElement {
   static observedAttributes = [...keysOf('quiz'), 'theme'];
 
   render(wrapper, { state, theme, onPaint }) {
-    return mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, noticeSource: 'element\u2019s attributes' });
+    return mountQuizEmbed(wrapper, {
+      state,
+      siteUrl: SITE_URL,
+      theme,
+      onPaint,
+      noticeSource: 'element\u2019s attributes',
+    });
   }
 }
 

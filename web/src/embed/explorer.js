@@ -55,11 +55,12 @@ export function mountExplorer(root, { state, siteUrl, theme, onPaint = () => {},
 
   // the readout: also the legend (readout.js looks its parts up inside `readoutBox`)
   const readoutBox = el('div', 'readout');
-  readoutBox.innerHTML = '<div class="readout-head"><label for="readout-layer">Values at</label>'
-    + '<input type="range" id="readout-layer" min="0" max="96" step="1" value="0">'
-    + '<output id="readout-layer-value" for="readout-layer" class="value"></output></div>'
-    + '<div class="readout-scroll"><table class="readout-table"><caption class="visually-hidden">Values at the chosen layer, one row per architecture; also the legend of the charts</caption>'
-    + '<thead><tr><th scope="col">architecture</th><th scope="col">gradient</th><th scope="col">stream RMS</th><th scope="col">update</th></tr></thead><tbody></tbody></table></div>';
+  readoutBox.innerHTML =
+    '<div class="readout-head"><label for="readout-layer">Values at</label>' +
+    '<input type="range" id="readout-layer" min="0" max="96" step="1" value="0">' +
+    '<output id="readout-layer-value" for="readout-layer" class="value"></output></div>' +
+    '<div class="readout-scroll"><table class="readout-table"><caption class="visually-hidden">Values at the chosen layer, one row per architecture; also the legend of the charts</caption>' +
+    '<thead><tr><th scope="col">architecture</th><th scope="col">gradient</th><th scope="col">stream RMS</th><th scope="col">update</th></tr></thead><tbody></tbody></table></div>';
   parts.push(readoutBox);
 
   const chartEls = {};
@@ -107,10 +108,15 @@ export function mountExplorer(root, { state, siteUrl, theme, onPaint = () => {},
   let current = null;
   const menu = createExportMenu({
     signal: ac.signal,
-    getData: () => current && {
-      out: current.out, prepared: current.prepared, archs: current.archs,
-      charts: charts.canvases(), pal: palette(), link: explorerLink(current.out.config),
-    },
+    getData: () =>
+      current && {
+        out: current.out,
+        prepared: current.prepared,
+        archs: current.archs,
+        charts: charts.canvases(),
+        pal: palette(),
+        link: explorerLink(current.out.config),
+      },
   });
   foot.append(menu, open);
 
@@ -155,7 +161,13 @@ export function mountExplorer(root, { state, siteUrl, theme, onPaint = () => {},
       update: prepareChart('update', out.results, archs, ref),
     };
     current = { out, prepared, archs };
-    const painted = charts.update({ prepared, archs, depth: L, references: { update: logOf(ref) }, theme: theme.current() });
+    const painted = charts.update({
+      prepared,
+      archs,
+      depth: L,
+      references: { update: logOf(ref) },
+      theme: theme.current(),
+    });
     readout.set({ prepared, archs, depth: L });
     if (view.caption) renderCaption(caption, current);
     await painted;

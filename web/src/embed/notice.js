@@ -15,9 +15,10 @@ export function showNotices(box, notices, { source = 'link' } = {}) {
   }
   const head = document.createElement('p');
   head.className = 'notice-head';
-  head.textContent = notices.length === 1
-    ? `One setting in the ${source} could not be used as given:`
-    : `${notices.length} settings in the ${source} could not be used as given:`;
+  head.textContent =
+    notices.length === 1
+      ? `One setting in the ${source} could not be used as given:`
+      : `${notices.length} settings in the ${source} could not be used as given:`;
   const list = document.createElement('ul');
   list.className = 'notice-list';
   for (const n of notices.slice(0, 8)) {

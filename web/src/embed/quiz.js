@@ -20,14 +20,19 @@ export const SECTION_NAMES = {
   recall: 'Recall',
   'rapid-fire': 'Rapid fire',
 };
-const LEADS = { 'true-false': 'True or false?', 'find-error': 'Find the error in this statement:', open: 'Answer in a sentence or two, then reveal:' };
+const LEADS = {
+  'true-false': 'True or false?',
+  'find-error': 'Find the error in this statement:',
+  open: 'Answer in a sentence or two, then reveal:',
+};
 
 const el = (tag, props = {}, ...kids) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === 'class') e.className = v;
     else if (k === 'text') e.textContent = v;
-    else if (k === 'html') e.innerHTML = v; // toHtml() output only
+    else if (k === 'html')
+      e.innerHTML = v; // toHtml() output only
     else if (k.startsWith('aria-') || k === 'role' || k === 'for') e.setAttribute(k, v);
     else e[k] = v;
   }
@@ -46,9 +51,13 @@ export function selectQuizItems(bank, quiz) {
   if (quiz.items.length) {
     items = quiz.items.map((id) => byId.get(id)).filter(Boolean);
     const missing = quiz.items.filter((id) => !byId.has(id));
-    if (missing.length) notices.push({ field: 'items', value: missing.join(','), reason: 'no such question in the bank; left out' });
+    if (missing.length)
+      notices.push({ field: 'items', value: missing.join(','), reason: 'no such question in the bank; left out' });
   } else items = bank.items;
-  const filter = { section: quiz.section.length ? quiz.section : undefined, tag: quiz.tag.length ? quiz.tag : undefined };
+  const filter = {
+    section: quiz.section.length ? quiz.section : undefined,
+    tag: quiz.tag.length ? quiz.tag : undefined,
+  };
   items = items.filter((it) => matches(it, filter));
   return { items, notices };
 }
@@ -57,12 +66,19 @@ export function selectQuizItems(bank, quiz) {
 export function mountQuizEmbed(root, options) {
   let gone = false;
   root.textContent = 'loading the questions\u2026';
-  loadBank().then((bank) => {
-    if (!gone) mountWithBank(root, bank, options);
-  }, (e) => {
-    if (!gone) root.textContent = `The questions could not be loaded: ${e.message}`;
-  });
-  return { destroy: () => { gone = true; } };
+  loadBank().then(
+    (bank) => {
+      if (!gone) mountWithBank(root, bank, options);
+    },
+    (e) => {
+      if (!gone) root.textContent = `The questions could not be loaded: ${e.message}`;
+    },
+  );
+  return {
+    destroy: () => {
+      gone = true;
+    },
+  };
 }
 
 function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeSource = 'link' }) {
@@ -78,10 +94,19 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
   const score = el('span', { class: 'quiz-score', role: 'status' });
   head.append(progress, score);
   const card = el('div', { class: 'quiz-card' });
-  const more = el('a', { class: 'open-full', href: new URL('quiz.html', siteUrl).href, target: '_blank', rel: 'noopener', text: 'All the questions \u2197' });
+  const more = el('a', {
+    class: 'open-full',
+    href: new URL('quiz.html', siteUrl).href,
+    target: '_blank',
+    rel: 'noopener',
+    text: 'All the questions \u2197',
+  });
   root.replaceChildren(notice, head, card, el('div', { class: 'foot' }, more));
 
-  const publish = () => onPaint({ quiz: { items: items.map((it) => it.id), index, current: items[index]?.id ?? null, session: { ...session } } });
+  const publish = () =>
+    onPaint({
+      quiz: { items: items.map((it) => it.id), index, current: items[index]?.id ?? null, session: { ...session } },
+    });
 
   function show() {
     progress.textContent = items.length ? `Question ${Math.min(index + 1, items.length)} of ${items.length}` : '';
@@ -92,15 +117,24 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
       return;
     }
     if (index >= items.length) {
-      card.replaceChildren(el('div', { class: 'quiz-item' },
-        el('h3', { text: 'Done' }),
-        el('p', { text: `${summary(session)}.` }),
-        el('div', { class: 'quiz-actions' }, button('Start again', () => {
-          session = newSession(Date.now());
-          answers.clear();
-          index = 0;
-          show();
-        }))));
+      card.replaceChildren(
+        el(
+          'div',
+          { class: 'quiz-item' },
+          el('h3', { text: 'Done' }),
+          el('p', { text: `${summary(session)}.` }),
+          el(
+            'div',
+            { class: 'quiz-actions' },
+            button('Start again', () => {
+              session = newSession(Date.now());
+              answers.clear();
+              index = 0;
+              show();
+            }),
+          ),
+        ),
+      );
       publish();
       return;
     }
@@ -124,7 +158,11 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
 
     const reveal = (correct, extra) => {
       article.dataset.phase = 'revealed';
-      feedback.replaceChildren(...extra, el('div', { html: toHtml(item.solution) }), ...(item.explanation ? [el('div', { class: 'quiz-explanation', html: toHtml(item.explanation) })] : []));
+      feedback.replaceChildren(
+        ...extra,
+        el('div', { html: toHtml(item.solution) }),
+        ...(item.explanation ? [el('div', { class: 'quiz-explanation', html: toHtml(item.explanation) })] : []),
+      );
       feedback.hidden = false;
       if (correct !== null) grade(correct);
     };
@@ -146,7 +184,12 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
             c.setAttribute('aria-pressed', String(c === b));
           }
           const correct = v === item.answer;
-          reveal(correct, [el('p', { class: 'quiz-verdict', text: `${correct ? 'Right' : 'Not quite'}: the statement is ${item.answer ? 'true' : 'false'}.` })]);
+          reveal(correct, [
+            el('p', {
+              class: 'quiz-verdict',
+              text: `${correct ? 'Right' : 'Not quite'}: the statement is ${item.answer ? 'true' : 'false'}.`,
+            }),
+          ]);
         });
         b.setAttribute('aria-pressed', 'false');
         return b;

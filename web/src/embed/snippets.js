@@ -3,7 +3,8 @@
 // that may run the site's script). Pure functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../state.js';
 
-export const escapeAttr = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+export const escapeAttr = (s) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 
 /** The embed's fragment: the config and the view fields that differ from their defaults. */
 export const embedHash = (config, view) => stateToHash({ config, view }, { groups: ['config', 'view'] });
@@ -14,21 +15,30 @@ export function embedUrl(siteUrl, config, view) {
 
 /** A first guess at the iframe's height, before the embed reports its own. */
 export function estimateHeight(view) {
-  const controlRows = view.controls.length ? 40 + 56 * Math.ceil(view.controls.filter((k) => k !== 'arch').length / 2) + (view.controls.includes('arch') ? 90 : 0) : 0;
+  const controlRows = view.controls.length
+    ? 40 +
+      56 * Math.ceil(view.controls.filter((k) => k !== 'arch').length / 2) +
+      (view.controls.includes('arch') ? 90 : 0)
+    : 0;
   return Math.round(60 + controlRows + 150 + 245 * view.charts.length + (view.caption ? 150 : 0) + 50);
 }
 
 export function iframeSnippet({ siteUrl, config, view, title = 'resnorm: gradients and stream size per layer' }) {
   const src = embedUrl(siteUrl, config, view);
   const helper = new URL('resnorm-iframe.js', siteUrl).href;
-  return `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${estimateHeight(view)}" loading="lazy"></iframe>\n`
-    + `<script src="${escapeAttr(helper)}" defer></script>`;
+  return (
+    `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${estimateHeight(view)}" loading="lazy"></iframe>\n` +
+    `<script src="${escapeAttr(helper)}" defer></script>`
+  );
 }
 
 /** <resnorm-explorer> with one attribute per field that differs from its default. */
 export function elementSnippet({ siteUrl, config, view }) {
   const attrs = [];
-  for (const [group, values] of [['config', config], ['view', view]]) {
+  for (const [group, values] of [
+    ['config', config],
+    ['view', view],
+  ]) {
     for (const [key, c] of Object.entries(FIELDS_TABLE)) {
       if (c.group !== group || key === 'mode' || values[key] === undefined) continue;
       const v = writeField(key, values[key]);
@@ -36,8 +46,10 @@ export function elementSnippet({ siteUrl, config, view }) {
     }
   }
   const script = new URL('resnorm-embed.js', siteUrl).href;
-  return `<script type="module" src="${escapeAttr(script)}"></script>\n`
-    + `<resnorm-explorer${attrs.length ? ' ' + attrs.join(' ') : ''}></resnorm-explorer>`;
+  return (
+    `<script type="module" src="${escapeAttr(script)}"></script>\n` +
+    `<resnorm-explorer${attrs.length ? ' ' + attrs.join(' ') : ''}></resnorm-explorer>`
+  );
 }
 
 /** <resnorm-quiz> for a list of item ids. */

@@ -23,7 +23,7 @@ export const OPS = Object.freeze(['simulate', 'normToken', 'batchVsLayerNorm']);
 
 function engineError(error) {
   const err = new RangeError(error && error.message ? error.message : 'the engine failed');
-  err.field = error ? error.field ?? null : null;
+  err.field = error ? (error.field ?? null) : null;
   return err;
 }
 
@@ -64,7 +64,10 @@ export class EngineClient {
    * @returns {Promise<object>} its return value
    */
   call(op, args = []) {
-    if (!OPS.includes(op)) return Promise.reject(new TypeError(`unknown engine operation ${JSON.stringify(String(op))} (known: ${OPS.join(', ')})`));
+    if (!OPS.includes(op))
+      return Promise.reject(
+        new TypeError(`unknown engine operation ${JSON.stringify(String(op))} (known: ${OPS.join(', ')})`),
+      );
     return new Promise((resolve, reject) => {
       const id = this._nextId++;
       this._calls.set(id, { resolve, reject });

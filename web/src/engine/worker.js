@@ -22,7 +22,9 @@ const OPS = {
 // results.<arch>), handed over instead of copied.
 function buffersOf(out) {
   const buffers = new Set();
-  const see = (v) => { if (ArrayBuffer.isView(v)) buffers.add(v.buffer); };
+  const see = (v) => {
+    if (ArrayBuffer.isView(v)) buffers.add(v.buffer);
+  };
   if (out && typeof out === 'object') {
     for (const v of Object.values(out)) {
       see(v);
@@ -50,7 +52,11 @@ self.onmessage = async (event) => {
     return;
   }
   if (typeof op !== 'string' || !Object.prototype.hasOwnProperty.call(OPS, op)) {
-    self.postMessage({ id, ok: false, error: { message: `unknown engine operation ${JSON.stringify(String(op).slice(0, 40))}`, field: null } });
+    self.postMessage({
+      id,
+      ok: false,
+      error: { message: `unknown engine operation ${JSON.stringify(String(op).slice(0, 40))}`, field: null },
+    });
     return;
   }
   try {

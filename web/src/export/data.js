@@ -51,7 +51,8 @@ export function toJson(out, { link = '' } = {}) {
   for (const [arch, r] of Object.entries(out.results)) {
     const o = {};
     for (const [k, v] of Object.entries(r)) {
-      if (v && typeof v.length === 'number' && typeof v !== 'string') o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+      if (v && typeof v.length === 'number' && typeof v !== 'string')
+        o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
       else o[k] = v;
     }
     results[arch] = o;

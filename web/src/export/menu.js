@@ -31,8 +31,15 @@ export async function makeExport(kind, data) {
       return { blob: await chartsToPng({ charts, archs, pal, caption }), name: `${base}.png` };
     case 'svg': {
       const svg = chartsToSvg({
-        charts: charts.map((c) => ({ metric: c.metric, prepared: prepared[c.metric], depth: out.config.depth, reference: c.reference ?? null })),
-        archs, pal, caption,
+        charts: charts.map((c) => ({
+          metric: c.metric,
+          prepared: prepared[c.metric],
+          depth: out.config.depth,
+          reference: c.reference ?? null,
+        })),
+        archs,
+        pal,
+        caption,
       });
       return { blob: new Blob([svg], { type: 'image/svg+xml' }), name: `${base}.svg` };
     }
@@ -92,8 +99,12 @@ export function createExportMenu({ getData, signal }) {
     }
   });
   // a click anywhere else closes it (composedPath: also from inside a shadow root)
-  document.addEventListener('click', (ev) => {
-    if (details.open && !ev.composedPath().includes(details)) details.open = false;
-  }, { signal });
+  document.addEventListener(
+    'click',
+    (ev) => {
+      if (details.open && !ev.composedPath().includes(details)) details.open = false;
+    },
+    { signal },
+  );
   return details;
 }

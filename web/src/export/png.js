@@ -14,9 +14,12 @@ export function chartsToPng({ charts, archs, pal, caption = '' }) {
   const s = first.width / Math.max(1, first.clientWidth || first.width); // device pixels per CSS pixel
   const pad = 16 * s;
   const width = Math.max(...charts.map((c) => c.canvas.width)) + 2 * pad;
-  const titleH = 64 * s, chartHead = 44 * s, legendRow = 22 * s;
+  const titleH = 64 * s,
+    chartHead = 44 * s,
+    legendRow = 22 * s;
   const legendRows = Math.ceil(archs.length / 3);
-  const height = titleH + charts.reduce((h, c) => h + chartHead + c.canvas.height, 0) + legendRows * legendRow + 2 * pad;
+  const height =
+    titleH + charts.reduce((h, c) => h + chartHead + c.canvas.height, 0) + legendRows * legendRow + 2 * pad;
 
   const out = document.createElement('canvas');
   out.width = Math.ceil(width);
@@ -43,7 +46,8 @@ export function chartsToPng({ charts, archs, pal, caption = '' }) {
   }
   y += pad / 2;
   archs.forEach((arch, i) => {
-    const x = pad + (i % 3) * 230 * s, ly = y + Math.floor(i / 3) * legendRow;
+    const x = pad + (i % 3) * 230 * s,
+      ly = y + Math.floor(i / 3) * legendRow;
     ctx.strokeStyle = pal.arch[arch];
     ctx.lineWidth = 2.5 * s;
     ctx.setLineDash(ARCH_BY_KEY[arch].dash.map((d) => d * s));
@@ -54,5 +58,7 @@ export function chartsToPng({ charts, archs, pal, caption = '' }) {
     ctx.setLineDash([]);
     text(ARCH_BY_KEY[arch].label, x + 42 * s, ly + 12 * s, 13, pal.text);
   });
-  return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    out.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'),
+  );
 }

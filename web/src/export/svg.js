@@ -14,7 +14,8 @@ const LEGEND_ROW = 22;
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
 const X_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
 
-export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+export const esc = (s) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const f = (v) => (Math.round(v * 100) / 100).toString();
 
 /** Splits a series at its nulls into runs of [x, y] points. */
@@ -43,22 +44,35 @@ function line(points, sx, sy, stroke, width, dash) {
 
 function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
   const info = CHART_INFO[metric];
-  const x0 = M.left, x1 = W - M.right, y0 = top + M.top, y1 = top + H - M.bottom;
+  const x0 = M.left,
+    x1 = W - M.right,
+    y0 = top + M.top,
+    y1 = top + H - M.bottom;
   const [lo, hi] = prepared.scale;
   const sx = (x) => x0 + ((x1 - x0) * x) / Math.max(1, depth);
   const sy = (v) => y1 - ((y1 - y0) * (v - lo)) / (hi - lo || 1);
   const parts = [`<g class="chart chart-${metric}">`];
-  parts.push(`<text x="${x0}" y="${top + 20}" font-weight="600" font-size="15" fill="${esc(pal.text)}">${esc(info.title)}</text>`);
+  parts.push(
+    `<text x="${x0}" y="${top + 20}" font-weight="600" font-size="15" fill="${esc(pal.text)}">${esc(info.title)}</text>`,
+  );
   parts.push(`<text x="${x0}" y="${top + 37}" font-size="12" fill="${esc(pal.muted)}">${esc(info.sub)}</text>`);
   const { lanes } = prepared;
   if (lanes.top !== null) {
-    parts.push(`<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(sy(lanes.top) - y0 + 7)}" fill="${esc(pal.lane)}"/>`);
-    parts.push(`<text x="${x1 - 4}" y="${f(y0 + 13)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">overflow (not finite) \u2191</text>`);
+    parts.push(
+      `<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(sy(lanes.top) - y0 + 7)}" fill="${esc(pal.lane)}"/>`,
+    );
+    parts.push(
+      `<text x="${x1 - 4}" y="${f(y0 + 13)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">overflow (not finite) \u2191</text>`,
+    );
   }
   if (lanes.bottom !== null) {
     const y = sy(lanes.bottom);
-    parts.push(`<rect x="${x0}" y="${f(y - 7)}" width="${x1 - x0}" height="${f(y1 - y + 7)}" fill="${esc(pal.lane)}"/>`);
-    parts.push(`<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(powerOfTen(lanes.bottom))}</text>`);
+    parts.push(
+      `<rect x="${x0}" y="${f(y - 7)}" width="${x1 - x0}" height="${f(y1 - y + 7)}" fill="${esc(pal.lane)}"/>`,
+    );
+    parts.push(
+      `<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(powerOfTen(lanes.bottom))}</text>`,
+    );
   }
   // y: whole decades between the lanes, thinned to about 8
   const a = Math.ceil((lanes.bottom !== null ? lanes.bottom + 1 : lo) - 1e-9);
@@ -67,20 +81,29 @@ function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
   for (let e = Math.ceil(a / ystep) * ystep; e <= b; e += ystep) {
     const y = f(sy(e));
     parts.push(`<line x1="${x0}" x2="${x1}" y1="${y}" y2="${y}" stroke="${esc(pal.grid)}"/>`);
-    parts.push(`<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(powerOfTen(e))}</text>`);
+    parts.push(
+      `<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(powerOfTen(e))}</text>`,
+    );
   }
   // x: layer numbers
   const xstep = X_STEPS.find((s) => depth / s <= 10) ?? Math.ceil(depth / 10);
   for (let v = 0; v <= depth; v += xstep) {
     const x = f(sx(v));
     parts.push(`<line x1="${x}" x2="${x}" y1="${f(y0)}" y2="${f(y1)}" stroke="${esc(pal.grid)}"/>`);
-    parts.push(`<text x="${x}" y="${f(y1 + 16)}" text-anchor="middle" font-size="12" fill="${esc(pal.muted)}">${v}</text>`);
+    parts.push(
+      `<text x="${x}" y="${f(y1 + 16)}" text-anchor="middle" font-size="12" fill="${esc(pal.muted)}">${v}</text>`,
+    );
   }
-  parts.push(`<text x="${f((x0 + x1) / 2)}" y="${f(y1 + 34)}" text-anchor="middle" font-size="12" fill="${esc(pal.muted)}">${esc(info.xLabel)}</text>`);
-  parts.push(`<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(y1 - y0)}" fill="none" stroke="${esc(pal.grid)}"/>`);
+  parts.push(
+    `<text x="${f((x0 + x1) / 2)}" y="${f(y1 + 34)}" text-anchor="middle" font-size="12" fill="${esc(pal.muted)}">${esc(info.xLabel)}</text>`,
+  );
+  parts.push(
+    `<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(y1 - y0)}" fill="none" stroke="${esc(pal.grid)}"/>`,
+  );
   if (reference) for (const r of runs(prepared.x, reference)) parts.push(line(r, sx, sy, pal.reference, 1.25, [6, 5]));
   for (const arch of archs) {
-    for (const r of runs(prepared.x, prepared.main[arch])) parts.push(line(r, sx, sy, pal.arch[arch], 2, ARCH_BY_KEY[arch].dash));
+    for (const r of runs(prepared.x, prepared.main[arch]))
+      parts.push(line(r, sx, sy, pal.arch[arch], 2, ARCH_BY_KEY[arch].dash));
     for (const r of runs(prepared.x, prepared.over[arch])) parts.push(line(r, sx, sy, pal.arch[arch], 1.5, [2, 4]));
   }
   parts.push('</g>');
@@ -98,15 +121,22 @@ export function chartsToSvg({ charts, archs, pal, caption = '' }) {
   const height = head + charts.length * H + legendRows * LEGEND_ROW + 18;
   const body = [];
   body.push(`<rect width="${W}" height="${height}" fill="${esc(pal.surface)}"/>`);
-  body.push(`<text x="${M.left}" y="24" font-size="17" font-weight="700" fill="${esc(pal.text)}">resnorm: per layer, at initialization</text>`);
+  body.push(
+    `<text x="${M.left}" y="24" font-size="17" font-weight="700" fill="${esc(pal.text)}">resnorm: per layer, at initialization</text>`,
+  );
   body.push(`<text x="${M.left}" y="44" font-size="12" fill="${esc(pal.muted)}">${esc(caption)}</text>`);
   charts.forEach((c, i) => body.push(oneChart(c, archs, pal, head + i * H)));
   const ly = head + charts.length * H + 8;
   archs.forEach((arch, i) => {
-    const x = M.left + (i % 3) * 230, y = ly + Math.floor(i / 3) * LEGEND_ROW;
+    const x = M.left + (i % 3) * 230,
+      y = ly + Math.floor(i / 3) * LEGEND_ROW;
     const dash = ARCH_BY_KEY[arch].dash;
-    body.push(`<line x1="${x}" x2="${x + 34}" y1="${y + 8}" y2="${y + 8}" stroke="${esc(pal.arch[arch])}" stroke-width="2.5"${dash.length ? ` stroke-dasharray="${dash.join(' ')}"` : ''}/>`);
-    body.push(`<text x="${x + 42}" y="${y + 12}" font-size="13" fill="${esc(pal.text)}">${esc(ARCH_BY_KEY[arch].label)}</text>`);
+    body.push(
+      `<line x1="${x}" x2="${x + 34}" y1="${y + 8}" y2="${y + 8}" stroke="${esc(pal.arch[arch])}" stroke-width="2.5"${dash.length ? ` stroke-dasharray="${dash.join(' ')}"` : ''}/>`,
+    );
+    body.push(
+      `<text x="${x + 42}" y="${y + 12}" font-size="13" fill="${esc(pal.text)}">${esc(ARCH_BY_KEY[arch].label)}</text>`,
+    );
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="${esc(FONT)}">\n<title>resnorm charts</title>\n${body.join('\n')}\n</svg>\n`;
 }

@@ -28,76 +28,91 @@ export function caption(id, result, view = {}) {
   let text;
   switch (id) {
     case 'theorem1': {
-      const first = d.depths[0], last = d.depths[d.depths.length - 1];
-      const post = d.geomean.post_ln, pre = d.geomean.pre_ln;
-      text = `Over L = ${d.depths.join(', ')} and ${p.seeds} seed${p.seeds > 1 ? 's' : ''}, the last block's ‖∂L/∂W₂‖ `
-        + `fits a log–log slope of ${num(d.fit.post_ln.slope)} for Post-LN (claimed 0 ± 0.15) and ${num(d.fit.pre_ln.slope)} `
-        + `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${sig(post[0])} to `
-        + `${sig(post[post.length - 1])} and Pre-LN's from ${sig(pre[0])} to ${sig(pre[pre.length - 1])}. `
-        + 'Post-LN\u2019s last block reads and writes a stream of unit RMS at any depth. Pre-LN ends in a LayerNorm '
-        + 'that divides by the RMS of a stream grown to about √(1 + cL) (Lemma 2), and the last block\u2019s W₂ gradient '
-        + 'is the gradient out of that division times a unit-size activation.';
+      const first = d.depths[0],
+        last = d.depths[d.depths.length - 1];
+      const post = d.geomean.post_ln,
+        pre = d.geomean.pre_ln;
+      text =
+        `Over L = ${d.depths.join(', ')} and ${p.seeds} seed${p.seeds > 1 ? 's' : ''}, the last block's ‖∂L/∂W₂‖ ` +
+        `fits a log–log slope of ${num(d.fit.post_ln.slope)} for Post-LN (claimed 0 ± 0.15) and ${num(d.fit.pre_ln.slope)} ` +
+        `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${sig(post[0])} to ` +
+        `${sig(post[post.length - 1])} and Pre-LN's from ${sig(pre[0])} to ${sig(pre[pre.length - 1])}. ` +
+        'Post-LN\u2019s last block reads and writes a stream of unit RMS at any depth. Pre-LN ends in a LayerNorm ' +
+        'that divides by the RMS of a stream grown to about √(1 + cL) (Lemma 2), and the last block\u2019s W₂ gradient ' +
+        'is the gradient out of that division times a unit-size activation.';
       break;
     }
     case 'figure3': {
       const w = view.weight ?? 'all';
-      const post = d.norms.post_ln[w], pre = d.norms.pre_ln[w];
-      const rPost = post[5] / post[0], rPre = pre[5] / pre[0];
-      text = `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${sig(post[0])} at layer 1 to `
-        + `${sig(post[5])} at layer 6 (${num(rPost)}×); Pre-LN's ${trend(rPre)}, from ${sig(pre[0])} to ${sig(pre[5])} `
-        + `(${num(rPre)}×).`;
+      const post = d.norms.post_ln[w],
+        pre = d.norms.pre_ln[w];
+      const rPost = post[5] / post[0],
+        rPre = pre[5] / pre[0];
+      text =
+        `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${sig(post[0])} at layer 1 to ` +
+        `${sig(post[5])} at layer 6 (${num(rPost)}×); Pre-LN's ${trend(rPre)}, from ${sig(pre[0])} to ${sig(pre[5])} ` +
+        `(${num(rPre)}×).`;
       if (rPre < 1 / 1.5)
-        text += ' In this engine Pre-LN\u2019s gradient falls toward the top instead of staying level: each pre-norm '
-          + 'branch reads the stream divided by its RMS, which grows like √(1 + c l) (Lemma 2), so the gradient '
-          + 'reaching block l, and with it the block\u2019s weight gradient, shrinks like 1/√(1 + c l). '
-          + 'Theorem 1\u2019s 1/√L is the same law read at the last block.';
+        text +=
+          ' In this engine Pre-LN\u2019s gradient falls toward the top instead of staying level: each pre-norm ' +
+          'branch reads the stream divided by its RMS, which grows like √(1 + c l) (Lemma 2), so the gradient ' +
+          'reaching block l, and with it the block\u2019s weight gradient, shrinks like 1/√(1 + c l). ' +
+          'Theorem 1\u2019s 1/√L is the same law read at the last block.';
       if (rPost < 1.2)
-        text += ' Post-LN\u2019s rise needs the paper\u2019s width: at small d its per-layer gradients stay level '
-          + '(each LayerNorm\u2019s 1/σ and the branch\u2019s added Jacobian cancel on average); try d = 512.';
+        text +=
+          ' Post-LN\u2019s rise needs the paper\u2019s width: at small d its per-layer gradients stay level ' +
+          '(each LayerNorm\u2019s 1/σ and the branch\u2019s added Jacobian cancel on average); try d = 512.';
       break;
     }
     case 'lemma2': {
       const L = p.depth;
-      text = `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${num(d.pre[L])} against the lemma's 1 + ${L}/2 = ${num(1 + L / 2, 1)}; `
-        + `the straight line through all ${L + 1} layers has slope ${num(d.fit.slope, 3)} (claimed 1/2) and no layer is `
-        + `more than ${(100 * s.rows[1].value).toFixed(1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is `
-        + `${num(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
+      text =
+        `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${num(d.pre[L])} against the lemma's 1 + ${L}/2 = ${num(1 + L / 2, 1)}; ` +
+        `the straight line through all ${L + 1} layers has slope ${num(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
+        `more than ${(100 * s.rows[1].value).toFixed(1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
+        `${num(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
       break;
     }
     case 'deepnet': {
       const N = p.depth;
       const row = (k) => s.rows.find((r) => r.key === k).value;
       const g0 = d.post_ln.grad_norm[0] / d.post_ln.grad_norm[N];
-      text = `With α = (2N)^¼ = ${num(d.alpha, 3)} and β = (8N)^−¼ = ${num(d.beta, 4)} for N = ${N}, DeepNorm's gradient `
-        + `varies by ${ratioText(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by `
-        + `${ratioText(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${ratioText(row('post_ln_grad_norm'))}, `
-        + `layer 0 receiving ${sig(g0)} of the top's. `;
-      text += row('post_ln_stream_rms') <= 2
-        ? `Post-LN's stream, though, stays within ${ratioText(row('post_ln_stream_rms'))} too: every Post-LN block ends in `
-          + 'a LayerNorm, so its stream RMS is 1 by construction. At initialization the stream does not tell the two '
-          + 'apart; the gradient does.'
-        : `Post-LN's stream spreads over ${ratioText(row('post_ln_stream_rms'))}.`;
+      text =
+        `With α = (2N)^¼ = ${num(d.alpha, 3)} and β = (8N)^−¼ = ${num(d.beta, 4)} for N = ${N}, DeepNorm's gradient ` +
+        `varies by ${ratioText(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by ` +
+        `${ratioText(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${ratioText(row('post_ln_grad_norm'))}, ` +
+        `layer 0 receiving ${sig(g0)} of the top's. `;
+      text +=
+        row('post_ln_stream_rms') <= 2
+          ? `Post-LN's stream, though, stays within ${ratioText(row('post_ln_stream_rms'))} too: every Post-LN block ends in ` +
+            'a LayerNorm, so its stream RMS is 1 by construction. At initialization the stream does not tell the two ' +
+            'apart; the gradient does.'
+          : `Post-LN's stream spreads over ${ratioText(row('post_ln_stream_rms'))}.`;
       break;
     }
     case 'gpt2': {
-      const g = d.ratio.gpt2, pre = d.ratio.pre_ln;
-      const lo = Math.min(...g), hi = Math.max(...g);
-      text = `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${num(lo)}–${num(hi)}× the input's RMS for `
-        + `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${num(d.fit.gpt2.slope)}), where Pre-LN's grows from `
-        + `${num(pre[0])}× to ${num(pre[pre.length - 1])}×, a slope of ${num(d.fit.pre_ln.slope)} against √L's 0.5 `
-        + `(${p.seeds} seed${p.seeds > 1 ? 's' : ''}).`;
+      const g = d.ratio.gpt2,
+        pre = d.ratio.pre_ln;
+      const lo = Math.min(...g),
+        hi = Math.max(...g);
+      text =
+        `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${num(lo)}–${num(hi)}× the input's RMS for ` +
+        `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${num(d.fit.gpt2.slope)}), where Pre-LN's grows from ` +
+        `${num(pre[0])}× to ${num(pre[pre.length - 1])}×, a slope of ${num(d.fit.pre_ln.slope)} against √L's 0.5 ` +
+        `(${p.seeds} seed${p.seeds > 1 ? 's' : ''}).`;
       break;
     }
     case 'veit': {
       const { pre, res, U } = s.facts;
-      text = `In the Pre-LN stack of ${U} blocks, 95% of the total gradient magnitude comes from paths of at most `
-        + `${pre.k95} blocks and 90% from lengths ${pre.k05}–${pre.k95}, peaking at ${pre.peak} (Veit et al.: 5–17 of 54), `
-        + `while the paths themselves centre on ${U / 2} (90% of them between ${pre.count05} and ${pre.count95}). `
-        + 'Each branch on a path scales its gradient by about 1/RMS of the stream where it reads, so long paths carry '
-        + `almost nothing. Without a norm (the unnormalized residual stack) each branch keeps the gradient's size at `
-        + `initialization, the gradient follows the path count, and 95% of it needs paths up to ${res.k95} blocks: `
-        + 'there the claim would not hold. '
-        + `(${p.samples} paths per length: the jagged curve is sampling noise, one path can weigh more than the rest.)`;
+      text =
+        `In the Pre-LN stack of ${U} blocks, 95% of the total gradient magnitude comes from paths of at most ` +
+        `${pre.k95} blocks and 90% from lengths ${pre.k05}–${pre.k95}, peaking at ${pre.peak} (Veit et al.: 5–17 of 54), ` +
+        `while the paths themselves centre on ${U / 2} (90% of them between ${pre.count05} and ${pre.count95}). ` +
+        'Each branch on a path scales its gradient by about 1/RMS of the stream where it reads, so long paths carry ' +
+        `almost nothing. Without a norm (the unnormalized residual stack) each branch keeps the gradient's size at ` +
+        `initialization, the gradient follows the path count, and 95% of it needs paths up to ${res.k95} blocks: ` +
+        'there the claim would not hold. ' +
+        `(${p.samples} paths per length: the jagged curve is sampling noise, one path can weigh more than the rest.)`;
       break;
     }
     default:

@@ -34,7 +34,11 @@ function logSplits(lo, hi, room) {
     return out;
   }
   // Within about a decade: the first mantissa set that gives at least 3 ticks and fits.
-  const sets = [[1, 2, 5], [1, 1.5, 2, 3, 5, 7], [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8]];
+  const sets = [
+    [1, 2, 5],
+    [1, 1.5, 2, 3, 5, 7],
+    [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8],
+  ];
   let best = [];
   for (const set of sets) {
     const out = [];
@@ -53,8 +57,14 @@ function logSplits(lo, hi, room) {
 const logLabel = (e) => (Math.abs(e - Math.round(e)) < 1e-9 ? powerOfTen(Math.round(e)) : fmtValue(10 ** e));
 
 function range(values, log, pad) {
-  let lo = Infinity, hi = -Infinity;
-  for (const s of values) for (const v of s) if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const s of values)
+    for (const v of s)
+      if (v !== null && Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
   if (!Number.isFinite(lo)) return log ? [-1, 1] : [0, 1];
   if (log) {
     const span = Math.max(hi - lo, 0.3);
@@ -68,8 +78,13 @@ function options(spec, size, col) {
   const series = [{ label: spec.xLabel }];
   for (const s of spec.series)
     series.push({
-      label: s.label, stroke: s.color, width: s.width ?? 2, dash: s.dash ?? [],
-      points: s.points ? { show: true, size: s.pointSize ?? 6, width: 1.5, fill: s.color, stroke: s.color } : { show: false },
+      label: s.label,
+      stroke: s.color,
+      width: s.width ?? 2,
+      dash: s.dash ?? [],
+      points: s.points
+        ? { show: true, size: s.pointSize ?? 6, width: 1.5, fill: s.color, stroke: s.color }
+        : { show: false },
       paths: s.pointsOnly ? () => null : undefined,
       spanGaps: false,
     });
@@ -77,7 +92,13 @@ function options(spec, size, col) {
   const yRange = spec.yRange ?? range(ys, spec.yLog, 0.08);
   const xs = spec.xLog ? spec.x.map(Math.log10) : spec.x;
   const xPad = spec.xLog ? 0.04 * (xs[xs.length - 1] - xs[0] || 1) : 0;
-  const axis = { stroke: col.muted, font: FONT, labelFont: FONT, grid: { stroke: col.grid, width: 1 }, ticks: { stroke: col.grid, width: 1, size: 4 } };
+  const axis = {
+    stroke: col.muted,
+    font: FONT,
+    labelFont: FONT,
+    grid: { stroke: col.grid, width: 1 },
+    ticks: { stroke: col.grid, width: 1, size: 4 },
+  };
   const xAxis = { ...axis, label: spec.xLabel, labelSize: 18, labelGap: 0, size: 34, space: 40 };
   if (spec.xLog) {
     const ticks = (spec.xTicks ?? spec.x).map(Math.log10);
@@ -89,14 +110,19 @@ function options(spec, size, col) {
   }
   const yAxis = { ...axis, size: 54, gap: 4, label: spec.yLabel, labelSize: spec.yLabel ? 16 : 0, labelGap: 0 };
   if (spec.yLog) {
-    yAxis.splits = (u, i, min, max) => logSplits(min, max, Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / 22)));
+    yAxis.splits = (u, i, min, max) =>
+      logSplits(min, max, Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / 22)));
     yAxis.values = (u, splits) => splits.map(logLabel);
   }
   return {
     ...size,
     legend: { show: false },
     pxAlign: 0,
-    cursor: { y: false, drag: { x: false, y: false, setScale: false }, points: { size: 7, width: 1.5, fill: col.surface } },
+    cursor: {
+      y: false,
+      drag: { x: false, y: false, setScale: false },
+      points: { size: 7, width: 1.5, fill: col.surface },
+    },
     scales: {
       x: { time: false, range: () => [xs[0] - xPad, xs[xs.length - 1] + xPad] },
       y: { range: () => yRange },
@@ -110,7 +136,10 @@ function options(spec, size, col) {
 export function createChart(el) {
   let u = null;
   let spec = null;
-  const sizeOf = () => ({ width: Math.max(200, Math.floor(el.clientWidth)), height: Math.max(150, Math.floor(el.clientHeight)) });
+  const sizeOf = () => ({
+    width: Math.max(200, Math.floor(el.clientWidth)),
+    height: Math.max(150, Math.floor(el.clientHeight)),
+  });
 
   function build() {
     u?.destroy();

@@ -22,7 +22,11 @@ const el = (tag, attrs = {}, ...kids) => {
 };
 
 const LABELS = {
-  post_ln: 'Post-LN', pre_ln: 'Pre-LN', deepnorm: 'DeepNorm', gpt2: 'GPT-2 init (Pre-LN)', residual: 'residual, no norm',
+  post_ln: 'Post-LN',
+  pre_ln: 'Pre-LN',
+  deepnorm: 'DeepNorm',
+  gpt2: 'GPT-2 init (Pre-LN)',
+  residual: 'residual, no norm',
 };
 const CLAIM_DASH = [6, 5];
 
@@ -45,86 +49,147 @@ function sampleSwatch(kind, dash) {
 // ---------------------------------------------------------------- what each panel draws
 
 const archSeries = (col, arch, values, extra = {}) => ({
-  key: arch, label: LABELS[arch], values, color: col.arch[arch], dash: ARCH_BY_KEY[arch]?.dash ?? [], ...extra,
+  key: arch,
+  label: LABELS[arch],
+  values,
+  color: col.arch[arch],
+  dash: ARCH_BY_KEY[arch]?.dash ?? [],
+  ...extra,
 });
-const claimSeries = (col, label, values) => ({ key: 'claim', label, values, color: col.claim, dash: CLAIM_DASH, width: 1.5 });
+const claimSeries = (col, label, values) => ({
+  key: 'claim',
+  label,
+  values,
+  color: col.claim,
+  dash: CLAIM_DASH,
+  width: 1.5,
+});
 
 // Returns [{chart: name, spec}] and the legend entries.
 const VIEWS = {
   theorem1(r, col) {
     const { depths, geomean } = r.data;
-    const post = geomean.post_ln, pre = geomean.pre_ln;
-    return [{
-      chart: 'theorem1',
-      spec: {
-        x: depths, xLog: true, xLabel: 'depth L', yLog: true,
-        series: [
-          archSeries(col, 'post_ln', post, { points: true }),
-          archSeries(col, 'pre_ln', pre, { points: true }),
-          claimSeries(col, 'claimed: flat (Post-LN)', depths.map(() => post[0])),
-          claimSeries(col, 'claimed: ∝ 1/√L (Pre-LN)', depths.map((L) => pre[0] * Math.sqrt(depths[0] / L))),
-        ],
+    const post = geomean.post_ln,
+      pre = geomean.pre_ln;
+    return [
+      {
+        chart: 'theorem1',
+        spec: {
+          x: depths,
+          xLog: true,
+          xLabel: 'depth L',
+          yLog: true,
+          series: [
+            archSeries(col, 'post_ln', post, { points: true }),
+            archSeries(col, 'pre_ln', pre, { points: true }),
+            claimSeries(
+              col,
+              'claimed: flat (Post-LN)',
+              depths.map(() => post[0]),
+            ),
+            claimSeries(
+              col,
+              'claimed: ∝ 1/√L (Pre-LN)',
+              depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
+            ),
+          ],
+        },
       },
-    }];
+    ];
   },
   figure3(r, col, view) {
     const w = view.weight ?? 'all';
-    return [{
-      chart: 'figure3',
-      spec: {
-        x: r.data.layers, xLabel: 'block l', yLog: true,
-        series: [
-          archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
-          archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
-        ],
+    return [
+      {
+        chart: 'figure3',
+        spec: {
+          x: r.data.layers,
+          xLabel: 'block l',
+          yLog: true,
+          series: [
+            archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
+            archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
+          ],
+        },
       },
-    }];
+    ];
   },
   lemma2(r, col) {
     const { layers, pre, post } = r.data;
-    return [{
-      chart: 'lemma2',
-      spec: {
-        x: layers, xLabel: 'layer l',
-        series: [
-          archSeries(col, 'pre_ln', pre),
-          archSeries(col, 'post_ln', post),
-          claimSeries(col, 'claimed: 1 + l/2', layers.map((l) => 1 + l / 2)),
-        ],
+    return [
+      {
+        chart: 'lemma2',
+        spec: {
+          x: layers,
+          xLabel: 'layer l',
+          series: [
+            archSeries(col, 'pre_ln', pre),
+            archSeries(col, 'post_ln', post),
+            claimSeries(
+              col,
+              'claimed: 1 + l/2',
+              layers.map((l) => 1 + l / 2),
+            ),
+          ],
+        },
       },
-    }];
+    ];
   },
   deepnet(r, col) {
     const layers = r.data.deepnorm.grad_norm.map((_, l) => l);
     return [
       {
         chart: 'deepnet',
-        spec: { x: layers, xLabel: 'layer l', yLog: true,
-          series: [archSeries(col, 'deepnorm', r.data.deepnorm.grad_norm), archSeries(col, 'post_ln', r.data.post_ln.grad_norm)] },
+        spec: {
+          x: layers,
+          xLabel: 'layer l',
+          yLog: true,
+          series: [
+            archSeries(col, 'deepnorm', r.data.deepnorm.grad_norm),
+            archSeries(col, 'post_ln', r.data.post_ln.grad_norm),
+          ],
+        },
       },
       {
         chart: 'deepnet-stream',
-        spec: { x: layers, xLabel: 'layer l', yLog: true,
-          series: [archSeries(col, 'deepnorm', r.data.deepnorm.stream_rms), archSeries(col, 'post_ln', r.data.post_ln.stream_rms)] },
+        spec: {
+          x: layers,
+          xLabel: 'layer l',
+          yLog: true,
+          series: [
+            archSeries(col, 'deepnorm', r.data.deepnorm.stream_rms),
+            archSeries(col, 'post_ln', r.data.post_ln.stream_rms),
+          ],
+        },
       },
     ];
   },
   gpt2(r, col) {
     const { depths, ratio } = r.data;
-    return [{
-      chart: 'gpt2',
-      spec: {
-        x: depths, xLog: true, xLabel: 'depth L', yLog: true,
-        series: [
-          archSeries(col, 'gpt2', ratio.gpt2, { points: true }),
-          archSeries(col, 'pre_ln', ratio.pre_ln, { points: true }),
-          claimSeries(col, '∝ √L', depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0]))),
-        ],
+    return [
+      {
+        chart: 'gpt2',
+        spec: {
+          x: depths,
+          xLog: true,
+          xLabel: 'depth L',
+          yLog: true,
+          series: [
+            archSeries(col, 'gpt2', ratio.gpt2, { points: true }),
+            archSeries(col, 'pre_ln', ratio.pre_ln, { points: true }),
+            claimSeries(
+              col,
+              '∝ √L',
+              depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
+            ),
+          ],
+        },
       },
-    }];
+    ];
   },
   veit(r, col) {
-    const pre = r.data.pre_ln, res = r.data.residual;
+    const pre = r.data.pre_ln,
+      res = r.data.residual;
     const ks = pre.count.map((_, k) => k);
     const share = (a) => {
       const s = a.reduce((t, v) => t + v, 0);
@@ -134,9 +199,17 @@ const VIEWS = {
       {
         chart: 'veit',
         spec: {
-          x: ks, xLabel: 'path length k',
+          x: ks,
+          xLabel: 'path length k',
           series: [
-            { key: 'paths', label: 'paths of length k (binomial)', values: share(pre.count), color: col.muted, dash: [2, 3], width: 2 },
+            {
+              key: 'paths',
+              label: 'paths of length k (binomial)',
+              values: share(pre.count),
+              color: col.muted,
+              dash: [2, 3],
+              width: 2,
+            },
             archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
             archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
           ],
@@ -145,7 +218,9 @@ const VIEWS = {
       {
         chart: 'veit-mean',
         spec: {
-          x: ks, xLabel: 'path length k', yLog: true,
+          x: ks,
+          xLabel: 'path length k',
+          yLog: true,
           series: [
             archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
             archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
@@ -159,8 +234,15 @@ const VIEWS = {
 // ---------------------------------------------------------------- controls
 
 const CONTROL_LABELS = {
-  seeds: 'Seeds', seed0: 'First seed', deepest: 'Deepest L', width: 'Width d', depth: 'Depth', samples: 'Paths per length',
-  path_seed: 'Path seed', seed: 'Seed', weight: 'Weights',
+  seeds: 'Seeds',
+  seed0: 'First seed',
+  deepest: 'Deepest L',
+  width: 'Width d',
+  depth: 'Depth',
+  samples: 'Paths per length',
+  path_seed: 'Path seed',
+  seed: 'Seed',
+  weight: 'Weights',
 };
 const CONTROLS = {
   theorem1: ['seeds', 'deepest', 'seed0'],
@@ -188,7 +270,16 @@ function buildControls(form, id, params, view, onChange) {
       }
       input.value = String(VIEW_ONLY.has(name) ? view[name] : params[name]);
     } else {
-      input = el('input', { id: inputId, name, type: 'number', class: 'number', min: '0', max: String(MAX_SEED), step: '1', inputmode: 'numeric' });
+      input = el('input', {
+        id: inputId,
+        name,
+        type: 'number',
+        class: 'number',
+        min: '0',
+        max: String(MAX_SEED),
+        step: '1',
+        inputmode: 'numeric',
+      });
       input.value = String(params[name]);
     }
     input.addEventListener('change', () => {
@@ -215,15 +306,28 @@ function buildControls(form, id, params, view, onChange) {
 function resultsTable(summary) {
   const table = el('table', { class: 'measured' });
   table.append(el('caption', { class: 'visually-hidden', text: 'Measured and claimed numbers' }));
-  const head = el('tr', {}, el('th', { scope: 'col', text: 'quantity' }), el('th', { scope: 'col', text: 'measured' }),
-    el('th', { scope: 'col', text: 'claimed' }), el('th', { scope: 'col', text: 'meets it' }));
+  const head = el(
+    'tr',
+    {},
+    el('th', { scope: 'col', text: 'quantity' }),
+    el('th', { scope: 'col', text: 'measured' }),
+    el('th', { scope: 'col', text: 'claimed' }),
+    el('th', { scope: 'col', text: 'meets it' }),
+  );
   table.append(el('thead', {}, head));
   const body = el('tbody');
   for (const row of summary.rows) {
     const ok = row.ok === null ? '—' : row.ok ? 'yes' : 'no';
     const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}`, text: ok });
-    const measured = el('td', { class: 'num', text: row.measured, 'data-key': row.key, 'data-value': String(row.value) });
-    body.append(el('tr', {}, el('th', { scope: 'row', text: row.label }), measured, el('td', { text: row.claimed }), okCell));
+    const measured = el('td', {
+      class: 'num',
+      text: row.measured,
+      'data-key': row.key,
+      'data-value': String(row.value),
+    });
+    body.append(
+      el('tr', {}, el('th', { scope: 'row', text: row.label }), measured, el('td', { text: row.claimed }), okCell),
+    );
   }
   table.append(body);
   return el('div', { class: 'measured-scroll' }, table);
@@ -271,10 +375,17 @@ function legend(list, specs) {
 export function createPanel({ root, id, request, onRender }) {
   const params = { ...PANELS[id].defaults };
   const view = { weight: 'all' };
-  const charts = Object.fromEntries([...root.querySelectorAll('[data-chart]')].map((c) => [c.dataset.chart, createChart(c)]));
+  const charts = Object.fromEntries(
+    [...root.querySelectorAll('[data-chart]')].map((c) => [c.dataset.chart, createChart(c)]),
+  );
   const resultEl = root.querySelector('[data-result]');
   const legends = Object.fromEntries([...root.querySelectorAll('[data-legend]')].map((l) => [l.dataset.legend, l]));
-  const status = el('p', { class: 'paper-status', role: 'status', 'aria-live': 'polite', text: 'waiting for the engine…' });
+  const status = el('p', {
+    class: 'paper-status',
+    role: 'status',
+    'aria-live': 'polite',
+    text: 'waiting for the engine…',
+  });
   const form = root.querySelector('[data-controls]');
   form.after(status);
   let latest = 0;
@@ -290,12 +401,25 @@ export function createPanel({ root, id, request, onRender }) {
     const sub = root.querySelector('[data-sub]');
     if (sub) sub.textContent = `${FIG3_WEIGHTS[view.weight]}, mean over seeds, log scale`;
     const cap = caption(id, result, view);
-    const verdict = el('p', { class: 'verdict', 'data-verdict': cap.verdict },
-      el('span', { class: 'verdict-badge', text: VERDICT_TEXT[cap.verdict] }), ' ', el('strong', { text: cap.lead }), ' ', cap.text);
+    const verdict = el(
+      'p',
+      { class: 'verdict', 'data-verdict': cap.verdict },
+      el('span', { class: 'verdict-badge', text: VERDICT_TEXT[cap.verdict] }),
+      ' ',
+      el('strong', { text: cap.lead }),
+      ' ',
+      cap.text,
+    );
     resultEl.replaceChildren(resultsTable(cap.summary), verdict, dataTable(specs));
     root.dataset.verdict = cap.verdict;
-    onRender(id, { params: { ...result.params }, view: { ...view }, verdict: cap.verdict, caption: `${cap.lead} ${cap.text}`,
-      rows: cap.summary.rows.map(({ key, value, ok }) => ({ key, value, ok })), ms: result.ms });
+    onRender(id, {
+      params: { ...result.params },
+      view: { ...view },
+      verdict: cap.verdict,
+      caption: `${cap.lead} ${cap.text}`,
+      rows: cap.summary.rows.map(({ key, value, ok }) => ({ key, value, ok })),
+      ms: result.ms,
+    });
   }
 
   async function run() {

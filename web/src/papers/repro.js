@@ -60,11 +60,11 @@ export const FIG3_WEIGHTS = {
 // Criteria, shared by the captions and the tests.
 export const CRITERIA = {
   theorem1: { post_ln: { claimed: 0, tol: 0.15 }, pre_ln: { claimed: -0.5, tol: 0.15 } },
-  figure3: { rising: 1.2, flat: 1.5 },          // Post-LN top/bottom >= 1.2; Pre-LN within 1/1.5..1.5
+  figure3: { rising: 1.2, flat: 1.5 }, // Post-LN top/bottom >= 1.2; Pre-LN within 1/1.5..1.5
   lemma2: { slope: 0.5, slopeTol: 0.05, worst: 0.1 },
-  deepnet: { small: 2 },                         // "within a small factor": max/min over layers <= 2
+  deepnet: { small: 2 }, // "within a small factor": max/min over layers <= 2
   gpt2: { near: 1.5, flatSlope: 0.1, preSlope: 0.5, preTol: 0.15 },
-  veit: {},                                      // 95% of the gradient from paths shorter than U/2
+  veit: {}, // 95% of the gradient from paths shorter than U/2
 };
 
 export function withDefaults(id, params = {}) {
@@ -76,18 +76,31 @@ export function withDefaults(id, params = {}) {
 /** Least-squares fit y = a + b x: {slope: b, intercept: a}. */
 export function fit(x, y) {
   const n = x.length;
-  let mx = 0, my = 0;
-  for (let i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
-  mx /= n; my /= n;
-  let sxy = 0, sxx = 0;
-  for (let i = 0; i < n; i++) { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) * (x[i] - mx); }
+  let mx = 0,
+    my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0,
+    sxx = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
   const slope = sxy / sxx;
   return { slope, intercept: my - slope * mx };
 }
 
 export function spread(values) {
-  let lo = Infinity, hi = -Infinity;
-  for (const v of values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const v of values) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
   return hi / lo; // Infinity when a value is 0
 }
 
@@ -95,8 +108,16 @@ const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 const seedList = (seed0, seeds) => Array.from({ length: seeds }, (_, i) => seed0 + i);
 const finalNorm = (arch) => (arch === 'post_ln' || arch === 'deepnorm' ? 'none' : 'layernorm');
 const transformer = (p, arch, depth, seed) => ({
-  arch: [arch], block: 'transformer', depth, width: p.width, tokens: p.tokens, heads: p.heads,
-  causal: p.causal, final_norm: finalNorm(arch), seed, expansion: p.expansion ?? 1,
+  arch: [arch],
+  block: 'transformer',
+  depth,
+  width: p.width,
+  tokens: p.tokens,
+  heads: p.heads,
+  causal: p.causal,
+  final_norm: finalNorm(arch),
+  seed,
+  expansion: p.expansion ?? 1,
 });
 
 export function depthsUpTo(deepest) {
@@ -111,7 +132,8 @@ const COMPUTE = {
     const depths = depthsUpTo(p.deepest);
     const archs = ['post_ln', 'pre_ln'];
     const logs = Object.fromEntries(archs.map((a) => [a, depths.map(() => [])]));
-    for (const seed of seedList(p.seed0, p.seeds))  // one weight bank per seed, grown with L
+    for (const seed of seedList(p.seed0, p.seeds))
+      // one weight bank per seed, grown with L
       depths.forEach((L, i) => {
         for (const arch of archs) {
           const r = rn.simulate(transformer(p, arch, L, seed)).results[arch];
@@ -120,8 +142,14 @@ const COMPUTE = {
       });
     const out = { depths, geomean: {}, fit: {} };
     for (const arch of archs) {
-      const x = [], y = [];
-      depths.forEach((L, i) => logs[arch][i].forEach((v) => { x.push(Math.log(L)); y.push(v); }));
+      const x = [],
+        y = [];
+      depths.forEach((L, i) =>
+        logs[arch][i].forEach((v) => {
+          x.push(Math.log(L));
+          y.push(v);
+        }),
+      );
       out.fit[arch] = fit(x, y);
       out.geomean[arch] = logs[arch].map((v) => Math.exp(mean(v)));
     }
@@ -132,7 +160,9 @@ const COMPUTE = {
   figure3(rn, p) {
     const archs = ['post_ln', 'pre_ln'];
     const keys = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
-    const sums = Object.fromEntries(archs.map((a) => [a, Object.fromEntries([...keys, 'all'].map((k) => [k, new Array(6).fill(0)]))]));
+    const sums = Object.fromEntries(
+      archs.map((a) => [a, Object.fromEntries([...keys, 'all'].map((k) => [k, new Array(6).fill(0)]))]),
+    );
     const seeds = seedList(p.seed0, p.seeds);
     for (const seed of seeds)
       for (const arch of archs) {
@@ -153,10 +183,18 @@ const COMPUTE = {
   // E||x_l||^2 / d over seeds: the mean of stream_rms[l]^2 (rms^2 = ||h||^2 / (T d)).
   lemma2(rn, p) {
     const L = p.depth;
-    const pre = new Array(L + 1).fill(0), post = new Array(L + 1).fill(0);
+    const pre = new Array(L + 1).fill(0),
+      post = new Array(L + 1).fill(0);
     const seeds = seedList(p.seed0, p.seeds);
     for (const seed of seeds) {
-      const r = rn.simulate({ arch: ['pre_ln', 'post_ln'], depth: L, width: p.width, tokens: p.tokens, gain: Math.SQRT1_2, seed }).results;
+      const r = rn.simulate({
+        arch: ['pre_ln', 'post_ln'],
+        depth: L,
+        width: p.width,
+        tokens: p.tokens,
+        gain: Math.SQRT1_2,
+        seed,
+      }).results;
       for (let l = 0; l <= L; l++) {
         pre[l] += r.pre_ln.stream_rms[l] ** 2 / seeds.length;
         post[l] += r.post_ln.stream_rms[l] ** 2 / seeds.length;
@@ -170,16 +208,27 @@ const COMPUTE = {
   deepnet(rn, p) {
     const N = p.depth;
     const out = rn.simulate({
-      arch: ['deepnorm', 'post_ln'], block: 'transformer', depth: N, width: p.width, tokens: p.tokens,
-      heads: p.heads, causal: p.causal, final_norm: 'none', seed: p.seed,
+      arch: ['deepnorm', 'post_ln'],
+      block: 'transformer',
+      depth: N,
+      width: p.width,
+      tokens: p.tokens,
+      heads: p.heads,
+      causal: p.causal,
+      final_norm: 'none',
+      seed: p.seed,
     });
     const pick = (r) => ({
-      grad_norm: Array.from(r.grad_norm), stream_rms: Array.from(r.stream_rms), update_ratio: Array.from(r.update_ratio),
+      grad_norm: Array.from(r.grad_norm),
+      stream_rms: Array.from(r.stream_rms),
+      update_ratio: Array.from(r.update_ratio),
       first_nonfinite: r.first_nonfinite,
     });
     return {
-      alpha: (2 * N) ** 0.25, beta: (8 * N) ** -0.25,
-      deepnorm: pick(out.results.deepnorm), post_ln: pick(out.results.post_ln),
+      alpha: (2 * N) ** 0.25,
+      beta: (8 * N) ** -0.25,
+      deepnorm: pick(out.results.deepnorm),
+      post_ln: pick(out.results.post_ln),
     };
   },
 
@@ -201,14 +250,24 @@ const COMPUTE = {
   // Path statistics of a Pre-LN and an unnormalized residual MLP stack.
   veit(rn, p) {
     const out = rn.pathGradients({
-      arch: ['pre_ln', 'residual'], depth: p.depth, width: p.width, tokens: p.tokens, seed: p.seed,
-      samples: p.samples, path_seed: p.path_seed,
+      arch: ['pre_ln', 'residual'],
+      depth: p.depth,
+      width: p.width,
+      tokens: p.tokens,
+      seed: p.seed,
+      samples: p.samples,
+      path_seed: p.path_seed,
     });
     const res = {};
     for (const [arch, r] of Object.entries(out.results))
       res[arch] = {
-        units: r.units, full_norm: r.full_norm, count: Array.from(r.count), measured: Array.from(r.measured),
-        mean_norm: Array.from(r.mean_norm), sd_norm: Array.from(r.sd_norm), total: Array.from(r.total),
+        units: r.units,
+        full_norm: r.full_norm,
+        count: Array.from(r.count),
+        measured: Array.from(r.measured),
+        mean_norm: Array.from(r.mean_norm),
+        sd_norm: Array.from(r.sd_norm),
+        total: Array.from(r.total),
       };
     return res;
   },
@@ -226,7 +285,12 @@ export function compute(rn, id, params = {}) {
 // ---------------------------------------------------------------- the transformer recompute budget
 
 export const PERF_CONFIG = {
-  arch: ['plain', 'residual', 'post_ln', 'pre_ln'], block: 'transformer', depth: 96, width: 64, tokens: 16, heads: 4,
+  arch: ['plain', 'residual', 'post_ln', 'pre_ln'],
+  block: 'transformer',
+  depth: 96,
+  width: 64,
+  tokens: 16,
+  heads: 4,
 };
 
 /** Times `runs` full four-arch recomputes (after `warmup`): {median, p90, min, runs}. */
@@ -239,7 +303,12 @@ export function timeRecompute(rn, { runs = 15, warmup = 3 } = {}) {
     t.push(performance.now() - t0);
   }
   const s = [...t].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p90: s[Math.min(s.length - 1, Math.floor(0.9 * s.length))], min: s[0], runs: t };
+  return {
+    median: s[Math.floor(s.length / 2)],
+    p90: s[Math.min(s.length - 1, Math.floor(0.9 * s.length))],
+    min: s[0],
+    runs: t,
+  };
 }
 
 // ---------------------------------------------------------------- verdicts
@@ -262,8 +331,12 @@ export function pathSummary(r) {
   const sum = r.total.reduce((s, v) => s + v, 0);
   const shorter = r.total.reduce((s, v, k) => (k < U / 2 ? s + v : s), 0) / sum;
   return {
-    k05: quantileLength(r.total, 0.05), k95: quantileLength(r.total, 0.95), peak, shorter,
-    count05: quantileLength(r.count, 0.05), count95: quantileLength(r.count, 0.95),
+    k05: quantileLength(r.total, 0.05),
+    k95: quantileLength(r.total, 0.95),
+    peak,
+    shorter,
+    count05: quantileLength(r.count, 0.05),
+    count95: quantileLength(r.count, 0.95),
   };
 }
 
@@ -287,39 +360,76 @@ export function summarize(id, result, view = {}) {
         const s = d.fit[arch].slope;
         const { claimed, tol } = C[arch];
         rows.push({
-          key: `${arch}_slope`, label: `${arch === 'post_ln' ? 'Post-LN' : 'Pre-LN'}: slope of log ‖∂L/∂W₂‖ over log L`,
-          value: s, measured: fmt(s, 2), claimed: `${claimed === 0 ? '0' : fmt(claimed, 1)} ± ${tol}`, ok: Math.abs(s - claimed) <= tol,
+          key: `${arch}_slope`,
+          label: `${arch === 'post_ln' ? 'Post-LN' : 'Pre-LN'}: slope of log ‖∂L/∂W₂‖ over log L`,
+          value: s,
+          measured: fmt(s, 2),
+          claimed: `${claimed === 0 ? '0' : fmt(claimed, 1)} ± ${tol}`,
+          ok: Math.abs(s - claimed) <= tol,
         });
       }
       break;
     }
     case 'figure3': {
       const w = view.weight ?? 'all';
-      const post = d.norms.post_ln[w], pre = d.norms.pre_ln[w];
-      const rPost = post[5] / post[0], rPre = pre[5] / pre[0];
-      rows.push({ key: 'post_ratio', label: 'Post-LN: layer 6 / layer 1', value: rPost, measured: `${fmt(rPost, 2)}×`,
-        claimed: `rises (≥ ${C.rising}×)`, ok: rPost >= C.rising });
-      rows.push({ key: 'pre_ratio', label: 'Pre-LN: layer 6 / layer 1', value: rPre, measured: `${fmt(rPre, 2)}×`,
-        claimed: `roughly flat (${fmt(1 / C.flat, 2)}–${C.flat}×)`, ok: rPre >= 1 / C.flat && rPre <= C.flat });
+      const post = d.norms.post_ln[w],
+        pre = d.norms.pre_ln[w];
+      const rPost = post[5] / post[0],
+        rPre = pre[5] / pre[0];
+      rows.push({
+        key: 'post_ratio',
+        label: 'Post-LN: layer 6 / layer 1',
+        value: rPost,
+        measured: `${fmt(rPost, 2)}×`,
+        claimed: `rises (≥ ${C.rising}×)`,
+        ok: rPost >= C.rising,
+      });
+      rows.push({
+        key: 'pre_ratio',
+        label: 'Pre-LN: layer 6 / layer 1',
+        value: rPre,
+        measured: `${fmt(rPre, 2)}×`,
+        claimed: `roughly flat (${fmt(1 / C.flat, 2)}–${C.flat}×)`,
+        ok: rPre >= 1 / C.flat && rPre <= C.flat,
+      });
       break;
     }
     case 'lemma2': {
       const worst = d.pre.reduce((m, v, l) => Math.max(m, Math.abs(v / (1 + l / 2) - 1)), 0);
-      rows.push({ key: 'slope', label: 'Pre-LN: fitted slope of E‖x_l‖²/d over l', value: d.fit.slope, measured: fmt(d.fit.slope, 3),
-        claimed: `0.5 ± ${C.slopeTol}`, ok: Math.abs(d.fit.slope - C.slope) <= C.slopeTol });
-      rows.push({ key: 'worst', label: 'Pre-LN: largest deviation from 1 + l/2', value: worst, measured: pct(worst),
-        claimed: `0 (≤ ${pct(C.worst)})`, ok: worst <= C.worst });
+      rows.push({
+        key: 'slope',
+        label: 'Pre-LN: fitted slope of E‖x_l‖²/d over l',
+        value: d.fit.slope,
+        measured: fmt(d.fit.slope, 3),
+        claimed: `0.5 ± ${C.slopeTol}`,
+        ok: Math.abs(d.fit.slope - C.slope) <= C.slopeTol,
+      });
+      rows.push({
+        key: 'worst',
+        label: 'Pre-LN: largest deviation from 1 + l/2',
+        value: worst,
+        measured: pct(worst),
+        claimed: `0 (≤ ${pct(C.worst)})`,
+        ok: worst <= C.worst,
+      });
       break;
     }
     case 'deepnet': {
       for (const arch of ['deepnorm', 'post_ln']) {
         const name = arch === 'deepnorm' ? 'DeepNorm' : 'Post-LN';
-        const want = arch === 'deepnorm';  // DeepNorm within the factor, Post-LN not
-        for (const [metric, label] of [['grad_norm', 'gradient'], ['stream_rms', 'stream RMS']]) {
+        const want = arch === 'deepnorm'; // DeepNorm within the factor, Post-LN not
+        for (const [metric, label] of [
+          ['grad_norm', 'gradient'],
+          ['stream_rms', 'stream RMS'],
+        ]) {
           const s = spread(d[arch][metric]);
           rows.push({
-            key: `${arch}_${metric}`, label: `${name}: ${label}, max/min over layers`, value: s, measured: ratioText(s),
-            claimed: want ? `≤ ${C.small}×` : `> ${C.small}×`, ok: want ? s <= C.small : s > C.small,
+            key: `${arch}_${metric}`,
+            label: `${name}: ${label}, max/min over layers`,
+            value: s,
+            measured: ratioText(s),
+            claimed: want ? `≤ ${C.small}×` : `> ${C.small}×`,
+            ok: want ? s <= C.small : s > C.small,
           });
         }
       }
@@ -327,26 +437,73 @@ export function summarize(id, result, view = {}) {
     }
     case 'gpt2': {
       const worst = Math.max(...d.ratio.gpt2.map((r) => Math.max(r, 1 / r)));
-      const sG = d.fit.gpt2.slope, sP = d.fit.pre_ln.slope;
-      rows.push({ key: 'gpt2_worst', label: 'GPT-2 init: top RMS / input RMS, farthest from 1', value: worst, measured: `${fmt(worst, 2)}×`,
-        claimed: `near 1 (≤ ${C.near}×)`, ok: worst <= C.near });
-      rows.push({ key: 'gpt2_slope', label: 'GPT-2 init: slope of log(top/input) over log L', value: sG, measured: fmt(sG, 2),
-        claimed: `0 ± ${C.flatSlope}`, ok: Math.abs(sG) <= C.flatSlope });
-      rows.push({ key: 'pre_slope', label: 'Pre-LN: slope of log(top/input) over log L', value: sP, measured: fmt(sP, 2),
-        claimed: `0.5 ± ${C.preTol}`, ok: Math.abs(sP - C.preSlope) <= C.preTol });
+      const sG = d.fit.gpt2.slope,
+        sP = d.fit.pre_ln.slope;
+      rows.push({
+        key: 'gpt2_worst',
+        label: 'GPT-2 init: top RMS / input RMS, farthest from 1',
+        value: worst,
+        measured: `${fmt(worst, 2)}×`,
+        claimed: `near 1 (≤ ${C.near}×)`,
+        ok: worst <= C.near,
+      });
+      rows.push({
+        key: 'gpt2_slope',
+        label: 'GPT-2 init: slope of log(top/input) over log L',
+        value: sG,
+        measured: fmt(sG, 2),
+        claimed: `0 ± ${C.flatSlope}`,
+        ok: Math.abs(sG) <= C.flatSlope,
+      });
+      rows.push({
+        key: 'pre_slope',
+        label: 'Pre-LN: slope of log(top/input) over log L',
+        value: sP,
+        measured: fmt(sP, 2),
+        claimed: `0.5 ± ${C.preTol}`,
+        ok: Math.abs(sP - C.preSlope) <= C.preTol,
+      });
       break;
     }
     case 'veit': {
-      const pre = pathSummary(d.pre_ln), res = pathSummary(d.residual);
+      const pre = pathSummary(d.pre_ln),
+        res = pathSummary(d.residual);
       const U = d.pre_ln.units;
-      rows.push({ key: 'pre_k95', label: 'Pre-LN: 95% of the gradient from paths of length ≤', value: pre.k95, measured: String(pre.k95),
-        claimed: `< ${U / 2} (the mean path length)`, ok: pre.k95 < U / 2 });
-      rows.push({ key: 'pre_range', label: 'Pre-LN: lengths carrying the central 90%', value: pre.k05, measured: `${pre.k05}–${pre.k95}`,
-        claimed: U === 54 ? '5–17 (of 54)' : `5–17 of 54, i.e. ${Math.round(5 * U / 54)}–${Math.round(17 * U / 54)} of ${U}`, ok: null });
-      rows.push({ key: 'paths_range', label: 'Paths: lengths of the central 90% of all paths', value: pre.count05, measured: `${pre.count05}–${pre.count95}`,
-        claimed: 'binomial, centred on U/2', ok: null });
-      rows.push({ key: 'res_k95', label: 'Unnormalized residual (contrast): 95% of the gradient from paths ≤', value: res.k95, measured: String(res.k95),
-        claimed: '— (not the paper\u2019s setting)', ok: null });
+      rows.push({
+        key: 'pre_k95',
+        label: 'Pre-LN: 95% of the gradient from paths of length ≤',
+        value: pre.k95,
+        measured: String(pre.k95),
+        claimed: `< ${U / 2} (the mean path length)`,
+        ok: pre.k95 < U / 2,
+      });
+      rows.push({
+        key: 'pre_range',
+        label: 'Pre-LN: lengths carrying the central 90%',
+        value: pre.k05,
+        measured: `${pre.k05}–${pre.k95}`,
+        claimed:
+          U === 54
+            ? '5–17 (of 54)'
+            : `5–17 of 54, i.e. ${Math.round((5 * U) / 54)}–${Math.round((17 * U) / 54)} of ${U}`,
+        ok: null,
+      });
+      rows.push({
+        key: 'paths_range',
+        label: 'Paths: lengths of the central 90% of all paths',
+        value: pre.count05,
+        measured: `${pre.count05}–${pre.count95}`,
+        claimed: 'binomial, centred on U/2',
+        ok: null,
+      });
+      rows.push({
+        key: 'res_k95',
+        label: 'Unnormalized residual (contrast): 95% of the gradient from paths ≤',
+        value: res.k95,
+        measured: String(res.k95),
+        claimed: '— (not the paper\u2019s setting)',
+        ok: null,
+      });
       return { rows, verdict: pre.k95 < U / 2 ? 'holds' : 'fails', facts: { pre, res, U } };
     }
     default:

@@ -33,14 +33,17 @@ export function createChecker(engine) {
   const cache = new Map();
   const fns = {
     simulate: (cfg) => engine.call('simulate', [cfg]),
-    normToken: (kind, x, gamma, beta) => engine.call('normToken', [kind, Array.from(x), Array.from(gamma), Array.from(beta)]),
+    normToken: (kind, x, gamma, beta) =>
+      engine.call('normToken', [kind, Array.from(x), Array.from(gamma), Array.from(beta)]),
   };
   return (item) => {
     if (!cache.has(item.id)) {
       const p = checkItem(item, fns);
       cache.set(item.id, p);
       // A failure to run is not cached: the next showing may succeed.
-      p.then((r) => { if (r.status === 'not-applicable' && /could not run/.test(r.measured)) cache.delete(item.id); });
+      p.then((r) => {
+        if (r.status === 'not-applicable' && /could not run/.test(r.measured)) cache.delete(item.id);
+      });
     }
     return cache.get(item.id);
   };
@@ -62,19 +65,43 @@ const VERDICT = {
 export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
   const exp = item.experiment;
   const titleId = `exp-title-${item.id}`;
-  const node = el('section', { class: 'experiment', 'aria-labelledby': titleId, dataset: { kind: exp.panel ? 'panel' : 'preset' } },
+  const node = el(
+    'section',
+    { class: 'experiment', 'aria-labelledby': titleId, dataset: { kind: exp.panel ? 'panel' : 'preset' } },
     el('h4', { id: titleId }, 'Live experiment'),
-    el('div', { class: 'exp-look', html: toHtml(exp.look) }));
+    el('div', { class: 'exp-look', html: toHtml(exp.look) }),
+  );
 
   if (exp.preset) {
     node.append(
       el('p', { class: 'exp-preset' }, describePreset(exp.preset)),
-      el('p', { class: 'exp-actions' },
-        el('a', { class: 'button-link', href: explorerHref(exp.preset), 'data-action': 'explorer', onclick: () => onLeave(item.id) },
-          'Open in the explorer')));
+      el(
+        'p',
+        { class: 'exp-actions' },
+        el(
+          'a',
+          {
+            class: 'button-link',
+            href: explorerHref(exp.preset),
+            'data-action': 'explorer',
+            onclick: () => onLeave(item.id),
+          },
+          'Open in the explorer',
+        ),
+      ),
+    );
   } else if (exp.panel === 'norm') {
-    node.append(el('p', { class: 'exp-actions' },
-      el('a', { class: 'button-link', href: '#norm', 'data-action': 'norm', onclick: () => onOpenPanel(item.id) }, 'Open the norm panel')));
+    node.append(
+      el(
+        'p',
+        { class: 'exp-actions' },
+        el(
+          'a',
+          { class: 'button-link', href: '#norm', 'data-action': 'norm', onclick: () => onOpenPanel(item.id) },
+          'Open the norm panel',
+        ),
+      ),
+    );
   }
 
   let started = null;
@@ -82,7 +109,8 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
     const verdict = el('p', { class: 'exp-check', dataset: { status: 'pending' } }, VERDICT.pending());
     node.append(verdict);
     started = check(item).then((r) => {
-      const status = Object.prototype.hasOwnProperty.call(VERDICT, r.status) && r.status !== 'pending' ? r.status : 'not-applicable';
+      const status =
+        Object.prototype.hasOwnProperty.call(VERDICT, r.status) && r.status !== 'pending' ? r.status : 'not-applicable';
       verdict.dataset.status = status;
       verdict.textContent = VERDICT[status](r.measured);
       return r;

@@ -9,7 +9,11 @@ const FORMATS = {
   tsv: { make: toAnkiTsv, ext: 'tsv', name: 'Anki TSV' },
 };
 
-const slug = (s) => String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s) =>
+  String(s)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** The file name for an export: resnorm-quiz[-section][-tag].<ext>. */
 export function exportFileName(format, filter = {}) {
@@ -19,9 +23,10 @@ export function exportFileName(format, filter = {}) {
 
 /** The file's text (what the download holds). */
 export function exportText(format, rawBank, filter = {}) {
-  const title = filter.section || filter.tag
-    ? `resnorm question bank (${[filter.section && `section ${filter.section}`, filter.tag && `topic ${filter.tag}`].filter(Boolean).join(', ')})`
-    : 'resnorm question bank';
+  const title =
+    filter.section || filter.tag
+      ? `resnorm question bank (${[filter.section && `section ${filter.section}`, filter.tag && `topic ${filter.tag}`].filter(Boolean).join(', ')})`
+      : 'resnorm question bank';
   return format === 'gift' ? toGift(rawBank, { ...filter, title }) : toAnkiTsv(rawBank, filter);
 }
 

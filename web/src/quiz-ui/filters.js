@@ -15,12 +15,16 @@ export function createFilters({ form, section, tag, mode, shuffle, session, onCh
   const sections = Object.keys(SECTION_NAMES).filter((s) => items.some((it) => it.section === s));
   const tags = Object.keys(TAG_NAMES).filter((t) => items.some((it) => it.tags.includes(t)));
 
-  replace(section,
+  replace(
+    section,
     el('option', { value: '' }, `all sections (${items.length})`),
-    sections.map((s) => el('option', { value: s }, `${SECTION_NAMES[s]} (${count(items, (it) => it.section === s)})`)));
-  replace(tag,
+    sections.map((s) => el('option', { value: s }, `${SECTION_NAMES[s]} (${count(items, (it) => it.section === s)})`)),
+  );
+  replace(
+    tag,
     el('option', { value: '' }, 'all topics'),
-    tags.map((t) => el('option', { value: t }, `${TAG_NAMES[t]} (${count(items, (it) => it.tags.includes(t))})`)));
+    tags.map((t) => el('option', { value: t }, `${TAG_NAMES[t]} (${count(items, (it) => it.tags.includes(t))})`)),
+  );
 
   const read = () => ({
     section: section.value || null,

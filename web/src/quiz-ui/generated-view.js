@@ -20,7 +20,10 @@ const PREDICT_CHARTS = {
   'plain-gradient': {
     title: 'Gradient at layer l relative to the top, grad_norm[l] / grad_norm[L]',
     xLabel: 'layer l',
-    curve: (doc) => { const g = doc.results.plain.grad_norm; return Array.from(g, (v) => v / g[g.length - 1]); },
+    curve: (doc) => {
+      const g = doc.results.plain.grad_norm;
+      return Array.from(g, (v) => v / g[g.length - 1]);
+    },
     at: () => 0,
   },
   'preln-stream': {
@@ -32,14 +35,25 @@ const PREDICT_CHARTS = {
   'residual-growth': {
     title: 'Stream RMS relative to layer 0, stream_rms[l] / stream_rms[0]',
     xLabel: 'layer l',
-    curve: (doc) => { const s = doc.results.residual.stream_rms; return Array.from(s, (v) => v / s[0]); },
+    curve: (doc) => {
+      const s = doc.results.residual.stream_rms;
+      return Array.from(s, (v) => v / s[0]);
+    },
     at: (c) => c.depth,
   },
 };
 
 function chartBox(id, title, label) {
   const host = el('div', { class: 'mini-chart', id, role: 'img', 'aria-label': label });
-  return { figure: el('figure', { class: 'chart-figure' }, el('figcaption', {}, el('span', { class: 'chart-title' }, title)), host), host };
+  return {
+    figure: el(
+      'figure',
+      { class: 'chart-figure' },
+      el('figcaption', {}, el('span', { class: 'chart-title' }, title)),
+      host,
+    ),
+    host,
+  };
 }
 
 /**
@@ -53,8 +67,16 @@ export function createGeneratedView({ which, predict, engine, session }) {
   // ---------------- which is which ----------------
   const w = {};
   w.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
-  w.grad = chartBox('which-grad', 'Gradient reaching layer l (log scale)', 'Chart: gradient norm per layer for the unlabeled curves. The numbers are in the table under Numbers.');
-  w.stream = chartBox('which-stream', 'Size of the residual stream, RMS of h_l (log scale)', 'Chart: stream RMS per layer for the unlabeled curves. The numbers are in the table under Numbers.');
+  w.grad = chartBox(
+    'which-grad',
+    'Gradient reaching layer l (log scale)',
+    'Chart: gradient norm per layer for the unlabeled curves. The numbers are in the table under Numbers.',
+  );
+  w.stream = chartBox(
+    'which-stream',
+    'Size of the residual stream, RMS of h_l (log scale)',
+    'Chart: stream RMS per layer for the unlabeled curves. The numbers are in the table under Numbers.',
+  );
   w.gradChart = createLineChart(w.grad.host, { xLabel: 'layer l' });
   w.streamChart = createLineChart(w.stream.host, { xLabel: 'layer l' });
   charts.push(w.gradChart, w.streamChart);
@@ -63,12 +85,24 @@ export function createGeneratedView({ which, predict, engine, session }) {
   w.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': 'which-new' }, 'New question');
   w.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
   w.after = el('div', { class: 'gen-after' });
-  w.numbers = el('details', { class: 'gen-numbers' }, el('summary', {}, 'Numbers'), el('div', { class: 'numbers-wrap' }));
-  replace(which,
+  w.numbers = el(
+    'details',
+    { class: 'gen-numbers' },
+    el('summary', {}, 'Numbers'),
+    el('div', { class: 'numbers-wrap' }),
+  );
+  replace(
+    which,
     el('h3', { id: 'which-title' }, 'Which is which?'),
-    w.prompt, w.grad.figure, w.stream.figure, w.assign,
+    w.prompt,
+    w.grad.figure,
+    w.stream.figure,
+    w.assign,
     el('div', { class: 'item-actions' }, w.check, w.fresh),
-    w.result, w.after, w.numbers);
+    w.result,
+    w.after,
+    w.numbers,
+  );
   let q = null; // the current question
   let qDone = false;
 
@@ -89,21 +123,42 @@ export function createGeneratedView({ which, predict, engine, session }) {
     w.result.textContent = '';
     which.dataset.seed = String(q.seed);
     const x = Array.from({ length: q.config.depth + 1 }, (_, i) => i);
-    const lines = (key, names) => q.curves.map((c, i) => ({ label: names ? `${c.label}: ${archLabel(names[c.label])}` : `curve ${c.label}`, values: c[key], color: `--curve-${i}`, dash: DASHES[i] }));
+    const lines = (key, names) =>
+      q.curves.map((c, i) => ({
+        label: names ? `${c.label}: ${archLabel(names[c.label])}` : `curve ${c.label}`,
+        values: c[key],
+        color: `--curve-${i}`,
+        dash: DASHES[i],
+      }));
     w.draw = (names) => {
       w.gradChart.draw({ x, lines: lines('grad_norm', names) });
       w.streamChart.draw({ x, lines: lines('stream_rms', names) });
     };
     w.draw(null);
-    replace(w.assign, el('legend', {}, 'Which architecture is each curve?'),
+    replace(
+      w.assign,
+      el('legend', {}, 'Which architecture is each curve?'),
       q.labels.map((label) => {
         const id = `assign-${label}`;
-        return el('div', { class: 'assign-row' },
+        return el(
+          'div',
+          { class: 'assign-row' },
           el('label', { for: id }, `Curve ${label}`),
-          el('select', { id, 'data-label': label, onchange: () => { w.check.disabled = !complete(); } },
+          el(
+            'select',
+            {
+              id,
+              'data-label': label,
+              onchange: () => {
+                w.check.disabled = !complete();
+              },
+            },
             el('option', { value: '' }, 'choose…'),
-            q.choices.map((a) => el('option', { value: a }, `${archLabel(a)} (${a})`))));
-      }));
+            q.choices.map((a) => el('option', { value: a }, `${archLabel(a)} (${a})`)),
+          ),
+        );
+      }),
+    );
     fillNumbers(q, x);
     w.check.disabled = true;
     w.fresh.disabled = false;
@@ -129,23 +184,61 @@ export function createGeneratedView({ which, predict, engine, session }) {
     w.result.textContent = r.message;
     w.result.dataset.correct = String(r.allCorrect);
     w.draw(truth);
-    replace(w.after,
-      el('ul', { class: 'gen-details' }, r.details.map((d) => el('li', { 'data-correct': String(d.correct) },
-        `Curve ${d.label} is ${archLabel(d.expected)}${d.correct ? ' ✓' : `; you said ${archLabel(d.given)} ✗`}`))),
-      el('p', { class: 'exp-actions' },
+    replace(
+      w.after,
+      el(
+        'ul',
+        { class: 'gen-details' },
+        r.details.map((d) =>
+          el(
+            'li',
+            { 'data-correct': String(d.correct) },
+            `Curve ${d.label} is ${archLabel(d.expected)}${d.correct ? ' ✓' : `; you said ${archLabel(d.given)} ✗`}`,
+          ),
+        ),
+      ),
+      el(
+        'p',
+        { class: 'exp-actions' },
         el('a', { class: 'button-link', href: explorerHref(q.config) }, 'Open in the explorer'),
-        el('span', { class: 'hint' }, ` ${describePreset(q.config)}`)));
+        el('span', { class: 'hint' }, ` ${describePreset(q.config)}`),
+      ),
+    );
     which.dataset.state = 'checked';
     w.fresh.focus();
   }
 
   function fillNumbers(question, x) {
-    const table = el('table', { class: 'data-table' },
+    const table = el(
+      'table',
+      { class: 'data-table' },
       el('caption', {}, 'Per layer: gradient norm and stream RMS of each curve'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'layer'),
-        question.curves.map((c) => [el('th', { scope: 'col' }, `${c.label} gradient`), el('th', { scope: 'col' }, `${c.label} stream`)]))),
-      el('tbody', {}, x.map((l) => el('tr', {}, el('th', { scope: 'row' }, String(l)),
-        question.curves.map((c) => [el('td', {}, fmt(c.grad_norm[l])), el('td', {}, fmt(c.stream_rms[l]))])))));
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'layer'),
+          question.curves.map((c) => [
+            el('th', { scope: 'col' }, `${c.label} gradient`),
+            el('th', { scope: 'col' }, `${c.label} stream`),
+          ]),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        x.map((l) =>
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, String(l)),
+            question.curves.map((c) => [el('td', {}, fmt(c.grad_norm[l])), el('td', {}, fmt(c.stream_rms[l]))]),
+          ),
+        ),
+      ),
+    );
     replace(w.numbers.querySelector('.numbers-wrap'), table);
   }
 
@@ -155,26 +248,57 @@ export function createGeneratedView({ which, predict, engine, session }) {
   // ---------------- predict the number ----------------
   const p = {};
   p.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
-  p.input = el('input', { id: 'guess', type: 'text', class: 'number guess', inputmode: 'decimal', autocomplete: 'off', 'aria-describedby': 'guess-hint', disabled: true });
+  p.input = el('input', {
+    id: 'guess',
+    type: 'text',
+    class: 'number guess',
+    inputmode: 'decimal',
+    autocomplete: 'off',
+    'aria-describedby': 'guess-hint',
+    disabled: true,
+  });
   p.check = el('button', { type: 'button', class: 'primary', 'data-action': 'predict-check', disabled: true }, 'Check');
   p.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': 'predict-new' }, 'New question');
-  p.hint = el('p', { class: 'hint', id: 'guess-hint' }, 'A number such as 120, 1.5e-3, 2*10^-4 or 1.1^50. Graded on a log scale.');
+  p.hint = el(
+    'p',
+    { class: 'hint', id: 'guess-hint' },
+    'A number such as 120, 1.5e-3, 2*10^-4 or 1.1^50. Graded on a log scale.',
+  );
   p.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
   p.explain = el('p', { class: 'gen-explain' });
-  p.chart = chartBox('predict-chart', '', 'Chart: the engine\'s curve, with the answer marked and your guess as a dashed line.');
+  p.chart = chartBox(
+    'predict-chart',
+    '',
+    "Chart: the engine's curve, with the answer marked and your guess as a dashed line.",
+  );
   p.chart.figure.hidden = true;
   p.lineChart = createLineChart(p.chart.host, { xLabel: 'layer l' });
   charts.push(p.lineChart);
   p.after = el('p', { class: 'exp-actions' });
-  const form = el('form', { class: 'guess-form', novalidate: true },
-    el('label', { for: 'guess' }, 'Your estimate'), p.input, p.check);
-  form.addEventListener('submit', (e) => { e.preventDefault(); checkPredict(); });
+  const form = el(
+    'form',
+    { class: 'guess-form', novalidate: true },
+    el('label', { for: 'guess' }, 'Your estimate'),
+    p.input,
+    p.check,
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    checkPredict();
+  });
   p.check.type = 'submit';
-  replace(predict,
+  replace(
+    predict,
     el('h3', { id: 'predict-title' }, 'Predict the number'),
-    p.prompt, form, p.hint,
+    p.prompt,
+    form,
+    p.hint,
     el('div', { class: 'item-actions' }, p.fresh),
-    p.result, p.explain, p.chart.figure, p.after);
+    p.result,
+    p.explain,
+    p.chart.figure,
+    p.after,
+  );
   let pq = null;
   let pDoc = null;
   let pDone = false;
@@ -236,13 +360,21 @@ export function createGeneratedView({ which, predict, engine, session }) {
         lines: [
           { label: 'engine', values: curve, color: '--curve-0' },
           { label: 'your guess', values: x.map(() => r.guess), color: '--curve-guess', dash: [6, 4], width: 1.5 },
-          { label: 'answer', values: x.map((i) => (i === at ? r.answer : NaN)), color: '--curve-answer', points: true, width: 1 },
+          {
+            label: 'answer',
+            values: x.map((i) => (i === at ? r.answer : NaN)),
+            color: '--curve-answer',
+            points: true,
+            width: 1,
+          },
         ],
       });
     }
-    replace(p.after,
+    replace(
+      p.after,
       el('a', { class: 'button-link', href: explorerHref(pq.config) }, 'Open in the explorer'),
-      el('span', { class: 'hint' }, ` ${describePreset(pq.config)}`));
+      el('span', { class: 'hint' }, ` ${describePreset(pq.config)}`),
+    );
     predict.dataset.state = 'checked';
     p.fresh.focus();
   }

@@ -36,7 +36,7 @@ export const TAG_NAMES = Object.freeze({
 const LEAD_FOR_OPEN = 'Answer in a sentence or two:';
 
 function waitText(ms) {
-  if (ms <= 0) return 'it stays in this session\'s reviews';
+  if (ms <= 0) return "it stays in this session's reviews";
   const days = Math.round(ms / DAY_MS);
   return `next review in ${days} day${days === 1 ? '' : 's'}`;
 }
@@ -56,45 +56,91 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     const lead = item.type === 'open' ? LEAD_FOR_OPEN : LEADS[item.type];
     const refs = {};
 
-    const meta = el('p', { class: 'item-meta' },
+    const meta = el(
+      'p',
+      { class: 'item-meta' },
       el('span', { class: 'pill' }, SECTION_NAMES[item.section] || item.section),
       el('span', { class: 'item-id' }, item.id),
       el('span', { class: 'item-tags' }, item.tags.map((t) => TAG_NAMES[t] || t).join(', ')),
       el('span', { class: 'item-box', 'data-box': rec.box }, `box ${rec.box} of ${BOXES}`),
-      rec.seen > 0 ? el('span', { class: 'item-seen' }, `answered ${rec.seen}×, right ${rec.correct}×`) : el('span', { class: 'item-seen' }, 'new'),
-      deepLinked ? el('span', { class: 'item-linked' }, 'opened from a link') : null);
+      rec.seen > 0
+        ? el('span', { class: 'item-seen' }, `answered ${rec.seen}×, right ${rec.correct}×`)
+        : el('span', { class: 'item-seen' }, 'new'),
+      deepLinked ? el('span', { class: 'item-linked' }, 'opened from a link') : null,
+    );
 
     // ---- the answer area ----
     let answer;
     if (isTf) {
-      refs.choices = [true, false].map((v) => el('button', {
-        type: 'button', class: 'choice', 'aria-pressed': 'false', 'data-choice': String(v),
-        'aria-keyshortcuts': v ? 'T' : 'F', onclick: () => choose(v),
-      }, v ? 'True' : 'False'));
-      answer = el('div', { class: 'item-answer' },
-        el('div', { class: 'choices', role: 'group', 'aria-label': 'Your answer: is the statement true or false?' }, refs.choices));
+      refs.choices = [true, false].map((v) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'choice',
+            'aria-pressed': 'false',
+            'data-choice': String(v),
+            'aria-keyshortcuts': v ? 'T' : 'F',
+            onclick: () => choose(v),
+          },
+          v ? 'True' : 'False',
+        ),
+      );
+      answer = el(
+        'div',
+        { class: 'item-answer' },
+        el(
+          'div',
+          { class: 'choices', role: 'group', 'aria-label': 'Your answer: is the statement true or false?' },
+          refs.choices,
+        ),
+      );
     } else {
       const inputId = `answer-${item.id}`;
-      refs.text = el('textarea', { id: inputId, class: 'answer-text', rows: '3', 'aria-describedby': `commit-hint-${item.id}`, spellcheck: 'true' });
+      refs.text = el('textarea', {
+        id: inputId,
+        class: 'answer-text',
+        rows: '3',
+        'aria-describedby': `commit-hint-${item.id}`,
+        spellcheck: 'true',
+      });
       refs.text.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
           e.preventDefault();
           reveal();
         }
       });
-      answer = el('div', { class: 'item-answer' },
+      answer = el(
+        'div',
+        { class: 'item-answer' },
         el('label', { for: inputId, class: 'answer-label' }, 'Your answer'),
-        refs.text);
+        refs.text,
+      );
     }
-    refs.reveal = el('button', {
-      type: 'button', class: 'primary', 'data-action': 'reveal', 'aria-keyshortcuts': 'R',
-      disabled: isTf ? true : null, onclick: () => reveal(),
-    }, isTf ? 'Reveal the answer' : 'Commit and reveal');
-    refs.commit = el('div', { class: 'item-commit' },
+    refs.reveal = el(
+      'button',
+      {
+        type: 'button',
+        class: 'primary',
+        'data-action': 'reveal',
+        'aria-keyshortcuts': 'R',
+        disabled: isTf ? true : null,
+        onclick: () => reveal(),
+      },
+      isTf ? 'Reveal the answer' : 'Commit and reveal',
+    );
+    refs.commit = el(
+      'div',
+      { class: 'item-commit' },
       el('div', { class: 'item-actions' }, refs.reveal),
-      el('p', { class: 'hint', id: `commit-hint-${item.id}` }, isTf
-        ? 'Pick one first; the answer shows after you commit.'
-        : 'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.'));
+      el(
+        'p',
+        { class: 'hint', id: `commit-hint-${item.id}` },
+        isTf
+          ? 'Pick one first; the answer shows after you commit.'
+          : 'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.',
+      ),
+    );
     answer.append(refs.commit);
 
     // ---- what reveal shows ----
@@ -102,35 +148,77 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     refs.solution = el('section', { class: 'item-solution', 'aria-label': 'Answer', hidden: true });
     const yours = isTf ? null : el('div', { class: 'your-answer' });
     refs.yours = yours;
-    refs.grade = isTf ? null : el('div', { class: 'grade', role: 'group', 'aria-label': 'Grade yourself' },
-      el('span', { class: 'grade-q' }, 'Did you get it?'),
-      el('button', { type: 'button', class: 'secondary good', 'data-action': 'got-it', 'aria-keyshortcuts': 'G', onclick: () => selfGrade(true) }, 'I got it'),
-      el('button', { type: 'button', class: 'secondary bad', 'data-action': 'missed-it', 'aria-keyshortcuts': 'M', onclick: () => selfGrade(false) }, 'I missed it'));
+    refs.grade = isTf
+      ? null
+      : el(
+          'div',
+          { class: 'grade', role: 'group', 'aria-label': 'Grade yourself' },
+          el('span', { class: 'grade-q' }, 'Did you get it?'),
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary good',
+              'data-action': 'got-it',
+              'aria-keyshortcuts': 'G',
+              onclick: () => selfGrade(true),
+            },
+            'I got it',
+          ),
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary bad',
+              'data-action': 'missed-it',
+              'aria-keyshortcuts': 'M',
+              onclick: () => selfGrade(false),
+            },
+            'I missed it',
+          ),
+        );
     refs.graded = el('p', { class: 'item-graded', role: 'status', 'aria-live': 'polite' });
-    add(refs.solution,
+    add(
+      refs.solution,
       el('h4', {}, 'Answer'),
       yours,
       el('div', { class: 'solution-text', html: toHtml(item.solution) }),
       item.explanation ? el('div', { class: 'explanation', html: toHtml(item.explanation) }) : null,
-      refs.grade);
+      refs.grade,
+    );
     if (item.experiment) {
       const exp = experimentBlock(item, { check, onOpenPanel, onLeave });
       refs.experiment = exp.node;
       refs.solution.append(exp.node);
     }
 
-    refs.next = el('button', { type: 'button', class: 'secondary', 'data-action': 'next', 'aria-keyshortcuts': 'N', onclick: () => onNext() }, 'Skip');
+    refs.next = el(
+      'button',
+      { type: 'button', class: 'secondary', 'data-action': 'next', 'aria-keyshortcuts': 'N', onclick: () => onNext() },
+      'Skip',
+    );
     refs.title = el('h3', { id: titleId, class: 'item-lead', tabindex: '-1' }, lead);
-    const article = el('article', { class: 'card quiz-item', 'aria-labelledby': `${titleId} prompt-${item.id}`, dataset: { id: item.id, phase: 'ask', type: item.type } },
-      el('header', { class: 'item-head' }, meta,
-        el('a', { class: 'permalink', href: `#quiz/${item.id}`, 'aria-label': `Link to question ${item.id}` }, 'link')),
+    const article = el(
+      'article',
+      {
+        class: 'card quiz-item',
+        'aria-labelledby': `${titleId} prompt-${item.id}`,
+        dataset: { id: item.id, phase: 'ask', type: item.type },
+      },
+      el(
+        'header',
+        { class: 'item-head' },
+        meta,
+        el('a', { class: 'permalink', href: `#quiz/${item.id}`, 'aria-label': `Link to question ${item.id}` }, 'link'),
+      ),
       refs.title,
       el('div', { class: 'item-prompt', id: `prompt-${item.id}`, html: toHtml(item.prompt) }),
       answer,
       refs.result,
       refs.solution,
       refs.graded,
-      el('div', { class: 'item-nav' }, refs.next));
+      el('div', { class: 'item-nav' }, refs.next),
+    );
     replace(host, article);
     view = { item, phase: 'ask', choice: null, refs, article };
   }
@@ -173,9 +261,12 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     refs.text.readOnly = true;
     refs.reveal.disabled = true;
     refs.commit.hidden = true;
-    replace(refs.yours, text
-      ? [el('p', { class: 'your-answer-label' }, 'You wrote:'), el('blockquote', { class: 'your-answer-text' }, text)]
-      : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'));
+    replace(
+      refs.yours,
+      text
+        ? [el('p', { class: 'your-answer-label' }, 'You wrote:'), el('blockquote', { class: 'your-answer-text' }, text)]
+        : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'),
+    );
     refs.solution.hidden = false;
     refs.result.textContent = 'Here is the model answer. Compare, then grade yourself.';
     setPhase('revealed');
@@ -216,13 +307,29 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     if (!view) return false;
     const tf = view.item.type === 'true-false';
     switch (k) {
-      case 't': if (tf && view.phase === 'ask') { choose(true); return true; } return false;
-      case 'f': if (tf && view.phase === 'ask') { choose(false); return true; } return false;
-      case 'r': return view.phase === 'ask' ? reveal() : false;
-      case 'g': return selfGrade(true);
-      case 'm': return selfGrade(false);
-      case 'n': onNext(); return true;
-      default: return false;
+      case 't':
+        if (tf && view.phase === 'ask') {
+          choose(true);
+          return true;
+        }
+        return false;
+      case 'f':
+        if (tf && view.phase === 'ask') {
+          choose(false);
+          return true;
+        }
+        return false;
+      case 'r':
+        return view.phase === 'ask' ? reveal() : false;
+      case 'g':
+        return selfGrade(true);
+      case 'm':
+        return selfGrade(false);
+      case 'n':
+        onNext();
+        return true;
+      default:
+        return false;
     }
   }
 
@@ -233,6 +340,8 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     focus: () => view?.refs.title.focus(),
     currentId: () => view?.item.id ?? null,
     phase: () => view?.phase ?? null,
-    clear: () => { view = null; },
+    clear: () => {
+      view = null;
+    },
   };
 }

@@ -24,8 +24,12 @@ const status = {
     $('status').dataset.state = state;
     $('status').textContent = text;
   },
-  ready() { this.set('ready', 'engine ready'); },
-  error(text) { this.set('error', text); },
+  ready() {
+    this.set('ready', 'engine ready');
+  },
+  error(text) {
+    this.set('error', text);
+  },
 };
 
 // ---------------- notices (damaged progress, storage refusing writes) ----------------
@@ -35,7 +39,9 @@ const notice = {
     $('notice-text').textContent = text;
     $('notice').hidden = false;
   },
-  hide() { $('notice').hidden = true; },
+  hide() {
+    $('notice').hidden = true;
+  },
 };
 $('notice-close').addEventListener('click', () => notice.hide());
 
@@ -51,16 +57,20 @@ try {
 const engineApi = {
   call: (op, args) => {
     if (!engine) return Promise.reject(new Error('the engine is not available in this browser'));
-    return engine.call(op, args).then((out) => {
-      if (!engineReady) {
-        engineReady = true;
-        status.ready();
-      }
-      return out;
-    }, (e) => {
-      if (!engineReady && /failed to load|worker failed/.test(e.message)) status.error(`The engine could not start: ${e.message}`);
-      throw e;
-    });
+    return engine.call(op, args).then(
+      (out) => {
+        if (!engineReady) {
+          engineReady = true;
+          status.ready();
+        }
+        return out;
+      },
+      (e) => {
+        if (!engineReady && /failed to load|worker failed/.test(e.message))
+          status.error(`The engine could not start: ${e.message}`);
+        throw e;
+      },
+    );
   },
 };
 
@@ -82,7 +92,9 @@ const itemView = createItemView({
   session,
   check,
   onNext: () => nextItem(),
-  onOpenPanel: (id) => { returnTo = id; },
+  onOpenPanel: (id) => {
+    returnTo = id;
+  },
   onLeave: (id) => {
     // Leaving for the explorer: the back button should come back to this question.
     if (location.hash !== `#quiz/${id}`) history.replaceState(null, '', `#quiz/${id}`);
@@ -113,7 +125,13 @@ createExportMenu({
 // ---------------- the score and the queue ----------------
 function fmtDate(ms) {
   try {
-    return new Date(ms).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+    return new Date(ms).toLocaleString(undefined, {
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
   } catch {
     return new Date(ms).toISOString();
   }
@@ -125,7 +143,8 @@ function renderScore() {
   const { remaining } = session.queueInfo();
   const f = filters.read();
   const what = f.mode === 'all' ? 'to practise' : 'due';
-  $('queue-info').textContent = `${remaining} question${remaining === 1 ? '' : 's'} ${what} in this selection · boxes 1–5: ${counts.join(' · ')}`;
+  $('queue-info').textContent =
+    `${remaining} question${remaining === 1 ? '' : 's'} ${what} in this selection · boxes 1–5: ${counts.join(' · ')}`;
 }
 
 session.subscribe(({ notice: text }) => {
@@ -141,15 +160,51 @@ function showEmpty() {
   const parts = [];
   if (matching === 0) parts.push(el('p', {}, 'No question has this section and topic.'));
   else if (f.mode === 'due') {
-    parts.push(el('p', {}, session.session().answered > 0 ? 'Done: nothing else is due in this selection.' : 'Nothing is due in this selection.'));
+    parts.push(
+      el(
+        'p',
+        {},
+        session.session().answered > 0
+          ? 'Done: nothing else is due in this selection.'
+          : 'Nothing is due in this selection.',
+      ),
+    );
     if (next !== null) parts.push(el('p', { class: 'hint' }, `The next question comes due ${fmtDate(next)}.`));
-    parts.push(el('p', {}, el('button', { type: 'button', class: 'secondary', 'data-action': 'practise-all', onclick: () => filters.set({ mode: 'all' }) },
-      `Practise all ${matching} anyway`)));
+    parts.push(
+      el(
+        'p',
+        {},
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'data-action': 'practise-all',
+            onclick: () => filters.set({ mode: 'all' }),
+          },
+          `Practise all ${matching} anyway`,
+        ),
+      ),
+    );
   } else {
-    parts.push(el('p', {}, 'You have been through every question in this selection in this session.'),
-      el('p', {}, el('button', { type: 'button', class: 'secondary', onclick: () => startNewSession() }, 'Start a new session')));
+    parts.push(
+      el('p', {}, 'You have been through every question in this selection in this session.'),
+      el(
+        'p',
+        {},
+        el('button', { type: 'button', class: 'secondary', onclick: () => startNewSession() }, 'Start a new session'),
+      ),
+    );
   }
-  replace($('item'), el('div', { class: 'card quiz-empty', role: 'status', tabindex: '-1' }, el('h3', {}, 'Nothing to ask right now'), parts));
+  replace(
+    $('item'),
+    el(
+      'div',
+      { class: 'card quiz-empty', role: 'status', tabindex: '-1' },
+      el('h3', {}, 'Nothing to ask right now'),
+      parts,
+    ),
+  );
 }
 
 function showQueueItem({ focus = false } = {}) {
@@ -157,7 +212,7 @@ function showQueueItem({ focus = false } = {}) {
   if (!id) showEmpty();
   else itemView.show(session.item(id));
   renderScore();
-  if (focus) (id ? itemView.focus() : $('item').querySelector('[tabindex="-1"]')?.focus());
+  if (focus) id ? itemView.focus() : $('item').querySelector('[tabindex="-1"]')?.focus();
 }
 
 function nextItem() {
@@ -194,9 +249,24 @@ $('reset-yes').addEventListener('click', () => {
 });
 
 // All questions, as links (deep links for course authors too).
-replace($('all-items'), session.items().map((it) => el('li', {},
-  el('a', { href: `#quiz/${it.id}`, class: 'all-item-link' }, el('span', { class: 'item-id' }, it.id), ' ',
-    el('span', { class: 'all-item-prompt', html: toHtml(it.prompt, { paragraphs: false }) })))));
+replace(
+  $('all-items'),
+  session
+    .items()
+    .map((it) =>
+      el(
+        'li',
+        {},
+        el(
+          'a',
+          { href: `#quiz/${it.id}`, class: 'all-item-link' },
+          el('span', { class: 'item-id' }, it.id),
+          ' ',
+          el('span', { class: 'all-item-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
+        ),
+      ),
+    ),
+);
 $('all-items-title').textContent = `All questions (${session.items().length})`;
 
 // ---------------- generated questions and the norm panel ----------------
@@ -206,11 +276,13 @@ theme.onChange(() => generated.redraw());
 
 // ---------------- routing ----------------
 let route = { area: 'quiz', id: null };
-const setCurrent = (node, on) => (on ? node.setAttribute('aria-current', 'page') : node.removeAttribute('aria-current'));
+const setCurrent = (node, on) =>
+  on ? node.setAttribute('aria-current', 'page') : node.removeAttribute('aria-current');
 
 function applyRoute({ focus = false } = {}) {
   const next = parseRoute(location.hash, (id) => session.has(id));
-  if (next.unknownId) notice.show(`There is no question “${next.unknownId.slice(0, 40)}” in the bank; here is the quiz instead.`);
+  if (next.unknownId)
+    notice.show(`There is no question “${next.unknownId.slice(0, 40)}” in the bank; here is the quiz instead.`);
   route = { area: next.area, id: next.id };
   for (const a of AREAS) {
     $(`area-${a}`).hidden = a !== route.area;
@@ -221,7 +293,8 @@ function applyRoute({ focus = false } = {}) {
 
   if (route.area === 'quiz') {
     if (route.id) {
-      if (itemView.currentId() !== route.id) itemView.show(session.item(route.id), { deepLinked: route.id !== session.currentId() });
+      if (itemView.currentId() !== route.id)
+        itemView.show(session.item(route.id), { deepLinked: route.id !== session.currentId() });
       renderScore();
       if (focus) itemView.focus();
     } else if (itemView.currentId() === null || itemView.currentId() !== session.currentId()) {
@@ -258,6 +331,7 @@ document.addEventListener('keydown', (e) => {
 applyRoute();
 renderScore();
 // The engine warms up in the background, so the first check or panel edit is quick.
-engineApi.call('normToken', ['layernorm', [1, 2], [1, 1], [0, 0]]).catch((e) => status.error(`The engine could not start: ${e.message}`));
+engineApi
+  .call('normToken', ['layernorm', [1, 2], [1, 1], [0, 0]])
+  .catch((e) => status.error(`The engine could not start: ${e.message}`));
 document.body.dataset.ready = '1';
-

@@ -45,12 +45,23 @@ export function createLineChart(host, { xLabel, height = 210 }) {
     const ys = data.lines.map((l) => Array.from(l.values, logOrNull));
     let lo = Infinity;
     let hi = -Infinity;
-    for (const y of ys) for (const v of y) if (v !== null) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    for (const y of ys)
+      for (const v of y)
+        if (v !== null) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
     const [bottom, top] = Number.isFinite(lo) ? decadeRange(10 ** lo, 10 ** hi) : [-1, 1];
     const muted = cssVar('--muted');
     const grid = cssVar('--grid');
     const surface = cssVar('--surface');
-    const axis = { stroke: muted, font: FONT, labelFont: FONT, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1, size: 4 } };
+    const axis = {
+      stroke: muted,
+      font: FONT,
+      labelFont: FONT,
+      grid: { stroke: grid, width: 1 },
+      ticks: { stroke: grid, width: 1, size: 4 },
+    };
     const series = [{ label: xLabel, value: (_, v) => (v == null ? '—' : String(v)) }];
     for (const l of data.lines) {
       const color = cssVar(l.color) || muted;
@@ -68,15 +79,30 @@ export function createLineChart(host, { xLabel, height = 210 }) {
       ...size(),
       pxAlign: 0,
       legend: { show: true, live: true },
-      cursor: { y: false, drag: { x: false, y: false, setScale: false }, points: { size: 7, width: 1.5, fill: surface } },
+      cursor: {
+        y: false,
+        drag: { x: false, y: false, setScale: false },
+        points: { size: 7, width: 1.5, fill: surface },
+      },
       scales: {
         x: { time: false, range: () => [data.x[0], Math.max(data.x[0] + 1, data.x[data.x.length - 1])] },
         y: { range: () => [bottom, top] },
       },
       axes: [
-        { ...axis, label: xLabel, labelSize: 18, labelGap: 0, size: 34, space: 44, incrs: X_INCRS, values: (_, splits) => splits.map(String) },
         {
-          ...axis, size: 50, gap: 4,
+          ...axis,
+          label: xLabel,
+          labelSize: 18,
+          labelGap: 0,
+          size: 34,
+          space: 44,
+          incrs: X_INCRS,
+          values: (_, splits) => splits.map(String),
+        },
+        {
+          ...axis,
+          size: 50,
+          gap: 4,
           splits: (self) => {
             const room = Math.max(2, Math.floor(self.bbox.height / devicePixelRatio / 24));
             const need = (top - bottom + 1) / room;
@@ -96,7 +122,13 @@ export function createLineChart(host, { xLabel, height = 210 }) {
   return {
     draw,
     /** Draws the last data again (after a theme change). */
-    redraw: () => { if (last) draw(last); },
-    clear: () => { u?.destroy(); u = null; last = null; },
+    redraw: () => {
+      if (last) draw(last);
+    },
+    clear: () => {
+      u?.destroy();
+      u = null;
+      last = null;
+    },
   };
 }

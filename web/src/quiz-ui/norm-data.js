@@ -44,7 +44,8 @@ export function batchValues(seed = BATCH.seed) {
     const offset = Array.from({ length: width }, () => Math.round((rand() - 0.5) * 40) / 10);
     const scale = 0.5 + rand() * 1.5;
     for (let t = 0; t < maxLength; t++) {
-      for (let i = 0; i < width; i++) out[(b * maxLength + t) * width + i] = Math.round((offset[i] + scale * normal()) * 100) / 100;
+      for (let i = 0; i < width; i++)
+        out[(b * maxLength + t) * width + i] = Math.round((offset[i] + scale * normal()) * 100) / 100;
     }
   }
   return out;
@@ -111,7 +112,9 @@ export function clampInt(v, lo, hi) {
 
 /** A typed value clamped into a slider's range (any precision); null if it is not a number. */
 export function clampNumber(v, { min, max }) {
-  const text = String(v).trim().replace(/\u2212/g, '-');
+  const text = String(v)
+    .trim()
+    .replace(/\u2212/g, '-');
   const n = Number(text);
   if (text === '' || !Number.isFinite(n)) return null;
   return Math.min(max, Math.max(min, n));

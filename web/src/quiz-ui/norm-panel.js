@@ -11,8 +11,21 @@
 
 import { el, replace, fixed } from './dom.js';
 import {
-  TOKEN_WIDTH, DEFAULT_TOKEN, TOKEN_RANGE, GAMMA_RANGE, BETA_RANGE, BATCH, DEFAULT_BATCH,
-  batchValues, batchInput, countedPositions, tokenAt, moments, maxAbsDiff, isConstant, clampNumber,
+  TOKEN_WIDTH,
+  DEFAULT_TOKEN,
+  TOKEN_RANGE,
+  GAMMA_RANGE,
+  BETA_RANGE,
+  BATCH,
+  DEFAULT_BATCH,
+  batchValues,
+  batchInput,
+  countedPositions,
+  tokenAt,
+  moments,
+  maxAbsDiff,
+  isConstant,
+  clampNumber,
 } from './norm-data.js';
 
 const SUB = '₀₁₂₃₄₅₆₇₈₉';
@@ -21,10 +34,24 @@ const sub = (n) => String(n).replace(/\d/g, (d) => SUB[d]);
 /** A slider with a number box beside it, kept in step. onChange(value) on every edit by the learner. */
 function sliderField({ id, label, range, value, onChange, numberLabel }) {
   let current = value;
-  const slider = el('input', { type: 'range', id, min: range.min, max: range.max, step: range.step, value: String(value) });
+  const slider = el('input', {
+    type: 'range',
+    id,
+    min: range.min,
+    max: range.max,
+    step: range.step,
+    value: String(value),
+  });
   const number = el('input', {
-    type: 'number', id: `${id}-num`, class: 'number', min: range.min, max: range.max, step: 'any',
-    value: String(value), inputmode: 'decimal', 'aria-label': numberLabel,
+    type: 'number',
+    id: `${id}-num`,
+    class: 'number',
+    min: range.min,
+    max: range.max,
+    step: 'any',
+    value: String(value),
+    inputmode: 'decimal',
+    'aria-label': numberLabel,
   });
   const apply = (v, fromNumber) => {
     current = v;
@@ -46,7 +73,13 @@ function sliderField({ id, label, range, value, onChange, numberLabel }) {
     number.value = String(v);
     if (v !== current) apply(v, true);
   });
-  const node = el('div', { class: 'slider-field' }, el('label', { for: id, class: 'slider-label' }, label), slider, number);
+  const node = el(
+    'div',
+    { class: 'slider-field' },
+    el('label', { for: id, class: 'slider-label' }, label),
+    slider,
+    number,
+  );
   return {
     node,
     get: () => current,
@@ -59,7 +92,11 @@ function sliderField({ id, label, range, value, onChange, numberLabel }) {
 }
 
 function statsList(rows) {
-  return el('dl', { class: 'norm-stats' }, rows.map(([term, value, cell]) => [el('dt', {}, term), el('dd', { 'data-cell': cell }, value)]));
+  return el(
+    'dl',
+    { class: 'norm-stats' },
+    rows.map(([term, value, cell]) => [el('dt', {}, term), el('dd', { 'data-cell': cell }, value)]),
+  );
 }
 
 /**
@@ -70,17 +107,47 @@ export function createNormPanel({ token, batch, engine }) {
 
   // ================= one token =================
   const t = { x: [...DEFAULT_TOKEN], gamma: 1, beta: 0, seq: 0, renders: 0 };
-  const featureFields = t.x.map((v, i) => sliderField({
-    id: `tok-x-${i}`, label: `x${sub(i + 1)}`, range: TOKEN_RANGE, value: v, numberLabel: `feature ${i + 1}, exact value`,
-    onChange: (val) => { t.x[i] = val; computeToken(); },
-  }));
-  const gammaField = sliderField({ id: 'tok-gamma', label: 'γ', range: GAMMA_RANGE, value: 1, numberLabel: 'gamma, exact value',
-    onChange: (v) => { t.gamma = v; computeToken(); } });
-  const betaField = sliderField({ id: 'tok-beta', label: 'β', range: BETA_RANGE, value: 0, numberLabel: 'beta, exact value',
-    onChange: (v) => { t.beta = v; computeToken(); } });
+  const featureFields = t.x.map((v, i) =>
+    sliderField({
+      id: `tok-x-${i}`,
+      label: `x${sub(i + 1)}`,
+      range: TOKEN_RANGE,
+      value: v,
+      numberLabel: `feature ${i + 1}, exact value`,
+      onChange: (val) => {
+        t.x[i] = val;
+        computeToken();
+      },
+    }),
+  );
+  const gammaField = sliderField({
+    id: 'tok-gamma',
+    label: 'γ',
+    range: GAMMA_RANGE,
+    value: 1,
+    numberLabel: 'gamma, exact value',
+    onChange: (v) => {
+      t.gamma = v;
+      computeToken();
+    },
+  });
+  const betaField = sliderField({
+    id: 'tok-beta',
+    label: 'β',
+    range: BETA_RANGE,
+    value: 0,
+    numberLabel: 'beta, exact value',
+    onChange: (v) => {
+      t.beta = v;
+      computeToken();
+    },
+  });
 
   const setX = (values) => {
-    values.forEach((v, i) => { t.x[i] = v; featureFields[i].set(v); });
+    values.forEach((v, i) => {
+      t.x[i] = v;
+      featureFields[i].set(v);
+    });
     computeToken();
   };
   const round1 = (v) => Math.round(v * 10) / 10;
@@ -92,35 +159,78 @@ export function createNormPanel({ token, batch, engine }) {
     ['tok-random', 'Random token', () => setX(t.x.map(() => round1((Math.random() - 0.5) * 6)))],
     ['tok-reset', 'Start over', () => setX([...DEFAULT_TOKEN])],
   ].map(([id, text, fn]) => el('button', { type: 'button', class: 'secondary', id, onclick: fn }, text));
-  const freeze = el('button', {
-    type: 'button', class: 'secondary', id: 'tok-freeze',
-    onclick: () => { t.gamma = 1; t.beta = 0; gammaField.set(1); betaField.set(0); computeToken(); },
-  }, 'γ = 1, β = 0');
+  const freeze = el(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      id: 'tok-freeze',
+      onclick: () => {
+        t.gamma = 1;
+        t.beta = 0;
+        gammaField.set(1);
+        betaField.set(0);
+        computeToken();
+      },
+    },
+    'γ = 1, β = 0',
+  );
 
   const tokBody = el('tbody');
   const tokStats = el('div', { class: 'norm-stats-wrap' });
   const tokNote = el('p', { class: 'norm-note', role: 'status', 'aria-live': 'polite' });
-  replace(token,
+  replace(
+    token,
     el('h3', { id: 'token-title' }, 'One token through LayerNorm and RMSNorm'),
-    el('p', { class: 'hint' }, `A token of ${TOKEN_WIDTH} features. LayerNorm subtracts the token's mean, divides by √(σ² + ε) and applies γ and β; RMSNorm only divides by the root mean square and applies γ. Here γ and β are the same for every feature.`),
-    el('div', { class: 'token-layout' },
-      el('fieldset', { class: 'token-inputs' },
+    el(
+      'p',
+      { class: 'hint' },
+      `A token of ${TOKEN_WIDTH} features. LayerNorm subtracts the token's mean, divides by √(σ² + ε) and applies γ and β; RMSNorm only divides by the root mean square and applies γ. Here γ and β are the same for every feature.`,
+    ),
+    el(
+      'div',
+      { class: 'token-layout' },
+      el(
+        'fieldset',
+        { class: 'token-inputs' },
         el('legend', {}, 'The token'),
         featureFields.map((f) => f.node),
-        el('div', { class: 'button-row' }, buttons)),
-      el('fieldset', { class: 'token-inputs' },
+        el('div', { class: 'button-row' }, buttons),
+      ),
+      el(
+        'fieldset',
+        { class: 'token-inputs' },
         el('legend', {}, 'γ and β'),
-        gammaField.node, betaField.node,
-        el('div', { class: 'button-row' }, freeze))),
-    el('div', { class: 'table-wrap' },
-      el('table', { class: 'norm-table', id: 'token-table' },
+        gammaField.node,
+        betaField.node,
+        el('div', { class: 'button-row' }, freeze),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { class: 'norm-table', id: 'token-table' },
         el('caption', {}, 'The token and its outputs'),
-        el('thead', {}, el('tr', {},
-          el('th', { scope: 'col' }, 'feature'), el('th', { scope: 'col' }, 'x'),
-          el('th', { scope: 'col' }, 'LayerNorm'), el('th', { scope: 'col' }, 'RMSNorm'))),
-        tokBody)),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'feature'),
+            el('th', { scope: 'col' }, 'x'),
+            el('th', { scope: 'col' }, 'LayerNorm'),
+            el('th', { scope: 'col' }, 'RMSNorm'),
+          ),
+        ),
+        tokBody,
+      ),
+    ),
     tokStats,
-    tokNote);
+    tokNote,
+  );
 
   async function computeToken() {
     if (!started) return;
@@ -147,28 +257,46 @@ export function createNormPanel({ token, batch, engine }) {
   }
 
   function renderToken(x, ln, rms) {
-    replace(tokBody, x.map((v, i) => el('tr', {},
-      el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-      el('td', { 'data-cell': `x-${i}` }, fixed(v)),
-      el('td', { 'data-cell': `ln-${i}` }, fixed(ln.y[i])),
-      el('td', { 'data-cell': `rms-${i}` }, fixed(rms.y[i])))));
+    replace(
+      tokBody,
+      x.map((v, i) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+          el('td', { 'data-cell': `x-${i}` }, fixed(v)),
+          el('td', { 'data-cell': `ln-${i}` }, fixed(ln.y[i])),
+          el('td', { 'data-cell': `rms-${i}` }, fixed(rms.y[i])),
+        ),
+      ),
+    );
     const lnOut = moments(ln.y);
     const rmsOut = Math.sqrt(Array.from(rms.y).reduce((s, v) => s + v * v, 0) / rms.y.length);
-    replace(tokStats,
-      el('div', { class: 'stats-block' }, el('h4', {}, 'LayerNorm'),
+    replace(
+      tokStats,
+      el(
+        'div',
+        { class: 'stats-block' },
+        el('h4', {}, 'LayerNorm'),
         statsList([
           ['mean μ of x', fixed(ln.mean, 4), 'ln-mean'],
           ['variance σ² of x', fixed(ln.var, 4), 'ln-var'],
           ['1 / √(σ² + ε)', fixed(ln.rstd, 4), 'ln-rstd'],
           ['mean of the output', fixed(lnOut.mean, 4), 'ln-out-mean'],
           ['variance of the output', fixed(lnOut.var, 4), 'ln-out-var'],
-        ])),
-      el('div', { class: 'stats-block' }, el('h4', {}, 'RMSNorm'),
+        ]),
+      ),
+      el(
+        'div',
+        { class: 'stats-block' },
+        el('h4', {}, 'RMSNorm'),
         statsList([
           ['mean square of x', fixed(rms.var, 4), 'rms-ms'],
           ['1 / √(mean square + ε)', fixed(rms.rstd, 4), 'rms-rstd'],
           ['RMS of the output', fixed(rmsOut, 4), 'rms-out'],
-        ])));
+        ]),
+      ),
+    );
     tokNote.textContent = tokenNote(x, ln);
     t.renders += 1;
     token.dataset.renders = String(t.renders);
@@ -177,33 +305,72 @@ export function createNormPanel({ token, batch, engine }) {
 
   function tokenNote(x, ln) {
     if (isConstant(x)) {
-      return `Every feature is ${fixed(x[0], 1)}: the variance is 0, so x − μ is exactly 0 and ε keeps the division finite. `
-        + `LayerNorm outputs β = ${fixed(t.beta, 2)} for every feature, not NaN. RMSNorm has no mean to subtract: it gives about γ·sign(x).`;
+      return (
+        `Every feature is ${fixed(x[0], 1)}: the variance is 0, so x − μ is exactly 0 and ε keeps the division finite. ` +
+        `LayerNorm outputs β = ${fixed(t.beta, 2)} for every feature, not NaN. RMSNorm has no mean to subtract: it gives about γ·sign(x).`
+      );
     }
     if (t.gamma === 1 && t.beta === 0) {
-      return 'γ = 1 and β = 0: LayerNorm still standardizes. Its output has mean 0 and variance 1 (up to ε); it is not the input. '
-        + 'Shift or scale the token: the LayerNorm output does not change.';
+      return (
+        'γ = 1 and β = 0: LayerNorm still standardizes. Its output has mean 0 and variance 1 (up to ε); it is not the input. ' +
+        'Shift or scale the token: the LayerNorm output does not change.'
+      );
     }
-    return `LayerNorm's output has mean β = ${fixed(t.beta, 2)} and variance γ² = ${fixed(t.gamma ** 2, 2)} (up to ε), whatever the token's offset and scale. `
-      + `Mean of x: ${fixed(ln.mean, 2)}.`;
+    return (
+      `LayerNorm's output has mean β = ${fixed(t.beta, 2)} and variance γ² = ${fixed(t.gamma ** 2, 2)} (up to ε), whatever the token's offset and scale. ` +
+      `Mean of x: ${fixed(ln.mean, 2)}.`
+    );
   }
 
   // ================= the padded batch =================
   const values = batchValues();
   const b = { ...DEFAULT_BATCH, lengths: [...DEFAULT_BATCH.lengths], seq: 0, renders: 0, last: null };
-  const batchField = sliderField({ id: 'bn-batch', label: 'Sequences in the batch', range: { min: 1, max: BATCH.maxBatch, step: 1 }, value: b.batch,
-    numberLabel: 'sequences in the batch, exact number', onChange: (v) => { b.batch = Math.round(v); showLengthFields(); computeBatch(); } });
-  const paddingField = sliderField({ id: 'bn-padding', label: 'Padding after the longest', range: { min: 0, max: BATCH.maxPadding, step: 1 }, value: b.padding,
-    numberLabel: 'padding positions after the longest sequence, exact number', onChange: (v) => { b.padding = Math.round(v); computeBatch(); } });
-  const lengthFields = b.lengths.map((len, i) => sliderField({
-    id: `bn-len-${i}`, label: i === 0 ? 'Length of sequence 1 (watched)' : `Length of sequence ${i + 1}`,
-    range: { min: 1, max: BATCH.maxLength, step: 1 }, value: len, numberLabel: `length of sequence ${i + 1}, exact number`,
-    onChange: (v) => { b.lengths[i] = Math.round(v); computeBatch(); },
-  }));
-  const showLengthFields = () => lengthFields.forEach((f, i) => { f.node.hidden = i >= b.batch; });
+  const batchField = sliderField({
+    id: 'bn-batch',
+    label: 'Sequences in the batch',
+    range: { min: 1, max: BATCH.maxBatch, step: 1 },
+    value: b.batch,
+    numberLabel: 'sequences in the batch, exact number',
+    onChange: (v) => {
+      b.batch = Math.round(v);
+      showLengthFields();
+      computeBatch();
+    },
+  });
+  const paddingField = sliderField({
+    id: 'bn-padding',
+    label: 'Padding after the longest',
+    range: { min: 0, max: BATCH.maxPadding, step: 1 },
+    value: b.padding,
+    numberLabel: 'padding positions after the longest sequence, exact number',
+    onChange: (v) => {
+      b.padding = Math.round(v);
+      computeBatch();
+    },
+  });
+  const lengthFields = b.lengths.map((len, i) =>
+    sliderField({
+      id: `bn-len-${i}`,
+      label: i === 0 ? 'Length of sequence 1 (watched)' : `Length of sequence ${i + 1}`,
+      range: { min: 1, max: BATCH.maxLength, step: 1 },
+      value: len,
+      numberLabel: `length of sequence ${i + 1}, exact number`,
+      onChange: (v) => {
+        b.lengths[i] = Math.round(v);
+        computeBatch();
+      },
+    }),
+  );
+  const showLengthFields = () =>
+    lengthFields.forEach((f, i) => {
+      f.node.hidden = i >= b.batch;
+    });
   showLengthFields();
   const countBox = el('input', { type: 'checkbox', id: 'bn-count-padding', checked: b.countPadding ? true : null });
-  countBox.addEventListener('change', () => { b.countPadding = countBox.checked; computeBatch(); });
+  countBox.addEventListener('change', () => {
+    b.countPadding = countBox.checked;
+    computeBatch();
+  });
 
   const picture = el('div', { class: 'batch-picture', 'aria-hidden': 'true' });
   const pictureText = el('p', { class: 'batch-summary', id: 'bn-summary' });
@@ -211,28 +378,57 @@ export function createNormPanel({ token, batch, engine }) {
   const moved = el('p', { class: 'norm-note moved', role: 'status', 'aria-live': 'polite' });
   const bnStats = el('div', { class: 'table-wrap' });
   const batchNote = el('p', { class: 'hint batch-note' });
-  replace(batch,
+  replace(
+    batch,
     el('h3', { id: 'batch-title' }, 'LayerNorm against BatchNorm on a padded batch'),
-    el('p', { class: 'hint' }, `Sequences of different lengths, padded with zeros to one length, ${BATCH.width} features per token. `
-      + 'BatchNorm normalizes each feature over the positions of the whole batch; LayerNorm normalizes each token over its own features. '
-      + 'Watch the first token of sequence 1 (outlined).'),
-    el('fieldset', { class: 'batch-inputs' },
+    el(
+      'p',
+      { class: 'hint' },
+      `Sequences of different lengths, padded with zeros to one length, ${BATCH.width} features per token. ` +
+        'BatchNorm normalizes each feature over the positions of the whole batch; LayerNorm normalizes each token over its own features. ' +
+        'Watch the first token of sequence 1 (outlined).',
+    ),
+    el(
+      'fieldset',
+      { class: 'batch-inputs' },
       el('legend', {}, 'The batch'),
-      batchField.node, paddingField.node,
+      batchField.node,
+      paddingField.node,
       lengthFields.map((f) => f.node),
-      el('label', { class: 'check-row', for: 'bn-count-padding' }, countBox,
-        ' BatchNorm counts the padding positions (a naive BatchNorm over the padded tensor)')),
+      el(
+        'label',
+        { class: 'check-row', for: 'bn-count-padding' },
+        countBox,
+        ' BatchNorm counts the padding positions (a naive BatchNorm over the padded tensor)',
+      ),
+    ),
     el('figure', { class: 'batch-figure' }, picture, el('figcaption', {}, pictureText)),
-    el('div', { class: 'table-wrap' },
-      el('table', { class: 'norm-table', id: 'watch-table' },
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { class: 'norm-table', id: 'watch-table' },
         el('caption', {}, 'The watched token: sequence 1, position 1'),
-        el('thead', {}, el('tr', {},
-          el('th', { scope: 'col' }, 'feature'), el('th', { scope: 'col' }, 'x'),
-          el('th', { scope: 'col' }, 'BatchNorm'), el('th', { scope: 'col' }, 'LayerNorm'))),
-        watchBody)),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'feature'),
+            el('th', { scope: 'col' }, 'x'),
+            el('th', { scope: 'col' }, 'BatchNorm'),
+            el('th', { scope: 'col' }, 'LayerNorm'),
+          ),
+        ),
+        watchBody,
+      ),
+    ),
     moved,
     bnStats,
-    batchNote);
+    batchNote,
+  );
 
   async function computeBatch() {
     if (!started) return;
@@ -261,23 +457,49 @@ export function createNormPanel({ token, batch, engine }) {
     const counted = countedPositions(input);
 
     // the picture: one row per sequence, one cell per position
-    replace(picture, Array.from({ length: input.batch }, (_, s) => el('div', { class: 'batch-row' },
-      el('span', { class: 'batch-label' }, `seq ${s + 1}`),
-      el('span', { class: 'batch-cells' }, Array.from({ length: input.length }, (_, p) => {
-        const real = p < input.lengths[s];
-        const cls = ['cell', real ? 'real' : 'pad', !real && input.countPadding ? 'counted' : '', s === 0 && p === 0 ? 'watched' : ''];
-        return el('span', { class: cls.filter(Boolean).join(' ') });
-      })))));
-    pictureText.textContent = `${input.batch} sequence${input.batch === 1 ? '' : 's'} padded to length ${input.length}: `
-      + `${counted.real} real tokens and ${input.batch * input.length - counted.real} padding positions. `
-      + `BatchNorm's statistics for each feature come from ${counted.total} positions${input.countPadding ? ' (padding included)' : ' (real tokens only)'}; `
-      + `LayerNorm's come from the token's own ${input.width} features.`;
+    replace(
+      picture,
+      Array.from({ length: input.batch }, (_, s) =>
+        el(
+          'div',
+          { class: 'batch-row' },
+          el('span', { class: 'batch-label' }, `seq ${s + 1}`),
+          el(
+            'span',
+            { class: 'batch-cells' },
+            Array.from({ length: input.length }, (_, p) => {
+              const real = p < input.lengths[s];
+              const cls = [
+                'cell',
+                real ? 'real' : 'pad',
+                !real && input.countPadding ? 'counted' : '',
+                s === 0 && p === 0 ? 'watched' : '',
+              ];
+              return el('span', { class: cls.filter(Boolean).join(' ') });
+            }),
+          ),
+        ),
+      ),
+    );
+    pictureText.textContent =
+      `${input.batch} sequence${input.batch === 1 ? '' : 's'} padded to length ${input.length}: ` +
+      `${counted.real} real tokens and ${input.batch * input.length - counted.real} padding positions. ` +
+      `BatchNorm's statistics for each feature come from ${counted.total} positions${input.countPadding ? ' (padding included)' : ' (real tokens only)'}; ` +
+      `LayerNorm's come from the token's own ${input.width} features.`;
 
-    replace(watchBody, x.map((v, i) => el('tr', {},
-      el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-      el('td', { 'data-cell': `watch-x-${i}` }, fixed(v)),
-      el('td', { 'data-cell': `watch-bn-${i}` }, fixed(bn[i])),
-      el('td', { 'data-cell': `watch-ln-${i}` }, fixed(lnY[i])))));
+    replace(
+      watchBody,
+      x.map((v, i) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+          el('td', { 'data-cell': `watch-x-${i}` }, fixed(v)),
+          el('td', { 'data-cell': `watch-bn-${i}` }, fixed(bn[i])),
+          el('td', { 'data-cell': `watch-ln-${i}` }, fixed(lnY[i])),
+        ),
+      ),
+    );
 
     if (b.last) {
       const dBn = maxAbsDiff(b.last.bn, bn);
@@ -286,28 +508,62 @@ export function createNormPanel({ token, batch, engine }) {
       moved.dataset.bn = String(dBn);
       moved.dataset.ln = String(dLn);
     } else {
-      moved.textContent = 'Change the batch: this line says how far the watched token\'s outputs moved.';
+      moved.textContent = "Change the batch: this line says how far the watched token's outputs moved.";
     }
     b.last = { bn, ln: lnY };
 
-    replace(bnStats, el('table', { class: 'norm-table', id: 'bn-stats' },
-      el('caption', {}, 'The statistics each norm uses for the watched token'),
-      el('thead', {}, el('tr', {},
-        el('th', { scope: 'col' }, 'feature'),
-        el('th', { scope: 'col' }, 'BatchNorm mean (over the batch)'),
-        el('th', { scope: 'col' }, 'BatchNorm variance'))),
-      el('tbody', {}, Array.from(out.mean, (m, i) => el('tr', {},
-        el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-        el('td', { 'data-cell': `bn-mean-${i}` }, fixed(m)),
-        el('td', { 'data-cell': `bn-var-${i}` }, fixed(out.var[i]))))),
-      el('tfoot', {}, el('tr', {},
-        el('th', { scope: 'row' }, 'LayerNorm'),
-        el('td', { colspan: '2', 'data-cell': 'watch-ln-stats' }, `mean ${fixed(ln.mean)}, variance ${fixed(ln.var)} over the token's ${input.width} features`)))));
+    replace(
+      bnStats,
+      el(
+        'table',
+        { class: 'norm-table', id: 'bn-stats' },
+        el('caption', {}, 'The statistics each norm uses for the watched token'),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'feature'),
+            el('th', { scope: 'col' }, 'BatchNorm mean (over the batch)'),
+            el('th', { scope: 'col' }, 'BatchNorm variance'),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          Array.from(out.mean, (m, i) =>
+            el(
+              'tr',
+              {},
+              el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+              el('td', { 'data-cell': `bn-mean-${i}` }, fixed(m)),
+              el('td', { 'data-cell': `bn-var-${i}` }, fixed(out.var[i])),
+            ),
+          ),
+        ),
+        el(
+          'tfoot',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, 'LayerNorm'),
+            el(
+              'td',
+              { colspan: '2', 'data-cell': 'watch-ln-stats' },
+              `mean ${fixed(ln.mean)}, variance ${fixed(ln.var)} over the token's ${input.width} features`,
+            ),
+          ),
+        ),
+      ),
+    );
 
-    batchNote.textContent = input.batch === 1
-      ? 'Batch size 1, as at inference: BatchNorm\'s statistics now come from this one sequence alone (with one real token and no padding counted, every output would be 0). '
-        + 'Real models switch BatchNorm to running averages at inference, one more way it behaves differently from training. LayerNorm does not notice the batch at all.'
-      : 'LayerNorm\'s output for a token depends on that token alone; BatchNorm\'s depends on every other sequence, their lengths and, if counted, the padding.';
+    batchNote.textContent =
+      input.batch === 1
+        ? "Batch size 1, as at inference: BatchNorm's statistics now come from this one sequence alone (with one real token and no padding counted, every output would be 0). " +
+          'Real models switch BatchNorm to running averages at inference, one more way it behaves differently from training. LayerNorm does not notice the batch at all.'
+        : "LayerNorm's output for a token depends on that token alone; BatchNorm's depends on every other sequence, their lengths and, if counted, the padding.";
 
     b.renders += 1;
     batch.dataset.renders = String(b.renders);

@@ -79,7 +79,11 @@ export function createSession({ bank, storage, now = () => Date.now(), seed = ra
     /** The current queue entry's id, or null when the queue is done. */
     currentId: () => (pos < queue.length ? queue[pos] : null),
     /** {position (1-based), total, remaining} of the queue. */
-    queueInfo: () => ({ position: Math.min(pos + 1, queue.length), total: queue.length, remaining: queue.filter((id, i) => i >= pos && !done.has(id)).length }),
+    queueInfo: () => ({
+      position: Math.min(pos + 1, queue.length),
+      total: queue.length,
+      remaining: queue.filter((id, i) => i >= pos && !done.has(id)).length,
+    }),
     answeredThisSession: (id) => done.has(id),
 
     /** Sets part of the filter ({section, tag, mode, shuffle}) and rebuilds the queue. */

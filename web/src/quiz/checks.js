@@ -123,7 +123,10 @@ const CHECKERS = {
     }
     const tol = THRESHOLDS.identityTolerance;
     const ok = worstG < tol && worstS < tol;
-    return verdict(ok, `${archs.join(', ')} over all ${layers} layers: max |grad_norm[l] / grad_norm[${layers - 1}] − 1| = ${fmt(worstG)}, max |stream_rms[l] / stream_rms[0] − 1| = ${fmt(worstS)} (identity needs both < ${fmt(tol)})`);
+    return verdict(
+      ok,
+      `${archs.join(', ')} over all ${layers} layers: max |grad_norm[l] / grad_norm[${layers - 1}] − 1| = ${fmt(worstG)}, max |stream_rms[l] / stream_rms[0] − 1| = ${fmt(worstS)} (identity needs both < ${fmt(tol)})`,
+    );
   },
 
   'plain-explodes'(out) {
@@ -131,7 +134,10 @@ const CHECKERS = {
     if (!sr) return na('plain is not in the results');
     const r = ratio(sr.g[0], sr.g[sr.L]);
     const ok = r > THRESHOLDS.plainExplodes; // +Infinity (overflow) counts, NaN does not
-    return verdict(ok, `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (exploding needs > ${fmt(THRESHOLDS.plainExplodes)})`);
+    return verdict(
+      ok,
+      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (exploding needs > ${fmt(THRESHOLDS.plainExplodes)})`,
+    );
   },
 
   'plain-vanishes'(out) {
@@ -140,7 +146,10 @@ const CHECKERS = {
     const r = ratio(sr.g[0], sr.g[sr.L]);
     const c = contrast(out, IDENTITY_ARCHS);
     const ok = Number.isFinite(r) && r < THRESHOLDS.plainVanishes && c.ok;
-    return verdict(ok, `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (vanishing needs < ${fmt(THRESHOLDS.plainVanishes)})${c.text}`);
+    return verdict(
+      ok,
+      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (vanishing needs < ${fmt(THRESHOLDS.plainVanishes)})${c.text}`,
+    );
   },
 
   'preln-stream-grows'(out) {
@@ -153,8 +162,12 @@ const CHECKERS = {
     let dev = 0;
     for (let l = 1; l <= post.L; l++) dev = Math.max(dev, Math.abs(post.s[l] - 1));
     if (!allFinite(post.s)) dev = NaN;
-    const ok = Number.isFinite(growth) && growth >= THRESHOLDS.prelnGrowth && rising && dev < THRESHOLDS.postlnUnitTolerance;
-    return verdict(ok, `pre_ln stream RMS ${fmt(pre.s[0])} → ${fmt(half)} (layer ${Math.floor(pre.L / 2)}) → ${fmt(pre.s[pre.L])} (layer ${pre.L}), ×${fmt(growth)} (growing needs ≥ ×${THRESHOLDS.prelnGrowth} and still rising); post_ln stream RMS within ${fmt(dev)} of 1 after every block (needs < ${fmt(THRESHOLDS.postlnUnitTolerance)})`);
+    const ok =
+      Number.isFinite(growth) && growth >= THRESHOLDS.prelnGrowth && rising && dev < THRESHOLDS.postlnUnitTolerance;
+    return verdict(
+      ok,
+      `pre_ln stream RMS ${fmt(pre.s[0])} → ${fmt(half)} (layer ${Math.floor(pre.L / 2)}) → ${fmt(pre.s[pre.L])} (layer ${pre.L}), ×${fmt(growth)} (growing needs ≥ ×${THRESHOLDS.prelnGrowth} and still rising); post_ln stream RMS within ${fmt(dev)} of 1 after every block (needs < ${fmt(THRESHOLDS.postlnUnitTolerance)})`,
+    );
   },
 
   'residual-explodes'(out) {
@@ -163,7 +176,10 @@ const CHECKERS = {
     const growth = ratio(sr.s[sr.L], sr.s[0]);
     const grad = ratio(sr.g[0], sr.g[sr.L]);
     const t = THRESHOLDS.residualExplodes;
-    return verdict(growth > t && grad > t, `residual over ${sr.L} layers: stream RMS ×${fmt(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${fmt(grad)} (exploding needs both > ${fmt(t)})`);
+    return verdict(
+      growth > t && grad > t,
+      `residual over ${sr.L} layers: stream RMS ×${fmt(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${fmt(grad)} (exploding needs both > ${fmt(t)})`,
+    );
   },
 
   'postln-uneven'(out) {
@@ -179,7 +195,10 @@ const CHECKERS = {
     }
     const c = contrast(out, ['pre_ln']);
     const ok = spread > THRESHOLDS.postlnSpread && c.ok;
-    return verdict(ok, `post_ln: over ${sr.L + 1} layers the gradient norm ranges from ${fmt(lo)} (layer ${sr.g.indexOf(lo)}) to ${fmt(hi)} (layer ${sr.g.indexOf(hi)}), a spread of ×${fmt(spread)} (uneven needs > ×${THRESHOLDS.postlnSpread})${c.text}`);
+    return verdict(
+      ok,
+      `post_ln: over ${sr.L + 1} layers the gradient norm ranges from ${fmt(lo)} (layer ${sr.g.indexOf(lo)}) to ${fmt(hi)} (layer ${sr.g.indexOf(hi)}), a spread of ×${fmt(spread)} (uneven needs > ×${THRESHOLDS.postlnSpread})${c.text}`,
+    );
   },
 
   'layernorm-constant'(data) {
@@ -204,7 +223,10 @@ const CHECKERS = {
     }
     const varOk = isNum(out.var) && Math.abs(out.var) <= 1e-12 * c * c;
     const ok = within && varOk && allFinite(ys);
-    return verdict(ok, `LayerNorm of a constant vector (${d} features, all ${fmt(xs[0])}): variance ${fmt(out.var)}, outputs ${allFinite(ys) ? 'all finite' : 'NOT all finite'}, max |y − β| = ${fmt(worst)}`);
+    return verdict(
+      ok,
+      `LayerNorm of a constant vector (${d} features, all ${fmt(xs[0])}): variance ${fmt(out.var)}, outputs ${allFinite(ys) ? 'all finite' : 'NOT all finite'}, max |y − β| = ${fmt(worst)}`,
+    );
   },
 };
 

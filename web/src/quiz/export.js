@@ -65,7 +65,9 @@ export function backHtml(item) {
  * @returns {string}
  */
 export function giftEscape(text) {
-  return String(text).replace(/\\/g, '\\\\').replace(/[~=#{}:]/g, (c) => `\\${c}`);
+  return String(text)
+    .replace(/\\/g, '\\\\')
+    .replace(/[~=#{}:]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -101,7 +103,12 @@ export function toGift(bank, options = {}) {
  * A TSV field: HTML, no tabs or newlines, double quotes as &quot;, and a leading # as &#35; (Anki
  * reads a line that starts with # as a comment or header line).
  */
-const tsvField = (s) => s.replace(/\t/g, ' ').replace(/\r?\n|\r/g, '<br>').replace(/"/g, '&quot;').replace(/^#/, '&#35;');
+const tsvField = (s) =>
+  s
+    .replace(/\t/g, ' ')
+    .replace(/\r?\n|\r/g, '<br>')
+    .replace(/"/g, '&quot;')
+    .replace(/^#/, '&#35;');
 
 /** Anki tags for an item: resnorm::<tag> ... resnorm::section::<section>. */
 export function ankiTags(item) {
@@ -121,6 +128,8 @@ export const ANKI_HEADER = '#separator:tab\n#html:true\n#tags column:3\n';
  * @returns {string}
  */
 export function toAnkiTsv(bank, options = {}) {
-  const lines = selectItems(bank, options).map((it) => [frontHtml(it), backHtml(it), ankiTags(it)].map(tsvField).join('\t'));
+  const lines = selectItems(bank, options).map((it) =>
+    [frontHtml(it), backHtml(it), ankiTags(it)].map(tsvField).join('\t'),
+  );
   return `${options.header === false ? '' : ANKI_HEADER}${lines.join('\n')}\n`;
 }

@@ -131,13 +131,16 @@ export async function whichIsWhich(simulate, { seed = 0 } = {}) {
   if (!doc) {
     config = { ...FALLBACK, arch: [...FALLBACK.arch] };
     doc = await run(simulate, config);
-    if (!distinguishable(doc, config.arch).ok) throw new Error('the engine gave indistinguishable curves for the fallback config');
+    if (!distinguishable(doc, config.arch).ok)
+      throw new Error('the engine gave indistinguishable curves for the fallback config');
   }
   const order = shuffled(config.arch, rand);
   const labels = order.map((_, i) => LABELS[i]);
   const truth = Object.fromEntries(order.map((a, i) => [labels[i], a]));
   const curves = order.map((arch, i) => ({
-    label: labels[i], grad_norm: doc.results[arch].grad_norm, stream_rms: doc.results[arch].stream_rms,
+    label: labels[i],
+    grad_norm: doc.results[arch].grad_norm,
+    stream_rms: doc.results[arch].stream_rms,
   }));
   const choices = [...config.arch].sort();
   return {
@@ -147,8 +150,9 @@ export async function whichIsWhich(simulate, { seed = 0 } = {}) {
     labels,
     choices,
     curves,
-    prompt: `${curves.length} stacks of depth ${config.depth} at gain ${config.gain}: ${choices.join(', ')}. `
-      + `Which curve (${labels.join(', ')}) is which? Look at the gradient norm and the stream RMS per layer.`,
+    prompt:
+      `${curves.length} stacks of depth ${config.depth} at gain ${config.gain}: ${choices.join(', ')}. ` +
+      `Which curve (${labels.join(', ')}) is which? Look at the gradient norm and the stream RMS per layer.`,
     check(assignment) {
       const get = (l) => (assignment instanceof Map ? assignment.get(l) : assignment ? assignment[l] : undefined);
       const details = labels.map((label) => {
@@ -156,13 +160,18 @@ export async function whichIsWhich(simulate, { seed = 0 } = {}) {
         return { label, given, expected: truth[label], correct: given === truth[label] };
       });
       const right = details.filter((d) => d.correct).length;
-      const wrong = details.filter((d) => !d.correct).map((d) => `${d.label} is ${d.expected}${d.given ? `, not ${d.given}` : ''}`);
+      const wrong = details
+        .filter((d) => !d.correct)
+        .map((d) => `${d.label} is ${d.expected}${d.given ? `, not ${d.given}` : ''}`);
       return {
         correct: right,
         total: labels.length,
         allCorrect: right === labels.length,
         details,
-        message: right === labels.length ? `All ${labels.length} right.` : `${right} of ${labels.length} right: ${wrong.join('; ')}.`,
+        message:
+          right === labels.length
+            ? `All ${labels.length} right.`
+            : `${right} of ${labels.length} right: ${wrong.join('; ')}.`,
       };
     },
     reveal: () => ({ ...truth }),
@@ -219,8 +228,18 @@ export const PREDICT_KINDS = Object.freeze({
   'plain-gradient': {
     toleranceDex: 0.3,
     draw(rand) {
-      const gain = pick(rand, GAINS.filter((g) => g !== 1));
-      return { arch: ['plain'], depth: randInt(rand, 16, 96), gain, activation: 'linear', init: 'orthogonal', seed: randInt(rand, 0, 9999) };
+      const gain = pick(
+        rand,
+        GAINS.filter((g) => g !== 1),
+      );
+      return {
+        arch: ['plain'],
+        depth: randInt(rand, 16, 96),
+        gain,
+        activation: 'linear',
+        init: 'orthogonal',
+        seed: randInt(rand, 0, 9999),
+      };
     },
     answer(doc) {
       const g = doc.results.plain.grad_norm;
@@ -230,12 +249,14 @@ export const PREDICT_KINDS = Object.freeze({
       const value = c.gain ** c.depth;
       return { value, text: `g^L = ${c.gain}${superscript(c.depth)} ≈ ${fmt(value, 4)}` };
     },
-    prompt: (c) => `A plain stack (no skip connections) of ${c.depth} linear layers with orthogonal weights at gain ${c.gain}: `
-      + `how large is the gradient at layer 0 relative to the top, grad_norm[0] / grad_norm[${c.depth}]?`,
-    explain: (c, answer, rule) => `The engine gives grad_norm[0] / grad_norm[${c.depth}] = ${fmt(answer, 4)}. `
-      + `Rule of thumb: without a skip, every layer multiplies the gradient by about the gain, so over L layers ${rule.text}. `
-      + 'With linear layers and orthogonal weights each layer scales norms by exactly g, so here the rule is exact; '
-      + 'with ReLU and Gaussian weights it is only the first estimate.',
+    prompt: (c) =>
+      `A plain stack (no skip connections) of ${c.depth} linear layers with orthogonal weights at gain ${c.gain}: ` +
+      `how large is the gradient at layer 0 relative to the top, grad_norm[0] / grad_norm[${c.depth}]?`,
+    explain: (c, answer, rule) =>
+      `The engine gives grad_norm[0] / grad_norm[${c.depth}] = ${fmt(answer, 4)}. ` +
+      `Rule of thumb: without a skip, every layer multiplies the gradient by about the gain, so over L layers ${rule.text}. ` +
+      'With linear layers and orthogonal weights each layer scales norms by exactly g, so here the rule is exact; ' +
+      'with ReLU and Gaussian weights it is only the first estimate.',
   },
   'preln-stream': {
     toleranceDex: 0.15,
@@ -250,16 +271,23 @@ export const PREDICT_KINDS = Object.freeze({
       const value = Math.sqrt(1 + c.gain * c.gain * c.depth);
       return { value, text: `√(1 + g²L) = √(1 + ${c.gain}² × ${c.depth}) ≈ ${fmt(value, 3)}` };
     },
-    prompt: (c) => `A Pre-LN stack of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights), fed tokens of RMS about 1: `
-      + `what is the RMS of the residual stream at the top, stream_rms[${c.depth}]?`,
-    explain: (c, answer, rule) => `The engine gives stream_rms[${c.depth}] = ${fmt(answer, 4)}. `
-      + 'Rule of thumb: each block adds an update of RMS about g (its input is normalized), roughly uncorrelated with the stream, '
-      + `so the stream's variance grows like 1 + g²·l and its RMS at the top is about ${rule.text}.`,
+    prompt: (c) =>
+      `A Pre-LN stack of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights), fed tokens of RMS about 1: ` +
+      `what is the RMS of the residual stream at the top, stream_rms[${c.depth}]?`,
+    explain: (c, answer, rule) =>
+      `The engine gives stream_rms[${c.depth}] = ${fmt(answer, 4)}. ` +
+      'Rule of thumb: each block adds an update of RMS about g (its input is normalized), roughly uncorrelated with the stream, ' +
+      `so the stream's variance grows like 1 + g²·l and its RMS at the top is about ${rule.text}.`,
   },
   'residual-growth': {
     toleranceDex: 0.5,
     draw(rand) {
-      return { arch: ['residual'], depth: 2 * randInt(rand, 8, 24), gain: pick(rand, GAINS), seed: randInt(rand, 0, 9999) };
+      return {
+        arch: ['residual'],
+        depth: 2 * randInt(rand, 8, 24),
+        gain: pick(rand, GAINS),
+        seed: randInt(rand, 0, 9999),
+      };
     },
     answer(doc) {
       const s = doc.results.residual.stream_rms;
@@ -268,14 +296,19 @@ export const PREDICT_KINDS = Object.freeze({
     rule(c) {
       const base = 1 + c.gain * c.gain;
       const value = base ** (c.depth / 2);
-      return { value, text: `(1 + g²)^(L/2) = ${Number(base.toFixed(4))}${superscript(c.depth / 2)} ≈ ${fmt(value, 3)}` };
+      return {
+        value,
+        text: `(1 + g²)^(L/2) = ${Number(base.toFixed(4))}${superscript(c.depth / 2)} ≈ ${fmt(value, 3)}`,
+      };
     },
-    prompt: (c) => `A residual stack with no norm at all (h ← h + f(h)) of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights): `
-      + `by what factor does the stream RMS grow from layer 0 to layer ${c.depth}?`,
-    explain: (c, answer, rule) => `The engine gives stream_rms[${c.depth}] / stream_rms[0] = ${fmt(answer, 4)}. `
-      + 'Rule of thumb: each block adds f(h), whose RMS is about g times the stream\'s and roughly uncorrelated with it, '
-      + `so the variance is multiplied by 1 + g² per block: ${rule.text}. `
-      + 'That is an average over random weights; a single run at width 64 can land a factor of 2 or 3 away from it.',
+    prompt: (c) =>
+      `A residual stack with no norm at all (h ← h + f(h)) of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights): ` +
+      `by what factor does the stream RMS grow from layer 0 to layer ${c.depth}?`,
+    explain: (c, answer, rule) =>
+      `The engine gives stream_rms[${c.depth}] / stream_rms[0] = ${fmt(answer, 4)}. ` +
+      "Rule of thumb: each block adds f(h), whose RMS is about g times the stream's and roughly uncorrelated with it, " +
+      `so the variance is multiplied by 1 + g² per block: ${rule.text}. ` +
+      'That is an average over random weights; a single run at width 64 can land a factor of 2 or 3 away from it.',
   },
 });
 

@@ -30,8 +30,8 @@ export function intervalMs(box) {
 
 /** The record of an item, or the record of a new item (box 1, never seen). */
 export function recordOf(progress, id) {
-  const rec = progress && progress.items && Object.prototype.hasOwnProperty.call(progress.items, id)
-    ? progress.items[id] : null;
+  const rec =
+    progress && progress.items && Object.prototype.hasOwnProperty.call(progress.items, id) ? progress.items[id] : null;
   return rec || { box: 1, lastSeen: null, seen: 0, correct: 0 };
 }
 
@@ -97,7 +97,13 @@ export function due(bank, progress, now, filter = {}) {
   if (filter.seed === undefined || filter.seed === null) return list;
   const rand = mulberry32(filter.seed);
   const out = [];
-  for (let box = 1; box <= BOXES; box++) out.push(...shuffled(list.filter((d) => d.box === box), rand));
+  for (let box = 1; box <= BOXES; box++)
+    out.push(
+      ...shuffled(
+        list.filter((d) => d.box === box),
+        rand,
+      ),
+    );
   return out;
 }
 

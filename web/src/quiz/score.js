@@ -14,7 +14,12 @@ const COUNTS = ['answered', 'correct', 'selfGraded', 'selfCorrect', 'streak', 'b
  */
 export function newSession(now = 0) {
   return {
-    answered: 0, correct: 0, selfGraded: 0, selfCorrect: 0, streak: 0, bestStreak: 0,
+    answered: 0,
+    correct: 0,
+    selfGraded: 0,
+    selfCorrect: 0,
+    streak: 0,
+    bestStreak: 0,
     startedAt: Number.isFinite(now) && now >= 0 ? now : 0,
   };
 }
@@ -72,8 +77,15 @@ export function sanitizeSession(value) {
     out[k] = v;
   }
   const { answered, correct, selfGraded, selfCorrect, streak, bestStreak } = out;
-  if (correct > answered || selfGraded > answered || selfCorrect > selfGraded || selfCorrect > correct
-    || streak > bestStreak || bestStreak > correct) return null;
+  if (
+    correct > answered ||
+    selfGraded > answered ||
+    selfCorrect > selfGraded ||
+    selfCorrect > correct ||
+    streak > bestStreak ||
+    bestStreak > correct
+  )
+    return null;
   out.startedAt = Number.isFinite(value.startedAt) && value.startedAt >= 0 ? value.startedAt : 0;
   return out;
 }

@@ -69,7 +69,11 @@ export function sanitizeProgress(doc, { ids, now } = {}) {
   }
   if (doc.version !== VERSION) {
     const v = Number.isSafeInteger(doc.version) ? `format version ${doc.version}` : 'no valid format version';
-    return { progress: fresh, problems: [`the saved quiz progress had ${v} (this page reads version ${VERSION})`], reset: true };
+    return {
+      progress: fresh,
+      problems: [`the saved quiz progress had ${v} (this page reads version ${VERSION})`],
+      reset: true,
+    };
   }
   if (!isObject(doc.items)) {
     return { progress: fresh, problems: ['the saved quiz progress had no valid item list'], reset: true };
@@ -87,7 +91,8 @@ export function sanitizeProgress(doc, { ids, now } = {}) {
     if (clean) items[id] = clean;
     else broken.push(id);
   }
-  if (unknown.length) problems.push(`dropped ${plural(unknown.length, 'question')} the bank does not have${listIds(unknown)}`);
+  if (unknown.length)
+    problems.push(`dropped ${plural(unknown.length, 'question')} the bank does not have${listIds(unknown)}`);
   if (broken.length) problems.push(`reset ${plural(broken.length, 'damaged question record')}${listIds(broken)}`);
   let session = sanitizeSession(doc.session);
   if (!session) {
@@ -98,8 +103,12 @@ export function sanitizeProgress(doc, { ids, now } = {}) {
 }
 
 function storageUsable(storage) {
-  return storage !== null && typeof storage === 'object'
-    && typeof storage.getItem === 'function' && typeof storage.setItem === 'function';
+  return (
+    storage !== null &&
+    typeof storage === 'object' &&
+    typeof storage.getItem === 'function' &&
+    typeof storage.setItem === 'function'
+  );
 }
 
 function errorName(e) {
@@ -118,7 +127,10 @@ function errorName(e) {
 export function loadProgress(storage, { ids, now } = {}) {
   const t = Number.isFinite(now) ? now : 0;
   if (!storageUsable(storage)) {
-    return { progress: emptyProgress(t), notice: 'Quiz progress cannot be saved in this browser; it lasts until the page is closed.' };
+    return {
+      progress: emptyProgress(t),
+      notice: 'Quiz progress cannot be saved in this browser; it lasts until the page is closed.',
+    };
   }
   let raw;
   try {

@@ -19,22 +19,86 @@ export function escapeHtml(text) {
 
 // Presentation MathML as produced by Temml, and nothing that can carry script or style.
 const MATH_ELEMENTS = new Set([
-  'math', 'mrow', 'mi', 'mn', 'mo', 'ms', 'mtext', 'mspace', 'msup', 'msub', 'msubsup', 'munder',
-  'mover', 'munderover', 'mfrac', 'msqrt', 'mroot', 'mpadded', 'mphantom', 'mstyle', 'menclose',
-  'mtable', 'mtr', 'mtd', 'mlabeledtr', 'mmultiscripts', 'mprescripts', 'none', 'merror',
-  'semantics', 'annotation',
+  'math',
+  'mrow',
+  'mi',
+  'mn',
+  'mo',
+  'ms',
+  'mtext',
+  'mspace',
+  'msup',
+  'msub',
+  'msubsup',
+  'munder',
+  'mover',
+  'munderover',
+  'mfrac',
+  'msqrt',
+  'mroot',
+  'mpadded',
+  'mphantom',
+  'mstyle',
+  'menclose',
+  'mtable',
+  'mtr',
+  'mtd',
+  'mlabeledtr',
+  'mmultiscripts',
+  'mprescripts',
+  'none',
+  'merror',
+  'semantics',
+  'annotation',
 ]);
 const MATH_ATTRIBUTES = new Set([
-  'display', 'class', 'form', 'stretchy', 'fence', 'separator', 'lspace', 'rspace', 'width', 'height',
-  'depth', 'voffset', 'movablelimits', 'symmetric', 'minsize', 'maxsize', 'largeop', 'accent',
-  'accentunder', 'mathvariant', 'mathsize', 'linethickness', 'displaystyle', 'scriptlevel',
-  'columnalign', 'rowalign', 'columnspacing', 'rowspacing', 'columnlines', 'rowlines', 'frame',
-  'framespacing', 'equalrows', 'equalcolumns', 'notation', 'encoding', 'align', 'side', 'dir',
-  'xmlns', 'intent', 'arg',
+  'display',
+  'class',
+  'form',
+  'stretchy',
+  'fence',
+  'separator',
+  'lspace',
+  'rspace',
+  'width',
+  'height',
+  'depth',
+  'voffset',
+  'movablelimits',
+  'symmetric',
+  'minsize',
+  'maxsize',
+  'largeop',
+  'accent',
+  'accentunder',
+  'mathvariant',
+  'mathsize',
+  'linethickness',
+  'displaystyle',
+  'scriptlevel',
+  'columnalign',
+  'rowalign',
+  'columnspacing',
+  'rowspacing',
+  'columnlines',
+  'rowlines',
+  'frame',
+  'framespacing',
+  'equalrows',
+  'equalcolumns',
+  'notation',
+  'encoding',
+  'align',
+  'side',
+  'dir',
+  'xmlns',
+  'intent',
+  'arg',
 ]);
 const VOID_OK = new Set(['mspace', 'none', 'mprescripts']);
 // A tag, or a run of text with only well-formed character references.
-const TOKEN = /<(\/?)([a-z][a-z0-9-]*)((?:\s+[a-z][a-z0-9:-]*="[^"<>&]*")*)\s*(\/?)>|(?:[^<>&]|&(?:[a-z][a-z0-9]*|#[0-9]{1,7}|#x[0-9a-f]{1,6});)+/giy;
+const TOKEN =
+  /<(\/?)([a-z][a-z0-9-]*)((?:\s+[a-z][a-z0-9:-]*="[^"<>&]*")*)\s*(\/?)>|(?:[^<>&]|&(?:[a-z][a-z0-9]*|#[0-9]{1,7}|#x[0-9a-f]{1,6});)+/giy;
 
 /**
  * Whether a string is one well-formed MathML element from the allow-list (the whole string, from
@@ -63,7 +127,8 @@ export function isSafeMathml(span) {
       if (stack.length === 0) closedRoot = true;
       continue;
     }
-    for (const a of attrs.matchAll(/([a-z][a-z0-9:-]*)="/gi)) if (!MATH_ATTRIBUTES.has(a[1].toLowerCase())) return false;
+    for (const a of attrs.matchAll(/([a-z][a-z0-9:-]*)="/gi))
+      if (!MATH_ATTRIBUTES.has(a[1].toLowerCase())) return false;
     if (selfClosing) {
       if (!VOID_OK.has(name)) return false;
     } else {
@@ -89,7 +154,10 @@ function format(text, { paragraphs }) {
   });
   s = s.replace(/\*\*(?=\S)([^\n]*?\S)\*\*/g, '<strong>$1</strong>');
   s = s.replace(/\uE000c(\d+)\uE001/g, (_, i) => codes[Number(i)]);
-  const paras = s.split(/\n[ \t]*\n+/).map((p) => p.trim()).filter((p) => p.length > 0);
+  const paras = s
+    .split(/\n[ \t]*\n+/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   if (paragraphs) return paras.map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`).join('');
   return paras.map((p) => p.replace(/\n/g, '<br>')).join('<br><br>');
 }

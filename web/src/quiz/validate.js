@@ -13,7 +13,14 @@
 // No dependencies: runs in the browser and in Node.
 
 export const SUPPORTED_KEYWORDS = Object.freeze([
-  'type', 'required', 'properties', 'enum', 'items', 'minItems', 'pattern', 'additionalProperties',
+  'type',
+  'required',
+  'properties',
+  'enum',
+  'items',
+  'minItems',
+  'pattern',
+  'additionalProperties',
 ]);
 export const ANNOTATION_KEYWORDS = Object.freeze(['$schema', '$id', 'title', 'description', '$comment']);
 
@@ -27,7 +34,15 @@ export const SECTIONS = Object.freeze({
 });
 
 export const ARCHS = Object.freeze([
-  'plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2',
+  'plain',
+  'residual',
+  'post_ln',
+  'post_rms',
+  'pre_ln',
+  'pre_rms',
+  'sandwich',
+  'deepnorm',
+  'gpt2',
 ]);
 
 // Engine ranges (README "The model (spec v1)"; core/src/config.cpp is the source of truth).
@@ -58,9 +73,12 @@ const GAIN0_IDENTITY_ARCHS = ['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2
 export const CHECKS = Object.freeze({
   'gain0-identity': {
     kind: 'preset',
-    need: (p) => (p.gain !== 0 ? 'needs gain 0'
-      : !p.arch.some((a) => GAIN0_IDENTITY_ARCHS.includes(a))
-        ? `needs one of ${GAIN0_IDENTITY_ARCHS.join(', ')} in arch` : null),
+    need: (p) =>
+      p.gain !== 0
+        ? 'needs gain 0'
+        : !p.arch.some((a) => GAIN0_IDENTITY_ARCHS.includes(a))
+          ? `needs one of ${GAIN0_IDENTITY_ARCHS.join(', ')} in arch`
+          : null,
   },
   'plain-explodes': {
     kind: 'preset',
@@ -72,8 +90,12 @@ export const CHECKS = Object.freeze({
   },
   'preln-stream-grows': {
     kind: 'preset',
-    need: (p) => (!(p.arch.includes('pre_ln') && p.arch.includes('post_ln')) ? 'needs pre_ln and post_ln in arch'
-      : !(p.gain > 0) ? 'needs gain > 0' : null),
+    need: (p) =>
+      !(p.arch.includes('pre_ln') && p.arch.includes('post_ln'))
+        ? 'needs pre_ln and post_ln in arch'
+        : !(p.gain > 0)
+          ? 'needs gain > 0'
+          : null,
   },
   'residual-explodes': {
     kind: 'preset',
@@ -101,14 +123,22 @@ const fmt = (v) => {
 
 function typeMatches(value, type) {
   switch (type) {
-    case 'object': return isObject(value);
-    case 'array': return Array.isArray(value);
-    case 'string': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'integer': return Number.isInteger(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'null': return value === null;
-    default: return false;
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    default:
+      return false;
   }
 }
 
@@ -136,7 +166,10 @@ function checkSchema(schema, where, errors) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     for (const t of types) if (!TYPE_NAMES.includes(t)) errors.push(`schema ${where}.type: unknown type ${fmt(t)}`);
   }
-  if ('required' in schema && !(Array.isArray(schema.required) && schema.required.every((k) => typeof k === 'string'))) {
+  if (
+    'required' in schema &&
+    !(Array.isArray(schema.required) && schema.required.every((k) => typeof k === 'string'))
+  ) {
     errors.push(`schema ${where}.required: must be an array of strings`);
   }
   if ('enum' in schema && !Array.isArray(schema.enum)) errors.push(`schema ${where}.enum: must be an array`);
@@ -237,7 +270,9 @@ function checkPreset(preset, where, errors) {
     if (!(field in preset)) continue;
     const v = preset[field];
     if (typeof v !== 'number' || !Number.isFinite(v) || (r.integer && !Number.isInteger(v)) || v < r.min || v > r.max) {
-      errors.push(`${where}.${field}: ${fmt(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`);
+      errors.push(
+        `${where}.${field}: ${fmt(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`,
+      );
     }
   }
   for (const [field, choices] of Object.entries(PRESET_CHOICES)) {
@@ -258,7 +293,9 @@ function checkPreset(preset, where, errors) {
   const e = 'expansion' in preset ? preset.expansion : PRESET_DEFAULTS.expansion;
   if ([L, d, e].every(Number.isInteger) && 2 * L * d * (e * d) > WEIGHT_BUDGET) {
     const maxDepth = Math.floor(WEIGHT_BUDGET / (2 * d * e * d));
-    errors.push(`${where}.depth: ${L} exceeds the engine's weight budget at width ${d}, expansion ${e} (allowed 1..${maxDepth})`);
+    errors.push(
+      `${where}.depth: ${L} exceeds the engine's weight budget at width ${d}, expansion ${e} (allowed 1..${maxDepth})`,
+    );
   }
 }
 
