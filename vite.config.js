@@ -2,6 +2,7 @@
 // output works from any sub-path of any static host.
 import { defineConfig } from 'vite';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { mathPlugin } from './web/build/math-plugin.js';
 import { sitePlugin } from './web/build/site-plugin.js';
 
@@ -18,7 +19,8 @@ export default defineConfig({
   // file list, and web/examples/ copied to dist/examples/.
   plugins: [mathPlugin(), sitePlugin()],
   build: {
-    outDir: '../dist',
+    // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
+    outDir: process.env.RESNORM_DIST ? resolve(process.env.RESNORM_DIST) : '../dist',
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0, // never inline the wasm or anything else as data: URLs

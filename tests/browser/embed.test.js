@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ROOT, SHOTS, launch, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { serviceWorkerSource } from '../../web/build/site-plugin.js';
-import { configFromHash, configToHash, defaultConfig } from '../../web/src/state.js';
+import { configFromHash, configToHash, defaultConfig } from '../../web/src/shared/state.js';
 import { loadWasm } from '../node/helpers.js';
 
 const CSP =

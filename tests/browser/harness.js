@@ -8,6 +8,9 @@ import { startServer } from '../../scripts/serve.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS = `${ROOT}test-results`;
+// The build to test: dist/, or the folder RESNORM_DIST names (a build of one's
+// own while another is being rebuilt).
+export const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 export async function launch() {
@@ -30,7 +33,7 @@ export async function launch() {
 
 /** Serves dist/ on a free port; returns {url, close}. */
 export async function serve({ base = '/', csp = null } = {}) {
-  const server = await startServer({ port: 0, root: `${ROOT}dist`, base, csp });
+  const server = await startServer({ port: 0, root: DIST, base, csp });
   const url = `http://127.0.0.1:${server.address().port}${base}`;
   return { url, close: () => new Promise((ok) => server.close(ok)) };
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { SHOTS, STRICT_CSP, launch, openPage, serve } from './harness.js';
 import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
-import { exportText } from '../../web/src/quiz-ui/export-menu.js';
+import { exportText } from '../../web/src/quiz/ui/export-menu.js';
 
 const rawBank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
 const KEY = 'resnorm.quiz.v1';

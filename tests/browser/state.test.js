@@ -14,7 +14,7 @@ import {
   defaultView,
   defaultQuiz,
   FIELDS_TABLE,
-} from '../../web/src/state.js';
+} from '../../web/src/shared/state.js';
 
 const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { loadWasm } from './helpers.js';
-import { createSession } from '../../web/src/quiz-ui/session.js';
-import { parseRoute } from '../../web/src/quiz-ui/router.js';
+import { createSession } from '../../web/src/quiz/ui/session.js';
+import { parseRoute } from '../../web/src/quiz/ui/router.js';
 import {
   BATCH,
   DEFAULT_BATCH,
@@ -20,13 +20,13 @@ import {
   moments,
   maxAbsDiff,
   clampNumber,
-} from '../../web/src/quiz-ui/norm-data.js';
-import { explorerHref, describePreset } from '../../web/src/quiz-ui/experiment.js';
-import { exportFileName, exportText } from '../../web/src/quiz-ui/export-menu.js';
+} from '../../web/src/quiz/ui/norm-data.js';
+import { explorerHref, describePreset } from '../../web/src/quiz/ui/experiment.js';
+import { exportFileName, exportText } from '../../web/src/quiz/ui/export-menu.js';
 import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
 import { STORAGE_KEY } from '../../web/src/quiz/store.js';
 import { DAY_MS } from '../../web/src/quiz/schedule.js';
-import { configFromHash, defaultConfig } from '../../web/src/state.js';
+import { configFromHash, defaultConfig } from '../../web/src/shared/state.js';
 
 const bank = JSON.parse(
   fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),

@@ -17,7 +17,7 @@ import {
   parseHash,
   readField,
   stateToHash,
-} from '../../web/src/state.js';
+} from '../../web/src/shared/state.js';
 
 // A non-default value for every field of the table (two for some).
 const SAMPLES = {

@@ -3,8 +3,8 @@
 // embeds on one page never move each other's cursors. Same options and data as
 // the explorer's charts (chart-options.js).
 import uPlot from 'uplot';
-import { chartData, chartOptions } from '../chart-options.js';
-import { CHART_INFO } from './chart-info.js';
+import { chartData, chartOptions } from '../explorer/chart-options.js';
+import { CHART_INFO } from '../explorer/chart-info.js';
 
 let instances = 0;
 

@@ -2,9 +2,9 @@
 // fields an author chose to show, each either live or locked (shown, disabled,
 // marked "fixed"). Works inside a shadow root: nothing is looked up by id in
 // the document.
-import { ARCHS, archLabel } from '../archs.js';
-import { CONTROLS } from '../state.js';
-import { swatch } from '../swatch.js';
+import { ARCHS, archLabel } from '../shared/archs.js';
+import { CONTROLS } from '../shared/state.js';
+import { swatch } from '../shared/swatch.js';
 
 let instances = 0;
 

@@ -1,8 +1,8 @@
 // The explorer's "Embed" button: a dialog that writes the iframe and the
 // custom-element snippets for the current settings, with choices for the
 // charts, which controls learners see (and which are fixed) and the theme.
-import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../state.js';
-import { CHART_INFO } from './chart-info.js';
+import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
+import { CHART_INFO } from '../explorer/chart-info.js';
 import { elementSnippet, embedUrl, iframeSnippet } from './snippets.js';
 
 const el = (tag, props = {}, ...kids) => {

@@ -12,7 +12,7 @@
 // Everything renders in an open shadow root; all elements on a page share one
 // engine worker. Each element fires `resnorm-render` (detail: the snapshot)
 // after every paint; `element.snapshot` holds the last one.
-import { keysOf, parseEntries } from '../state.js';
+import { keysOf, parseEntries } from '../shared/state.js';
 import { mountExplorer } from './explorer.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';

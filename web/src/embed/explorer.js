@@ -3,18 +3,18 @@
 // the readout (also the legend), the caption, the numbers and the export menu,
 // all inside `root` (normally a shadow root's wrapper). Several can run on one
 // page; they share one engine worker through lanes (engine.js).
-import { createStore, configToHash, sameConfig } from '../state.js';
-import { createReadout } from '../readout.js';
-import { renderCaption } from '../caption.js';
-import { createTable } from '../table.js';
-import { logOf, prepareChart, sqrtReference } from '../series.js';
+import { createStore, configToHash, sameConfig } from '../shared/state.js';
+import { createReadout } from '../explorer/readout.js';
+import { renderCaption } from '../explorer/caption.js';
+import { createTable } from '../explorer/table.js';
+import { logOf, prepareChart, sqrtReference } from '../explorer/series.js';
 import { createEmbedControls } from './controls.js';
 import { createChartSet } from './charts.js';
-import { CHART_INFO } from './chart-info.js';
-import { paletteOf } from './palette.js';
-import { showNotices } from './notice.js';
+import { CHART_INFO } from '../explorer/chart-info.js';
+import { paletteOf } from '../shared/palette.js';
+import { showNotices } from '../shared/notice.js';
 import { openLane } from './engine.js';
-import { createExportMenu } from '../export/menu.js';
+import { createExportMenu } from '../explorer/export/menu.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);

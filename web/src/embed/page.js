@@ -2,13 +2,13 @@
 // configured from the fragment (state.js's table: config, view and quiz
 // fields), e.g. embed.html#depth=48&arch=post_ln,pre_ln&charts=grad&controls=depth.
 // Reports its height to the parent page (height.js).
-import { parseHash } from '../state.js';
+import { parseHash } from '../shared/state.js';
 import { mountExplorer } from './explorer.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';
 import { createEmbedTheme } from './theme.js';
 import { reportHeight } from './height.js';
-import { registerServiceWorker } from './register-sw.js';
+import { registerServiceWorker } from '../shared/register-sw.js';
 import './page.css';
 
 const host = document.getElementById('embed');

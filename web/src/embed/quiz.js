@@ -10,7 +10,7 @@
 import { toHtml } from '../quiz/text.js';
 import { matches } from '../quiz/schedule.js';
 import { newSession, record, summary } from '../quiz/score.js';
-import { showNotices } from './notice.js';
+import { showNotices } from '../shared/notice.js';
 
 export const SECTION_NAMES = {
   'true-false': 'True or false',

@@ -1,7 +1,7 @@
 // The snippets the "Embed" button writes: an iframe of embed.html (works in
 // any page, Markdown and most LMS editors) and the custom element (for pages
 // that may run the site's script). Pure functions: state in, text out.
-import { FIELDS_TABLE, stateToHash, writeField } from '../state.js';
+import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
 
 export const escapeAttr = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);

@@ -8,8 +8,8 @@
 //   c.retheme();   // after a theme change: rebuilds with the last spec
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { palette } from '../theme.js';
-import { fmtValue, powerOfTen } from '../format.js';
+import { palette } from '../shared/theme.js';
+import { fmtValue, powerOfTen } from '../shared/format.js';
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const X_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];

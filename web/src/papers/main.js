@@ -1,6 +1,6 @@
 // The papers page: six reproductions, each a panel computed in a worker pool,
 // then the timing of the explorer's transformer scene.
-import { createTheme } from '../theme.js';
+import { createTheme } from '../shared/theme.js';
 import { PapersClient } from './client.js';
 import { createPanel } from './panels.js';
 import { PANEL_IDS, PERF_CONFIG } from './repro.js';

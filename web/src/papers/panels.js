@@ -2,9 +2,9 @@
 // measured-vs-claimed table, the numbers behind the chart, and the caption.
 // The numbers come from repro.js (computed in a worker), the sentence from
 // captions.js; this module only builds the DOM (no inline styles: CSP).
-import { ARCH_BY_KEY } from '../archs.js';
-import { swatch } from '../swatch.js';
-import { fmtPlain } from '../format.js';
+import { ARCH_BY_KEY } from '../shared/archs.js';
+import { swatch } from '../shared/swatch.js';
+import { fmtPlain } from '../shared/format.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';

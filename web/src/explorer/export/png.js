@@ -1,7 +1,7 @@
 // The charts as one PNG: the canvases the page shows, stacked under their
 // titles on the theme's surface colour, with a legend drawn underneath.
-import { ARCH_BY_KEY } from '../archs.js';
-import { CHART_INFO } from '../embed/chart-info.js';
+import { ARCH_BY_KEY } from '../../shared/archs.js';
+import { CHART_INFO } from '../chart-info.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 

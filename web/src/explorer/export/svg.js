@@ -3,9 +3,9 @@
 // whole decades, the zero and overflow lanes, one line per arch in its colour
 // and dash pattern, the 1/sqrt(l) reference, and a legend. A pure function:
 // text in, text out (every piece of text is escaped).
-import { ARCH_BY_KEY } from '../archs.js';
-import { powerOfTen } from '../format.js';
-import { CHART_INFO } from '../embed/chart-info.js';
+import { ARCH_BY_KEY } from '../../shared/archs.js';
+import { powerOfTen } from '../../shared/format.js';
+import { CHART_INFO } from '../chart-info.js';
 
 const W = 760;
 const H = 250; // one chart's plot + axes

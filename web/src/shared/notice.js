@@ -1,6 +1,6 @@
 // The notice for settings a link or an element's attributes could not use.
 // Text only: every value goes in with textContent, never as markup.
-import { noticeText } from '../state.js';
+import { noticeText } from './state.js';
 
 /**
  * Fills `box` (an element with the class "notice") with `notices` from

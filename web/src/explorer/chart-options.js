@@ -2,8 +2,8 @@
 // on a linear scale, ticks at whole decades), the shared layer axis, one
 // solid/dashed line per arch plus its dotted overflow line, and the lanes for
 // zero and overflow drawn in draw hooks.
-import { ARCH_BY_KEY } from './archs.js';
-import { powerOfTen } from './format.js';
+import { ARCH_BY_KEY } from '../shared/archs.js';
+import { powerOfTen } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
 
 export const SYNC_KEY = 'resnorm-layers';

@@ -1,6 +1,6 @@
 // The chart colours as the theme's custom properties resolve on `el` (an
 // element inside a shadow root, or the document's root element).
-import { ARCHS } from '../archs.js';
+import { ARCHS } from './archs.js';
 
 export function paletteOf(el) {
   const css = getComputedStyle(el);

@@ -2,7 +2,7 @@
 // as an Anki TSV file, straight from quiz/export.js on the raw bank (math kept as TeX). The raw bank
 // is loaded only when an export is asked for.
 
-import { toGift, toAnkiTsv, selectItems } from '../quiz/export.js';
+import { toGift, toAnkiTsv, selectItems } from '../export.js';
 
 const FORMATS = {
   gift: { make: toGift, ext: 'gift.txt', name: 'Moodle GIFT' },
@@ -49,7 +49,7 @@ function download(text, name) {
  */
 export function createExportMenu({ scope, gift, tsv, status, filter }) {
   let raw = null;
-  const rawBank = () => (raw ??= import('../quiz/bank.json').then((m) => m.default));
+  const rawBank = () => (raw ??= import('../bank.json').then((m) => m.default));
 
   async function run(format) {
     const f = scope.value === 'filter' ? filter() : {};

@@ -1,7 +1,7 @@
 // The filter form: section, topic (tag), due-only or all, shuffle. Options come from the bank,
 // with their counts; a change rebuilds the session's queue.
 
-import { el, replace } from './dom.js';
+import { el, replace } from '../../shared/dom.js';
 import { SECTION_NAMES, TAG_NAMES } from './item-view.js';
 
 const count = (items, pred) => items.filter(pred).length;

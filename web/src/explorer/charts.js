@@ -4,7 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { chartData, chartOptions } from './chart-options.js';
-import { palette } from './theme.js';
+import { palette } from '../shared/theme.js';
 
 const CHARTS = [
   { metric: 'grad', id: 'chart-grad', xLabel: 'layer l' },

@@ -1,22 +1,22 @@
 // Wiring: store -> engine (worker) -> charts, readout, caption, table; the
 // link's settings (with a notice for any it could not use), the export menu,
 // the "Embed" dialog and the offline service worker.
-import { EngineClient } from './engine/client.js';
-import { createStore, configToHash, parseHash } from './state.js';
+import { EngineClient } from '../engine/client.js';
+import { createStore, configToHash, parseHash } from '../shared/state.js';
 import { createControls } from './controls.js';
 import { createCharts } from './charts.js';
 import { createReadout } from './readout.js';
 import { renderCaption } from './caption.js';
 import { createTable } from './table.js';
-import { createTheme, palette } from './theme.js';
-import { createStatus } from './status.js';
+import { createTheme, palette } from '../shared/theme.js';
+import { createStatus } from '../shared/status.js';
 import { createPresets } from './presets-ui.js';
 import { logOf, prepareChart, sqrtReference } from './series.js';
-import { showNotices } from './embed/notice.js';
-import { createEmbedDialog } from './embed/dialog.js';
-import { registerServiceWorker } from './embed/register-sw.js';
+import { showNotices } from '../shared/notice.js';
+import { createEmbedDialog } from '../embed/dialog.js';
+import { registerServiceWorker } from '../shared/register-sw.js';
 import { createExportMenu } from './export/menu.js';
-import './app.css'; // after uPlot's CSS (imported by charts.js), so ours wins
+import '../shared/app.css'; // after uPlot's CSS (imported by charts.js), so ours wins
 
 const $ = (id) => document.getElementById(id);
 
@@ -47,7 +47,7 @@ try {
   status.error(`The engine could not start: ${e.message}`);
 }
 
-const SITE_URL = new URL('./', location.href);
+const SITE_URL = new URL('..', location.href);
 const METRICS = [
   ['grad', 'chart-grad'],
   ['stream', 'chart-stream'],

@@ -1,6 +1,6 @@
 // Named starting points. Each is a whole config (unlisted fields take their
 // defaults), so a preset always shows the same picture whatever came before.
-import { defaultConfig } from './state.js';
+import { defaultConfig } from '../shared/state.js';
 
 const ARTICLE = ['plain', 'residual', 'post_ln', 'pre_ln'];
 

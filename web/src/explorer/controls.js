@@ -1,9 +1,9 @@
 // The form: inputs <-> the store, the arch chips, and per-field error messages.
 // Ranges, steps and choices come from the CONTROLS table in state.js; the
 // labels and hints are in index.html.
-import { ARCHS, archLabel } from './archs.js';
-import { CONTROLS } from './state.js';
-import { swatch } from './swatch.js';
+import { ARCHS, archLabel } from '../shared/archs.js';
+import { CONTROLS } from '../shared/state.js';
+import { swatch } from '../shared/swatch.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -5,10 +5,10 @@
 //   curve is drawn with the answer and the guess on it.
 // Both count toward the session score. Text from generated.js is plain Unicode, set as text.
 
-import { whichIsWhich, predictNumber } from '../quiz/generated.js';
-import { fmt } from '../quiz/numbers.js';
-import { archLabel } from '../archs.js';
-import { el, replace } from './dom.js';
+import { whichIsWhich, predictNumber } from '../generated.js';
+import { fmt } from '../numbers.js';
+import { archLabel } from '../../shared/archs.js';
+import { el, replace } from '../../shared/dom.js';
 import { createLineChart } from './mini-chart.js';
 import { explorerHref, describePreset } from './experiment.js';
 import { randomSeed } from './session.js';

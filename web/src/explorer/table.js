@@ -1,8 +1,8 @@
 // The numbers behind the charts as a real <table> (one row per layer, three
 // columns per arch), for screen readers always, and on screen behind the
 // "Show numbers" toggle.
-import { archLabel } from './archs.js';
-import { fmtPlain } from './format.js';
+import { archLabel } from '../shared/archs.js';
+import { fmtPlain } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
 
 const METRICS = [

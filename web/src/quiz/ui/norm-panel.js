@@ -9,7 +9,7 @@
 // one), the sequences' lengths, the padding and whether BatchNorm counts the padding, and watches
 // the first token of sequence 1: its BatchNorm output moves, its LayerNorm output stays put.
 
-import { el, replace, fixed } from './dom.js';
+import { el, replace, fixed } from '../../shared/dom.js';
 import {
   TOKEN_WIDTH,
   DEFAULT_TOKEN,

@@ -8,11 +8,11 @@
 // The live experiment's check starts when the item is shown, so its verdict is usually ready by
 // the time the answer is revealed.
 
-import { toHtml } from '../quiz/text.js';
-import { LEADS } from '../quiz/export.js';
-import { BOXES } from '../quiz/store.js';
-import { intervalMs, DAY_MS } from '../quiz/schedule.js';
-import { el, replace, add } from './dom.js';
+import { toHtml } from '../text.js';
+import { LEADS } from '../export.js';
+import { BOXES } from '../store.js';
+import { intervalMs, DAY_MS } from '../schedule.js';
+import { el, replace, add } from '../../shared/dom.js';
 import { experimentBlock } from './experiment.js';
 
 export const SECTION_NAMES = Object.freeze({

@@ -10,9 +10,9 @@
 // Every method that writes returns the store's `notice` (a sentence, or null), and every change
 // reaches the listeners as {type, notice}.
 
-import { loadProgress, saveProgress, clearProgress, emptyProgress } from '../quiz/store.js';
-import { due, grade, nextDueAt, boxCounts, recordOf, matches, dueAt } from '../quiz/schedule.js';
-import { newSession, record, summary } from '../quiz/score.js';
+import { loadProgress, saveProgress, clearProgress, emptyProgress } from '../store.js';
+import { due, grade, nextDueAt, boxCounts, recordOf, matches, dueAt } from '../schedule.js';
+import { newSession, record, summary } from '../score.js';
 
 export const MODES = Object.freeze(['due', 'all']);
 

@@ -2,8 +2,8 @@
 // data-preset="<key>" elsewhere (the explanations) applies that preset too and
 // brings the charts into view. A button is pressed while its preset is shown.
 import { PRESETS, presetConfig } from './presets.js';
-import { FIELDS } from './state.js';
-import { sortArchs } from './archs.js';
+import { FIELDS } from '../shared/state.js';
+import { sortArchs } from '../shared/archs.js';
 
 const same = (a, b) => FIELDS.every((k) => (k === 'arch' ? a.arch.join() === b.arch.join() : a[k] === b[k]));
 

@@ -3,11 +3,11 @@
 // "Confirmed by the engine" is shown only for status 'confirmed'; a refuted claim is said to be
 // refuted, and a check that could not run says so. Never the other way round.
 
-import { checkItem } from '../quiz/checks.js';
-import { toHtml } from '../quiz/text.js';
-import { configToHash, defaultConfig } from '../state.js';
-import { archLabel } from '../archs.js';
-import { el } from './dom.js';
+import { checkItem } from '../checks.js';
+import { toHtml } from '../text.js';
+import { configToHash, defaultConfig } from '../../shared/state.js';
+import { archLabel } from '../../shared/archs.js';
+import { el } from '../../shared/dom.js';
 
 /** The explorer's URL for a preset: './#arch=...&depth=...' (defaults left out). */
 export function explorerHref(preset) {

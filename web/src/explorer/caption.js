@@ -1,10 +1,10 @@
 // The sentences under the charts, computed from the current results: how far
 // each arch's gradient at layer 0 is from the top's, how its stream grows, how
 // big its last block's update is, and where its numbers overflow.
-import { archLabel } from './archs.js';
-import { fmtRatio, fmtValue } from './format.js';
+import { archLabel } from '../shared/archs.js';
+import { fmtRatio, fmtValue } from '../shared/format.js';
 import { overflowInfo, OK, ZERO } from './series.js';
-import { swatch } from './swatch.js';
+import { swatch } from '../shared/swatch.js';
 
 const el = (tag, cls, ...kids) => {
   const e = document.createElement(tag);

@@ -5,8 +5,8 @@
 
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { decadeRange } from '../series.js';
-import { fmtValue, powerOfTen } from '../format.js';
+import { decadeRange } from '../../explorer/series.js';
+import { fmtValue, powerOfTen } from '../../shared/format.js';
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const X_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];

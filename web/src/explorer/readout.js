@@ -2,10 +2,10 @@
 // line sample and the three numbers at one layer. The charts' synced cursor
 // sets the layer while the pointer is over them; otherwise the "layer" slider
 // does (and moves the charts' cursor, for keyboard users).
-import { archLabel } from './archs.js';
-import { fmtValue } from './format.js';
+import { archLabel } from '../shared/archs.js';
+import { fmtValue } from '../shared/format.js';
 import { OK, OVERFLOW } from './series.js';
-import { swatch } from './swatch.js';
+import { swatch } from '../shared/swatch.js';
 
 export function createReadout({ root, onPick }) {
   const slider = root.querySelector('#readout-layer');

@@ -3,7 +3,7 @@
 // draw), so changing a length, the padding or the batch size changes only which positions exist
 // and count, never the tokens themselves.
 
-import { mulberry32 } from '../quiz/random.js';
+import { mulberry32 } from '../random.js';
 
 export const TOKEN_WIDTH = 6;
 export const DEFAULT_TOKEN = Object.freeze([1.2, -0.4, 2.1, 0.3, -1.5, 0.8]);
