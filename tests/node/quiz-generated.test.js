@@ -22,7 +22,7 @@ import {
   LABELS,
 } from '../../web/src/quiz/generated.js';
 import { mulberry32 } from '../../web/src/quiz/random.js';
-import { fmt } from '../../web/src/quiz/numbers.js';
+import { significant } from '../../web/src/shared/format.js';
 
 const rn = await loadWasm();
 const simulate = (c) => rn.simulate(c);
@@ -203,7 +203,7 @@ test('predict the number: answers agree with the engine, grading on a log scale'
         assert.equal(q.grade(wrong).correct, false, `${kind} seed ${seed}: ${wrong}`);
       }
       // the explanation gives the engine's number and the rule of thumb
-      assert.ok(q.explanation.includes(fmt(q.answer, 4)), q.explanation);
+      assert.ok(q.explanation.includes(significant(q.answer, 4)), q.explanation);
       assert.ok(q.explanation.includes(q.rule.text));
       assert.ok(q.prompt.includes(String(q.config.depth)) && q.prompt.includes(String(q.config.gain)));
     }

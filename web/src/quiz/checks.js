@@ -41,7 +41,7 @@
 //                       (the rounding of the mean of d equal doubles, amplified by rstd = 1/sqrt(eps)).
 
 import { CHECKS } from './validate.js';
-import { fmt } from './numbers.js';
+import { significant } from '../shared/format.js';
 
 export const THRESHOLDS = Object.freeze({
   identityTolerance: 1e-5,
@@ -100,7 +100,9 @@ function contrast(out, archs) {
     const f = floorOf(sr);
     const good = f >= THRESHOLDS.skipFloor;
     ok &&= good;
-    parts.push(`${a} never falls below ${fmt(f)} of its top value${good ? '' : ` (needs ≥ ${THRESHOLDS.skipFloor})`}`);
+    parts.push(
+      `${a} never falls below ${significant(f)} of its top value${good ? '' : ` (needs ≥ ${THRESHOLDS.skipFloor})`}`,
+    );
   }
   return { ok, text: parts.length ? `; ${parts.join('; ')}` : '' };
 }
@@ -125,7 +127,7 @@ const CHECKERS = {
     const ok = worstG < tol && worstS < tol;
     return verdict(
       ok,
-      `${archs.join(', ')} over all ${layers} layers: max |grad_norm[l] / grad_norm[${layers - 1}] − 1| = ${fmt(worstG)}, max |stream_rms[l] / stream_rms[0] − 1| = ${fmt(worstS)} (identity needs both < ${fmt(tol)})`,
+      `${archs.join(', ')} over all ${layers} layers: max |grad_norm[l] / grad_norm[${layers - 1}] − 1| = ${significant(worstG)}, max |stream_rms[l] / stream_rms[0] − 1| = ${significant(worstS)} (identity needs both < ${significant(tol)})`,
     );
   },
 
@@ -136,7 +138,7 @@ const CHECKERS = {
     const ok = r > THRESHOLDS.plainExplodes; // +Infinity (overflow) counts, NaN does not
     return verdict(
       ok,
-      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (exploding needs > ${fmt(THRESHOLDS.plainExplodes)})`,
+      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${significant(r)} (exploding needs > ${significant(THRESHOLDS.plainExplodes)})`,
     );
   },
 
@@ -148,7 +150,7 @@ const CHECKERS = {
     const ok = Number.isFinite(r) && r < THRESHOLDS.plainVanishes && c.ok;
     return verdict(
       ok,
-      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${fmt(r)} (vanishing needs < ${fmt(THRESHOLDS.plainVanishes)})${c.text}`,
+      `plain: grad_norm[0] / grad_norm[${sr.L}] = ${significant(r)} (vanishing needs < ${significant(THRESHOLDS.plainVanishes)})${c.text}`,
     );
   },
 
@@ -166,7 +168,7 @@ const CHECKERS = {
       Number.isFinite(growth) && growth >= THRESHOLDS.prelnGrowth && rising && dev < THRESHOLDS.postlnUnitTolerance;
     return verdict(
       ok,
-      `pre_ln stream RMS ${fmt(pre.s[0])} → ${fmt(half)} (layer ${Math.floor(pre.L / 2)}) → ${fmt(pre.s[pre.L])} (layer ${pre.L}), ×${fmt(growth)} (growing needs ≥ ×${THRESHOLDS.prelnGrowth} and still rising); post_ln stream RMS within ${fmt(dev)} of 1 after every block (needs < ${fmt(THRESHOLDS.postlnUnitTolerance)})`,
+      `pre_ln stream RMS ${significant(pre.s[0])} → ${significant(half)} (layer ${Math.floor(pre.L / 2)}) → ${significant(pre.s[pre.L])} (layer ${pre.L}), ×${significant(growth)} (growing needs ≥ ×${THRESHOLDS.prelnGrowth} and still rising); post_ln stream RMS within ${significant(dev)} of 1 after every block (needs < ${significant(THRESHOLDS.postlnUnitTolerance)})`,
     );
   },
 
@@ -178,7 +180,7 @@ const CHECKERS = {
     const t = THRESHOLDS.residualExplodes;
     return verdict(
       growth > t && grad > t,
-      `residual over ${sr.L} layers: stream RMS ×${fmt(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${fmt(grad)} (exploding needs both > ${fmt(t)})`,
+      `residual over ${sr.L} layers: stream RMS ×${significant(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${significant(grad)} (exploding needs both > ${significant(t)})`,
     );
   },
 
@@ -197,7 +199,7 @@ const CHECKERS = {
     const ok = spread > THRESHOLDS.postlnSpread && c.ok;
     return verdict(
       ok,
-      `post_ln: over ${sr.L + 1} layers the gradient norm ranges from ${fmt(lo)} (layer ${sr.g.indexOf(lo)}) to ${fmt(hi)} (layer ${sr.g.indexOf(hi)}), a spread of ×${fmt(spread)} (uneven needs > ×${THRESHOLDS.postlnSpread})${c.text}`,
+      `post_ln: over ${sr.L + 1} layers the gradient norm ranges from ${significant(lo)} (layer ${sr.g.indexOf(lo)}) to ${significant(hi)} (layer ${sr.g.indexOf(hi)}), a spread of ×${significant(spread)} (uneven needs > ×${THRESHOLDS.postlnSpread})${c.text}`,
     );
   },
 
@@ -225,7 +227,7 @@ const CHECKERS = {
     const ok = within && varOk && allFinite(ys);
     return verdict(
       ok,
-      `LayerNorm of a constant vector (${d} features, all ${fmt(xs[0])}): variance ${fmt(out.var)}, outputs ${allFinite(ys) ? 'all finite' : 'NOT all finite'}, max |y − β| = ${fmt(worst)}`,
+      `LayerNorm of a constant vector (${d} features, all ${significant(xs[0])}): variance ${significant(out.var)}, outputs ${allFinite(ys) ? 'all finite' : 'NOT all finite'}, max |y − β| = ${significant(worst)}`,
     );
   },
 };

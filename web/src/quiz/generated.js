@@ -35,7 +35,7 @@
 //                   factor of 3.2): the rule passes in 98% of draws.
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
-import { fmt, superscript } from './numbers.js';
+import { significant, superscript } from '../shared/format.js';
 
 export const WHICH_POOL = Object.freeze(['plain', 'residual', 'post_ln', 'pre_ln', 'pre_rms', 'deepnorm']);
 export const NEVER_TOGETHER = Object.freeze([['pre_ln', 'pre_rms']]);
@@ -215,10 +215,10 @@ export function gradeGuess(input, answer, toleranceDex) {
   const dex = Math.log10(guess / answer);
   const correct = Math.abs(dex) <= toleranceDex + 1e-12;
   const off = 10 ** Math.abs(dex);
-  const how = off < 1.005 ? 'spot on' : `${dex > 0 ? 'high' : 'low'} by a factor of ${fmt(off)}`;
+  const how = off < 1.005 ? 'spot on' : `${dex > 0 ? 'high' : 'low'} by a factor of ${significant(off)}`;
   const message = correct
-    ? `Right (within a factor of ${factor}): the engine says ${fmt(answer, 4)}, you said ${fmt(guess, 4)}, ${how}.`
-    : `Not quite: the engine says ${fmt(answer, 4)}, you said ${fmt(guess, 4)}, ${how} (needs to be within a factor of ${factor}).`;
+    ? `Right (within a factor of ${factor}): the engine says ${significant(answer, 4)}, you said ${significant(guess, 4)}, ${how}.`
+    : `Not quite: the engine says ${significant(answer, 4)}, you said ${significant(guess, 4)}, ${how} (needs to be within a factor of ${factor}).`;
   return { correct, guess, answer, dex, message };
 }
 
@@ -247,13 +247,13 @@ export const PREDICT_KINDS = Object.freeze({
     },
     rule(c) {
       const value = c.gain ** c.depth;
-      return { value, text: `g^L = ${c.gain}${superscript(c.depth)} ≈ ${fmt(value, 4)}` };
+      return { value, text: `g^L = ${c.gain}${superscript(c.depth)} ≈ ${significant(value, 4)}` };
     },
     prompt: (c) =>
       `A plain stack (no skip connections) of ${c.depth} linear layers with orthogonal weights at gain ${c.gain}: ` +
       `how large is the gradient at layer 0 relative to the top, grad_norm[0] / grad_norm[${c.depth}]?`,
     explain: (c, answer, rule) =>
-      `The engine gives grad_norm[0] / grad_norm[${c.depth}] = ${fmt(answer, 4)}. ` +
+      `The engine gives grad_norm[0] / grad_norm[${c.depth}] = ${significant(answer, 4)}. ` +
       `Rule of thumb: without a skip, every layer multiplies the gradient by about the gain, so over L layers ${rule.text}. ` +
       'With linear layers and orthogonal weights each layer scales norms by exactly g, so here the rule is exact; ' +
       'with ReLU and Gaussian weights it is only the first estimate.',
@@ -269,13 +269,13 @@ export const PREDICT_KINDS = Object.freeze({
     },
     rule(c) {
       const value = Math.sqrt(1 + c.gain * c.gain * c.depth);
-      return { value, text: `√(1 + g²L) = √(1 + ${c.gain}² × ${c.depth}) ≈ ${fmt(value, 3)}` };
+      return { value, text: `√(1 + g²L) = √(1 + ${c.gain}² × ${c.depth}) ≈ ${significant(value, 3)}` };
     },
     prompt: (c) =>
       `A Pre-LN stack of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights), fed tokens of RMS about 1: ` +
       `what is the RMS of the residual stream at the top, stream_rms[${c.depth}]?`,
     explain: (c, answer, rule) =>
-      `The engine gives stream_rms[${c.depth}] = ${fmt(answer, 4)}. ` +
+      `The engine gives stream_rms[${c.depth}] = ${significant(answer, 4)}. ` +
       'Rule of thumb: each block adds an update of RMS about g (its input is normalized), roughly uncorrelated with the stream, ' +
       `so the stream's variance grows like 1 + g²·l and its RMS at the top is about ${rule.text}.`,
   },
@@ -298,14 +298,14 @@ export const PREDICT_KINDS = Object.freeze({
       const value = base ** (c.depth / 2);
       return {
         value,
-        text: `(1 + g²)^(L/2) = ${Number(base.toFixed(4))}${superscript(c.depth / 2)} ≈ ${fmt(value, 3)}`,
+        text: `(1 + g²)^(L/2) = ${Number(base.toFixed(4))}${superscript(c.depth / 2)} ≈ ${significant(value, 3)}`,
       };
     },
     prompt: (c) =>
       `A residual stack with no norm at all (h ← h + f(h)) of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights): ` +
       `by what factor does the stream RMS grow from layer 0 to layer ${c.depth}?`,
     explain: (c, answer, rule) =>
-      `The engine gives stream_rms[${c.depth}] / stream_rms[0] = ${fmt(answer, 4)}. ` +
+      `The engine gives stream_rms[${c.depth}] / stream_rms[0] = ${significant(answer, 4)}. ` +
       "Rule of thumb: each block adds f(h), whose RMS is about g times the stream's and roughly uncorrelated with it, " +
       `so the variance is multiplied by 1 + g² per block: ${rule.text}. ` +
       'That is an average over random weights; a single run at width 64 can land a factor of 2 or 3 away from it.',

@@ -51,12 +51,3 @@ export function typingTarget(target) {
   if (tag === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range'].includes(target.type);
   return false;
 }
-
-/** A number for the panels: fixed decimals, a real minus sign, no "-0.000". */
-export function fixed(v, digits = 3) {
-  if (typeof v !== 'number' || Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
-  const s = v.toFixed(digits);
-  if (/^-0\.?0*$/.test(s)) return s.slice(1);
-  return s.replace('-', '−');
-}

@@ -1,4 +1,5 @@
-// Number formatting shared by the readout, the caption, the table and the axes.
+// Every number the pages print: the readout, the caption, the table, the axes,
+// the exports, the quiz's sentences and the papers' panels.
 
 const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
 export const superscript = (n) => String(n).replace(/[-0-9]/g, (c) => SUP[c]);
@@ -46,4 +47,30 @@ export function fmtRatio(r) {
   if (r >= 0.01 && r < 10) return { text: `${trim(r.toPrecision(2))}×` };
   const e = Math.log10(r);
   return { base: '10', exp: e.toFixed(1).replace('-', '−') };
+}
+
+/**
+ * A number for prose: "0.949", "1607", "2", "3.9×10⁻¹¹", "NaN", "∞".
+ * @param {number} v
+ * @param {number} [digits=3] significant digits
+ * @returns {string}
+ */
+export function significant(v, digits = 3) {
+  if (typeof v !== 'number' || Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 10 ** (digits - 1) && a < 1e5) return String(Math.round(v));
+  if (a >= 1e-3 && a < 1e5) return trim(v.toPrecision(digits));
+  const [m, e] = v.toExponential(digits - 1).split('e');
+  return `${trim(m)}×10${superscript(Number(e))}`;
+}
+
+/** A number for the panels: fixed decimals, a real minus sign, no "-0.000". */
+export function fixed(v, digits = 3) {
+  if (typeof v !== 'number' || Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
+  const s = v.toFixed(digits);
+  if (/^-0\.?0*$/.test(s)) return s.slice(1);
+  return s.replace('-', '−');
 }

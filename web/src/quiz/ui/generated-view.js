@@ -6,7 +6,7 @@
 // Both count toward the session score. Text from generated.js is plain Unicode, set as text.
 
 import { whichIsWhich, predictNumber } from '../generated.js';
-import { fmt } from '../numbers.js';
+import { significant } from '../../shared/format.js';
 import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
 import { createLineChart } from './mini-chart.js';
@@ -234,7 +234,10 @@ export function createGeneratedView({ which, predict, engine, session }) {
             'tr',
             {},
             el('th', { scope: 'row' }, String(l)),
-            question.curves.map((c) => [el('td', {}, fmt(c.grad_norm[l])), el('td', {}, fmt(c.stream_rms[l]))]),
+            question.curves.map((c) => [
+              el('td', {}, significant(c.grad_norm[l])),
+              el('td', {}, significant(c.stream_rms[l])),
+            ]),
           ),
         ),
       ),

@@ -9,7 +9,8 @@
 // one), the sequences' lengths, the padding and whether BatchNorm counts the padding, and watches
 // the first token of sequence 1: its BatchNorm output moves, its LayerNorm output stays put.
 
-import { el, replace, fixed } from '../../shared/dom.js';
+import { el, replace } from '../../shared/dom.js';
+import { fixed } from '../../shared/format.js';
 import {
   TOKEN_WIDTH,
   DEFAULT_TOKEN,
