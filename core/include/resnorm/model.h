@@ -17,18 +17,14 @@
 // Everything is allocated by configure(); forward() and backward() allocate nothing.
 #pragma once
 
-#include <Eigen/Core>
 #include <memory>
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/tensor.h"
+#include "resnorm/weights.h"
 
 namespace resnorm {
-
-template <class S>
-using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class S>
-using Vecx = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
 struct Wrapping {
   bool skip = true;                 // identity path present
@@ -53,56 +49,6 @@ struct Recipe {
 // DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
 // transformer blocks). For MLP blocks both are L, as in spec v1.
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1);
-
-// Base weights of one MLP sublayer, independent of gain, arch and depth:
-// gaussian entries N(0, 1), or (semi-)orthogonal scaled to the same expected
-// Frobenius norm (||B||_F^2 = rows * cols). W1 = s1 B1, W2 = s2 B2.
-template <class S>
-struct MlpBase {
-  Mat<S> B1;  // (d, m)
-  Mat<S> B2;  // (m, d)
-};
-
-// Base weights of one attention sublayer: four (d, d) matrices, gaussian
-// N(0, 1) or orthogonal scaled to the same Frobenius norm (||B||_F^2 = d^2),
-// W_Q = sq Bq, W_K = sk Bk, W_V = sv Bv, W_O = so Bo. Layer l's matrices depend
-// only on (seed, l, d, init): not on heads (heads split the columns of the
-// same matrices, so the heads slider regenerates nothing), not on m, not on L.
-// A transformer block l uses the same MlpBase as MLP block l.
-template <class S>
-struct AttnBase {
-  Mat<S> Bq, Bk, Bv, Bo;  // (d, d)
-};
-
-// Base weights per layer for one (seed, d, m, init), generated once and grown
-// as depth grows, so gain, arch and depth changes reuse them.
-template <class S>
-class WeightBank {
- public:
-  // Makes layers 1..depth available (attention weights too if `attention`);
-  // regenerates all of a kind if its key changed.
-  void prepare(uint32_t seed, int d, int m, Init init, int depth, bool attention = false);
-  const MlpBase<S>& layer(int l) const { return layers_[l - 1]; }
-  MlpBase<S>& mutable_layer(int l) { return layers_[l - 1]; }  // for tests
-  const AttnBase<S>& attention_layer(int l) const { return attn_[l - 1]; }
-  AttnBase<S>& mutable_attention_layer(int l) { return attn_[l - 1]; }  // for tests
-
- private:
-  uint32_t seed_ = 0;
-  int d_ = 0, m_ = 0;
-  Init init_ = Init::gaussian;
-  std::vector<MlpBase<S>> layers_;
-  uint32_t attn_seed_ = 0;  // the attention weights' own key: (seed, d, init)
-  int attn_d_ = 0;
-  Init attn_init_ = Init::gaussian;
-  std::vector<AttnBase<S>> attn_;
-};
-
-// Deterministic tensors of spec v1, generated in double.
-Mat<double> gaussian_matrix(uint64_t key, int rows, int cols);
-Mat<double> orthogonal_matrix(uint64_t key, int rows, int cols);  // scaled, see MlpBase
-Mat<double> input_stream(uint32_t seed, int T, int d);            // h_0
-Mat<double> readout(uint32_t seed, int T, int d);                 // r, ||r||_F = 1
 
 // One norm instance: its parameters, gradients and forward cache.
 template <class S>
