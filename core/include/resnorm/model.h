@@ -21,34 +21,11 @@
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/recipes.h"
 #include "resnorm/tensor.h"
 #include "resnorm/weights.h"
 
 namespace resnorm {
-
-struct Wrapping {
-  bool skip = true;                 // identity path present
-  double alpha = 1.0;               // skip scale (DeepNet's alpha; Admin's omega, set per unit)
-  NormKind in = NormKind::none;     // on the branch input
-  NormKind out = NormKind::none;    // on the branch output
-  NormKind outer = NormKind::none;  // on the sum
-};
-struct BranchScale {
-  double w1 = 1.0, w2 = 1.0;                      // multiply W1, W2 at init, on top of fan-in and gain
-  double wq = 1.0, wk = 1.0, wv = 1.0, wo = 1.0;  // multiply W_Q, W_K, W_V, W_O likewise
-};
-struct Recipe {
-  Wrapping wrap;
-  BranchScale scale;
-  // Admin: each unit's alpha (the paper's omega_i) is profiled by a forward
-  // pass at init (Model::configure), replacing wrap.alpha.
-  bool profile_alpha = false;
-};
-// blocks: L. sublayers_per_block: 1 for MLP blocks, 2 for transformer blocks.
-// What "N" is differs by preset and is each paper's own (see model.cpp):
-// DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
-// transformer blocks). For MLP blocks both are L, as in spec v1.
-Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1);
 
 // One norm instance: its parameters, gradients and forward cache.
 template <class S>
@@ -158,6 +135,8 @@ struct Unit {
   std::unique_ptr<Sublayer<S>> f;
   Mat<S> x, y, u, s;  // (T, d) caches: normed input, f output, branch output, sum
   double update_ratio = 0;
+  // The branch's output: Nout(f(x)) with a norm on the branch output, f(x) without.
+  const S* branch_output() const { return out.kind != NormKind::none ? u.data() : y.data(); }
 };
 
 // Per-block results; every array is indexed by block (h_l at block boundaries).
@@ -260,7 +239,6 @@ class Model {
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
   void norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x);  // dx += J^T dy, no dgamma/dbeta
-  void profile_alpha();
   double loss_from_top();
 
   Config cfg_;

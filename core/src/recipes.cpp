@@ -1,0 +1,113 @@
+// Every preset's wiring and init rule (see recipes.h).
+#include "resnorm/recipes.h"
+
+#include <cmath>
+
+#include "resnorm/model.h"
+
+namespace resnorm {
+
+// N differs by preset, each as its paper defines it:
+//  - deepnorm: DeepNet (Wang et al. 2022), Table 1, decoder-only: alpha = (2N)^(1/4),
+//    beta = (8N)^(-1/4) with N the number of layers, i.e. blocks (a DeepNet layer
+//    is attention + FFN). So N = L for MLP and transformer blocks alike. beta
+//    multiplies the FFN's W1, W2 and attention's W_V, W_O (not W_Q, W_K).
+//  - gpt2: GPT-2 scales "the weights of residual layers" by 1/sqrt(N), N the
+//    number of residual layers: 2 per transformer block (nanoGPT: 0.02/sqrt(2
+//    n_layer) on every c_proj). So N = L P, P sublayers per block: 2L for
+//    transformer blocks, L for MLP blocks. It multiplies W2 and W_O.
+//  - admin: Post-LN with alpha per unit, profiled by profile_admin_omegas().
+Recipe recipe(Arch arch, int blocks, int sublayers_per_block) {
+  const int N = blocks;
+  Recipe r;
+  Wrapping& w = r.wrap;
+  switch (arch) {
+    case Arch::plain: w.skip = false; break;
+    case Arch::residual: break;
+    case Arch::post_ln: w.outer = NormKind::layernorm; break;
+    case Arch::post_rms: w.outer = NormKind::rmsnorm; break;
+    case Arch::pre_ln: w.in = NormKind::layernorm; break;
+    case Arch::pre_rms: w.in = NormKind::rmsnorm; break;
+    case Arch::sandwich:
+      w.in = NormKind::rmsnorm;
+      w.out = NormKind::rmsnorm;
+      break;
+    case Arch::deepnorm:
+      w.outer = NormKind::layernorm;
+      w.alpha = std::pow(2.0 * N, 0.25);
+      r.scale.w1 = r.scale.w2 = std::pow(8.0 * N, -0.25);
+      r.scale.wv = r.scale.wo = r.scale.w1;
+      break;
+    case Arch::gpt2:
+      w.in = NormKind::layernorm;
+      r.scale.w2 = 1.0 / std::sqrt(double(N * sublayers_per_block));
+      r.scale.wo = r.scale.w2;
+      break;
+    case Arch::admin:
+      w.outer = NormKind::layernorm;
+      r.profile_alpha = true;
+      break;
+  }
+  return r;
+}
+
+WeightScales weight_scales(const Config& cfg, const BranchScale& scale) {
+  const int d = cfg.width, m = cfg.hidden();
+  const double c = (cfg.activation == Activation::relu || cfg.activation == Activation::gelu) ? 2.0 : 1.0;
+  WeightScales s;
+  s.w1 = std::sqrt(c / d) * scale.w1;
+  s.w2 = cfg.gain / std::sqrt(double(m)) * scale.w2;
+  // Attention: W_Q, W_K, W_V, W_O entries N(0, 1/d); the gain multiplies W_O as it does W2.
+  const double fan = 1.0 / std::sqrt(double(d));
+  s.wq = fan * scale.wq;
+  s.wk = fan * scale.wk;
+  s.wv = fan * scale.wv;
+  s.wo = cfg.gain * fan * scale.wo;
+  return s;
+}
+
+// Admin (Liu et al. 2020, "Understanding the Difficulty of Training
+// Transformers"): Post-LN, h' = LN(omega_i h + f_i(h)), omega_i set by one
+// profiling forward pass at init. The paper writes omega_i =
+// sqrt(sum_{j<i} Var[f_j(x_{j-1})]); its code (Transformer-Clinic,
+// fairseq/modules/transformer_layer.py, init_type "adaptive-profiling") runs
+//   ratio = 1                                    (global encoder_ratio = 1.0)
+//   for each residual sublayer i, in order:      (attention, FFN, attention, ...)
+//     omega_i = ratio; run the sublayer with it
+//     ratio = sqrt(Var[omega_i x_{i-1}] + Var[f_i(x_{i-1})])
+// with Var the variance over all entries (np.var of the flattened tensor) and
+// x_{i-1} the sublayer's input stream. Since x_{i-1} is a LayerNorm output for
+// i > 1 (variance ~1), omega_i^2 ~ Var[x_0] + sum_{j<i} Var[f_j]: the paper's
+// sum plus a term for the input, which keeps the first shortcut at omega_1 = 1
+// (the paper's empty sum would make it 0). We follow the code, exactly:
+// omega_1 = 1, the recursion above over every unit of the stack (two per
+// transformer block), variances in double over the T d entries of h_{i-1} and
+// of the branch output, the later units seeing the omegas already set.
+// The omegas are then constants of the model (forward and backward treat them
+// as fixed, like DeepNet's alpha), depend only on what precedes unit i (never
+// on L), and are recomputed by every configure().
+template <class S>
+void profile_admin_omegas(Model<S>& model) {
+  const long n = model.input().size();
+  auto variance = [n](const S* x) {
+    double mean = 0;
+    for (long i = 0; i < n; ++i) mean += double(x[i]);
+    mean /= double(n);
+    double v = 0;
+    for (long i = 0; i < n; ++i) v += (double(x[i]) - mean) * (double(x[i]) - mean);
+    return v / double(n);
+  };
+  model.forward_begin();
+  double ratio = 1.0;
+  for (int k = 1; k <= model.units(); ++k) {
+    Unit<S>& u = model.unit_at(k);
+    u.wrap.alpha = ratio;
+    model.forward_step(k);
+    ratio = std::sqrt(ratio * ratio * variance(model.stream(k - 1)) + variance(u.branch_output()));
+  }
+}
+
+template void profile_admin_omegas(Model<float>&);
+template void profile_admin_omegas(Model<double>&);
+
+}  // namespace resnorm
