@@ -7,46 +7,8 @@
 #include <limits>
 
 #include "resnorm/kernels.h"
-#include "resnorm/norms.h"
 
 namespace resnorm {
-
-// ---------------------------------------------------------------- norms
-
-template <class S>
-void Norm<S>::resize(NormKind k, int T, int d) {
-  kind = k;
-  if (k == NormKind::none) return;
-  gamma = Vecx<S>::Ones(d);
-  beta = Vecx<S>::Zero(d);
-  dgamma = Vecx<S>::Zero(d);
-  dbeta = Vecx<S>::Zero(d);
-  mean.resize(T);
-  rstd.resize(T);
-}
-
-template <class S>
-void Norm<S>::forward(S* y, const S* x, int T, int d) {
-  if (kind == NormKind::layernorm)
-    layernorm_forward(y, mean.data(), rstd.data(), x, gamma.data(), beta.data(), T, d);
-  else
-    rmsnorm_forward(y, rstd.data(), x, gamma.data(), T, d);
-}
-
-template <class S>
-void Norm<S>::backward(S* dx, const S* dy, const S* x, int T, int d) {
-  if (kind == NormKind::layernorm)
-    layernorm_backward(dx, dgamma.data(), dbeta.data(), dy, x, gamma.data(), mean.data(), rstd.data(), T, d);
-  else
-    rmsnorm_backward(dx, dgamma.data(), dy, x, gamma.data(), rstd.data(), T, d);
-}
-
-template <class S>
-void Norm<S>::zero_grad() {
-  if (kind == NormKind::none) return;
-  dgamma.setZero();
-  dbeta.setZero();
-}
 
 // ---------------------------------------------------------------- MLP sublayer
 
@@ -477,8 +439,6 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     dx_.resize(T, d);
     pg_[0].resize(T, d);
     pg_[1].resize(T, d);
-    pg_dgamma_.resize(d);
-    pg_dbeta_.resize(d);
   }
   if (new_inputs) {
     h0_ = input_stream(cfg.seed, T, d).cast<S>();
@@ -638,15 +598,6 @@ void Model<S>::backward_begin() {
 
 // ---------------------------------------------------------------- path expansion
 
-template <class S>
-void Model<S>::norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x) {
-  if (nm.kind == NormKind::layernorm)
-    layernorm_backward(dx, pg_dgamma_.data(), pg_dbeta_.data(), dy, x, nm.gamma.data(), nm.mean.data(), nm.rstd.data(),
-                       T_, d_);
-  else
-    rmsnorm_backward(dx, pg_dgamma_.data(), dy, x, nm.gamma.data(), nm.rstd.data(), T_, d_);
-}
-
 // backward_unit() split in two: ds = J_outer^T dh_out is common to both routes;
 // the skip route gives alpha ds, the branch route J_in^T J_f^T J_out^T ds, with
 // the arithmetic of backward_unit() (whose dh_in is their sum).
@@ -656,11 +607,9 @@ double Model<S>::backward_path(const std::vector<char>& through_branch) {
   const long n = static_cast<long>(T_) * d_;
   S* g = pg_[0].data();  // d loss / d (stream after unit k), along the path
   S* next = pg_[1].data();
-  pg_dgamma_.setZero();  // sinks: backward_path() never touches the norms' own dgamma, dbeta
-  pg_dbeta_.setZero();
   if (final_.kind != NormKind::none) {
     std::fill(g, g + n, S(0));
-    norm_backward_only(final_, g, r_.data(), h(L_));
+    final_.backward_input(g, r_.data(), h(L_), T_, d_);
   } else {
     std::copy(r_.data(), r_.data() + n, g);
   }
@@ -670,20 +619,20 @@ double Model<S>::backward_path(const std::vector<char>& through_branch) {
     const S* ds = g;
     if (u.outer.kind != NormKind::none) {
       ds_.setZero();
-      norm_backward_only(u.outer, ds_.data(), g, u.s.data());
+      u.outer.backward_input(ds_.data(), g, u.s.data(), T_, d_);
       ds = ds_.data();
     }
     if (through_branch[k - 1]) {
       const S* dy = ds;
       if (u.out.kind != NormKind::none) {
         dy_.setZero();
-        norm_backward_only(u.out, dy_.data(), ds, u.y.data());
+        u.out.backward_input(dy_.data(), ds, u.y.data(), T_, d_);
         dy = dy_.data();
       }
       if (u.in.kind != NormKind::none) {
         u.f->backward_input(dx_.data(), dy, u.x.data());
         std::fill(next, next + n, S(0));
-        norm_backward_only(u.in, next, dx_.data(), hin);
+        u.in.backward_input(next, dx_.data(), hin, T_, d_);
       } else {
         u.f->backward_input(next, dy, hin);
       }
@@ -756,8 +705,6 @@ ArchResult Model<S>::result() const {
   return r;
 }
 
-template struct Norm<float>;
-template struct Norm<double>;
 template class Mlp<float>;
 template class Mlp<double>;
 template struct AttnScratch<float>;

@@ -21,23 +21,12 @@
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/norms.h"
 #include "resnorm/recipes.h"
 #include "resnorm/tensor.h"
 #include "resnorm/weights.h"
 
 namespace resnorm {
-
-// One norm instance: its parameters, gradients and forward cache.
-template <class S>
-struct Norm {
-  NormKind kind = NormKind::none;
-  Vecx<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
-  Vecx<S> mean, rstd;                  // (T)
-  void resize(NormKind k, int T, int d);
-  void forward(S* y, const S* x, int T, int d);
-  void backward(S* dx, const S* dy, const S* x, int T, int d);  // dx +=
-  void zero_grad();
-};
 
 // A sublayer f: (T, d) -> (T, d).
 template <class S>
@@ -238,7 +227,6 @@ class Model {
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
-  void norm_backward_only(Norm<S>& nm, S* dx, const S* dy, const S* x);  // dx += J^T dy, no dgamma/dbeta
   double loss_from_top();
 
   Config cfg_;
@@ -249,13 +237,12 @@ class Model {
   std::vector<Unit<S>> units_;  // L * P, block by block
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
-  Mat<S> h0_, r_;                 // (T, d)
-  Vecx<S> H_, dH_;                // (L P + 1) * T * d
-  Mat<S> out_;                    // (T, d) final-norm output
-  Mat<S> ds_, dy_, dx_;           // (T, d) backward scratch
-  Mat<S> pg_[2];                  // (T, d) backward_path(): the path gradient, ping-pong
-  int pg_in_ = 0;                 // which of pg_ holds the result
-  Vecx<S> pg_dgamma_, pg_dbeta_;  // (d) sinks for the norms' parameter gradients in backward_path()
+  Mat<S> h0_, r_;        // (T, d)
+  Vecx<S> H_, dH_;       // (L P + 1) * T * d
+  Mat<S> out_;           // (T, d) final-norm output
+  Mat<S> ds_, dy_, dx_;  // (T, d) backward scratch
+  Mat<S> pg_[2];         // (T, d) backward_path(): the path gradient, ping-pong
+  int pg_in_ = 0;        // which of pg_ holds the result
 };
 
 }  // namespace resnorm

@@ -1,7 +1,10 @@
-// resnorm/norms.h: LayerNorm and RMSNorm over the features of each token.
+// resnorm/norms.h: LayerNorm and RMSNorm over the features of each token,
+// and Norm<S>, one norm instance of the stack with its parameters.
 //
 // Forward/backward pairs in the style of llm.c: forward caches mean and rstd
-// per token, backward reads them and accumulates (+=) into dx, dgamma, dbeta.
+// per token, backward reads them and accumulates (+=) into dx, dgamma, dbeta;
+// with dgamma = dbeta = nullptr it computes dx alone (the path expansion runs
+// that many times per forward pass and must not touch the parameter gradients).
 // Shapes: x, y, dx, dy are (T, d) row-major; gamma, beta, dgamma, dbeta (d);
 // mean, rstd (T).
 #pragma once
@@ -9,6 +12,7 @@
 #include <cmath>
 
 #include "resnorm/config.h"
+#include "resnorm/tensor.h"
 
 namespace resnorm {
 
@@ -56,8 +60,8 @@ void layernorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, con
     for (int i = 0; i < d; ++i) {
       S xhat = (xt[i] - m) * r;
       S g = dyt[i] * gamma[i];
-      dbeta[i] += dyt[i];
-      dgamma[i] += dyt[i] * xhat;
+      if (dbeta) dbeta[i] += dyt[i];
+      if (dgamma) dgamma[i] += dyt[i] * xhat;
       dxt[i] += r * (g - g_mean - xhat * gx_mean);
     }
   }
@@ -91,10 +95,27 @@ void rmsnorm_backward(S* dx, S* dgamma, const S* dy, const S* x, const S* gamma,
     gx_mean /= d;
     for (int i = 0; i < d; ++i) {
       S xhat = xt[i] * r;
-      dgamma[i] += dyt[i] * xhat;
+      if (dgamma) dgamma[i] += dyt[i] * xhat;
       dxt[i] += r * (dyt[i] * gamma[i] - xhat * gx_mean);
     }
   }
 }
+
+// One norm of the stack (a unit's in, out or outer norm, or the final norm):
+// its kind, its parameters and their gradients, and the forward cache.
+template <class S>
+struct Norm {
+  NormKind kind = NormKind::none;
+  Vecx<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
+  Vecx<S> mean, rstd;                  // (T), written by forward(); mean unused by RMSNorm
+  // Sets the kind; for a real norm gamma = 1, beta = 0 and zero gradients.
+  void resize(NormKind k, int T, int d);
+  void forward(S* y, const S* x, int T, int d);
+  // dx += J^T dy; dgamma += ..., dbeta += ... (x: the forward's input).
+  void backward(S* dx, const S* dy, const S* x, int T, int d);
+  // dx += J^T dy with the arithmetic of backward(), leaving dgamma and dbeta alone.
+  void backward_input(S* dx, const S* dy, const S* x, int T, int d) const;
+  void zero_grad();
+};
 
 }  // namespace resnorm
