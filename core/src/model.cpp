@@ -10,194 +10,14 @@
 
 namespace resnorm {
 
-// ---------------------------------------------------------------- MLP sublayer
-
-namespace {
-
-template <class S>
-inline S gelu(S x) {
-  return S(0.5) * x * (S(1) + std::erf(x * S(0.70710678118654752440)));
-}
-template <class S>
-inline S gelu_grad(S x) {
-  const S cdf = S(0.5) * (S(1) + std::erf(x * S(0.70710678118654752440)));
-  const S pdf = S(0.39894228040143267794) * std::exp(S(-0.5) * x * x);
-  return cdf + x * pdf;
-}
-
-// sum_ij A_ij B_ij in double.
-template <class S>
-double frob_dot(const Mat<S>& a, const Mat<S>& b) {
-  double s = 0;
-  const S* pa = a.data();
-  const S* pb = b.data();
-  for (long i = 0; i < a.size(); ++i) s += double(pa[i]) * double(pb[i]);
-  return s;
-}
-
-// ||A^T B||_F^2 for A (T, Ka), B (T, Kb), as <A A^T, B B^T> with (T, T) Gram
-// matrices in S. The squares in a float Gram overflow (or underflow) long
-// before A or B do: whenever that happens with finite inputs, the sum is
-// redone in double, so a reported weight-gradient norm is non-finite only if
-// the gradient itself is.
-//
-// grad_sq_given() takes ga = gram(A) already computed (attention's W_Q, W_K,
-// W_V share their input x, so its Gram is formed once); grad_sq() forms it.
-// `wide` is the double scratch of the fallback, T (Ka + Kb) + 2 T^2 entries.
-template <class S>
-double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r);
-
-template <class S>
-double grad_sq_given(const S* A, int Ka, const S* B, int Kb, int T, const Mat<S>& ga, Mat<S>& gb, Vecx<double>& wide) {
-  kernels::gram(B, gb.data(), T, Kb);
-  const double r = frob_dot(ga, gb);
-  if (std::isfinite(r) && r > 1e-60) return r;
-  return grad_sq_fallback(A, Ka, B, Kb, T, wide, r);
-}
-
-template <class S>
-double grad_sq(const S* A, int Ka, const S* B, int Kb, int T, Mat<S>& ga, Mat<S>& gb, Vecx<double>& wide) {
-  kernels::gram(A, ga.data(), T, Ka);
-  return grad_sq_given(A, Ka, B, Kb, T, ga, gb, wide);
-}
-
-// The double redo: sum_ij (sum_k a_ik a_jk) (sum_k b_ik b_jk) with a = A / max|A|,
-// b = B / max|B| (so that neither huge nor tiny values leave double's range
-// either), times the scales. The scaled entries and both Gram matrices are
-// formed once (each Gram entry is one dot product in k order, and a_ik a_jk =
-// a_jk a_ik exactly, so the mirrored half is the same number), then summed in
-// (i, j) order: the same arithmetic, operation for operation, as computing each
-// term in the double loop, at a fraction of the divisions and products.
-template <class S>
-double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r) {
-  auto finite = [T](const S* X, int K) {
-    for (long i = 0; i < static_cast<long>(T) * K; ++i)
-      if (!std::isfinite(X[i])) return false;
-    return true;
-  };
-  if (!finite(A, Ka) || !finite(B, Kb)) return std::isfinite(r) ? std::numeric_limits<double>::quiet_NaN() : r;
-  auto maxabs = [T](const S* X, int K) {
-    double m = 0;
-    for (long i = 0; i < static_cast<long>(T) * K; ++i) m = std::max(m, std::abs(double(X[i])));
-    return m > 0 ? m : 1.0;
-  };
-  const double sa = maxabs(A, Ka), sb = maxabs(B, Kb);
-  double* a = wide.data();
-  double* b = a + static_cast<long>(T) * Ka;
-  double* ga = b + static_cast<long>(T) * Kb;
-  double* gb = ga + static_cast<long>(T) * T;
-  for (long i = 0; i < static_cast<long>(T) * Ka; ++i) a[i] = A[i] / sa;
-  for (long i = 0; i < static_cast<long>(T) * Kb; ++i) b[i] = B[i] / sb;
-  auto gram_double = [T](const double* X, int K, double* G) {
-    for (int i = 0; i < T; ++i)
-      for (int j = i; j < T; ++j) {
-        double g = 0;
-        for (int k = 0; k < K; ++k) g += X[static_cast<long>(i) * K + k] * X[static_cast<long>(j) * K + k];
-        G[static_cast<long>(i) * T + j] = G[static_cast<long>(j) * T + i] = g;
-      }
-  };
-  gram_double(a, Ka, ga);
-  gram_double(b, Kb, gb);
-  double sum = 0;
-  for (long i = 0; i < static_cast<long>(T) * T; ++i) sum += ga[i] * gb[i];
-  return sum * (sa * sa) * (sb * sb);
-}
-
-}  // namespace
-
-template <class S>
-Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
-  p.resize(T, m);
-  a.resize(T, m);
-  dp.resize(T, m);
-  gram_in.resize(T, T);
-  gram_out.resize(T, T);
-  gram_wide.resize(static_cast<long>(T) * (d + m) + 2L * T * T);
-}
-
-template <class S>
-void Mlp<S>::set_weights(const MlpBase<S>* b, S w1_scale, S w2_scale, Activation activation) {
-  base = b;
-  s1 = w1_scale;
-  s2 = w2_scale;
-  act = activation;
-}
-
-// p = s1 x B1 (T,m);  a = phi(p);  y = s2 a B2 (T,d)
-template <class S>
-void Mlp<S>::forward(S* y, const S* x) {
-  kernels::gemm_nn(x, base->B1.data(), p.data(), T_, d_, m_, s1);
-  const long n = static_cast<long>(T_) * m_;
-  const S* pp = p.data();
-  S* pa = a.data();
-  switch (act) {
-    case Activation::relu:
-      // NaN stays NaN (a comparison would turn it into 0 and hide an overflow).
-      for (long i = 0; i < n; ++i) pa[i] = (pp[i] > S(0) || pp[i] != pp[i]) ? pp[i] : S(0);
-      break;
-    case Activation::gelu:
-      for (long i = 0; i < n; ++i) pa[i] = gelu(pp[i]);
-      break;
-    case Activation::tanh:
-      for (long i = 0; i < n; ++i) pa[i] = std::tanh(pp[i]);
-      break;
-    case Activation::linear:
-      for (long i = 0; i < n; ++i) pa[i] = pp[i];
-      break;
-  }
-  kernels::gemm_nn(pa, base->B2.data(), y, T_, m_, d_, s2);
-}
-
-// da = s2 dy B2^T;  dp = da * phi'(p);  dx = s1 dp B1^T.
-template <class S>
-void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
-  kernels::gemm_nt(dy, base->B2.data(), dp.data(), T_, d_, m_, s2);
-  const long n = static_cast<long>(T_) * m_;
-  const S* pp = p.data();
-  const S* pa = a.data();
-  S* g = dp.data();
-  switch (act) {
-    case Activation::relu:
-      // A product, not a select: a non-finite gradient or input stays non-finite.
-      for (long i = 0; i < n; ++i) g[i] *= (pp[i] > S(0) || pp[i] != pp[i]) ? S(1) : S(0);
-      break;
-    case Activation::gelu:
-      for (long i = 0; i < n; ++i) g[i] *= gelu_grad(pp[i]);
-      break;
-    case Activation::tanh:
-      for (long i = 0; i < n; ++i) g[i] *= S(1) - pa[i] * pa[i];
-      break;
-    case Activation::linear: break;
-  }
-  kernels::gemm_nt(g, base->B1.data(), dx, T_, m_, d_, s1);
-}
-
-// backward_input(), then the weight-gradient norms from what it left in dp:
-// ||dW2||_F^2 = <a a^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dp dp^T>: (T,T) Gram
-// matrices instead of the (m,d) gradients themselves.
-template <class S>
-void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
-  backward_input(dx, dy, x);
-  w2_grad_sq = grad_sq(a.data(), m_, dy, d_, T_, gram_in, gram_out, gram_wide);
-  w1_grad_sq = grad_sq(x, d_, dp.data(), m_, T_, gram_in, gram_out, gram_wide);
-
-  if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
-    dW1.resize(d_, m_);
-    dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dp;
-    dW2.noalias() = a.transpose() * DY;
-  }
-}
-
 // ---------------------------------------------------------------- attention sublayer
 
 template <class S>
 void AttnScratch<S>::resize(int T, int d) {
   for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &tmp}) m->resize(T, d);
   for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  for (Mat<S>* m : {&dp, &pt, &gram_in, &gram_out}) m->resize(T, T);
-  gram_wide.resize(2L * T * d + 2L * T * T);
+  for (Mat<S>* m : {&dp, &pt}) m->resize(T, T);
+  gram.resize(T, 2 * d);
 }
 
 namespace {
@@ -375,11 +195,11 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   const int T = T_, d = d_;
   AttnScratch<S>& w = *scr_;
   input_grad(dx, dy);
-  kernels::gram(x, w.gram_in.data(), T, d);
-  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
-  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
-  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram_in, w.gram_out, w.gram_wide);
-  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram_in, w.gram_out, w.gram_wide);
+  kernels::gram(x, w.gram.a.data(), T, d);
+  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
+  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
+  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
+  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
@@ -705,8 +525,6 @@ ArchResult Model<S>::result() const {
   return r;
 }
 
-template class Mlp<float>;
-template class Mlp<double>;
 template struct AttnScratch<float>;
 template struct AttnScratch<double>;
 template class Attention<float>;

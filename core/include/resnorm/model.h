@@ -21,49 +21,14 @@
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/mlp.h"
 #include "resnorm/norms.h"
 #include "resnorm/recipes.h"
+#include "resnorm/sublayer.h"
 #include "resnorm/tensor.h"
 #include "resnorm/weights.h"
 
 namespace resnorm {
-
-// A sublayer f: (T, d) -> (T, d).
-template <class S>
-class Sublayer {
- public:
-  virtual ~Sublayer() = default;
-  virtual void forward(S* y, const S* x) = 0;
-  // dx = df/dx^T dy (overwrites dx); also fills the weight-gradient norms.
-  virtual void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) = 0;
-  // The same dx, with the same arithmetic, and nothing else: no weight-gradient
-  // norms, no materialized gradients (what backward() stored stays as it was).
-  // For Model::backward_path(), which runs it many times per forward pass.
-  virtual void backward_input(S* dx, const S* dy, const S* x) = 0;
-};
-
-template <class S>
-class Mlp final : public Sublayer<S> {
- public:
-  Mlp(int T, int d, int m);
-  void set_weights(const MlpBase<S>* base, S s1, S s2, Activation act);
-  void forward(S* y, const S* x) override;
-  void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
-  void backward_input(S* dx, const S* dy, const S* x) override;
-
-  const MlpBase<S>* base = nullptr;
-  S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
-  Activation act = Activation::relu;
-  Mat<S> p, a;               // (T, m) pre-activation, activation
-  Mat<S> dp;                 // (T, m)
-  Mat<S> gram_in, gram_out;  // (T, T) scratch for ||dW||
-  Vecx<double> gram_wide;    // T (d + m) + 2 T^2: the double fallback of ||dW|| (see grad_sq)
-  Mat<S> dW1, dW2;           // only when materialized
-  double w1_grad_sq = 0, w2_grad_sq = 0;
-
- private:
-  int T_, d_, m_;
-};
 
 // Backward scratch of attention, shared by every attention sublayer of a
 // model (backward runs one sublayer at a time). Shapes in Attention below.
@@ -72,8 +37,7 @@ struct AttnScratch {
   Mat<S> dctx, dq, dk, dv, tmp;  // (T, d)
   Vecx<S> hctx, hdq, hdk, hdv;   // (heads, T, dh) head-major
   Mat<S> dp, pt;                 // (T, T)
-  Mat<S> gram_in, gram_out;      // (T, T) for ||dW||
-  Vecx<double> gram_wide;        // 2 T d + 2 T^2: the double fallback of ||dW|| (see grad_sq)
+  GramScratch<S> gram;           // for ||dW||
   void resize(int T, int d);
 };
 

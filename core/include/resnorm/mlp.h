@@ -1,0 +1,56 @@
+// resnorm/mlp.h: the MLP sublayer f(x) = phi(x W1) W2, and its activations.
+//
+// Shapes: x, y (T, d); W1 (d, m), W2 (m, d); the hidden activations (T, m).
+// No biases. W1 = s1 B1, W2 = s2 B2 with B1, B2 from the weight bank
+// (weights.h) and s1, s2 from the recipe (recipes.h).
+#pragma once
+
+#include "resnorm/config.h"
+#include "resnorm/sublayer.h"
+#include "resnorm/tensor.h"
+#include "resnorm/weight_grad_norm.h"
+#include "resnorm/weights.h"
+
+namespace resnorm {
+
+// a = phi(p) over n entries. ReLU keeps NaN (a comparison would turn it into 0
+// and hide an overflow); GELU is the exact one, x Phi(x).
+template <class S>
+void activation_forward(S* a, const S* p, long n, Activation act);
+// dp = da * phi'(p), with a = phi(p) from activation_forward() (tanh' = 1 - a^2).
+// dp may be da. ReLU's derivative is a product with 0 or 1, not a select, so a
+// non-finite gradient or input stays non-finite.
+template <class S>
+void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Activation act);
+
+template <class S>
+class Mlp final : public Sublayer<S> {
+ public:
+  Mlp(int T, int d, int m);
+  void set_weights(const MlpBase<S>* b, S w1_scale, S w2_scale, Activation activation) {
+    base = b;
+    s1 = w1_scale;
+    s2 = w2_scale;
+    act = activation;
+  }
+  // p = s1 x B1;  a = phi(p);  y = s2 a B2. Caches p and a.
+  void forward(S* y, const S* x) override;
+  // backward_input(), then ||dW1||, ||dW2|| by the Gram trick (weight_grad_norm.h).
+  void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
+  // da = s2 dy B2^T;  dp = da * phi'(p);  dx = s1 dp B1^T. Leaves dp.
+  void backward_input(S* dx, const S* dy, const S* x) override;
+
+  const MlpBase<S>* base = nullptr;
+  S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
+  Activation act = Activation::relu;
+  Mat<S> p, a;  // (T, m) pre-activation, activation
+  Mat<S> dp;    // (T, m)
+  GramScratch<S> gram;
+  Mat<S> dW1, dW2;  // only when materialized
+  double w1_grad_sq = 0, w2_grad_sq = 0;
+
+ private:
+  int T_, d_, m_;
+};
+
+}  // namespace resnorm

@@ -1,0 +1,26 @@
+// resnorm/sublayer.h: what the stack asks of a sublayer f: (T, d) -> (T, d).
+//
+// Mlp (mlp.h) and Attention (attention.h) implement it; a unit of the stack
+// (model.h) wraps one. forward() caches what backward needs, so backward()
+// takes only the gradient at the output and the input x the forward saw.
+#pragma once
+
+namespace resnorm {
+
+template <class S>
+class Sublayer {
+ public:
+  virtual ~Sublayer() = default;
+  // y = f(x), x and y (T, d).
+  virtual void forward(S* y, const S* x) = 0;
+  // dx = df/dx^T dy (writes dx, which the caller then adds where it belongs);
+  // also fills the sublayer's weight-gradient norms, and materializes the
+  // weight gradients themselves when asked (for the tests).
+  virtual void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) = 0;
+  // The same dx, with the same arithmetic, and nothing else: no weight-gradient
+  // norms, no materialized gradients (what backward() stored stays as it was).
+  // For Model::backward_path(), which runs it many times per forward pass.
+  virtual void backward_input(S* dx, const S* dy, const S* x) = 0;
+};
+
+}  // namespace resnorm
