@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "resnorm/attention.h"
 #include "resnorm/config.h"
 #include "resnorm/mlp.h"
 #include "resnorm/norms.h"
@@ -29,57 +30,6 @@
 #include "resnorm/weights.h"
 
 namespace resnorm {
-
-// Backward scratch of attention, shared by every attention sublayer of a
-// model (backward runs one sublayer at a time). Shapes in Attention below.
-template <class S>
-struct AttnScratch {
-  Mat<S> dctx, dq, dk, dv, tmp;  // (T, d)
-  Vecx<S> hctx, hdq, hdk, hdv;   // (heads, T, dh) head-major
-  Mat<S> dp, pt;                 // (T, T)
-  GramScratch<S> gram;           // for ||dW||
-  void resize(int T, int d);
-};
-
-// Multi-head self-attention over the T tokens, heads h = 0..H-1 owning the
-// columns h dh .. (h+1) dh - 1 (dh = d / H) of Q, K, V and the rows of W_O:
-//   Q = x W_Q, K = x W_K, V = x W_V                       (T, d)
-//   S_h = Q_h K_h^T / sqrt(dh)                            (T, T)  per head
-//   P_h = softmax_j(S_h), S_h[i][j] = -inf for j > i when causal
-//   ctx = [P_0 V_0 | ... | P_{H-1} V_{H-1}]                (T, d)
-//   y = ctx W_O                                           (T, d)
-// No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
-// backward is exact reverse mode, through the softmax as
-//   dS = P * (dP - rowsum(dP * P)).
-template <class S>
-class Attention final : public Sublayer<S> {
- public:
-  // scratch: shared backward workspace; nullptr allocates a private one.
-  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
-  void set_weights(const AttnBase<S>* base, S sq, S sk, S sv, S so);
-  void forward(S* y, const S* x) override;
-  // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
-  void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
-  void backward_input(S* dx, const S* dy, const S* x) override;
-
-  const AttnBase<S>* base = nullptr;
-  S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
-  bool causal = true;
-  Vecx<S> q, k, v;            // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
-  Vecx<S> att;                // (heads, T, T) softmax probabilities; 0 where masked
-  Mat<S> ctx;                 // (T, d) concatenated head outputs
-  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
-  double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
-
-  int heads() const { return H_; }
-  const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * T_; }  // (T, T)
-
- private:
-  // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
-  void input_grad(S* dx, const S* dy);
-  int T_, d_, H_, dh_;
-  std::shared_ptr<AttnScratch<S>> scr_;
-};
 
 template <class S>
 struct Unit {

@@ -1,0 +1,87 @@
+// resnorm/attention.h: the multi-head self-attention sublayer, and its softmax.
+//
+// Shapes: x, y (T, d); W_Q, W_K, W_V, W_O (d, d); per head (T, dh) blocks,
+// dh = d / heads, and (T, T) scores and probabilities.
+// W_Q = sq Bq, ..., W_O = so Bo with the B from the weight bank (weights.h)
+// and the scales from the recipe (recipes.h).
+#pragma once
+
+#include <memory>
+
+#include "resnorm/sublayer.h"
+#include "resnorm/tensor.h"
+#include "resnorm/weight_grad_norm.h"
+#include "resnorm/weights.h"
+
+namespace resnorm {
+
+// Row-wise softmax of the (T, T) scores P, in place: row i over j < T, or over
+// j <= i when causal (the masked entries become exactly 0). The exponential is
+// computed in double from + - * and an exact power of two only, so the
+// probabilities are the same bits natively and in WebAssembly.
+template <class S>
+void softmax_forward(S* P, int T, bool causal);
+// dS = P * (dP - rowsum(dP * P)) * scale, in place over dP (T, T), with P the
+// forward's probabilities; masked entries (P = 0) get 0. scale: the scores'
+// 1 / sqrt(dh), folded in here.
+template <class S>
+void softmax_backward(S* dP, const S* P, int T, S scale);
+
+// Backward scratch of attention, shared by every attention sublayer of a
+// model (backward runs one sublayer at a time). Shapes in Attention below.
+template <class S>
+struct AttnScratch {
+  Mat<S> dctx, dq, dk, dv, tmp;  // (T, d)
+  Vecx<S> hctx, hdq, hdk, hdv;   // (heads, T, dh) head-major
+  Mat<S> dp, pt;                 // (T, T)
+  GramScratch<S> gram;           // for ||dW||
+  void resize(int T, int d);
+};
+
+// Multi-head self-attention over the T tokens, heads h = 0..H-1 owning the
+// columns h dh .. (h+1) dh - 1 (dh = d / H) of Q, K, V and the rows of W_O:
+//   Q = x W_Q, K = x W_K, V = x W_V                       (T, d)
+//   S_h = Q_h K_h^T / sqrt(dh)                            (T, T)  per head
+//   P_h = softmax_j(S_h), S_h[i][j] = -inf for j > i when causal
+//   ctx = [P_0 V_0 | ... | P_{H-1} V_{H-1}]                (T, d)
+//   y = ctx W_O                                           (T, d)
+// No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
+// backward is exact reverse mode, through the softmax as
+//   dS = P * (dP - rowsum(dP * P)).
+template <class S>
+class Attention final : public Sublayer<S> {
+ public:
+  // scratch: shared backward workspace; nullptr allocates a private one.
+  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
+  void set_weights(const AttnBase<S>* b, S q_scale, S k_scale, S v_scale, S o_scale) {
+    base = b;
+    sq = q_scale;
+    sk = k_scale;
+    sv = v_scale;
+    so = o_scale;
+  }
+  void forward(S* y, const S* x) override;
+  // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
+  void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
+  void backward_input(S* dx, const S* dy, const S* x) override;
+
+  const AttnBase<S>* base = nullptr;
+  S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
+  bool causal = true;
+  Vecx<S> q, k, v;            // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
+  Vecx<S> att;                // (heads, T, T) softmax probabilities; 0 where masked
+  Mat<S> ctx;                 // (T, d) concatenated head outputs
+  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
+  double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
+
+  int heads() const { return H_; }
+  const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * T_; }  // (T, T)
+
+ private:
+  // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
+  void input_grad(S* dx, const S* dy);
+  int T_, d_, H_, dh_;
+  std::shared_ptr<AttnScratch<S>> scr_;
+};
+
+}  // namespace resnorm

@@ -1,0 +1,223 @@
+// The attention sublayer: softmax, head split and merge, forward next to
+// backward (see attention.h).
+#include "resnorm/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "resnorm/kernels.h"
+
+namespace resnorm {
+
+template <class S>
+void AttnScratch<S>::resize(int T, int d) {
+  for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &tmp}) m->resize(T, d);
+  for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
+  for (Mat<S>* m : {&dp, &pt}) m->resize(T, T);
+  gram.resize(T, 2 * d);
+}
+
+namespace {
+
+// (T, d) row-major <-> (H, T, dh) head-major: head h's columns h dh .. (h+1) dh - 1.
+template <class S>
+void split_heads(S* out, const S* in, int T, int d, int H) {
+  const int dh = d / H;
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < T; ++t) {
+      const S* src = in + static_cast<long>(t) * d + h * dh;
+      std::copy(src, src + dh, out + (static_cast<long>(h) * T + t) * dh);
+    }
+}
+template <class S>
+void merge_heads(S* out, const S* in, int T, int d, int H) {
+  const int dh = d / H;
+  for (int h = 0; h < H; ++h)
+    for (int t = 0; t < T; ++t) {
+      const S* src = in + (static_cast<long>(h) * T + t) * dh;
+      std::copy(src, src + dh, out + static_cast<long>(t) * d + h * dh);
+    }
+}
+// out (T, T) = a^T, a (T, T).
+template <class S>
+void transpose_square(S* out, const S* a, int T) {
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) out[static_cast<long>(j) * T + i] = a[static_cast<long>(i) * T + j];
+}
+template <class S>
+void add_into(S* y, const S* x, long n) {
+  for (long i = 0; i < n; ++i) y[i] += x[i];
+}
+
+// exp(x) for x <= 0 (a softmax argument s - max s), from + - * floor and an
+// exact power-of-two scale only, in double: the same bits natively and in
+// WebAssembly. (libm's expf differs between glibc and Emscripten's musl in
+// the last place, and a saturated softmax in a growing residual stream
+// amplifies that to 1e-3; with this, relu and linear stacks stay bit-identical
+// across the two, as the MLP-only ones are.) Cody-Waite reduction x = k ln2 + r,
+// |r| <= ln2/2, then Taylor to r^13 (truncation < 4e-18 relative): accurate to a
+// few ulp of double, so also smooth enough for the finite-difference tests.
+// Below -708 the result (< 1e-307, against the row's max term exp(0) = 1) is 0.
+inline double exp_nonpos(double x) {
+  if (!(x >= -708.0)) return x != x ? x : 0.0;                                             // NaN propagates
+  const double k = std::floor(x * 1.4426950408889634 + 0.5);                               // nearest integer to x / ln2
+  const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;  // ln2 = hi + lo
+  double p = 1.0 / 6227020800.0;                                                           // 1/13!
+  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
+                   1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+    p = p * r + c;
+  // 2^k for -1022 <= k <= 0, built from its exponent bits (exact).
+  const uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(k) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+}  // namespace
+
+template <class S>
+void softmax_forward(S* P, int T, bool causal) {
+  for (int i = 0; i < T; ++i) {
+    S* p = P + static_cast<long>(i) * T;
+    const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
+    S mx = p[0];
+    for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
+    S sum = 0;
+    for (int j = 0; j < jn; ++j) {
+      p[j] = S(exp_nonpos(double(p[j] - mx)));
+      sum += p[j];
+    }
+    for (int j = 0; j < jn; ++j) p[j] /= sum;
+    for (int j = jn; j < T; ++j) p[j] = S(0);
+  }
+}
+
+template <class S>
+void softmax_backward(S* dP, const S* P, int T, S scale) {
+  for (int i = 0; i < T; ++i) {
+    const S* p = P + static_cast<long>(i) * T;
+    S* g = dP + static_cast<long>(i) * T;
+    S dot = 0;
+    for (int j = 0; j < T; ++j) dot += g[j] * p[j];
+    for (int j = 0; j < T; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+  }
+}
+
+template <class S>
+Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
+    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scr_(std::move(scratch)) {
+  const long n = static_cast<long>(T) * d;
+  q.resize(n);
+  k.resize(n);
+  v.resize(n);
+  att.resize(static_cast<long>(heads) * T * T);
+  ctx.resize(T, d);
+  if (!scr_) {
+    scr_ = std::make_shared<AttnScratch<S>>();
+    scr_->resize(T, d);
+  }
+}
+
+// Q = sq x Bq, K = sk x Bk, V = sv x Bv (T,d), split into heads (H,T,dh);
+// per head S = Q_h K_h^T / sqrt(dh) (T,T), P = softmax(S) (masked), ctx_h = P V_h (T,dh);
+// y = so ctx Bo (T,d).
+template <class S>
+void Attention<S>::forward(S* y, const S* x) {
+  const int T = T_, d = d_, H = H_, dh = dh_;
+  AttnScratch<S>& w = *scr_;
+  S* row = w.tmp.data();  // (T, d) staging for the head split
+  kernels::gemm_nn(x, base->Bq.data(), row, T, d, d, sq);
+  split_heads(q.data(), row, T, d, H);
+  kernels::gemm_nn(x, base->Bk.data(), row, T, d, d, sk);
+  split_heads(k.data(), row, T, d, H);
+  kernels::gemm_nn(x, base->Bv.data(), row, T, d, d, sv);
+  split_heads(v.data(), row, T, d, H);
+  const S scale = S(1.0 / std::sqrt(double(dh)));
+  for (int h = 0; h < H; ++h) {
+    const long off = static_cast<long>(h) * T * dh;
+    S* P = att.data() + static_cast<long>(h) * T * T;
+    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale);  // scores (T,T)
+    softmax_forward(P, T, causal);
+    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1));  // (T,dh)
+  }
+  merge_heads(ctx.data(), w.hctx.data(), T, d, H);
+  kernels::gemm_nn(ctx.data(), base->Bo.data(), y, T, d, d, so);
+}
+
+// dctx = so dy Bo^T (T,d); per head, with dctx_h (T,dh):
+//   dP = dctx_h V_h^T (T,T);  dV_h = P^T dctx_h;  dS = P * (dP - rowsum(dP * P)) / sqrt(dh);
+//   dQ_h = dS K_h;  dK_h = dS^T Q_h   (T,dh)
+// dx = sq dQ Bq^T + sk dK Bk^T + sv dV Bv^T (T,d).
+// ||dW_O||^2 = <ctx ctx^T, dy dy^T>, ||dW_Q||^2 = <x x^T, dQ dQ^T> (likewise K, V).
+template <class S>
+void Attention<S>::input_grad(S* dx, const S* dy) {
+  const int T = T_, d = d_, H = H_, dh = dh_;
+  const long n = static_cast<long>(T) * d;
+  AttnScratch<S>& w = *scr_;
+  kernels::gemm_nt(dy, base->Bo.data(), w.dctx.data(), T, d, d, so);
+  split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
+  const S scale = S(1.0 / std::sqrt(double(dh)));
+  S* dP = w.dp.data();
+  S* Pt = w.pt.data();
+  for (int h = 0; h < H; ++h) {
+    const long off = static_cast<long>(h) * T * dh;
+    const S* P = att.data() + static_cast<long>(h) * T * T;
+    const S* dc = w.hctx.data() + off;
+    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1));
+    transpose_square(Pt, P, T);
+    kernels::gemm_nn(Pt, dc, w.hdv.data() + off, T, T, dh, S(1));
+    softmax_backward(dP, P, T, scale);
+    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1));
+    transpose_square(Pt, dP, T);
+    kernels::gemm_nn(Pt, q.data() + off, w.hdk.data() + off, T, T, dh, S(1));
+  }
+  merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
+  merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
+  merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
+  kernels::gemm_nt(w.dq.data(), base->Bq.data(), dx, T, d, d, sq);
+  kernels::gemm_nt(w.dk.data(), base->Bk.data(), w.tmp.data(), T, d, d, sk);
+  add_into(dx, w.tmp.data(), n);
+  kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.tmp.data(), T, d, d, sv);
+  add_into(dx, w.tmp.data(), n);
+}
+
+template <class S>
+void Attention<S>::backward_input(S* dx, const S* dy, const S*) {
+  input_grad(dx, dy);
+}
+
+// input_grad(), then the four weight-gradient norms; x's Gram is formed once
+// for W_Q, W_K and W_V.
+template <class S>
+void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
+  const int T = T_, d = d_;
+  AttnScratch<S>& w = *scr_;
+  input_grad(dx, dy);
+  kernels::gram(x, w.gram.a.data(), T, d);
+  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
+  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
+  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
+  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
+
+  if (materialize) {
+    Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
+    dWq.noalias() = X.transpose() * w.dq;
+    dWk.noalias() = X.transpose() * w.dk;
+    dWv.noalias() = X.transpose() * w.dv;
+    dWo.noalias() = ctx.transpose() * DY;
+  }
+}
+
+template void softmax_forward(float*, int, bool);
+template void softmax_forward(double*, int, bool);
+template void softmax_backward(float*, const float*, int, float);
+template void softmax_backward(double*, const double*, int, double);
+template struct AttnScratch<float>;
+template struct AttnScratch<double>;
+template class Attention<float>;
+template class Attention<double>;
+
+}  // namespace resnorm
