@@ -5,7 +5,6 @@
 // Flags are the fields of config.h's table (final_norm is --final-norm). A bad
 // value exits with status 2 and one line on stderr naming the flag, the value
 // and the allowed range; nothing is printed on stdout then.
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -32,42 +31,6 @@ int usage(FILE* to) {
 int bad(const std::string& message) {
   std::fprintf(stderr, "resnorm: %s\n", message.c_str());
   return 2;
-}
-
-std::string sci(double v) {
-  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : "overflow";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3e", v);
-  return buf;
-}
-
-void print_table(const Results& res) {
-  const Config& c = res.config;
-  std::printf("resnorm: L=%d d=%d T=%d e=%d gain=%g %s %s final_norm=%s seed=%u", c.depth, c.width, c.tokens,
-              c.expansion, c.gain, name(c.activation), name(c.init), name(c.final_norm), c.seed);
-  if (c.block == Block::transformer)  // MLP stacks print the header they always did
-    std::printf(" block=transformer heads=%d causal=%s", c.heads, c.causal ? "true" : "false");
-  std::printf("\n\n");
-  std::printf("%6s", "layer");
-  for (const ArchResult& r : res.archs) std::printf("  %-21s", name(r.arch));
-  std::printf("\n%6s", "");
-  for (size_t i = 0; i < res.archs.size(); ++i) std::printf("  %-10s %-10s", "grad", "stream");
-  std::printf("\n");
-  const int L = c.depth;
-  const int step = L <= 24 ? 1 : (L + 23) / 24;
-  for (int l = 0; l <= L; ++l) {
-    if (l % step != 0 && l != L) continue;
-    std::printf("%6d", l);
-    for (const ArchResult& r : res.archs)
-      std::printf("  %-10s %-10s", sci(r.grad_norm[l]).c_str(), sci(r.stream_rms[l]).c_str());
-    std::printf("\n");
-  }
-  std::printf("\n%-10s %14s %14s %14s %10s\n", "arch", "grad[0]/top", "stream top", "update[L]", "nonfinite");
-  for (const ArchResult& r : res.archs) {
-    std::string nf = r.first_nonfinite < 0 ? "none" : "layer " + std::to_string(r.first_nonfinite);
-    std::printf("%-10s %14s %14s %14s %10s\n", name(r.arch), sci(r.grad_norm[0] / r.grad_norm[L]).c_str(),
-                sci(r.stream_rms[L]).c_str(), sci(r.update_ratio[L - 1]).c_str(), nf.c_str());
-  }
 }
 
 }  // namespace
@@ -120,6 +83,6 @@ int main(int argc, char** argv) {
   if (json)
     std::printf("%s\n", results_json(res).c_str());
   else
-    print_table(res);
+    std::fputs(results_table(res).c_str(), stdout);
   return 0;
 }

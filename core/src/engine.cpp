@@ -130,54 +130,6 @@ Status Engine<S>::paths(const Config& cfg, int samples, uint32_t path_seed, Path
   return Status::Ok();
 }
 
-namespace {
-void append_array(std::string& s, const std::vector<double>& v) {
-  s += '[';
-  char buf[32];
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    if (std::isfinite(v[i])) {
-      std::snprintf(buf, sizeof buf, "%.9g", v[i]);
-      s += buf;
-    } else {
-      s += "null";
-    }
-  }
-  s += ']';
-}
-}  // namespace
-
-std::string results_json(const Results& res) {
-  std::string s = "{\"config\": " + config_json(res.config) + ", \"results\": {";
-  for (size_t i = 0; i < res.archs.size(); ++i) {
-    const ArchResult& r = res.archs[i];
-    s += (i ? ", \"" : "\"") + std::string(name(r.arch)) + "\": {\"grad_norm\": ";
-    append_array(s, r.grad_norm);
-    s += ", \"stream_rms\": ";
-    append_array(s, r.stream_rms);
-    s += ", \"update_ratio\": ";
-    append_array(s, r.update_ratio);
-    s += ", \"w1_grad_norm\": ";
-    append_array(s, r.w1_grad_norm);
-    s += ", \"w2_grad_norm\": ";
-    append_array(s, r.w2_grad_norm);
-    // Transformer-only arrays: absent (not empty) for MLP blocks, so their JSON is unchanged.
-    const std::pair<const char*, const std::vector<double>*> extra[] = {
-        {"attn_update_ratio", &r.attn_update_ratio}, {"mlp_update_ratio", &r.mlp_update_ratio},
-        {"wq_grad_norm", &r.wq_grad_norm},           {"wk_grad_norm", &r.wk_grad_norm},
-        {"wv_grad_norm", &r.wv_grad_norm},           {"wo_grad_norm", &r.wo_grad_norm}};
-    for (const auto& [key, v] : extra) {
-      if (v->empty()) continue;
-      s += std::string(", \"") + key + "\": ";
-      append_array(s, *v);
-    }
-    s += ", \"first_nonfinite\": " + (r.first_nonfinite < 0 ? std::string("null") : std::to_string(r.first_nonfinite));
-    s += '}';
-  }
-  s += "}}";
-  return s;
-}
-
 template class Engine<float>;
 template class Engine<double>;
 

@@ -14,13 +14,9 @@
 
 #include "resnorm/config.h"
 #include "resnorm/model.h"
+#include "resnorm/results.h"
 
 namespace resnorm {
-
-struct Results {
-  Config config;
-  std::vector<ArchResult> archs;  // in the order of config.archs
-};
 
 // The unrolled view of a residual stack (Veit et al. 2016, "Residual Networks
 // Behave Like Ensembles of Relatively Shallow Networks", Section 5 and Fig. 6):
@@ -64,10 +60,5 @@ class Engine {
   WeightBank<S> bank_;
   std::vector<std::unique_ptr<Model<S>>> models_;  // one workspace per slot of config.archs
 };
-
-// JSON of the CLI and the tests: {"config": {...}, "results": {"<arch>": {...}}},
-// non-finite numbers as null. The transformer-only arrays of ArchResult
-// (attn_update_ratio ... wo_grad_norm) are printed only when non-empty.
-std::string results_json(const Results& res);
 
 }  // namespace resnorm
