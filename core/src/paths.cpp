@@ -1,0 +1,164 @@
+// The path expansion of the backward pass (Veit et al. 2016): one path term
+// of a model, and the statistics over path lengths (see paths.h).
+#include "resnorm/paths.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "resnorm/engine.h"
+#include "resnorm/model.h"
+#include "resnorm/rng.h"
+
+namespace resnorm {
+
+// backward_unit() split in two: ds = J_outer^T dh_out is common to both routes;
+// the skip route gives alpha ds, the branch route J_in^T J_f^T J_out^T ds, with
+// the arithmetic of backward_unit() (whose dh_in is their sum).
+template <class S>
+double Model<S>::backward_path(const std::vector<char>& through_branch) {
+  if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
+  const long n = static_cast<long>(T_) * d_;
+  S* g = pg_[0].data();  // d loss / d (stream after unit k), along the path
+  S* next = pg_[1].data();
+  if (final_.kind != NormKind::none) {
+    std::fill(g, g + n, S(0));
+    final_.backward_input(g, r_.data(), h(L_), T_, d_);
+  } else {
+    std::copy(r_.data(), r_.data() + n, g);
+  }
+  for (int k = units(); k >= 1; --k) {
+    Unit<S>& u = units_[k - 1];
+    const S* hin = stream(k - 1);
+    const S* ds = g;
+    if (u.outer.kind != NormKind::none) {
+      ds_.setZero();
+      u.outer.backward_input(ds_.data(), g, u.s.data(), T_, d_);
+      ds = ds_.data();
+    }
+    if (through_branch[k - 1]) {
+      const S* dy = ds;
+      if (u.out.kind != NormKind::none) {
+        dy_.setZero();
+        u.out.backward_input(dy_.data(), ds, u.y.data(), T_, d_);
+        dy = dy_.data();
+      }
+      if (u.in.kind != NormKind::none) {
+        u.f->backward_input(dx_.data(), dy, u.x.data());
+        std::fill(next, next + n, S(0));
+        u.in.backward_input(next, dx_.data(), hin, T_, d_);
+      } else {
+        u.f->backward_input(next, dy, hin);
+      }
+    } else if (!u.wrap.skip) {
+      std::fill(next, next + n, S(0));  // no skip: this path does not exist
+    } else if (ds == g && u.wrap.alpha == 1.0) {
+      continue;  // the identity: g is already d loss / d h_in
+    } else {
+      const S alpha = S(u.wrap.alpha);
+      for (long i = 0; i < n; ++i) next[i] = alpha * ds[i];
+    }
+    std::swap(g, next);
+  }
+  pg_in_ = g == pg_[0].data() ? 0 : 1;
+  return std::sqrt(sq_norm(g, n));
+}
+
+template double Model<float>::backward_path(const std::vector<char>&);
+template double Model<double>::backward_path(const std::vector<char>&);
+
+template <class S>
+Status Engine<S>::paths(const Config& cfg, int samples, uint32_t path_seed, PathResults* out) {
+  Status st = validate(cfg);
+  if (!st.ok()) return st;
+  if (samples < 1 || samples > kMaxPathSamples)
+    return {"samples", "samples: " + std::to_string(samples) + " is out of range (allowed 1.." +
+                           std::to_string(kMaxPathSamples) + ")"};
+  const int P = cfg.sublayers_per_block();
+  const int U = cfg.depth * P;
+  if (U > kMaxPathUnits)
+    return {"depth", "depth: " + std::to_string(cfg.depth) + " is out of range for path sampling (allowed 1.." +
+                         std::to_string(kMaxPathUnits / P) + " with " + name(cfg.block) + " blocks)"};
+  bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
+  while (models_.size() < cfg.archs.size()) models_.push_back(std::make_unique<Model<S>>());
+  out->config = cfg;
+  out->samples = samples;
+  out->path_seed = path_seed;
+  out->archs.assign(cfg.archs.size(), PathArch());
+
+  // C(U, k) by Pascal's triangle: exact below 2^53, then correctly rounded sums.
+  std::vector<double> count(U + 1, 0.0);
+  count[0] = 1;
+  for (int u = 1; u <= U; ++u)
+    for (int k = u; k >= 1; --k) count[k] += count[k - 1];
+
+  std::vector<char> mask(U);
+  std::vector<int> perm(U), pick;
+  pick.reserve(U);  // no allocation inside the loops below
+  for (size_t a = 0; a < cfg.archs.size(); ++a) {
+    Model<S>& m = *models_[a];
+    m.configure(cfg, cfg.archs[a], bank_);
+    m.forward();
+    m.backward();
+    PathArch& r = out->archs[a];
+    r.arch = cfg.archs[a];
+    r.units = U;
+    r.count = count;
+    r.measured.assign(U + 1, 0.0);
+    r.mean_norm.assign(U + 1, 0.0);
+    r.sd_norm.assign(U + 1, 0.0);
+    r.total.assign(U + 1, 0.0);
+    r.full_norm = std::sqrt(sq_norm(m.dh(0), static_cast<long>(cfg.tokens) * cfg.width));
+    for (int k = 0; k <= U; ++k) {
+      double sum = 0, sum_sq = 0;
+      int runs = 0;
+      auto run = [&](const int* idx) {
+        std::fill(mask.begin(), mask.end(), char(0));
+        for (int i = 0; i < k; ++i) mask[idx[i]] = 1;
+        const double g = m.backward_path(mask);
+        sum += g;
+        sum_sq += g * g;
+        ++runs;
+      };
+      if (count[k] <= samples) {
+        // Every subset of size k, in lexicographic order.
+        pick.resize(k);
+        std::iota(pick.begin(), pick.end(), 0);
+        while (true) {
+          run(pick.data());
+          int i = k - 1;
+          while (i >= 0 && pick[i] == U - k + i) --i;
+          if (i < 0) break;
+          ++pick[i];
+          for (int j = i + 1; j < k; ++j) pick[j] = pick[j - 1] + 1;
+        }
+      } else {
+        // Uniform k-subsets: the first k entries after a partial Fisher-Yates
+        // shuffle (uniform from any starting order, so perm is never reset).
+        std::iota(perm.begin(), perm.end(), 0);
+        uint64_t state = stream_key({path_seed, uint64_t(Stream::paths), uint64_t(U), uint64_t(k)});
+        for (int s = 0; s < samples; ++s) {
+          for (int i = 0; i < k; ++i) {
+            const int j = i + static_cast<int>(splitmix64(state) % uint64_t(U - i));
+            std::swap(perm[i], perm[j]);
+          }
+          run(perm.data());
+        }
+      }
+      const double mean = sum / runs;
+      r.measured[k] = runs;
+      r.mean_norm[k] = mean;
+      r.sd_norm[k] = runs > 1 ? std::sqrt(std::max(0.0, (sum_sq - runs * mean * mean) / (runs - 1))) : 0.0;
+      r.total[k] = count[k] * mean;
+    }
+  }
+  return Status::Ok();
+}
+
+template Status Engine<float>::paths(const Config&, int, uint32_t, PathResults*);
+template Status Engine<double>::paths(const Config&, int, uint32_t, PathResults*);
+
+}  // namespace resnorm
