@@ -13,9 +13,9 @@ namespace resnorm {
 
 template <class S>
 void AttnScratch<S>::resize(int T, int d) {
-  for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &tmp}) m->resize(T, d);
+  for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
   for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  for (Mat<S>* m : {&dp, &pt}) m->resize(T, T);
+  for (Mat<S>* m : {&dscores, &transposed}) m->resize(T, T);
   gram.resize(T, 2 * d);
 }
 
@@ -107,16 +107,16 @@ void softmax_backward(S* dP, const S* P, int T, S scale) {
 
 template <class S>
 Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
-    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scr_(std::move(scratch)) {
+    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scratch_(std::move(scratch)) {
   const long n = static_cast<long>(T) * d;
   q.resize(n);
   k.resize(n);
   v.resize(n);
   att.resize(static_cast<long>(heads) * T * T);
   ctx.resize(T, d);
-  if (!scr_) {
-    scr_ = std::make_shared<AttnScratch<S>>();
-    scr_->resize(T, d);
+  if (!scratch_) {
+    scratch_ = std::make_shared<AttnScratch<S>>();
+    scratch_->resize(T, d);
   }
 }
 
@@ -126,8 +126,8 @@ Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_p
 template <class S>
 void Attention<S>::forward(S* y, const S* x) {
   const int T = T_, d = d_, H = H_, dh = dh_;
-  AttnScratch<S>& w = *scr_;
-  S* row = w.tmp.data();  // (T, d) staging for the head split
+  AttnScratch<S>& w = *scratch_;
+  S* row = w.staging.data();  // (T, d) staging for the head split
   kernels::gemm_nn(x, base->Bq.data(), row, T, d, d, sq);
   split_heads(q.data(), row, T, d, H);
   kernels::gemm_nn(x, base->Bk.data(), row, T, d, d, sk);
@@ -155,12 +155,12 @@ template <class S>
 void Attention<S>::input_grad(S* dx, const S* dy) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   const long n = static_cast<long>(T) * d;
-  AttnScratch<S>& w = *scr_;
+  AttnScratch<S>& w = *scratch_;
   kernels::gemm_nt(dy, base->Bo.data(), w.dctx.data(), T, d, d, so);
   split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
-  S* dP = w.dp.data();
-  S* Pt = w.pt.data();
+  S* dP = w.dscores.data();
+  S* Pt = w.transposed.data();
   for (int h = 0; h < H; ++h) {
     const long off = static_cast<long>(h) * T * dh;
     const S* P = att.data() + static_cast<long>(h) * T * T;
@@ -177,10 +177,10 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
   merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
   kernels::gemm_nt(w.dq.data(), base->Bq.data(), dx, T, d, d, sq);
-  kernels::gemm_nt(w.dk.data(), base->Bk.data(), w.tmp.data(), T, d, d, sk);
-  add_into(dx, w.tmp.data(), n);
-  kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.tmp.data(), T, d, d, sv);
-  add_into(dx, w.tmp.data(), n);
+  kernels::gemm_nt(w.dk.data(), base->Bk.data(), w.staging.data(), T, d, d, sk);
+  add_into(dx, w.staging.data(), n);
+  kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.staging.data(), T, d, d, sv);
+  add_into(dx, w.staging.data(), n);
 }
 
 template <class S>
@@ -193,7 +193,7 @@ void Attention<S>::backward_input(S* dx, const S* dy, const S*) {
 template <class S>
 void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   const int T = T_, d = d_;
-  AttnScratch<S>& w = *scr_;
+  AttnScratch<S>& w = *scratch_;
   input_grad(dx, dy);
   kernels::gram(x, w.gram.a.data(), T, d);
   wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);

@@ -211,9 +211,9 @@ Status validate(const Config& c) {
     return {"heads", "heads: " + std::to_string(c.heads) + " does not divide width " + std::to_string(c.width) +
                          " (allowed 1, 2, 4 or 8, dividing width)"};
   // Weights are kept for every layer (backward needs them), so the product is bounded.
-  double per_layer = c.weights_per_block();
-  if (per_layer * c.depth > kMaxWeights) {
-    int max_depth = static_cast<int>(kMaxWeights / per_layer);
+  const double block_weights = c.weights_per_block();
+  if (block_weights * c.depth > kMaxWeights) {
+    int max_depth = static_cast<int>(kMaxWeights / block_weights);
     const std::string blocks = c.block == Block::transformer ? " with transformer blocks" : "";
     return {"depth", "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
                          " and expansion " + std::to_string(c.expansion) + blocks + " (allowed 1.." +

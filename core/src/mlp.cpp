@@ -60,40 +60,40 @@ void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Act
 
 template <class S>
 Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
-  p.resize(T, m);
-  a.resize(T, m);
-  dp.resize(T, m);
+  pre.resize(T, m);
+  hidden.resize(T, m);
+  dpre.resize(T, m);
   gram.resize(T, d + m);
 }
 
 template <class S>
 void Mlp<S>::forward(S* y, const S* x) {
-  kernels::gemm_nn(x, base->B1.data(), p.data(), T_, d_, m_, s1);  // (T, m)
-  activation_forward(a.data(), p.data(), static_cast<long>(T_) * m_, act);
-  kernels::gemm_nn(a.data(), base->B2.data(), y, T_, m_, d_, s2);  // (T, d)
+  kernels::gemm_nn(x, base->B1.data(), pre.data(), T_, d_, m_, s1);  // (T, m)
+  activation_forward(hidden.data(), pre.data(), static_cast<long>(T_) * m_, activation);
+  kernels::gemm_nn(hidden.data(), base->B2.data(), y, T_, m_, d_, s2);  // (T, d)
 }
 
 template <class S>
 void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
-  kernels::gemm_nt(dy, base->B2.data(), dp.data(), T_, d_, m_, s2);  // da (T, m)
-  activation_backward(dp.data(), dp.data(), p.data(), a.data(), static_cast<long>(T_) * m_, act);
-  kernels::gemm_nt(dp.data(), base->B1.data(), dx, T_, m_, d_, s1);  // (T, d)
+  kernels::gemm_nt(dy, base->B2.data(), dpre.data(), T_, d_, m_, s2);  // dhidden (T, m)
+  activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), static_cast<long>(T_) * m_, activation);
+  kernels::gemm_nt(dpre.data(), base->B1.data(), dx, T_, m_, d_, s1);  // (T, d)
 }
 
-// ||dW2||_F^2 = <a a^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dp dp^T>: (T, T) Gram
-// matrices instead of the (m, d) gradients themselves.
+// ||dW2||_F^2 = <hidden hidden^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dpre dpre^T>:
+// (T, T) Gram matrices instead of the (m, d) gradients themselves.
 template <class S>
 void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   backward_input(dx, dy, x);
-  w2_grad_sq = grad_sq(a.data(), m_, dy, d_, T_, gram);
-  w1_grad_sq = grad_sq(x, d_, dp.data(), m_, T_, gram);
+  w2_grad_sq = grad_sq(hidden.data(), m_, dy, d_, T_, gram);
+  w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);
 
   if (materialize) {
     Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
     dW1.resize(d_, m_);
     dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dp;
-    dW2.noalias() = a.transpose() * DY;
+    dW1.noalias() = X.transpose() * dpre;
+    dW2.noalias() = hidden.transpose() * DY;
   }
 }
 

@@ -1,16 +1,11 @@
-// Forward and backward of a stack of wrapped sublayers, MLP and attention (see model.h).
+// The stack: configure, the unit's forward next to its backward, and the step
+// API the engine runs (see model.h).
 #include "resnorm/model.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
-
-#include "resnorm/kernels.h"
 
 namespace resnorm {
-
-// ---------------------------------------------------------------- the stack
 
 template <class S>
 void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank) {
@@ -19,17 +14,17 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   const int P = cfg.sublayers_per_block();
   const int heads = transformer ? cfg.heads : 0;
   const bool resized =
-      (L != L_ || T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty());
+      (L != depth_ || T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty());
   const bool new_inputs = resized || cfg.seed != cfg_.seed;
   cfg_ = cfg;
   arch_ = arch;
   block_ = cfg.block;
-  L_ = L;
+  depth_ = L;
   T_ = T;
   d_ = d;
   m_ = m;
   heads_ = heads;
-  P_ = P;
+  sublayers_per_block_ = P;
   const Recipe rec = recipe(arch, L, P);
   if (resized) {
     units_.clear();
@@ -45,23 +40,16 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
       else
         u.f = std::make_unique<Mlp<S>>(T, d, m);
-      u.x.resize(T, d);
-      u.y.resize(T, d);
-      u.u.resize(T, d);
-      u.s.resize(T, d);
+      for (Mat<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
     }
-    H_.resize(static_cast<long>(L * P + 1) * T * d);
-    dH_.resize(static_cast<long>(L * P + 1) * T * d);
-    out_.resize(T, d);
-    ds_.resize(T, d);
-    dy_.resize(T, d);
-    dx_.resize(T, d);
-    pg_[0].resize(T, d);
-    pg_[1].resize(T, d);
+    streams_.resize(static_cast<long>(L * P + 1) * T * d);
+    dstreams_.resize(static_cast<long>(L * P + 1) * T * d);
+    for (Mat<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
+      buf->resize(T, d);
   }
   if (new_inputs) {
-    h0_ = input_stream(cfg.seed, T, d).cast<S>();
-    r_ = readout(cfg.seed, T, d).cast<S>();
+    input_ = input_stream(cfg.seed, T, d).cast<S>();
+    readout_ = readout(cfg.seed, T, d).cast<S>();
   }
   const WeightScales ws = weight_scales(cfg, rec.scale);
   for (int l = 1; l <= L; ++l)
@@ -83,43 +71,75 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   if (rec.profile_alpha) profile_admin_omegas(*this);
 }
 
+// hin (T, d) -> hout (T, d) through the unit, filling its caches and its update ratio.
 template <class S>
 void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
   const int T = T_, d = d_;
   const long n = static_cast<long>(T) * d;
-  const S* x = hin;
+  const S* f_in = hin;
   if (u.in.kind != NormKind::none) {
-    u.in.forward(u.x.data(), hin, T, d);
-    x = u.x.data();
+    u.in.forward(u.normed_in.data(), hin, T, d);
+    f_in = u.normed_in.data();
   }
-  u.f->forward(u.y.data(), x);
-  const S* branch = u.y.data();
-  if (u.out.kind != NormKind::none) {
-    u.out.forward(u.u.data(), u.y.data(), T, d);
-    branch = u.u.data();
-  }
-  S* sum = (u.outer.kind != NormKind::none) ? u.s.data() : hout;
+  u.f->forward(u.branch_raw.data(), f_in);
+  if (u.out.kind != NormKind::none) u.out.forward(u.branch.data(), u.branch_raw.data(), T, d);
+  const S* update = u.branch_output();
+  S* sum = (u.outer.kind != NormKind::none) ? u.sum.data() : hout;
   const S alpha = S(u.wrap.alpha);
   if (u.wrap.skip)
-    for (long i = 0; i < n; ++i) sum[i] = alpha * hin[i] + branch[i];
+    for (long i = 0; i < n; ++i) sum[i] = alpha * hin[i] + update[i];
   else
-    for (long i = 0; i < n; ++i) sum[i] = branch[i];
+    for (long i = 0; i < n; ++i) sum[i] = update[i];
   if (u.outer.kind != NormKind::none) u.outer.forward(hout, sum, T, d);
   const double skip_scale = u.wrap.skip ? u.wrap.alpha : 1.0;
-  const double num = std::sqrt(sq_norm(branch, n)), den = skip_scale * std::sqrt(sq_norm(hin, n));
+  const double num = std::sqrt(sq_norm(update, n)), den = skip_scale * std::sqrt(sq_norm(hin, n));
   u.update_ratio = (num == 0 && den == 0) ? 0.0 : num / den;  // a zero update to a zero stream: 0
 }
 
+// dhin (T, d) += d loss / d hin from dhout = d loss / d hout, through the skip
+// and the branch, in the reverse order of forward_unit(). dhin must be zero on
+// entry (backward_begin() zeroes every stream gradient).
+template <class S>
+void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize) {
+  const int T = T_, d = d_;
+  const long n = static_cast<long>(T) * d;
+  const S* dsum = dhout;
+  if (u.outer.kind != NormKind::none) {
+    dsum_.setZero();
+    u.outer.backward(dsum_.data(), dhout, u.sum.data(), T, d);
+    dsum = dsum_.data();
+  }
+  if (u.wrap.skip) {
+    const S alpha = S(u.wrap.alpha);
+    for (long i = 0; i < n; ++i) dhin[i] += alpha * dsum[i];
+  }
+  const S* dbranch_raw = dsum;  // d loss / d (branch output) = d loss / d sum
+  if (u.out.kind != NormKind::none) {
+    dbranch_raw_.setZero();
+    u.out.backward(dbranch_raw_.data(), dsum, u.branch_raw.data(), T, d);
+    dbranch_raw = dbranch_raw_.data();
+  }
+  const S* f_in = (u.in.kind != NormKind::none) ? u.normed_in.data() : hin;
+  u.f->backward(dbranch_in_.data(), dbranch_raw, f_in, materialize);
+  if (u.in.kind != NormKind::none) {
+    u.in.backward(dhin, dbranch_in_.data(), hin, T, d);
+  } else {
+    const S* dx = dbranch_in_.data();
+    for (long i = 0; i < n; ++i) dhin[i] += dx[i];
+  }
+}
+
+// loss = <r, out>, out = FinalNorm(h_L) or h_L, summed in double.
 template <class S>
 double Model<S>::loss_from_top() {
   const long n = static_cast<long>(T_) * d_;
-  const S* top = h(L_);
+  const S* top = h(depth_);
   if (final_.kind != NormKind::none) {
-    final_.forward(out_.data(), top, T_, d_);
-    top = out_.data();
+    final_.forward(final_out_.data(), top, T_, d_);
+    top = final_out_.data();
   }
   double loss = 0;
-  for (long i = 0; i < n; ++i) loss += double(r_.data()[i]) * double(top[i]);
+  for (long i = 0; i < n; ++i) loss += double(readout_.data()[i]) * double(top[i]);
   return loss;
 }
 
@@ -132,7 +152,7 @@ double Model<S>::forward() {
 
 template <class S>
 void Model<S>::forward_begin() {
-  std::copy(h0_.data(), h0_.data() + h0_.size(), stream(0));
+  std::copy(input_.data(), input_.data() + input_.size(), stream(0));
 }
 
 template <class S>
@@ -154,38 +174,7 @@ double Model<S>::forward_from_unit(int k0, const S* hk) {
 
 template <class S>
 double Model<S>::forward_from(int l0, const S* hl) {
-  return forward_from_unit(l0 * P_, hl);
-}
-
-// dhin must be zero on entry; it receives the skip and the branch paths.
-template <class S>
-void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize) {
-  const int T = T_, d = d_;
-  const long n = static_cast<long>(T) * d;
-  const S* ds = dhout;
-  if (u.outer.kind != NormKind::none) {
-    ds_.setZero();
-    u.outer.backward(ds_.data(), dhout, u.s.data(), T, d);
-    ds = ds_.data();
-  }
-  if (u.wrap.skip) {
-    const S alpha = S(u.wrap.alpha);
-    for (long i = 0; i < n; ++i) dhin[i] += alpha * ds[i];
-  }
-  const S* dy = ds;  // du = ds
-  if (u.out.kind != NormKind::none) {
-    dy_.setZero();
-    u.out.backward(dy_.data(), ds, u.y.data(), T, d);
-    dy = dy_.data();
-  }
-  const S* x = (u.in.kind != NormKind::none) ? u.x.data() : hin;
-  u.f->backward(dx_.data(), dy, x, materialize);
-  if (u.in.kind != NormKind::none) {
-    u.in.backward(dhin, dx_.data(), hin, T, d);
-  } else {
-    const S* dx = dx_.data();
-    for (long i = 0; i < n; ++i) dhin[i] += dx[i];
-  }
+  return forward_from_unit(l0 * sublayers_per_block_, hl);
 }
 
 template <class S>
@@ -194,15 +183,12 @@ void Model<S>::backward(bool materialize) {
   for (int k = units(); k >= 1; --k) backward_step(k, materialize);
 }
 
-template <class S>
-void Model<S>::backward_step(int k, bool materialize) {
-  backward_unit(units_[k - 1], dstream(k - 1), dstream(k), stream(k - 1), materialize);
-}
-
+// Zeroes every stream and parameter gradient, then dh(L) = d loss / d h_L:
+// r, or r through the final norm.
 template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
-  dH_.setZero();
+  dstreams_.setZero();
   final_.zero_grad();
   for (Unit<S>& u : units_) {
     u.in.zero_grad();
@@ -210,9 +196,14 @@ void Model<S>::backward_begin() {
     u.outer.zero_grad();
   }
   if (final_.kind != NormKind::none)
-    final_.backward(dh(L_), r_.data(), h(L_), T_, d_);
+    final_.backward(dh(depth_), readout_.data(), h(depth_), T_, d_);
   else
-    std::copy(r_.data(), r_.data() + n, dh(L_));
+    std::copy(readout_.data(), readout_.data() + n, dh(depth_));
+}
+
+template <class S>
+void Model<S>::backward_step(int k, bool materialize) {
+  backward_unit(units_[k - 1], dstream(k - 1), dstream(k), stream(k - 1), materialize);
 }
 
 template class Model<float>;

@@ -15,55 +15,56 @@
 
 namespace resnorm {
 
-// backward_unit() split in two: ds = J_outer^T dh_out is common to both routes;
-// the skip route gives alpha ds, the branch route J_in^T J_f^T J_out^T ds, with
-// the arithmetic of backward_unit() (whose dh_in is their sum).
+// backward_unit() split in two: dsum = J_outer^T dh_out is common to both
+// routes; the skip route gives alpha dsum, the branch route J_in^T J_f^T
+// J_out^T dsum, with the arithmetic of backward_unit() (whose dh_in is their
+// sum), through the input-only backward of each norm and sublayer.
 template <class S>
 double Model<S>::backward_path(const std::vector<char>& through_branch) {
   if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
   const long n = static_cast<long>(T_) * d_;
-  S* g = pg_[0].data();  // d loss / d (stream after unit k), along the path
-  S* next = pg_[1].data();
+  S* g = path_grad_[0].data();  // d loss / d (stream after unit k), along the path
+  S* next = path_grad_[1].data();
   if (final_.kind != NormKind::none) {
     std::fill(g, g + n, S(0));
-    final_.backward_input(g, r_.data(), h(L_), T_, d_);
+    final_.backward_input(g, readout_.data(), h(depth_), T_, d_);
   } else {
-    std::copy(r_.data(), r_.data() + n, g);
+    std::copy(readout_.data(), readout_.data() + n, g);
   }
   for (int k = units(); k >= 1; --k) {
     Unit<S>& u = units_[k - 1];
     const S* hin = stream(k - 1);
-    const S* ds = g;
+    const S* dsum = g;
     if (u.outer.kind != NormKind::none) {
-      ds_.setZero();
-      u.outer.backward_input(ds_.data(), g, u.s.data(), T_, d_);
-      ds = ds_.data();
+      dsum_.setZero();
+      u.outer.backward_input(dsum_.data(), g, u.sum.data(), T_, d_);
+      dsum = dsum_.data();
     }
     if (through_branch[k - 1]) {
-      const S* dy = ds;
+      const S* dbranch_raw = dsum;
       if (u.out.kind != NormKind::none) {
-        dy_.setZero();
-        u.out.backward_input(dy_.data(), ds, u.y.data(), T_, d_);
-        dy = dy_.data();
+        dbranch_raw_.setZero();
+        u.out.backward_input(dbranch_raw_.data(), dsum, u.branch_raw.data(), T_, d_);
+        dbranch_raw = dbranch_raw_.data();
       }
       if (u.in.kind != NormKind::none) {
-        u.f->backward_input(dx_.data(), dy, u.x.data());
+        u.f->backward_input(dbranch_in_.data(), dbranch_raw, u.normed_in.data());
         std::fill(next, next + n, S(0));
-        u.in.backward_input(next, dx_.data(), hin, T_, d_);
+        u.in.backward_input(next, dbranch_in_.data(), hin, T_, d_);
       } else {
-        u.f->backward_input(next, dy, hin);
+        u.f->backward_input(next, dbranch_raw, hin);
       }
     } else if (!u.wrap.skip) {
       std::fill(next, next + n, S(0));  // no skip: this path does not exist
-    } else if (ds == g && u.wrap.alpha == 1.0) {
+    } else if (dsum == g && u.wrap.alpha == 1.0) {
       continue;  // the identity: g is already d loss / d h_in
     } else {
       const S alpha = S(u.wrap.alpha);
-      for (long i = 0; i < n; ++i) next[i] = alpha * ds[i];
+      for (long i = 0; i < n; ++i) next[i] = alpha * dsum[i];
     }
     std::swap(g, next);
   }
-  pg_in_ = g == pg_[0].data() ? 0 : 1;
+  path_grad_at_ = g == path_grad_[0].data() ? 0 : 1;
   return std::sqrt(sq_norm(g, n));
 }
 

@@ -15,24 +15,25 @@ template <class S>
 ArchResult Model<S>::result() const {
   ArchResult r;
   r.arch = arch_;
+  const int L = depth_, P = sublayers_per_block_;
   const long n = static_cast<long>(T_) * d_;
   const bool transformer = block_ == Block::transformer;
-  r.grad_norm.resize(L_ + 1);
-  r.stream_rms.resize(L_ + 1);
-  r.update_ratio.resize(L_);
-  r.w1_grad_norm.resize(L_);
-  r.w2_grad_norm.resize(L_);
+  r.grad_norm.resize(L + 1);
+  r.stream_rms.resize(L + 1);
+  r.update_ratio.resize(L);
+  r.w1_grad_norm.resize(L);
+  r.w2_grad_norm.resize(L);
   if (transformer)
     for (std::vector<double>* v : {&r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm, &r.wk_grad_norm,
                                    &r.wv_grad_norm, &r.wo_grad_norm})
-      v->resize(L_);
-  for (int l = 0; l <= L_; ++l) {
-    const long at = static_cast<long>(l) * P_ * n;  // block boundary l = unit boundary l P
-    r.grad_norm[l] = std::sqrt(sq_norm(dH_.data() + at, n));
-    r.stream_rms[l] = std::sqrt(sq_norm(H_.data() + at, n) / double(n));
+      v->resize(L);
+  for (int l = 0; l <= L; ++l) {
+    const long at = static_cast<long>(l) * P * n;  // block boundary l = unit boundary l P
+    r.grad_norm[l] = std::sqrt(sq_norm(dstreams_.data() + at, n));
+    r.stream_rms[l] = std::sqrt(sq_norm(streams_.data() + at, n) / double(n));
   }
-  for (int l = 1; l <= L_; ++l) {
-    const Unit<S>& um = units_[(l - 1) * P_ + P_ - 1];  // the block's MLP unit
+  for (int l = 1; l <= L; ++l) {
+    const Unit<S>& um = units_[(l - 1) * P + P - 1];  // the block's MLP unit
     const Mlp<S>& f = static_cast<const Mlp<S>&>(*um.f);
     r.w1_grad_norm[l - 1] = std::sqrt(f.w1_grad_sq);
     r.w2_grad_norm[l - 1] = std::sqrt(f.w2_grad_sq);
@@ -40,7 +41,7 @@ ArchResult Model<S>::result() const {
       r.update_ratio[l - 1] = um.update_ratio;
       continue;
     }
-    const Unit<S>& ua = units_[(l - 1) * P_];
+    const Unit<S>& ua = units_[(l - 1) * P];
     const Attention<S>& a = static_cast<const Attention<S>&>(*ua.f);
     // See ArchResult: root-sum-square of the two units' ratios.
     r.update_ratio[l - 1] = std::sqrt(ua.update_ratio * ua.update_ratio + um.update_ratio * um.update_ratio);
@@ -51,7 +52,7 @@ ArchResult Model<S>::result() const {
     r.wv_grad_norm[l - 1] = std::sqrt(a.wv_grad_sq);
     r.wo_grad_norm[l - 1] = std::sqrt(a.wo_grad_sq);
   }
-  for (int l = 0; l <= L_ && r.first_nonfinite < 0; ++l) {
+  for (int l = 0; l <= L && r.first_nonfinite < 0; ++l) {
     bool finite = std::isfinite(r.grad_norm[l]) && std::isfinite(r.stream_rms[l]);
     if (l >= 1) {
       finite = finite && std::isfinite(r.update_ratio[l - 1]) && std::isfinite(r.w1_grad_norm[l - 1]) &&

@@ -150,7 +150,7 @@ struct Fixture {
     std::vector<char> v;
     if (cfg.activation != Activation::relu) return v;
     for (int l = 1; l <= cfg.depth; ++l) {
-      const Mat<double>& p = model.mlp(l).p;
+      const Mat<double>& p = model.mlp(l).pre;
       for (long i = 0; i < p.size(); ++i) v.push_back(p.data()[i] > 0);
     }
     return v;
@@ -418,8 +418,8 @@ TEST_CASE("transformer blocks: gradients with other heads, orthogonal init and r
 
 TEST_CASE("recipes: N is blocks for DeepNet, residual sublayers for GPT-2", "[attention]") {
   // DeepNet, decoder-only: alpha = (2N)^(1/4), beta = (8N)^(-1/4), N = blocks.
-  for (int per_block : {1, 2}) {
-    const Recipe d = recipe(Arch::deepnorm, 12, per_block);
+  for (int sublayers_per_block : {1, 2}) {
+    const Recipe d = recipe(Arch::deepnorm, 12, sublayers_per_block);
     CHECK(d.wrap.alpha == Approx(std::pow(24.0, 0.25)).epsilon(1e-15));
     CHECK(d.scale.w1 == Approx(std::pow(96.0, -0.25)).epsilon(1e-15));
     CHECK(d.scale.w2 == d.scale.w1);
@@ -464,7 +464,7 @@ TEST_CASE("Admin: omega_1 = 1 and omega_{i+1} = sqrt(Var[omega_i h_{i-1}] + Var[
     for (int k = 1; k < m.units(); ++k) {
       Unit<double>& u = m.unit_at(k);
       const double omega = u.wrap.alpha;
-      const double expect = std::sqrt(omega * omega * variance(m.stream(k - 1), n) + variance(u.y.data(), n));
+      const double expect = std::sqrt(omega * omega * variance(m.stream(k - 1), n) + variance(u.branch_raw.data(), n));
       CHECK(m.unit_at(k + 1).wrap.alpha == Approx(expect).epsilon(1e-12));
       CHECK(m.unit_at(k + 1).wrap.alpha > omega);  // grows: every branch adds variance
     }

@@ -50,7 +50,7 @@ struct Fixture {
     std::vector<char> v;
     if (cfg.activation != Activation::relu) return v;
     for (int l = 1; l <= cfg.depth; ++l) {
-      const Mat<double>& p = model.mlp(l).p;
+      const Mat<double>& p = model.mlp(l).pre;
       for (long i = 0; i < p.size(); ++i) v.push_back(p.data()[i] > 0);
     }
     return v;

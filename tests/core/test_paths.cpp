@@ -63,7 +63,7 @@ TEST_CASE("the 2^U path terms add up to the full gradient at h_0", "[paths]") {
         INFO("L=" << L << " " << name(arch) << " final=" << name(fn));
         CHECK(expansion_error(cfg, arch) < 1e-10);
       }
-  // Transformer blocks: two units per block, attention then MLP.
+  // Transformer blocks: two sublayers per block, attention then MLP.
   for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::post_ln, Arch::gpt2}) {
     Config cfg = small(3);
     cfg.block = Block::transformer;

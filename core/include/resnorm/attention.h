@@ -31,10 +31,10 @@ void softmax_backward(S* dP, const S* P, int T, S scale);
 // model (backward runs one sublayer at a time). Shapes in Attention below.
 template <class S>
 struct AttnScratch {
-  Mat<S> dctx, dq, dk, dv, tmp;  // (T, d)
-  Vecx<S> hctx, hdq, hdk, hdv;   // (heads, T, dh) head-major
-  Mat<S> dp, pt;                 // (T, T)
-  GramScratch<S> gram;           // for ||dW||
+  Mat<S> dctx, dq, dk, dv, staging;  // (T, d)
+  Vecx<S> hctx, hdq, hdk, hdv;       // (heads, T, dh) head-major
+  Mat<S> dscores, transposed;        // (T, T)
+  GramScratch<S> gram;               // for ||dW||
   void resize(int T, int d);
 };
 
@@ -81,7 +81,7 @@ class Attention final : public Sublayer<S> {
   // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
   void input_grad(S* dx, const S* dy);
   int T_, d_, H_, dh_;
-  std::shared_ptr<AttnScratch<S>> scr_;
+  std::shared_ptr<AttnScratch<S>> scratch_;
 };
 
 }  // namespace resnorm

@@ -13,7 +13,7 @@
 
 namespace resnorm {
 
-// Where the residual and the norm go (see recipe() in model.h for the wiring).
+// Where the residual and the norm go (see recipe() in recipes.h for the wiring).
 enum class Arch : uint8_t {
   plain,     // h <- f(h)
   residual,  // h <- h + f(h)
@@ -47,8 +47,7 @@ struct Config {
   Init init = Init::gaussian;
   NormKind final_norm = NormKind::none;
   uint32_t seed = 0;
-  // Transformer blocks (issue 7). The defaults leave an MLP stack exactly as
-  // it was: heads and causal are read only when block == transformer.
+  // Transformer blocks: heads and causal are read only when block == transformer.
   Block block = Block::mlp;
   int heads = 4;       // in {1, 2, 4, 8}, must divide width (checked for transformer blocks only)
   bool causal = true;  // token i attends to tokens j <= i only
@@ -108,8 +107,8 @@ bool parse_arch(std::string_view s, Arch* out);
 std::vector<Arch> all_archs();
 
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
-// block, heads and causal are printed only for transformer blocks, so the
-// JSON of an MLP stack is byte-for-byte what it was before they existed.
+// block, heads and causal are printed only for transformer blocks: the JSON of
+// an MLP stack has none of them.
 std::string config_json(const Config& cfg);
 
 }  // namespace resnorm

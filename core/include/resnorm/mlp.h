@@ -27,24 +27,24 @@ template <class S>
 class Mlp final : public Sublayer<S> {
  public:
   Mlp(int T, int d, int m);
-  void set_weights(const MlpBase<S>* b, S w1_scale, S w2_scale, Activation activation) {
+  void set_weights(const MlpBase<S>* b, S w1_scale, S w2_scale, Activation phi) {
     base = b;
     s1 = w1_scale;
     s2 = w2_scale;
-    act = activation;
+    activation = phi;
   }
-  // p = s1 x B1;  a = phi(p);  y = s2 a B2. Caches p and a.
+  // pre = s1 x B1;  hidden = phi(pre);  y = s2 hidden B2. Caches pre and hidden.
   void forward(S* y, const S* x) override;
   // backward_input(), then ||dW1||, ||dW2|| by the Gram trick (weight_grad_norm.h).
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
-  // da = s2 dy B2^T;  dp = da * phi'(p);  dx = s1 dp B1^T. Leaves dp.
+  // dhidden = s2 dy B2^T;  dpre = dhidden * phi'(pre);  dx = s1 dpre B1^T. Leaves dpre.
   void backward_input(S* dx, const S* dy, const S* x) override;
 
   const MlpBase<S>* base = nullptr;
   S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
-  Activation act = Activation::relu;
-  Mat<S> p, a;  // (T, m) pre-activation, activation
-  Mat<S> dp;    // (T, m)
+  Activation activation = Activation::relu;
+  Mat<S> pre, hidden;  // (T, m): x W1 and phi(x W1)
+  Mat<S> dpre;         // (T, m): d loss / d pre
   GramScratch<S> gram;
   Mat<S> dW1, dW2;  // only when materialized
   double w1_grad_sq = 0, w2_grad_sq = 0;

@@ -1,20 +1,29 @@
 // resnorm/model.h: one stack of wrapped sublayers, forward and exact backward.
 //
 // The stack is a composition, not one loop per preset:
-//   block      = a list of units: an MLP block has one (the MLP), a transformer
-//                block two (attention, then the MLP), every unit of the stack
-//                wrapped the same way, each with its own norms
-//   unit       = a sublayer f wrapped by a Wrapping (skip path, alpha, where the norms are)
-//   sublayer   = Mlp (phi(x W1) W2) or Attention, behind the Sublayer interface
-//   BranchScale = the init multipliers of a preset (DeepNet's beta, GPT-2's 1/sqrt(N))
-// A unit computes
-//   x = Nin(h);  u = Nout(f(x));  s = alpha h + u  (or s = u without skip);  h' = Nouter(s)
-// and recipe() says which pieces each preset uses.
+//   block     = a list of sublayers_per_block units: an MLP block has one (the
+//               MLP), a transformer block two (attention, then the MLP), every
+//               unit of the stack wrapped the same way, each with its own norms
+//   unit      = a sublayer f wrapped by a Wrapping (skip path, alpha, where the
+//               norms are; recipes.h)
+//   sublayer  = Mlp (mlp.h) or Attention (attention.h), behind Sublayer (sublayer.h)
+// A unit computes, with its caches named as in Unit below,
+//   normed_in  = Nin(h)                                        (T, d)
+//   branch_raw = f(normed_in), or f(h) without Nin             (T, d)
+//   branch     = Nout(branch_raw), or branch_raw without Nout  (T, d)
+//   sum        = alpha h + branch, or branch without skip      (T, d)
+//   h'         = Nouter(sum), or sum without Nouter            (T, d)
+// and recipe() says which pieces each preset uses. The unit's forward caches
+// what its backward needs; the backward accumulates (+=) into d loss / d h.
 //
 // Streams and gradients are kept at every unit boundary: stream(k), dstream(k)
-// are (T, d) row-major, k = 0..L*P with P units per block; the block boundaries
-// are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are the same).
-// Everything is allocated by configure(); forward() and backward() allocate nothing.
+// are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
+// boundaries are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are
+// the same). Everything is allocated by configure(); forward() and backward()
+// allocate nothing.
+//
+// The definitions: model.cpp (configure, the unit's forward and backward, the
+// step API), results.cpp (result()), paths.cpp (backward_path()).
 #pragma once
 
 #include <memory>
@@ -35,12 +44,15 @@ namespace resnorm {
 template <class S>
 struct Unit {
   Wrapping wrap;
-  Norm<S> in, out, outer;
+  Norm<S> in, out, outer;  // on the branch input, on the branch output, on the sum
   std::unique_ptr<Sublayer<S>> f;
-  Mat<S> x, y, u, s;  // (T, d) caches: normed input, f output, branch output, sum
-  double update_ratio = 0;
-  // The branch's output: Nout(f(x)) with a norm on the branch output, f(x) without.
-  const S* branch_output() const { return out.kind != NormKind::none ? u.data() : y.data(); }
+  // (T, d) caches of the forward (see the top of this file); normed_in, branch
+  // and sum are written only when their norm exists.
+  Mat<S> normed_in, branch_raw, branch, sum;
+  double update_ratio = 0;  // ||branch output|| / ||alpha h||
+  // What the branch adds to the stream: branch with a norm on the branch
+  // output, branch_raw without.
+  const S* branch_output() const { return out.kind != NormKind::none ? branch.data() : branch_raw.data(); }
 };
 
 template <class S>
@@ -70,45 +82,34 @@ class Model {
   double forward_end();  // the loss
   void backward_begin();
   void backward_step(int k, bool materialize_weight_grads = false);
+  // The per-block metrics of the last forward() and backward() (results.h).
   ArchResult result() const;
 
-  // One term of the path expansion of the backward pass (Veit et al. 2016,
-  // "Residual Networks Behave Like Ensembles of Relatively Shallow Networks").
-  // A unit's backward is dh_in = J_in^T (alpha I + B)^T J_outer^T dh_out with B
-  // the branch Jacobian (Nin, f, Nout) and J_outer that of the norm on the sum
-  // (identity without one), so the gradient at h_0 expands over the 2^U
-  // subsets of the U = units() units into a sum of "path" terms: at a unit in
-  // the subset the gradient goes through the branch only, elsewhere through the
-  // skip only (alpha times; a unit without a skip makes the term 0). For an
-  // unnormalized residual stack that is the expansion of prod (I + J_i);
-  // a pre-norm's Jacobian is part of B, a post-norm's is a factor of both.
-  // The sum of the terms over all subsets is exactly dstream(0) of backward()
-  // (up to the round-off of adding them).
-  //
-  // through_branch[k - 1] != 0: unit k is in the subset (size units()).
-  // Requires forward() (its caches, all Jacobians are taken at that point);
-  // reads and writes nothing of backward()'s: the stream gradients, the
-  // weight-gradient norms and the norms' dgamma, dbeta stay as they were.
+  // One term of the path expansion of the backward pass (paths.h):
+  // through_branch[k - 1] != 0 puts unit k in the term's subset (size
+  // units()). Requires forward() (its caches: all Jacobians are taken at that
+  // point); reads and writes nothing of backward()'s: the stream gradients,
+  // the weight-gradient norms and the norms' dgamma, dbeta stay as they were.
   // Allocates nothing. Returns ||term||_F; the term itself is path_gradient().
   double backward_path(const std::vector<char>& through_branch);
-  const S* path_gradient() const { return pg_[pg_in_].data(); }  // (T, d), of the last backward_path()
+  const S* path_gradient() const { return path_grad_[path_grad_at_].data(); }  // (T, d), of the last backward_path()
 
-  int depth() const { return L_; }
+  int depth() const { return depth_; }
   int units() const { return static_cast<int>(units_.size()); }
-  int units_per_block() const { return P_; }
-  S* stream(int k) { return H_.data() + static_cast<long>(k) * T_ * d_; }  // after unit k
-  S* dstream(int k) { return dH_.data() + static_cast<long>(k) * T_ * d_; }
-  S* h(int l) { return stream(l * P_); }  // after block l
-  S* dh(int l) { return dstream(l * P_); }
+  int sublayers_per_block() const { return sublayers_per_block_; }
+  S* stream(int k) { return streams_.data() + static_cast<long>(k) * T_ * d_; }  // after unit k
+  S* dstream(int k) { return dstreams_.data() + static_cast<long>(k) * T_ * d_; }
+  S* h(int l) { return stream(l * sublayers_per_block_); }  // after block l
+  S* dh(int l) { return dstream(l * sublayers_per_block_); }
   // Block l's (1-based) unit j: j = 0 the MLP of an MLP block, or in a
   // transformer block j = 0 attention, j = 1 the MLP.
-  Unit<S>& unit(int l, int j = 0) { return units_[(l - 1) * P_ + j]; }
+  Unit<S>& unit(int l, int j = 0) { return units_[(l - 1) * sublayers_per_block_ + j]; }
   Unit<S>& unit_at(int k) { return units_[k - 1]; }  // unit k of the stack, 1-based
-  Mlp<S>& mlp(int l) { return static_cast<Mlp<S>&>(*unit(l, P_ - 1).f); }
+  Mlp<S>& mlp(int l) { return static_cast<Mlp<S>&>(*unit(l, sublayers_per_block_ - 1).f); }
   Attention<S>& attention(int l) { return static_cast<Attention<S>&>(*unit(l, 0).f); }  // transformer only
   Norm<S>& final_norm() { return final_; }
-  Mat<S>& input() { return h0_; }  // h_0, copied into h(0) by forward()
-  Mat<S>& readout_matrix() { return r_; }
+  Mat<S>& input() { return input_; }  // h_0, copied into h(0) by forward()
+  Mat<S>& readout_matrix() { return readout_; }
 
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
@@ -118,17 +119,20 @@ class Model {
   Config cfg_;
   Arch arch_ = Arch::plain;
   Block block_ = Block::mlp;
-  int L_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
-  int P_ = 1;                   // units per block
-  std::vector<Unit<S>> units_;  // L * P, block by block
+  int depth_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
+  int sublayers_per_block_ = 1;
+  std::vector<Unit<S>> units_;  // L P, block by block
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
-  Mat<S> h0_, r_;        // (T, d)
-  Vecx<S> H_, dH_;       // (L P + 1) * T * d
-  Mat<S> out_;           // (T, d) final-norm output
-  Mat<S> ds_, dy_, dx_;  // (T, d) backward scratch
-  Mat<S> pg_[2];         // (T, d) backward_path(): the path gradient, ping-pong
-  int pg_in_ = 0;        // which of pg_ holds the result
+  Mat<S> input_, readout_;  // (T, d): h_0 and r
+  Vecx<S> streams_;         // (L P + 1, T, d): stream(k)
+  Vecx<S> dstreams_;        // (L P + 1, T, d): dstream(k)
+  Mat<S> final_out_;        // (T, d) the final norm's output
+  Mat<S> dsum_;             // (T, d) backward scratch: d loss / d sum
+  Mat<S> dbranch_raw_;      // (T, d) d loss / d branch_raw, with a norm on the branch output
+  Mat<S> dbranch_in_;       // (T, d) d loss / d the sublayer's input, the branch route's part of dh_in
+  Mat<S> path_grad_[2];     // (T, d) backward_path(): the path gradient, ping-pong
+  int path_grad_at_ = 0;    // which of path_grad_ holds the result
 };
 
 }  // namespace resnorm

@@ -1,8 +1,19 @@
-// resnorm/paths.h: the path expansion of the backward pass (Veit et al. 2016).
+// resnorm/paths.h: the path expansion of the backward pass (Veit et al. 2016,
+// "Residual Networks Behave Like Ensembles of Relatively Shallow Networks").
 //
-// Model::backward_path() (model.h) runs one term of the expansion;
-// Engine::paths() (engine.h) measures the terms length by length. Both are
-// defined in paths.cpp.
+// A unit's backward is dh_in = J_in^T (alpha I + B)^T J_outer^T dh_out with B
+// the branch Jacobian (Nin, f, Nout) and J_outer that of the norm on the sum
+// (identity without one), so the gradient at h_0 expands over the 2^U
+// subsets of the U units into a sum of "path" terms: at a unit in the subset
+// the gradient goes through the branch only, elsewhere through the skip only
+// (alpha times; a unit without a skip makes the term 0). For an unnormalized
+// residual stack that is the expansion of prod (I + J_i); a pre-norm's
+// Jacobian is part of B, a post-norm's is a factor of both. The sum of the
+// terms over all subsets is exactly dstream(0) of Model::backward() (up to the
+// round-off of adding them).
+//
+// Model::backward_path() (model.h) computes one term; Engine::paths()
+// (engine.h) measures the terms length by length. Both are defined in paths.cpp.
 #pragma once
 
 #include <cstdint>
