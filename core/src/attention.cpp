@@ -128,11 +128,11 @@ void Attention<S>::forward(S* y, const S* x) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   AttnScratch<S>& w = *scratch_;
   S* row = w.staging.data();  // (T, d) staging for the head split
-  kernels::gemm_nn(x, base->Bq.data(), row, T, d, d, sq);
+  kernels::gemm_nn(x, weights.base->Bq.data(), row, T, d, d, weights.sq);
   split_heads(q.data(), row, T, d, H);
-  kernels::gemm_nn(x, base->Bk.data(), row, T, d, d, sk);
+  kernels::gemm_nn(x, weights.base->Bk.data(), row, T, d, d, weights.sk);
   split_heads(k.data(), row, T, d, H);
-  kernels::gemm_nn(x, base->Bv.data(), row, T, d, d, sv);
+  kernels::gemm_nn(x, weights.base->Bv.data(), row, T, d, d, weights.sv);
   split_heads(v.data(), row, T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
   for (int h = 0; h < H; ++h) {
@@ -143,7 +143,7 @@ void Attention<S>::forward(S* y, const S* x) {
     kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1));  // (T,dh)
   }
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
-  kernels::gemm_nn(ctx.data(), base->Bo.data(), y, T, d, d, so);
+  kernels::gemm_nn(ctx.data(), weights.base->Bo.data(), y, T, d, d, weights.so);
 }
 
 // dctx = so dy Bo^T (T,d); per head, with dctx_h (T,dh):
@@ -156,7 +156,7 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   const long n = static_cast<long>(T) * d;
   AttnScratch<S>& w = *scratch_;
-  kernels::gemm_nt(dy, base->Bo.data(), w.dctx.data(), T, d, d, so);
+  kernels::gemm_nt(dy, weights.base->Bo.data(), w.dctx.data(), T, d, d, weights.so);
   split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
   S* dP = w.dscores.data();
@@ -176,10 +176,10 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
   merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
   merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
-  kernels::gemm_nt(w.dq.data(), base->Bq.data(), dx, T, d, d, sq);
-  kernels::gemm_nt(w.dk.data(), base->Bk.data(), w.staging.data(), T, d, d, sk);
+  kernels::gemm_nt(w.dq.data(), weights.base->Bq.data(), dx, T, d, d, weights.sq);
+  kernels::gemm_nt(w.dk.data(), weights.base->Bk.data(), w.staging.data(), T, d, d, weights.sk);
   add_into(dx, w.staging.data(), n);
-  kernels::gemm_nt(w.dv.data(), base->Bv.data(), w.staging.data(), T, d, d, sv);
+  kernels::gemm_nt(w.dv.data(), weights.base->Bv.data(), w.staging.data(), T, d, d, weights.sv);
   add_into(dx, w.staging.data(), n);
 }
 

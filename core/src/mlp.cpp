@@ -68,16 +68,16 @@ Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
 
 template <class S>
 void Mlp<S>::forward(S* y, const S* x) {
-  kernels::gemm_nn(x, base->B1.data(), pre.data(), T_, d_, m_, s1);  // (T, m)
+  kernels::gemm_nn(x, weights.base->B1.data(), pre.data(), T_, d_, m_, weights.s1);  // (T, m)
   activation_forward(hidden.data(), pre.data(), static_cast<long>(T_) * m_, activation);
-  kernels::gemm_nn(hidden.data(), base->B2.data(), y, T_, m_, d_, s2);  // (T, d)
+  kernels::gemm_nn(hidden.data(), weights.base->B2.data(), y, T_, m_, d_, weights.s2);  // (T, d)
 }
 
 template <class S>
 void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
-  kernels::gemm_nt(dy, base->B2.data(), dpre.data(), T_, d_, m_, s2);  // dhidden (T, m)
+  kernels::gemm_nt(dy, weights.base->B2.data(), dpre.data(), T_, d_, m_, weights.s2);  // dhidden (T, m)
   activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), static_cast<long>(T_) * m_, activation);
-  kernels::gemm_nt(dpre.data(), base->B1.data(), dx, T_, m_, d_, s1);  // (T, d)
+  kernels::gemm_nt(dpre.data(), weights.base->B1.data(), dx, T_, m_, d_, weights.s1);  // (T, d)
 }
 
 // ||dW2||_F^2 = <hidden hidden^T, dy dy^T>, ||dW1||_F^2 = <x x^T, dpre dpre^T>:

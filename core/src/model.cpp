@@ -60,10 +60,12 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
       u.out.resize(rec.wrap.out, T, d);
       u.outer.resize(rec.wrap.outer, T, d);
       if (j == P - 1) {
-        static_cast<Mlp<S>&>(*u.f).set_weights(&bank.layer(l), S(ws.w1), S(ws.w2), cfg.activation);
+        Mlp<S>& f = static_cast<Mlp<S>&>(*u.f);
+        f.weights = {&bank.layer(l), S(ws.w1), S(ws.w2)};
+        f.activation = cfg.activation;
       } else {
         Attention<S>& a = static_cast<Attention<S>&>(*u.f);
-        a.set_weights(&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo));
+        a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
       }
     }

@@ -72,7 +72,7 @@ struct AttnFixture {
     sk = 1.1 * f;
     sv = 0.8 * f;
     so = 0.9 * f;
-    att.set_weights(&base, sq, sk, sv, so);
+    att.weights = {&base, sq, sk, sv, so};
     x = 1.2 * gaussian_matrix(stream_key({seed, 5}), T, d);
     r = gaussian_matrix(stream_key({seed, 6}), T, d);
     y.resize(T, d);
@@ -201,7 +201,8 @@ void check_transformer(Fixture& fx) {
   for (int l = 1; l <= L; ++l) {
     Attention<double>& a = m.attention(l);
     Mlp<double>& f = m.mlp(l);
-    g[l] = {a.dWq * a.sq, a.dWk * a.sk, a.dWv * a.sv, a.dWo * a.so, f.dW1 * f.s1, f.dW2 * f.s2};
+    g[l] = {a.dWq * a.weights.sq, a.dWk * a.weights.sk, a.dWv * a.weights.sv,
+            a.dWo * a.weights.so, f.dW1 * f.weights.s1, f.dW2 * f.weights.s2};
     CHECK(std::sqrt(a.wq_grad_sq) == Approx(a.dWq.norm()).epsilon(1e-10).margin(kGramMargin));
     CHECK(std::sqrt(a.wk_grad_sq) == Approx(a.dWk.norm()).epsilon(1e-10).margin(kGramMargin));
     CHECK(std::sqrt(a.wv_grad_sq) == Approx(a.dWv.norm()).epsilon(1e-10).margin(kGramMargin));

@@ -99,8 +99,8 @@ void check_model(Fixture& fx) {
   std::vector<Mat<double>> dW1(L + 1), dW2(L + 1);
   std::vector<double> w1_norm(L + 1), w2_norm(L + 1);
   for (int l = 1; l <= L; ++l) {
-    dW1[l] = m.mlp(l).dW1 * m.mlp(l).s1;  // dloss/dB1 = s1 dloss/dW1
-    dW2[l] = m.mlp(l).dW2 * m.mlp(l).s2;
+    dW1[l] = m.mlp(l).dW1 * m.mlp(l).weights.s1;  // dloss/dB1 = s1 dloss/dW1
+    dW2[l] = m.mlp(l).dW2 * m.mlp(l).weights.s2;
     w1_norm[l] = std::sqrt(m.mlp(l).w1_grad_sq);
     w2_norm[l] = std::sqrt(m.mlp(l).w2_grad_sq);
     // The reported norms (Gram trick) equal the norms of the materialized gradients.

@@ -2,8 +2,7 @@
 //
 // Shapes: x, y (T, d); W_Q, W_K, W_V, W_O (d, d); per head (T, dh) blocks,
 // dh = d / heads, and (T, T) scores and probabilities.
-// W_Q = sq Bq, ..., W_O = so Bo with the B from the weight bank (weights.h)
-// and the scales from the recipe (recipes.h).
+// W_Q = sq Bq, ..., W_O = so Bo (AttnWeights, weights.h).
 #pragma once
 
 #include <memory>
@@ -53,20 +52,12 @@ class Attention final : public Sublayer<S> {
  public:
   // scratch: shared backward workspace; nullptr allocates a private one.
   Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
-  void set_weights(const AttnBase<S>* b, S q_scale, S k_scale, S v_scale, S o_scale) {
-    base = b;
-    sq = q_scale;
-    sk = k_scale;
-    sv = v_scale;
-    so = o_scale;
-  }
   void forward(S* y, const S* x) override;
   // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
   void backward_input(S* dx, const S* dy, const S* x) override;
 
-  const AttnBase<S>* base = nullptr;
-  S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
+  AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
   Vecx<S> q, k, v;            // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
   Vecx<S> att;                // (heads, T, T) softmax probabilities; 0 where masked

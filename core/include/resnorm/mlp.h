@@ -1,8 +1,7 @@
 // resnorm/mlp.h: the MLP sublayer f(x) = phi(x W1) W2, and its activations.
 //
 // Shapes: x, y (T, d); W1 (d, m), W2 (m, d); the hidden activations (T, m).
-// No biases. W1 = s1 B1, W2 = s2 B2 with B1, B2 from the weight bank
-// (weights.h) and s1, s2 from the recipe (recipes.h).
+// No biases. W1 = s1 B1, W2 = s2 B2 (MlpWeights, weights.h).
 #pragma once
 
 #include "resnorm/config.h"
@@ -27,12 +26,6 @@ template <class S>
 class Mlp final : public Sublayer<S> {
  public:
   Mlp(int T, int d, int m);
-  void set_weights(const MlpBase<S>* b, S w1_scale, S w2_scale, Activation phi) {
-    base = b;
-    s1 = w1_scale;
-    s2 = w2_scale;
-    activation = phi;
-  }
   // pre = s1 x B1;  hidden = phi(pre);  y = s2 hidden B2. Caches pre and hidden.
   void forward(S* y, const S* x) override;
   // backward_input(), then ||dW1||, ||dW2|| by the Gram trick (weight_grad_norm.h).
@@ -40,8 +33,7 @@ class Mlp final : public Sublayer<S> {
   // dhidden = s2 dy B2^T;  dpre = dhidden * phi'(pre);  dx = s1 dpre B1^T. Leaves dpre.
   void backward_input(S* dx, const S* dy, const S* x) override;
 
-  const MlpBase<S>* base = nullptr;
-  S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
+  MlpWeights<S> weights;  // set by the model for each config
   Activation activation = Activation::relu;
   Mat<S> pre, hidden;  // (T, m): x W1 and phi(x W1)
   Mat<S> dpre;         // (T, m): d loss / d pre

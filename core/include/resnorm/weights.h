@@ -48,6 +48,19 @@ struct AttnBase {
   Mat<S> Bq, Bk, Bv, Bo;  // (d, d)
 };
 
+// What a sublayer multiplies by: its base matrices in the bank and the
+// scales of the recipe (recipes.h), W = s B.
+template <class S>
+struct MlpWeights {
+  const MlpBase<S>* base = nullptr;
+  S s1 = 1, s2 = 1;  // W1 = s1 B1, W2 = s2 B2
+};
+template <class S>
+struct AttnWeights {
+  const AttnBase<S>* base = nullptr;
+  S sq = 1, sk = 1, sv = 1, so = 1;  // W_Q = sq Bq, ..., W_O = so Bo
+};
+
 // Base weights per layer for one (seed, d, m, init), generated once and grown
 // as depth grows, so gain, arch and depth changes reuse them.
 template <class S>
