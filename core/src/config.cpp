@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace resnorm {
 namespace {
@@ -42,20 +43,15 @@ int choice_index(const FieldSpec& f, std::string_view s) {
 }
 
 void assign(Config& c, std::string_view name, double v) {
-  if (name == "depth")
-    c.depth = static_cast<int>(v);
-  else if (name == "width")
-    c.width = static_cast<int>(v);
-  else if (name == "tokens")
-    c.tokens = static_cast<int>(v);
-  else if (name == "expansion")
-    c.expansion = static_cast<int>(v);
-  else if (name == "gain")
-    c.gain = v;
-  else if (name == "seed")
-    c.seed = static_cast<uint32_t>(v);
-  else if (name == "heads")
-    c.heads = static_cast<int>(v);
+  static const std::pair<const char*, int Config::*> ints[] = {{"depth", &Config::depth},
+                                                               {"width", &Config::width},
+                                                               {"tokens", &Config::tokens},
+                                                               {"expansion", &Config::expansion},
+                                                               {"heads", &Config::heads}};
+  for (const auto& [field, member] : ints)
+    if (name == field) c.*member = static_cast<int>(v);
+  if (name == "gain") c.gain = v;
+  if (name == "seed") c.seed = static_cast<uint32_t>(v);
 }
 
 void assign_choice(Config& c, std::string_view name, int i) {
