@@ -1,21 +1,7 @@
-// Attention and transformer blocks (issue 7): every gradient against central
-// finite differences in double, the softmax and the causal mask, Admin's
-// profiled omegas, determinism, and MLP stacks left exactly as they were.
-//
-// Finite differences as in test_gradients.cpp: step 1e-5, per tensor
-// max|analytic - fd| / max|fd| < 1e-6; an element whose +-step flips a ReLU
-// unit of any MLP is skipped (and counted; almost none may be).
-//
-// One exception, rank collapse: a `plain` stack with non-causal attention
-// averages its tokens into one (pure attention loses rank doubly
-// exponentially, Dong et al. 2021), after which the softmax is flat in the
-// scores and W_Q, W_K get gradients of ~1e-11 by block 3. A central
-// difference of an O(1) loss cannot resolve those (its round-off is ~1e-16 /
-// 1e-5 = 1e-11), so there, and only there, a tensor also passes with
-// max|analytic - fd| < kFloor. Any other preset needing the floor fails.
-// Likewise the Gram-trick norm carries an absolute error ~sqrt(eps) ||x||
-// ||dQ|| (the squared norm is a difference of O(||x||^2 ||dQ||^2) terms), so
-// it is compared with the materialized norm to 1e-10 relative or 1e-9 absolute.
+// Attention and transformer blocks: the attention sublayer's gradients against
+// central finite differences in double (fd.h), the softmax and the causal mask,
+// Admin's profiled omegas, determinism, and MLP stacks untouched by the
+// transformer fields.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "fd.h"
+#include "helpers.h"
 #include "resnorm/engine.h"
 #include "resnorm/model.h"
 #include "resnorm/rng.h"
@@ -34,22 +22,6 @@
 using namespace resnorm;
 
 namespace {
-
-constexpr double kStep = 1e-5;
-constexpr double kTol = 1e-6;
-constexpr double kFloor = 1e-10;  // absolute, round-off of the central difference
-constexpr double kGramMargin = 1e-9;
-
-struct Check {
-  double max_diff = 0, max_ref = 0;
-  int skipped = 0, checked = 0;
-  double rel() const { return max_ref > 0 ? max_diff / max_ref : max_diff; }
-  void add(double fd, double analytic) {
-    max_diff = std::max(max_diff, std::abs(fd - analytic));
-    max_ref = std::max(max_ref, std::abs(fd));
-    ++checked;
-  }
-};
 
 // ------------------------------------------------------------ attention alone
 
@@ -98,188 +70,18 @@ void check_attention_alone(int T, int d, int H, bool causal) {
   CHECK(std::sqrt(fx.att.wv_grad_sq) == Approx(fx.att.dWv.norm()).epsilon(1e-10));
   CHECK(std::sqrt(fx.att.wo_grad_sq) == Approx(fx.att.dWo.norm()).epsilon(1e-10));
 
+  fd::Report report("attention alone heads=" + std::to_string(H) + " causal=" + std::to_string(causal));
   auto fd_over = [&](Mat<double>& p, const Mat<double>& g, const char* what) {
-    Check c;
-    for (long i = 0; i < p.size(); ++i) {
-      const double saved = p.data()[i];
-      p.data()[i] = saved + kStep;
-      const double lp = fx.loss();
-      p.data()[i] = saved - kStep;
-      const double lm = fx.loss();
-      p.data()[i] = saved;
-      c.add((lp - lm) / (2 * kStep), g.data()[i]);
-    }
-    INFO(what << " heads=" << H << " causal=" << causal << " max diff " << c.max_diff << " rel " << c.rel());
+    const fd::Check c = report.add(what, fd::tensor(p.data(), p.size(), g.data(), [&] { return fx.loss(); }));
+    INFO(c.line(what) << " heads=" << H << " causal=" << causal);
     CHECK(c.max_ref > 0);
-    CHECK(c.rel() < kTol);
+    CHECK(c.rel() < fd::kTol);
   };
   fd_over(fx.x, dx, "dx");
   fd_over(fx.base.Bq, dBq, "dW_Q");
   fd_over(fx.base.Bk, dBk, "dW_K");
   fd_over(fx.base.Bv, dBv, "dW_V");
   fd_over(fx.base.Bo, dBo, "dW_O");
-}
-
-// ------------------------------------------------------------ transformer stack
-
-struct Fixture {
-  Config cfg;
-  Arch arch;
-  WeightBank<double> bank;
-  Model<double> model;
-
-  Fixture(Config c, Arch a) : cfg(std::move(c)), arch(a) {
-    bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
-    model.configure(cfg, arch, bank);
-    NormalRng rng(stream_key({78, uint64_t(arch)}));
-    auto randomize = [&](Norm<double>& n) {
-      if (n.kind == NormKind::none) return;
-      for (int i = 0; i < n.gamma.size(); ++i) n.gamma(i) = 1.0 + 0.3 * rng.normal();
-      if (n.kind == NormKind::layernorm)
-        for (int i = 0; i < n.beta.size(); ++i) n.beta(i) = 0.2 * rng.normal();
-    };
-    for (int k = 1; k <= model.units(); ++k) {
-      randomize(model.unit_at(k).in);
-      randomize(model.unit_at(k).out);
-      randomize(model.unit_at(k).outer);
-    }
-    randomize(model.final_norm());
-  }
-
-  std::vector<char> relu_pattern() {
-    std::vector<char> v;
-    if (cfg.activation != Activation::relu) return v;
-    for (int l = 1; l <= cfg.depth; ++l) {
-      const Mat<double>& p = model.mlp(l).pre;
-      for (long i = 0; i < p.size(); ++i) v.push_back(p.data()[i] > 0);
-    }
-    return v;
-  }
-};
-
-void fd_element(Fixture& fx, double* x, double analytic, const std::function<double()>& loss,
-                const std::vector<char>& base_pattern, Check& c) {
-  const double saved = *x;
-  *x = saved + kStep;
-  const double lp = loss();
-  const bool same_p = fx.relu_pattern() == base_pattern;
-  *x = saved - kStep;
-  const double lm = loss();
-  const bool same_m = fx.relu_pattern() == base_pattern;
-  *x = saved;
-  if (!same_p || !same_m) {
-    ++c.skipped;
-    return;
-  }
-  c.add((lp - lm) / (2 * kStep), analytic);
-}
-
-void check_transformer(Fixture& fx) {
-  Model<double>& m = fx.model;
-  const int L = fx.cfg.depth, U = m.units();
-  REQUIRE(U == 2 * L);
-  const long n = static_cast<long>(fx.cfg.tokens) * fx.cfg.width;
-  m.forward();
-  m.backward(true);
-  const std::vector<char> pattern = fx.relu_pattern();
-  auto full_loss = [&] { return m.forward(); };
-  const bool collapse_allowed = fx.arch == Arch::plain && !fx.cfg.causal;
-  auto passes = [&](const Check& c) {
-    if (c.rel() < kTol) return true;
-    const bool floor = c.max_diff < kFloor;
-    if (floor) CHECK(collapse_allowed);  // the floor is for rank collapse only
-    return floor;
-  };
-
-  // Analytic values, copied before the finite differences overwrite caches.
-  std::vector<std::vector<double>> ds(U + 1);
-  for (int k = 0; k <= U; ++k) ds[k].assign(m.dstream(k), m.dstream(k) + n);
-  struct Grads {
-    Mat<double> q, k, v, o, w1, w2;
-  };
-  std::vector<Grads> g(L + 1);
-  for (int l = 1; l <= L; ++l) {
-    Attention<double>& a = m.attention(l);
-    Mlp<double>& f = m.mlp(l);
-    g[l] = {a.dWq * a.weights.sq, a.dWk * a.weights.sk, a.dWv * a.weights.sv,
-            a.dWo * a.weights.so, f.dW1 * f.weights.s1, f.dW2 * f.weights.s2};
-    CHECK(std::sqrt(a.wq_grad_sq) == Approx(a.dWq.norm()).epsilon(1e-10).margin(kGramMargin));
-    CHECK(std::sqrt(a.wk_grad_sq) == Approx(a.dWk.norm()).epsilon(1e-10).margin(kGramMargin));
-    CHECK(std::sqrt(a.wv_grad_sq) == Approx(a.dWv.norm()).epsilon(1e-10).margin(kGramMargin));
-    CHECK(std::sqrt(a.wo_grad_sq) == Approx(a.dWo.norm()).epsilon(1e-10).margin(kGramMargin));
-    CHECK(std::sqrt(f.w1_grad_sq) == Approx(f.dW1.norm()).epsilon(1e-10).margin(kGramMargin));
-    CHECK(std::sqrt(f.w2_grad_sq) == Approx(f.dW2.norm()).epsilon(1e-10).margin(kGramMargin));
-  }
-
-  // The stream gradient at every unit boundary: block boundaries and the
-  // stream between each block's attention and MLP.
-  for (int k = 0; k <= U; ++k) {
-    Check c;
-    std::vector<double> hk(m.stream(k), m.stream(k) + n);
-    for (long i = 0; i < n; ++i) {
-      auto loss = [&] { return k == 0 ? m.forward() : m.forward_from_unit(k, hk.data()); };
-      if (k == 0)
-        fd_element(fx, m.input().data() + i, ds[k][i], loss, pattern, c);
-      else
-        fd_element(fx, hk.data() + i, ds[k][i], loss, pattern, c);
-    }
-    m.forward();
-    INFO("dstream[" << k << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
-    CHECK(passes(c));
-    CHECK(c.skipped * 20 <= c.checked + c.skipped);
-  }
-
-  // Weights: perturb the base matrices in the bank the model reads.
-  for (int l = 1; l <= L; ++l) {
-    AttnBase<double>& ab = fx.bank.mutable_attention_layer(l);
-    MlpBase<double>& mb = fx.bank.mutable_layer(l);
-    const std::pair<const char*, std::pair<Mat<double>*, const Mat<double>*>> mats[] = {
-        {"W_Q", {&ab.Bq, &g[l].q}}, {"W_K", {&ab.Bk, &g[l].k}}, {"W_V", {&ab.Bv, &g[l].v}},
-        {"W_O", {&ab.Bo, &g[l].o}}, {"W1", {&mb.B1, &g[l].w1}}, {"W2", {&mb.B2, &g[l].w2}}};
-    for (const auto& [what, pg] : mats) {
-      Mat<double>& B = *pg.first;
-      const Mat<double>& G = *pg.second;
-      Check c;
-      for (long i = 0; i < B.size(); ++i) fd_element(fx, B.data() + i, G.data()[i], full_loss, pattern, c);
-      INFO("d" << what << "[" << l << "] max diff " << c.max_diff << " rel " << c.rel() << " skipped " << c.skipped);
-      CHECK(passes(c));
-      CHECK(c.skipped * 20 <= c.checked + c.skipped);
-    }
-  }
-
-  // gamma and beta of every norm of every unit, and the final norm.
-  auto check_norm = [&](Norm<double>& nm, const char* what, int k) {
-    if (nm.kind == NormKind::none) return;
-    Vecx<double> dg = nm.dgamma, db = nm.dbeta;
-    Check cg, cb;
-    for (int i = 0; i < nm.gamma.size(); ++i) fd_element(fx, &nm.gamma(i), dg(i), full_loss, pattern, cg);
-    INFO(what << "[unit " << k << "].dgamma max diff " << cg.max_diff << " rel " << cg.rel());
-    CHECK(passes(cg));
-    if (nm.kind == NormKind::layernorm) {
-      for (int i = 0; i < nm.beta.size(); ++i) fd_element(fx, &nm.beta(i), db(i), full_loss, pattern, cb);
-      INFO(what << "[unit " << k << "].dbeta max diff " << cb.max_diff << " rel " << cb.rel());
-      CHECK(passes(cb));
-    }
-  };
-  for (int k = 1; k <= U; ++k) {
-    check_norm(m.unit_at(k).in, "in", k);
-    check_norm(m.unit_at(k).out, "out", k);
-    check_norm(m.unit_at(k).outer, "outer", k);
-  }
-  check_norm(m.final_norm(), "final", U);
-}
-
-Config small_transformer() {
-  Config cfg;
-  cfg.block = Block::transformer;
-  cfg.depth = 3;
-  cfg.width = 8;
-  cfg.expansion = 2;  // m = 16
-  cfg.tokens = 3;
-  cfg.heads = 2;
-  cfg.gain = 0.9;
-  cfg.seed = 13;
-  return cfg;
 }
 
 template <class S = float>
@@ -368,7 +170,7 @@ TEST_CASE("causal: a token's output depends only on the tokens before it", "[att
   }
   // The whole stack (norms and MLPs act per token): the same holds at every layer.
   for (Arch arch : all_archs()) {
-    Config cfg = small_transformer();
+    Config cfg = test::small_transformer();
     cfg.depth = 4;
     cfg.tokens = 4;
     WeightBank<float> bank;
@@ -384,37 +186,6 @@ TEST_CASE("causal: a token's output depends only on the tokens before it", "[att
     CHECK(top1.topRows(2) == top0.topRows(2));
     CHECK_FALSE(top1.row(2) == top0.row(2));
   }
-}
-
-TEST_CASE("transformer blocks: every gradient equals a central finite difference", "[gradients][attention]") {
-  for (Arch arch : all_archs())
-    for (Activation act : {Activation::relu, Activation::gelu})
-      for (NormKind fn : {NormKind::none, NormKind::layernorm})
-        for (bool causal : {true, false}) {
-          Config cfg = small_transformer();
-          cfg.activation = act;
-          cfg.final_norm = fn;
-          cfg.causal = causal;
-          DYNAMIC_SECTION(name(arch) << " " << name(act) << " final=" << name(fn) << " causal=" << causal) {
-            Fixture fx(cfg, arch);
-            check_transformer(fx);
-          }
-        }
-}
-
-TEST_CASE("transformer blocks: gradients with other heads, orthogonal init and rmsnorm", "[gradients][attention]") {
-  for (Arch arch : {Arch::pre_ln, Arch::post_rms, Arch::sandwich, Arch::admin})
-    for (int heads : {1, 4}) {
-      Config cfg = small_transformer();
-      cfg.heads = heads;
-      cfg.init = Init::orthogonal;
-      cfg.activation = Activation::tanh;
-      cfg.final_norm = NormKind::rmsnorm;
-      DYNAMIC_SECTION(name(arch) << " heads=" << heads) {
-        Fixture fx(cfg, arch);
-        check_transformer(fx);
-      }
-    }
 }
 
 TEST_CASE("recipes: N is blocks for DeepNet, residual sublayers for GPT-2", "[attention]") {
@@ -448,7 +219,7 @@ TEST_CASE("Admin: omega_1 = 1 and omega_{i+1} = sqrt(Var[omega_i h_{i-1}] + Var[
     return v / n;
   };
   for (Block block : {Block::mlp, Block::transformer}) {
-    Config cfg = small_transformer();
+    Config cfg = test::small_transformer();
     cfg.block = block;
     cfg.depth = 12;
     cfg.width = 16;

@@ -1,0 +1,248 @@
+// The stack's backward (model.cpp): every gradient the engine reports against
+// central finite differences in double (fd.h), for MLP stacks in every
+// preset x activation x final norm x init, and for transformer blocks.
+//
+// One exception, rank collapse: a `plain` stack with non-causal attention
+// averages its tokens into one (pure attention loses rank doubly
+// exponentially, Dong et al. 2021), after which the softmax is flat in the
+// scores and W_Q, W_K get gradients of ~1e-11 by block 3. A central
+// difference of an O(1) loss cannot resolve those (its round-off is ~1e-16 /
+// 1e-5 = 1e-11), so there, and only there, a tensor also passes with
+// max|analytic - fd| < kFloor. Any other stack needing the floor fails.
+// Likewise the Gram-trick norm of attention stacks carries an absolute error
+// ~sqrt(eps) ||x|| ||dQ|| (the squared norm is a difference of
+// O(||x||^2 ||dQ||^2) terms), so there it is compared with the materialized
+// norm to 1e-10 relative or 1e-9 absolute; MLP stacks get no margin.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fd.h"
+#include "helpers.h"
+#include "resnorm/model.h"
+#include "resnorm/rng.h"
+
+using namespace resnorm;
+
+namespace {
+
+constexpr double kFloor = 1e-10;  // absolute, round-off of the central difference
+constexpr double kGramMargin = 1e-9;
+
+// A double model of cfg with non-trivial gamma and beta in every norm, so
+// their part of each backward formula is exercised.
+struct StackFixture {
+  Config cfg;
+  Arch arch;
+  WeightBank<double> bank;
+  Model<double> model;
+
+  StackFixture(Config c, Arch a, uint64_t norm_seed) : cfg(std::move(c)), arch(a) {
+    bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
+    model.configure(cfg, arch, bank);
+    NormalRng rng(stream_key({norm_seed, uint64_t(arch)}));
+    auto randomize = [&](Norm<double>& n) {
+      if (n.kind == NormKind::none) return;
+      for (int i = 0; i < n.gamma.size(); ++i) n.gamma(i) = 1.0 + 0.3 * rng.normal();
+      if (n.kind == NormKind::layernorm)
+        for (int i = 0; i < n.beta.size(); ++i) n.beta(i) = 0.2 * rng.normal();
+    };
+    for (int k = 1; k <= model.units(); ++k) {
+      randomize(model.unit_at(k).in);
+      randomize(model.unit_at(k).out);
+      randomize(model.unit_at(k).outer);
+    }
+    randomize(model.final_norm());
+  }
+
+  // Which ReLU units of every MLP are on (empty for other activations).
+  std::vector<char> relu_pattern() {
+    std::vector<char> v;
+    if (cfg.activation != Activation::relu) return v;
+    for (int l = 1; l <= cfg.depth; ++l) {
+      const Mat<double>& p = model.mlp(l).pre;
+      for (long i = 0; i < p.size(); ++i) v.push_back(p.data()[i] > 0);
+    }
+    return v;
+  }
+};
+
+std::string label(const StackFixture& fx) {
+  std::ostringstream s;
+  s << name(fx.arch) << " " << name(fx.cfg.activation) << " final=" << name(fx.cfg.final_norm) << " "
+    << name(fx.cfg.init);
+  if (fx.cfg.block == Block::transformer) s << " heads=" << fx.cfg.heads << " causal=" << fx.cfg.causal;
+  return s.str();
+}
+
+void check_stack(StackFixture& fx) {
+  fd::Report report(label(fx));
+  Model<double>& m = fx.model;
+  const bool transformer = fx.cfg.block == Block::transformer;
+  const int L = fx.cfg.depth, U = m.units();
+  if (transformer) REQUIRE(U == 2 * L);
+  const long n = static_cast<long>(fx.cfg.tokens) * fx.cfg.width;
+  m.forward();
+  m.backward(true);
+  const std::vector<char> pattern = fx.relu_pattern();
+  const fd::SamePiece same_piece = [&] { return fx.relu_pattern() == pattern; };
+  auto full_loss = [&] { return m.forward(); };
+  const bool collapse_allowed = transformer && fx.arch == Arch::plain && !fx.cfg.causal;
+  auto passes = [&](const fd::Check& c) {
+    if (c.rel() < fd::kTol) return true;
+    const bool floor = c.max_diff < kFloor;
+    if (floor) CHECK(collapse_allowed);  // the floor is for rank collapse only
+    return floor;
+  };
+
+  // Analytic values, copied before the finite differences overwrite caches;
+  // d loss / d B = s d loss / d W for W = s B.
+  std::vector<std::vector<double>> ds(U + 1);
+  for (int k = 0; k <= U; ++k) ds[k].assign(m.dstream(k), m.dstream(k) + n);
+  struct Grads {
+    Mat<double> q, k, v, o, w1, w2;
+  };
+  std::vector<Grads> g(L + 1);
+  const double margin = transformer ? kGramMargin : 0.0;
+  for (int l = 1; l <= L; ++l) {
+    Mlp<double>& f = m.mlp(l);
+    g[l].w1 = f.dW1 * f.weights.s1;
+    g[l].w2 = f.dW2 * f.weights.s2;
+    // The reported norms (Gram trick) equal the norms of the materialized gradients.
+    if (transformer) {
+      Attention<double>& a = m.attention(l);
+      g[l].q = a.dWq * a.weights.sq;
+      g[l].k = a.dWk * a.weights.sk;
+      g[l].v = a.dWv * a.weights.sv;
+      g[l].o = a.dWo * a.weights.so;
+      CHECK(std::sqrt(a.wq_grad_sq) == Approx(a.dWq.norm()).epsilon(1e-10).margin(kGramMargin));
+      CHECK(std::sqrt(a.wk_grad_sq) == Approx(a.dWk.norm()).epsilon(1e-10).margin(kGramMargin));
+      CHECK(std::sqrt(a.wv_grad_sq) == Approx(a.dWv.norm()).epsilon(1e-10).margin(kGramMargin));
+      CHECK(std::sqrt(a.wo_grad_sq) == Approx(a.dWo.norm()).epsilon(1e-10).margin(kGramMargin));
+    }
+    CHECK(std::sqrt(f.w1_grad_sq) == Approx(f.dW1.norm()).epsilon(1e-10).margin(margin));
+    CHECK(std::sqrt(f.w2_grad_sq) == Approx(f.dW2.norm()).epsilon(1e-10).margin(margin));
+  }
+
+  // The stream gradient at every unit boundary: the block boundaries (reached
+  // through forward_from() in MLP stacks, where they are all the boundaries)
+  // and, in transformer blocks, the stream between attention and the MLP.
+  for (int k = 0; k <= U; ++k) {
+    std::vector<double> hk(m.stream(k), m.stream(k) + n);
+    auto loss = [&] {
+      if (k == 0) return m.forward();
+      return transformer ? m.forward_from_unit(k, hk.data()) : m.forward_from(k, hk.data());
+    };
+    double* x = k == 0 ? m.input().data() : hk.data();
+    const std::string what = "dstream[" + std::to_string(k) + "]";
+    const fd::Check c = report.add(what, fd::tensor(x, n, ds[k].data(), loss, same_piece));
+    m.forward();
+    INFO(c.line(what));
+    CHECK(passes(c));
+    CHECK(c.few_skipped());
+  }
+
+  // Weights: perturb the base matrices in the bank the model reads.
+  for (int l = 1; l <= L; ++l) {
+    MlpBase<double>& mb = fx.bank.mutable_layer(l);
+    std::vector<std::pair<const char*, std::pair<Mat<double>*, const Mat<double>*>>> mats;
+    if (transformer) {
+      AttnBase<double>& ab = fx.bank.mutable_attention_layer(l);
+      mats = {{"W_Q", {&ab.Bq, &g[l].q}},
+              {"W_K", {&ab.Bk, &g[l].k}},
+              {"W_V", {&ab.Bv, &g[l].v}},
+              {"W_O", {&ab.Bo, &g[l].o}}};
+    }
+    mats.push_back({"W1", {&mb.B1, &g[l].w1}});
+    mats.push_back({"W2", {&mb.B2, &g[l].w2}});
+    for (const auto& [w, pg] : mats) {
+      const std::string what = std::string("d") + w + "[" + std::to_string(l) + "]";
+      const fd::Check c =
+          report.add(what, fd::tensor(pg.first->data(), pg.first->size(), pg.second->data(), full_loss, same_piece));
+      INFO(c.line(what));
+      CHECK(passes(c));
+      CHECK(c.few_skipped());
+    }
+  }
+
+  // gamma and beta of every norm of every unit, and the final norm.
+  auto check_norm = [&](Norm<double>& nm, const char* where, int k) {
+    if (nm.kind == NormKind::none) return;
+    Vecx<double> dg = nm.dgamma, db = nm.dbeta;
+    const std::string at = std::string(where) + "[unit " + std::to_string(k) + "]";
+    const fd::Check cg =
+        report.add(at + ".dgamma", fd::tensor(nm.gamma.data(), nm.gamma.size(), dg.data(), full_loss, same_piece));
+    INFO(cg.line(at + ".dgamma"));
+    CHECK(passes(cg));
+    if (nm.kind == NormKind::layernorm) {
+      const fd::Check cb =
+          report.add(at + ".dbeta", fd::tensor(nm.beta.data(), nm.beta.size(), db.data(), full_loss, same_piece));
+      INFO(cb.line(at + ".dbeta"));
+      CHECK(passes(cb));
+    }
+  };
+  for (int k = 1; k <= U; ++k) {
+    check_norm(m.unit_at(k).in, "in", k);
+    check_norm(m.unit_at(k).out, "out", k);
+    check_norm(m.unit_at(k).outer, "outer", k);
+  }
+  check_norm(m.final_norm(), "final", U);
+}
+
+}  // namespace
+
+TEST_CASE("every gradient equals a central finite difference", "[gradients]") {
+  for (Arch arch : all_archs())
+    for (Activation act : {Activation::relu, Activation::gelu, Activation::tanh, Activation::linear})
+      for (NormKind fn : {NormKind::none, NormKind::layernorm, NormKind::rmsnorm})
+        for (Init init : {Init::gaussian, Init::orthogonal}) {
+          Config cfg;
+          cfg.depth = 4;
+          cfg.width = 6;
+          cfg.expansion = 2;  // m = 12
+          cfg.tokens = 3;
+          cfg.gain = 0.9;
+          cfg.activation = act;
+          cfg.final_norm = fn;
+          cfg.init = init;
+          cfg.seed = 11;
+          DYNAMIC_SECTION(name(arch) << " " << name(act) << " final=" << name(fn) << " " << name(init)) {
+            StackFixture fx(cfg, arch, 77);
+            check_stack(fx);
+          }
+        }
+}
+
+TEST_CASE("transformer blocks: every gradient equals a central finite difference", "[gradients][attention]") {
+  for (Arch arch : all_archs())
+    for (Activation act : {Activation::relu, Activation::gelu})
+      for (NormKind fn : {NormKind::none, NormKind::layernorm})
+        for (bool causal : {true, false}) {
+          Config cfg = test::small_transformer();
+          cfg.activation = act;
+          cfg.final_norm = fn;
+          cfg.causal = causal;
+          DYNAMIC_SECTION(name(arch) << " " << name(act) << " final=" << name(fn) << " causal=" << causal) {
+            StackFixture fx(cfg, arch, 78);
+            check_stack(fx);
+          }
+        }
+}
+
+TEST_CASE("transformer blocks: gradients with other heads, orthogonal init and rmsnorm", "[gradients][attention]") {
+  for (Arch arch : {Arch::pre_ln, Arch::post_rms, Arch::sandwich, Arch::admin})
+    for (int heads : {1, 4}) {
+      Config cfg = test::small_transformer();
+      cfg.heads = heads;
+      cfg.init = Init::orthogonal;
+      cfg.activation = Activation::tanh;
+      cfg.final_norm = NormKind::rmsnorm;
+      DYNAMIC_SECTION(name(arch) << " heads=" << heads) {
+        StackFixture fx(cfg, arch, 78);
+        check_stack(fx);
+      }
+    }
+}
