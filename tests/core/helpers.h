@@ -1,7 +1,10 @@
 // tests/core/helpers.h: small helpers several test files share.
 #pragma once
 
+#include <array>
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "resnorm/engine.h"
@@ -43,6 +46,28 @@ inline resnorm::Config small_transformer() {
   cfg.gain = 0.9;
   cfg.seed = 13;
   return cfg;
+}
+
+// cfg through two fresh engines, then through the first again with its caches warm.
+inline std::array<resnorm::Results, 3> simulate_thrice(const resnorm::Config& cfg) {
+  resnorm::Engine<float> a, b;
+  std::array<resnorm::Results, 3> r;
+  REQUIRE(a.simulate(cfg, &r[0]).ok());
+  REQUIRE(b.simulate(cfg, &r[1]).ok());
+  REQUIRE(a.simulate(cfg, &r[2]).ok());
+  return r;
+}
+
+// The listed arrays of every arch are the same bits in all three results.
+inline void check_same_bits(const std::array<resnorm::Results, 3>& r,
+                            std::initializer_list<std::vector<double> resnorm::ArchResult::*> fields) {
+  for (size_t i = 0; i < r[0].archs.size(); ++i)
+    for (auto field : fields) {
+      const std::vector<double>&x = r[0].archs[i].*field, &y = r[1].archs[i].*field, &z = r[2].archs[i].*field;
+      REQUIRE(x.size() == y.size());
+      CHECK(std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+      CHECK(std::memcmp(x.data(), z.data(), x.size() * sizeof(double)) == 0);
+    }
 }
 
 }  // namespace test

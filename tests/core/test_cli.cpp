@@ -88,3 +88,24 @@ TEST_CASE("bad flags exit 2 with one line naming flag, value and range, and no s
     CHECK(r.err.find(c[1]) != std::string::npos);
   }
 }
+
+TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {
+  Run r = run("simulate --block transformer --depth 4 --heads 2 --causal false --arch pre_ln,admin --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  for (const char* key :
+       {"\"block\": \"transformer\", \"heads\": 2, \"causal\": false}", "\"admin\": {", "\"attn_update_ratio\": [",
+        "\"mlp_update_ratio\": [", "\"wq_grad_norm\": [", "\"wk_grad_norm\": [", "\"wv_grad_norm\": [",
+        "\"wo_grad_norm\": [", "\"first_nonfinite\": null"})
+    CHECK(r.out.find(key) != std::string::npos);
+  Run t = run("simulate --block transformer --depth 4");
+  REQUIRE(t.status == 0);
+  CHECK(t.out.find("block=transformer heads=4 causal=true") != std::string::npos);
+  Run bad = run("simulate --block transformer --width 6");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("--heads: 4 does not divide width 6") != std::string::npos);
+  Run bad2 = run("simulate --heads 3");
+  CHECK(bad2.status == 2);
+  CHECK(bad2.err.find("--heads: '3' is not one of 1, 2, 4, 8") != std::string::npos);
+}

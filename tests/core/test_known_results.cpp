@@ -2,34 +2,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "helpers.h"
 #include "resnorm/engine.h"
 
 using namespace resnorm;
 
-namespace {
-
-template <class S = float>
-ArchResult run(Config cfg, Arch arch) {
-  cfg.archs = {arch};
-  Engine<S> engine;
-  Results res;
-  Status st = engine.simulate(cfg, &res);
-  REQUIRE(st.ok());
-  return res.archs[0];
-}
-
-// Least-squares slope of y over x.
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < x.size(); ++i) mx += x[i], my += y[i];
-  mx /= x.size();
-  my /= y.size();
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
-  return sxy / sxx;
-}
-
-}  // namespace
+using test::run;
+using test::slope;
 
 TEST_CASE("plain linear orthogonal stack: gradient and stream scale by exactly g per layer", "[known]") {
   Config cfg;
@@ -173,5 +152,44 @@ TEST_CASE("residual stream grows like (1 + g^2)^(l/2), plain grows or decays lik
     CHECK(gs == Approx(-std::log(g)).epsilon(0.10));
     // The stream's log slope has the sign and size of log g, biased low by Jensen.
     CHECK(ss == Approx(std::log(g)).epsilon(0.20));
+  }
+}
+
+TEST_CASE("transformer blocks: known results", "[attention][known]") {
+  Config cfg;
+  cfg.block = Block::transformer;
+  cfg.depth = 24;
+  cfg.tokens = 8;
+  // Gain 0 zeroes W_O and W2: every branch Jacobian is 0, so without a norm on
+  // the sum the gradient passes every block unchanged.
+  cfg.gain = 0.0;
+  for (Arch a : {Arch::residual, Arch::pre_ln, Arch::pre_rms, Arch::sandwich, Arch::gpt2}) {
+    ArchResult r = run(cfg, a);
+    INFO(name(a));
+    for (double gn : r.grad_norm) CHECK(std::abs(gn - 1.0) < 1e-6);
+    for (double u : r.update_ratio) CHECK(u == 0.0);
+    CHECK(r.first_nonfinite == -1);
+  }
+  // Post-LN: unit stream RMS after every block.
+  cfg.gain = 1.3;
+  for (Arch a : {Arch::post_ln, Arch::deepnorm, Arch::admin}) {
+    ArchResult r = run(cfg, a);
+    INFO(name(a));
+    for (int l = 1; l <= cfg.depth; ++l) CHECK(std::abs(r.stream_rms[l] - 1.0) < 1e-5);
+  }
+  // Array shapes and the root-sum-square update ratio.
+  cfg.gain = 1.0;
+  ArchResult r = run(cfg, Arch::pre_ln);
+  CHECK(r.grad_norm.size() == 25);
+  CHECK(r.stream_rms.size() == 25);
+  for (const std::vector<double>* v :
+       {&r.update_ratio, &r.w1_grad_norm, &r.w2_grad_norm, &r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm,
+        &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm})
+    CHECK(v->size() == 24);
+  for (int l = 0; l < 24; ++l) {
+    CHECK(r.update_ratio[l] ==
+          std::sqrt(r.attn_update_ratio[l] * r.attn_update_ratio[l] + r.mlp_update_ratio[l] * r.mlp_update_ratio[l]));
+    CHECK(r.wq_grad_norm[l] > 0);
+    CHECK(r.wo_grad_norm[l] > 0);
   }
 }

@@ -10,22 +10,13 @@
 #include <cmath>
 #include <vector>
 
+#include "helpers.h"
 #include "resnorm/engine.h"
 
 using namespace resnorm;
+using test::slope;
 
 namespace {
-
-// Least-squares slope of y over x.
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < x.size(); ++i) mx += x[i], my += y[i];
-  mx /= x.size();
-  my /= y.size();
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
-  return sxy / sxx;
-}
 
 double max_over_min(const std::vector<double>& v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
