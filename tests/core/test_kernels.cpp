@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "resnorm/kernels.h"
-#include "resnorm/model.h"
+#include "resnorm/weights.h"
 
 using namespace resnorm;
 

@@ -1,11 +1,11 @@
-// LayerNorm and RMSNorm alone: forward invariants, the constant vector, and
-// the scale invariance of the Jacobian, J(a x) = J(x) / a.
+// LayerNorm and RMSNorm alone (norms.h, norms.cpp): forward invariants, the
+// constant vector, the scale invariance of the Jacobian, J(a x) = J(x) / a,
+// and Norm's input-only backward.
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "resnorm/model.h"
 #include "resnorm/norms.h"
-#include "resnorm/rng.h"
+#include "resnorm/weights.h"
 
 using namespace resnorm;
 
@@ -116,5 +116,25 @@ TEST_CASE("the norm Jacobian scales as 1/a: J(a x) = J(x) / a", "[norms]") {
       // LayerNorm projects out the mean direction: J 1 = 0.
       CHECK((J1 * Eigen::VectorXd::Ones(d)).norm() < 1e-12 * J1.norm());
     }
+  }
+}
+
+TEST_CASE("Norm::backward_input gives backward's dx bit for bit and leaves dgamma, dbeta alone", "[norms]") {
+  for (NormKind kind : {NormKind::layernorm, NormKind::rmsnorm}) {
+    Norm<float> n;
+    n.resize(kind, T, d);
+    n.gamma = (gaussian_matrix(7, d, 1).array() * 0.3 + 1.0).cast<float>();
+    n.beta = (gaussian_matrix(8, d, 1).array() * 0.2).cast<float>();
+    const Mat<float> x = random_tokens(9, 2.0, 0.5).cast<float>(), dy = random_tokens(10).cast<float>();
+    Mat<float> y(T, d), dx = Mat<float>::Zero(T, d), dx_input = Mat<float>::Zero(T, d);
+    n.forward(y.data(), x.data(), T, d);
+    n.backward(dx.data(), dy.data(), x.data(), T, d);
+    const Vecx<float> dgamma = n.dgamma, dbeta = n.dbeta;
+    n.backward_input(dx_input.data(), dy.data(), x.data(), T, d);
+    INFO(name(kind));
+    CHECK(dx_input == dx);
+    CHECK(n.dgamma == dgamma);
+    CHECK(n.dbeta == dbeta);
+    CHECK_FALSE(dgamma.isZero(0));
   }
 }
