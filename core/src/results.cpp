@@ -1,15 +1,33 @@
 // The per-layer metrics of a model and the JSON and table they are written as (see results.h).
 #include "resnorm/results.h"
 
+#include <array>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "resnorm/model.h"
 
 namespace resnorm {
+namespace {
+
+// The transformer-only arrays of r (const or not) with their JSON keys, in the
+// order they are written.
+template <class R>
+auto transformer_arrays(R& r) {
+  using Array = std::conditional_t<std::is_const_v<R>, const std::vector<double>, std::vector<double>>;
+  return std::array<std::pair<const char*, Array*>, 6>{{{"attn_update_ratio", &r.attn_update_ratio},
+                                                        {"mlp_update_ratio", &r.mlp_update_ratio},
+                                                        {"wq_grad_norm", &r.wq_grad_norm},
+                                                        {"wk_grad_norm", &r.wk_grad_norm},
+                                                        {"wv_grad_norm", &r.wv_grad_norm},
+                                                        {"wo_grad_norm", &r.wo_grad_norm}}};
+}
+
+}  // namespace
 
 template <class S>
 ArchResult Model<S>::result() const {
@@ -24,9 +42,7 @@ ArchResult Model<S>::result() const {
   r.w1_grad_norm.resize(L);
   r.w2_grad_norm.resize(L);
   if (transformer)
-    for (std::vector<double>* v : {&r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm, &r.wk_grad_norm,
-                                   &r.wv_grad_norm, &r.wo_grad_norm})
-      v->resize(L);
+    for (const auto& [key, v] : transformer_arrays(r)) v->resize(L);
   for (int l = 0; l <= L; ++l) {
     const long at = static_cast<long>(l) * P * n;  // block boundary l = unit boundary l P
     r.grad_norm[l] = std::sqrt(sq_norm(dstreams_.data() + at, n));
@@ -58,9 +74,7 @@ ArchResult Model<S>::result() const {
       finite = finite && std::isfinite(r.update_ratio[l - 1]) && std::isfinite(r.w1_grad_norm[l - 1]) &&
                std::isfinite(r.w2_grad_norm[l - 1]);
       if (transformer)
-        for (const std::vector<double>* v : {&r.attn_update_ratio, &r.mlp_update_ratio, &r.wq_grad_norm,
-                                             &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm})
-          finite = finite && std::isfinite((*v)[l - 1]);
+        for (const auto& [key, v] : transformer_arrays(r)) finite = finite && std::isfinite((*v)[l - 1]);
     }
     if (!finite) r.first_nonfinite = l;
   }
@@ -127,11 +141,7 @@ std::string results_json(const Results& res) {
     s += ", \"w2_grad_norm\": ";
     append_array(s, r.w2_grad_norm);
     // Transformer-only arrays: absent (not empty) for MLP blocks.
-    const std::pair<const char*, const std::vector<double>*> extra[] = {
-        {"attn_update_ratio", &r.attn_update_ratio}, {"mlp_update_ratio", &r.mlp_update_ratio},
-        {"wq_grad_norm", &r.wq_grad_norm},           {"wk_grad_norm", &r.wk_grad_norm},
-        {"wv_grad_norm", &r.wv_grad_norm},           {"wo_grad_norm", &r.wo_grad_norm}};
-    for (const auto& [key, v] : extra) {
+    for (const auto& [key, v] : transformer_arrays(r)) {
       if (v->empty()) continue;
       s += std::string(", \"") + key + "\": ";
       append_array(s, *v);
