@@ -114,7 +114,7 @@ class Profiler {
   }
 
   // The matrix products of one recompute, as Mlp::forward/backward call them:
-  // x W1 and a W2; dy W2^T and dp W1^T; the Gram matrices of a, dy, x, dp.
+  // x W1 and hidden W2; dy W2^T and dpre W1^T; the Gram matrices of hidden, dy, x, dpre.
   BENCH_NOINLINE double kernels() {
     const int T = T_, d = d_, m = m_;
     const float s1 = 0.1f, s2 = 0.1f;
