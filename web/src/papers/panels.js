@@ -1,25 +1,16 @@
 // One panel of the papers page: its controls, chart(s), legend, the
 // measured-vs-claimed table, the numbers behind the chart, and the caption.
-// The numbers come from repro.js (computed in a worker), the sentence from
-// captions.js; this module only builds the DOM (no inline styles: CSP).
+// The numbers come from the engine worker (../engine/experiments.js), the
+// rows and the sentence from repro.js and captions.js; this module only builds the DOM (no inline styles: CSP).
 import { ARCH_BY_KEY } from '../shared/archs.js';
 import { swatch } from '../shared/swatch.js';
+import { el } from '../shared/dom.js';
 import { fmtPlain } from '../shared/format.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const el = (tag, attrs = {}, ...kids) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...kids);
-  return e;
-};
 
 const LABELS = {
   post_ln: 'Post-LN',
@@ -260,13 +251,13 @@ function buildControls(form, id, params, view, onChange) {
   for (const name of CONTROLS[id]) {
     const inputId = `${id}-${name}`;
     const field = el('div', { class: 'paper-field' });
-    field.append(el('label', { for: inputId, text: CONTROL_LABELS[name] }));
+    field.append(el('label', { for: inputId }, CONTROL_LABELS[name]));
     let input;
     if (choices[name]) {
       input = el('select', { id: inputId, name });
       for (const v of choices[name]) {
         const text = name === 'weight' ? FIG3_WEIGHTS[v] : name === 'width' ? `${v}` : String(v);
-        input.append(el('option', { value: String(v), text }));
+        input.append(el('option', { value: String(v) }, text));
       }
       input.value = String(VIEW_ONLY.has(name) ? view[name] : params[name]);
     } else {
@@ -305,29 +296,22 @@ function buildControls(form, id, params, view, onChange) {
 
 function resultsTable(summary) {
   const table = el('table', { class: 'measured' });
-  table.append(el('caption', { class: 'visually-hidden', text: 'Measured and claimed numbers' }));
+  table.append(el('caption', { class: 'visually-hidden' }, 'Measured and claimed numbers'));
   const head = el(
     'tr',
     {},
-    el('th', { scope: 'col', text: 'quantity' }),
-    el('th', { scope: 'col', text: 'measured' }),
-    el('th', { scope: 'col', text: 'claimed' }),
-    el('th', { scope: 'col', text: 'meets it' }),
+    el('th', { scope: 'col' }, 'quantity'),
+    el('th', { scope: 'col' }, 'measured'),
+    el('th', { scope: 'col' }, 'claimed'),
+    el('th', { scope: 'col' }, 'meets it'),
   );
   table.append(el('thead', {}, head));
   const body = el('tbody');
   for (const row of summary.rows) {
     const ok = row.ok === null ? '—' : row.ok ? 'yes' : 'no';
-    const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}`, text: ok });
-    const measured = el('td', {
-      class: 'num',
-      text: row.measured,
-      'data-key': row.key,
-      'data-value': String(row.value),
-    });
-    body.append(
-      el('tr', {}, el('th', { scope: 'row', text: row.label }), measured, el('td', { text: row.claimed }), okCell),
-    );
+    const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}` }, ok);
+    const measured = el('td', { class: 'num', 'data-key': row.key, 'data-value': String(row.value) }, row.measured);
+    body.append(el('tr', {}, el('th', { scope: 'row' }, row.label), measured, el('td', {}, row.claimed), okCell));
   }
   table.append(body);
   return el('div', { class: 'measured-scroll' }, table);
@@ -335,16 +319,16 @@ function resultsTable(summary) {
 
 function dataTable(specs) {
   const details = el('details', { class: 'paper-data' });
-  details.append(el('summary', { text: 'All the numbers behind the chart' }));
+  details.append(el('summary', {}, 'All the numbers behind the chart'));
   for (const { spec } of specs) {
     const table = el('table', { class: 'data-table' });
-    const tr = el('tr', {}, el('th', { scope: 'col', text: spec.xLabel }));
-    for (const s of spec.series) tr.append(el('th', { scope: 'col', text: s.label }));
+    const tr = el('tr', {}, el('th', { scope: 'col' }, spec.xLabel));
+    for (const s of spec.series) tr.append(el('th', { scope: 'col' }, s.label));
     table.append(el('thead', {}, tr));
     const body = el('tbody');
     spec.x.forEach((x, i) => {
-      const row = el('tr', {}, el('th', { scope: 'row', text: String(x) }));
-      for (const s of spec.series) row.append(el('td', { text: fmtPlain(s.values[i]) }));
+      const row = el('tr', {}, el('th', { scope: 'row' }, String(x)));
+      for (const s of spec.series) row.append(el('td', {}, fmtPlain(s.values[i])));
       body.append(row);
     });
     table.append(body);
@@ -368,8 +352,8 @@ function legend(list, specs) {
 // ---------------------------------------------------------------- the panel
 
 /**
- * Wires the panel `id` inside `root` (its <section>). `request(id, params)`
- * resolves to a repro.js result (or null when superseded); `onRender(id, info)`
+ * Wires the panel `id` inside `root` (its <section>). `request(params)`
+ * resolves to an experiments.js result (or null when superseded); `onRender(id, info)`
  * is told about every render.
  */
 export function createPanel({ root, id, request, onRender }) {
@@ -380,12 +364,7 @@ export function createPanel({ root, id, request, onRender }) {
   );
   const resultEl = root.querySelector('[data-result]');
   const legends = Object.fromEntries([...root.querySelectorAll('[data-legend]')].map((l) => [l.dataset.legend, l]));
-  const status = el('p', {
-    class: 'paper-status',
-    role: 'status',
-    'aria-live': 'polite',
-    text: 'waiting for the engine…',
-  });
+  const status = el('p', { class: 'paper-status', role: 'status', 'aria-live': 'polite' }, 'waiting for the engine…');
   const form = root.querySelector('[data-controls]');
   form.after(status);
   let latest = 0;
@@ -404,9 +383,9 @@ export function createPanel({ root, id, request, onRender }) {
     const verdict = el(
       'p',
       { class: 'verdict', 'data-verdict': cap.verdict },
-      el('span', { class: 'verdict-badge', text: VERDICT_TEXT[cap.verdict] }),
+      el('span', { class: 'verdict-badge' }, VERDICT_TEXT[cap.verdict]),
       ' ',
-      el('strong', { text: cap.lead }),
+      el('strong', {}, cap.lead),
       ' ',
       cap.text,
     );
@@ -427,7 +406,7 @@ export function createPanel({ root, id, request, onRender }) {
     status.textContent = 'computing…';
     root.setAttribute('aria-busy', 'true');
     try {
-      const r = await request(id, { ...params });
+      const r = await request({ ...params });
       if (r === null || mine !== latest) return;
       result = r;
       status.textContent = `computed in ${(r.ms / 1000).toFixed(r.ms < 1000 ? 2 : 1)} s`;

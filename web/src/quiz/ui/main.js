@@ -3,7 +3,7 @@
 // and in the views next to this file.
 import bank from '../bank.json?math';
 import { STORAGE_KEY } from '../store.js';
-import { EngineClient } from '../../engine/client.js';
+import { sharedEngine } from '../../engine/client.js';
 import { createTheme } from '../../shared/theme.js';
 import { createSession } from './session.js';
 import { createItemView } from './item-view.js';
@@ -46,18 +46,12 @@ const notice = {
 $('notice-close').addEventListener('click', () => notice.hide());
 
 // ---------------- the engine ----------------
-let engine = null;
+const engine = sharedEngine();
 let engineReady = false;
-try {
-  engine = new EngineClient();
-} catch (e) {
-  status.error(`The engine could not start: ${e.message}`);
-}
-// Calls that fail because there is no engine reject instead of hanging.
+// The first answer turns the status line to "engine ready"; a worker that cannot start says so there.
 const engineApi = {
-  call: (op, args) => {
-    if (!engine) return Promise.reject(new Error('the engine is not available in this browser'));
-    return engine.call(op, args).then(
+  call: (op, args) =>
+    engine.call(op, args).then(
       (out) => {
         if (!engineReady) {
           engineReady = true;
@@ -70,8 +64,7 @@ const engineApi = {
           status.error(`The engine could not start: ${e.message}`);
         throw e;
       },
-    );
-  },
+    ),
 };
 
 // ---------------- progress and the session ----------------
