@@ -72,8 +72,8 @@ test('a deep link #quiz/<id> opens that item; an unknown id gets a notice, not a
   // Math from the build: MathML, not TeX.
   const page2 = await openPage(browser, quizUrl('#quiz/tf-03'));
   await page2.locator('.quiz-item[data-id="tf-03"]').waitFor();
-  assert.ok((await page2.locator('.item-prompt math').count()) > 0, 'the prompt has MathML');
-  assert.doesNotMatch(await page2.locator('.item-prompt').textContent(), /\\\(/);
+  assert.ok((await page2.locator('.quiz-prompt math').count()) > 0, 'the prompt has MathML');
+  assert.doesNotMatch(await page2.locator('.quiz-prompt').textContent(), /\\\(/);
   await done(page2);
   await page.evaluate(() => {
     location.hash = '#quiz/nope-99';

@@ -9,7 +9,7 @@ import { createSession } from './session.js';
 import { createItemView } from './item-view.js';
 import { createFilters } from './filters.js';
 import { createExportMenu } from './export-menu.js';
-import { createChecker } from './experiment.js';
+import { createChecker, experimentBlock } from './experiment.js';
 import { createGeneratedView } from './generated-view.js';
 import { createNormPanel } from './norm-panel.js';
 import { parseRoute, AREAS } from './router.js';
@@ -83,15 +83,18 @@ let returnTo = null; // the item that opened the norm panel
 const itemView = createItemView({
   host: $('item'),
   session,
-  check,
   onNext: () => nextItem(),
-  onOpenPanel: (id) => {
-    returnTo = id;
-  },
-  onLeave: (id) => {
-    // Leaving for the explorer: the back button should come back to this question.
-    if (location.hash !== `#quiz/${id}`) history.replaceState(null, '', `#quiz/${id}`);
-  },
+  experiment: (item) =>
+    experimentBlock(item, {
+      check,
+      onOpenPanel: (id) => {
+        returnTo = id;
+      },
+      onLeave: (id) => {
+        // Leaving for the explorer: the back button should come back to this question.
+        if (location.hash !== `#quiz/${id}`) history.replaceState(null, '', `#quiz/${id}`);
+      },
+    }).node,
 });
 
 const filters = createFilters({
