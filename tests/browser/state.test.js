@@ -1,5 +1,5 @@
 // Shareable state in the browser: every field of the declared table
-// (web/src/state.js) round-trips through a link, a shared link reproduces the
+// (web/src/shared/state.js, whose config fields are the engine's) round-trips through a link, a shared link reproduces the
 // same numbers, and hostile fragments never change the page outside the
 // notice, on load and on hashchange, in the explorer, embed.html and the
 // custom element. Debian's Chromium, the strict CSP.
@@ -59,7 +59,7 @@ const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 
 // One non-default value per config field (the node test covers every sample).
 const CONFIG_SAMPLES = {
-  arch: ['post_ln', 'pre_ln', 'sandwich'],
+  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin'],
   depth: 37,
   gain: 0.85,
   width: 48,
@@ -69,7 +69,14 @@ const CONFIG_SAMPLES = {
   init: 'orthogonal',
   final_norm: 'layernorm',
   seed: 4242,
+  block: 'transformer',
+  heads: 2,
+  causal: false,
 };
+
+test('the samples cover every config field of the table', () => {
+  assert.deepEqual(Object.keys(CONFIG_SAMPLES).sort(), Object.keys(defaultConfig()).sort());
+});
 
 // What the explorer's form shows for a field.
 async function shown(page, field) {
@@ -185,6 +192,7 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
       ['arch', 'gain'],
       'locked',
       [
+        'arch-admin',
         'arch-deepnorm',
         'arch-gpt2',
         'arch-plain',

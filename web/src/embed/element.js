@@ -5,18 +5,18 @@
 //   <resnorm-quiz items="tf-01,why-03"></resnorm-quiz>
 //
 // Attributes are the link's fields (state.js), read through the same table:
-// config fields (arch, depth, gain, width, tokens, expansion, activation,
-// init, final-norm or final_norm, seed), and charts, controls, lock, theme,
+// every config field of the engine (arch, depth, gain, ..., final-norm or
+// final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
 // caption for the explorer; items, section, tag, theme for the quiz. A value
 // that does not fit shows a notice inside the element and its default is used.
 // Everything renders in an open shadow root; all elements on a page share one
 // engine worker. Each element fires `resnorm-render` (detail: the snapshot)
 // after every paint; `element.snapshot` holds the last one.
 import { keysOf, parseEntries } from '../shared/state.js';
-import { mountExplorer } from './explorer.js';
+import { createTheme } from '../shared/theme.js';
+import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';
-import { createEmbedTheme } from './theme.js';
 
 /** The site's root: this file is dist/resnorm-embed.js in the build, web/src/embed/element.js in dev. */
 export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.meta.url);
@@ -75,7 +75,7 @@ class ResnormElement extends HTMLElement {
     this.#view = this.#viewKey(state);
     const wrapper = shadowWrapper(this);
     this.#ac = new AbortController();
-    const theme = createEmbedTheme(wrapper, state.view.theme, this.#ac.signal);
+    const theme = createTheme(null, { root: wrapper, choice: state.view.theme, signal: this.#ac.signal });
     const onPaint = (snap) => {
       this.snapshot = snap;
       this.dispatchEvent(new CustomEvent('resnorm-render', { detail: snap, bubbles: true, composed: true }));
@@ -89,7 +89,7 @@ export class ResnormExplorer extends ResnormElement {
   static observedAttributes = [...keysOf('config'), ...keysOf('view'), 'final-norm'];
 
   render(wrapper, { state, theme, onPaint }) {
-    return mountExplorer(wrapper, {
+    return mountExplorerEmbed(wrapper, {
       state,
       siteUrl: SITE_URL,
       theme,

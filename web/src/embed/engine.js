@@ -3,7 +3,7 @@
 // wins, as in engine/client.js (a slider being dragged never queues stale
 // work); across lanes requests take turns, so two embeds never cancel each
 // other. The worker speaks engine/worker.js's protocol:
-//   in {id, config}; out {id, ok: true, out, ms} | {id, ok: false, error: {message, field}}
+//   in {id, op: 'simulate', args: [config]}; out {id, ok: true, out, ms} | {id, ok: false, error: {message, field}}
 //
 //   const lane = openLane();
 //   const r = await lane.request(config);  // {out, ms}, or null if a newer request replaced it
@@ -80,7 +80,7 @@ function pump() {
   }
   const id = nextId++;
   inflight = { id, resolve: p.resolve, reject: p.reject };
-  worker.postMessage({ id, config: p.config });
+  worker.postMessage({ id, op: 'simulate', args: [p.config] });
 }
 
 export function openLane() {

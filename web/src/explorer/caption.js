@@ -5,19 +5,13 @@ import { archLabel } from '../shared/archs.js';
 import { fmtRatio, fmtValue } from '../shared/format.js';
 import { overflowInfo, OK, ZERO } from './series.js';
 import { swatch } from '../shared/swatch.js';
-
-const el = (tag, cls, ...kids) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  e.append(...kids);
-  return e;
-};
+import { el } from '../shared/dom.js';
 
 /** "3.2×" as text, or 10<sup>−4.1</sup>× as nodes. */
 function ratio(r) {
   const f = fmtRatio(r);
   if (f.text) return [f.text];
-  return ['10', el('sup', null, f.exp), '×'];
+  return ['10', el('sup', {}, f.exp), '×'];
 }
 
 const NAMES = { none: 'no final norm', layernorm: 'a final LayerNorm', rmsnorm: 'a final RMSNorm' };
@@ -27,7 +21,7 @@ export function renderCaption(root, { out, prepared, archs }) {
   const L = c.depth;
   const lead = el(
     'p',
-    'caption-lead',
+    { class: 'caption-lead' },
     `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
       `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}. ` +
       (c.final_norm === 'none'
@@ -38,7 +32,13 @@ export function renderCaption(root, { out, prepared, archs }) {
   const items = archs.map((arch) => {
     const r = out.results[arch];
     const info = overflowInfo(r);
-    const li = el('li', `caption-item caption-${arch}`, swatch(arch), el('strong', null, archLabel(arch)), ': ');
+    const li = el(
+      'li',
+      { class: `caption-item caption-${arch}` },
+      swatch(arch),
+      el('strong', {}, archLabel(arch)),
+      ': ',
+    );
     if (info.stream !== null) {
       li.append(
         `the stream overflows float32 at layer ${info.stream}. From there on the stream and the block updates are not numbers, and neither is any gradient below the top (backprop starts above the overflow); all are drawn on the overflow lane.`,
@@ -98,7 +98,7 @@ export function renderCaption(root, { out, prepared, archs }) {
       li.append(
         el(
           'span',
-          'caption-note',
+          { class: 'caption-note' },
           ` (Its weight-gradient norms, not plotted, are not finite in float32 from block ${firstWeightBad(r)}.)`,
         ),
       );
@@ -111,11 +111,11 @@ export function renderCaption(root, { out, prepared, archs }) {
     notes.push(
       el(
         'p',
-        'caption-note',
+        { class: 'caption-note' },
         'Exact zeros cannot sit on a log axis: they are drawn on the labelled \u201czero\u201d lane at the bottom of the chart.',
       ),
     );
-  root.replaceChildren(lead, el('ul', 'caption-list', ...items), ...notes);
+  root.replaceChildren(lead, el('ul', { class: 'caption-list' }, ...items), ...notes);
 }
 
 function firstWeightBad(r) {

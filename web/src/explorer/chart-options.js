@@ -4,19 +4,18 @@
 // zero and overflow drawn in draw hooks.
 import { ARCH_BY_KEY } from '../shared/archs.js';
 import { powerOfTen } from '../shared/format.js';
+import { LAYER_INCRS, axisStyle, tickRoom } from '../shared/chart-host.js';
+import { decadeTicks } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
 
-export const SYNC_KEY = 'resnorm-layers';
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LANE_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const X_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
 
 /**
  * `view()` returns the chart's current {prepared, depth}; options read it lazily
  * so setData() on a reused instance picks up new ranges. `hooks` are extra uPlot
  * hooks (draw, setCursor).
  */
-export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks }) {
+export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncKey }) {
   const series = [{ label: xLabel }];
   for (const arch of archs) {
     const a = ARCH_BY_KEY[arch];
@@ -42,20 +41,13 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
   if (reference)
     series.push({ label: reference, stroke: pal.reference, width: 1.25, dash: [6, 5], points: { show: false } });
 
-  const axis = {
-    stroke: pal.muted,
-    font: FONT,
-    labelFont: FONT,
-    grid: { stroke: pal.grid, width: 1 },
-    ticks: { stroke: pal.grid, width: 1, size: 4 },
-  };
+  const axis = axisStyle(pal);
   return {
-    ...size,
     legend: { show: false },
     pxAlign: 0,
     cursor: {
       y: false,
-      sync: { key: SYNC_KEY, scales: ['x', null], setSeries: false },
+      sync: { key: syncKey, scales: ['x', null], setSeries: false },
       drag: { x: false, y: false, setScale: false },
       focus: { prox: -1 },
       points: { size: 7, width: 1.5, fill: pal.surface },
@@ -73,7 +65,7 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
         labelGap: 0,
         size: 34,
         space: 44,
-        incrs: X_INCRS,
+        incrs: LAYER_INCRS,
         values: (u, splits) => splits.map((v) => String(v)),
       },
       {
@@ -97,14 +89,9 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
 function decadeSplits(view) {
   return (u, axisIdx, min, max) => {
     const { lanes } = view().prepared;
-    const lo = Math.ceil((lanes.bottom !== null ? lanes.bottom + 1 : min) - 1e-9);
-    const hi = Math.floor((lanes.top !== null ? lanes.top - 1 : max) + 1e-9);
-    const room = Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / 24));
-    const need = (hi - lo + 1) / room;
-    const step = [1, 2, 3, 5, 10, 20, 25, 50, 100].find((s) => s >= need) ?? Math.ceil(need);
-    const out = [];
-    for (let e = Math.ceil(lo / step) * step; e <= hi; e += step) out.push(e);
-    return out;
+    const lo = lanes.bottom !== null ? lanes.bottom + 1 : min;
+    const hi = lanes.top !== null ? lanes.top - 1 : max;
+    return decadeTicks(lo, hi, tickRoom(u, 24));
   };
 }
 

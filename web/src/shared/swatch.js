@@ -16,6 +16,7 @@ export function swatch(arch) {
   line.setAttribute('x2', '35');
   line.setAttribute('y1', '5');
   line.setAttribute('y2', '5');
+  line.style.stroke = `var(--arch-${arch})`; // the theme's colour (CSSOM: allowed under a strict CSP)
   const dash = ARCH_BY_KEY[arch].dash;
   if (dash.length) line.setAttribute('stroke-dasharray', dash.join(' '));
   svg.append(line);

@@ -5,10 +5,33 @@
 export const FORMAT = 'resnorm-export';
 export const VERSION = 1;
 
-// Per arch, in this order; the first two have L+1 entries (layers 0..L), the
-// rest L (blocks 1..L, written on row l = block l).
-export const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
-const PER_LAYER = new Set(['grad_norm', 'stream_rms']);
+// The engine's per-layer arrays, in the order the files list them: the first
+// two have L+1 entries (layers 0..L), the rest L (blocks 1..L, written on row
+// l = block l); the last six exist for transformer blocks only. An array the
+// engine adds is written too, after these (its length says whether it is per
+// layer or per block); tests/node/shared/fields.test.js keeps this list equal
+// to the engine's.
+export const ARRAYS = [
+  'grad_norm',
+  'stream_rms',
+  'update_ratio',
+  'w1_grad_norm',
+  'w2_grad_norm',
+  'attn_update_ratio',
+  'mlp_update_ratio',
+  'wq_grad_norm',
+  'wk_grad_norm',
+  'wv_grad_norm',
+  'wo_grad_norm',
+];
+
+const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+
+/** The array-valued keys of one arch's results, in ARRAYS' order and then any other. */
+export function arraysOf(result) {
+  const keys = Object.keys(result).filter((k) => isArray(result[k]));
+  return [...ARRAYS.filter((k) => keys.includes(k)), ...keys.filter((k) => !ARRAYS.includes(k))];
+}
 
 /** Shortest text that reads back as the same double; NaN/Infinity spelled out. */
 export function numberText(v) {
@@ -31,13 +54,13 @@ export function toCsv(out, { link = '' } = {}) {
   const lines = ['# resnorm: per-layer numbers at initialization (update_ratio and w*_grad_norm of block l on row l)'];
   if (link) lines.push(`# link,${csvCell(link)}`);
   for (const [k, v] of Object.entries(out.config)) lines.push(`# ${k},${csvCell(configText(v))}`);
-  const cols = archs.flatMap((a) => ARRAYS.filter((k) => out.results[a][k]).map((k) => [a, k]));
+  const cols = archs.flatMap((a) => arraysOf(out.results[a]).map((k) => [a, k]));
   lines.push(['layer', ...cols.map(([a, k]) => `${a}.${k}`)].join(','));
   for (let l = 0; l <= L; l++) {
     const row = [String(l)];
     for (const [a, k] of cols) {
-      const i = PER_LAYER.has(k) ? l : l - 1;
       const arr = out.results[a][k];
+      const i = arr.length === L + 1 ? l : l - 1;
       row.push(i >= 0 && i < arr.length ? numberText(arr[i]) : '');
     }
     lines.push(row.join(','));
@@ -51,8 +74,7 @@ export function toJson(out, { link = '' } = {}) {
   for (const [arch, r] of Object.entries(out.results)) {
     const o = {};
     for (const [k, v] of Object.entries(r)) {
-      if (v && typeof v.length === 'number' && typeof v !== 'string')
-        o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+      if (isArray(v)) o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
       else o[k] = v;
     }
     results[arch] = o;
