@@ -1,9 +1,8 @@
 // What both embeds (embed.html and <resnorm-explorer>) add to the explorer
-// view: ids of their own (several can share a page), the link that opens the
-// same settings in the full explorer, and a lane of the page's one engine.
+// view: ids of their own (several can share a page) and the link that opens
+// the same settings in the full explorer.
 import { mountExplorer } from '../explorer/view.js';
 import { el } from '../shared/dom.js';
-import { openLane } from './engine.js';
 
 let instances = 0;
 
@@ -12,7 +11,6 @@ export function mountExplorerEmbed(wrapper, options) {
   const open = el('a', { class: 'open-full', target: '_blank', rel: 'noopener' }, 'Open in the explorer \u2197');
   const view = mountExplorer(wrapper, {
     ...options,
-    lane: openLane(),
     ids: { prefix: `rn${++instances}-`, number: '-n', value: '-v' },
     foot: [open],
   });

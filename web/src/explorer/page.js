@@ -4,7 +4,6 @@
 // paint), the theme toggle, the test hook and the offline service worker.
 import 'uplot/dist/uPlot.min.css';
 import '../shared/app.css'; // after uPlot's CSS, so ours wins
-import { EngineClient } from '../engine/client.js';
 import { FIELDS, configToHash, defaultView, parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
@@ -27,15 +26,6 @@ const text = {
   readoutHint: words.querySelector('[data-readout-hint]').cloneNode(true),
 };
 
-let lane;
-try {
-  const engine = new EngineClient();
-  lane = { request: (config) => engine.request(config), close: () => engine.terminate() };
-} catch (e) {
-  const error = new Error(`The engine could not start: ${e.message}`);
-  lane = { request: () => Promise.reject(error), close() {} };
-}
-
 const theme = createTheme($('theme-toggle'));
 const fromLink = parseHash(location.hash, { groups: ['config'] });
 const SITE_URL = new URL('./', location.href);
@@ -43,7 +33,6 @@ const view = mountExplorer($('charts'), {
   state: { config: fromLink.config, view: { ...defaultView(), controls: FIELDS }, notices: fromLink.notices },
   siteUrl: new URL('./', location.href),
   theme,
-  lane,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
   sections: { main: $('fields'), model: $('model-fields') },
   text,

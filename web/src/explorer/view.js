@@ -2,15 +2,15 @@
 // legend), the layer charts, the caption, the numbers and the export menu,
 // computed by the engine and kept in step with a config store. The explorer
 // page (page.js), embed.html and <resnorm-explorer> all mount it; several can
-// run on one page, each with its own lane of the one engine.
+// run on one page, each with its own lane of the page's one engine
+// (engine/client.js: within a lane the latest request wins).
 //
-//   const v = mountExplorer(root, { state, siteUrl, theme, lane, onPaint, ... });
+//   const v = mountExplorer(root, { state, siteUrl, theme, onPaint, ... });
 //   v.setConfig(config); v.showNotices(notices); v.destroy();
 //
 // root: an element to fill (the page's charts section, or a shadow root's
 // wrapper). state: {config, view, notices} from state.js. siteUrl: the site's
 // base URL (links to the explorer). theme: shared/theme.js's createTheme().
-// lane: {request(config) -> {out, ms} | null, close()}, latest wins.
 // onPaint(snapshot, {paintedAt}): after every paint, snapshot = {config,
 // result, plotted, renders}, `plotted` holding the exact arrays the charts got.
 // Where the page has its own places, `slots` hands them in: notice, status,
@@ -19,6 +19,7 @@
 // `text.chartTitle(metric)` and `text.readoutHint` are nodes that replace the
 // plain chart titles and add a hint under the readout. `foot` nodes are added
 // after the export menu.
+import { sharedEngine } from '../engine/client.js';
 import { configToHash, sameConfig, createStore } from '../shared/state.js';
 import { el } from '../shared/dom.js';
 import { palette } from '../shared/theme.js';
@@ -39,7 +40,6 @@ export function mountExplorer(
     state,
     siteUrl,
     theme,
-    lane,
     onPaint = () => {},
     noticeSource = 'link',
     slots = {},
@@ -52,6 +52,7 @@ export function mountExplorer(
   const { view } = state;
   const ac = new AbortController();
   const store = createStore(state.config);
+  let lane = null;
   const id = (name) => `${ids.prefix}${name}`;
   const parts = [];
 
@@ -153,7 +154,8 @@ export function mountExplorer(
     status.computing();
     let r;
     try {
-      r = await lane.request(config);
+      lane ??= sharedEngine().lane();
+      r = await lane.request('simulate', [config]);
     } catch (e) {
       if (n !== seq || destroyed) return; // a newer request is on its way
       const placed = controls?.showError(e.field, e.message);
@@ -231,7 +233,7 @@ export function mountExplorer(
       destroyed = true;
       offTheme?.();
       ac.abort();
-      lane.close();
+      lane?.close();
       charts.destroy();
       controls?.destroy();
     },
