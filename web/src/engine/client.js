@@ -234,22 +234,3 @@ let shared = null;
 export function sharedEngine() {
   return (shared ??= createEngineClient());
 }
-
-/** A lane of the shared engine in the shape request(config) → {out, ms, roundTripMs} | null. */
-export class EngineClient {
-  constructor() {
-    this._lane = sharedEngine().lane();
-  }
-
-  get dropped() {
-    return this._lane.dropped;
-  }
-
-  request(config) {
-    return this._lane.request('simulate', [config]);
-  }
-
-  call(op, args) {
-    return sharedEngine().call(op, args);
-  }
-}

@@ -36,11 +36,7 @@ export function caption(id, result, view = {}) {
       break;
     }
     case 'figure3': {
-      const w = view.weight ?? 'all';
-      const post = d.norms.post_ln[w],
-        pre = d.norms.pre_ln[w];
-      const rPost = post[5] / post[0],
-        rPre = pre[5] / pre[0];
+      const { weight: w, post, pre, rPost, rPre } = s.facts;
       text =
         `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${decimals(post[0])} at layer 1 to ` +
         `${decimals(post[5])} at layer 6 (${fixed(rPost, 2)}×); Pre-LN's ${trend(rPre)}, from ${decimals(pre[0])} to ${decimals(pre[5])} ` +
@@ -62,7 +58,7 @@ export function caption(id, result, view = {}) {
       text =
         `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${fixed(d.pre[L], 2)} against the lemma's 1 + ${L}/2 = ${fixed(1 + L / 2, 1)}; ` +
         `the straight line through all ${L + 1} layers has slope ${fixed(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
-        `more than ${(100 * s.rows[1].value).toFixed(1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
+        `more than ${fixed(100 * s.rows[1].value, 1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
         `${fixed(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
       break;
     }

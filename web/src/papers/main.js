@@ -33,7 +33,7 @@ function onRender(id, info) {
   if (!state.ready) setStatus('loading', `computed ${done} of ${PANEL_IDS.length}…`);
   if (!state.ready && done === PANEL_IDS.length) {
     state.ready = true;
-    setStatus('ready', `all six computed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    setStatus('ready', `all six computed in ${fixed((performance.now() - t0) / 1000, 1)} s`);
     document.body.dataset.ready = '1';
     measureSpeed();
   }

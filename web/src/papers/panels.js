@@ -5,7 +5,7 @@
 import { ARCH_BY_KEY } from '../shared/archs.js';
 import { swatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
-import { fmtPlain } from '../shared/format.js';
+import { fixed, fmtPlain } from '../shared/format.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
@@ -56,6 +56,18 @@ const claimSeries = (col, label, values) => ({
   width: 1.5,
 });
 
+// A chart over depth L, both axes logarithmic, one point per depth for each arch.
+const overDepth = (chart, col, depths, arches, claims) => ({
+  chart,
+  spec: {
+    x: depths,
+    xLog: true,
+    xLabel: 'depth L',
+    yLog: true,
+    series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
+  },
+});
+
 // Returns [{chart: name, spec}] and the legend entries.
 const VIEWS = {
   theorem1(r, col) {
@@ -63,29 +75,18 @@ const VIEWS = {
     const post = geomean.post_ln,
       pre = geomean.pre_ln;
     return [
-      {
-        chart: 'theorem1',
-        spec: {
-          x: depths,
-          xLog: true,
-          xLabel: 'depth L',
-          yLog: true,
-          series: [
-            archSeries(col, 'post_ln', post, { points: true }),
-            archSeries(col, 'pre_ln', pre, { points: true }),
-            claimSeries(
-              col,
-              'claimed: flat (Post-LN)',
-              depths.map(() => post[0]),
-            ),
-            claimSeries(
-              col,
-              'claimed: ∝ 1/√L (Pre-LN)',
-              depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
-            ),
-          ],
-        },
-      },
+      overDepth('theorem1', col, depths, { post_ln: post, pre_ln: pre }, [
+        claimSeries(
+          col,
+          'claimed: flat (Post-LN)',
+          depths.map(() => post[0]),
+        ),
+        claimSeries(
+          col,
+          'claimed: ∝ 1/√L (Pre-LN)',
+          depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
+        ),
+      ]),
     ];
   },
   figure3(r, col, view) {
@@ -128,54 +129,27 @@ const VIEWS = {
   },
   deepnet(r, col) {
     const layers = r.data.deepnorm.grad_norm.map((_, l) => l);
-    return [
-      {
-        chart: 'deepnet',
-        spec: {
-          x: layers,
-          xLabel: 'layer l',
-          yLog: true,
-          series: [
-            archSeries(col, 'deepnorm', r.data.deepnorm.grad_norm),
-            archSeries(col, 'post_ln', r.data.post_ln.grad_norm),
-          ],
-        },
+    const perLayer = (chart, metric) => ({
+      chart,
+      spec: {
+        x: layers,
+        xLabel: 'layer l',
+        yLog: true,
+        series: ['deepnorm', 'post_ln'].map((a) => archSeries(col, a, r.data[a][metric])),
       },
-      {
-        chart: 'deepnet-stream',
-        spec: {
-          x: layers,
-          xLabel: 'layer l',
-          yLog: true,
-          series: [
-            archSeries(col, 'deepnorm', r.data.deepnorm.stream_rms),
-            archSeries(col, 'post_ln', r.data.post_ln.stream_rms),
-          ],
-        },
-      },
-    ];
+    });
+    return [perLayer('deepnet', 'grad_norm'), perLayer('deepnet-stream', 'stream_rms')];
   },
   gpt2(r, col) {
     const { depths, ratio } = r.data;
     return [
-      {
-        chart: 'gpt2',
-        spec: {
-          x: depths,
-          xLog: true,
-          xLabel: 'depth L',
-          yLog: true,
-          series: [
-            archSeries(col, 'gpt2', ratio.gpt2, { points: true }),
-            archSeries(col, 'pre_ln', ratio.pre_ln, { points: true }),
-            claimSeries(
-              col,
-              '∝ √L',
-              depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
-            ),
-          ],
-        },
-      },
+      overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
+        claimSeries(
+          col,
+          '∝ √L',
+          depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
+        ),
+      ]),
     ];
   },
   veit(r, col) {
@@ -409,7 +383,7 @@ export function createPanel({ root, id, request, onRender }) {
       const r = await request({ ...params });
       if (r === null || mine !== latest) return;
       result = r;
-      status.textContent = `computed in ${(r.ms / 1000).toFixed(r.ms < 1000 ? 2 : 1)} s`;
+      status.textContent = `computed in ${fixed(r.ms / 1000, r.ms < 1000 ? 2 : 1)} s`;
       root.removeAttribute('aria-busy');
       render();
     } catch (e) {

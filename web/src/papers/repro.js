@@ -121,6 +121,7 @@ export function summarize(id, result, view = {}) {
   const p = result.params;
   const C = CRITERIA[id];
   const rows = [];
+  let facts = { params: p };
   switch (id) {
     case 'theorem1': {
       for (const arch of ['post_ln', 'pre_ln']) {
@@ -143,6 +144,7 @@ export function summarize(id, result, view = {}) {
         pre = d.norms.pre_ln[w];
       const rPost = post[5] / post[0],
         rPre = pre[5] / pre[0];
+      facts = { ...facts, weight: w, post, pre, rPost, rPre };
       rows.push({
         key: 'post_ratio',
         label: 'Post-LN: layer 6 / layer 1',
@@ -276,5 +278,5 @@ export function summarize(id, result, view = {}) {
     default:
       throw new RangeError(`unknown reproduction: ${id}`);
   }
-  return { rows, verdict: verdictOf(rows.filter((r) => r.ok !== null).map((r) => r.ok)), facts: { params: p } };
+  return { rows, verdict: verdictOf(rows.filter((r) => r.ok !== null).map((r) => r.ok)), facts };
 }

@@ -103,6 +103,29 @@ function statsList(rows) {
 /**
  * @param {{token: HTMLElement, batch: HTMLElement, engine: {call: Function}}} deps
  */
+/** A per-feature table (feature, x, then `columns`) in its scrolling wrapper. */
+function featureTable(id, caption, columns, body) {
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      { class: 'norm-table', id },
+      el('caption', {}, caption),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['feature', 'x', ...columns].map((c) => el('th', { scope: 'col' }, c)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
+
 export function createNormPanel({ token, batch, engine }) {
   let started = false;
 
@@ -207,28 +230,7 @@ export function createNormPanel({ token, batch, engine }) {
         el('div', { class: 'button-row' }, freeze),
       ),
     ),
-    el(
-      'div',
-      { class: 'table-wrap' },
-      el(
-        'table',
-        { class: 'norm-table', id: 'token-table' },
-        el('caption', {}, 'The token and its outputs'),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'feature'),
-            el('th', { scope: 'col' }, 'x'),
-            el('th', { scope: 'col' }, 'LayerNorm'),
-            el('th', { scope: 'col' }, 'RMSNorm'),
-          ),
-        ),
-        tokBody,
-      ),
-    ),
+    featureTable('token-table', 'The token and its outputs', ['LayerNorm', 'RMSNorm'], tokBody),
     tokStats,
     tokNote,
   );
@@ -404,28 +406,7 @@ export function createNormPanel({ token, batch, engine }) {
       ),
     ),
     el('figure', { class: 'batch-figure' }, picture, el('figcaption', {}, pictureText)),
-    el(
-      'div',
-      { class: 'table-wrap' },
-      el(
-        'table',
-        { class: 'norm-table', id: 'watch-table' },
-        el('caption', {}, 'The watched token: sequence 1, position 1'),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'feature'),
-            el('th', { scope: 'col' }, 'x'),
-            el('th', { scope: 'col' }, 'BatchNorm'),
-            el('th', { scope: 'col' }, 'LayerNorm'),
-          ),
-        ),
-        watchBody,
-      ),
-    ),
+    featureTable('watch-table', 'The watched token: sequence 1, position 1', ['BatchNorm', 'LayerNorm'], watchBody),
     moved,
     bnStats,
     batchNote,
