@@ -5,7 +5,7 @@
 // custom element. Debian's Chromium, the issue's strict CSP.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROOT, launch, openPage, waitForRender } from './harness.js';
+import { ROOT, launch, openPage, pageIn, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import {
   configToHash,
@@ -41,19 +41,7 @@ after(async () => {
 
 const settle = (page, ms = 450) => page.waitForTimeout(ms); // the explorer rewrites the URL 300 ms after a render
 
-// A new page in a shared context (faster than a context per page), with the
-// harness's record of console errors, warnings and page errors.
-async function pageIn(context, url, { ready = true } = {}) {
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  await page.goto(url);
-  if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
-  return page;
-}
+// Pages share a context (faster than a context per page): harness.js's pageIn().
 const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });
 const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 

@@ -24,7 +24,9 @@ export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.me
 // Attributes any element may carry that are not settings.
 const GLOBAL =
   /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
-const alias = (name) => (name === 'final-norm' ? 'final_norm' : name);
+// final-norm for final_norm: attribute names are usually spelled with hyphens.
+const alias = (name) => name.replaceAll('-', '_');
+const attributesOf = (group) => keysOf(group).flatMap((k) => (k.includes('_') ? [k, k.replaceAll('_', '-')] : [k]));
 
 function readAttributes(el, groups) {
   const entries = [...el.attributes].filter((a) => !GLOBAL.test(a.name)).map((a) => [a.name, a.value]);
@@ -80,38 +82,26 @@ class ResnormElement extends HTMLElement {
       this.snapshot = snap;
       this.dispatchEvent(new CustomEvent('resnorm-render', { detail: snap, bubbles: true, composed: true }));
     };
-    this.#mounted = this.render(wrapper, { state, theme, onPaint });
+    this.#mounted = this.constructor.mount(wrapper, {
+      state,
+      siteUrl: SITE_URL,
+      theme,
+      onPaint,
+      noticeSource: 'element\u2019s attributes',
+    });
   }
 }
 
 export class ResnormExplorer extends ResnormElement {
   static groups = ['config', 'view'];
-  static observedAttributes = [...keysOf('config'), ...keysOf('view'), 'final-norm'];
-
-  render(wrapper, { state, theme, onPaint }) {
-    return mountExplorerEmbed(wrapper, {
-      state,
-      siteUrl: SITE_URL,
-      theme,
-      onPaint,
-      noticeSource: 'element\u2019s attributes',
-    });
-  }
+  static observedAttributes = [...attributesOf('config'), ...attributesOf('view')];
+  static mount = mountExplorerEmbed;
 }
 
 export class ResnormQuiz extends ResnormElement {
   static groups = ['quiz', 'view'];
-  static observedAttributes = [...keysOf('quiz'), 'theme'];
-
-  render(wrapper, { state, theme, onPaint }) {
-    return mountQuizEmbed(wrapper, {
-      state,
-      siteUrl: SITE_URL,
-      theme,
-      onPaint,
-      noticeSource: 'element\u2019s attributes',
-    });
-  }
+  static observedAttributes = [...attributesOf('quiz'), 'theme'];
+  static mount = mountQuizEmbed;
 }
 
 export function defineElements() {

@@ -4,7 +4,7 @@
 // zero and overflow drawn in draw hooks.
 import { ARCH_BY_KEY } from '../shared/archs.js';
 import { powerOfTen } from '../shared/format.js';
-import { LAYER_INCRS, axisStyle, tickRoom } from '../shared/chart-host.js';
+import { axisStyle, layerAxis, tickRoom } from '../shared/chart-host.js';
 import { decadeTicks } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
 
@@ -58,16 +58,7 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
       y: { range: () => view().prepared.scale },
     },
     axes: [
-      {
-        ...axis,
-        label: xLabel,
-        labelSize: 18,
-        labelGap: 0,
-        size: 34,
-        space: 44,
-        incrs: LAYER_INCRS,
-        values: (u, splits) => splits.map((v) => String(v)),
-      },
+      layerAxis(pal, xLabel),
       {
         ...axis,
         size: 50,

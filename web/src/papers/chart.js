@@ -8,7 +8,7 @@
 //   c.retheme();   // after a theme change: rebuilds with the last spec
 import 'uplot/dist/uPlot.min.css';
 import { palette } from '../shared/theme.js';
-import { LAYER_INCRS, axisStyle, createChartHost, tickRoom } from '../shared/chart-host.js';
+import { axisStyle, createChartHost, layerAxis, tickRoom } from '../shared/chart-host.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';
 
 /** The colours of the current theme: the explorer's palette plus the page's claim colour. */
@@ -55,14 +55,11 @@ function options(spec, col) {
   const xs = spec.xLog ? spec.x.map(Math.log10) : spec.x;
   const xPad = spec.xLog ? 0.04 * (xs[xs.length - 1] - xs[0] || 1) : 0;
   const axis = axisStyle(col);
-  const xAxis = { ...axis, label: spec.xLabel, labelSize: 18, labelGap: 0, size: 34, space: 40 };
+  const xAxis = { ...layerAxis(col, spec.xLabel), space: 40 };
   if (spec.xLog) {
     const ticks = (spec.xTicks ?? spec.x).map(Math.log10);
     xAxis.splits = () => ticks;
     xAxis.values = (u, splits) => splits.map((v) => String(Math.round(10 ** v)));
-  } else {
-    xAxis.incrs = LAYER_INCRS;
-    xAxis.values = (u, splits) => splits.map((v) => String(v));
   }
   const yAxis = { ...axis, size: 54, gap: 4, label: spec.yLabel, labelSize: spec.yLabel ? 16 : 0, labelGap: 0 };
   if (spec.yLog) {

@@ -24,6 +24,18 @@ export const axisStyle = (pal) => ({
   ticks: { stroke: pal.grid, width: 1, size: 4 },
 });
 
+/** The layer (or block, or depth) axis under a chart: linear, whole-number ticks. */
+export const layerAxis = (pal, label) => ({
+  ...axisStyle(pal),
+  label,
+  labelSize: 18,
+  labelGap: 0,
+  size: 34,
+  space: 44,
+  incrs: LAYER_INCRS,
+  values: (u, splits) => splits.map(String),
+});
+
 /** Room for about one tick per `px` CSS pixels of the plot's height (at least 2). */
 export const tickRoom = (u, px) => Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / px));
 

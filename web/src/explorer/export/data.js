@@ -5,33 +5,13 @@
 export const FORMAT = 'resnorm-export';
 export const VERSION = 1;
 
-// The engine's per-layer arrays, in the order the files list them: the first
-// two have L+1 entries (layers 0..L), the rest L (blocks 1..L, written on row
-// l = block l); the last six exist for transformer blocks only. An array the
-// engine adds is written too, after these (its length says whether it is per
-// layer or per block); tests/node/shared/fields.test.js keeps this list equal
-// to the engine's.
-export const ARRAYS = [
-  'grad_norm',
-  'stream_rms',
-  'update_ratio',
-  'w1_grad_norm',
-  'w2_grad_norm',
-  'attn_update_ratio',
-  'mlp_update_ratio',
-  'wq_grad_norm',
-  'wk_grad_norm',
-  'wv_grad_norm',
-  'wo_grad_norm',
-];
-
+// The per-layer arrays are every array of an arch's results, in the engine's
+// order: those of L+1 entries are per layer (layers 0..L), those of L per
+// block (blocks 1..L, written on row l = block l). Transformer blocks add six.
 const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
 
-/** The array-valued keys of one arch's results, in ARRAYS' order and then any other. */
-export function arraysOf(result) {
-  const keys = Object.keys(result).filter((k) => isArray(result[k]));
-  return [...ARRAYS.filter((k) => keys.includes(k)), ...keys.filter((k) => !ARRAYS.includes(k))];
-}
+/** The array-valued keys of one arch's results, in the engine's order. */
+export const arraysOf = (result) => Object.keys(result).filter((k) => isArray(result[k]));
 
 /** Shortest text that reads back as the same double; NaN/Infinity spelled out. */
 export function numberText(v) {

@@ -4,7 +4,7 @@
 // (--curve-0 ... --curve-3, --curve-guess, --curve-answer), read again when the theme changes.
 
 import 'uplot/dist/uPlot.min.css';
-import { LAYER_INCRS, axisStyle, createChartHost, tickRoom } from '../../shared/chart-host.js';
+import { axisStyle, createChartHost, layerAxis, tickRoom } from '../../shared/chart-host.js';
 import { decadeRange, decadeTicks, log10OrNull } from '../../shared/log-axis.js';
 import { fmtValue, powerOfTen } from '../../shared/format.js';
 
@@ -64,16 +64,7 @@ export function createLineChart(host, { xLabel, height = 210 }) {
         y: { range: () => [bottom, top] },
       },
       axes: [
-        {
-          ...axis,
-          label: xLabel,
-          labelSize: 18,
-          labelGap: 0,
-          size: 34,
-          space: 44,
-          incrs: LAYER_INCRS,
-          values: (_, splits) => splits.map(String),
-        },
+        layerAxis({ muted, grid }, xLabel),
         {
           ...axis,
           size: 50,
