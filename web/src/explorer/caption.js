@@ -14,6 +14,12 @@ function ratio(r) {
   return ['10', el('sup', {}, f.exp), '×'];
 }
 
+/** ", transformer blocks (…)" for attention + MLP blocks, nothing for MLP blocks. */
+const blockWords = (c) =>
+  c.block === 'transformer'
+    ? `, transformer blocks (attention with ${c.heads} ${c.heads === 1 ? 'head' : 'heads'}, ${c.causal ? 'causal' : 'no mask'}, then the MLP)`
+    : '';
+
 const NAMES = { none: 'no final norm', layernorm: 'a final LayerNorm', rmsnorm: 'a final RMSNorm' };
 
 export function renderCaption(root, { out, prepared, archs }) {
@@ -23,7 +29,7 @@ export function renderCaption(root, { out, prepared, archs }) {
     'p',
     { class: 'caption-lead' },
     `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
-      `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}. ` +
+      `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}${blockWords(c)}. ` +
       (c.final_norm === 'none'
         ? 'The top gradient is exactly 1, so every gradient reads as a multiple of it.'
         : 'With a final norm the top gradient is not exactly 1; ratios are to the top layer\u2019s.'),

@@ -41,7 +41,7 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
         body,
       ),
     ),
-    hint,
+    ...(hint ? [hint] : []),
   );
   let rows = {}; // arch -> {grad, stream, update} cells
   let data = null; // {prepared, archs, depth}

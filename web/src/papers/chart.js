@@ -7,15 +7,14 @@
 //   c.draw({ x, xLog, xTicks, xLabel, yLog, yLabel, series: [{label, values, color, dash, width, points}] });
 //   c.retheme();   // after a theme change: rebuilds with the last spec
 import 'uplot/dist/uPlot.min.css';
-import { palette } from '../shared/theme.js';
+import { palette, themeColor } from '../shared/theme.js';
 import { axisStyle, createChartHost, layerAxis, tickRoom } from '../shared/chart-host.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';
 
 /** The colours of the current theme: the explorer's palette plus the page's claim colour. */
 export function colors() {
   const pal = palette();
-  const css = getComputedStyle(document.documentElement);
-  return { ...pal, claim: css.getPropertyValue('--papers-claim').trim() || pal.reference };
+  return { ...pal, claim: themeColor('--papers-claim') || pal.reference };
 }
 
 function range(values, log, pad) {

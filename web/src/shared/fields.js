@@ -41,7 +41,7 @@ export const PRESENTATION = {
   block: {
     label: 'Block',
     section: 'model',
-    names: { mlp: 'MLP', transformer: 'attention + MLP' },
+    names: { mlp: 'MLP', transformer: 'transformer' },
   },
   heads: { label: 'Heads', section: 'model', choices: [1, 2, 4, 8] },
   causal: { label: 'Causal mask', section: 'model', names: { true: 'causal', false: 'none' } },

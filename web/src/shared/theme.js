@@ -82,6 +82,10 @@ export function createTheme(button, { root = document.documentElement, choice, s
   };
 }
 
+/** One of the theme's custom properties (e.g. '--curve-0') as it resolves on `root`. */
+export const themeColor = (name, root = document.documentElement) =>
+  getComputedStyle(root).getPropertyValue(name).trim();
+
 /** The chart colours as the theme's custom properties resolve on `root`. */
 export function palette(root = document.documentElement) {
   const css = getComputedStyle(root);

@@ -7,10 +7,7 @@ import 'uplot/dist/uPlot.min.css';
 import { axisStyle, createChartHost, layerAxis, tickRoom } from '../../shared/chart-host.js';
 import { decadeRange, decadeTicks, log10OrNull } from '../../shared/log-axis.js';
 import { fmtValue, powerOfTen } from '../../shared/format.js';
-
-function cssVar(name) {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-}
+import { palette, themeColor } from '../../shared/theme.js';
 
 /**
  * @param {HTMLElement} host an empty element (sized by CSS; the chart follows its width)
@@ -34,13 +31,12 @@ export function createLineChart(host, { xLabel, height = 210 }) {
           hi = Math.max(hi, v);
         }
     const [bottom, top] = Number.isFinite(lo) ? decadeRange(10 ** lo, 10 ** hi) : [-1, 1];
-    const muted = cssVar('--muted');
-    const grid = cssVar('--grid');
-    const surface = cssVar('--surface');
-    const axis = axisStyle({ muted, grid });
+    const pal = palette();
+    const { muted, surface } = pal;
+    const axis = axisStyle(pal);
     const series = [{ label: xLabel, value: (_, v) => (v == null ? '—' : String(v)) }];
     for (const l of data.lines) {
-      const color = cssVar(l.color) || muted;
+      const color = themeColor(l.color) || muted;
       series.push({
         label: l.label,
         stroke: color,
@@ -64,7 +60,7 @@ export function createLineChart(host, { xLabel, height = 210 }) {
         y: { range: () => [bottom, top] },
       },
       axes: [
-        layerAxis({ muted, grid }, xLabel),
+        layerAxis(pal, xLabel),
         {
           ...axis,
           size: 50,
