@@ -445,3 +445,39 @@ test('<resnorm-explorer>: hostile attributes give a notice inside the element; c
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('<resnorm-explorer>: every config field the engine has, admin and block, heads, causal included, comes from its attributes', async () => {
+  const page = await pageIn(embedContext ?? (embedContext = await newContext()), `${site.url}examples/plain.html`, {
+    ready: false,
+  });
+  await page.waitForFunction(() => customElements.get('resnorm-explorer'));
+  const attrs = { ...CONFIG_SAMPLES, final_norm: undefined, 'final-norm': CONFIG_SAMPLES.final_norm };
+  const entries = Object.entries(attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]);
+  const r = await page.evaluate(async (list) => {
+    const el = document.createElement('resnorm-explorer');
+    for (const [k, v] of list) el.setAttribute(k, v);
+    el.setAttribute('charts', 'grad');
+    el.setAttribute('controls', 'all');
+    document.body.append(el);
+    await new Promise((ok) => el.addEventListener('resnorm-render', ok, { once: true }));
+    const root = el.shadowRoot;
+    const out = {
+      config: el.snapshot.config,
+      notice: root.querySelector('.notice').hidden,
+      block: root.querySelector('select[id$="-block"]').value,
+      heads: root.querySelector('select[id$="-heads"]').value,
+      causal: root.querySelector('select[id$="-causal"]').value,
+      admin: root.querySelector('input[id$="-arch-admin"]').checked,
+    };
+    el.remove();
+    return out;
+  }, entries);
+  const expect = { ...defaultConfig(), ...CONFIG_SAMPLES };
+  for (const k of Object.keys(expect)) assert.deepEqual(r.config[k], expect[k], k);
+  assert.equal(r.notice, true);
+  assert.deepEqual([r.block, r.heads, r.causal, r.admin], ['transformer', '2', 'false', true]);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
