@@ -2,7 +2,7 @@
 // each arch's gradient at layer 0 is from the top's, how its stream grows, how
 // big its last block's update is, and where its numbers overflow.
 import { archLabel } from '../shared/archs.js';
-import { fmtRatio, fmtValue } from '../shared/format.js';
+import { fixed, fmtRatio, fmtValue } from '../shared/format.js';
 import { overflowInfo, OK, ZERO } from './series.js';
 import { swatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
@@ -28,7 +28,7 @@ export function renderCaption(root, { out, prepared, archs }) {
   const lead = el(
     'p',
     { class: 'caption-lead' },
-    `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
+    `Depth ${L}, gain ${fixed(c.gain, 2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
       `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}${blockWords(c)}. ` +
       (c.final_norm === 'none'
         ? 'The top gradient is exactly 1, so every gradient reads as a multiple of it.'

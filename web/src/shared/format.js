@@ -100,3 +100,6 @@ export function decimals(v) {
   if (a >= 0.01 && a < 1e4) return fixed(v, a >= 100 ? 0 : a >= 10 ? 1 : 2);
   return fmtFactor(v).replace(/×$/, '');
 }
+
+/** A compute time for the status line: "4.2" under 10 ms, whole milliseconds above. */
+export const fmtMs = (ms) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms)));

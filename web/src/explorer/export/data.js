@@ -2,6 +2,8 @@
 // layer) and JSON (the config and every array, as the CLI writes them). Pure
 // functions of the engine's output document; no DOM.
 
+import { fixed } from '../../shared/format.js';
+
 export const FORMAT = 'resnorm-export';
 export const VERSION = 1;
 
@@ -64,5 +66,5 @@ export function toJson(out, { link = '' } = {}) {
 
 /** A file name that says what is in it: resnorm-d96-g1.00-s0.csv */
 export function fileBase(config) {
-  return `resnorm-d${config.depth}-g${Number(config.gain).toFixed(2)}-s${config.seed}`;
+  return `resnorm-d${config.depth}-g${fixed(config.gain, 2)}-s${config.seed}`;
 }
