@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
 import { reproduce, timeRecompute, fit, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
 import { summarize, spread, quantileLength, PANEL_IDS } from '../../../web/src/papers/repro.js';
-import { fmtFactor } from '../../../web/src/shared/format.js';
+import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/format.js';
 import { caption } from '../../../web/src/papers/captions.js';
 
 let rn;
@@ -118,6 +118,20 @@ test('helpers: fit, spread, quantiles, ratio text', () => {
   assert.equal(fmtFactor(390587), '3.9×10⁵×');
   assert.equal(fmtFactor(3.2e-4), '3.2×10⁻⁴×');
   assert.equal(fmtFactor(Infinity), '∞ (a value is 0)');
+});
+
+test('caption numbers: decimals by magnitude, percentages, real minus signs', () => {
+  assert.equal(decimals(0.5432), '0.54');
+  assert.equal(decimals(12.345), '12.3');
+  assert.equal(decimals(157.4), '157');
+  assert.equal(decimals(-0.25), '−0.25');
+  assert.equal(decimals(0), '0');
+  assert.equal(decimals(390587), '3.9×10⁵');
+  assert.equal(decimals(0.0012), '1.2×10⁻³');
+  assert.equal(percent(0.034), '3.4%');
+  assert.equal(percent(0.12), '12%');
+  assert.equal(fixed(-0.0001, 2), '0.00');
+  assert.equal(fixed(-1.5, 1), '−1.5');
 });
 
 // The verdicts each panel states at its default settings, and why (see
