@@ -3,9 +3,8 @@
 // solid/dashed line per arch plus its dotted overflow line, and the lanes for
 // zero and overflow drawn in draw hooks.
 import { ARCH_BY_KEY } from '../shared/archs.js';
-import { powerOfTen } from '../shared/format.js';
 import { axisStyle, layerAxis, tickRoom } from '../shared/chart-host.js';
-import { decadeTicks } from '../shared/log-axis.js';
+import { decadeTicks, logLabel } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
 
 const LANE_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -64,7 +63,7 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
         size: 50,
         gap: 4,
         splits: decadeSplits(view),
-        values: (u, splits) => splits.map((e) => powerOfTen(e)),
+        values: (u, splits) => splits.map(logLabel),
       },
     ],
     series,
@@ -119,7 +118,7 @@ function drawLaneMarks(u, prepared, archs, pal) {
   if (lanes.bottom !== null) {
     ctx.textBaseline = 'bottom';
     ctx.fillText(
-      `exactly 0, drawn at ${powerOfTen(lanes.bottom)}`,
+      `exactly 0, drawn at ${logLabel(lanes.bottom)}`,
       bbox.left + bbox.width - 4 * dpr,
       bbox.top + bbox.height - 2 * dpr,
     );

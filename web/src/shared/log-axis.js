@@ -27,7 +27,7 @@ export function decadeTicks(lo, hi, room) {
   const need = (b - a + 1) / room;
   const step = DECADE_STEPS.find((s) => s >= need) ?? Math.ceil(need);
   const out = [];
-  for (let e = Math.ceil(a / step) * step; e <= b; e += step) out.push(e);
+  for (let e = Math.ceil(a / step) * step; e <= b; e += step) out.push(e + 0); // + 0: no -0
   return out;
 }
 

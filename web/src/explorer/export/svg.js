@@ -4,9 +4,8 @@
 // and dash pattern, the 1/sqrt(l) reference, and a legend. A pure function:
 // text in, text out (every piece of text is escaped).
 import { ARCH_BY_KEY } from '../../shared/archs.js';
-import { powerOfTen } from '../../shared/format.js';
 import { LAYER_INCRS } from '../../shared/chart-host.js';
-import { decadeTicks } from '../../shared/log-axis.js';
+import { decadeTicks, logLabel } from '../../shared/log-axis.js';
 import { CHART_INFO } from '../chart-info.js';
 
 const W = 760;
@@ -72,7 +71,7 @@ function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
       `<rect x="${x0}" y="${f(y - 7)}" width="${x1 - x0}" height="${f(y1 - y + 7)}" fill="${esc(pal.lane)}"/>`,
     );
     parts.push(
-      `<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(powerOfTen(lanes.bottom))}</text>`,
+      `<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(logLabel(lanes.bottom))}</text>`,
     );
   }
   // y: whole decades between the lanes, thinned to about 8
@@ -84,7 +83,7 @@ function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
     const y = f(sy(e));
     parts.push(`<line x1="${x0}" x2="${x1}" y1="${y}" y2="${y}" stroke="${esc(pal.grid)}"/>`);
     parts.push(
-      `<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(powerOfTen(e))}</text>`,
+      `<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(logLabel(e))}</text>`,
     );
   }
   // x: layer numbers

@@ -5,8 +5,8 @@
 
 import 'uplot/dist/uPlot.min.css';
 import { axisStyle, createChartHost, layerAxis, tickRoom } from '../../shared/chart-host.js';
-import { decadeRange, decadeTicks, log10OrNull } from '../../shared/log-axis.js';
-import { fmtValue, powerOfTen } from '../../shared/format.js';
+import { decadeRange, decadeTicks, log10OrNull, logLabel } from '../../shared/log-axis.js';
+import { fmtValue } from '../../shared/format.js';
 import { palette, themeColor } from '../../shared/theme.js';
 
 /**
@@ -66,7 +66,7 @@ export function createLineChart(host, { xLabel, height = 210 }) {
           size: 50,
           gap: 4,
           splits: (self) => decadeTicks(bottom, top, tickRoom(self, 24)),
-          values: (_, splits) => splits.map((e) => powerOfTen(e)),
+          values: (_, splits) => splits.map(logLabel),
         },
       ],
       series,
