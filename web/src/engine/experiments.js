@@ -5,7 +5,7 @@
 // and web/src/papers/ turns their data into charts, tables and captions.
 // tests/core/test_papers.cpp checks the same settings in C++.
 
-export const DEPTHS = [6, 12, 24, 48, 96];
+const DEPTHS = [6, 12, 24, 48, 96];
 
 // Each experiment's parameters when a request leaves them out.
 export const DEFAULTS = {
@@ -17,9 +17,7 @@ export const DEFAULTS = {
   veit: { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 },
 };
 
-export const EXPERIMENT_IDS = Object.keys(DEFAULTS);
-
-export function withDefaults(id, params = {}) {
+function withDefaults(id, params = {}) {
   return { ...DEFAULTS[id], ...params };
 }
 
@@ -62,7 +60,7 @@ const transformer = (p, arch, depth, seed) => ({
   expansion: p.expansion ?? 1,
 });
 
-export function depthsUpTo(deepest) {
+function depthsUpTo(deepest) {
   return deepest > 96 ? [...DEPTHS, 192] : DEPTHS.filter((L) => L <= deepest);
 }
 
