@@ -3,14 +3,12 @@
 // The numbers come from the engine worker (../engine/experiments.js), the
 // rows and the sentence from repro.js and captions.js; this module only builds the DOM (no inline styles: CSP).
 import { ARCH_BY_KEY } from '../shared/archs.js';
-import { swatch } from '../shared/swatch.js';
+import { lineSwatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
 import { fixed, fmtPlain } from '../shared/format.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
 
 const LABELS = {
   post_ln: 'Post-LN',
@@ -20,22 +18,6 @@ const LABELS = {
   residual: 'residual, no norm',
 };
 const CLAIM_DASH = [6, 5];
-
-// A line sample for a series that is not an arch: the claim, the path count.
-function sampleSwatch(kind, dash) {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('class', `swatch swatch-${kind}`);
-  svg.setAttribute('viewBox', '0 0 36 10');
-  svg.setAttribute('width', '36');
-  svg.setAttribute('height', '10');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
-  const line = document.createElementNS(SVG, 'line');
-  for (const [k, v] of Object.entries({ x1: 1, x2: 35, y1: 5, y2: 5 })) line.setAttribute(k, String(v));
-  if (dash?.length) line.setAttribute('stroke-dasharray', dash.join(' '));
-  svg.append(line);
-  return svg;
-}
 
 // ---------------------------------------------------------------- what each panel draws
 
@@ -318,8 +300,7 @@ function legend(list, specs) {
     for (const s of spec.series) {
       if (seen.has(s.label)) continue;
       seen.add(s.label);
-      const sample = ARCH_BY_KEY[s.key] ? swatch(s.key) : sampleSwatch(s.key, s.dash);
-      list.append(el('li', {}, sample, s.label));
+      list.append(el('li', {}, lineSwatch(s.key, s.dash), s.label));
     }
 }
 
