@@ -6,6 +6,7 @@
 // presets, and the exports list exactly the arrays simulate() returns.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { loadWasm } from '../helpers.js';
 import { ARCHS } from '../../../web/src/shared/archs.js';
 import ENGINE_FIELDS from '../../../web/src/shared/engine-fields.js';
@@ -95,6 +96,16 @@ test('archs.js describes exactly the engine\u2019s presets', () => {
   for (const a of ARCHS) {
     assert.ok(a.label && a.block && Array.isArray(a.dash), a.key);
     assert.ok(['article', 'more'].includes(a.group), a.key);
+  }
+});
+
+test('every preset has a colour in theme.css (both themes share or override it) and a line sample rule in view.css', () => {
+  const css = (f) => readFileSync(new URL(`../../../web/src/shared/${f}`, import.meta.url), 'utf8');
+  const theme = css('theme.css');
+  const view = css('view.css');
+  for (const arch of ENGINE_ARCHS) {
+    assert.match(theme, new RegExp(`--arch-${arch}: #[0-9a-f]{6};`), `theme.css --arch-${arch}`);
+    assert.ok(view.includes(`.swatch-${arch} line {\n  stroke: var(--arch-${arch});`), `view.css .swatch-${arch}`);
   }
 });
 
