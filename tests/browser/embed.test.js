@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, launch, waitForRender } from './harness.js';
+import { ROOT, SHOTS, launch, pageIn, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { serviceWorkerSource } from '../../web/build/site-plugin.js';
 import { configFromHash, configToHash, defaultConfig } from '../../web/src/shared/state.js';
@@ -70,20 +70,23 @@ async function newContext(options = {}) {
   });
   return context;
 }
-async function open(context, url) {
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  await page.goto(url);
-  return page;
-}
+const open = (context, url) => pageIn(context, url, { ready: false });
 async function violations(page) {
   const out = [];
   for (const f of page.frames()) out.push(...(await f.evaluate(() => window.__csp ?? []).catch(() => [])));
   return out;
+}
+/** No CSP violation in any frame of `page`, no console error or warning. */
+async function assertClean(page) {
+  assert.deepEqual(await violations(page), []);
+  assert.deepEqual(page.problems, []);
+}
+/** Closes contexts and servers, removes folders (given as paths), in order. */
+async function closeAll(...things) {
+  for (const t of things) {
+    if (typeof t === 'string') rmSync(t, { recursive: true, force: true });
+    else await t.close();
+  }
 }
 const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
 const elementReady = (page, selector) =>
@@ -184,8 +187,7 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
     () => performance.getEntriesByType('resource').filter((e) => /\/assets\/worker-[^/]*\.js$/.test(e.name)).length,
   );
   assert.equal(workers, 1);
-  assert.deepEqual(await violations(page), []);
-  assert.deepEqual(page.problems, []);
+  await assertClean(page);
   await page.screenshot({ path: `${SHOTS}/embed-host-page.png`, fullPage: true });
   await context.close();
   await site.close();
@@ -234,8 +236,7 @@ test('two explorers on one page share one worker, keep their own numbers and cur
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => document.getElementById('b').snapshot.renders), before);
   assert.equal(page.workers().length, 1);
-  assert.deepEqual(await violations(page), []);
-  assert.deepEqual(page.problems, []);
+  await assertClean(page);
   await context.close();
   await site.close();
 });
@@ -300,8 +301,7 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   await frame.locator('input[type=range]').first().focus();
   await hostPage.keyboard.press('ArrowRight');
   await frame.waitForFunction(() => window.__resnorm.config.depth === 31);
-  assert.deepEqual(await violations(hostPage), []);
-  assert.deepEqual(hostPage.problems, []);
+  await assertClean(hostPage);
   await hostPage.screenshot({ path: `${SHOTS}/embed-host-other-port.png`, fullPage: true });
 
   // the web component snippet, on a page of the site's own origin
@@ -312,12 +312,8 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   const elPage = await open(context, `${site.url}examples/snippet.html`);
   await elementReady(elPage, 'resnorm-explorer');
   assert.equal(await elPage.evaluate(() => document.querySelector('resnorm-explorer').snapshot.config.depth), 30);
-  assert.deepEqual(await violations(elPage), []);
-  assert.deepEqual(elPage.problems, []);
-  await context.close();
-  await host.close();
-  await site.close();
-  rmSync(hostDir, { recursive: true, force: true });
+  await assertClean(elPage);
+  await closeAll(context, host, site, hostDir);
 });
 
 test('cross-origin custom elements: the site with CORS headers, the host allowing its scripts, a blob: worker', async () => {
@@ -344,12 +340,8 @@ test('cross-origin custom elements: the site with CORS headers, the host allowin
     await page.evaluate(() => document.querySelector('resnorm-explorer').shadowRoot.querySelector('.open-full').href),
     `${site.url}#arch=pre_ln&depth=24`,
   );
-  assert.deepEqual(await violations(page), []);
-  assert.deepEqual(page.problems, []);
-  await context.close();
-  await host.close();
-  await site.close();
-  rmSync(hostDir, { recursive: true, force: true });
+  await assertClean(page);
+  await closeAll(context, host, site, hostDir);
 });
 
 test('the same build at /, at /course/week-3/ and at a deep path: embed.html, the elements, the service worker scope', async () => {

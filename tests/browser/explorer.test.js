@@ -1,31 +1,23 @@
 // The explorer as a person uses it, in Debian's Chromium.
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, STRICT_CSP, launch, openPage, serve, waitForRender } from './harness.js';
-import { loadWasm } from '../node/helpers.js';
+import { SHOTS, STRICT_CSP, openPage, served, useBrowser, waitForRender } from './harness.js';
 
-let browser;
-let rn;
-before(async () => {
-  browser = await launch();
-  rn = await loadWasm();
-});
-after(async () => {
-  await browser?.close();
-});
+const it = useBrowser({ wasm: true });
 
-async function withServer(options, fn) {
-  const s = await serve(options);
-  try {
-    return await fn(s.url);
-  } finally {
-    await s.close();
-  }
-}
+/** fn(page) on the explorer, served at /, in a context of its own (pageOptions: the context's). */
+const onPage = (fn, pageOptions) =>
+  served({}, async (url) => {
+    const page = await openPage(it.browser, url, pageOptions);
+    try {
+      await fn(page);
+    } finally {
+      await page.context().close();
+    }
+  });
 
 test('the page loads with no console error, draws three charts and a caption', () =>
-  withServer({}, async (url) => {
-    const page = await openPage(browser, url);
+  onPage(async (page) => {
     const state = await page.evaluate(() => ({
       charts: ['chart-grad', 'chart-stream', 'chart-update'].map(
         (id) => document.querySelectorAll(`#${id} canvas`).length,
@@ -38,12 +30,10 @@ test('the page loads with no console error, draws three charts and a caption', (
     assert.ok(state.caption.length > 40, `caption: ${state.caption}`);
     await page.screenshot({ path: `${SHOTS}/explorer-desktop.png`, fullPage: true });
     assert.deepEqual(page.problems, []);
-    await page.context().close();
   }));
 
 test('depth 96 and gain 1.2 update every chart, with the values the wasm API returns', () =>
-  withServer({}, async (url) => {
-    const page = await openPage(browser, url);
+  onPage(async (page) => {
     let renders = await page.evaluate(() => window.__resnorm.renders);
     await page.locator('#depth').fill('40'); // the default is 96: move away first
     renders = await waitForRender(page, { depth: 40 }, renders);
@@ -52,7 +42,7 @@ test('depth 96 and gain 1.2 update every chart, with the values the wasm API ret
     await page.locator('#gain').fill('1.2');
     await waitForRender(page, { depth: 96, gain: 1.2 }, renders);
     const shown = await page.evaluate(() => ({ config: window.__resnorm.config, plotted: window.__resnorm.plotted }));
-    const api = rn.simulate(shown.config);
+    const api = it.rn.simulate(shown.config);
     const fields = { grad: 'grad_norm', stream: 'stream_rms', update: 'update_ratio' };
     for (const [chart, field] of Object.entries(fields)) {
       for (const arch of shown.config.arch) {
@@ -70,13 +60,12 @@ test('depth 96 and gain 1.2 update every chart, with the values the wasm API ret
     assert.ok(api.results.plain.grad_norm[0] > 100);
     await page.screenshot({ path: `${SHOTS}/explorer-depth96-gain1.2.png`, fullPage: true });
     assert.deepEqual(page.problems, []);
-    await page.context().close();
   }));
 
 test('the page works under a sub-path and under a strict Content-Security-Policy', async () => {
   for (const base of ['/', '/course/week-3/', '/a/deeply/nested/path/to/resnorm/']) {
-    await withServer({ base, csp: STRICT_CSP }, async (url) => {
-      const page = await openPage(browser, url);
+    await served({ base, csp: STRICT_CSP }, async (url) => {
+      const page = await openPage(it.browser, url);
       let renders = await page.evaluate(() => window.__resnorm.renders);
       await page.locator('#gain').fill('0.8');
       await waitForRender(page, { gain: 0.8 }, renders);
@@ -87,25 +76,25 @@ test('the page works under a sub-path and under a strict Content-Security-Policy
 });
 
 test('keyboard alone moves the depth slider; 360 px wide has no horizontal scroll; dark theme', () =>
-  withServer({}, async (url) => {
-    const page = await openPage(browser, url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 360, `page is ${width}px wide at 360`);
-    await page.locator('#depth').focus();
-    const before = await page.evaluate(() => ({
-      depth: window.__resnorm.config.depth,
-      renders: window.__resnorm.renders,
-    }));
-    await page.keyboard.press('ArrowLeft');
-    await waitForRender(page, { depth: before.depth - 1 }, before.renders);
-    await page.screenshot({ path: `${SHOTS}/explorer-phone-dark.png`, fullPage: true });
-    assert.deepEqual(page.problems, []);
-    await page.context().close();
-  }));
+  onPage(
+    async (page) => {
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 360, `page is ${width}px wide at 360`);
+      await page.locator('#depth').focus();
+      const before = await page.evaluate(() => ({
+        depth: window.__resnorm.config.depth,
+        renders: window.__resnorm.renders,
+      }));
+      await page.keyboard.press('ArrowLeft');
+      await waitForRender(page, { depth: before.depth - 1 }, before.renders);
+      await page.screenshot({ path: `${SHOTS}/explorer-phone-dark.png`, fullPage: true });
+      assert.deepEqual(page.problems, []);
+    },
+    { viewport: { width: 360, height: 780 }, colorScheme: 'dark' },
+  ));
 
 test('a bad value gets a message naming the field and range, and the charts stay', () =>
-  withServer({}, async (url) => {
-    const page = await openPage(browser, url);
+  onPage(async (page) => {
     const renders = await page.evaluate(() => window.__resnorm.renders);
     await page.locator('#depth-number').fill('0');
     await page.locator('#depth-number').press('Enter');
@@ -118,12 +107,10 @@ test('a bad value gets a message naming the field and range, and the charts stay
     }));
     assert.equal(after.canvases, 1);
     assert.ok(after.renders >= renders);
-    await page.context().close();
   }));
 
 test('timing: one slider step at the default scene (reported, not asserted)', () =>
-  withServer({}, async (url) => {
-    const page = await openPage(browser, url);
+  onPage(async (page) => {
     const times = await page.evaluate(async () => {
       const gain = document.getElementById('gain');
       const out = [];
@@ -145,5 +132,4 @@ test('timing: one slider step at the default scene (reported, not asserted)', ()
     console.log(
       `  slider step (input -> repaint) at the default scene: median ${q(0.5)} ms, p95 ${q(0.95)} ms, n=${times.length}`,
     );
-    await page.context().close();
   }));

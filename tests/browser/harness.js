@@ -4,7 +4,9 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { startServer } from '../../scripts/serve.js';
+import { loadWasm } from '../node/helpers.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS = `${ROOT}test-results`;
@@ -38,9 +40,20 @@ export async function serve({ base = '/', csp = null } = {}) {
   return { url, close: () => new Promise((ok) => server.close(ok)) };
 }
 
-/** A page whose console errors, warnings and page errors are collected in .problems. */
-export async function openPage(browser, url, options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+/** Runs fn(url) with dist/ served as serve(options) says, and stops the server after. */
+export async function served(options, fn) {
+  const server = await serve(options);
+  return Promise.resolve()
+    .then(() => fn(server.url))
+    .finally(() => server.close());
+}
+
+/**
+ * A new page of `context` at `url`, whose console errors, warnings and page
+ * errors are collected in .problems; with `ready`, once it has drawn
+ * (document.body.dataset.ready).
+ */
+export async function pageIn(context, url, { ready = true } = {}) {
   const page = await context.newPage();
   page.problems = [];
   page.on('console', (m) => {
@@ -48,8 +61,31 @@ export async function openPage(browser, url, options = {}) {
   });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+  if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
   return page;
+}
+
+/** pageIn() in a context of its own (1280 x 900 unless `options` say otherwise). */
+export async function openPage(browser, url, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  return pageIn(context, url);
+}
+
+/**
+ * The browser (and, with `wasm`, the engine in Node) for a test file: set up
+ * before its tests, closed after them. Returns an object whose .browser and
+ * .rn are filled in by then.
+ */
+export function useBrowser({ wasm = false } = {}) {
+  const it = { browser: null, rn: null };
+  before(async () => {
+    it.browser = await launch();
+    if (wasm) it.rn = await loadWasm();
+  });
+  after(async () => {
+    await it.browser?.close();
+  });
+  return it;
 }
 
 /** Waits until the charts have been redrawn for a config matching `partial`. */

@@ -2,42 +2,18 @@
 // console message, all six panels render with their numbers, and every
 // verdict its caption states agrees with numbers this test computes itself,
 // through the wasm API, with its own code (not the page's repro.js).
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, STRICT_CSP, launch, serve } from './harness.js';
-import { loadWasm } from '../node/helpers.js';
+import { SHOTS, STRICT_CSP, pageIn, served, useBrowser } from './harness.js';
 
-let browser;
-let rn;
-before(async () => {
-  browser = await launch();
-  rn = await loadWasm();
-});
-after(async () => {
-  await browser?.close();
-});
+const it = useBrowser({ wasm: true });
 
 const PANELS = ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit'];
 
-async function withServer(options, fn) {
-  const s = await serve(options);
-  try {
-    return await fn(s.url);
-  } finally {
-    await s.close();
-  }
-}
-
 /** Opens papers.html and waits until all six panels have rendered (slow machines: up to 3 minutes). */
 async function openPapers(url, options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  await page.goto(`${url}papers.html`);
+  const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await pageIn(context, `${url}papers.html`, { ready: false });
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 180000 });
   return page;
 }
@@ -89,7 +65,7 @@ const INDEPENDENT = {
       for (const seed of seedsOf(p))
         for (const L of depthsOf(p.deepest)) {
           x.push(Math.log(L));
-          y.push(Math.log(rn.simulate(tf(p, arch, L, seed)).results[arch].w2_grad_norm[L - 1]));
+          y.push(Math.log(it.rn.simulate(tf(p, arch, L, seed)).results[arch].w2_grad_norm[L - 1]));
         }
       out[`${arch}_slope`] = slope(x, y);
     }
@@ -101,7 +77,7 @@ const INDEPENDENT = {
     const norms = { post_ln: [0, 0, 0, 0, 0, 0], pre_ln: [0, 0, 0, 0, 0, 0] };
     for (const seed of seedsOf(p))
       for (const arch of ['post_ln', 'pre_ln']) {
-        const r = rn.simulate(tf(p, arch, 6, seed)).results[arch];
+        const r = it.rn.simulate(tf(p, arch, 6, seed)).results[arch];
         for (let l = 0; l < 6; l++) {
           const keys = w === 'all' ? ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'] : [w];
           norms[arch][l] += Math.sqrt(keys.reduce((s, k) => s + r[`${k}_grad_norm`][l] ** 2, 0)) / p.seeds;
@@ -115,8 +91,14 @@ const INDEPENDENT = {
     const L = p.depth;
     const m = new Array(L + 1).fill(0);
     for (const seed of seedsOf(p)) {
-      const r = rn.simulate({ arch: ['pre_ln'], depth: L, width: p.width, tokens: p.tokens, gain: Math.SQRT1_2, seed })
-        .results.pre_ln;
+      const r = it.rn.simulate({
+        arch: ['pre_ln'],
+        depth: L,
+        width: p.width,
+        tokens: p.tokens,
+        gain: Math.SQRT1_2,
+        seed,
+      }).results.pre_ln;
       r.stream_rms.forEach((v, l) => {
         m[l] += (v * v) / p.seeds;
       });
@@ -129,7 +111,7 @@ const INDEPENDENT = {
     return { values: { slope: s, worst }, oks: [Math.abs(s - 0.5) <= 0.05, worst <= 0.1] };
   },
   deepnet(p) {
-    const r = rn.simulate({
+    const r = it.rn.simulate({
       arch: ['deepnorm', 'post_ln'],
       block: 'transformer',
       depth: p.depth,
@@ -156,7 +138,7 @@ const INDEPENDENT = {
     const ratio = { gpt2: depths.map(() => 0), pre_ln: depths.map(() => 0) };
     for (const seed of seedsOf(p))
       depths.forEach((L, i) => {
-        const r = rn.simulate({ ...tf(p, 'pre_ln', L, seed), arch: ['gpt2', 'pre_ln'] }).results;
+        const r = it.rn.simulate({ ...tf(p, 'pre_ln', L, seed), arch: ['gpt2', 'pre_ln'] }).results;
         for (const a of ['gpt2', 'pre_ln']) ratio[a][i] += r[a].stream_rms[L] / r[a].stream_rms[0] / p.seeds;
       });
     const lx = depths.map(Math.log);
@@ -171,7 +153,7 @@ const INDEPENDENT = {
     };
   },
   veit(p) {
-    const r = rn.pathGradients({
+    const r = it.rn.pathGradients({
       arch: ['pre_ln', 'residual'],
       depth: p.depth,
       width: p.width,
@@ -208,7 +190,7 @@ function checkPanel(id, shown) {
 // ---------------------------------------------------------------- tests
 
 test('papers.html under a strict CSP and a sub-path: no console message, six panels, verdicts that match the engine', () =>
-  withServer({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
+  served({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
     const dom = await page.evaluate(
       (ids) =>
@@ -259,7 +241,7 @@ test('papers.html under a strict CSP and a sub-path: no console message, six pan
   }));
 
 test('a control recomputes its panel, and the new verdict still matches the engine', () =>
-  withServer({}, async (url) => {
+  served({}, async (url) => {
     const page = await openPapers(url);
     let renders = await page.evaluate(() => window.__papers.renders);
     await page.selectOption('#theorem1-seeds', '4');
@@ -286,7 +268,7 @@ test('a control recomputes its panel, and the new verdict still matches the engi
   }));
 
 test('360 px wide in the dark theme: no horizontal scroll, readable panels; the toggle switches to light', () =>
-  withServer({}, async (url) => {
+  served({}, async (url) => {
     const page = await openPapers(url, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -306,7 +288,7 @@ test('360 px wide in the dark theme: no horizontal scroll, readable panels; the 
   }));
 
 test('the four-arch transformer recompute (L = 96, d = 64, T = 16, 4 heads) is measured and shown (reported, not asserted)', () =>
-  withServer({}, async (url) => {
+  served({}, async (url) => {
     const page = await openPapers(url);
     await page.waitForFunction(() => window.__papers.perf, null, { timeout: 120000 });
     // Speed is the benchmark's business (npm run bench), not a test's: a shared

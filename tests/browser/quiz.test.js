@@ -72,8 +72,8 @@ test('a deep link #quiz/<id> opens that item; an unknown id gets a notice, not a
   // Math from the build: MathML, not TeX.
   const page2 = await openPage(browser, quizUrl('#quiz/tf-03'));
   await page2.locator('.quiz-item[data-id="tf-03"]').waitFor();
-  assert.ok((await page2.locator('.item-prompt math').count()) > 0, 'the prompt has MathML');
-  assert.doesNotMatch(await page2.locator('.item-prompt').textContent(), /\\\(/);
+  assert.ok((await page2.locator('.quiz-prompt math').count()) > 0, 'the prompt has MathML');
+  assert.doesNotMatch(await page2.locator('.quiz-prompt').textContent(), /\\\(/);
   await done(page2);
   await page.evaluate(() => {
     location.hash = '#quiz/nope-99';
@@ -402,5 +402,33 @@ test("exports: GIFT and Anki TSV downloads are the export module's output", asyn
   assert.equal((why.text.match(/^::why-/gm) || []).length, rawBank.items.filter((it) => it.section === 'why').length);
   const whyTsv = await grab('#export-tsv');
   assert.equal(whyTsv.text, toAnkiTsv(rawBank, { section: 'why' }));
+  await done(page);
+});
+
+test('the quiz embed asks with the same item view in its shorter form, and stores nothing', async () => {
+  const page = await openPage(browser, `${server.url}embed.html#mode=quiz&items=tf-01,why-03`);
+  const root = page.locator('#embed');
+  const item = root.locator('.quiz-item');
+  assert.equal(await item.getAttribute('data-id'), 'tf-01');
+  assert.equal(await item.getAttribute('data-phase'), 'ask');
+  // No link to the quiz page's #quiz/<id>, no boxes, no answer box; Next only once graded.
+  assert.equal(await root.locator('.permalink, .item-box, textarea').count(), 0);
+  assert.equal(await root.locator('[data-action=next]').isHidden(), true);
+  await page.keyboard.press('n'); // the item view's keys work inside the embed, and N does not skip
+  assert.equal(await item.getAttribute('data-id'), 'tf-01');
+  // A choice commits at once.
+  await root.locator('.choice[data-choice=false]').click();
+  assert.equal(await item.getAttribute('data-phase'), 'graded');
+  assert.match(await root.locator('.item-result').textContent(), /^Right: the statement is false/);
+  assert.equal(await root.locator('.item-solution').isVisible(), true);
+  await page.keyboard.press('Enter'); // "Next question" has the focus
+  await page.waitForFunction(() => window.__resnorm.quiz.current === 'why-03');
+  await root.locator('button', { hasText: 'Reveal the answer' }).click();
+  assert.equal(await root.locator('[data-action=next]').isHidden(), true);
+  await page.keyboard.press('g');
+  await page.waitForFunction(() => window.__resnorm.quiz.session.answered === 2);
+  assert.equal(await root.locator('[data-action=next]').textContent(), 'Finish');
+  assert.equal(await page.evaluate(() => localStorage.length), 0, 'the embed stored nothing');
+  assert.equal(await page.evaluate(() => window.__resnorm.quiz.session.correct), 2);
   await done(page);
 });

@@ -1,11 +1,11 @@
 // Shareable state in the browser: every field of the declared table
-// (web/src/state.js) round-trips through a link, a shared link reproduces the
+// (web/src/shared/state.js, whose config fields are the engine's) round-trips through a link, a shared link reproduces the
 // same numbers, and hostile fragments never change the page outside the
 // notice, on load and on hashchange, in the explorer, embed.html and the
 // custom element. Debian's Chromium, the issue's strict CSP.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROOT, launch, openPage, waitForRender } from './harness.js';
+import { ROOT, launch, openPage, pageIn, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import {
   configToHash,
@@ -41,25 +41,13 @@ after(async () => {
 
 const settle = (page, ms = 450) => page.waitForTimeout(ms); // the explorer rewrites the URL 300 ms after a render
 
-// A new page in a shared context (faster than a context per page), with the
-// harness's record of console errors, warnings and page errors.
-async function pageIn(context, url, { ready = true } = {}) {
-  const page = await context.newPage();
-  page.problems = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-  await page.goto(url);
-  if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
-  return page;
-}
+// Pages share a context (faster than a context per page): harness.js's pageIn().
 const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });
 const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 
 // One non-default value per config field (the node test covers every sample).
 const CONFIG_SAMPLES = {
-  arch: ['post_ln', 'pre_ln', 'sandwich'],
+  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin'],
   depth: 37,
   gain: 0.85,
   width: 48,
@@ -69,7 +57,14 @@ const CONFIG_SAMPLES = {
   init: 'orthogonal',
   final_norm: 'layernorm',
   seed: 4242,
+  block: 'transformer',
+  heads: 2,
+  causal: false,
 };
+
+test('the samples cover every config field of the table', () => {
+  assert.deepEqual(Object.keys(CONFIG_SAMPLES).sort(), Object.keys(defaultConfig()).sort());
+});
 
 // What the explorer's form shows for a field.
 async function shown(page, field) {
@@ -185,6 +180,7 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
       ['arch', 'gain'],
       'locked',
       [
+        'arch-admin',
         'arch-deepnorm',
         'arch-gpt2',
         'arch-plain',
@@ -446,6 +442,42 @@ test('<resnorm-explorer>: hostile attributes give a notice inside the element; c
     return [a, b];
   });
   assert.deepEqual(depths, [12, 13]);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('<resnorm-explorer>: every config field the engine has, admin and block, heads, causal included, comes from its attributes', async () => {
+  const page = await pageIn(embedContext ?? (embedContext = await newContext()), `${site.url}examples/plain.html`, {
+    ready: false,
+  });
+  await page.waitForFunction(() => customElements.get('resnorm-explorer'));
+  const attrs = { ...CONFIG_SAMPLES, final_norm: undefined, 'final-norm': CONFIG_SAMPLES.final_norm };
+  const entries = Object.entries(attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]);
+  const r = await page.evaluate(async (list) => {
+    const el = document.createElement('resnorm-explorer');
+    for (const [k, v] of list) el.setAttribute(k, v);
+    el.setAttribute('charts', 'grad');
+    el.setAttribute('controls', 'all');
+    document.body.append(el);
+    await new Promise((ok) => el.addEventListener('resnorm-render', ok, { once: true }));
+    const root = el.shadowRoot;
+    const out = {
+      config: el.snapshot.config,
+      notice: root.querySelector('.notice').hidden,
+      block: root.querySelector('select[id$="-block"]').value,
+      heads: root.querySelector('select[id$="-heads"]').value,
+      causal: root.querySelector('select[id$="-causal"]').value,
+      admin: root.querySelector('input[id$="-arch-admin"]').checked,
+    };
+    el.remove();
+    return out;
+  }, entries);
+  const expect = { ...defaultConfig(), ...CONFIG_SAMPLES };
+  for (const k of Object.keys(expect)) assert.deepEqual(r.config[k], expect[k], k);
+  assert.equal(r.notice, true);
+  assert.deepEqual([r.block, r.heads, r.causal, r.admin], ['transformer', '2', 'false', true]);
   assert.deepEqual(page.problems, []);
   await page.close();
 });

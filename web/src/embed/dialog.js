@@ -3,19 +3,8 @@
 // charts, which controls learners see (and which are fixed) and the theme.
 import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
+import { el } from '../shared/dom.js';
 import { elementSnippet, embedUrl, iframeSnippet } from './snippets.js';
-
-const el = (tag, props = {}, ...kids) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else if (k.startsWith('aria-') || k === 'for') e.setAttribute(k, v);
-    else e[k] = v;
-  }
-  e.append(...kids);
-  return e;
-};
 
 const MODES = [
   ['live', 'can change'],
@@ -58,12 +47,12 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)),
   );
   const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
-  const iframeOut = el('textarea', { id: 'embed-iframe', readOnly: true, rows: 4, spellcheck: false });
-  const elementOut = el('textarea', { id: 'embed-element', readOnly: true, rows: 4, spellcheck: false });
-  const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener', text: 'Preview the embed \u2197' });
+  const iframeOut = el('textarea', { id: 'embed-iframe', readonly: true, rows: 4, spellcheck: 'false' });
+  const elementOut = el('textarea', { id: 'embed-element', readonly: true, rows: 4, spellcheck: 'false' });
+  const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const status = el('p', { class: 'embed-status', role: 'status' });
   const copyButton = (area, what) => {
-    const b = el('button', { type: 'button', class: 'secondary', text: `Copy ${what}` });
+    const b = el('button', { type: 'button', class: 'secondary' }, `Copy ${what}`);
     b.addEventListener('click', async () => {
       status.textContent = (await copy(area.value, area))
         ? `Copied the ${what}.`
@@ -76,47 +65,56 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     el(
       'div',
       { class: 'embed-head' },
-      el('h2', { id: 'embed-title', text: 'Embed this view' }),
-      el('button', { type: 'submit', class: 'secondary', value: 'close', text: 'Close' }),
+      el('h2', { id: 'embed-title' }, 'Embed this view'),
+      el('button', { type: 'submit', class: 'secondary', value: 'close' }, 'Close'),
     ),
-    el('p', {
-      class: 'hint',
-      text: 'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
-    }),
+    el(
+      'p',
+      {
+        class: 'hint',
+      },
+      'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+    ),
     el(
       'fieldset',
       { class: 'embed-charts' },
-      el('legend', { text: 'Charts' }),
+      el('legend', {}, 'Charts'),
       ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`)),
     ),
     el(
       'fieldset',
       { class: 'embed-controls' },
-      el('legend', { text: 'Controls' }),
+      el('legend', {}, 'Controls'),
       el(
         'div',
         { class: 'embed-grid' },
-        ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id, text: CONTROLS[f].label }), modeSelects[i]]),
+        ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id }, CONTROLS[f].label), modeSelects[i]]),
       ),
     ),
     el(
       'div',
       { class: 'embed-row' },
-      el('label', { for: theme.id, text: 'Theme ' }),
+      el('label', { for: theme.id }, 'Theme '),
       theme,
       el('label', { class: 'embed-check' }, caption, ' caption under the charts'),
     ),
-    el('label', {
-      for: iframeOut.id,
-      class: 'embed-label',
-      text: 'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)',
-    }),
+    el(
+      'label',
+      {
+        for: iframeOut.id,
+        class: 'embed-label',
+      },
+      'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)',
+    ),
     iframeOut,
-    el('label', {
-      for: elementOut.id,
-      class: 'embed-label',
-      text: 'Web component: pages that may load scripts from this site',
-    }),
+    el(
+      'label',
+      {
+        for: elementOut.id,
+        class: 'embed-label',
+      },
+      'Web component: pages that may load scripts from this site',
+    ),
     elementOut,
     el(
       'div',

@@ -5,18 +5,18 @@
 //   <resnorm-quiz items="tf-01,why-03"></resnorm-quiz>
 //
 // Attributes are the link's fields (state.js), read through the same table:
-// config fields (arch, depth, gain, width, tokens, expansion, activation,
-// init, final-norm or final_norm, seed), and charts, controls, lock, theme,
+// every config field of the engine (arch, depth, gain, ..., final-norm or
+// final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
 // caption for the explorer; items, section, tag, theme for the quiz. A value
 // that does not fit shows a notice inside the element and its default is used.
 // Everything renders in an open shadow root; all elements on a page share one
 // engine worker. Each element fires `resnorm-render` (detail: the snapshot)
 // after every paint; `element.snapshot` holds the last one.
 import { keysOf, parseEntries } from '../shared/state.js';
-import { mountExplorer } from './explorer.js';
+import { createTheme } from '../shared/theme.js';
+import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';
-import { createEmbedTheme } from './theme.js';
 
 /** The site's root: this file is dist/resnorm-embed.js in the build, web/src/embed/element.js in dev. */
 export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.meta.url);
@@ -24,7 +24,9 @@ export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.me
 // Attributes any element may carry that are not settings.
 const GLOBAL =
   /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
-const alias = (name) => (name === 'final-norm' ? 'final_norm' : name);
+// final-norm for final_norm: attribute names are usually spelled with hyphens.
+const alias = (name) => name.replaceAll('-', '_');
+const attributesOf = (group) => keysOf(group).flatMap((k) => (k.includes('_') ? [k, k.replaceAll('_', '-')] : [k]));
 
 function readAttributes(el, groups) {
   const entries = [...el.attributes].filter((a) => !GLOBAL.test(a.name)).map((a) => [a.name, a.value]);
@@ -75,43 +77,31 @@ class ResnormElement extends HTMLElement {
     this.#view = this.#viewKey(state);
     const wrapper = shadowWrapper(this);
     this.#ac = new AbortController();
-    const theme = createEmbedTheme(wrapper, state.view.theme, this.#ac.signal);
+    const theme = createTheme(null, { root: wrapper, choice: state.view.theme, signal: this.#ac.signal });
     const onPaint = (snap) => {
       this.snapshot = snap;
       this.dispatchEvent(new CustomEvent('resnorm-render', { detail: snap, bubbles: true, composed: true }));
     };
-    this.#mounted = this.render(wrapper, { state, theme, onPaint });
+    this.#mounted = this.constructor.mount(wrapper, {
+      state,
+      siteUrl: SITE_URL,
+      theme,
+      onPaint,
+      noticeSource: 'element\u2019s attributes',
+    });
   }
 }
 
 export class ResnormExplorer extends ResnormElement {
   static groups = ['config', 'view'];
-  static observedAttributes = [...keysOf('config'), ...keysOf('view'), 'final-norm'];
-
-  render(wrapper, { state, theme, onPaint }) {
-    return mountExplorer(wrapper, {
-      state,
-      siteUrl: SITE_URL,
-      theme,
-      onPaint,
-      noticeSource: 'element\u2019s attributes',
-    });
-  }
+  static observedAttributes = [...attributesOf('config'), ...attributesOf('view')];
+  static mount = mountExplorerEmbed;
 }
 
 export class ResnormQuiz extends ResnormElement {
   static groups = ['quiz', 'view'];
-  static observedAttributes = [...keysOf('quiz'), 'theme'];
-
-  render(wrapper, { state, theme, onPaint }) {
-    return mountQuizEmbed(wrapper, {
-      state,
-      siteUrl: SITE_URL,
-      theme,
-      onPaint,
-      noticeSource: 'element\u2019s attributes',
-    });
-  }
+  static observedAttributes = [...attributesOf('quiz'), 'theme'];
+  static mount = mountQuizEmbed;
 }
 
 export function defineElements() {

@@ -3,10 +3,10 @@
 // fields), e.g. embed.html#depth=48&arch=post_ln,pre_ln&charts=grad&controls=depth.
 // Reports its height to the parent page (height.js).
 import { parseHash } from '../shared/state.js';
-import { mountExplorer } from './explorer.js';
+import { createTheme } from '../shared/theme.js';
+import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';
-import { createEmbedTheme } from './theme.js';
 import { reportHeight } from './height.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
 import './page.css';
@@ -23,19 +23,19 @@ function mount() {
   const state = parseHash(location.hash, { groups: ['config', 'view', 'quiz'] });
   const wrapper = shadowWrapper(host);
   wrapper.classList.add('in-page');
-  const theme = createEmbedTheme(wrapper, state.view.theme, ac.signal);
+  const theme = createTheme(null, { root: wrapper, choice: state.view.theme, signal: ac.signal });
   const setPageTheme = (t) => (document.documentElement.dataset.theme = t);
   setPageTheme(theme.current());
   theme.onChange(setPageTheme);
   let renders = 0;
-  const onPaint = (snap) => {
-    window.__resnorm = { ...snap, renders: ++renders, lastPaintMs: performance.now() };
+  const onPaint = (snap, { paintedAt = performance.now() } = {}) => {
+    window.__resnorm = { ...snap, renders: ++renders, lastPaintMs: paintedAt };
     document.body.dataset.ready = '1';
   };
   if (state.view.mode === 'quiz') {
     mounted = mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
   } else {
-    mounted = mountExplorer(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
+    mounted = mountExplorerEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
   }
   reportHeight(host, ac.signal);
 }

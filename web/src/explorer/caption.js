@@ -2,23 +2,23 @@
 // each arch's gradient at layer 0 is from the top's, how its stream grows, how
 // big its last block's update is, and where its numbers overflow.
 import { archLabel } from '../shared/archs.js';
-import { fmtRatio, fmtValue } from '../shared/format.js';
+import { fixed, fmtRatio, fmtValue } from '../shared/format.js';
 import { overflowInfo, OK, ZERO } from './series.js';
 import { swatch } from '../shared/swatch.js';
-
-const el = (tag, cls, ...kids) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  e.append(...kids);
-  return e;
-};
+import { el } from '../shared/dom.js';
 
 /** "3.2×" as text, or 10<sup>−4.1</sup>× as nodes. */
 function ratio(r) {
   const f = fmtRatio(r);
   if (f.text) return [f.text];
-  return ['10', el('sup', null, f.exp), '×'];
+  return ['10', el('sup', {}, f.exp), '×'];
 }
+
+/** ", transformer blocks (…)" for attention + MLP blocks, nothing for MLP blocks. */
+const blockWords = (c) =>
+  c.block === 'transformer'
+    ? `, transformer blocks (attention with ${c.heads} ${c.heads === 1 ? 'head' : 'heads'}, ${c.causal ? 'causal' : 'no mask'}, then the MLP)`
+    : '';
 
 const NAMES = { none: 'no final norm', layernorm: 'a final LayerNorm', rmsnorm: 'a final RMSNorm' };
 
@@ -27,9 +27,9 @@ export function renderCaption(root, { out, prepared, archs }) {
   const L = c.depth;
   const lead = el(
     'p',
-    'caption-lead',
-    `Depth ${L}, gain ${Number(c.gain).toFixed(2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
-      `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}. ` +
+    { class: 'caption-lead' },
+    `Depth ${L}, gain ${fixed(c.gain, 2)}, width ${c.width}, ${c.tokens} ${c.tokens === 1 ? 'token' : 'tokens'}, ` +
+      `expansion ${c.expansion}, ${c.activation}, ${c.init} init, ${NAMES[c.final_norm]}, seed ${c.seed}${blockWords(c)}. ` +
       (c.final_norm === 'none'
         ? 'The top gradient is exactly 1, so every gradient reads as a multiple of it.'
         : 'With a final norm the top gradient is not exactly 1; ratios are to the top layer\u2019s.'),
@@ -38,7 +38,13 @@ export function renderCaption(root, { out, prepared, archs }) {
   const items = archs.map((arch) => {
     const r = out.results[arch];
     const info = overflowInfo(r);
-    const li = el('li', `caption-item caption-${arch}`, swatch(arch), el('strong', null, archLabel(arch)), ': ');
+    const li = el(
+      'li',
+      { class: `caption-item caption-${arch}` },
+      swatch(arch),
+      el('strong', {}, archLabel(arch)),
+      ': ',
+    );
     if (info.stream !== null) {
       li.append(
         `the stream overflows float32 at layer ${info.stream}. From there on the stream and the block updates are not numbers, and neither is any gradient below the top (backprop starts above the overflow); all are drawn on the overflow lane.`,
@@ -98,7 +104,7 @@ export function renderCaption(root, { out, prepared, archs }) {
       li.append(
         el(
           'span',
-          'caption-note',
+          { class: 'caption-note' },
           ` (Its weight-gradient norms, not plotted, are not finite in float32 from block ${firstWeightBad(r)}.)`,
         ),
       );
@@ -111,11 +117,11 @@ export function renderCaption(root, { out, prepared, archs }) {
     notes.push(
       el(
         'p',
-        'caption-note',
+        { class: 'caption-note' },
         'Exact zeros cannot sit on a log axis: they are drawn on the labelled \u201czero\u201d lane at the bottom of the chart.',
       ),
     );
-  root.replaceChildren(lead, el('ul', 'caption-list', ...items), ...notes);
+  root.replaceChildren(lead, el('ul', { class: 'caption-list' }, ...items), ...notes);
 }
 
 function firstWeightBad(r) {

@@ -3,20 +3,18 @@
 // solid/dashed line per arch plus its dotted overflow line, and the lanes for
 // zero and overflow drawn in draw hooks.
 import { ARCH_BY_KEY } from '../shared/archs.js';
-import { powerOfTen } from '../shared/format.js';
+import { axisStyle, layerAxis, tickRoom } from '../shared/chart-host.js';
+import { decadeTicks, logLabel } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
 
-export const SYNC_KEY = 'resnorm-layers';
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LANE_FONT = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const X_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
 
 /**
  * `view()` returns the chart's current {prepared, depth}; options read it lazily
  * so setData() on a reused instance picks up new ranges. `hooks` are extra uPlot
  * hooks (draw, setCursor).
  */
-export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks }) {
+export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncKey }) {
   const series = [{ label: xLabel }];
   for (const arch of archs) {
     const a = ARCH_BY_KEY[arch];
@@ -42,20 +40,13 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
   if (reference)
     series.push({ label: reference, stroke: pal.reference, width: 1.25, dash: [6, 5], points: { show: false } });
 
-  const axis = {
-    stroke: pal.muted,
-    font: FONT,
-    labelFont: FONT,
-    grid: { stroke: pal.grid, width: 1 },
-    ticks: { stroke: pal.grid, width: 1, size: 4 },
-  };
+  const axis = axisStyle(pal);
   return {
-    ...size,
     legend: { show: false },
     pxAlign: 0,
     cursor: {
       y: false,
-      sync: { key: SYNC_KEY, scales: ['x', null], setSeries: false },
+      sync: { key: syncKey, scales: ['x', null], setSeries: false },
       drag: { x: false, y: false, setScale: false },
       focus: { prox: -1 },
       points: { size: 7, width: 1.5, fill: pal.surface },
@@ -66,22 +57,13 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
       y: { range: () => view().prepared.scale },
     },
     axes: [
-      {
-        ...axis,
-        label: xLabel,
-        labelSize: 18,
-        labelGap: 0,
-        size: 34,
-        space: 44,
-        incrs: X_INCRS,
-        values: (u, splits) => splits.map((v) => String(v)),
-      },
+      layerAxis(pal, xLabel),
       {
         ...axis,
         size: 50,
         gap: 4,
         splits: decadeSplits(view),
-        values: (u, splits) => splits.map((e) => powerOfTen(e)),
+        values: (u, splits) => splits.map(logLabel),
       },
     ],
     series,
@@ -97,14 +79,9 @@ export function chartOptions({ size, archs, reference, xLabel, pal, view, hooks 
 function decadeSplits(view) {
   return (u, axisIdx, min, max) => {
     const { lanes } = view().prepared;
-    const lo = Math.ceil((lanes.bottom !== null ? lanes.bottom + 1 : min) - 1e-9);
-    const hi = Math.floor((lanes.top !== null ? lanes.top - 1 : max) + 1e-9);
-    const room = Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / 24));
-    const need = (hi - lo + 1) / room;
-    const step = [1, 2, 3, 5, 10, 20, 25, 50, 100].find((s) => s >= need) ?? Math.ceil(need);
-    const out = [];
-    for (let e = Math.ceil(lo / step) * step; e <= hi; e += step) out.push(e);
-    return out;
+    const lo = lanes.bottom !== null ? lanes.bottom + 1 : min;
+    const hi = lanes.top !== null ? lanes.top - 1 : max;
+    return decadeTicks(lo, hi, tickRoom(u, 24));
   };
 }
 
@@ -141,7 +118,7 @@ function drawLaneMarks(u, prepared, archs, pal) {
   if (lanes.bottom !== null) {
     ctx.textBaseline = 'bottom';
     ctx.fillText(
-      `exactly 0, drawn at ${powerOfTen(lanes.bottom)}`,
+      `exactly 0, drawn at ${logLabel(lanes.bottom)}`,
       bbox.left + bbox.width - 4 * dpr,
       bbox.top + bbox.height - 2 * dpr,
     );

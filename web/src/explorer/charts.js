@@ -1,62 +1,54 @@
-// The three uPlot charts, sharing the layer axis and one synced cursor.
-// Instances are reused (setData) while the set of archs and the theme stay the
-// same, and rebuilt when either changes. Each follows its container's size.
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+// The layer charts: any subset of the three (gradient, stream, update), each
+// in a container handed in (the page's or a shadow root's), sharing the layer
+// axis and one synced cursor with a key of their own, so two views on one page
+// never move each other's cursors. Instances are reused (setData) while the
+// set of archs and the theme stay the same, and rebuilt when either changes.
+import { createChartHost } from '../shared/chart-host.js';
 import { chartData, chartOptions } from './chart-options.js';
-import { palette } from '../shared/theme.js';
+import { CHART_INFO } from './chart-info.js';
 
-const CHARTS = [
-  { metric: 'grad', id: 'chart-grad', xLabel: 'layer l' },
-  { metric: 'stream', id: 'chart-stream', xLabel: 'layer l' },
-  { metric: 'update', id: 'chart-update', xLabel: 'block l', reference: '1/√l' },
-];
+let instances = 0;
 
-export function createCharts({ onCursor }) {
-  const charts = CHARTS.map((c) => ({ ...c, el: document.getElementById(c.id), u: null, view: null }));
+/**
+ * els: {metric: container element}, in drawing order; palette(): the colours;
+ * onCursor(layer): the layer under the pointer (null when it leaves).
+ */
+export function createCharts({ els, palette, onCursor }) {
+  const syncKey = `resnorm-layers-${++instances}`;
+  const charts = Object.entries(els).map(([metric, el]) => ({
+    metric,
+    host: createChartHost(el, { minHeight: 150 }),
+    view: null,
+  }));
   let shape = null; // archs + theme the instances were built for
   let last = null; // {prepared, archs, depth, references}
   let drawn = null; // resolves when every chart has drawn the latest data
 
-  const sizeOf = (el) => ({
-    width: Math.max(200, Math.floor(el.clientWidth)),
-    height: Math.max(160, Math.floor(el.clientHeight)),
-  });
-
   function build() {
     const pal = palette();
-    for (const c of charts) {
-      c.u?.destroy();
+    for (const [i, c] of charts.entries()) {
+      const info = CHART_INFO[c.metric];
       const hooks = {
         draw: [() => drawn?.tick()],
-        // The gradient chart's cursor reports the layer for the shared readout;
-        // the other two reach it through uPlot's sync.
+        // The first chart's cursor reports the layer for the shared readout;
+        // the others reach it through uPlot's sync.
         setCursor:
-          c.metric === 'grad'
-            ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])]
-            : [],
+          i === 0 ? [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx])] : [],
       };
-      const opts = chartOptions({
-        size: sizeOf(c.el),
-        archs: last.archs,
-        reference: c.reference,
-        xLabel: c.xLabel,
-        pal,
-        view: () => c.view,
-        hooks,
-      });
-      c.u = new uPlot(opts, chartData(c.view.prepared, last.archs, c.view.reference), c.el);
+      c.host.draw(() => ({
+        opts: chartOptions({
+          archs: last.archs,
+          reference: info.reference,
+          xLabel: info.xLabel,
+          pal,
+          view: () => c.view,
+          hooks,
+          syncKey,
+        }),
+        data: chartData(c.view.prepared, last.archs, c.view.reference),
+      }));
     }
   }
-
-  const ro = new ResizeObserver(() => {
-    for (const c of charts) {
-      if (!c.u) continue;
-      const s = sizeOf(c.el);
-      if (s.width !== c.u.width || s.height !== c.u.height) c.u.setSize(s);
-    }
-  });
-  charts.forEach((c) => ro.observe(c.el));
 
   function paintPromise() {
     let left = charts.length,
@@ -69,20 +61,22 @@ export function createCharts({ onCursor }) {
   }
 
   return {
+    metrics: charts.map((c) => c.metric),
     /**
      * Draws `prepared` ({grad, stream, update} from series.js). Resolves once
-     * all three charts have painted.
+     * every chart has painted.
      */
     update({ prepared, archs, depth, references, theme }) {
       last = { prepared, archs, depth, references };
+      if (!charts.length) return Promise.resolve();
       for (const c of charts) c.view = { prepared: prepared[c.metric], depth, reference: references[c.metric] };
-      const key = `${archs.join()}|${theme}`;
       const painted = paintPromise();
+      const key = `${archs.join()}|${theme}`;
       if (key !== shape) {
         shape = key;
         build();
       } else {
-        for (const c of charts) c.u.setData(chartData(c.view.prepared, archs, c.view.reference));
+        for (const c of charts) c.host.setData(chartData(c.view.prepared, archs, c.view.reference));
       }
       return painted;
     },
@@ -90,15 +84,27 @@ export function createCharts({ onCursor }) {
     /** Recolours after a theme change (rebuilds with the last data). */
     retheme(theme) {
       if (!last) return null;
+      shape = null;
       return this.update({ ...last, theme });
     },
 
     /** Moves the synced cursor to `layer` (keyboard readout); null hides it. */
     showLayer(layer) {
-      const u = charts[0].u;
+      const u = charts[0]?.host.u;
       if (!u) return;
       if (layer == null) u.setCursor({ left: -10, top: -10 }, true, true);
       else u.setCursor({ left: u.valToPos(layer, 'x'), top: u.bbox.height / devicePixelRatio / 2 }, true, true);
+    },
+
+    /** [{metric, canvas, reference}] for the exports, in drawing order. */
+    canvases() {
+      return charts
+        .filter((c) => c.host.u)
+        .map((c) => ({ metric: c.metric, canvas: c.host.u.ctx.canvas, reference: c.view?.reference ?? null }));
+    },
+
+    destroy() {
+      for (const c of charts) c.host.destroy();
     },
   };
 }

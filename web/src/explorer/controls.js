@@ -1,81 +1,279 @@
-// The form: inputs <-> the store, the arch chips, and per-field error messages.
-// Ranges, steps and choices come from the CONTROLS table in state.js; the
-// labels and hints are in index.html.
+// The form of the explorer view, built from the field table (state.js, from
+// the engine's own table): the fields to show, in table order, each live or
+// locked (shown, disabled, marked "fixed"), with error messages beside them.
+// Works inside a shadow root: nothing is looked up in the document.
+//
+//   createControls({ form, store, show, lock, ids, text, sections })
+// ids: {prefix, number, value}, the suffixes of a field's ids (the number box
+// beside a slider, the slider's value); text: {label(field), hint(field)}
+// giving nodes that replace the table's plain label and add a hint (the
+// page's, with math); sections: {main, model: element} where the fields of
+// that section of the table go (fields of a named section as small fields);
+// without one, fields go into the form.
 import { ARCHS, archLabel } from '../shared/archs.js';
-import { CONTROLS } from '../shared/state.js';
+import { CONTROLS, FIELDS } from '../shared/state.js';
+import { el } from '../shared/dom.js';
 import { swatch } from '../shared/swatch.js';
 
-const $ = (id) => document.getElementById(id);
+export const PAGE_IDS = { prefix: '', number: '-number', value: '-value' };
 
-// input id -> config field
-const FIELD_OF = {
-  depth: 'depth',
-  'depth-number': 'depth',
-  gain: 'gain',
-  'gain-number': 'gain',
-  width: 'width',
-  tokens: 'tokens',
-  expansion: 'expansion',
-  activation: 'activation',
-  init: 'init',
-  'final-norm': 'final_norm',
-  seed: 'seed',
-};
-const ERROR_ID = (field) => `${field.replace('_', '-')}-error`;
+const none = () => null;
+const realDigits = (c) => c.digits ?? 2;
 
-export function createControls({ store }) {
-  const form = $('controls');
-  buildArchChips();
-  setUpInputs();
+/** The text a value is shown with, next to a slider and in the number box. */
+const shownNumber = (c, v) => (c.kind === 'real' ? v.toFixed(realDigits(c)) : String(v));
 
+export function createControls({ form, store, show = FIELDS, lock = [], ids = PAGE_IDS, text = {}, sections = {} }) {
+  const labelOf = text.label ?? none;
+  const hintOf = text.hint ?? none;
+  const base = (field) => `${ids.prefix}${field.replaceAll('_', '-')}`;
+  const errorId = (field) => `${base(field)}-error`;
+  const inputs = []; // {field, input, kind: 'arch' | 'choice' | 'range' | 'number', out?}
   let source = null; // the input being edited: never rewritten under the cursor
-  form.addEventListener('input', (e) => {
-    const el = e.target;
-    if (el.name === 'arch') {
-      store.set({ arch: [...form.querySelectorAll('input[name=arch]:checked')].map((c) => c.value) });
-      return;
-    }
-    const field = FIELD_OF[el.id];
-    if (!field) return;
-    source = el;
-    store.set({ [field]: readValue(el, field) });
-    source = null;
-    if (el.id === 'depth' || el.id === 'gain') describeSlider(el, store.get()[field]);
-  });
-  form.addEventListener('submit', (e) => e.preventDefault());
-  $('reroll').addEventListener('click', () => {
-    const [seed] = crypto.getRandomValues(new Uint32Array(1));
-    store.set({ seed });
-  });
 
-  function render(config) {
-    for (const input of form.querySelectorAll('input[name=arch]')) input.checked = config.arch.includes(input.value);
-    const more = config.arch.some((a) => ARCHS.find((x) => x.key === a)?.group === 'more');
-    if (more) $('arch-more').open = true;
-    for (const [id, field] of Object.entries(FIELD_OF)) {
-      const el = $(id);
-      if (el === source) continue;
-      const v = config[field];
-      if (el.type === 'range') {
-        if (Number.isFinite(v)) el.value = String(v);
-        describeSlider(el, v);
-      } else if (el.tagName === 'SELECT') el.value = String(v);
-      else el.value = Number.isFinite(v) ? (field === 'gain' ? v.toFixed(2) : String(v)) : el.value;
-    }
+  const fixedMark = () => el('span', { class: 'fixed' }, 'fixed');
+  const title = (field, locked) => [labelOf(field) ?? CONTROLS[field].label, locked ? [' ', fixedMark()] : null];
+  const errorBox = (field) => el('p', { id: errorId(field), class: 'field-error', hidden: true });
+  const hintBox = (field) => {
+    const hint = hintOf(field);
+    return hint ? el('p', { id: `${base(field)}-hint`, class: 'hint' }, hint) : null;
+  };
+  const describedBy = (field) =>
+    [hintOf(field) ? `${base(field)}-hint` : null, errorId(field)].filter(Boolean).join(' ');
+
+  function archField(field, locked) {
+    const id = base(field);
+    const chip = (a) => {
+      const input = el('input', {
+        type: 'checkbox',
+        name: `${ids.prefix}arch`,
+        value: a.key,
+        id: `${id}-${a.key}`,
+        disabled: locked,
+        'aria-describedby': `${id}-${a.key}-block ${errorId(field)}`,
+      });
+      inputs.push({ field, input, kind: 'arch' });
+      // the block's formula describes the checkbox rather than naming it
+      return el(
+        'label',
+        { class: `chip chip-${a.key}` },
+        input,
+        el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
+        el('span', { class: 'chip-block', id: `${id}-${a.key}-block`, 'aria-hidden': 'true' }, a.block),
+      );
+    };
+    const more = ARCHS.filter((a) => a.group === 'more');
+    return el(
+      'fieldset',
+      { id: `${id}-fieldset`, class: 'field arch-field', 'data-field': field },
+      el('legend', { class: 'field-title' }, title(field, locked)),
+      el('div', { id: `${id}-main`, class: 'chips' }, ARCHS.filter((a) => a.group === 'article').map(chip)),
+      el(
+        'details',
+        { id: `${id}-more`, class: 'more' },
+        el('summary', {}, `more: ${[...new Set(more.map((a) => a.short ?? a.label))].join(', ')}`),
+        el('div', { id: `${id}-more-list`, class: 'chips' }, more.map(chip)),
+      ),
+      errorBox(field),
+    );
   }
 
-  render(store.get());
-  store.subscribe(render);
+  function numberBox(field, c, id, locked) {
+    return el('input', {
+      type: 'number',
+      id,
+      class: 'number',
+      min: c.min,
+      max: c.max,
+      step: c.step,
+      inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
+      disabled: locked,
+      'aria-describedby': describedBy(field),
+    });
+  }
 
+  function sliderField(field, c, locked) {
+    const id = base(field);
+    const numberId = `${id}${ids.number}`;
+    const min = c.sliderMin ?? c.min;
+    const range = el('input', {
+      type: 'range',
+      id,
+      min,
+      max: c.sliderMax,
+      step: c.step,
+      list: c.marks ? `${id}-marks` : null,
+      disabled: locked,
+      'aria-describedby': describedBy(field),
+    });
+    const out = el('output', { id: `${id}${ids.value}`, class: 'value', for: `${id} ${numberId}` });
+    const num = numberBox(field, c, numberId, locked);
+    inputs.push({ field, input: range, kind: 'range', out }, { field, input: num, kind: 'number' });
+    let slider = range;
+    if (c.marks) {
+      // thumb centre = 8px + (100% - 16px) * the mark's fraction of the slider's range
+      const ticks = c.marks.map((m) => {
+        const tick = el('span', {}, m.toFixed(1));
+        tick.style.left = `calc(8px + (100% - 16px) * ${(m - min) / (c.sliderMax - min)})`;
+        return tick;
+      });
+      slider = el('div', { class: 'slider-wrap' }, range, el('div', { class: 'ticks', 'aria-hidden': 'true' }, ticks));
+    }
+    const plain = c.label;
+    return el(
+      'div',
+      { class: `field field-${field}`, 'data-field': field },
+      el('div', { class: 'field-head' }, el('label', { class: 'field-title', for: id }, title(field, locked)), out),
+      el(
+        'div',
+        { class: 'slider-row' },
+        slider,
+        el(
+          'label',
+          { class: 'visually-hidden', for: numberId },
+          `${plain}, ${c.exact ?? 'exact value'} (${c.min} to ${c.max})`,
+        ),
+        num,
+      ),
+      c.marks
+        ? el(
+            'datalist',
+            { id: `${id}-marks` },
+            c.marks.map((m) => new Option(m.toFixed(1), m.toFixed(1))),
+          )
+        : null,
+      hintBox(field),
+      errorBox(field),
+    );
+  }
+
+  function smallField(field, c, locked, small) {
+    const id = base(field);
+    let input;
+    if (c.kind === 'choice') {
+      input = el(
+        'select',
+        { id, disabled: locked, 'aria-describedby': describedBy(field) },
+        c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))),
+      );
+      inputs.push({ field, input, kind: 'choice' });
+    } else {
+      input = numberBox(field, c, id, locked);
+      inputs.push({ field, input, kind: 'number' });
+    }
+    let control = input;
+    if (c.reroll) {
+      const reroll = el(
+        'button',
+        { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: locked },
+        're-roll',
+      );
+      reroll.addEventListener('click', () => {
+        const [v] = crypto.getRandomValues(new Uint32Array(1));
+        store.set({ [field]: Math.min(c.max, v) });
+      });
+      control = el('div', { class: 'seed-row' }, input, reroll);
+    }
+    const cls = `field field-${field}${small ? ' small' : ''}${c.reroll ? ' seed-field' : ''}`;
+    return el(
+      'div',
+      { class: cls, 'data-field': field },
+      el('label', { class: small ? null : 'field-title', for: id }, title(field, locked)),
+      control,
+      hintBox(field),
+      errorBox(field),
+    );
+  }
+
+  for (const field of show) {
+    const c = CONTROLS[field];
+    const locked = lock.includes(field);
+    const into = sections[c.section ?? 'main'];
+    let node;
+    if (c.kind === 'choice_list') node = archField(field, locked);
+    else if (c.sliderMax !== undefined) node = sliderField(field, c, locked);
+    else node = smallField(field, c, locked, c.section !== undefined && !!into);
+    (into ?? form).append(node);
+  }
+
+  function readValue(x) {
+    const c = CONTROLS[x.field];
+    if (c.kind === 'choice') return c.choices.find((ch) => String(ch) === x.input.value) ?? x.input.value;
+    // '' (empty or unparseable number input) becomes NaN: the engine names it.
+    return x.input.value.trim() === '' ? NaN : Number(x.input.value);
+  }
+
+  function describeSlider(x, v) {
+    const c = CONTROLS[x.field];
+    const { min, max } = x.input;
+    const beyond = Number.isFinite(v) && (v > Number(max) || v < Number(min));
+    let words;
+    if (!Number.isFinite(v)) words = `${c.label.split(' ')[0].toLowerCase()} not set`;
+    else if (c.unit) {
+      const unit = v === 1 ? c.unit.replace(/s$/, '') : c.unit;
+      words = v > Number(max) ? `${v} ${unit} (beyond the slider's ${max})` : `${v} ${unit}`;
+    } else
+      words = `${c.label.split(' ')[0].toLowerCase()} ${shownNumber(c, v)}${beyond ? ' (outside the slider)' : ''}`;
+    x.input.setAttribute('aria-valuetext', words);
+    x.input.classList.toggle('is-beyond', beyond);
+    x.out.value = Number.isFinite(v) ? shownNumber(c, v) : '\u2014';
+  }
+
+  const onInput = (e) => {
+    const x = inputs.find((i) => i.input === e.target);
+    if (!x || x.input.disabled) return;
+    if (x.kind === 'arch') {
+      store.set({ arch: inputs.filter((i) => i.kind === 'arch' && i.input.checked).map((i) => i.input.value) });
+      return;
+    }
+    source = x.input;
+    store.set({ [x.field]: readValue(x) });
+    source = null;
+    if (x.kind === 'range') describeSlider(x, store.get()[x.field]);
+  };
+  form.addEventListener('input', onInput);
+  const onSubmit = (e) => e.preventDefault();
+  form.addEventListener('submit', onSubmit);
+
+  function render(config) {
+    for (const x of inputs) {
+      const v = config[x.field];
+      if (x.kind === 'arch') {
+        x.input.checked = v.includes(x.input.value);
+        continue;
+      }
+      if (x.input !== source) {
+        if (x.kind === 'choice') x.input.value = String(v);
+        else if (Number.isFinite(v))
+          x.input.value = x.kind === 'number' ? shownNumber(CONTROLS[x.field], v) : String(v);
+      }
+      if (x.kind === 'range') describeSlider(x, v);
+    }
+    if (config.arch.some((a) => ARCHS.find((x) => x.key === a)?.group === 'more')) {
+      const more = form.querySelector('details.more');
+      if (more) more.open = true;
+    }
+  }
+  render(store.get());
+  const unsubscribe = store.subscribe(render);
+
+  const byId = (id) => form.querySelector(`[id="${id}"]`);
   return {
-    /** Shows the engine's message next to `field` (or above the form if it has no place). */
+    /** The first control of `field` (the tests and the error message point at it). */
+    inputOf: (field) => inputs.find((x) => x.field === field)?.input ?? null,
+    /**
+     * Shows the engine's message next to `field`, or in the form's general
+     * error box; returns false when the form has no place for it.
+     */
     showError(field, message) {
       this.clearErrors();
-      const box = (field && $(ERROR_ID(field))) || $('form-error');
+      const box = (field && show.includes(field) && byId(errorId(field))) || form.querySelector('.form-error');
+      if (!box) return false;
       box.textContent = field === 'arch' ? `Pick at least one architecture. (${message})` : message;
       box.hidden = false;
       box.closest('.field')?.classList.add('has-error');
-      for (const [id, f] of Object.entries(FIELD_OF)) if (f === field) $(id).setAttribute('aria-invalid', 'true');
+      for (const x of inputs) if (x.field === field) x.input.setAttribute('aria-invalid', 'true');
+      return true;
     },
     clearErrors() {
       for (const box of form.querySelectorAll('.field-error')) {
@@ -83,80 +281,12 @@ export function createControls({ store }) {
         box.textContent = '';
         box.closest('.field')?.classList.remove('has-error');
       }
-      for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+      for (const x of form.querySelectorAll('[aria-invalid]')) x.removeAttribute('aria-invalid');
+    },
+    destroy() {
+      unsubscribe();
+      form.removeEventListener('input', onInput);
+      form.removeEventListener('submit', onSubmit);
     },
   };
-}
-
-function readValue(el, field) {
-  const c = CONTROLS[field];
-  if (c.kind === 'choice') return c.choices.find((ch) => String(ch) === el.value) ?? el.value;
-  // '' (empty or unparseable number input) becomes NaN: the engine names it.
-  return el.value.trim() === '' ? NaN : Number(el.value);
-}
-
-function describeSlider(el, v) {
-  const field = FIELD_OF[el.id];
-  const out = $(`${el.id}-value`);
-  let text;
-  if (!Number.isFinite(v)) text = field === 'depth' ? 'depth not set' : 'gain not set';
-  else if (field === 'depth')
-    text = v > Number(el.max) ? `${v} layers (beyond the slider's ${el.max})` : `${v} ${v === 1 ? 'layer' : 'layers'}`;
-  else text = `gain ${v.toFixed(2)}${v < Number(el.min) || v > Number(el.max) ? ' (outside the slider)' : ''}`;
-  el.setAttribute('aria-valuetext', text);
-  el.classList.toggle('is-beyond', Number.isFinite(v) && (v > Number(el.max) || v < Number(el.min)));
-  if (out)
-    out.value = field === 'depth' ? (Number.isFinite(v) ? String(v) : '—') : Number.isFinite(v) ? v.toFixed(2) : '—';
-}
-
-function buildArchChips() {
-  const chip = (a) => {
-    const label = document.createElement('label');
-    label.className = `chip chip-${a.key}`;
-    const input = document.createElement('input');
-    input.type = 'checkbox';
-    input.name = 'arch';
-    input.value = a.key;
-    input.id = `arch-${a.key}`;
-    const text = document.createElement('span');
-    text.className = 'chip-name';
-    text.append(archLabel(a.key), swatch(a.key));
-    // the block's formula describes the checkbox rather than naming it
-    const block = document.createElement('span');
-    block.className = 'chip-block';
-    block.id = `arch-${a.key}-block`;
-    block.textContent = a.block;
-    block.setAttribute('aria-hidden', 'true'); // out of the name; still the description
-    input.setAttribute('aria-describedby', `${block.id} arch-error`);
-    label.append(input, text, block);
-    return label;
-  };
-  $('arch-main').replaceChildren(...ARCHS.filter((a) => a.group === 'article').map(chip));
-  $('arch-more-list').replaceChildren(...ARCHS.filter((a) => a.group === 'more').map(chip));
-}
-
-function setUpInputs() {
-  const d = CONTROLS.depth,
-    g = CONTROLS.gain;
-  Object.assign($('depth'), { min: d.min, max: d.sliderMax, step: d.step });
-  Object.assign($('depth-number'), { min: d.min, max: d.max, step: d.step });
-  Object.assign($('gain'), { min: g.sliderMin, max: g.sliderMax, step: g.step });
-  Object.assign($('gain-number'), { min: g.min, max: g.max, step: g.step });
-  $('gain-marks').replaceChildren(...g.marks.map((m) => new Option(m.toFixed(1), m.toFixed(1))));
-  for (const f of ['width', 'tokens', 'seed'])
-    Object.assign($(f), { min: CONTROLS[f].min, max: CONTROLS[f].max, step: CONTROLS[f].step });
-  for (const [id, f] of [
-    ['expansion', 'expansion'],
-    ['activation', 'activation'],
-    ['init', 'init'],
-    ['final-norm', 'final_norm'],
-  ]) {
-    const c = CONTROLS[f];
-    $(id).replaceChildren(...c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))));
-  }
-  for (const [id, field] of Object.entries(FIELD_OF)) {
-    const el = $(id);
-    const ids = [el.getAttribute('aria-describedby'), ERROR_ID(field)].filter(Boolean);
-    el.setAttribute('aria-describedby', [...new Set(ids.join(' ').split(' '))].join(' '));
-  }
 }

@@ -2,10 +2,8 @@
 // data-preset="<key>" elsewhere (the explanations) applies that preset too and
 // brings the charts into view. A button is pressed while its preset is shown.
 import { PRESETS, presetConfig } from './presets.js';
-import { FIELDS } from '../shared/state.js';
+import { sameConfig } from '../shared/state.js';
 import { sortArchs } from '../shared/archs.js';
-
-const same = (a, b) => FIELDS.every((k) => (k === 'arch' ? a.arch.join() === b.arch.join() : a[k] === b[k]));
 
 export function createPresets({ store, charts }) {
   const row = document.getElementById('presets');
@@ -40,7 +38,7 @@ export function createPresets({ store, charts }) {
   const mark = (config) => {
     for (const b of document.querySelectorAll('[data-preset]')) {
       const c = configs[b.dataset.preset];
-      b.setAttribute('aria-pressed', String(!!c && same(c, config)));
+      b.setAttribute('aria-pressed', String(!!c && sameConfig(c, config)));
     }
   };
   store.subscribe(mark);

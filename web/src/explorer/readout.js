@@ -3,14 +3,46 @@
 // sets the layer while the pointer is over them; otherwise the "layer" slider
 // does (and moves the charts' cursor, for keyboard users).
 import { archLabel } from '../shared/archs.js';
+import { el } from '../shared/dom.js';
 import { fmtValue } from '../shared/format.js';
 import { OK, OVERFLOW } from './series.js';
 import { swatch } from '../shared/swatch.js';
 
-export function createReadout({ root, onPick }) {
-  const slider = root.querySelector('#readout-layer');
-  const value = root.querySelector('#readout-layer-value');
-  const body = root.querySelector('tbody');
+const COLUMNS = ['gradient', 'stream RMS', 'update'];
+
+/** root: the element to fill; prefix: of its ids; hint: a node under the table, or null. */
+export function createReadout({ root, prefix = '', hint = null, onPick }) {
+  const id = `${prefix}readout-layer`;
+  const slider = el('input', { type: 'range', id, min: 0, max: 96, step: 1, value: 0 });
+  const value = el('output', { id: `${id}-value`, for: id, class: 'value' });
+  const body = el('tbody');
+  root.replaceChildren(
+    el('div', { class: 'readout-head' }, el('label', { for: id }, 'Values at'), slider, value),
+    el(
+      'div',
+      { class: 'readout-scroll' },
+      el(
+        'table',
+        { class: 'readout-table' },
+        el(
+          'caption',
+          { class: 'visually-hidden' },
+          'Values at the chosen layer, one row per architecture; also the legend of the charts',
+        ),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['architecture', ...COLUMNS].map((t) => el('th', { scope: 'col' }, t)),
+          ),
+        ),
+        body,
+      ),
+    ),
+    ...(hint ? [hint] : []),
+  );
   let rows = {}; // arch -> {grad, stream, update} cells
   let data = null; // {prepared, archs, depth}
   let hover = null;
@@ -54,18 +86,16 @@ export function createReadout({ root, onPick }) {
         rows = {};
         body.replaceChildren(
           ...next.archs.map((arch) => {
-            const tr = document.createElement('tr');
-            const th = document.createElement('th');
-            th.scope = 'row';
-            th.append(swatch(arch), ' ', archLabel(arch));
-            const cells = {
-              grad: document.createElement('td'),
-              stream: document.createElement('td'),
-              update: document.createElement('td'),
-            };
-            tr.append(th, cells.grad, cells.stream, cells.update);
+            const cells = { grad: el('td'), stream: el('td'), update: el('td') };
             rows[arch] = cells;
-            return tr;
+            return el(
+              'tr',
+              {},
+              el('th', { scope: 'row' }, swatch(arch), ' ', archLabel(arch)),
+              cells.grad,
+              cells.stream,
+              cells.update,
+            );
           }),
         );
       }

@@ -14,6 +14,8 @@
 // below the top, since backprop starts above k; those are classed OVERFLOW
 // even when the float that came out happens to be finite.
 
+import { decadeRange } from '../shared/log-axis.js';
+
 export const OK = 0;
 export const ZERO = 1;
 export const OVERFLOW = 2;
@@ -128,19 +130,6 @@ export function prepareChart(metric, results, archs, reference = null) {
     over[arch] = o;
   }
   return { metric, x, raw, cls, main, over, scale, lanes };
-}
-
-/** The whole decades (as exponents) around [lo, hi], at least two of them. */
-export function decadeRange(lo, hi) {
-  if (!(lo <= hi)) return [-1, 1];
-  let a = Math.floor(Math.log10(lo) + 1e-9);
-  let b = Math.ceil(Math.log10(hi) - 1e-9);
-  if (b - a < 2) {
-    const mid = (Math.log10(lo) + Math.log10(hi)) / 2;
-    a = Math.min(a, Math.round(mid) - 1);
-    b = Math.max(b, Math.round(mid) + 1);
-  }
-  return [a, b];
 }
 
 /** 1/sqrt(l) for blocks 1..L: the size of a unit update on a stream of size sqrt(l). */

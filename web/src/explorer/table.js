@@ -2,7 +2,7 @@
 // columns per arch), for screen readers always, and on screen behind the
 // "Show numbers" toggle.
 import { archLabel } from '../shared/archs.js';
-import { fmtPlain } from '../shared/format.js';
+import { fixed, fmtPlain } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
 
 const METRICS = [
@@ -27,7 +27,7 @@ export function createTable({ table, wrap, button }) {
     const L = out.config.depth;
     const caption = document.createElement('caption');
     caption.textContent =
-      `Per-layer numbers at depth ${L}, gain ${Number(out.config.gain).toFixed(2)}: ` +
+      `Per-layer numbers at depth ${L}, gain ${fixed(out.config.gain, 2)}: ` +
       'the gradient norm \u2016\u2202loss/\u2202h_l\u2016, the stream RMS of h_l, and block l\u2019s update size relative to the stream. ' +
       '\u201coverflow\u201d marks values that are not finite or were computed from an overflowed stream.';
     const head1 = document.createElement('tr');

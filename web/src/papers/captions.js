@@ -1,6 +1,7 @@
 // The sentence under each panel, written from the numbers (pure: text only, no
 // DOM), so it says whether the claim holds at the settings that ran.
-import { FIG3_WEIGHTS, fmt, ratioText, summarize } from './repro.js';
+import { decimals, fixed, fmtFactor } from '../shared/format.js';
+import { FIG3_WEIGHTS, summarize } from './repro.js';
 
 export const VERDICT_TEXT = { holds: 'Holds', partly: 'Holds in part', fails: 'Does not hold' };
 
@@ -10,14 +11,6 @@ const LEAD = {
   fails: 'The claim does not hold at these settings.',
 };
 
-const num = (v, digits = 2) => fmt(v, digits);
-const sig = (v) => {
-  if (!Number.isFinite(v)) return fmt(v, 0);
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 0.01 && a < 1e4) return fmt(v, a >= 100 ? 0 : a >= 10 ? 1 : 2);
-  return ratioText(v).replace(/×$/, '');
-};
 const trend = (r, up = 1.2) => (r >= up ? 'rises' : r <= 1 / up ? 'falls' : 'stays roughly level');
 
 /** {verdict, lead, text} for a panel's result; `view` as in summarize(). */
@@ -34,24 +27,20 @@ export function caption(id, result, view = {}) {
         pre = d.geomean.pre_ln;
       text =
         `Over L = ${d.depths.join(', ')} and ${p.seeds} seed${p.seeds > 1 ? 's' : ''}, the last block's ‖∂L/∂W₂‖ ` +
-        `fits a log–log slope of ${num(d.fit.post_ln.slope)} for Post-LN (claimed 0 ± 0.15) and ${num(d.fit.pre_ln.slope)} ` +
-        `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${sig(post[0])} to ` +
-        `${sig(post[post.length - 1])} and Pre-LN's from ${sig(pre[0])} to ${sig(pre[pre.length - 1])}. ` +
+        `fits a log–log slope of ${fixed(d.fit.post_ln.slope, 2)} for Post-LN (claimed 0 ± 0.15) and ${fixed(d.fit.pre_ln.slope, 2)} ` +
+        `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${decimals(post[0])} to ` +
+        `${decimals(post[post.length - 1])} and Pre-LN's from ${decimals(pre[0])} to ${decimals(pre[pre.length - 1])}. ` +
         'Post-LN\u2019s last block reads and writes a stream of unit RMS at any depth. Pre-LN ends in a LayerNorm ' +
         'that divides by the RMS of a stream grown to about √(1 + cL) (Lemma 2), and the last block\u2019s W₂ gradient ' +
         'is the gradient out of that division times a unit-size activation.';
       break;
     }
     case 'figure3': {
-      const w = view.weight ?? 'all';
-      const post = d.norms.post_ln[w],
-        pre = d.norms.pre_ln[w];
-      const rPost = post[5] / post[0],
-        rPre = pre[5] / pre[0];
+      const { weight: w, post, pre, rPost, rPre } = s.facts;
       text =
-        `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${sig(post[0])} at layer 1 to ` +
-        `${sig(post[5])} at layer 6 (${num(rPost)}×); Pre-LN's ${trend(rPre)}, from ${sig(pre[0])} to ${sig(pre[5])} ` +
-        `(${num(rPre)}×).`;
+        `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${decimals(post[0])} at layer 1 to ` +
+        `${decimals(post[5])} at layer 6 (${fixed(rPost, 2)}×); Pre-LN's ${trend(rPre)}, from ${decimals(pre[0])} to ${decimals(pre[5])} ` +
+        `(${fixed(rPre, 2)}×).`;
       if (rPre < 1 / 1.5)
         text +=
           ' In this engine Pre-LN\u2019s gradient falls toward the top instead of staying level: each pre-norm ' +
@@ -67,10 +56,10 @@ export function caption(id, result, view = {}) {
     case 'lemma2': {
       const L = p.depth;
       text =
-        `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${num(d.pre[L])} against the lemma's 1 + ${L}/2 = ${num(1 + L / 2, 1)}; ` +
-        `the straight line through all ${L + 1} layers has slope ${num(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
-        `more than ${(100 * s.rows[1].value).toFixed(1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
-        `${num(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
+        `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${fixed(d.pre[L], 2)} against the lemma's 1 + ${L}/2 = ${fixed(1 + L / 2, 1)}; ` +
+        `the straight line through all ${L + 1} layers has slope ${fixed(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
+        `more than ${fixed(100 * s.rows[1].value, 1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
+        `${fixed(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
       break;
     }
     case 'deepnet': {
@@ -78,16 +67,16 @@ export function caption(id, result, view = {}) {
       const row = (k) => s.rows.find((r) => r.key === k).value;
       const g0 = d.post_ln.grad_norm[0] / d.post_ln.grad_norm[N];
       text =
-        `With α = (2N)^¼ = ${num(d.alpha, 3)} and β = (8N)^−¼ = ${num(d.beta, 4)} for N = ${N}, DeepNorm's gradient ` +
-        `varies by ${ratioText(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by ` +
-        `${ratioText(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${ratioText(row('post_ln_grad_norm'))}, ` +
-        `layer 0 receiving ${sig(g0)} of the top's. `;
+        `With α = (2N)^¼ = ${fixed(d.alpha, 3)} and β = (8N)^−¼ = ${fixed(d.beta, 4)} for N = ${N}, DeepNorm's gradient ` +
+        `varies by ${fmtFactor(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by ` +
+        `${fmtFactor(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${fmtFactor(row('post_ln_grad_norm'))}, ` +
+        `layer 0 receiving ${decimals(g0)} of the top's. `;
       text +=
         row('post_ln_stream_rms') <= 2
-          ? `Post-LN's stream, though, stays within ${ratioText(row('post_ln_stream_rms'))} too: every Post-LN block ends in ` +
+          ? `Post-LN's stream, though, stays within ${fmtFactor(row('post_ln_stream_rms'))} too: every Post-LN block ends in ` +
             'a LayerNorm, so its stream RMS is 1 by construction. At initialization the stream does not tell the two ' +
             'apart; the gradient does.'
-          : `Post-LN's stream spreads over ${ratioText(row('post_ln_stream_rms'))}.`;
+          : `Post-LN's stream spreads over ${fmtFactor(row('post_ln_stream_rms'))}.`;
       break;
     }
     case 'gpt2': {
@@ -96,9 +85,9 @@ export function caption(id, result, view = {}) {
       const lo = Math.min(...g),
         hi = Math.max(...g);
       text =
-        `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${num(lo)}–${num(hi)}× the input's RMS for ` +
-        `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${num(d.fit.gpt2.slope)}), where Pre-LN's grows from ` +
-        `${num(pre[0])}× to ${num(pre[pre.length - 1])}×, a slope of ${num(d.fit.pre_ln.slope)} against √L's 0.5 ` +
+        `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${fixed(lo, 2)}–${fixed(hi, 2)}× the input's RMS for ` +
+        `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${fixed(d.fit.gpt2.slope, 2)}), where Pre-LN's grows from ` +
+        `${fixed(pre[0], 2)}× to ${fixed(pre[pre.length - 1], 2)}×, a slope of ${fixed(d.fit.pre_ln.slope, 2)} against √L's 0.5 ` +
         `(${p.seeds} seed${p.seeds > 1 ? 's' : ''}).`;
       break;
     }

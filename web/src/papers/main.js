@@ -1,9 +1,12 @@
-// The papers page: six reproductions, each a panel computed in a worker pool,
-// then the timing of the explorer's transformer scene.
+// The papers page: six reproductions, each a panel computed by the engine (two
+// workers where the machine has two cores, each panel on its own lane), then
+// the timing of the explorer's transformer scene, run alone.
+import { createEngineClient } from '../engine/client.js';
+import { PERF_CONFIG } from '../engine/experiments.js';
+import { fixed } from '../shared/format.js';
 import { createTheme } from '../shared/theme.js';
-import { PapersClient } from './client.js';
 import { createPanel } from './panels.js';
-import { PANEL_IDS, PERF_CONFIG } from './repro.js';
+import { PANEL_IDS } from './repro.js';
 import './papers.css'; // after uPlot's CSS (imported by chart.js), so ours wins
 
 const $ = (id) => document.getElementById(id);
@@ -19,12 +22,7 @@ window.__papers = state;
 
 const theme = createTheme($('theme-toggle'));
 
-let pool;
-try {
-  pool = new PapersClient();
-} catch (e) {
-  setStatus('error', `The engine could not start: ${e.message}`);
-}
+const engine = createEngineClient({ workers: Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1)) });
 
 const t0 = performance.now();
 const panels = [];
@@ -35,7 +33,7 @@ function onRender(id, info) {
   if (!state.ready) setStatus('loading', `computed ${done} of ${PANEL_IDS.length}…`);
   if (!state.ready && done === PANEL_IDS.length) {
     state.ready = true;
-    setStatus('ready', `all six computed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    setStatus('ready', `all six computed in ${fixed((performance.now() - t0) / 1000, 1)} s`);
     document.body.dataset.ready = '1';
     measureSpeed();
   }
@@ -45,11 +43,10 @@ async function measureSpeed() {
   const out = $('speed-result');
   try {
     const runs = 15;
-    const r = await pool.request('perf', { runs, warmup: 3 }, { exclusive: true });
-    if (!r) return null;
+    const r = await engine.call('timeRecompute', [{ runs, warmup: 3 }], { exclusive: true });
     state.perf = { ...r, config: PERF_CONFIG };
     state.perfRuns = (state.perfRuns ?? 0) + 1;
-    const f = (v) => v.toFixed(1);
+    const f = (v) => fixed(v, 1);
     out.textContent =
       `median ${f(r.median)} ms per recompute (fastest ${f(r.min)} ms, 90th percentile ${f(r.p90)} ms, ` +
       `${runs} recomputes after 3 warm-up runs): ${r.median < 50 ? 'within' : 'over'} the 50 ms budget.`;
@@ -63,13 +60,13 @@ async function measureSpeed() {
 // Measure again (the tests do, on a busy machine): resolves to the new figures.
 state.measure = () => measureSpeed();
 
-if (pool) {
-  setStatus('loading', 'computing the reproductions…');
-  for (const id of PANEL_IDS) {
-    const root = document.querySelector(`[data-panel="${id}"]`);
-    panels.push(createPanel({ root, id, request: (task, params) => pool.request(task, params), onRender }));
-  }
-  panels.forEach((p) => p.run());
+setStatus('loading', 'computing the reproductions…');
+for (const id of PANEL_IDS) {
+  const root = document.querySelector(`[data-panel="${id}"]`);
+  const lane = engine.lane();
+  const request = async (params) => (await lane.request('reproduce', [id, params]))?.out ?? null;
+  panels.push(createPanel({ root, id, request, onRender }));
 }
+panels.forEach((p) => p.run());
 
 theme.onChange(() => panels.forEach((p) => p.retheme()));

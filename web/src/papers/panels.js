@@ -1,25 +1,14 @@
 // One panel of the papers page: its controls, chart(s), legend, the
 // measured-vs-claimed table, the numbers behind the chart, and the caption.
-// The numbers come from repro.js (computed in a worker), the sentence from
-// captions.js; this module only builds the DOM (no inline styles: CSP).
+// The numbers come from the engine worker (../engine/experiments.js), the
+// rows and the sentence from repro.js and captions.js; this module only builds the DOM (no inline styles: CSP).
 import { ARCH_BY_KEY } from '../shared/archs.js';
-import { swatch } from '../shared/swatch.js';
-import { fmtPlain } from '../shared/format.js';
+import { lineSwatch } from '../shared/swatch.js';
+import { el } from '../shared/dom.js';
+import { fixed, fmtPlain } from '../shared/format.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
-const el = (tag, attrs = {}, ...kids) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...kids);
-  return e;
-};
 
 const LABELS = {
   post_ln: 'Post-LN',
@@ -29,22 +18,6 @@ const LABELS = {
   residual: 'residual, no norm',
 };
 const CLAIM_DASH = [6, 5];
-
-// A line sample for a series that is not an arch: the claim, the path count.
-function sampleSwatch(kind, dash) {
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('class', `swatch swatch-${kind}`);
-  svg.setAttribute('viewBox', '0 0 36 10');
-  svg.setAttribute('width', '36');
-  svg.setAttribute('height', '10');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
-  const line = document.createElementNS(SVG, 'line');
-  for (const [k, v] of Object.entries({ x1: 1, x2: 35, y1: 5, y2: 5 })) line.setAttribute(k, String(v));
-  if (dash?.length) line.setAttribute('stroke-dasharray', dash.join(' '));
-  svg.append(line);
-  return svg;
-}
 
 // ---------------------------------------------------------------- what each panel draws
 
@@ -65,6 +38,18 @@ const claimSeries = (col, label, values) => ({
   width: 1.5,
 });
 
+// A chart over depth L, both axes logarithmic, one point per depth for each arch.
+const overDepth = (chart, col, depths, arches, claims) => ({
+  chart,
+  spec: {
+    x: depths,
+    xLog: true,
+    xLabel: 'depth L',
+    yLog: true,
+    series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
+  },
+});
+
 // Returns [{chart: name, spec}] and the legend entries.
 const VIEWS = {
   theorem1(r, col) {
@@ -72,29 +57,18 @@ const VIEWS = {
     const post = geomean.post_ln,
       pre = geomean.pre_ln;
     return [
-      {
-        chart: 'theorem1',
-        spec: {
-          x: depths,
-          xLog: true,
-          xLabel: 'depth L',
-          yLog: true,
-          series: [
-            archSeries(col, 'post_ln', post, { points: true }),
-            archSeries(col, 'pre_ln', pre, { points: true }),
-            claimSeries(
-              col,
-              'claimed: flat (Post-LN)',
-              depths.map(() => post[0]),
-            ),
-            claimSeries(
-              col,
-              'claimed: ∝ 1/√L (Pre-LN)',
-              depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
-            ),
-          ],
-        },
-      },
+      overDepth('theorem1', col, depths, { post_ln: post, pre_ln: pre }, [
+        claimSeries(
+          col,
+          'claimed: flat (Post-LN)',
+          depths.map(() => post[0]),
+        ),
+        claimSeries(
+          col,
+          'claimed: ∝ 1/√L (Pre-LN)',
+          depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
+        ),
+      ]),
     ];
   },
   figure3(r, col, view) {
@@ -137,54 +111,27 @@ const VIEWS = {
   },
   deepnet(r, col) {
     const layers = r.data.deepnorm.grad_norm.map((_, l) => l);
-    return [
-      {
-        chart: 'deepnet',
-        spec: {
-          x: layers,
-          xLabel: 'layer l',
-          yLog: true,
-          series: [
-            archSeries(col, 'deepnorm', r.data.deepnorm.grad_norm),
-            archSeries(col, 'post_ln', r.data.post_ln.grad_norm),
-          ],
-        },
+    const perLayer = (chart, metric) => ({
+      chart,
+      spec: {
+        x: layers,
+        xLabel: 'layer l',
+        yLog: true,
+        series: ['deepnorm', 'post_ln'].map((a) => archSeries(col, a, r.data[a][metric])),
       },
-      {
-        chart: 'deepnet-stream',
-        spec: {
-          x: layers,
-          xLabel: 'layer l',
-          yLog: true,
-          series: [
-            archSeries(col, 'deepnorm', r.data.deepnorm.stream_rms),
-            archSeries(col, 'post_ln', r.data.post_ln.stream_rms),
-          ],
-        },
-      },
-    ];
+    });
+    return [perLayer('deepnet', 'grad_norm'), perLayer('deepnet-stream', 'stream_rms')];
   },
   gpt2(r, col) {
     const { depths, ratio } = r.data;
     return [
-      {
-        chart: 'gpt2',
-        spec: {
-          x: depths,
-          xLog: true,
-          xLabel: 'depth L',
-          yLog: true,
-          series: [
-            archSeries(col, 'gpt2', ratio.gpt2, { points: true }),
-            archSeries(col, 'pre_ln', ratio.pre_ln, { points: true }),
-            claimSeries(
-              col,
-              '∝ √L',
-              depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
-            ),
-          ],
-        },
-      },
+      overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
+        claimSeries(
+          col,
+          '∝ √L',
+          depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
+        ),
+      ]),
     ];
   },
   veit(r, col) {
@@ -260,13 +207,13 @@ function buildControls(form, id, params, view, onChange) {
   for (const name of CONTROLS[id]) {
     const inputId = `${id}-${name}`;
     const field = el('div', { class: 'paper-field' });
-    field.append(el('label', { for: inputId, text: CONTROL_LABELS[name] }));
+    field.append(el('label', { for: inputId }, CONTROL_LABELS[name]));
     let input;
     if (choices[name]) {
       input = el('select', { id: inputId, name });
       for (const v of choices[name]) {
         const text = name === 'weight' ? FIG3_WEIGHTS[v] : name === 'width' ? `${v}` : String(v);
-        input.append(el('option', { value: String(v), text }));
+        input.append(el('option', { value: String(v) }, text));
       }
       input.value = String(VIEW_ONLY.has(name) ? view[name] : params[name]);
     } else {
@@ -305,29 +252,22 @@ function buildControls(form, id, params, view, onChange) {
 
 function resultsTable(summary) {
   const table = el('table', { class: 'measured' });
-  table.append(el('caption', { class: 'visually-hidden', text: 'Measured and claimed numbers' }));
+  table.append(el('caption', { class: 'visually-hidden' }, 'Measured and claimed numbers'));
   const head = el(
     'tr',
     {},
-    el('th', { scope: 'col', text: 'quantity' }),
-    el('th', { scope: 'col', text: 'measured' }),
-    el('th', { scope: 'col', text: 'claimed' }),
-    el('th', { scope: 'col', text: 'meets it' }),
+    el('th', { scope: 'col' }, 'quantity'),
+    el('th', { scope: 'col' }, 'measured'),
+    el('th', { scope: 'col' }, 'claimed'),
+    el('th', { scope: 'col' }, 'meets it'),
   );
   table.append(el('thead', {}, head));
   const body = el('tbody');
   for (const row of summary.rows) {
     const ok = row.ok === null ? '—' : row.ok ? 'yes' : 'no';
-    const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}`, text: ok });
-    const measured = el('td', {
-      class: 'num',
-      text: row.measured,
-      'data-key': row.key,
-      'data-value': String(row.value),
-    });
-    body.append(
-      el('tr', {}, el('th', { scope: 'row', text: row.label }), measured, el('td', { text: row.claimed }), okCell),
-    );
+    const okCell = el('td', { class: `ok ok-${row.ok === null ? 'na' : row.ok ? 'yes' : 'no'}` }, ok);
+    const measured = el('td', { class: 'num', 'data-key': row.key, 'data-value': String(row.value) }, row.measured);
+    body.append(el('tr', {}, el('th', { scope: 'row' }, row.label), measured, el('td', {}, row.claimed), okCell));
   }
   table.append(body);
   return el('div', { class: 'measured-scroll' }, table);
@@ -335,16 +275,16 @@ function resultsTable(summary) {
 
 function dataTable(specs) {
   const details = el('details', { class: 'paper-data' });
-  details.append(el('summary', { text: 'All the numbers behind the chart' }));
+  details.append(el('summary', {}, 'All the numbers behind the chart'));
   for (const { spec } of specs) {
     const table = el('table', { class: 'data-table' });
-    const tr = el('tr', {}, el('th', { scope: 'col', text: spec.xLabel }));
-    for (const s of spec.series) tr.append(el('th', { scope: 'col', text: s.label }));
+    const tr = el('tr', {}, el('th', { scope: 'col' }, spec.xLabel));
+    for (const s of spec.series) tr.append(el('th', { scope: 'col' }, s.label));
     table.append(el('thead', {}, tr));
     const body = el('tbody');
     spec.x.forEach((x, i) => {
-      const row = el('tr', {}, el('th', { scope: 'row', text: String(x) }));
-      for (const s of spec.series) row.append(el('td', { text: fmtPlain(s.values[i]) }));
+      const row = el('tr', {}, el('th', { scope: 'row' }, String(x)));
+      for (const s of spec.series) row.append(el('td', {}, fmtPlain(s.values[i])));
       body.append(row);
     });
     table.append(body);
@@ -360,16 +300,15 @@ function legend(list, specs) {
     for (const s of spec.series) {
       if (seen.has(s.label)) continue;
       seen.add(s.label);
-      const sample = ARCH_BY_KEY[s.key] ? swatch(s.key) : sampleSwatch(s.key, s.dash);
-      list.append(el('li', {}, sample, s.label));
+      list.append(el('li', {}, lineSwatch(s.key, s.dash), s.label));
     }
 }
 
 // ---------------------------------------------------------------- the panel
 
 /**
- * Wires the panel `id` inside `root` (its <section>). `request(id, params)`
- * resolves to a repro.js result (or null when superseded); `onRender(id, info)`
+ * Wires the panel `id` inside `root` (its <section>). `request(params)`
+ * resolves to an experiments.js result (or null when superseded); `onRender(id, info)`
  * is told about every render.
  */
 export function createPanel({ root, id, request, onRender }) {
@@ -380,12 +319,7 @@ export function createPanel({ root, id, request, onRender }) {
   );
   const resultEl = root.querySelector('[data-result]');
   const legends = Object.fromEntries([...root.querySelectorAll('[data-legend]')].map((l) => [l.dataset.legend, l]));
-  const status = el('p', {
-    class: 'paper-status',
-    role: 'status',
-    'aria-live': 'polite',
-    text: 'waiting for the engine…',
-  });
+  const status = el('p', { class: 'paper-status', role: 'status', 'aria-live': 'polite' }, 'waiting for the engine…');
   const form = root.querySelector('[data-controls]');
   form.after(status);
   let latest = 0;
@@ -404,9 +338,9 @@ export function createPanel({ root, id, request, onRender }) {
     const verdict = el(
       'p',
       { class: 'verdict', 'data-verdict': cap.verdict },
-      el('span', { class: 'verdict-badge', text: VERDICT_TEXT[cap.verdict] }),
+      el('span', { class: 'verdict-badge' }, VERDICT_TEXT[cap.verdict]),
       ' ',
-      el('strong', { text: cap.lead }),
+      el('strong', {}, cap.lead),
       ' ',
       cap.text,
     );
@@ -427,10 +361,10 @@ export function createPanel({ root, id, request, onRender }) {
     status.textContent = 'computing…';
     root.setAttribute('aria-busy', 'true');
     try {
-      const r = await request(id, { ...params });
+      const r = await request({ ...params });
       if (r === null || mine !== latest) return;
       result = r;
-      status.textContent = `computed in ${(r.ms / 1000).toFixed(r.ms < 1000 ? 2 : 1)} s`;
+      status.textContent = `computed in ${fixed(r.ms / 1000, r.ms < 1000 ? 2 : 1)} s`;
       root.removeAttribute('aria-busy');
       render();
     } catch (e) {

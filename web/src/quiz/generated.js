@@ -1,11 +1,10 @@
 // Questions generated from the simulation and answered by the engine when they are asked.
 //
 // Every function takes `simulate(config)`, sync or async, returning the document rn.simulate gives
-// ({config, results}) or the worker client's {out: document, ms}, so the page can pass
-//   (cfg) => rn.simulate(cfg)   or   (cfg) => engineClient.request(cfg)
-// A null result (EngineClient resolves null when a newer request superseded this one) rejects with
-// an Error: give the quiz its own EngineClient, or do not drive the explorer while a question is
-// being built. Questions are deterministic for a given seed: same configs, same shuffle.
+// ({config, results}) or a lane's {out: document, ms}, so the page can pass
+//   (cfg) => rn.simulate(cfg)   or   (cfg) => engine.call('simulate', [cfg])   or   (cfg) => lane.request('simulate', [cfg])
+// A null result (a lane resolves null when a newer request superseded this one) rejects with an
+// Error: use engine.call(), which answers every call, or a lane of the quiz's own. Questions are deterministic for a given seed: same configs, same shuffle.
 //
 // whichIsWhich(simulate, {seed}): unlabeled curves of 2-4 stacks; the learner maps labels to archs.
 //   Draw: depth 16..96, gain 0.80..1.20 in steps of 0.05, 2-4 archs from WHICH_POOL (never pre_ln

@@ -112,7 +112,8 @@ export const CHECK_IDS = Object.freeze(Object.keys(CHECKS));
 export const TEXT_FIELDS = Object.freeze(['prompt', 'solution', 'explanation']);
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const fmt = (v) => {
+// A value as JSON for error messages ("\"x\"", "[1,2]"), or as a string when JSON cannot say it.
+const show = (v) => {
   try {
     const s = JSON.stringify(v);
     return s === undefined ? String(v) : s;
@@ -164,7 +165,7 @@ function checkSchema(schema, where, errors) {
   }
   if ('type' in schema) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    for (const t of types) if (!TYPE_NAMES.includes(t)) errors.push(`schema ${where}.type: unknown type ${fmt(t)}`);
+    for (const t of types) if (!TYPE_NAMES.includes(t)) errors.push(`schema ${where}.type: unknown type ${show(t)}`);
   }
   if (
     'required' in schema &&
@@ -180,7 +181,7 @@ function checkSchema(schema, where, errors) {
     try {
       new RegExp(schema.pattern, 'u');
     } catch {
-      errors.push(`schema ${where}.pattern: invalid regular expression ${fmt(schema.pattern)}`);
+      errors.push(`schema ${where}.pattern: invalid regular expression ${show(schema.pattern)}`);
     }
   }
   if ('properties' in schema) {
@@ -203,8 +204,8 @@ export function validateSchema(value, schema, path = '$', errors = []) {
       return errors; // the other keywords would only repeat the same problem
     }
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => fmt(e) === fmt(value))) {
-    errors.push(`${path}: ${fmt(value)} is not one of ${schema.enum.map(fmt).join(', ')}`);
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => show(e) === show(value))) {
+    errors.push(`${path}: ${show(value)} is not one of ${schema.enum.map(show).join(', ')}`);
   }
   if (typeof value === 'string' && typeof schema.pattern === 'string') {
     let re = null;
@@ -213,7 +214,7 @@ export function validateSchema(value, schema, path = '$', errors = []) {
     } catch {
       re = null;
     }
-    if (re && !re.test(value)) errors.push(`${path}: ${fmt(value)} does not match pattern ${schema.pattern}`);
+    if (re && !re.test(value)) errors.push(`${path}: ${show(value)} does not match pattern ${schema.pattern}`);
   }
   if (Array.isArray(value)) {
     if (Number.isInteger(schema.minItems) && value.length < schema.minItems) {
@@ -271,20 +272,20 @@ function checkPreset(preset, where, errors) {
     const v = preset[field];
     if (typeof v !== 'number' || !Number.isFinite(v) || (r.integer && !Number.isInteger(v)) || v < r.min || v > r.max) {
       errors.push(
-        `${where}.${field}: ${fmt(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`,
+        `${where}.${field}: ${show(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`,
       );
     }
   }
   for (const [field, choices] of Object.entries(PRESET_CHOICES)) {
     if (field in preset && !choices.includes(preset[field])) {
-      errors.push(`${where}.${field}: ${fmt(preset[field])} is not one of ${choices.join(', ')}`);
+      errors.push(`${where}.${field}: ${show(preset[field])} is not one of ${choices.join(', ')}`);
     }
   }
   if (!Array.isArray(preset.arch) || preset.arch.length === 0) {
     errors.push(`${where}.arch: must be a non-empty list of architectures`);
   } else {
     preset.arch.forEach((a, i) => {
-      if (!ARCHS.includes(a)) errors.push(`${where}.arch[${i}]: unknown architecture ${fmt(a)}`);
+      if (!ARCHS.includes(a)) errors.push(`${where}.arch[${i}]: unknown architecture ${show(a)}`);
       else if (preset.arch.indexOf(a) !== i) errors.push(`${where}.arch[${i}]: ${a} is listed twice`);
     });
   }
@@ -309,7 +310,7 @@ function checkExperiment(exp, where, errors) {
   if (hasPreset === hasPanel) {
     errors.push(`${where}: needs exactly one of "preset" or "panel"`);
   }
-  if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${fmt(exp.panel)}`);
+  if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${show(exp.panel)}`);
   if (hasPreset) {
     if (isObject(exp.preset)) checkPreset(exp.preset, `${where}.preset`, errors);
     else errors.push(`${where}.preset: must be an object`);
@@ -317,7 +318,7 @@ function checkExperiment(exp, where, errors) {
   if ('check' in exp) {
     const check = CHECKS[exp.check];
     if (!Object.prototype.hasOwnProperty.call(CHECKS, exp.check) || !check) {
-      errors.push(`${where}.check: unknown check id ${fmt(exp.check)} (known: ${CHECK_IDS.join(', ')})`);
+      errors.push(`${where}.check: unknown check id ${show(exp.check)} (known: ${CHECK_IDS.join(', ')})`);
     } else if (check.kind === 'panel') {
       if (!hasPanel) errors.push(`${where}.check: "${exp.check}" is a norm-panel check and needs "panel"`);
     } else if (!hasPreset || !isObject(exp.preset)) {
@@ -346,7 +347,9 @@ function semanticErrors(bank) {
         errors.push(`${where}.id: ids in section "${item.section}" start with "${sec.prefix}-"`);
       }
       if (typeof item.type === 'string' && item.type !== sec.type) {
-        errors.push(`${where}.type: items in section "${item.section}" have type "${sec.type}", got ${fmt(item.type)}`);
+        errors.push(
+          `${where}.type: items in section "${item.section}" have type "${sec.type}", got ${show(item.type)}`,
+        );
       }
       if (typeof item.solution_source === 'string' && item.solution_source !== sec.solutionSource) {
         errors.push(`${where}.solution_source: section "${item.section}" expects "${sec.solutionSource}"`);
@@ -360,7 +363,7 @@ function semanticErrors(bank) {
     }
     if (Array.isArray(item.tags)) {
       item.tags.forEach((t, j) => {
-        if (item.tags.indexOf(t) !== j) errors.push(`${where}.tags[${j}]: duplicate tag ${fmt(t)}`);
+        if (item.tags.indexOf(t) !== j) errors.push(`${where}.tags[${j}]: duplicate tag ${show(t)}`);
       });
     }
     for (const f of TEXT_FIELDS) {

@@ -1,18 +1,43 @@
-// The nine presets of the engine, as the page shows them: a label, a group
-// (the article's four are on the first row, the rest under "more"), a dash
+// The engine's presets, as the pages show them: a label, a group
+// (the article's four are on the first row, the rest under "more", named
+// there by `short` or the label), a dash
 // pattern so lines differ without colour, and a one-line description of the block.
-// Colours live in app.css (--arch-<key>), per theme; theme.js reads them.
+// Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
+// tests/node/shared/fields.test.js checks that the keys are exactly the
+// engine's presets.
 
 export const ARCHS = [
   { key: 'plain', label: 'plain', group: 'article', dash: [], block: 'h ← f(h)' },
   { key: 'residual', label: 'residual, no norm', group: 'article', dash: [9, 4], block: 'h ← h + f(h)' },
   { key: 'post_ln', label: 'Post-LN', group: 'article', dash: [2, 3], block: 'h ← LN(h + f(h))' },
   { key: 'pre_ln', label: 'Pre-LN', group: 'article', dash: [12, 3, 2, 3], block: 'h ← h + f(LN(h))' },
-  { key: 'post_rms', label: 'Post-RMSNorm', group: 'more', dash: [5, 5], block: 'h ← RMS(h + f(h))' },
-  { key: 'pre_rms', label: 'Pre-RMSNorm', group: 'more', dash: [14, 3, 3, 3, 3, 3], block: 'h ← h + f(RMS(h))' },
-  { key: 'sandwich', label: 'sandwich (Gemma 2)', group: 'more', dash: [7, 2, 2, 2], block: 'h ← h + RMS(f(RMS(h)))' },
-  { key: 'deepnorm', label: 'DeepNorm (DeepNet)', group: 'more', dash: [1, 3], block: 'h ← LN(αh + f(h)), α = (2L)^¼' },
+  { key: 'post_rms', label: 'Post-RMSNorm', short: 'RMSNorm', group: 'more', dash: [5, 5], block: 'h ← RMS(h + f(h))' },
+  {
+    key: 'pre_rms',
+    label: 'Pre-RMSNorm',
+    short: 'RMSNorm',
+    group: 'more',
+    dash: [14, 3, 3, 3, 3, 3],
+    block: 'h ← h + f(RMS(h))',
+  },
+  {
+    key: 'sandwich',
+    label: 'sandwich (Gemma 2)',
+    short: 'sandwich',
+    group: 'more',
+    dash: [7, 2, 2, 2],
+    block: 'h ← h + RMS(f(RMS(h)))',
+  },
+  {
+    key: 'deepnorm',
+    label: 'DeepNorm (DeepNet)',
+    short: 'DeepNet',
+    group: 'more',
+    dash: [1, 3],
+    block: 'h ← LN(αh + f(h)), α = (2L)^¼',
+  },
   { key: 'gpt2', label: 'GPT-2 init', group: 'more', dash: [16, 5], block: 'Pre-LN with W₂ × 1/√L' },
+  { key: 'admin', label: 'Admin', group: 'more', dash: [4, 2, 10, 2], block: 'h ← LN(ωh + f(h)), ω profiled at init' },
 ];
 
 export const ARCH_BY_KEY = Object.fromEntries(ARCHS.map((a) => [a.key, a]));

@@ -74,3 +74,32 @@ export function fixed(v, digits = 3) {
   if (/^-0\.?0*$/.test(s)) return s.slice(1);
   return s.replace('-', '−');
 }
+
+/** A factor for the papers' tables: "1.03×", "3.9×10⁵×", "3.2×10⁻⁴×", "∞ (a value is 0)". */
+export function fmtFactor(r) {
+  if (!Number.isFinite(r)) return '∞ (a value is 0)';
+  if (r === 0) return '0×';
+  if (r >= 0.01 && r < 100) return `${r.toFixed(r < 10 ? 2 : 1)}×`;
+  const e = Math.floor(Math.log10(r));
+  return `${(r / 10 ** e).toFixed(1)}×10${superscript(e)}×`;
+}
+
+/** A share as a percentage: one decimal under 10%, none above ("3.4%", "12%"). */
+export function percent(v) {
+  return `${(100 * v).toFixed(v < 0.1 ? 1 : 0)}%`;
+}
+
+/**
+ * A number for the papers' captions: 2, 1 or 0 decimals between 0.01 and 10⁴
+ * ("0.54", "12.3", "157"), else a power of ten ("3.9×10⁵").
+ */
+export function decimals(v) {
+  if (!Number.isFinite(v)) return fixed(v, 0);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 0.01 && a < 1e4) return fixed(v, a >= 100 ? 0 : a >= 10 ? 1 : 2);
+  return fmtFactor(v).replace(/×$/, '');
+}
+
+/** A compute time for the status line: "4.2" under 10 ms, whole milliseconds above. */
+export const fmtMs = (ms) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms)));

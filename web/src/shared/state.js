@@ -3,18 +3,17 @@
 //
 // FIELDS_TABLE declares every field a link can set, once: its group, kind,
 // range or choices and default. Three groups:
-//   config  the engine's fields: every control of the explorer. The ranges and
-//           defaults mirror the engine's field table (core/src/config.cpp,
-//           `rn.fields` in wasm/resnorm.js); the page never loads the engine
-//           itself (it runs in the worker), so they are restated here, and the
-//           engine still checks every value.
+//   config  the engine's fields: every control of the explorer, built from
+//           the engine's own field table (`rn.fields` of wasm/resnorm.js, as
+//           fields.js reads it); the engine still checks every value.
 //   view    what an embed shows: mode, charts, controls shown or locked, theme.
 //   quiz    the quiz filter: items, section, tag.
 // Every reader (the explorer's and embed's hash, the custom elements'
 // attributes) goes through parseEntries(); a value that does not fit is
 // replaced by the default and reported as a notice {field, value, reason},
 // whose text a page shows with textContent only.
-import { ARCHS, sortArchs } from './archs.js';
+import { sortArchs } from './archs.js';
+import { CONFIG_FIELDS, CONFIG_KEYS } from './fields.js';
 
 export const CHART_KEYS = ['grad', 'stream', 'update'];
 export const QUIZ_SECTIONS = ['true-false', 'spot-the-error', 'why', 'edge-cases', 'recall', 'rapid-fire'];
@@ -22,86 +21,9 @@ export const QUIZ_SECTIONS = ['true-false', 'spot-the-error', 'why', 'edge-cases
 /** Limits on what a link may hold; longer values are refused, never cut. */
 export const LIMITS = { value: 200, key: 40, entries: 64, hash: 16384, listItems: 50 };
 
-const CONFIG_KEYS = [
-  'arch',
-  'depth',
-  'gain',
-  'width',
-  'tokens',
-  'expansion',
-  'activation',
-  'init',
-  'final_norm',
-  'seed',
-];
-
 export const FIELDS_TABLE = {
-  // ---- config: the engine
-  arch: {
-    group: 'config',
-    kind: 'choice_list',
-    choices: ARCHS.map((a) => a.key),
-    default: ['plain', 'residual', 'post_ln', 'pre_ln'],
-    label: 'Architectures',
-  },
-  depth: {
-    group: 'config',
-    kind: 'integer',
-    min: 1,
-    max: 1024,
-    sliderMax: 96,
-    step: 1,
-    default: 96,
-    label: 'Depth L',
-    unit: 'layers',
-  },
-  gain: {
-    group: 'config',
-    kind: 'real',
-    min: 0,
-    max: 4,
-    sliderMin: 0.5,
-    sliderMax: 1.5,
-    step: 0.01,
-    marks: [0.8, 1.0, 1.2],
-    default: 1.0,
-    label: 'Gain g',
-  },
-  width: { group: 'config', kind: 'integer', min: 2, max: 512, step: 1, default: 64, label: 'Width d' },
-  tokens: { group: 'config', kind: 'integer', min: 1, max: 64, step: 1, default: 8, label: 'Tokens T' },
-  expansion: {
-    group: 'config',
-    kind: 'choice',
-    choices: [1, 2, 4],
-    default: 1,
-    label: 'Expansion e',
-    names: { 1: '1 (m = d)', 2: '2 (m = 2d)', 4: '4 (m = 4d)' },
-  },
-  activation: {
-    group: 'config',
-    kind: 'choice',
-    choices: ['relu', 'gelu', 'tanh', 'linear'],
-    default: 'relu',
-    label: 'Activation φ',
-    names: { relu: 'ReLU', gelu: 'GELU', tanh: 'tanh', linear: 'linear' },
-  },
-  init: {
-    group: 'config',
-    kind: 'choice',
-    choices: ['gaussian', 'orthogonal'],
-    default: 'gaussian',
-    label: 'Init',
-    names: { gaussian: 'Gaussian', orthogonal: 'orthogonal' },
-  },
-  final_norm: {
-    group: 'config',
-    kind: 'choice',
-    choices: ['none', 'layernorm', 'rmsnorm'],
-    default: 'none',
-    label: 'Final norm',
-    names: { none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' },
-  },
-  seed: { group: 'config', kind: 'uint32', min: 0, max: 4294967295, step: 1, default: 0, label: 'Seed' },
+  // ---- config: the engine's fields (fields.js)
+  ...CONFIG_FIELDS,
 
   // ---- view: what an embed shows
   mode: { group: 'view', kind: 'choice', choices: ['explorer', 'quiz'], default: 'explorer', label: 'What to show' },

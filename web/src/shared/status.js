@@ -1,4 +1,6 @@
 // The live status line: "computing…", "ready · 16 ms", or what went wrong.
+import { fmtMs } from './format.js';
+
 export function createStatus(el) {
   let state = '';
   const set = (name, text) => {
@@ -9,7 +11,7 @@ export function createStatus(el) {
   };
   return {
     computing: () => set('computing', 'computing\u2026'),
-    ready: (ms) => set('ready', `ready \u00b7 computed in ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`),
+    ready: (ms) => set('ready', `ready \u00b7 computed in ${fmtMs(ms)} ms`),
     error: (text) => set('error', text),
   };
 }

@@ -1,7 +1,12 @@
-// Light and dark: follows prefers-color-scheme until the reader picks one with
-// the toggle; the pick is kept in localStorage (anything unreadable there means
-// "no pick"). The colours themselves live in app.css; chart code reads them
-// with palette() after every change.
+// Light and dark, and the chart colours of the theme on screen.
+//
+// createTheme(button, {root, choice, signal}): `root` carries data-theme (the
+// page's <html>, or an embed's wrapper in its shadow root). `choice` is
+// 'auto', 'light' or 'dark'; on the page it is the reader's pick with the
+// toggle `button`, kept in localStorage (anything unreadable there means
+// "auto"); an embed passes its author's choice and no button. 'auto' follows
+// prefers-color-scheme. The colours live in theme.css as custom properties;
+// palette(root) reads them as they resolve on `root`.
 import { ARCHS } from './archs.js';
 
 const KEY = 'resnorm.theme.v1';
@@ -10,9 +15,9 @@ const THEMES = ['light', 'dark'];
 function stored() {
   try {
     const v = localStorage.getItem(KEY);
-    return THEMES.includes(v) ? v : null;
+    return THEMES.includes(v) ? v : 'auto';
   } catch {
-    return null; // storage blocked
+    return 'auto'; // storage blocked
   }
 }
 
@@ -24,45 +29,66 @@ function store(theme) {
   }
 }
 
-export function createTheme(button) {
+export function createTheme(button, { root = document.documentElement, choice, signal } = {}) {
   const media = matchMedia('(prefers-color-scheme: dark)');
-  let choice = stored();
+  const remember = choice === undefined; // the page: the reader's pick is kept
+  if (remember) choice = stored();
   const listeners = new Set();
-  const current = () => choice ?? (media.matches ? 'dark' : 'light');
+  const current = () => (THEMES.includes(choice) ? choice : media.matches ? 'dark' : 'light');
 
   function apply() {
     const theme = current();
-    document.documentElement.dataset.theme = theme;
+    const changed = root.dataset.theme !== theme;
+    root.dataset.theme = theme;
     if (button) {
       button.setAttribute('aria-pressed', String(theme === 'dark'));
-      button.title = choice
-        ? `Dark theme (your choice; system is ${media.matches ? 'dark' : 'light'})`
-        : 'Dark theme (following the system setting)';
+      button.title =
+        choice !== 'auto'
+          ? `Dark theme (your choice; system is ${media.matches ? 'dark' : 'light'})`
+          : 'Dark theme (following the system setting)';
     }
-    listeners.forEach((fn) => fn(theme));
+    if (changed) listeners.forEach((fn) => fn(theme));
   }
 
-  button?.addEventListener('click', () => {
-    choice = current() === 'dark' ? 'light' : 'dark';
-    store(choice);
-    apply();
-  });
-  media.addEventListener('change', () => {
-    if (!choice) apply();
-  });
+  button?.addEventListener(
+    'click',
+    () => {
+      choice = current() === 'dark' ? 'light' : 'dark';
+      if (remember) store(choice);
+      apply();
+    },
+    { signal },
+  );
+  media.addEventListener(
+    'change',
+    () => {
+      if (choice === 'auto') apply();
+    },
+    { signal },
+  );
   apply();
 
   return {
     current,
     onChange(fn) {
       listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    /** A new choice ('auto', 'light', 'dark'), e.g. from an embed's attribute. */
+    set(next) {
+      choice = next;
+      apply();
     },
   };
 }
 
-/** The chart colours of the current theme, from app.css's custom properties. */
-export function palette() {
-  const css = getComputedStyle(document.documentElement);
+/** One of the theme's custom properties (e.g. '--curve-0') as it resolves on `root`. */
+export const themeColor = (name, root = document.documentElement) =>
+  getComputedStyle(root).getPropertyValue(name).trim();
+
+/** The chart colours as the theme's custom properties resolve on `root`. */
+export function palette(root = document.documentElement) {
+  const css = getComputedStyle(root);
   const v = (name) => css.getPropertyValue(name).trim();
   return {
     arch: Object.fromEntries(ARCHS.map((a) => [a.key, v(`--arch-${a.key}`)])),

@@ -2,13 +2,18 @@
 // layer) and JSON (the config and every array, as the CLI writes them). Pure
 // functions of the engine's output document; no DOM.
 
+import { fixed } from '../../shared/format.js';
+
 export const FORMAT = 'resnorm-export';
 export const VERSION = 1;
 
-// Per arch, in this order; the first two have L+1 entries (layers 0..L), the
-// rest L (blocks 1..L, written on row l = block l).
-export const ARRAYS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
-const PER_LAYER = new Set(['grad_norm', 'stream_rms']);
+// The per-layer arrays are every array of an arch's results, in the engine's
+// order: those of L+1 entries are per layer (layers 0..L), those of L per
+// block (blocks 1..L, written on row l = block l). Transformer blocks add six.
+const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+
+/** The array-valued keys of one arch's results, in the engine's order. */
+export const arraysOf = (result) => Object.keys(result).filter((k) => isArray(result[k]));
 
 /** Shortest text that reads back as the same double; NaN/Infinity spelled out. */
 export function numberText(v) {
@@ -31,13 +36,13 @@ export function toCsv(out, { link = '' } = {}) {
   const lines = ['# resnorm: per-layer numbers at initialization (update_ratio and w*_grad_norm of block l on row l)'];
   if (link) lines.push(`# link,${csvCell(link)}`);
   for (const [k, v] of Object.entries(out.config)) lines.push(`# ${k},${csvCell(configText(v))}`);
-  const cols = archs.flatMap((a) => ARRAYS.filter((k) => out.results[a][k]).map((k) => [a, k]));
+  const cols = archs.flatMap((a) => arraysOf(out.results[a]).map((k) => [a, k]));
   lines.push(['layer', ...cols.map(([a, k]) => `${a}.${k}`)].join(','));
   for (let l = 0; l <= L; l++) {
     const row = [String(l)];
     for (const [a, k] of cols) {
-      const i = PER_LAYER.has(k) ? l : l - 1;
       const arr = out.results[a][k];
+      const i = arr.length === L + 1 ? l : l - 1;
       row.push(i >= 0 && i < arr.length ? numberText(arr[i]) : '');
     }
     lines.push(row.join(','));
@@ -51,8 +56,7 @@ export function toJson(out, { link = '' } = {}) {
   for (const [arch, r] of Object.entries(out.results)) {
     const o = {};
     for (const [k, v] of Object.entries(r)) {
-      if (v && typeof v.length === 'number' && typeof v !== 'string')
-        o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+      if (isArray(v)) o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
       else o[k] = v;
     }
     results[arch] = o;
@@ -62,5 +66,5 @@ export function toJson(out, { link = '' } = {}) {
 
 /** A file name that says what is in it: resnorm-d96-g1.00-s0.csv */
 export function fileBase(config) {
-  return `resnorm-d${config.depth}-g${Number(config.gain).toFixed(2)}-s${config.seed}`;
+  return `resnorm-d${config.depth}-g${fixed(config.gain, 2)}-s${config.seed}`;
 }

@@ -9,6 +9,7 @@ import { chartsToPng } from './png.js';
 import { chartsToSvg } from './svg.js';
 import { fileBase, toCsv, toJson } from './data.js';
 import { download } from './download.js';
+import { fixed } from '../../shared/format.js';
 
 export const EXPORTS = [
   { key: 'png', label: 'Charts as PNG' },
@@ -19,7 +20,8 @@ export const EXPORTS = [
 
 /** One line naming the config, for the images. */
 export function configLine(c) {
-  return `depth ${c.depth} \u00b7 gain ${Number(c.gain).toFixed(2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}`;
+  const block = c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}` : '';
+  return `depth ${c.depth} \u00b7 gain ${fixed(c.gain, 2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}${block}`;
 }
 
 export async function makeExport(kind, data) {

@@ -4,7 +4,8 @@
 // and dash pattern, the 1/sqrt(l) reference, and a legend. A pure function:
 // text in, text out (every piece of text is escaped).
 import { ARCH_BY_KEY } from '../../shared/archs.js';
-import { powerOfTen } from '../../shared/format.js';
+import { LAYER_INCRS } from '../../shared/chart-host.js';
+import { decadeTicks, logLabel } from '../../shared/log-axis.js';
 import { CHART_INFO } from '../chart-info.js';
 
 const W = 760;
@@ -12,7 +13,6 @@ const H = 250; // one chart's plot + axes
 const M = { left: 62, right: 18, top: 46, bottom: 42 };
 const LEGEND_ROW = 22;
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
-const X_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
 
 export const esc = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -71,22 +71,23 @@ function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
       `<rect x="${x0}" y="${f(y - 7)}" width="${x1 - x0}" height="${f(y1 - y + 7)}" fill="${esc(pal.lane)}"/>`,
     );
     parts.push(
-      `<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(powerOfTen(lanes.bottom))}</text>`,
+      `<text x="${x1 - 4}" y="${f(y1 - 3)}" text-anchor="end" font-size="11" font-weight="600" fill="${esc(pal.laneText)}">exactly 0, drawn at ${esc(logLabel(lanes.bottom))}</text>`,
     );
   }
   // y: whole decades between the lanes, thinned to about 8
-  const a = Math.ceil((lanes.bottom !== null ? lanes.bottom + 1 : lo) - 1e-9);
-  const b = Math.floor((lanes.top !== null ? lanes.top - 1 : hi) + 1e-9);
-  const ystep = [1, 2, 3, 5, 10, 20, 25, 50, 100].find((s) => (b - a + 1) / s <= 8) ?? Math.ceil((b - a + 1) / 8);
-  for (let e = Math.ceil(a / ystep) * ystep; e <= b; e += ystep) {
+  for (const e of decadeTicks(
+    lanes.bottom !== null ? lanes.bottom + 1 : lo,
+    lanes.top !== null ? lanes.top - 1 : hi,
+    8,
+  )) {
     const y = f(sy(e));
     parts.push(`<line x1="${x0}" x2="${x1}" y1="${y}" y2="${y}" stroke="${esc(pal.grid)}"/>`);
     parts.push(
-      `<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(powerOfTen(e))}</text>`,
+      `<text x="${x0 - 6}" y="${y}" dy="4" text-anchor="end" font-size="12" fill="${esc(pal.muted)}">${esc(logLabel(e))}</text>`,
     );
   }
   // x: layer numbers
-  const xstep = X_STEPS.find((s) => depth / s <= 10) ?? Math.ceil(depth / 10);
+  const xstep = LAYER_INCRS.find((s) => depth / s <= 10) ?? Math.ceil(depth / 10);
   for (let v = 0; v <= depth; v += xstep) {
     const x = f(sx(v));
     parts.push(`<line x1="${x}" x2="${x}" y1="${f(y0)}" y2="${f(y1)}" stroke="${esc(pal.grid)}"/>`);

@@ -27,7 +27,7 @@ export function describePreset(preset) {
 
 /**
  * Runs checks against the engine, once per item (the engine is deterministic).
- * @param {{call: Function}} engine an EngineClient
+ * @param {{call: Function}} engine the engine client (../../engine/client.js)
  */
 export function createChecker(engine) {
   const cache = new Map();

@@ -7,13 +7,16 @@
 //   graded    the box it went to; "Next question".
 // The live experiment's check starts when the item is shown, so its verdict is usually ready by
 // the time the answer is revealed.
+//
+// The quiz page and the quiz embed (../../embed/quiz.js) both show items with this view. The embed
+// asks in fewer steps: a true/false choice commits at once, an open item has no answer box, "Next"
+// appears once the item is graded, and its session keeps no boxes (record(id) gives null).
 
 import { toHtml } from '../text.js';
 import { LEADS } from '../export.js';
 import { BOXES } from '../store.js';
 import { intervalMs, DAY_MS } from '../schedule.js';
 import { el, replace, add } from '../../shared/dom.js';
-import { experimentBlock } from './experiment.js';
 
 export const SECTION_NAMES = Object.freeze({
   'true-false': 'True or false',
@@ -35,6 +38,8 @@ export const TAG_NAMES = Object.freeze({
 
 const LEAD_FOR_OPEN = 'Answer in a sentence or two:';
 
+const seenText = (rec) => (rec.seen > 0 ? `answered ${rec.seen}×, right ${rec.correct}×` : 'new');
+
 function waitText(ms) {
   if (ms <= 0) return "it stays in this session's reviews";
   const days = Math.round(ms / DAY_MS);
@@ -42,11 +47,24 @@ function waitText(ms) {
 }
 
 /**
- * @param {{host: HTMLElement, session: object, check: (item) => Promise, onNext: () => void,
- *   onOpenPanel: (id) => void, onLeave: (id) => void}} deps check: experiment.js createChecker();
- *   onOpenPanel: the learner follows the item's link to the norm panel; onLeave: to the explorer
+ * @param {{host: HTMLElement, session: {record: (id) => object|null, answer: Function},
+ *   onNext: () => void, experiment?: (item) => Node|null, commitOnChoice?: boolean,
+ *   writeAnswer?: boolean, skip?: boolean, permalink?: boolean, nextLabel?: (item) => string}} deps
+ *   experiment: the live experiment block shown with the answer (experiment.js experimentBlock);
+ *   commitOnChoice: a true/false choice reveals at once; writeAnswer: open items get an answer box;
+ *   skip: "Skip" before grading (else "Next" shows once graded); permalink: the #quiz/<id> link.
  */
-export function createItemView({ host, session, check, onNext, onOpenPanel, onLeave }) {
+export function createItemView({
+  host,
+  session,
+  onNext,
+  experiment = () => null,
+  commitOnChoice = false,
+  writeAnswer = true,
+  skip = true,
+  permalink = true,
+  nextLabel = () => 'Next question',
+}) {
   let view = null; // {item, phase, choice, refs}
 
   function show(item, { deepLinked = false } = {}) {
@@ -62,12 +80,11 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
       el('span', { class: 'pill' }, SECTION_NAMES[item.section] || item.section),
       el('span', { class: 'item-id' }, item.id),
       el('span', { class: 'item-tags' }, item.tags.map((t) => TAG_NAMES[t] || t).join(', ')),
-      el('span', { class: 'item-box', 'data-box': rec.box }, `box ${rec.box} of ${BOXES}`),
-      rec.seen > 0
-        ? el('span', { class: 'item-seen' }, `answered ${rec.seen}×, right ${rec.correct}×`)
-        : el('span', { class: 'item-seen' }, 'new'),
+      rec ? el('span', { class: 'item-box', 'data-box': rec.box }, `box ${rec.box} of ${BOXES}`) : null,
+      rec ? el('span', { class: 'item-seen' }, seenText(rec)) : null,
       deepLinked ? el('span', { class: 'item-linked' }, 'opened from a link') : null,
     );
+    const typed = !isTf && writeAnswer;
 
     // ---- the answer area ----
     let answer;
@@ -91,11 +108,15 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
         { class: 'item-answer' },
         el(
           'div',
-          { class: 'choices', role: 'group', 'aria-label': 'Your answer: is the statement true or false?' },
+          {
+            class: 'choices quiz-actions',
+            role: 'group',
+            'aria-label': 'Your answer: is the statement true or false?',
+          },
           refs.choices,
         ),
       );
-    } else {
+    } else if (typed) {
       const inputId = `answer-${item.id}`;
       refs.text = el('textarea', {
         id: inputId,
@@ -116,7 +137,7 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
         el('label', { for: inputId, class: 'answer-label' }, 'Your answer'),
         refs.text,
       );
-    }
+    } else answer = el('div', { class: 'item-answer' });
     refs.reveal = el(
       'button',
       {
@@ -127,32 +148,35 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
         disabled: isTf ? true : null,
         onclick: () => reveal(),
       },
-      isTf ? 'Reveal the answer' : 'Commit and reveal',
+      typed ? 'Commit and reveal' : 'Reveal the answer',
     );
     refs.commit = el(
       'div',
       { class: 'item-commit' },
-      el('div', { class: 'item-actions' }, refs.reveal),
+      el('div', { class: 'item-actions quiz-actions' }, refs.reveal),
       el(
         'p',
         { class: 'hint', id: `commit-hint-${item.id}` },
         isTf
           ? 'Pick one first; the answer shows after you commit.'
-          : 'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.',
+          : typed
+            ? 'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.'
+            : 'Commit to an answer in your head, then reveal and grade yourself.',
       ),
     );
-    answer.append(refs.commit);
+    // A choice that commits at once needs no reveal button.
+    if (!(isTf && commitOnChoice)) answer.append(refs.commit);
 
     // ---- what reveal shows ----
     refs.result = el('p', { class: 'item-result', role: 'status', 'aria-live': 'polite' });
     refs.solution = el('section', { class: 'item-solution', 'aria-label': 'Answer', hidden: true });
-    const yours = isTf ? null : el('div', { class: 'your-answer' });
+    const yours = typed ? el('div', { class: 'your-answer' }) : null;
     refs.yours = yours;
     refs.grade = isTf
       ? null
       : el(
           'div',
-          { class: 'grade', role: 'group', 'aria-label': 'Grade yourself' },
+          { class: 'grade quiz-actions', role: 'group', 'aria-label': 'Grade yourself' },
           el('span', { class: 'grade-q' }, 'Did you get it?'),
           el(
             'button',
@@ -186,16 +210,20 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
       item.explanation ? el('div', { class: 'explanation', html: toHtml(item.explanation) }) : null,
       refs.grade,
     );
-    if (item.experiment) {
-      const exp = experimentBlock(item, { check, onOpenPanel, onLeave });
-      refs.experiment = exp.node;
-      refs.solution.append(exp.node);
-    }
+    refs.experiment = item.experiment ? experiment(item) : null;
+    add(refs.solution, refs.experiment);
 
     refs.next = el(
       'button',
-      { type: 'button', class: 'secondary', 'data-action': 'next', 'aria-keyshortcuts': 'N', onclick: () => onNext() },
-      'Skip',
+      {
+        type: 'button',
+        class: 'secondary',
+        'data-action': 'next',
+        'aria-keyshortcuts': 'N',
+        hidden: !skip,
+        onclick: () => onNext(),
+      },
+      skip ? 'Skip' : nextLabel(item),
     );
     refs.title = el('h3', { id: titleId, class: 'item-lead', tabindex: '-1' }, lead);
     const article = el(
@@ -209,15 +237,21 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
         'header',
         { class: 'item-head' },
         meta,
-        el('a', { class: 'permalink', href: `#quiz/${item.id}`, 'aria-label': `Link to question ${item.id}` }, 'link'),
+        permalink
+          ? el(
+              'a',
+              { class: 'permalink', href: `#quiz/${item.id}`, 'aria-label': `Link to question ${item.id}` },
+              'link',
+            )
+          : null,
       ),
       refs.title,
-      el('div', { class: 'item-prompt', id: `prompt-${item.id}`, html: toHtml(item.prompt) }),
+      el('div', { class: 'quiz-prompt', id: `prompt-${item.id}`, html: toHtml(item.prompt) }),
       answer,
       refs.result,
       refs.solution,
       refs.graded,
-      el('div', { class: 'item-nav' }, refs.next),
+      el('div', { class: 'item-nav quiz-actions' }, refs.next),
     );
     replace(host, article);
     view = { item, phase: 'ask', choice: null, refs, article };
@@ -233,7 +267,8 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     view.choice = value;
     for (const b of view.refs.choices) b.setAttribute('aria-pressed', String(b.dataset.choice === String(value)));
     view.refs.reveal.disabled = false;
-    view.refs.reveal.focus();
+    if (commitOnChoice) reveal();
+    else view.refs.reveal.focus();
   }
 
   function reveal() {
@@ -257,16 +292,21 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
       refs.next.focus();
       return true;
     }
-    const text = refs.text.value.trim();
-    refs.text.readOnly = true;
     refs.reveal.disabled = true;
     refs.commit.hidden = true;
-    replace(
-      refs.yours,
-      text
-        ? [el('p', { class: 'your-answer-label' }, 'You wrote:'), el('blockquote', { class: 'your-answer-text' }, text)]
-        : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'),
-    );
+    if (refs.text) {
+      const text = refs.text.value.trim();
+      refs.text.readOnly = true;
+      replace(
+        refs.yours,
+        text
+          ? [
+              el('p', { class: 'your-answer-label' }, 'You wrote:'),
+              el('blockquote', { class: 'your-answer-text' }, text),
+            ]
+          : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'),
+      );
+    }
     refs.solution.hidden = false;
     refs.result.textContent = 'Here is the model answer. Compare, then grade yourself.';
     setPhase('revealed');
@@ -290,15 +330,15 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
     const { item, refs } = view;
     session.answer(item.id, correct, { selfGraded });
     const rec = session.record(item.id);
-    refs.graded.textContent = `Recorded${selfGraded ? ` as ${correct ? 'got it' : 'missed'}` : ''}: box ${rec.box} of ${BOXES}, ${waitText(intervalMs(rec.box))}.`;
-    const box = view.article.querySelector('.item-box');
-    if (box) {
+    if (rec) {
+      refs.graded.textContent = `Recorded${selfGraded ? ` as ${correct ? 'got it' : 'missed'}` : ''}: box ${rec.box} of ${BOXES}, ${waitText(intervalMs(rec.box))}.`;
+      const box = view.article.querySelector('.item-box');
       box.textContent = `box ${rec.box} of ${BOXES}`;
       box.dataset.box = rec.box;
+      view.article.querySelector('.item-seen').textContent = seenText(rec);
     }
-    const seen = view.article.querySelector('.item-seen');
-    if (seen) seen.textContent = `answered ${rec.seen}×, right ${rec.correct}×`;
-    refs.next.textContent = 'Next question';
+    refs.next.textContent = nextLabel(item);
+    refs.next.hidden = false;
     setPhase('graded');
   }
 
@@ -326,6 +366,7 @@ export function createItemView({ host, session, check, onNext, onOpenPanel, onLe
       case 'm':
         return selfGrade(false);
       case 'n':
+        if (view.refs.next.hidden) return false;
         onNext();
         return true;
       default:

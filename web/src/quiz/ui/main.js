@@ -3,13 +3,13 @@
 // and in the views next to this file.
 import bank from '../bank.json?math';
 import { STORAGE_KEY } from '../store.js';
-import { EngineClient } from '../../engine/client.js';
+import { sharedEngine } from '../../engine/client.js';
 import { createTheme } from '../../shared/theme.js';
 import { createSession } from './session.js';
 import { createItemView } from './item-view.js';
 import { createFilters } from './filters.js';
 import { createExportMenu } from './export-menu.js';
-import { createChecker } from './experiment.js';
+import { createChecker, experimentBlock } from './experiment.js';
 import { createGeneratedView } from './generated-view.js';
 import { createNormPanel } from './norm-panel.js';
 import { parseRoute, AREAS } from './router.js';
@@ -46,18 +46,12 @@ const notice = {
 $('notice-close').addEventListener('click', () => notice.hide());
 
 // ---------------- the engine ----------------
-let engine = null;
+const engine = sharedEngine();
 let engineReady = false;
-try {
-  engine = new EngineClient();
-} catch (e) {
-  status.error(`The engine could not start: ${e.message}`);
-}
-// Calls that fail because there is no engine reject instead of hanging.
+// The first answer turns the status line to "engine ready"; a worker that cannot start says so there.
 const engineApi = {
-  call: (op, args) => {
-    if (!engine) return Promise.reject(new Error('the engine is not available in this browser'));
-    return engine.call(op, args).then(
+  call: (op, args) =>
+    engine.call(op, args).then(
       (out) => {
         if (!engineReady) {
           engineReady = true;
@@ -70,8 +64,7 @@ const engineApi = {
           status.error(`The engine could not start: ${e.message}`);
         throw e;
       },
-    );
-  },
+    ),
 };
 
 // ---------------- progress and the session ----------------
@@ -90,15 +83,18 @@ let returnTo = null; // the item that opened the norm panel
 const itemView = createItemView({
   host: $('item'),
   session,
-  check,
   onNext: () => nextItem(),
-  onOpenPanel: (id) => {
-    returnTo = id;
-  },
-  onLeave: (id) => {
-    // Leaving for the explorer: the back button should come back to this question.
-    if (location.hash !== `#quiz/${id}`) history.replaceState(null, '', `#quiz/${id}`);
-  },
+  experiment: (item) =>
+    experimentBlock(item, {
+      check,
+      onOpenPanel: (id) => {
+        returnTo = id;
+      },
+      onLeave: (id) => {
+        // Leaving for the explorer: the back button should come back to this question.
+        if (location.hash !== `#quiz/${id}`) history.replaceState(null, '', `#quiz/${id}`);
+      },
+    }).node,
 });
 
 const filters = createFilters({

@@ -103,45 +103,66 @@ function statsList(rows) {
 /**
  * @param {{token: HTMLElement, batch: HTMLElement, engine: {call: Function}}} deps
  */
+/** A per-feature table (feature, x, then `columns`) in its scrolling wrapper. */
+function featureTable(id, caption, columns, body) {
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      { class: 'norm-table', id },
+      el('caption', {}, caption),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['feature', 'x', ...columns].map((c) => el('th', { scope: 'col' }, c)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
+
+/** A slider field for `state[key]`: a change stores the value (through `round`) and calls `changed`. */
+function boundField(state, key, changed, spec, round = (v) => v) {
+  return sliderField({
+    ...spec,
+    value: state[key],
+    onChange: (v) => {
+      state[key] = round(v);
+      changed();
+    },
+  });
+}
+
 export function createNormPanel({ token, batch, engine }) {
   let started = false;
 
   // ================= one token =================
   const t = { x: [...DEFAULT_TOKEN], gamma: 1, beta: 0, seq: 0, renders: 0 };
-  const featureFields = t.x.map((v, i) =>
-    sliderField({
+  const tokenChanged = () => computeToken();
+  const featureFields = t.x.map((_, i) =>
+    boundField(t.x, i, tokenChanged, {
       id: `tok-x-${i}`,
       label: `x${sub(i + 1)}`,
       range: TOKEN_RANGE,
-      value: v,
       numberLabel: `feature ${i + 1}, exact value`,
-      onChange: (val) => {
-        t.x[i] = val;
-        computeToken();
-      },
     }),
   );
-  const gammaField = sliderField({
+  const gammaField = boundField(t, 'gamma', tokenChanged, {
     id: 'tok-gamma',
     label: 'γ',
     range: GAMMA_RANGE,
-    value: 1,
     numberLabel: 'gamma, exact value',
-    onChange: (v) => {
-      t.gamma = v;
-      computeToken();
-    },
   });
-  const betaField = sliderField({
+  const betaField = boundField(t, 'beta', tokenChanged, {
     id: 'tok-beta',
     label: 'β',
     range: BETA_RANGE,
-    value: 0,
     numberLabel: 'beta, exact value',
-    onChange: (v) => {
-      t.beta = v;
-      computeToken();
-    },
   });
 
   const setX = (values) => {
@@ -207,28 +228,7 @@ export function createNormPanel({ token, batch, engine }) {
         el('div', { class: 'button-row' }, freeze),
       ),
     ),
-    el(
-      'div',
-      { class: 'table-wrap' },
-      el(
-        'table',
-        { class: 'norm-table', id: 'token-table' },
-        el('caption', {}, 'The token and its outputs'),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'feature'),
-            el('th', { scope: 'col' }, 'x'),
-            el('th', { scope: 'col' }, 'LayerNorm'),
-            el('th', { scope: 'col' }, 'RMSNorm'),
-          ),
-        ),
-        tokBody,
-      ),
-    ),
+    featureTable('token-table', 'The token and its outputs', ['LayerNorm', 'RMSNorm'], tokBody),
     tokStats,
     tokNote,
   );
@@ -326,41 +326,47 @@ export function createNormPanel({ token, batch, engine }) {
   // ================= the padded batch =================
   const values = batchValues();
   const b = { ...DEFAULT_BATCH, lengths: [...DEFAULT_BATCH.lengths], seq: 0, renders: 0, last: null };
-  const batchField = sliderField({
-    id: 'bn-batch',
-    label: 'Sequences in the batch',
-    range: { min: 1, max: BATCH.maxBatch, step: 1 },
-    value: b.batch,
-    numberLabel: 'sequences in the batch, exact number',
-    onChange: (v) => {
-      b.batch = Math.round(v);
+  const batchChanged = () => computeBatch();
+  const batchField = boundField(
+    b,
+    'batch',
+    () => {
       showLengthFields();
       computeBatch();
     },
-  });
-  const paddingField = sliderField({
-    id: 'bn-padding',
-    label: 'Padding after the longest',
-    range: { min: 0, max: BATCH.maxPadding, step: 1 },
-    value: b.padding,
-    numberLabel: 'padding positions after the longest sequence, exact number',
-    onChange: (v) => {
-      b.padding = Math.round(v);
-      computeBatch();
+    {
+      id: 'bn-batch',
+      label: 'Sequences in the batch',
+      range: { min: 1, max: BATCH.maxBatch, step: 1 },
+      numberLabel: 'sequences in the batch, exact number',
     },
-  });
-  const lengthFields = b.lengths.map((len, i) =>
-    sliderField({
-      id: `bn-len-${i}`,
-      label: i === 0 ? 'Length of sequence 1 (watched)' : `Length of sequence ${i + 1}`,
-      range: { min: 1, max: BATCH.maxLength, step: 1 },
-      value: len,
-      numberLabel: `length of sequence ${i + 1}, exact number`,
-      onChange: (v) => {
-        b.lengths[i] = Math.round(v);
-        computeBatch();
+    Math.round,
+  );
+  const paddingField = boundField(
+    b,
+    'padding',
+    batchChanged,
+    {
+      id: 'bn-padding',
+      label: 'Padding after the longest',
+      range: { min: 0, max: BATCH.maxPadding, step: 1 },
+      numberLabel: 'padding positions after the longest sequence, exact number',
+    },
+    Math.round,
+  );
+  const lengthFields = b.lengths.map((_, i) =>
+    boundField(
+      b.lengths,
+      i,
+      batchChanged,
+      {
+        id: `bn-len-${i}`,
+        label: i === 0 ? 'Length of sequence 1 (watched)' : `Length of sequence ${i + 1}`,
+        range: { min: 1, max: BATCH.maxLength, step: 1 },
+        numberLabel: `length of sequence ${i + 1}, exact number`,
       },
-    }),
+      Math.round,
+    ),
   );
   const showLengthFields = () =>
     lengthFields.forEach((f, i) => {
@@ -404,28 +410,7 @@ export function createNormPanel({ token, batch, engine }) {
       ),
     ),
     el('figure', { class: 'batch-figure' }, picture, el('figcaption', {}, pictureText)),
-    el(
-      'div',
-      { class: 'table-wrap' },
-      el(
-        'table',
-        { class: 'norm-table', id: 'watch-table' },
-        el('caption', {}, 'The watched token: sequence 1, position 1'),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'feature'),
-            el('th', { scope: 'col' }, 'x'),
-            el('th', { scope: 'col' }, 'BatchNorm'),
-            el('th', { scope: 'col' }, 'LayerNorm'),
-          ),
-        ),
-        watchBody,
-      ),
-    ),
+    featureTable('watch-table', 'The watched token: sequence 1, position 1', ['BatchNorm', 'LayerNorm'], watchBody),
     moved,
     bnStats,
     batchNote,

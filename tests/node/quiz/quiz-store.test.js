@@ -1,5 +1,5 @@
 // Quiz progress storage: round trips, and every kind of bad saved data is reset or trimmed with a
-// notice, never a throw. Run: node --test tests/node/quiz-store.test.js
+// notice, never a throw. Run: node --test tests/node/quiz/quiz-store.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,13 +13,13 @@ import {
   saveProgress,
   clearProgress,
   sanitizeProgress,
-} from '../../web/src/quiz/store.js';
-import { grade } from '../../web/src/quiz/schedule.js';
-import { record } from '../../web/src/quiz/score.js';
-import { mulberry32 } from '../../web/src/quiz/random.js';
+} from '../../../web/src/quiz/store.js';
+import { grade } from '../../../web/src/quiz/schedule.js';
+import { record } from '../../../web/src/quiz/score.js';
+import { mulberry32 } from '../../../web/src/quiz/random.js';
 
 const bank = JSON.parse(
-  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+  fs.readFileSync(fileURLToPath(new URL('../../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
 );
 const ids = bank.items.map((it) => it.id);
 const NOW = Date.UTC(2025, 0, 15, 12);

@@ -1,4 +1,4 @@
-// Leitner scheduling and the session score. Run: node --test tests/node/quiz-schedule.test.js
+// Leitner scheduling and the session score. Run: node --test tests/node/quiz/quiz-schedule.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,13 +15,13 @@ import {
   matches,
   nextDueAt,
   boxCounts,
-} from '../../web/src/quiz/schedule.js';
-import { emptyProgress } from '../../web/src/quiz/store.js';
-import { newSession, record, accuracy, summary, sanitizeSession } from '../../web/src/quiz/score.js';
-import { mulberry32, shuffled, seedToUint32 } from '../../web/src/quiz/random.js';
+} from '../../../web/src/quiz/schedule.js';
+import { emptyProgress } from '../../../web/src/quiz/store.js';
+import { newSession, record, accuracy, summary, sanitizeSession } from '../../../web/src/quiz/score.js';
+import { mulberry32, shuffled, seedToUint32 } from '../../../web/src/quiz/random.js';
 
 const bank = JSON.parse(
-  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+  fs.readFileSync(fileURLToPath(new URL('../../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
 );
 const T0 = Date.UTC(2025, 2, 1, 9);
 const ids = (list) => list.map((d) => d.id);

@@ -1,20 +1,20 @@
 // Item text to HTML: bank text escaped, build-rendered MathML kept, Markdown-ish formatting.
-// Run: node --test tests/node/quiz-text.test.js
+// Run: node --test tests/node/quiz/quiz-text.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { toHtml, texToHtml, escapeHtml, isSafeMathml } from '../../web/src/quiz/text.js';
+import { toHtml, texToHtml, escapeHtml, isSafeMathml } from '../../../web/src/quiz/text.js';
 
 const bank = JSON.parse(
-  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+  fs.readFileSync(fileURLToPath(new URL('../../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
 );
 
 // The site's build step (Temml); the tests that need it are skipped when it is not installed.
 let plugin = null;
 try {
-  plugin = await import('../../web/build/math-plugin.js');
+  plugin = await import('../../../web/build/math-plugin.js');
 } catch {
   plugin = null;
 }

@@ -1,11 +1,11 @@
 // Question bank: schema, counts, experiments, math delimiters, and that the validator can fail.
-// Run: node --test tests/node/bank.test.js
+// Run: node --test tests/node/quiz/bank.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { validateBank, mathDelimiterErrors, CHECK_IDS } from '../../web/src/quiz/validate.js';
+import { validateBank, mathDelimiterErrors, CHECK_IDS } from '../../../web/src/quiz/validate.js';
 
 // Temml is the page's math renderer; when it is installed, every formula must parse with it.
 let temml = null;
@@ -16,8 +16,8 @@ try {
 }
 
 const readJson = (rel) => JSON.parse(fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8'));
-const bank = readJson('../../web/src/quiz/bank.json');
-const schema = readJson('../../web/src/quiz/bank.schema.json');
+const bank = readJson('../../../web/src/quiz/bank.json');
+const schema = readJson('../../../web/src/quiz/bank.schema.json');
 const clone = (v) => structuredClone(v);
 const byId = (b, id) => b.items.find((it) => it.id === id);
 

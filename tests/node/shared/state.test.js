@@ -1,4 +1,4 @@
-// The declared table of link fields (web/src/state.js): every field round-trips
+// The declared table of link fields (web/src/shared/state.js): every field round-trips
 // through the fragment, and hostile or invalid values fall back to the default
 // with a notice, never throwing.
 import test from 'node:test';
@@ -17,11 +17,11 @@ import {
   parseHash,
   readField,
   stateToHash,
-} from '../../web/src/shared/state.js';
+} from '../../../web/src/shared/state.js';
 
 // A non-default value for every field of the table (two for some).
 const SAMPLES = {
-  arch: [['post_ln', 'pre_ln'], ['sandwich', 'deepnorm', 'gpt2'], ['plain']],
+  arch: [['post_ln', 'pre_ln'], ['sandwich', 'deepnorm', 'gpt2'], ['plain'], ['admin'], ['pre_rms', 'admin']],
   depth: [1, 48, 1024],
   gain: [0, 0.8, 1.23456789, 4],
   width: [2, 512],
@@ -31,6 +31,9 @@ const SAMPLES = {
   init: ['orthogonal'],
   final_norm: ['layernorm', 'rmsnorm'],
   seed: [1, 123456789, 4294967295],
+  block: ['transformer'],
+  heads: [1, 2, 8],
+  causal: [false],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -134,6 +137,11 @@ const HOSTILE = [
   [`#arch=${BIG}`, 'arch', /too long/],
   ['#arch=,,,', 'arch', /empty/],
   ['#expansion=3', 'expansion', /not one of the choices/],
+  ['#heads=3', 'heads', /not one of the choices/],
+  ['#heads=16', 'heads', /not one of the choices/],
+  ['#block=rnn', 'block', /not one of the choices/],
+  ['#causal=maybe', 'causal', /not one of the choices/],
+  ['#arch=admin2', 'arch', /no usable entry/],
   ['#theme=<style>*{display:none}</style>', 'theme', /not one of the choices/],
   ['#charts=', 'charts', /empty/],
   ['#charts=foo', 'charts', /no usable entry/],

@@ -1,17 +1,17 @@
 // Live-experiment checks: every check in the bank is confirmed by the real engine on its preset,
 // and wrong claims (doctored or real results where the claim does not hold) are never confirmed.
-// Run: node --test tests/node/quiz-checks.test.js
+// Run: node --test tests/node/quiz/quiz-checks.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { loadWasm } from './helpers.js';
-import { runCheck, checkItem, CHECK_IDS, LAYERNORM_PROBE, THRESHOLDS } from '../../web/src/quiz/checks.js';
-import { CHECK_IDS as BANK_CHECK_IDS } from '../../web/src/quiz/validate.js';
+import { loadWasm } from '../helpers.js';
+import { runCheck, checkItem, CHECK_IDS, LAYERNORM_PROBE, THRESHOLDS } from '../../../web/src/quiz/checks.js';
+import { CHECK_IDS as BANK_CHECK_IDS } from '../../../web/src/quiz/validate.js';
 
 const bank = JSON.parse(
-  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+  fs.readFileSync(fileURLToPath(new URL('../../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
 );
 const rn = await loadWasm();
 const engine = { simulate: (c) => rn.simulate(c), normToken: (...a) => rn.normToken(...a) };

@@ -1,11 +1,11 @@
 // The benchmark runs on a tiny config and writes valid output. No timing is
 // asserted: benchmarks never fail the test suite on time.
-//   node --test tests/node/bench.test.js
+//   node --test tests/node/bench/bench.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { main, CONTENDERS } from '../../bench/run.js';
+import { main, CONTENDERS } from '../../../bench/run.js';
 
 const SCENES = ['default', 'deep', 'wide'];
 

@@ -1,15 +1,15 @@
 // The quiz page's logic without a browser: the session (queue, answers, storage, notices), the
 // router, the norm panel's batch inputs (checked against the engine's BatchNorm), the explorer
 // links of the bank's presets, and the export file names and contents.
-// Run: node --test tests/node/quiz-ui.test.js
+// Run: node --test tests/node/quiz/quiz-ui.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { loadWasm } from './helpers.js';
-import { createSession } from '../../web/src/quiz/ui/session.js';
-import { parseRoute } from '../../web/src/quiz/ui/router.js';
+import { loadWasm } from '../helpers.js';
+import { createSession } from '../../../web/src/quiz/ui/session.js';
+import { parseRoute } from '../../../web/src/quiz/ui/router.js';
 import {
   BATCH,
   DEFAULT_BATCH,
@@ -20,16 +20,16 @@ import {
   moments,
   maxAbsDiff,
   clampNumber,
-} from '../../web/src/quiz/ui/norm-data.js';
-import { explorerHref, describePreset } from '../../web/src/quiz/ui/experiment.js';
-import { exportFileName, exportText } from '../../web/src/quiz/ui/export-menu.js';
-import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
-import { STORAGE_KEY } from '../../web/src/quiz/store.js';
-import { DAY_MS } from '../../web/src/quiz/schedule.js';
-import { configFromHash, defaultConfig } from '../../web/src/shared/state.js';
+} from '../../../web/src/quiz/ui/norm-data.js';
+import { explorerHref, describePreset } from '../../../web/src/quiz/ui/experiment.js';
+import { exportFileName, exportText } from '../../../web/src/quiz/ui/export-menu.js';
+import { toGift, toAnkiTsv } from '../../../web/src/quiz/export.js';
+import { STORAGE_KEY } from '../../../web/src/quiz/store.js';
+import { DAY_MS } from '../../../web/src/quiz/schedule.js';
+import { configFromHash, defaultConfig } from '../../../web/src/shared/state.js';
 
 const bank = JSON.parse(
-  fs.readFileSync(fileURLToPath(new URL('../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
+  fs.readFileSync(fileURLToPath(new URL('../../../web/src/quiz/bank.json', import.meta.url)), 'utf8'),
 );
 const rn = await loadWasm();
 

@@ -1,16 +1,16 @@
 // The plain-JavaScript engine (bench/js/engine.js) against the native CLI: every
 // finite value within 1e-4 relative, non-finite values at the same positions
 // (null in the CLI's JSON), the same first_nonfinite.
-//   node --test tests/node/jsengine.test.js
+//   node --test tests/node/bench/jsengine.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { simulate } from '../../bench/js/engine.js';
+import { simulate } from '../../../bench/js/engine.js';
 
-const CLI = fileURLToPath(new URL('../../build/native/resnorm', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../build/native/resnorm', import.meta.url));
 const FIELDS = ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'];
 const TOLERANCE = 1e-4;
 

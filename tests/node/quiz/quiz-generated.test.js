@@ -1,10 +1,10 @@
 // Questions generated from the simulation: answers agree with the engine, grading accepts the
 // true answer and rejects wrong ones, and a seed fixes the question.
-// Run: node --test tests/node/quiz-generated.test.js
+// Run: node --test tests/node/quiz/quiz-generated.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadWasm } from './helpers.js';
+import { loadWasm } from '../helpers.js';
 import {
   whichIsWhich,
   predictNumber,
@@ -20,9 +20,9 @@ import {
   MAX_DRAWS,
   FALLBACK,
   LABELS,
-} from '../../web/src/quiz/generated.js';
-import { mulberry32 } from '../../web/src/quiz/random.js';
-import { significant } from '../../web/src/shared/format.js';
+} from '../../../web/src/quiz/generated.js';
+import { mulberry32 } from '../../../web/src/quiz/random.js';
+import { significant } from '../../../web/src/shared/format.js';
 
 const rn = await loadWasm();
 const simulate = (c) => rn.simulate(c);

@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ROOT, WASM, cli, loadWasm } from './helpers.js';
+import { ROOT, WASM, cli, loadWasm } from '../helpers.js';
 
 const rn = await loadWasm();
 

@@ -1,6 +1,6 @@
 // GIFT and Anki TSV exports: a fixed item set against hand-written expected files, and structural
 // checks that the exports import cleanly (a GIFT reader that follows Moodle's importer, a TSV shape
-// check). Run: node --test tests/node/quiz-export.test.js
+// check). Run: node --test tests/node/quiz/quiz-export.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,13 +16,13 @@ import {
   selectItems,
   ankiTags,
   ANKI_HEADER,
-} from '../../web/src/quiz/export.js';
+} from '../../../web/src/quiz/export.js';
 
 const read = (rel) => fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8');
-const bank = JSON.parse(read('../../web/src/quiz/bank.json'));
-const fixture = JSON.parse(read('../fixtures/quiz/items.json'));
-const expectedGift = read('../fixtures/quiz/items.gift');
-const expectedTsv = read('../fixtures/quiz/items.tsv');
+const bank = JSON.parse(read('../../../web/src/quiz/bank.json'));
+const fixture = JSON.parse(read('../../fixtures/quiz/items.json'));
+const expectedGift = read('../../fixtures/quiz/items.gift');
+const expectedTsv = read('../../fixtures/quiz/items.tsv');
 
 // ---------------------------------------------------------------------------------------------
 // A GIFT reader for the subset we write, following Moodle's qformat_gift::readquestion: blocks

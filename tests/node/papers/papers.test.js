@@ -1,21 +1,13 @@
 // The papers page's engine side under Node: rn.pathGradients (the path
-// expansion of Veit et al.), and the six reproductions of web/src/papers/repro.js
+// expansion of Veit et al.), and the six reproductions of web/src/engine/experiments.js
 // run on the shipped wasm module with the verdicts their captions state.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadWasm } from './helpers.js';
-import {
-  compute,
-  summarize,
-  timeRecompute,
-  fit,
-  spread,
-  quantileLength,
-  ratioText,
-  PANEL_IDS,
-  PERF_CONFIG,
-} from '../../web/src/papers/repro.js';
-import { caption } from '../../web/src/papers/captions.js';
+import { loadWasm } from '../helpers.js';
+import { reproduce, timeRecompute, fit, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
+import { summarize, spread, quantileLength, PANEL_IDS } from '../../../web/src/papers/repro.js';
+import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/format.js';
+import { caption } from '../../../web/src/papers/captions.js';
 
 let rn;
 before(async () => {
@@ -122,10 +114,24 @@ test('helpers: fit, spread, quantiles, ratio text', () => {
   assert.equal(spread([0, 1]), Infinity);
   assert.equal(quantileLength([1, 1, 1, 1], 0.5), 1);
   assert.equal(quantileLength([0, 0, 10, 0], 0.95), 2);
-  assert.equal(ratioText(1.234), '1.23×');
-  assert.equal(ratioText(390587), '3.9×10⁵×');
-  assert.equal(ratioText(3.2e-4), '3.2×10⁻⁴×');
-  assert.equal(ratioText(Infinity), '∞ (a value is 0)');
+  assert.equal(fmtFactor(1.234), '1.23×');
+  assert.equal(fmtFactor(390587), '3.9×10⁵×');
+  assert.equal(fmtFactor(3.2e-4), '3.2×10⁻⁴×');
+  assert.equal(fmtFactor(Infinity), '∞ (a value is 0)');
+});
+
+test('caption numbers: decimals by magnitude, percentages, real minus signs', () => {
+  assert.equal(decimals(0.5432), '0.54');
+  assert.equal(decimals(12.345), '12.3');
+  assert.equal(decimals(157.4), '157');
+  assert.equal(decimals(-0.25), '−0.25');
+  assert.equal(decimals(0), '0');
+  assert.equal(decimals(390587), '3.9×10⁵');
+  assert.equal(decimals(0.0012), '1.2×10⁻³');
+  assert.equal(percent(0.034), '3.4%');
+  assert.equal(percent(0.12), '12%');
+  assert.equal(fixed(-0.0001, 2), '0.00');
+  assert.equal(fixed(-1.5, 1), '−1.5');
 });
 
 // The verdicts each panel states at its default settings, and why (see
@@ -141,7 +147,7 @@ const EXPECTED = {
 
 for (const id of PANEL_IDS) {
   test(`reproduction ${id}: default settings give the expected verdict, with a caption from the numbers`, () => {
-    const r = compute(rn, id);
+    const r = reproduce(rn, id);
     const s = summarize(id, r);
     const msg = s.rows.map((x) => `${x.key}=${x.measured}`).join(', ');
     assert.equal(s.verdict, EXPECTED[id], msg);

@@ -1,0 +1,270 @@
+// The engine client against fake workers that run the real wasm engine and
+// answer asynchronously, one message at a time, in order (as worker.js does):
+// call(op, args) answers every call; a lane's latest request wins and lanes
+// never cancel each other; k workers give the same answers as one; an
+// exclusive call runs alone; a failed worker rejects what it held and the next
+// call starts a new one.
+// Run: node --test tests/node/engine/client.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { loadWasm } from '../helpers.js';
+import { createEngineClient, sharedEngine, OPS } from '../../../web/src/engine/client.js';
+import { reproduce } from '../../../web/src/engine/experiments.js';
+
+const rn = await loadWasm();
+
+// What web/src/engine/worker.js runs, minus the Worker.
+const HANDLERS = {
+  simulate: ([config]) => rn.simulate(config),
+  normToken: ([kind, x, gamma, beta]) => rn.normToken(kind, x, gamma, beta),
+  batchVsLayerNorm: ([input]) => rn.batchVsLayerNorm(input),
+  pathGradients: ([config]) => rn.pathGradients(config),
+  reproduce: ([id, params]) => reproduce(rn, id, params),
+};
+
+/** A pool of fake workers; `log` records [worker, 'start'|'end', op, args] in time order, `active` the jobs running. */
+function fakeWorkers({ delayMs = 2 } = {}) {
+  const pool = { started: [], log: [], active: 0, maxActive: 0 };
+  pool.start = () => {
+    const n = pool.started.length;
+    const w = {
+      onmessage: null,
+      onerror: null,
+      sent: [],
+      queue: Promise.resolve(),
+      terminated: false,
+      postMessage(data) {
+        w.sent.push(structuredClone(data));
+        w.queue = w.queue.then(async () => {
+          pool.active++;
+          pool.maxActive = Math.max(pool.maxActive, pool.active);
+          pool.log.push([n, 'start', data.op, data.args]);
+          await new Promise((r) => setTimeout(r, delayMs));
+          let msg;
+          try {
+            if (!HANDLERS[data.op])
+              throw Object.assign(new Error(`unknown engine operation "${data.op}"`), { field: null });
+            msg = { id: data.id, ok: true, out: HANDLERS[data.op](data.args), ms: 1 };
+          } catch (e) {
+            msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null } };
+          }
+          pool.active--;
+          pool.log.push([n, 'end', data.op, data.args]);
+          if (!w.terminated) w.onmessage({ data: structuredClone(msg) });
+        });
+      },
+      terminate() {
+        w.terminated = true;
+      },
+    };
+    pool.started.push(w);
+    return w;
+  };
+  return pool;
+}
+
+const depthOf = (r) => (r === null ? null : (r.out ?? r).config.depth);
+
+test('a lane: the latest request wins, in the {id, op, args} protocol', async () => {
+  const pool = fakeWorkers();
+  const lane = createEngineClient({ startWorker: pool.start }).lane();
+  const a = lane.request('simulate', [{ arch: ['plain'], depth: 4 }]);
+  const b = lane.request('simulate', [{ arch: ['plain'], depth: 5 }]);
+  const c = lane.request('simulate', [{ arch: ['plain'], depth: 6 }]);
+  const [ra, rb, rc] = await Promise.all([a, b, c]);
+  assert.equal(ra.out.config.depth, 4);
+  assert.equal(rb, null, 'superseded');
+  assert.equal(rc.out.config.depth, 6);
+  assert.ok(rc.ms > 0 && rc.roundTripMs >= 0);
+  assert.equal(lane.dropped, 1);
+  assert.equal(pool.started.length, 1);
+  assert.deepEqual(Object.keys(pool.started[0].sent[0]).sort(), ['args', 'id', 'op']);
+  assert.equal(pool.started[0].sent.length, 2, 'the superseded request never reached the worker');
+  await assert.rejects(lane.request('simulate', [{ depth: 0 }]), (e) => e instanceof RangeError && e.field === 'depth');
+  await assert.rejects(lane.request('eval', ['1']), (e) => e instanceof TypeError);
+});
+
+test('call(): every call answered in order, none dropped, errors with their field', async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  assert.deepEqual(
+    [...OPS],
+    ['simulate', 'normToken', 'batchVsLayerNorm', 'pathGradients', 'reproduce', 'timeRecompute'],
+  );
+  const depths = [3, 4, 5, 6, 7];
+  const docs = await Promise.all(depths.map((depth) => engine.call('simulate', [{ arch: ['plain'], depth }])));
+  assert.deepEqual(
+    docs.map((d) => d.config.depth),
+    depths,
+  );
+  const t = await engine.call('normToken', ['layernorm', [3, 3, 3], [1, 1, 1], [0.5, -1, 2]]);
+  assert.deepEqual(Array.from(t.y), [0.5, -1, 2]);
+  const b = await engine.call('batchVsLayerNorm', [
+    { x: [1, 2, 3, 4], batch: 2, length: 1, width: 2, lengths: [1, 1] },
+  ]);
+  assert.equal(b.batchnorm.length, 4);
+  const p = await engine.call('pathGradients', [{ arch: ['pre_ln'], depth: 4, width: 8, tokens: 2, samples: 2 }]);
+  assert.equal(p.results.pre_ln.count.length, 5);
+  await assert.rejects(engine.call('simulate', [{ depth: 0 }]), (e) => e instanceof RangeError && e.field === 'depth');
+  await assert.rejects(engine.call('normToken', ['layernorm', [1, 2], [1], [0, 0]]), (e) => e.field === 'gamma');
+  await assert.rejects(
+    engine.call('eval', ['1']),
+    (e) => e instanceof TypeError && /unknown engine operation/.test(e.message),
+  );
+});
+
+test("calls and a lane share the worker without stealing each other's answers", async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  const lane = engine.lane();
+  const r1 = lane.request('simulate', [{ arch: ['residual'], depth: 8 }]);
+  const c1 = engine.call('simulate', [{ arch: ['plain'], depth: 9 }]);
+  const r2 = lane.request('simulate', [{ arch: ['residual'], depth: 10 }]);
+  const c2 = engine.call('normToken', ['rmsnorm', [1, -1], [2, 2], [0, 0]]);
+  const [a, b, c, d] = await Promise.all([r1, c1, r2, c2]);
+  assert.equal(a.out.config.depth, 8);
+  assert.equal(b.config.depth, 9);
+  assert.equal(c.out.config.depth, 10);
+  assert.ok(Math.abs(d.y[0] - 2) < 1e-4);
+});
+
+test('lanes take turns and never cancel each other; only a newer request on the same lane does', async () => {
+  const pool = fakeWorkers();
+  const engine = createEngineClient({ startWorker: pool.start });
+  const x = engine.lane();
+  const y = engine.lane();
+  const results = await Promise.all([
+    x.request('simulate', [{ arch: ['plain'], depth: 2 }]), // runs at once
+    y.request('simulate', [{ arch: ['plain'], depth: 20 }]), // waits, superseded by 21
+    x.request('simulate', [{ arch: ['plain'], depth: 3 }]), // waits, superseded by 4
+    y.request('simulate', [{ arch: ['plain'], depth: 21 }]),
+    x.request('simulate', [{ arch: ['plain'], depth: 4 }]),
+  ]);
+  assert.deepEqual(results.map(depthOf), [2, null, null, 21, 4]);
+  assert.equal(x.dropped, 1);
+  assert.equal(y.dropped, 1);
+  // y's request went before x's second: the lanes took turns in the order they asked
+  assert.deepEqual(
+    pool.log.filter((e) => e[1] === 'start').map((e) => e[3][0].depth),
+    [2, 21, 4],
+  );
+});
+
+test('lane.close(): its waiting request resolves null, later ones too; the one running still answers; other lanes go on', async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  const x = engine.lane();
+  const y = engine.lane();
+  const running = x.request('simulate', [{ arch: ['plain'], depth: 5 }]);
+  const waiting = x.request('simulate', [{ arch: ['plain'], depth: 6 }]);
+  const other = y.request('simulate', [{ arch: ['plain'], depth: 7 }]);
+  x.close();
+  assert.equal(await waiting, null);
+  assert.equal(await x.request('simulate', [{ arch: ['plain'], depth: 8 }]), null);
+  assert.equal(depthOf(await running), 5);
+  assert.equal(depthOf(await other), 7);
+  assert.equal(depthOf(await y.request('simulate', [{ arch: ['plain'], depth: 9 }])), 9);
+});
+
+test('k = 2 workers: the same answers as one worker, two computing at once', async () => {
+  const jobs = [
+    ['reproduce', ['lemma2', { depth: 12, seeds: 2 }]],
+    ['reproduce', ['veit', { depth: 6, samples: 4 }]],
+    ['simulate', [{ arch: ['pre_ln', 'post_ln'], depth: 16, seed: 3 }]],
+    ['pathGradients', [{ arch: ['residual'], depth: 5, width: 8, tokens: 2, samples: 3 }]],
+    ['simulate', [{ arch: ['deepnorm'], block: 'transformer', depth: 3, width: 16, heads: 2 }]],
+  ];
+  const run = async (k) => {
+    const pool = fakeWorkers({ delayMs: 5 });
+    const engine = createEngineClient({ workers: k, startWorker: pool.start });
+    const lanes = [engine.lane(), engine.lane()];
+    const out = await Promise.all(
+      jobs.map(([op, args], i) => (i < 2 ? lanes[i].request(op, args).then((r) => r.out) : engine.call(op, args))),
+    );
+    return { out, pool, workers: engine.workers() };
+  };
+  const one = await run(1);
+  const two = await run(2);
+  assert.equal(one.pool.started.length, 1);
+  assert.equal(one.pool.maxActive, 1);
+  assert.equal(two.pool.started.length, 2);
+  assert.equal(two.workers, 2);
+  assert.equal(two.pool.maxActive, 2, 'both workers computed at the same time');
+  const plain = (v) =>
+    JSON.parse(JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : k === 'ms' ? 0 : x)));
+  assert.deepEqual(plain(two.out), plain(one.out));
+  // each worker got work
+  assert.ok(two.pool.started.every((w) => w.sent.length > 0));
+});
+
+test('an exclusive call waits for every worker to be idle and runs alone', async () => {
+  const pool = fakeWorkers({ delayMs: 10 });
+  const engine = createEngineClient({ workers: 2, startWorker: pool.start });
+  const cfg = (depth) => [{ arch: ['plain'], depth }];
+  const before = [engine.call('simulate', cfg(2)), engine.call('simulate', cfg(3))];
+  const timing = engine.call('simulate', cfg(4), { exclusive: true });
+  const after = [engine.call('simulate', cfg(5)), engine.call('simulate', cfg(6))];
+  const out = await Promise.all([...before, timing, ...after]);
+  assert.deepEqual(
+    out.map((d) => d.config.depth),
+    [2, 3, 4, 5, 6],
+  );
+  // From the exclusive call's start to its end, nothing else starts or runs.
+  const i = pool.log.findIndex((e) => e[1] === 'start' && e[3][0].depth === 4);
+  const j = pool.log.findIndex((e) => e[1] === 'end' && e[3][0].depth === 4);
+  const earlier = pool.log.slice(0, i);
+  assert.equal(
+    earlier.filter((e) => e[1] === 'start').length,
+    earlier.filter((e) => e[1] === 'end').length,
+    'the calls before it had finished',
+  );
+  assert.equal(j, i + 1, 'nothing started while it ran');
+  assert.equal(pool.maxActive, 2, 'the other calls used both workers');
+});
+
+test('a worker that fails rejects what it held; later calls work on a new worker', async () => {
+  const pool = fakeWorkers();
+  let broken = true;
+  const start = () => {
+    if (!broken) return pool.start();
+    const w = { sent: [], postMessage: (d) => w.sent.push(d), terminate: () => (w.terminated = true) };
+    pool.started.push(w);
+    return w;
+  };
+  const engine = createEngineClient({ startWorker: start });
+  const held = engine.call('simulate', [{}]);
+  const queued = engine.call('simulate', [{ arch: ['plain'], depth: 3 }]);
+  const dead = pool.started[0];
+  assert.equal(dead.sent.length, 1, 'one job at a time per worker');
+  broken = false;
+  dead.onerror({ message: 'boom', preventDefault() {} });
+  await assert.rejects(held, /engine worker failed: boom/);
+  assert.equal(dead.terminated, true);
+  assert.equal((await queued).config.depth, 3, 'the queued call ran on a new worker');
+  assert.equal((await engine.call('simulate', [{ arch: ['plain'], depth: 4 }])).config.depth, 4);
+  assert.equal(pool.started.length, 2);
+  assert.equal(engine.workers(), 1);
+});
+
+test('a worker that cannot start rejects the call; terminate() rejects what waits', async () => {
+  let fails = true;
+  const pool = fakeWorkers();
+  const engine = createEngineClient({
+    startWorker: () => {
+      if (fails) throw new Error('no workers here');
+      return pool.start();
+    },
+  });
+  await assert.rejects(engine.call('simulate', [{}]), /engine worker failed: no workers here/);
+  fails = false;
+  const lane = engine.lane();
+  const a = engine.call('simulate', [{ arch: ['plain'], depth: 2 }]);
+  const b = lane.request('simulate', [{ arch: ['plain'], depth: 3 }]);
+  engine.terminate();
+  await assert.rejects(a, /shut down/);
+  await assert.rejects(b, /shut down/);
+  await assert.rejects(engine.call('simulate', [{}]), /shut down/);
+  assert.equal(await lane.request('simulate', [{}]), null);
+});
+
+test('sharedEngine(): one client per realm', () => {
+  assert.equal(sharedEngine(), sharedEngine());
+});

@@ -1,0 +1,165 @@
+// The web's config fields, presets and exported arrays against the engine's
+// own: web/src/shared/engine-fields.js is the engine's field table as the
+// wasm module reports it, every field of it is a field of the link state (and
+// so of the controls and the embeds' attributes) with the engine's kind,
+// range, default and choices, archs.js describes exactly the engine's
+// presets, and the exports list exactly the arrays simulate() returns.
+import test, { before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadWasm } from '../helpers.js';
+import { ARCHS } from '../../../web/src/shared/archs.js';
+import ENGINE_FIELDS from '../../../web/src/shared/engine-fields.js';
+import { CONFIG_FIELDS, CONFIG_KEYS, ENGINE_ARCHS } from '../../../web/src/shared/fields.js';
+import {
+  FIELDS_TABLE,
+  configToHash,
+  defaultConfig,
+  keysOf,
+  parseEntries,
+  parseHash,
+} from '../../../web/src/shared/state.js';
+import { arraysOf, toCsv, toJson } from '../../../web/src/explorer/export/data.js';
+
+let rn;
+before(async () => {
+  rn = await loadWasm();
+});
+
+const small = { depth: 2, width: 16, tokens: 2 };
+const accepted = (config) => {
+  try {
+    rn.simulate({ ...small, ...config });
+    return null;
+  } catch (e) {
+    return e.field ?? e.message;
+  }
+};
+
+test('engine-fields.js is the engine\u2019s field table (node web/build/engine-fields.js rewrites it)', () => {
+  assert.deepEqual(ENGINE_FIELDS, rn.fields);
+});
+
+test('the link state has exactly the engine\u2019s config fields, with its kinds, ranges, defaults and choices', () => {
+  assert.deepEqual([...CONFIG_KEYS].sort(), rn.fields.map((f) => f.name).sort());
+  assert.deepEqual(keysOf('config').sort(), [...CONFIG_KEYS].sort());
+  assert.deepEqual(defaultConfig(), { ...rn.defaults });
+  for (const f of rn.fields) {
+    const w = FIELDS_TABLE[f.name];
+    assert.equal(w.group, 'config', f.name);
+    assert.equal(w.help, f.help, f.name);
+    assert.ok(typeof w.label === 'string' && w.label.length > 0, f.name);
+    if (f.kind === 'choice_list') {
+      assert.equal(w.kind, 'choice_list', f.name);
+      assert.deepEqual(w.choices, f.choices, f.name);
+    } else if (f.kind === 'choice') {
+      assert.equal(w.kind, 'choice', f.name);
+      assert.deepEqual(w.choices.map(String), f.choices, f.name);
+    } else if (w.kind === 'choice') {
+      // an integer range whose allowed values are a list ("1, 2 or 4"): each
+      // listed value is accepted, every other integer of the range refused
+      assert.equal(f.kind, 'integer', f.name);
+      const extra = f.name === 'heads' ? { block: 'transformer', width: 64 } : {};
+      for (let v = f.min; v <= f.max; v++) {
+        const refused = accepted({ ...extra, [f.name]: v });
+        if (w.choices.includes(v)) assert.equal(refused, null, `${f.name}=${v} should be accepted`);
+        else assert.equal(refused, f.name, `${f.name}=${v} should be refused`);
+      }
+      assert.ok(w.choices.includes(w.default), f.name);
+    } else {
+      assert.equal(w.kind, f.kind, f.name);
+      assert.equal(w.min, f.min, f.name);
+      assert.equal(w.max, f.max, f.name);
+    }
+  }
+});
+
+test('expansion: the web offers 1, 2 and 4; the engine accepts each and refuses 3', () => {
+  assert.deepEqual(CONFIG_FIELDS.expansion.choices, [1, 2, 4]);
+  for (const e of [1, 2, 4]) assert.equal(accepted({ expansion: e }), null, `expansion ${e}`);
+  assert.equal(accepted({ expansion: 3 }), 'expansion');
+  assert.equal(parseHash('#expansion=3').config.expansion, 1);
+});
+
+test('every choice the web offers is one the engine runs', () => {
+  for (const [name, w] of Object.entries(CONFIG_FIELDS)) {
+    if (w.kind !== 'choice') continue;
+    const extra = name === 'heads' ? { block: 'transformer', width: 64 } : {};
+    for (const ch of w.choices) assert.equal(accepted({ ...extra, [name]: ch }), null, `${name}=${ch}`);
+  }
+});
+
+test('archs.js describes exactly the engine\u2019s presets', () => {
+  const engine = rn.fields.find((f) => f.name === 'arch').choices;
+  assert.deepEqual(ENGINE_ARCHS, engine);
+  assert.deepEqual(ARCHS.map((a) => a.key).sort(), [...engine].sort());
+  for (const a of ARCHS) {
+    assert.ok(a.label && a.block && Array.isArray(a.dash), a.key);
+    assert.ok(['article', 'more'].includes(a.group), a.key);
+  }
+});
+
+test('every preset has a colour in theme.css (both themes share or override it) and a line sample rule in view.css', () => {
+  const css = (f) => readFileSync(new URL(`../../../web/src/shared/${f}`, import.meta.url), 'utf8');
+  const theme = css('theme.css');
+  const view = css('view.css');
+  for (const arch of ENGINE_ARCHS) {
+    assert.match(theme, new RegExp(`--arch-${arch}: #[0-9a-f]{6};`), `theme.css --arch-${arch}`);
+    assert.ok(view.includes(`.swatch-${arch} line {\n  stroke: var(--arch-${arch});`), `view.css .swatch-${arch}`);
+  }
+});
+
+test('every preset, and block, heads, causal, round-trip through a link and through attributes', () => {
+  for (const arch of ENGINE_ARCHS) {
+    const hash = configToHash({ ...defaultConfig(), arch: [arch] });
+    const back = parseHash(hash, { groups: ['config'] });
+    assert.deepEqual(back.notices, [], hash);
+    assert.deepEqual(back.config.arch, [arch], hash);
+    assert.equal(accepted({ arch: [arch] }), null, arch);
+  }
+  const config = { ...defaultConfig(), block: 'transformer', heads: 2, causal: false };
+  const hash = configToHash(config);
+  assert.equal(hash, '#block=transformer&heads=2&causal=false');
+  assert.deepEqual(parseHash(hash).config, config);
+  const attrs = parseEntries(
+    [
+      ['block', 'transformer'],
+      ['heads', '2'],
+      ['causal', 'false'],
+      ['arch', 'admin,pre_ln'],
+    ],
+    { groups: ['config', 'view'], alias: (k) => k.replaceAll('-', '_') },
+  );
+  assert.deepEqual(attrs.notices, []);
+  assert.deepEqual(attrs.config, { ...config, arch: ['pre_ln', 'admin'] });
+  assert.equal(rn.simulate({ ...attrs.config, ...small }).config.causal, false);
+});
+
+test('the exports carry every array simulate() returns, for MLP and transformer blocks', () => {
+  const run = (block) => rn.simulate({ ...small, block, heads: 2, arch: ['pre_ln', 'admin'] });
+  const arrays = (out) => Object.keys(out.results.pre_ln).filter((k) => ArrayBuffer.isView(out.results.pre_ln[k]));
+  const mlp = arrays(run('mlp'));
+  const transformer = arrays(run('transformer'));
+  // attention's own arrays exist for transformer blocks only
+  const attention = transformer.filter((k) => !mlp.includes(k));
+  assert.ok(attention.includes('attn_update_ratio') && attention.includes('wq_grad_norm'), `${attention}`);
+  for (const [block, engineArrays] of [
+    ['mlp', mlp],
+    ['transformer', transformer],
+  ]) {
+    const out = run(block);
+    assert.deepEqual(arraysOf(out.results.pre_ln), engineArrays, block);
+    const csvHead = toCsv(out)
+      .split('\n')
+      .find((l) => l.startsWith('layer,'))
+      .split(',');
+    const json = JSON.parse(toJson(out));
+    for (const arch of Object.keys(out.results)) {
+      for (const k of engineArrays) {
+        assert.ok(csvHead.includes(`${arch}.${k}`), `${block}: CSV ${arch}.${k}`);
+        assert.deepEqual(json.results[arch][k], Array.from(out.results[arch][k]), `${block}: JSON ${arch}.${k}`);
+      }
+      for (const k of attention) assert.equal(csvHead.includes(`${arch}.${k}`), block === 'transformer', k);
+    }
+  }
+});

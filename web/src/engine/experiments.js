@@ -1,0 +1,252 @@
+// The papers' reproductions as pure functions of the engine's JS API (`rn`):
+// reproduce(rn, id, params) runs one experiment's simulations and returns plain
+// data; timeRecompute(rn) times the explorer's transformer scene. No DOM and no
+// view code: the engine worker runs them, the Node tests call them directly,
+// and web/src/papers/ turns their data into charts, tables and captions.
+// tests/core/test_papers.cpp checks the same settings in C++.
+
+const DEPTHS = [6, 12, 24, 48, 96];
+
+// Each experiment's parameters when a request leaves them out.
+export const DEFAULTS = {
+  theorem1: { seeds: 8, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: false },
+  figure3: { width: 512, seeds: 2, seed0: 0, tokens: 32, heads: 4, expansion: 2, causal: false },
+  lemma2: { depth: 48, seeds: 32, seed0: 0, width: 64, tokens: 16 },
+  deepnet: { depth: 1000, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
+  gpt2: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
+  veit: { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 },
+};
+
+function withDefaults(id, params = {}) {
+  return { ...DEFAULTS[id], ...params };
+}
+
+// ---------------------------------------------------------------- numbers
+
+/** Least-squares fit y = a + b x: {slope: b, intercept: a}. */
+export function fit(x, y) {
+  const n = x.length;
+  let mx = 0,
+    my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0,
+    sxx = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
+const seedList = (seed0, seeds) => Array.from({ length: seeds }, (_, i) => seed0 + i);
+const finalNorm = (arch) => (arch === 'post_ln' || arch === 'deepnorm' ? 'none' : 'layernorm');
+const transformer = (p, arch, depth, seed) => ({
+  arch: [arch],
+  block: 'transformer',
+  depth,
+  width: p.width,
+  tokens: p.tokens,
+  heads: p.heads,
+  causal: p.causal,
+  final_norm: finalNorm(arch),
+  seed,
+  expansion: p.expansion ?? 1,
+});
+
+function depthsUpTo(deepest) {
+  return deepest > 96 ? [...DEPTHS, 192] : DEPTHS.filter((L) => L <= deepest);
+}
+
+// ---------------------------------------------------------------- compute
+
+const COMPUTE = {
+  // ||dL/dW2|| of the last block against depth; the fit pools every (L, seed).
+  theorem1(rn, p) {
+    const depths = depthsUpTo(p.deepest);
+    const archs = ['post_ln', 'pre_ln'];
+    const logs = Object.fromEntries(archs.map((a) => [a, depths.map(() => [])]));
+    for (const seed of seedList(p.seed0, p.seeds))
+      // one weight bank per seed, grown with L
+      depths.forEach((L, i) => {
+        for (const arch of archs) {
+          const r = rn.simulate(transformer(p, arch, L, seed)).results[arch];
+          logs[arch][i].push(Math.log(r.w2_grad_norm[L - 1]));
+        }
+      });
+    const out = { depths, geomean: {}, fit: {} };
+    for (const arch of archs) {
+      const x = [],
+        y = [];
+      depths.forEach((L, i) =>
+        logs[arch][i].forEach((v) => {
+          x.push(Math.log(L));
+          y.push(v);
+        }),
+      );
+      out.fit[arch] = fit(x, y);
+      out.geomean[arch] = logs[arch].map((v) => Math.exp(mean(v)));
+    }
+    return out;
+  },
+
+  // Per-layer weight-gradient norms of a 6-block model, means over seeds.
+  figure3(rn, p) {
+    const archs = ['post_ln', 'pre_ln'];
+    const keys = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
+    const sums = Object.fromEntries(
+      archs.map((a) => [a, Object.fromEntries([...keys, 'all'].map((k) => [k, new Array(6).fill(0)]))]),
+    );
+    const seeds = seedList(p.seed0, p.seeds);
+    for (const seed of seeds)
+      for (const arch of archs) {
+        const r = rn.simulate(transformer(p, arch, 6, seed)).results[arch];
+        for (let l = 0; l < 6; l++) {
+          let sq = 0;
+          for (const k of keys) {
+            const v = r[`${k}_grad_norm`][l];
+            sums[arch][k][l] += v / seeds.length;
+            sq += v * v;
+          }
+          sums[arch].all[l] += Math.sqrt(sq) / seeds.length;
+        }
+      }
+    return { layers: [1, 2, 3, 4, 5, 6], norms: sums };
+  },
+
+  // E||x_l||^2 / d over seeds: the mean of stream_rms[l]^2 (rms^2 = ||h||^2 / (T d)).
+  lemma2(rn, p) {
+    const L = p.depth;
+    const pre = new Array(L + 1).fill(0),
+      post = new Array(L + 1).fill(0);
+    const seeds = seedList(p.seed0, p.seeds);
+    for (const seed of seeds) {
+      const r = rn.simulate({
+        arch: ['pre_ln', 'post_ln'],
+        depth: L,
+        width: p.width,
+        tokens: p.tokens,
+        gain: Math.SQRT1_2,
+        seed,
+      }).results;
+      for (let l = 0; l <= L; l++) {
+        pre[l] += r.pre_ln.stream_rms[l] ** 2 / seeds.length;
+        post[l] += r.post_ln.stream_rms[l] ** 2 / seeds.length;
+      }
+    }
+    const layers = Array.from({ length: L + 1 }, (_, l) => l);
+    return { layers, pre, post, fit: fit(layers, pre) };
+  },
+
+  // One decoder-only stack of `depth` transformer blocks, DeepNorm and Post-LN.
+  deepnet(rn, p) {
+    const N = p.depth;
+    const out = rn.simulate({
+      arch: ['deepnorm', 'post_ln'],
+      block: 'transformer',
+      depth: N,
+      width: p.width,
+      tokens: p.tokens,
+      heads: p.heads,
+      causal: p.causal,
+      final_norm: 'none',
+      seed: p.seed,
+    });
+    const pick = (r) => ({
+      grad_norm: Array.from(r.grad_norm),
+      stream_rms: Array.from(r.stream_rms),
+      update_ratio: Array.from(r.update_ratio),
+      first_nonfinite: r.first_nonfinite,
+    });
+    return {
+      alpha: (2 * N) ** 0.25,
+      beta: (8 * N) ** -0.25,
+      deepnorm: pick(out.results.deepnorm),
+      post_ln: pick(out.results.post_ln),
+    };
+  },
+
+  // Top stream RMS over the input's, for each depth, mean over seeds.
+  gpt2(rn, p) {
+    const depths = depthsUpTo(p.deepest);
+    const archs = ['gpt2', 'pre_ln'];
+    const ratio = Object.fromEntries(archs.map((a) => [a, depths.map(() => 0)]));
+    const seeds = seedList(p.seed0, p.seeds);
+    for (const seed of seeds)
+      depths.forEach((L, i) => {
+        const r = rn.simulate({ ...transformer(p, 'gpt2', L, seed), arch: archs }).results;
+        for (const a of archs) ratio[a][i] += r[a].stream_rms[L] / r[a].stream_rms[0] / seeds.length;
+      });
+    const lx = depths.map(Math.log);
+    return { depths, ratio, fit: Object.fromEntries(archs.map((a) => [a, fit(lx, ratio[a].map(Math.log))])) };
+  },
+
+  // Path statistics of a Pre-LN and an unnormalized residual MLP stack.
+  veit(rn, p) {
+    const out = rn.pathGradients({
+      arch: ['pre_ln', 'residual'],
+      depth: p.depth,
+      width: p.width,
+      tokens: p.tokens,
+      seed: p.seed,
+      samples: p.samples,
+      path_seed: p.path_seed,
+    });
+    const res = {};
+    for (const [arch, r] of Object.entries(out.results))
+      res[arch] = {
+        units: r.units,
+        full_norm: r.full_norm,
+        count: Array.from(r.count),
+        measured: Array.from(r.measured),
+        mean_norm: Array.from(r.mean_norm),
+        sd_norm: Array.from(r.sd_norm),
+        total: Array.from(r.total),
+      };
+    return res;
+  },
+};
+
+/** Runs reproduction `id` with `params` (defaults filled in): {id, params, data, ms}. */
+export function reproduce(rn, id, params = {}) {
+  if (!Object.prototype.hasOwnProperty.call(COMPUTE, id)) throw new RangeError(`unknown reproduction: ${id}`);
+  const p = withDefaults(id, params);
+  const t0 = performance.now();
+  const data = COMPUTE[id](rn, p);
+  return { id, params: p, data, ms: performance.now() - t0 };
+}
+
+// ---------------------------------------------------------------- the transformer recompute budget
+
+export const PERF_CONFIG = {
+  arch: ['plain', 'residual', 'post_ln', 'pre_ln'],
+  block: 'transformer',
+  depth: 96,
+  width: 64,
+  tokens: 16,
+  heads: 4,
+};
+
+/** Times `runs` full four-arch recomputes (after `warmup`): {median, p90, min, runs}. */
+export function timeRecompute(rn, { runs = 15, warmup = 3 } = {}) {
+  for (let i = 0; i < warmup; i++) rn.simulate(PERF_CONFIG);
+  const t = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    rn.simulate(PERF_CONFIG);
+    t.push(performance.now() - t0);
+  }
+  const s = [...t].sort((a, b) => a - b);
+  return {
+    median: s[Math.floor(s.length / 2)],
+    p90: s[Math.min(s.length - 1, Math.floor(0.9 * s.length))],
+    min: s[0],
+    runs: t,
+  };
+}

@@ -1,0 +1,75 @@
+// The explorer page (index.html): the explorer view in the page's own places,
+// plus what only the page has: the presets, the "Embed" dialog, the link in
+// the address bar (read on load and on hashchange, written after each good
+// paint), the theme toggle, the test hook and the offline service worker.
+import 'uplot/dist/uPlot.min.css';
+import '../shared/app.css'; // after uPlot's CSS, so ours wins
+import { FIELDS, configToHash, defaultView, parseHash } from '../shared/state.js';
+import { createTheme } from '../shared/theme.js';
+import { registerServiceWorker } from '../shared/register-sw.js';
+import { mountExplorer } from './view.js';
+import { createPresets } from './presets-ui.js';
+import { createEmbedDialog } from '../embed/dialog.js';
+
+const $ = (id) => document.getElementById(id);
+
+// The page's words for the view, with math rendered at build time (index.html's <template>).
+const words = $('explorer-text').content;
+const nodesOf = (selector) => {
+  const from = words.querySelector(selector);
+  return from ? [...from.cloneNode(true).childNodes] : null;
+};
+const text = {
+  label: (field) => nodesOf(`[data-label="${field}"]`),
+  hint: (field) => nodesOf(`[data-hint="${field}"]`),
+  chartTitle: (metric) => nodesOf(`[data-chart="${metric}"]`),
+  readoutHint: words.querySelector('[data-readout-hint]').cloneNode(true),
+};
+
+const theme = createTheme($('theme-toggle'));
+const fromLink = parseHash(location.hash, { groups: ['config'] });
+const SITE_URL = new URL('./', location.href);
+const view = mountExplorer($('charts'), {
+  state: { config: fromLink.config, view: { ...defaultView(), controls: FIELDS }, notices: fromLink.notices },
+  siteUrl: new URL('./', location.href),
+  theme,
+  slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
+  sections: { main: $('fields'), model: $('model-fields') },
+  text,
+  onPaint(snapshot, { paintedAt }) {
+    // The test hook: what was drawn, exactly as the engine gave it.
+    window.__resnorm = { ...snapshot, lastPaintMs: paintedAt };
+    document.body.dataset.ready = '1';
+  },
+});
+
+createPresets({ store: view.store, charts: $('charts') });
+let shown = null; // the last config on screen
+createEmbedDialog({ button: $('embed-button'), getConfig: () => shown ?? view.store.get(), siteUrl: SITE_URL });
+
+// The last good config goes into the URL fragment, at most a few times a
+// second: browsers throttle (and warn about) rapid history updates while a
+// slider is dragged.
+let urlTimer = 0;
+function rememberInUrl(config) {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const hash = configToHash(config);
+    if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
+  }, 300);
+}
+view.onShown((config) => {
+  shown = config;
+  rememberInUrl(config);
+});
+
+// A link pasted into the address bar: its settings, or a notice; an anchor
+// (#charts, the skip link) is not settings.
+window.addEventListener('hashchange', () => {
+  const next = parseHash(location.hash, { groups: ['config'] });
+  if (next.anchor) return;
+  view.showNotices(next.notices);
+  view.setConfig(next.config);
+  rememberInUrl(view.store.get()); // the link in the address bar says what is shown, nothing else
+});
+registerServiceWorker();

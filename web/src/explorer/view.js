@@ -1,0 +1,241 @@
+// The explorer view: the controls, the status line, the readout (also the
+// legend), the layer charts, the caption, the numbers and the export menu,
+// computed by the engine and kept in step with a config store. The explorer
+// page (page.js), embed.html and <resnorm-explorer> all mount it; several can
+// run on one page, each with its own lane of the page's one engine
+// (engine/client.js: within a lane the latest request wins).
+//
+//   const v = mountExplorer(root, { state, siteUrl, theme, onPaint, ... });
+//   v.setConfig(config); v.showNotices(notices); v.destroy();
+//
+// root: an element to fill (the page's charts section, or a shadow root's
+// wrapper). state: {config, view, notices} from state.js. siteUrl: the site's
+// base URL (links to the explorer). theme: shared/theme.js's createTheme().
+// onPaint(snapshot, {paintedAt}): after every paint, snapshot = {config,
+// result, plotted, renders}, `plotted` holding the exact arrays the charts got.
+// Where the page has its own places, `slots` hands them in: notice, status,
+// form (the controls go in there), tools (the export menu goes in there); the
+// view makes any that is missing. `ids`, `text`, `sections` go to controls.js;
+// `text.chartTitle(metric)` and `text.readoutHint` are nodes that replace the
+// plain chart titles and add a hint under the readout. `foot` nodes are added
+// after the export menu.
+import { sharedEngine } from '../engine/client.js';
+import { configToHash, sameConfig, createStore } from '../shared/state.js';
+import { el } from '../shared/dom.js';
+import { palette } from '../shared/theme.js';
+import { showNotices } from '../shared/notice.js';
+import { createStatus } from '../shared/status.js';
+import { createControls, PAGE_IDS } from './controls.js';
+import { createCharts } from './charts.js';
+import { createReadout } from './readout.js';
+import { renderCaption } from './caption.js';
+import { createTable } from './table.js';
+import { CHART_INFO } from './chart-info.js';
+import { logOf, prepareChart, sqrtReference } from './series.js';
+import { createExportMenu } from './export/menu.js';
+
+export function mountExplorer(
+  root,
+  {
+    state,
+    siteUrl,
+    theme,
+    onPaint = () => {},
+    noticeSource = 'link',
+    slots = {},
+    ids = PAGE_IDS,
+    text = {},
+    sections = {},
+    foot: footExtras = [],
+  },
+) {
+  const { view } = state;
+  const ac = new AbortController();
+  const store = createStore(state.config);
+  let lane = null;
+  const id = (name) => `${ids.prefix}${name}`;
+  const parts = [];
+
+  const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
+  if (!slots.notice) parts.push(notice);
+  showNotices(notice, state.notices, { source: noticeSource });
+
+  let controls = null;
+  if (view.controls.length) {
+    const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
+    if (!slots.form) parts.push(form);
+    controls = createControls({ form, store, show: view.controls, lock: view.lock, ids, text, sections });
+  }
+  const statusEl = slots.status ?? el('p', { class: 'status', role: 'status', 'data-state': 'loading' });
+  if (!slots.status) {
+    statusEl.textContent = 'loading the engine\u2026';
+    parts.push(statusEl);
+  }
+  const status = createStatus(statusEl);
+
+  const readoutBox = el('div', { id: id('readout'), class: 'readout' });
+  parts.push(readoutBox);
+  const chartEls = {};
+  for (const metric of view.charts) {
+    const info = CHART_INFO[metric];
+    const box = el('div', {
+      id: id(`chart-${metric}`),
+      class: 'chart',
+      role: 'img',
+      'aria-label': `${info.aria} The numbers are in the table under Show numbers.`,
+    });
+    chartEls[metric] = box;
+    const title = text.chartTitle?.(metric) ?? [
+      el('span', { class: 'chart-title' }, info.title),
+      ' ',
+      el('span', { class: 'chart-sub' }, info.sub),
+    ];
+    parts.push(el('figure', { class: 'chart-figure' }, el('figcaption', {}, title), box));
+  }
+  const caption = el('div', { id: id('caption'), class: 'caption' });
+  if (view.caption) parts.push(caption);
+
+  const numbersButton = el(
+    'button',
+    {
+      id: id('show-numbers'),
+      type: 'button',
+      class: 'secondary',
+      'aria-pressed': 'false',
+      'aria-controls': id('numbers'),
+    },
+    'Show numbers',
+  );
+  const dataTable = el('table', { id: id('data-table'), class: 'data-table' });
+  const numbersWrap = el('div', { id: id('numbers'), class: 'numbers-wrap visually-hidden' }, dataTable);
+  const foot = el('div', { class: 'foot' }, numbersButton);
+  parts.push(foot, numbersWrap);
+  root.append(...parts);
+
+  const pal = () => palette(root);
+  let picking = false; // the readout slider is moving the cursor: not a pointer hover
+  const readout = createReadout({
+    root: readoutBox,
+    prefix: ids.prefix,
+    hint: text.readoutHint ?? null,
+    onPick: (layer) => {
+      picking = true;
+      charts.showLayer(layer);
+      picking = false;
+    },
+  });
+  const charts = createCharts({ els: chartEls, palette: pal, onCursor: (layer) => !picking && readout.hover(layer) });
+  const table = createTable({ table: dataTable, wrap: numbersWrap, button: numbersButton });
+  const explorerLink = (config) => new URL(`./${configToHash(config)}`, siteUrl).href;
+
+  let current = null; // what is on screen: {out, prepared, archs}
+  const menu = createExportMenu({
+    signal: ac.signal,
+    getData: () =>
+      current && {
+        out: current.out,
+        prepared: current.prepared,
+        archs: current.archs,
+        charts: charts.canvases(),
+        pal: pal(),
+        link: explorerLink(current.out.config),
+      },
+  });
+  (slots.tools ?? foot).append(menu);
+  foot.append(...footExtras);
+
+  const listeners = new Set(); // (config) after every good paint
+  let seq = 0;
+  let renders = 0;
+  let destroyed = false;
+
+  async function run(config) {
+    const n = ++seq;
+    status.computing();
+    let r;
+    try {
+      lane ??= sharedEngine().lane();
+      r = await lane.request('simulate', [config]);
+    } catch (e) {
+      if (n !== seq || destroyed) return; // a newer request is on its way
+      const placed = controls?.showError(e.field, e.message);
+      status.error(
+        placed && e.field
+          ? `not computed: see the message at \u201c${e.field.replaceAll('_', ' ')}\u201d (the charts keep the last good settings)`
+          : `not computed: ${e.message}`,
+      );
+      return;
+    }
+    if (!r || destroyed) return; // superseded before it ran
+    if (n === seq) controls?.clearErrors();
+    await paint(r.out);
+    if (n === seq && !destroyed) {
+      status.ready(r.ms);
+      listeners.forEach((fn) => fn(r.out.config));
+    }
+  }
+
+  async function paint(out) {
+    const archs = Object.keys(out.results);
+    const L = out.config.depth;
+    const ref = sqrtReference(L);
+    const prepared = {
+      grad: prepareChart('grad', out.results, archs),
+      stream: prepareChart('stream', out.results, archs),
+      update: prepareChart('update', out.results, archs, ref),
+    };
+    current = { out, prepared, archs };
+    const painted = charts.update({
+      prepared,
+      archs,
+      depth: L,
+      references: { update: logOf(ref) },
+      theme: theme.current(),
+    });
+    readout.set({ prepared, archs, depth: L });
+    if (view.caption) renderCaption(caption, current);
+    await painted;
+    const paintedAt = performance.now();
+    table.update(current);
+    publish(paintedAt);
+  }
+
+  function publish(paintedAt = performance.now()) {
+    if (destroyed || !current) return;
+    const { out, prepared } = current;
+    const plotted = {};
+    for (const m of charts.metrics) plotted[m] = { x: prepared[m].x, series: prepared[m].raw };
+    onPaint({ config: out.config, result: out, plotted, renders: ++renders }, { paintedAt });
+  }
+
+  const offTheme = theme.onChange(async (t) => {
+    if (!current || destroyed) return;
+    await charts.retheme(t);
+    publish();
+  });
+  store.subscribe(run);
+  run(store.get());
+
+  return {
+    store,
+    controls,
+    explorerLink,
+    /** fn(config) after every paint of a good config. */
+    onShown(fn) {
+      listeners.add(fn);
+    },
+    /** New settings from the outside (the address, the element's attributes). */
+    setConfig(config) {
+      if (!sameConfig(config, store.get())) store.set(config);
+    },
+    showNotices: (notices, options) => showNotices(notice, notices, { source: noticeSource, ...options }),
+    destroy() {
+      destroyed = true;
+      offTheme?.();
+      ac.abort();
+      lane?.close();
+      charts.destroy();
+      controls?.destroy();
+    },
+  };
+}

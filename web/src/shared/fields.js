@@ -1,0 +1,94 @@
+// The engine's config fields as the web uses them: the engine's own table
+// (engine-fields.js, written from `rn.fields` by web/build/engine-fields.js)
+// with the web's presentation of each field keyed by its name: label, slider
+// range and marks, display names of choices, where the explorer's form puts
+// it. A field the engine adds appears everywhere (links, controls, embed
+// attributes, exports) with a generic presentation: its name as the label, a
+// number box or a menu, the engine's help text as the hint.
+import ENGINE_FIELDS from './engine-fields.js';
+
+/**
+ * Presentation, per engine field. `choices` narrows an integer field to the
+ * values the engine accepts (its table gives expansion and heads as ranges
+ * whose allowed values are "1, 2 or 4" and "1, 2, 4 or 8"); tests check that
+ * the engine accepts each of them and refuses the others. `section` 'model'
+ * puts the field in the explorer's "Model" group.
+ */
+export const PRESENTATION = {
+  arch: { label: 'Architectures' },
+  depth: { label: 'Depth L', unit: 'layers', sliderMax: 96, step: 1, exact: 'exact number of blocks' },
+  gain: { label: 'Gain g', sliderMin: 0.5, sliderMax: 1.5, step: 0.01, marks: [0.8, 1.0, 1.2], digits: 2 },
+  width: { label: 'Width d', section: 'model' },
+  tokens: { label: 'Tokens T', section: 'model' },
+  expansion: {
+    label: 'Expansion e',
+    section: 'model',
+    choices: [1, 2, 4],
+    names: { 1: '1 (m = d)', 2: '2 (m = 2d)', 4: '4 (m = 4d)' },
+  },
+  activation: {
+    label: 'Activation φ',
+    section: 'model',
+    names: { relu: 'ReLU', gelu: 'GELU', tanh: 'tanh', linear: 'linear' },
+  },
+  init: { label: 'Init', section: 'model', names: { gaussian: 'Gaussian', orthogonal: 'orthogonal' } },
+  final_norm: {
+    label: 'Final norm',
+    section: 'model',
+    names: { none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' },
+  },
+  seed: { label: 'Seed', section: 'model', reroll: true },
+  block: {
+    label: 'Block',
+    section: 'model',
+    names: { mlp: 'MLP', transformer: 'transformer' },
+  },
+  heads: { label: 'Heads', section: 'model', choices: [1, 2, 4, 8] },
+  causal: { label: 'Causal mask', section: 'model', names: { true: 'causal', false: 'none' } },
+};
+
+/** The order of the web's forms and links: the presented fields first, then any other of the engine's. */
+const ORDER = ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'];
+
+// An engine choice field of exactly "true" and "false" holds a boolean.
+const isBoolean = (f) =>
+  f.kind === 'choice' && f.choices.length === 2 && f.choices.every((c) => c === 'true' || c === 'false');
+
+function defaultOf(f, choices) {
+  if (f.kind === 'choice_list') return f.default.split(',');
+  if (isBoolean(f)) return f.default === 'true';
+  if (f.kind === 'choice') return f.default;
+  const v = Number(f.default);
+  return choices ? (choices.find((c) => c === v) ?? v) : v;
+}
+
+/** One engine field as state.js's table holds it. */
+function webField(f) {
+  const p = PRESENTATION[f.name] ?? {};
+  const base = { group: 'config', label: p.label ?? f.name.replaceAll('_', ' '), help: f.help, engine: f };
+  if (f.kind === 'choice_list')
+    return { ...base, ...p, kind: 'choice_list', choices: [...f.choices], default: defaultOf(f) };
+  if (f.kind === 'choice') {
+    const choices = isBoolean(f) ? [true, false] : [...f.choices];
+    return { ...base, ...p, kind: 'choice', choices, default: defaultOf(f) };
+  }
+  if (p.choices) return { ...base, ...p, kind: 'choice', choices: [...p.choices], default: defaultOf(f, p.choices) };
+  const step = f.kind === 'real' ? 0.01 : 1;
+  return { step, ...base, ...p, kind: f.kind, min: f.min, max: f.max, default: defaultOf(f) };
+}
+
+const byName = Object.fromEntries(ENGINE_FIELDS.map((f) => [f.name, f]));
+
+/** The engine's config field names, in the web's order. */
+export const CONFIG_KEYS = [
+  ...ORDER.filter((k) => byName[k]),
+  ...ENGINE_FIELDS.map((f) => f.name).filter((k) => !ORDER.includes(k)),
+];
+
+/** The config fields of state.js's table, keyed by name. */
+export const CONFIG_FIELDS = Object.fromEntries(CONFIG_KEYS.map((k) => [k, webField(byName[k])]));
+
+/** The engine's presets (arch's choices), in the engine's order. */
+export const ENGINE_ARCHS = [...byName.arch.choices];
+
+export { ENGINE_FIELDS };
