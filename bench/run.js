@@ -9,7 +9,7 @@
 // Writes <out>/latest.json and <out>/latest.md and prints the Markdown.
 //
 //   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser] [--wait-quiet SECONDS]
-// --quick: tiny scenes and few repeats (seconds, for tests/node/bench.test.js); the
+// --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
 // browser part is skipped unless --browser is given.
 //
 // Timing on a shared machine: every contender runs in rounds, interleaved with the
