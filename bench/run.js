@@ -26,6 +26,7 @@ import { runBrowser } from './browser.js';
 import { renderMarkdown } from './lib/report.js';
 import { FLOP_FORMULA, QUICK_SCENES, SCENES, flops } from './lib/scenes.js';
 import { median, quantile, summarize } from './lib/stats.js';
+import { ENGINE_ARCHS } from '../web/src/shared/fields.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const WORKER = fileURLToPath(new URL('./lib/worker.js', import.meta.url));
@@ -90,19 +91,8 @@ const PLAN = {
 const QUICK_PLAN = { rounds: 2, warmup: 1, n: Object.fromEntries(Object.keys(CONTENDERS).map((c) => [c, 2])) };
 const perRound = (n, rounds, r) => Math.floor(((r + 1) * n) / rounds) - Math.floor((r * n) / rounds);
 
-// core's enum Arch order (core/include/resnorm/config.h), for the profile module's mask.
-const ARCH_ENUM = [
-  'plain',
-  'residual',
-  'post_ln',
-  'post_rms',
-  'pre_ln',
-  'pre_rms',
-  'sandwich',
-  'deepnorm',
-  'gpt2',
-  'admin',
-];
+// core's enum Arch order, for the profile module's mask: the engine's arch choices are its names in that order.
+const ARCH_ENUM = ENGINE_ARCHS;
 
 // ---------------------------------------------------------------- plumbing
 

@@ -40,7 +40,7 @@
 //                       finite and |y_i - beta_i| <= 1e-12 + |gamma_i| rstd d 1e-15 max(1, |x_i|)
 //                       (the rounding of the mean of d equal doubles, amplified by rstd = 1/sqrt(eps)).
 
-import { CHECKS } from './validate.js';
+import { CHECKS, IDENTITY_ARCHS } from './validate.js';
 import { significant } from '../shared/format.js';
 
 export const THRESHOLDS = Object.freeze({
@@ -54,8 +54,7 @@ export const THRESHOLDS = Object.freeze({
   postlnSpread: 10,
 });
 
-/** Archs whose block has a bare identity path (h + ...): gradient exactly 1 at gain 0. */
-export const IDENTITY_ARCHS = Object.freeze(['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2']);
+export { IDENTITY_ARCHS };
 
 /** The input for the 'layernorm-constant' check: a constant vector, non-trivial gamma and beta. */
 export const LAYERNORM_PROBE = Object.freeze({

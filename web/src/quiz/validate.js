@@ -12,6 +12,8 @@
 //      delimiters in the text fields.
 // No dependencies: runs in the browser and in Node.
 
+import { CONFIG_FIELDS, ENGINE_ARCHS } from '../shared/fields.js';
+
 export const SUPPORTED_KEYWORDS = Object.freeze([
   'type',
   'required',
@@ -33,40 +35,32 @@ export const SECTIONS = Object.freeze({
   'rapid-fire': { prefix: 'rapid', type: 'open', solutionSource: 'ours' },
 });
 
-export const ARCHS = Object.freeze([
-  'plain',
-  'residual',
-  'post_ln',
-  'post_rms',
-  'pre_ln',
-  'pre_rms',
-  'sandwich',
-  'deepnorm',
-  'gpt2',
-]);
-
-// Engine ranges (README "The model (spec v1)"; core/src/config.cpp is the source of truth).
-export const PRESET_RANGES = Object.freeze({
-  depth: { integer: true, min: 1, max: 1024 },
-  gain: { integer: false, min: 0, max: 4 },
-  width: { integer: true, min: 2, max: 512 },
-  tokens: { integer: true, min: 1, max: 64 },
-  seed: { integer: true, min: 0, max: 4294967295 },
+// The engine's presets and its fields' ranges, choices and defaults, from the
+// engine's own field table (shared/fields.js).
+export const ARCHS = Object.freeze([...ENGINE_ARCHS]);
+const fieldsOfKind = (kinds) => Object.entries(CONFIG_FIELDS).filter(([, f]) => kinds.includes(f.kind));
+export const PRESET_RANGES = Object.freeze(
+  Object.fromEntries(
+    fieldsOfKind(['integer', 'uint32', 'real']).map(([k, f]) => [
+      k,
+      { integer: f.kind !== 'real', min: f.min, max: f.max },
+    ]),
+  ),
+);
+export const PRESET_CHOICES = Object.freeze(
+  Object.fromEntries(fieldsOfKind(['choice']).map(([k, f]) => [k, f.choices])),
+);
+export const PRESET_DEFAULTS = Object.freeze({
+  width: CONFIG_FIELDS.width.default,
+  expansion: CONFIG_FIELDS.expansion.default,
 });
-export const PRESET_CHOICES = Object.freeze({
-  expansion: [1, 2, 4],
-  activation: ['relu', 'gelu', 'tanh', 'linear'],
-  init: ['gaussian', 'orthogonal'],
-  final_norm: ['none', 'layernorm', 'rmsnorm'],
-});
-export const PRESET_DEFAULTS = Object.freeze({ width: 64, expansion: 1 });
 // The engine keeps every layer's weights: 2 L d m must stay at or below 64 Mi.
 export const WEIGHT_BUDGET = 64 * 1024 * 1024;
 
 export const PANELS = Object.freeze(['norm']);
 
-// Residual placements without a norm on the sum: their gradient is exactly 1 at gain 0.
-const GAIN0_IDENTITY_ARCHS = ['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2'];
+/** Archs whose block has a bare identity path (h + ...): gradient exactly 1 at gain 0. */
+export const IDENTITY_ARCHS = Object.freeze(['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2']);
 
 // Each check id with the precondition an experiment must meet for the check to make sense.
 // `need` returns null when the experiment fits, else a short reason.
@@ -76,8 +70,8 @@ export const CHECKS = Object.freeze({
     need: (p) =>
       p.gain !== 0
         ? 'needs gain 0'
-        : !p.arch.some((a) => GAIN0_IDENTITY_ARCHS.includes(a))
-          ? `needs one of ${GAIN0_IDENTITY_ARCHS.join(', ')} in arch`
+        : !p.arch.some((a) => IDENTITY_ARCHS.includes(a))
+          ? `needs one of ${IDENTITY_ARCHS.join(', ')} in arch`
           : null,
   },
   'plain-explodes': {
