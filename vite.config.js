@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { mathPlugin } from './web/build/math-plugin.js';
 import { sitePlugin } from './web/build/site-plugin.js';
+import { headerPlugin } from './web/build/header-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
 // the embeddable view), each built if it exists.
@@ -17,7 +18,7 @@ export default defineConfig({
   publicDir: 'public',
   // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
   // file list, and web/examples/ copied to dist/examples/.
-  plugins: [mathPlugin(), sitePlugin()],
+  plugins: [headerPlugin(), mathPlugin(), sitePlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
     outDir: process.env.RESNORM_DIST ? resolve(process.env.RESNORM_DIST) : '../dist',

@@ -1,5 +1,5 @@
 // Build additions for embedding and static hosting (vite.config.js:
-// `plugins: [mathPlugin(), sitePlugin()]`):
+// `plugins: [headerPlugin(), mathPlugin(), sitePlugin()]`):
 //   1. dist/resnorm-embed.js: the custom elements (web/src/embed/element.js)
 //      as an extra entry with a fixed, unhashed name, so authors can link it;
 //      everything else keeps its hashed name under assets/.

@@ -1,0 +1,42 @@
+// The site header (brand, navigation, status line, theme toggle) of every
+// page, written once: a page holds `<!-- site-header: PAGE -->` and gets the
+// header with its own link marked aria-current. The quiz page marks its two
+// links (quizzes, norm panel) itself, by route, so none is marked for it here.
+const NAV = [
+  { href: './', text: 'Explorer', page: 'index' },
+  { href: './quiz.html', text: 'Quizzes', id: 'nav-quiz' },
+  { href: './quiz.html#norm', text: 'Norm panel', id: 'nav-norm' },
+  { href: './papers.html', text: 'Papers, reproduced', page: 'papers' },
+];
+const MARKER = /<!--\s*site-header:\s*([a-z-]+)\s*-->/g;
+
+export function siteHeader(page) {
+  const links = NAV.map((n) => {
+    const id = n.id ? ` id="${n.id}"` : '';
+    const current = n.page === page ? ' aria-current="page"' : '';
+    return `<a href="${n.href}"${id}${current}>${n.text}</a>`;
+  }).join('\n          ');
+  return `<header class="site-header">
+      <div class="brand">
+        <h1>resnorm</h1>
+        <p class="tagline">Why transformers need residual connections, and where the normalization goes</p>
+        <nav class="site-nav" aria-label="Sections">
+          ${links}
+        </nav>
+      </div>
+      <div class="header-tools">
+        <p id="status" class="status" role="status" aria-live="polite" data-state="loading">loading the engine…</p>
+        <button id="theme-toggle" class="theme-toggle" type="button" aria-pressed="false">
+          <span class="theme-icon" aria-hidden="true"></span>
+          Dark theme
+        </button>
+      </div>
+    </header>`;
+}
+
+export function headerPlugin() {
+  return {
+    name: 'resnorm-site-header',
+    transformIndexHtml: { order: 'pre', handler: (html) => html.replace(MARKER, (_, page) => siteHeader(page)) },
+  };
+}
