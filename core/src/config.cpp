@@ -17,6 +17,13 @@ const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
 const char* kBlockNames[] = {"mlp", "transformer"};
+const char* kBooleanNames[] = {"true", "false"};
+
+// A choice field's choices: the names of its enum, in the enum's order.
+template <size_t N>
+std::vector<const char*> choices_of(const char* const (&names)[N]) {
+  return {names, names + N};
+}
 
 std::string fmt_number(double v) {
   char buf[64];
@@ -83,28 +90,23 @@ Status check_number(const FieldSpec& f, double v, const std::string& shown) {
 
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
-      {"arch",
-       FieldKind::choice_list,
-       0,
-       0,
-       {"plain", "residual", "post_ln", "post_rms", "pre_ln", "pre_rms", "sandwich", "deepnorm", "gpt2", "admin"},
-       "plain,residual,post_ln,pre_ln",
+      {"arch", FieldKind::choice_list, 0, 0, choices_of(kArchNames), "plain,residual,post_ln,pre_ln",
        "architectures to simulate, comma separated"},
       {"depth", FieldKind::integer, 1, 1024, {}, "96", "L, number of blocks"},
       {"width", FieldKind::integer, 2, 512, {}, "64", "d, features per token"},
       {"tokens", FieldKind::integer, 1, 64, {}, "8", "T, tokens in the stream"},
       {"expansion", FieldKind::integer, 1, 4, {}, "1", "e in {1,2,4}, hidden width m = e d"},
       {"gain", FieldKind::real, 0, 4, {}, "1.0", "g, multiplies W2 at init"},
-      {"activation", FieldKind::choice, 0, 0, {"relu", "gelu", "tanh", "linear"}, "relu", "phi"},
-      {"init", FieldKind::choice, 0, 0, {"gaussian", "orthogonal"}, "gaussian", "weight init"},
-      {"final_norm", FieldKind::choice, 0, 0, {"none", "layernorm", "rmsnorm"}, "none", "norm before the readout"},
+      {"activation", FieldKind::choice, 0, 0, choices_of(kActivationNames), "relu", "phi"},
+      {"init", FieldKind::choice, 0, 0, choices_of(kInitNames), "gaussian", "weight init"},
+      {"final_norm", FieldKind::choice, 0, 0, choices_of(kNormNames), "none", "norm before the readout"},
       {"seed", FieldKind::uint32, 0, 4294967295.0, {}, "0", "random seed"},
       // Transformer blocks: attention then MLP, each sublayer wrapped by the arch.
-      {"block", FieldKind::choice, 0, 0, {"mlp", "transformer"}, "mlp", "what one block is"},
+      {"block", FieldKind::choice, 0, 0, choices_of(kBlockNames), "mlp", "what one block is"},
       {"heads", FieldKind::integer, 1, 8, {}, "4", "attention heads in {1,2,4,8}, must divide width"},
       // A boolean as a choice field, so the CLI takes --causal false and the
       // field table needs no new kind. "true" is choice 0.
-      {"causal", FieldKind::choice, 0, 0, {"true", "false"}, "true", "mask attention to earlier tokens"},
+      {"causal", FieldKind::choice, 0, 0, choices_of(kBooleanNames), "true", "mask attention to earlier tokens"},
   };
   return specs;
 }
