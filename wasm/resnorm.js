@@ -49,12 +49,7 @@ export class Resnorm {
   simulate(config = {}) {
     const cfg = this.normalize(config);
     const error = this._sim.run(toWasm(cfg));
-    if (error) {
-      const [field, message] = error.split('\t');
-      const e = new RangeError(message);
-      e.field = field;
-      throw e;
-    }
+    throwIfError(error);
     const results = {};
     const n = this._sim.archCount();
     for (let i = 0; i < n; i++) {
@@ -91,12 +86,7 @@ export class Resnorm {
     const cfg = this.normalize(config);
     const num = (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
     const error = this._sim.paths(toWasm(cfg), num(samples), num(path_seed));
-    if (error) {
-      const [field, message] = error.split('\t');
-      const e = new RangeError(message);
-      e.field = field;
-      throw e;
-    }
+    throwIfError(error);
     const results = {};
     const n = this._sim.pathArchCount();
     for (let i = 0; i < n; i++) {
@@ -153,13 +143,18 @@ export class Resnorm {
   }
 }
 
+// The engine's errors come back as values, "field\tmessage"; here, once, they
+// become RangeErrors whose .field names the field.
+function throwIfError(error) {
+  if (!error) return;
+  const [field, message] = error.split('\t');
+  const e = new RangeError(message);
+  e.field = field;
+  throw e;
+}
+
 function unwrap(result) {
-  if (result.error) {
-    const [field, message] = result.error.split('\t');
-    const e = new RangeError(message);
-    e.field = field;
-    throw e;
-  }
+  throwIfError(result.error);
   return result;
 }
 
