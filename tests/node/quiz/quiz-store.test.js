@@ -301,3 +301,33 @@ test('fuzz: random junk never throws and always yields clean progress', () => {
     assert.deepEqual(again.problems, [], JSON.stringify(doc));
   }
 });
+
+test('a reload with nothing answered changes no due count (the session remembers what it answered)', async () => {
+  const { createSession } = await import('../../../web/src/quiz/ui/session.js');
+  const storage = new FakeStorage();
+  let t = NOW;
+  const now = () => t;
+  const s = createSession({ bank, storage, now });
+  // three right, three wrong: the wrong ones drop to box 1, which has no wait
+  for (let i = 0; i < 6; i++) {
+    s.answer(s.currentId(), i % 2 === 0);
+    t += 1000;
+    s.next();
+  }
+  const counts = (x) => ({
+    remaining: x.queueInfo().remaining,
+    due: x.dueCount(),
+    boxes: x.boxCounts(),
+    current: x.currentId(),
+  });
+  const before = counts(s);
+  assert.equal(before.remaining, bank.items.length - 6);
+  const again = createSession({ bank, storage, now });
+  assert.deepEqual(counts(again), before);
+  // the same through reload() (another tab saved, nothing new answered)
+  assert.equal(again.reload(), null);
+  assert.equal(again.queueInfo().remaining, before.remaining);
+  // a new session asks the missed ones again
+  again.newSession();
+  assert.equal(again.queueInfo().remaining, bank.items.length - 3);
+});

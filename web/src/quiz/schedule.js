@@ -13,7 +13,9 @@
 // Ordering: due items by box (lowest first: the least known), then by id. With a seed, the items
 // of each box are shuffled instead (deterministically for a given seed); boxes still come in order.
 // Build a session's queue once with due() and work through it: a missed item goes back to box 1 and
-// is due again at once, so calling due() after every answer would offer it again immediately.
+// is due again at once, so calling due() after every answer would offer it again immediately. The
+// items a session has answered are answeredSince(progress, session.startedAt): a reload of the
+// page (a new queue) skips them too, until a new session starts.
 
 import { BOXES, emptyProgress } from './store.js';
 import { mulberry32, shuffled } from './random.js';
@@ -59,6 +61,15 @@ export function grade(progress, id, correct, now) {
     correct: rec.correct + (ok ? 1 : 0),
   };
   return { ...base, items: { ...base.items, [id]: next } };
+}
+
+/**
+ * The ids of the items answered at or after `since` (ms), e.g. since the stored session started:
+ * the session's own record of what it has already asked, which survives a reload.
+ */
+export function answeredSince(progress, since) {
+  const items = progress && progress.items ? progress.items : {};
+  return Object.keys(items).filter((id) => Number.isFinite(items[id].lastSeen) && items[id].lastSeen >= since);
 }
 
 const asList = (v) => (v === undefined || v === null || v === '' ? null : Array.isArray(v) ? v : [v]);

@@ -4,14 +4,15 @@
 //
 // The queue is built once per session (and again when the filter changes), as schedule.js asks:
 // a missed item drops to box 1 and would otherwise be offered again at once. An item answered in
-// this session is skipped if a queue reaches it again (after a deep link or a change of filter),
+// this session is skipped if a queue reaches it again (after a deep link, a change of filter or a
+// reload of the page: the stored records say what was answered since the stored session started),
 // until a new session starts.
 //
 // Every method that writes returns the store's `notice` (a sentence, or null), and every change
 // reaches the listeners as {type, notice}.
 
 import { loadProgress, saveProgress, clearProgress, emptyProgress } from '../store.js';
-import { due, grade, nextDueAt, boxCounts, recordOf, matches, dueAt } from '../schedule.js';
+import { due, grade, nextDueAt, boxCounts, recordOf, matches, dueAt, answeredSince } from '../schedule.js';
 import { newSession, record, summary } from '../score.js';
 
 export const MODES = Object.freeze(['due', 'all']);
@@ -39,7 +40,9 @@ export function createSession({ bank, storage, now = () => Date.now(), seed = ra
   let filter = { section: null, tag: null, mode: 'due', shuffle: false };
   let queue = [];
   let pos = 0;
-  let done = new Set(); // ids answered since the queue was built
+  // ids answered in this session: read from the stored records, so a reload asks none of them again
+  const answeredInSession = () => new Set(answeredSince(progress, progress.session.startedAt));
+  let done = answeredInSession();
 
   const emit = (type, notice = null) => listeners.forEach((fn) => fn({ type, notice }));
   const scheduleFilter = () => ({ section: filter.section || undefined, tag: filter.tag || undefined });
@@ -149,6 +152,8 @@ export function createSession({ bank, storage, now = () => Date.now(), seed = ra
     reload() {
       const r = loadProgress(storage, { ids, now: now() });
       progress = r.progress;
+      done = new Set([...done, ...answeredInSession()]);
+      skipDone();
       emit('reload', r.notice);
       return r.notice;
     },
