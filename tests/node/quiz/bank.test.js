@@ -264,3 +264,19 @@ test('the validator rejects non-banks and unsupported schema keywords without th
   withOneOf.properties.items.items.oneOf = [];
   assert.match(validateBank(bank, withOneOf).join('\n'), /unsupported keyword "oneOf"/);
 });
+
+test("rapid-08's answer says what the explorer shows: the stream ends at variance 2, not unit variance", () => {
+  const it = byId(bank, 'rapid-08');
+  assert.doesNotMatch(it.solution, /stream stays at unit variance/);
+  assert.match(it.solution, /variance of 2/);
+  assert.match(it.solution, /\\sqrt\{2\}/);
+  // the sum of the 2L updates is what has unit variance, and the total is bounded whatever the depth
+  assert.match(it.solution, /together add variance 1/);
+  assert.match(it.experiment.look, /\\sqrt\{2\}/);
+});
+
+test('tf-05 points at the norm panel as it is: BatchNorm and LayerNorm side by side, no switch', () => {
+  const look = byId(bank, 'tf-05').experiment.look;
+  assert.doesNotMatch(look, /switch/i);
+  assert.match(look, /side by side/);
+});

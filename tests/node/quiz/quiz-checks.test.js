@@ -160,7 +160,7 @@ const DOCTORED = {
       },
     ],
   ],
-  'residual-explodes': [
+  'postln-damps': [
     [
       'stream bounded',
       (o) => {
@@ -294,7 +294,7 @@ test('real engine numbers refute the claims where they do not hold', () => {
     ['postln-uneven', { arch: ['post_ln', 'pre_ln'], depth: 96, gain: 1 }],
     ['plain-explodes', { arch: ['plain'], depth: 16, gain: 1.05, activation: 'linear', init: 'orthogonal' }],
     ['plain-vanishes', { arch: ['plain'], depth: 16, gain: 0.99, activation: 'linear', init: 'orthogonal' }],
-    ['residual-explodes', { arch: ['residual'], depth: 16, gain: 0.1 }],
+    ['postln-damps', { arch: ['residual', 'post_ln'], depth: 16, gain: 0.1 }],
     ['preln-stream-grows', { arch: ['pre_ln', 'post_ln'], depth: 2, gain: 1 }],
     ['preln-stream-grows', { arch: ['pre_ln', 'post_ln'], depth: 96, gain: 0.05 }],
   ];
@@ -401,5 +401,108 @@ test('thresholds are the documented ones', () => {
     postlnUnitTolerance: 1e-3,
     residualExplodes: 1000,
     postlnSpread: 10,
+    gpt2Variance: 2,
+    gpt2VarianceTolerance: 0.5,
   });
+});
+
+// Each of these items' check tests the claim the item states: confirmed on the item's preset, refuted
+// by a result doctored to show the claim the item argues against.
+const CLAIMS = {
+  // Post-LN norms the sum, not the branch output: its stream is 1 after every block, while sandwich
+  // (which norms the branch output before the add) grows. Doctored: Post-LN's stream grows like
+  // sandwich's, as if its norm sat on the branch output.
+  'tf-04': [
+    'postln-norms-sum',
+    [
+      'Post-LN grows like a branch-output norm',
+      (o) => {
+        o.results.post_ln.stream_rms = Float64Array.from(o.results.sandwich.stream_rms);
+      },
+    ],
+    [
+      'sandwich held at 1 too',
+      (o) => {
+        o.results.sandwich.stream_rms.fill(1);
+      },
+    ],
+  ],
+  // LayerNorm's division by sigma is bounded and is the bottleneck: at gain 2 Post-LN holds the
+  // stream at 1 and the gradient within a factor of a few, where the un-normed stack explodes.
+  // Doctored: Post-LN's gradient unbounded, as if the norm did not damp it.
+  'err-05': [
+    'postln-damps',
+    [
+      "Post-LN's gradient explodes with the residual stack's",
+      (o) => {
+        o.results.post_ln.grad_norm = Float64Array.from(o.results.residual.grad_norm);
+      },
+    ],
+    [
+      "Post-LN's stream escapes",
+      (o) => {
+        o.results.post_ln.stream_rms[30] = 40;
+      },
+    ],
+    [
+      'nothing to damp: the residual stack does not explode',
+      (o) => {
+        o.results.residual.stream_rms.fill(3);
+      },
+    ],
+  ],
+  // GPT-2's scaling: the branches together add variance 1, so the stream ends at variance 2
+  // (RMS x sqrt 2), bounded at any depth. Doctored: the stream stays at unit variance (what the old
+  // answer said), or it compounds.
+  'rapid-08': [
+    'gpt2-variance-two',
+    [
+      'gpt2 stays at unit variance',
+      (o) => {
+        const s = o.results.gpt2.stream_rms;
+        s.fill(s[0]);
+      },
+    ],
+    [
+      'gpt2 compounds like residual',
+      (o) => {
+        o.results.gpt2.stream_rms = Float64Array.from(o.results.residual.stream_rms);
+      },
+    ],
+    [
+      'gpt2 overshoots in the middle',
+      (o) => {
+        const s = o.results.gpt2.stream_rms;
+        s[Math.floor(s.length / 2)] = 3 * s[0];
+      },
+    ],
+  ],
+};
+
+test('tf-04, err-05, rapid-08: the engine checks the claim the item states, and a contradicting result refutes it', () => {
+  for (const [id, [check, ...cases]] of Object.entries(CLAIMS)) {
+    const it = bank.items.find((x) => x.id === id);
+    assert.equal(it.experiment.check, check, `${id} names the check of its own claim`);
+    const real = sim(it.experiment.preset);
+    const r = runCheck(check, real);
+    assert.equal(r.status, 'confirmed', `${id} (${check}): ${r.measured}`);
+    for (const [name, edit] of cases) {
+      const o = copy(real);
+      edit(o);
+      const d = runCheck(check, o);
+      assert.equal(d.status, 'refuted', `${id} (${check}), ${name}: ${d.measured}`);
+    }
+  }
+});
+
+test('gpt2-variance-two: a variance of 2 at any depth at gain 1; not at gain 2, and only for gpt2', () => {
+  for (const depth of [8, 96, 384]) {
+    const r = runCheck('gpt2-variance-two', sim({ arch: ['gpt2'], depth, gain: 1 }));
+    assert.equal(r.status, 'confirmed', `depth ${depth}: ${r.measured}`);
+  }
+  assert.equal(runCheck('gpt2-variance-two', sim({ arch: ['gpt2'], depth: 96, gain: 2 })).status, 'not-applicable');
+  const o = copy(sim({ arch: ['gpt2'], depth: 96, gain: 1 }));
+  o.config.gain = 2;
+  assert.equal(runCheck('gpt2-variance-two', o).status, 'not-applicable');
+  assert.equal(runCheck('gpt2-variance-two', sim({ arch: ['pre_ln'], depth: 8, gain: 1 })).status, 'not-applicable');
 });

@@ -29,8 +29,23 @@
 //                       (stream_rms[L] >= stream_rms[L/2]); post_ln |stream_rms[l] - 1| < 1e-3 for
 //                       every l >= 1 (a LayerNorm output with gamma 1, beta 0 has RMS
 //                       sqrt(var / (var + eps)), 1 - 5e-6 for unit variance). Measured: x9.2 at L = 96.
-//   residual-explodes   residual stream_rms[L] / stream_rms[0] > 1000 and grad_norm[0] / grad_norm[L]
-//                       > 1000 (gain 1, L = 96: 1.3e14 and 2.2e14; gain 2, L = 48: 6e15, 1.9e16).
+//   postln-norms-sum    the norm of a Post-LN block is on the sum, not on the branch output: post_ln
+//                       |stream_rms[l] - 1| < 1e-3 for every l >= 1 (as above), while sandwich, whose
+//                       second norm is on the branch output before the add, is not held:
+//                       sandwich stream_rms[L] / stream_rms[0] >= 2 (L = 96: x9.2).
+//   postln-damps        LayerNorm's division by sigma bounds what would explode: the residual stack
+//                       without a norm explodes (stream_rms[L] / stream_rms[0] > 1000 and
+//                       grad_norm[0] / grad_norm[L] > 1000; gain 2, L = 48: 6e15 and 1.9e16), while
+//                       post_ln's stream is within 1e-3 of 1 after every block and its gradient
+//                       spread max_l / min_l grad_norm is at most 10, the complement of
+//                       postln-uneven's "more than an order of magnitude" (gain 2, L = 48: x5.3).
+//   gpt2-variance-two   the 1/sqrt(L) output scaling (one branch per block here, 1/sqrt(2L) in a
+//                       transformer's 2L branches) makes the branches add variance 1 in total, so the
+//                       stream ends at the input's variance plus 1: |(stream_rms[L] / stream_rms[0])^2
+//                       - 2| <= 0.5, and (stream_rms[l] / stream_rms[0])^2 <= 2.5 at every l (bounded on
+//                       the way, not only at the end). Measured at gain 1: 2.05 (L = 8), 2.14 (96),
+//                       2.21 (384). When residual is in the preset it must explode (as in
+//                       postln-damps), the contrast the item draws. Gain 1 only (a precondition).
 //   postln-uneven       post_ln max_l grad_norm / min_l grad_norm > 10: more than an order of
 //                       magnitude across depth (512 layers: 42x; 1024: 1.2e4x). At 96 layers the
 //                       spread is 3.3x, so a shallow preset is refuted, as the items say it should.
@@ -52,6 +67,8 @@ export const THRESHOLDS = Object.freeze({
   postlnUnitTolerance: 1e-3,
   residualExplodes: 1000,
   postlnSpread: 10,
+  gpt2Variance: 2,
+  gpt2VarianceTolerance: 0.5,
 });
 
 export { IDENTITY_ARCHS };
@@ -88,6 +105,26 @@ function floorOf(sr) {
   const top = sr.g[sr.L];
   if (!allFinite(sr.g) || !(top > 0)) return NaN;
   return Math.min(...sr.g.map((v) => v / top));
+}
+
+// max_l>=1 |stream_rms[l] - 1|: how far a stream normed after every block is from RMS 1 (NaN if
+// any value is not finite).
+function unitDeviation(sr) {
+  if (!allFinite(sr.s)) return NaN;
+  let dev = 0;
+  for (let l = 1; l <= sr.L; l++) dev = Math.max(dev, Math.abs(sr.s[l] - 1));
+  return dev;
+}
+
+// The un-normed residual stack explodes: stream and gradient both grow by more than the threshold.
+function residualExplosion(sr) {
+  const growth = ratio(sr.s[sr.L], sr.s[0]);
+  const grad = ratio(sr.g[0], sr.g[sr.L]);
+  const t = THRESHOLDS.residualExplodes;
+  return {
+    ok: growth > t && grad > t,
+    text: `residual over ${sr.L} layers: stream RMS ×${significant(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${significant(grad)} (exploding needs both > ${significant(t)})`,
+  };
 }
 
 function contrast(out, archs) {
@@ -160,9 +197,7 @@ const CHECKERS = {
     const growth = ratio(pre.s[pre.L], pre.s[0]);
     const half = pre.s[Math.floor(pre.L / 2)];
     const rising = pre.s[pre.L] >= half;
-    let dev = 0;
-    for (let l = 1; l <= post.L; l++) dev = Math.max(dev, Math.abs(post.s[l] - 1));
-    if (!allFinite(post.s)) dev = NaN;
+    const dev = unitDeviation(post);
     const ok =
       Number.isFinite(growth) && growth >= THRESHOLDS.prelnGrowth && rising && dev < THRESHOLDS.postlnUnitTolerance;
     return verdict(
@@ -171,15 +206,55 @@ const CHECKERS = {
     );
   },
 
-  'residual-explodes'(out) {
-    const sr = series(out, 'residual');
-    if (!sr) return na('residual is not in the results');
-    const growth = ratio(sr.s[sr.L], sr.s[0]);
-    const grad = ratio(sr.g[0], sr.g[sr.L]);
-    const t = THRESHOLDS.residualExplodes;
+  'postln-norms-sum'(out) {
+    const post = series(out, 'post_ln');
+    const sand = series(out, 'sandwich');
+    if (!post || !sand) return na('needs post_ln and sandwich in the results');
+    const dev = unitDeviation(post);
+    const growth = ratio(sand.s[sand.L], sand.s[0]);
+    const tol = THRESHOLDS.postlnUnitTolerance;
+    const ok = dev < tol && Number.isFinite(growth) && growth >= THRESHOLDS.prelnGrowth;
     return verdict(
-      growth > t && grad > t,
-      `residual over ${sr.L} layers: stream RMS ×${significant(growth)}, grad_norm[0] / grad_norm[${sr.L}] = ${significant(grad)} (exploding needs both > ${significant(t)})`,
+      ok,
+      `post_ln (norm on the sum) stream RMS within ${significant(dev)} of 1 after every block (needs < ${significant(tol)}); sandwich (norm on the branch output, before the add) stream RMS ×${significant(growth)} over ${sand.L} layers (not held: needs ≥ ×${THRESHOLDS.prelnGrowth})`,
+    );
+  },
+
+  'postln-damps'(out) {
+    const res = series(out, 'residual');
+    const post = series(out, 'post_ln');
+    if (!res || !post) return na('needs residual and post_ln in the results');
+    const boom = residualExplosion(res);
+    const dev = unitDeviation(post);
+    const spread = allFinite(post.g) && post.g.every((v) => v > 0) ? Math.max(...post.g) / Math.min(...post.g) : NaN;
+    const tol = THRESHOLDS.postlnUnitTolerance;
+    const ok = boom.ok && dev < tol && spread <= THRESHOLDS.postlnSpread;
+    return verdict(
+      ok,
+      `${boom.text}; post_ln stream RMS within ${significant(dev)} of 1 after every block (needs < ${significant(tol)}), gradient spread ×${significant(spread)} across its ${post.L + 1} layers (bounded needs ≤ ×${THRESHOLDS.postlnSpread})`,
+    );
+  },
+
+  'gpt2-variance-two'(out) {
+    const sr = series(out, 'gpt2');
+    if (!sr) return na('gpt2 is not in the results');
+    const v = (l) => ratio(sr.s[l], sr.s[0]) ** 2;
+    const end = v(sr.L);
+    let top = 0;
+    for (let l = 0; l <= sr.L; l++) top = Math.max(top, v(l));
+    if (!allFinite(sr.s)) top = NaN;
+    const { gpt2Variance: target, gpt2VarianceTolerance: tol } = THRESHOLDS;
+    let ok = Math.abs(end - target) <= tol && top <= target + tol;
+    let tail = '';
+    const res = series(out, 'residual');
+    if (res) {
+      const boom = residualExplosion(res);
+      ok &&= boom.ok;
+      tail = `; ${boom.text}`;
+    }
+    return verdict(
+      ok,
+      `gpt2 over ${sr.L} layers: stream RMS ×${significant(Math.sqrt(end))}, variance ×${significant(end)} of the input's (needs ${target} ± ${tol}), at most ×${significant(top)} on the way (needs ≤ ${target + tol})${tail}`,
     );
   },
 

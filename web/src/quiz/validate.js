@@ -91,9 +91,28 @@ export const CHECKS = Object.freeze({
           ? 'needs gain > 0'
           : null,
   },
-  'residual-explodes': {
+  'postln-norms-sum': {
     kind: 'preset',
-    need: (p) => (!p.arch.includes('residual') ? 'needs residual in arch' : !(p.gain > 0) ? 'needs gain > 0' : null),
+    need: (p) =>
+      !(p.arch.includes('post_ln') && p.arch.includes('sandwich'))
+        ? 'needs post_ln and sandwich in arch'
+        : !(p.gain > 0)
+          ? 'needs gain > 0'
+          : null,
+  },
+  'postln-damps': {
+    kind: 'preset',
+    need: (p) =>
+      !(p.arch.includes('residual') && p.arch.includes('post_ln'))
+        ? 'needs residual and post_ln in arch'
+        : !(p.gain > 0)
+          ? 'needs gain > 0'
+          : null,
+  },
+  'gpt2-variance-two': {
+    kind: 'preset',
+    // the 1/sqrt(L) scaling gives each branch variance 1/L only when the branch itself has unit gain
+    need: (p) => (!p.arch.includes('gpt2') ? 'needs gpt2 in arch' : p.gain !== 1 ? 'needs gain 1' : null),
   },
   'postln-uneven': {
     kind: 'preset',
