@@ -130,7 +130,9 @@ const INDEPENDENT = {
     };
     return {
       values: v,
-      oks: [v.deepnorm_grad_norm <= 2, v.deepnorm_stream_rms <= 2, v.post_ln_grad_norm > 2, v.post_ln_stream_rms > 2],
+      // the paper's claim only: Post-LN's stream (1 by construction) is shown, not judged
+      oks: [v.deepnorm_grad_norm <= 2, v.deepnorm_stream_rms <= 2, v.post_ln_grad_norm > 2],
+      unjudged: ['post_ln_stream_rms'],
     };
   },
   gpt2(p) {
@@ -183,6 +185,7 @@ function checkPanel(id, shown) {
       `${id}.${key}: page ${rows[key].value}, wasm ${v}`,
     );
   }
+  for (const key of mine.unjudged ?? []) assert.equal(rows[key].ok, null, `${id}.${key}: shown without a mark`);
   assert.equal(shown.verdict, verdictOf(mine.oks), `${id}: verdict`);
   return mine;
 }
