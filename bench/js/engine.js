@@ -872,17 +872,37 @@ class Model {
       r.w1_grad_norm[l - 1] = Math.sqrt(u.f.w1GradSq);
       r.w2_grad_norm[l - 1] = Math.sqrt(u.f.w2GradSq);
     }
-    for (let l = 0; l <= L && r.first_nonfinite === null; ++l) {
-      let finite = Number.isFinite(r.grad_norm[l]) && Number.isFinite(r.stream_rms[l]);
-      if (l >= 1)
-        finite =
-          finite &&
-          Number.isFinite(r.update_ratio[l - 1]) &&
-          Number.isFinite(r.w1_grad_norm[l - 1]) &&
-          Number.isFinite(r.w2_grad_norm[l - 1]);
-      if (!finite) r.first_nonfinite = l;
-    }
+    applyOverflowRule(r, L);
     return r;
+  }
+}
+
+// The engine's overflow rule (core/src/results.cpp, README "Per-layer results"):
+// a value not finite or beyond float32's range is overflow, written +Infinity,
+// and so is every value that depends on one.
+const FLOAT32_MAX = 3.4028234663852886e38;
+const over = (v) => !(Math.abs(v) <= FLOAT32_MAX);
+
+function applyOverflowRule(r, L) {
+  for (const a of [r.grad_norm, r.stream_rms, r.update_ratio, r.w1_grad_norm, r.w2_grad_norm])
+    for (let i = 0; i < a.length; ++i) if (over(a[i])) a[i] = Infinity;
+  let k = r.stream_rms.findIndex(over);
+  if (k < 0) k = L + 1;
+  r.stream_rms.fill(Infinity, k);
+  let from = k <= L ? Math.max(k, 1) : L + 1; // the first overflowed block
+  for (let b = 1; b < from; ++b) if (over(r.update_ratio[b - 1])) from = b;
+  r.update_ratio.fill(Infinity, from - 1);
+  let g = -1; // the highest overflowed gradient
+  for (let l = L; l >= 0 && g < 0; --l) if (over(r.grad_norm[l])) g = l;
+  if (k <= L) g = Math.max(g, L - 1);
+  r.grad_norm.fill(Infinity, 0, g + 1);
+  for (let b = 1; b <= L; ++b)
+    if (over(r.grad_norm[b]) || over(r.stream_rms[b - 1])) r.w1_grad_norm[b - 1] = r.w2_grad_norm[b - 1] = Infinity;
+  r.first_nonfinite = null;
+  for (let l = 0; l <= L && r.first_nonfinite === null; ++l) {
+    let bad = over(r.grad_norm[l]) || over(r.stream_rms[l]);
+    if (l >= 1) bad = bad || over(r.update_ratio[l - 1]) || over(r.w1_grad_norm[l - 1]) || over(r.w2_grad_norm[l - 1]);
+    if (bad) r.first_nonfinite = l;
   }
 }
 

@@ -1,10 +1,13 @@
 // The per-layer metrics of a model and the JSON and table they are written as (see results.h).
 #include "resnorm/results.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -25,6 +28,82 @@ auto transformer_arrays(R& r) {
                                                         {"wk_grad_norm", &r.wk_grad_norm},
                                                         {"wv_grad_norm", &r.wv_grad_norm},
                                                         {"wo_grad_norm", &r.wo_grad_norm}}};
+}
+
+// The overflow rule (README, "Per-layer results"). A value is overflow when it
+// is not finite or larger than the largest S (float32 in every shipped build):
+// the norms are summed in double, so the norm of finite floats can exceed
+// float32's range, and a float engine could not have carried it. Overflow is
+// written as +Infinity, and so is every value that depends on an overflowed one:
+//   - the stream from its first overflowed layer k on, and the block ratios
+//     (update, attention, MLP) of every block from the first whose ratio
+//     overflows, or from block max(k, 1), whose output overflowed;
+//   - every gradient below an overflowed one (backprop runs top down), and,
+//     when the stream overflows anywhere, every gradient below the top (the
+//     loss is read off an overflowed stream); the top keeps its own value;
+//   - block l's weight-gradient norms when the gradient at h_l or the stream
+//     at h_{l-1} is overflow (dW is built from both).
+// So a value is either a finite number of float range or +Infinity, and the
+// charts, the table and every export read the same thing off the arrays.
+// first_nonfinite is the smallest layer with an overflow after this rule.
+template <class S>
+void apply_overflow_rule(ArchResult& r) {
+  const double max = std::numeric_limits<S>::max();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto over = [max](double v) { return !(std::fabs(v) <= max); };  // NaN too
+  const int L = static_cast<int>(r.update_ratio.size());
+  auto forward = [&r](auto&& fn) {  // the block ratios, read off the forward pass
+    fn(r.update_ratio);
+    if (!r.attn_update_ratio.empty()) fn(r.attn_update_ratio);
+    if (!r.mlp_update_ratio.empty()) fn(r.mlp_update_ratio);
+  };
+  auto weights = [&r](auto&& fn) {
+    fn(r.w1_grad_norm);
+    fn(r.w2_grad_norm);
+    for (std::vector<double>* v : {&r.wq_grad_norm, &r.wk_grad_norm, &r.wv_grad_norm, &r.wo_grad_norm})
+      if (!v->empty()) fn(*v);
+  };
+  auto clamp = [&](std::vector<double>& v) {
+    for (double& x : v)
+      if (over(x)) x = inf;
+  };
+  clamp(r.grad_norm);
+  clamp(r.stream_rms);
+  forward(clamp);
+  weights(clamp);
+
+  int k = L + 1;  // the first overflowed stream layer; L + 1 if none
+  for (int l = 0; l <= L && k > L; ++l)
+    if (over(r.stream_rms[l])) k = l;
+  for (int l = k; l <= L; ++l) r.stream_rms[l] = inf;
+  int from = k <= L ? std::max(k, 1) : L + 1;  // the first overflowed block
+  forward([&](std::vector<double>& v) {
+    for (int b = 1; b < from; ++b)
+      if (over(v[b - 1])) from = b;
+  });
+  forward([&](std::vector<double>& v) {
+    for (int b = from; b <= L; ++b) v[b - 1] = inf;
+  });
+
+  int g = -1;  // the highest overflowed gradient; every one below it is overflow
+  for (int l = L; l >= 0 && g < 0; --l)
+    if (over(r.grad_norm[l])) g = l;
+  if (k <= L) g = std::max(g, L - 1);
+  for (int l = 0; l <= g; ++l) r.grad_norm[l] = inf;
+  weights([&](std::vector<double>& v) {
+    for (int b = 1; b <= L; ++b)
+      if (over(r.grad_norm[b]) || over(r.stream_rms[b - 1])) v[b - 1] = inf;
+  });
+
+  r.first_nonfinite = -1;
+  for (int l = 0; l <= L && r.first_nonfinite < 0; ++l) {
+    bool bad = over(r.grad_norm[l]) || over(r.stream_rms[l]);
+    if (l >= 1) {
+      forward([&](std::vector<double>& v) { bad = bad || over(v[l - 1]); });
+      weights([&](std::vector<double>& v) { bad = bad || over(v[l - 1]); });
+    }
+    if (bad) r.first_nonfinite = l;
+  }
 }
 
 }  // namespace
@@ -68,16 +147,7 @@ ArchResult Model<S>::result() const {
     r.wv_grad_norm[l - 1] = std::sqrt(a.wv_grad_sq);
     r.wo_grad_norm[l - 1] = std::sqrt(a.wo_grad_sq);
   }
-  for (int l = 0; l <= L && r.first_nonfinite < 0; ++l) {
-    bool finite = std::isfinite(r.grad_norm[l]) && std::isfinite(r.stream_rms[l]);
-    if (l >= 1) {
-      finite = finite && std::isfinite(r.update_ratio[l - 1]) && std::isfinite(r.w1_grad_norm[l - 1]) &&
-               std::isfinite(r.w2_grad_norm[l - 1]);
-      if (transformer)
-        for (const auto& [key, v] : transformer_arrays(r)) finite = finite && std::isfinite((*v)[l - 1]);
-    }
-    if (!finite) r.first_nonfinite = l;
-  }
+  apply_overflow_rule<S>(r);
   return r;
 }
 

@@ -29,7 +29,8 @@ export function createTable({ table, wrap, button }) {
     caption.textContent =
       `Per-layer numbers at depth ${L}, gain ${fixed(out.config.gain, 2)}: ` +
       'the gradient norm \u2016\u2202loss/\u2202h_l\u2016, the stream RMS of h_l, and block l\u2019s update size relative to the stream. ' +
-      '\u201coverflow\u201d marks values that are not finite or were computed from an overflowed stream.';
+      '\u201coverflow\u201d marks a value beyond float32\u2019s range and every value computed from one ' +
+      '(Infinity in the CSV export, null in the JSON).';
     const head1 = document.createElement('tr');
     const head2 = document.createElement('tr');
     const layerTh = document.createElement('th');

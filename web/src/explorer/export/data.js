@@ -33,7 +33,10 @@ const configText = (v) => (Array.isArray(v) ? v.join(',') : String(v));
 export function toCsv(out, { link = '' } = {}) {
   const archs = Object.keys(out.results);
   const L = out.config.depth;
-  const lines = ['# resnorm: per-layer numbers at initialization (update_ratio and w*_grad_norm of block l on row l)'];
+  const lines = [
+    '# resnorm: per-layer numbers at initialization (update_ratio and w*_grad_norm of block l on row l)',
+    '# overflow (a value beyond float32 range and every value computed from one) is written Infinity',
+  ];
   if (link) lines.push(`# link,${csvCell(link)}`);
   for (const [k, v] of Object.entries(out.config)) lines.push(`# ${k},${csvCell(configText(v))}`);
   const cols = archs.flatMap((a) => arraysOf(out.results[a]).map((k) => [a, k]));
@@ -50,7 +53,7 @@ export function toCsv(out, { link = '' } = {}) {
   return `${lines.join('\n')}\n`;
 }
 
-/** JSON: {format, version, link, config, results}; non-finite numbers are null, as in the CLI's JSON. */
+/** JSON: {format, version, link, config, results}; overflow (Infinity) is null, as in the CLI's JSON. */
 export function toJson(out, { link = '' } = {}) {
   const results = {};
   for (const [arch, r] of Object.entries(out.results)) {
