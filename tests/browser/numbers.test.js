@@ -6,9 +6,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { openPage, served, useBrowser } from './harness.js';
-import { fmtPlain } from '../../web/src/shared/format.js';
+import { fmtPlain, fmtValue } from '../../web/src/shared/format.js';
 
-const it = useBrowser();
+const it = useBrowser({ wasm: true });
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const METRICS = [
@@ -105,3 +105,22 @@ test('depth 300: the table, the CSV, the JSON and the charts agree on every over
 
 test('depth 1024, gain 1.5: the table, the CSV, the JSON and the charts agree on every overflow and every number', () =>
   check('arch=plain,residual,post_ln&depth=1024&gain=1.5', { overflowing: ['plain', 'residual'] }));
+
+// The caption's per-block factor of a plain stack is the geometric mean of the
+// per-block stream factors, (rms_L / rms_0)^(1/L), not the last block's alone.
+test('depth 96, gain 1.2: the caption gives plain\u2019s per-block factor as (rms_L / rms_0)^(1/L)', () =>
+  served({}, async (url) => {
+    const page = await openPage(it.browser, `${url}#depth=96&gain=1.2`);
+    try {
+      const text = await page.evaluate(() => document.querySelector('#caption .caption-plain').textContent);
+      const r = it.rn.simulate({ arch: ['plain'], depth: 96, gain: 1.2 }).results.plain;
+      const factor = (r.stream_rms[96] / r.stream_rms[0]) ** (1 / 96);
+      assert.ok(factor > 1.1 && factor < 1.25, `the stream grows by about 1.17 per block: ${factor}`);
+      const m = /each block multiplies the stream RMS by ([^\s]+)× \(the geometric mean over the 96 blocks/.exec(text);
+      assert.ok(m, `caption: ${text}`);
+      assert.equal(m[1], fmtValue(factor), `caption: ${text}`);
+      assert.deepEqual(page.problems, []);
+    } finally {
+      await page.context().close();
+    }
+  }));

@@ -1,6 +1,7 @@
 // The sentences under the charts, computed from the current results: how far
-// each arch's gradient at layer 0 is from the top's, how its stream grows, how
-// big its last block's update is, and where its numbers overflow.
+// each arch's gradient at layer 0 is from the top's, how its stream grows (for
+// plain, by what factor per block on average), how big its last block's update
+// is, and where its numbers overflow.
 import { archLabel } from '../shared/archs.js';
 import { fixed, fmtRatio, fmtValue } from '../shared/format.js';
 import { overflowInfo, OK, ZERO } from './series.js';
@@ -87,15 +88,20 @@ export function renderCaption(root, { out, prepared, archs }) {
             : ['the stream RMS shrinks to ', ...ratio(gs), ` its start by layer ${L}`],
       );
     }
-    // update of the last block
     const u = prepared.update;
-    if (info.update === null && u.cls[arch][L - 1] === OK) {
+    if (arch === 'plain') {
+      // plain has no skip: a block's "update" is its whole output, and 1/sqrt(L)
+      // means nothing there. One block's factor is noisy; the geometric mean of
+      // the per-block factors rms_l / rms_(l-1) is (rms_L / rms_0)^(1/L).
+      if (prepared.stream.cls[arch][L] === OK && prepared.stream.cls[arch][0] === OK)
+        parts.push([
+          `each block multiplies the stream RMS by ${fmtValue((sL / s0) ** (1 / L))}× (the geometric mean over the ${L} ` +
+            `${L === 1 ? 'block' : 'blocks'}, (RMS at layer ${L} / RMS at layer 0)^(1/${L}))`,
+        ]);
+    } else if (info.update === null && u.cls[arch][L - 1] === OK) {
       const v = r.update_ratio[L - 1];
-      // plain has no skip: its "update" is the whole output, and 1/sqrt(L) means nothing there
       parts.push([
-        arch === 'plain'
-          ? `block ${L}\u2019s output is ${fmtValue(v)}× its input`
-          : `block ${L}\u2019s update is ${fmtValue(v)}× the stream it adds to (1/\u221a${L} = ${fmtValue(1 / Math.sqrt(L))})`,
+        `block ${L}\u2019s update is ${fmtValue(v)}× the stream it adds to (1/\u221a${L} = ${fmtValue(1 / Math.sqrt(L))})`,
       ]);
     } else if (u.cls[arch][L - 1] === ZERO) parts.push([`block ${L} adds exactly 0`]);
     parts.forEach((p, i) => li.append(...(i ? ['; '] : []), ...p));
