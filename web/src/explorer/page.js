@@ -44,6 +44,15 @@ const view = mountExplorer($('charts'), {
 });
 
 createPresets({ store: view.store, charts: $('charts') });
+
+// On a narrow screen the architectures and the model wait behind "All
+// settings" (app.css), so the charts come right after depth and gain.
+const toggle = $('settings-toggle');
+toggle.addEventListener('click', () => {
+  const open = toggle.getAttribute('aria-expanded') !== 'true';
+  toggle.setAttribute('aria-expanded', String(open));
+  $('controls').classList.toggle('is-open', open);
+});
 let shown = null; // the last config on screen
 createEmbedDialog({ button: $('embed-button'), getConfig: () => shown ?? view.store.get(), siteUrl: SITE_URL });
 

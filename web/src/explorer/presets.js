@@ -24,6 +24,14 @@ export const PRESETS = [
     label: 'DeepNet at 1000 layers',
     config: { arch: ['post_ln', 'deepnorm'], depth: 1000, gain: 1.0 },
   },
+  // Attention then MLP in every block, each wrapped by the placement: Post-LN
+  // and Admin (Post-LN with a profiled shortcut) against Pre-LN, at the depth
+  // of a mid-sized model.
+  {
+    key: 'transformer',
+    label: 'Transformer blocks',
+    config: { arch: ['post_ln', 'pre_ln', 'admin'], block: 'transformer', heads: 4, depth: 24 },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
   {
     key: 'gpt2',
