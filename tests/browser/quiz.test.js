@@ -315,6 +315,25 @@ test('generated questions: which is which, predict the number; counted in the sc
   await done(page);
 });
 
+test('predict the number: sqrt(2) is accepted and graded; a broken expression says what was not understood', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, {
+    timeout: 30000,
+  });
+  await page.locator('#guess').fill('sqrt(2');
+  await page.locator('#guess').press('Enter');
+  assert.match(await page.locator('#predict .gen-result').textContent(), /expected "\)"/i);
+  assert.equal(await page.locator('#predict').getAttribute('data-state'), 'asked');
+  await page.locator('#guess').fill('sqrt(2)');
+  await page.locator('#guess').press('Enter');
+  await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'checked');
+  const result = await page.locator('#predict .gen-result').textContent();
+  assert.match(result, /the engine says .*, you said 1\.414/);
+  assert.match(await page.locator('#predict .gen-result').getAttribute('data-correct'), /^(true|false)$/);
+  assert.match(await page.locator('#score').textContent(), /of 1 correct/);
+  await done(page);
+});
+
 test('360 px wide and dark: no horizontal scroll in any area, no console message', async () => {
   const page = await openPage(browser, quizUrl('#quiz'), {
     viewport: { width: 360, height: 780 },

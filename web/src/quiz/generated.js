@@ -35,6 +35,7 @@
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';
+import { evaluate } from './expr.js';
 
 export const WHICH_POOL = Object.freeze(['plain', 'residual', 'post_ln', 'pre_ln', 'pre_rms', 'deepnorm']);
 export const NEVER_TOGETHER = Object.freeze([['pre_ln', 'pre_rms']]);
@@ -178,24 +179,15 @@ export async function whichIsWhich(simulate, { seed = 0 } = {}) {
 }
 
 /**
- * A guess as a number: "117", "1.2e-3", "1.1^50", "2*10^-4", "3×10^5" (spaces allowed). NaN otherwise.
+ * A guess as a number: a safe arithmetic expression (expr.js) such as "117", "1.2e-3", "sqrt(2)",
+ * "1.1^50", "2*10^-4", "3×10^5". NaN when it is not one.
  * @param {number|string} input
  * @returns {number}
  */
 export function parseGuess(input) {
   if (typeof input === 'number') return input;
-  if (typeof input !== 'string') return NaN;
-  const s = input.trim().replace(/\s+/g, '').replace(/−/g, '-');
-  const num = '[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:e[+-]?\\d+)?';
-  let m = new RegExp(`^(${num})$`, 'i').exec(s);
-  if (m) return Number(m[1]);
-  // Powers of ten with an integer exponent are parsed as decimal literals, so 2*10^-4 is exactly 2e-4.
-  const times10 = (a, b) => (/^[+-]?\d+$/.test(b) ? Number(`${a}e${b}`) : Number(a) * 10 ** Number(b));
-  m = new RegExp(`^(${num})\\^(${num})$`, 'i').exec(s);
-  if (m) return Number(m[1]) === 10 ? times10('1', m[2]) : Number(m[1]) ** Number(m[2]);
-  m = new RegExp(`^(${num})[*x×·]10\\^(${num})$`, 'i').exec(s);
-  if (m) return times10(m[1], m[2]);
-  return NaN;
+  const r = evaluate(input);
+  return r.ok ? r.value : NaN;
 }
 
 /**
@@ -206,10 +198,20 @@ export function parseGuess(input) {
  * @returns {{correct: boolean, guess: number, answer: number, dex: number, message: string}}
  */
 export function gradeGuess(input, answer, toleranceDex) {
-  const guess = parseGuess(input);
+  const read = typeof input === 'number' ? { ok: true, value: input } : evaluate(input);
+  const guess = read.ok ? read.value : NaN;
   const factor = Number((10 ** toleranceDex).toPrecision(3));
   if (!(guess > 0) || !Number.isFinite(guess)) {
-    return { correct: false, guess, answer, dex: NaN, message: 'Enter a positive number, e.g. 120, 1.5e-3 or 1.1^50.' };
+    const why = read.ok
+      ? `${significant(guess)} is not positive`
+      : `${read.error[0].toUpperCase()}${read.error.slice(1)}`;
+    return {
+      correct: false,
+      guess,
+      answer,
+      dex: NaN,
+      message: `${why}. Enter a positive number, e.g. 120, 1.5e-3, sqrt(2) or 1.1^50.`,
+    };
   }
   const dex = Math.log10(guess / answer);
   const correct = Math.abs(dex) <= toleranceDex + 1e-12;

@@ -265,7 +265,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
   p.hint = el(
     'p',
     { class: 'hint', id: 'guess-hint' },
-    'A number such as 120, 1.5e-3, 2*10^-4 or 1.1^50. Graded on a log scale.',
+    'A number or an expression such as 120, 1.5e-3, 2*10^-4, sqrt(2) or 1.1^50. Graded on a log scale.',
   );
   p.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
   p.explain = el('p', { class: 'gen-explain' });
@@ -330,7 +330,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
     p.lineChart.clear();
     replace(p.after);
     const factor = Number((10 ** pq.toleranceDex).toPrecision(2));
-    p.hint.textContent = `A number such as 120, 1.5e-3, 2*10^-4 or 1.1^50. Counted right within a factor of ${factor} of the engine's value (log scale).`;
+    p.hint.textContent = `A number or an expression such as 120, 1.5e-3, 2*10^-4, sqrt(2) or 1.1^50. Counted right within a factor of ${factor} of the engine's value (log scale).`;
     predict.dataset.kind = pq.kind;
     predict.dataset.state = 'asked';
     p.fresh.disabled = false;
