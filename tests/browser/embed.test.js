@@ -261,7 +261,7 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   assert.match(iframeSnippet, /<script src="[^"]+\/course\/week-3\/resnorm-iframe\.js" defer><\/script>/);
   assert.match(
     elementSnippet,
-    /<resnorm-explorer depth="30" charts="grad" controls="depth,gain" lock="gain"><\/resnorm-explorer>/,
+    /<resnorm-explorer depth="30" charts="grad" controls="depth,gain" lock="gain">\n {2}<p>Loading the resnorm explorer… If this text stays, [^<]+<\/p>\n<\/resnorm-explorer>/,
   );
   await page.locator('button', { hasText: 'Copy iframe snippet' }).click();
   await page.waitForFunction(() =>
@@ -313,6 +313,84 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   await elementReady(elPage, 'resnorm-explorer');
   assert.equal(await elPage.evaluate(() => document.querySelector('resnorm-explorer').snapshot.config.depth), 30);
   await assertClean(elPage);
+  await closeAll(context, host, site, hostDir);
+});
+
+test('the Embed dialog refuses an embed with no chart, titles the iframe after its charts, and names CORS', async () => {
+  const site = await serveDir(copy);
+  const context = await newContext();
+  const page = await open(context, site.url);
+  await ready(page);
+  await page.locator('#embed-button').click();
+  const dialog = page.locator('dialog.embed-dialog');
+  const copyButtons = dialog.locator('button', { hasText: /^Copy / });
+  const title = async () => /title="([^"]*)"/.exec(await page.locator('#embed-iframe').inputValue())[1];
+  assert.equal(await copyButtons.count(), 2);
+  assert.match(await title(), /gradient reaching layer l, size of the residual stream and how much block l changes/i);
+  await page.locator('#embed-chart-grad').uncheck();
+  await page.locator('#embed-chart-update').uncheck();
+  assert.equal(await title(), 'resnorm explorer: size of the residual stream');
+  await page.locator('#embed-chart-stream').uncheck();
+  // no chart: a visible refusal, no snippet to copy, no preview
+  const refusal = dialog.locator('.embed-refusal');
+  assert.equal(await refusal.isVisible(), true);
+  assert.match(await refusal.textContent(), /at least one chart/);
+  for (let i = 0; i < 2; i++) assert.equal(await copyButtons.nth(i).isDisabled(), true);
+  assert.equal(await page.locator('#embed-iframe').inputValue(), '');
+  assert.equal(await page.locator('#embed-element').inputValue(), '');
+  assert.equal(await page.locator('#embed-preview').isVisible(), false);
+  await page.locator('#embed-chart-update').check();
+  assert.equal(await refusal.isVisible(), false);
+  for (let i = 0; i < 2; i++) assert.equal(await copyButtons.nth(i).isDisabled(), false);
+  assert.equal(await title(), 'resnorm explorer: how much block l changes the stream');
+  assert.match(await page.locator('#embed-iframe').inputValue(), /charts=update/);
+  assert.match(await page.locator('#embed-element').inputValue(), /charts="update"/);
+  // the help says what a host on another origin needs
+  assert.match(await dialog.textContent(), /CORS/);
+  assert.match(await dialog.textContent(), /worker-src blob:/);
+  assert.deepEqual(page.problems, []);
+  await closeAll(context, site);
+});
+
+test('a custom element from another origin without CORS says inside itself what the host must allow', async () => {
+  const site = await serveDir(copy); // no CORS headers
+  const context = await newContext();
+  const sitePage = await open(context, site.url);
+  await ready(sitePage);
+  await sitePage.locator('#embed-button').click();
+  const snippet = await sitePage.locator('#embed-element').inputValue();
+  await sitePage.close();
+  const hostDir = mkdtempSync(join(tmpdir(), 'resnorm-host-'));
+  writeFileSync(
+    join(hostDir, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+<body><h1>A course page</h1>\n${snippet}\n</body></html>`,
+  );
+  const hostCsp = `default-src 'self'; script-src 'self' ${site.origin} 'wasm-unsafe-eval'; connect-src ${site.origin}; worker-src blob:; style-src 'self'; img-src 'self' data:`;
+  const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
+  const page = await open(context, host.url);
+  await page.waitForLoadState('load');
+  await page.waitForTimeout(500);
+  const seen = await page.evaluate(() => {
+    const e = document.querySelector('resnorm-explorer');
+    return {
+      defined: Boolean(customElements.get('resnorm-explorer')),
+      height: e.getBoundingClientRect().height,
+      text: e.innerText,
+    };
+  });
+  assert.equal(seen.defined, false, 'the script is refused without CORS');
+  assert.ok(seen.height > 0, `the element has height ${seen.height}`);
+  assert.match(seen.text, /CORS/);
+  assert.match(seen.text, /Access-Control-Allow-Origin/);
+  assert.match(seen.text, /worker-src blob:/);
+  assert.match(seen.text, /iframe/);
+  assert.ok(seen.text.includes(site.origin), 'names the site');
+  // the browser's own CORS error is the only problem
+  assert.ok(
+    page.problems.length > 0 && page.problems.every((p) => /CORS|ERR_FAILED/.test(p)),
+    page.problems.join('\n'),
+  );
   await closeAll(context, host, site, hostDir);
 });
 

@@ -51,8 +51,17 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const elementOut = el('textarea', { id: 'embed-element', readonly: true, rows: 4, spellcheck: 'false' });
   const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const status = el('p', { class: 'embed-status', role: 'status' });
+  // An embed needs a chart: with none checked the dialog says so and offers no snippet (the link
+  // format would otherwise fall back to all three charts without a word).
+  const refusal = el(
+    'p',
+    { class: 'notice embed-refusal', role: 'alert', hidden: true },
+    'Choose at least one chart: an embed with no chart cannot be written.',
+  );
+  const copyButtons = [];
   const copyButton = (area, what) => {
     const b = el('button', { type: 'button', class: 'secondary' }, `Copy ${what}`);
+    copyButtons.push(b);
     b.addEventListener('click', async () => {
       status.textContent = (await copy(area.value, area))
         ? `Copied the ${what}.`
@@ -81,6 +90,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
       el('legend', {}, 'Charts'),
       ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`)),
     ),
+    refusal,
     el(
       'fieldset',
       { class: 'embed-controls' },
@@ -113,7 +123,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
         for: elementOut.id,
         class: 'embed-label',
       },
-      'Web component: pages that may load scripts from this site',
+      'Web component: pages that may load scripts from this site. On another origin the site must send CORS headers (Access-Control-Allow-Origin) and the page\u2019s Content-Security-Policy must allow worker-src blob:; where it cannot, use the iframe.',
     ),
     elementOut,
     el(
@@ -134,7 +144,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     const lock = modeSelects.filter((s) => s.value === 'fixed').map((s) => s.dataset.field);
     return {
       ...dflt,
-      charts: charts.length ? charts : dflt.charts,
+      charts,
       controls: shown,
       lock,
       theme: theme.value,
@@ -145,9 +155,14 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   function update() {
     const config = getConfig();
     const view = viewOf();
-    iframeOut.value = iframeSnippet({ siteUrl, config, view });
-    elementOut.value = elementSnippet({ siteUrl, config, view });
-    preview.href = embedUrl(siteUrl, config, view);
+    const none = view.charts.length === 0;
+    refusal.hidden = !none;
+    preview.hidden = none;
+    for (const b of copyButtons) b.disabled = none;
+    iframeOut.value = none ? '' : iframeSnippet({ siteUrl, config, view });
+    elementOut.value = none ? '' : elementSnippet({ siteUrl, config, view });
+    if (none) preview.removeAttribute('href');
+    else preview.href = embedUrl(siteUrl, config, view);
   }
 
   form.addEventListener('input', () => {

@@ -9,7 +9,10 @@
 // final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
 // caption for the explorer; items, section, tag, theme for the quiz. A value
 // that does not fit shows a notice inside the element and its default is used.
-// Everything renders in an open shadow root; all elements on a page share one
+// Text inside an element (the snippets' "if this text stays" message, snippets.js)
+// shows only while the element is not defined: when its script cannot load, it
+// says what the host page must allow; once defined, the shadow root (no slot)
+// hides it. Everything renders in an open shadow root; all elements on a page share one
 // engine worker. Each element fires `resnorm-render` (detail: the snapshot)
 // after every paint; `element.snapshot` holds the last one.
 import { keysOf, parseEntries } from '../shared/state.js';

@@ -2,6 +2,7 @@
 // any page, Markdown and most LMS editors) and the custom element (for pages
 // that may run the site's script). Pure functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
+import { CHART_INFO } from '../explorer/chart-info.js';
 
 export const escapeAttr = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -23,7 +24,28 @@ export function estimateHeight(view) {
   return Math.round(60 + controlRows + 150 + 245 * view.charts.length + (view.caption ? 150 : 0) + 50);
 }
 
-export function iframeSnippet({ siteUrl, config, view, title = 'resnorm: gradients and stream size per layer' }) {
+/** The iframe's title, naming the charts it shows: "resnorm explorer: a, b and c". */
+export function iframeTitle(view) {
+  const names = view.charts.map((k) => CHART_INFO[k].title.replace(/^./, (c) => c.toLowerCase()));
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
+  return `resnorm explorer: ${list}`;
+}
+
+/**
+ * What a custom element shows while its script has not defined it, and keeps showing when the
+ * script cannot load (a page on another origin and a site without CORS headers): what the host
+ * page must allow. Once the element is defined its shadow root hides this text.
+ */
+export function fallbackText(siteUrl, what = 'explorer') {
+  const origin = new URL(siteUrl).origin;
+  return (
+    `Loading the resnorm ${what}\u2026 If this text stays, this page could not run resnorm-embed.js from ${origin}: ` +
+    `on another origin the site must send CORS headers (Access-Control-Allow-Origin) and this page's ` +
+    `Content-Security-Policy must allow script-src ${origin} and worker-src blob:. Or use the iframe snippet.`
+  );
+}
+
+export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view) }) {
   const src = embedUrl(siteUrl, config, view);
   const helper = new URL('resnorm-iframe.js', siteUrl).href;
   return (
@@ -48,12 +70,19 @@ export function elementSnippet({ siteUrl, config, view }) {
   const script = new URL('resnorm-embed.js', siteUrl).href;
   return (
     `<script type="module" src="${escapeAttr(script)}"></script>\n` +
-    `<resnorm-explorer${attrs.length ? ' ' + attrs.join(' ') : ''}></resnorm-explorer>`
+    `<resnorm-explorer${attrs.length ? ' ' + attrs.join(' ') : ''}>\n` +
+    `  <p>${escapeAttr(fallbackText(siteUrl))}</p>\n` +
+    `</resnorm-explorer>`
   );
 }
 
 /** <resnorm-quiz> for a list of item ids. */
 export function quizSnippet({ siteUrl, items }) {
   const script = new URL('resnorm-embed.js', siteUrl).href;
-  return `<script type="module" src="${escapeAttr(script)}"></script>\n<resnorm-quiz items="${escapeAttr(items.join(','))}"></resnorm-quiz>`;
+  return (
+    `<script type="module" src="${escapeAttr(script)}"></script>\n` +
+    `<resnorm-quiz items="${escapeAttr(items.join(','))}">\n` +
+    `  <p>${escapeAttr(fallbackText(siteUrl, 'quiz'))}</p>\n` +
+    `</resnorm-quiz>`
+  );
 }
