@@ -97,31 +97,32 @@ function parse(tokens) {
     return v;
   }
 
-  function expr() {
-    let left = term();
-    while (isOp(peek(), '+-')) {
+  // One level of left-associative binary operators: operand (op operand)*.
+  function chain(operand, ops, apply) {
+    let left = operand();
+    while (isOp(peek(), ops)) {
       const op = tokens[pos++].text;
-      const right = term();
-      left = plain(finite(op === '+' ? left.value + right.value : left.value - right.value, 'the sum'));
+      left = apply(op, left, operand());
     }
     return left;
   }
 
+  function expr() {
+    return chain(term, '+-', (op, a, b) =>
+      plain(finite(op === '+' ? a.value + b.value : a.value - b.value, 'the sum')),
+    );
+  }
+
   function term() {
-    let left = unary();
-    while (isOp(peek(), '*/')) {
-      const op = tokens[pos++].text;
-      const right = unary();
+    return chain(unary, '*/', (op, a, b) => {
       if (op === '/') {
-        if (right.value === 0) fail('division by zero');
-        left = plain(finite(left.value / right.value, 'the quotient'));
-      } else if (left.literal !== undefined && !/e/i.test(left.literal) && right.pow10 !== undefined) {
-        left = plain(Number(`${left.literal}e${right.pow10}`));
-      } else {
-        left = plain(finite(left.value * right.value, 'the product'));
+        if (b.value === 0) fail('division by zero');
+        return plain(finite(a.value / b.value, 'the quotient'));
       }
-    }
-    return left;
+      if (a.literal !== undefined && !/e/i.test(a.literal) && b.pow10 !== undefined)
+        return plain(Number(`${a.literal}e${b.pow10}`));
+      return plain(finite(a.value * b.value, 'the product'));
+    });
   }
 
   function unary() {

@@ -64,6 +64,16 @@ export const IDENTITY_ARCHS = Object.freeze(['residual', 'pre_ln', 'pre_rms', 's
 
 // Each check id with the precondition an experiment must meet for the check to make sense.
 // `need` returns null when the experiment fits, else a short reason.
+// A precondition from parts: the archs the preset must hold, then a test of the gain and its reason.
+const needs =
+  (archs, gainOk = () => true, gainWhy = '') =>
+  (p) =>
+    !archs.every((a) => p.arch.includes(a))
+      ? `needs ${archs.join(' and ')} in arch`
+      : !gainOk(p.gain)
+        ? `needs ${gainWhy}`
+        : null;
+const positive = (g) => g > 0;
 export const CHECKS = Object.freeze({
   'gain0-identity': {
     kind: 'preset',
@@ -74,50 +84,14 @@ export const CHECKS = Object.freeze({
           ? `needs one of ${IDENTITY_ARCHS.join(', ')} in arch`
           : null,
   },
-  'plain-explodes': {
-    kind: 'preset',
-    need: (p) => (!p.arch.includes('plain') ? 'needs plain in arch' : !(p.gain > 1) ? 'needs gain > 1' : null),
-  },
-  'plain-vanishes': {
-    kind: 'preset',
-    need: (p) => (!p.arch.includes('plain') ? 'needs plain in arch' : !(p.gain < 1) ? 'needs gain < 1' : null),
-  },
-  'preln-stream-grows': {
-    kind: 'preset',
-    need: (p) =>
-      !(p.arch.includes('pre_ln') && p.arch.includes('post_ln'))
-        ? 'needs pre_ln and post_ln in arch'
-        : !(p.gain > 0)
-          ? 'needs gain > 0'
-          : null,
-  },
-  'postln-norms-sum': {
-    kind: 'preset',
-    need: (p) =>
-      !(p.arch.includes('post_ln') && p.arch.includes('sandwich'))
-        ? 'needs post_ln and sandwich in arch'
-        : !(p.gain > 0)
-          ? 'needs gain > 0'
-          : null,
-  },
-  'postln-damps': {
-    kind: 'preset',
-    need: (p) =>
-      !(p.arch.includes('residual') && p.arch.includes('post_ln'))
-        ? 'needs residual and post_ln in arch'
-        : !(p.gain > 0)
-          ? 'needs gain > 0'
-          : null,
-  },
-  'gpt2-variance-two': {
-    kind: 'preset',
-    // the 1/sqrt(L) scaling gives each branch variance 1/L only when the branch itself has unit gain
-    need: (p) => (!p.arch.includes('gpt2') ? 'needs gpt2 in arch' : p.gain !== 1 ? 'needs gain 1' : null),
-  },
-  'postln-uneven': {
-    kind: 'preset',
-    need: (p) => (!p.arch.includes('post_ln') ? 'needs post_ln in arch' : null),
-  },
+  'plain-explodes': { kind: 'preset', need: needs(['plain'], (g) => g > 1, 'gain > 1') },
+  'plain-vanishes': { kind: 'preset', need: needs(['plain'], (g) => g < 1, 'gain < 1') },
+  'preln-stream-grows': { kind: 'preset', need: needs(['pre_ln', 'post_ln'], positive, 'gain > 0') },
+  'postln-norms-sum': { kind: 'preset', need: needs(['post_ln', 'sandwich'], positive, 'gain > 0') },
+  'postln-damps': { kind: 'preset', need: needs(['residual', 'post_ln'], positive, 'gain > 0') },
+  // the 1/sqrt(L) scaling gives each branch variance 1/L only when the branch itself has unit gain
+  'gpt2-variance-two': { kind: 'preset', need: needs(['gpt2'], (g) => g === 1, 'gain 1') },
+  'postln-uneven': { kind: 'preset', need: needs(['post_ln']) },
   'layernorm-constant': { kind: 'panel', need: () => null },
 });
 export const CHECK_IDS = Object.freeze(Object.keys(CHECKS));
