@@ -2,7 +2,7 @@
 // on a linear scale, ticks at whole decades), the shared layer axis, one
 // solid/dashed line per arch plus its dotted overflow line, and the lanes for
 // zero and overflow drawn in draw hooks.
-import { ARCH_BY_KEY } from '../shared/archs.js';
+import { ARCH_BY_KEY, REFERENCE_LINE } from '../shared/archs.js';
 import { axisStyle, layerAxis, tickRoom } from '../shared/chart-host.js';
 import { decadeTicks, logLabel } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
@@ -38,7 +38,13 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
     });
   }
   if (reference)
-    series.push({ label: reference, stroke: pal.reference, width: 1.25, dash: [6, 5], points: { show: false } });
+    series.push({
+      label: reference,
+      stroke: pal.reference,
+      width: 1.25,
+      dash: REFERENCE_LINE.dash,
+      points: { show: false },
+    });
 
   const axis = axisStyle(pal);
   return {
@@ -54,7 +60,7 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
     scales: {
       x: { time: false, range: () => [0, Math.max(1, view().depth)] },
       // y holds log10 of the values (see series.js); ticks are labelled 10^k
-      y: { range: () => view().prepared.scale },
+      y: { range: (u) => laneRange(u, view().prepared) },
     },
     axes: [
       layerAxis(pal, xLabel),
@@ -73,6 +79,20 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
       setCursor: hooks.setCursor ?? [],
     },
   };
+}
+
+// Room in CSS pixels between a lane's line and the plot's edge: the lane's
+// label sits there, clear of the dotted line.
+const LANE_ROOM = 18;
+
+/** The y range: the data's, widened so each lane in use has LANE_ROOM pixels beyond it. */
+function laneRange(u, { scale, lanes }) {
+  const n = (lanes.top !== null) + (lanes.bottom !== null);
+  if (!n) return scale;
+  const height = u.bbox.height / devicePixelRatio || Math.max(1, u.height - 34);
+  const inner = (lanes.top ?? scale[1]) - (lanes.bottom ?? scale[0]) || 1;
+  const room = (inner * LANE_ROOM) / Math.max(1, height - n * LANE_ROOM);
+  return [lanes.bottom !== null ? lanes.bottom - room : scale[0], lanes.top !== null ? lanes.top + room : scale[1]];
 }
 
 /** Ticks at whole decades, thinned to fit the height; none on the lanes. */

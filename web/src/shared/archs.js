@@ -40,6 +40,9 @@ export const ARCHS = [
   { key: 'admin', label: 'Admin', group: 'more', dash: [4, 2, 10, 2], block: 'h ← LN(ωh + f(h)), ω profiled at init' },
 ];
 
+/** The grey 1/sqrt(l) line of the update chart: a dash no arch uses. */
+export const REFERENCE_LINE = { dash: [6, 5] };
+
 export const ARCH_BY_KEY = Object.fromEntries(ARCHS.map((a) => [a.key, a]));
 
 export const archLabel = (key) => ARCH_BY_KEY[key]?.label ?? key;
