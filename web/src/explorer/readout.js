@@ -1,14 +1,80 @@
 // The hover readout, which is also the legend: one row per shown arch with its
 // line sample and the three numbers at one layer. The charts' synced cursor
-// sets the layer while the pointer is over them; otherwise the "layer" slider
-// does (and moves the charts' cursor, for keyboard users).
-import { archLabel } from '../shared/archs.js';
+// sets the layer while the pointer is over them, and the "Values at" slider
+// follows it; when the pointer leaves, the readout stays at the pinned layer,
+// or at the last one. The slider also sets the layer itself (and moves the
+// charts' cursor, for keyboard users). The charts' tooltips (tipNodes) print
+// the same numbers the same way.
+import { REFERENCE_LINE, archLabel } from '../shared/archs.js';
 import { el } from '../shared/dom.js';
 import { fmtValue } from '../shared/format.js';
 import { OK, OVERFLOW } from './series.js';
-import { swatch } from '../shared/swatch.js';
+import { lineSwatch, swatch } from '../shared/swatch.js';
 
 const COLUMNS = ['gradient', 'stream RMS', 'update'];
+const METRIC_COLUMNS = { grad: COLUMNS[0], stream: COLUMNS[1], update: COLUMNS[2] };
+
+/**
+ * For each arch, the metrics whose curve lies on an earlier arch's (every
+ * point of the same class and within 1/150 of the chart's height, about a
+ * pixel): {arch: {metric: earlier arch}}. One of two such curves hides the
+ * other, so the readout says so.
+ */
+export function coinciding(prepared, archs) {
+  const out = Object.fromEntries(archs.map((a) => [a, {}]));
+  for (const [metric, p] of Object.entries(prepared)) {
+    const tol = (p.scale[1] - p.scale[0]) / 150;
+    const same = (a, b) =>
+      p.cls[a].every((c, i) => c === p.cls[b][i]) &&
+      p.main[a].every((v, i) => (v === null ? p.main[b][i] === null : Math.abs(v - p.main[b][i]) <= tol));
+    archs.forEach((arch, j) => {
+      const under = archs.slice(0, j).find((earlier) => !out[earlier][metric] && same(arch, earlier));
+      if (under) out[arch][metric] = under;
+    });
+  }
+  return out;
+}
+
+/** "gradient, update: same as Post-LN" for one arch's entry of coinciding(). */
+export function sameAsText(same) {
+  const byArch = {};
+  for (const [metric, other] of Object.entries(same)) (byArch[other] ??= []).push(METRIC_COLUMNS[metric]);
+  return Object.entries(byArch)
+    .map(([other, columns]) => `${columns.join(', ')}: same as ${archLabel(other)}`)
+    .join('; ');
+}
+
+/** Point i of one arch in one chart's prepared data, as the readout and the tooltips print it. */
+export function cellText(prepared, arch, i) {
+  if (i < 0 || i >= prepared.raw[arch].length) return '—';
+  const cls = prepared.cls[arch][i];
+  if (cls === OVERFLOW) return 'overflow';
+  const v = prepared.raw[arch][i];
+  return cls === OK ? fmtValue(v) : '0';
+}
+
+/** A chart's tooltip at point i: its layer (or block) and every curve's value there. */
+export function tipNodes(prepared, archs, i, reference = null) {
+  if (i == null || i < 0 || i >= prepared.x.length) return [];
+  const what = prepared.metric === 'update' ? 'block' : 'layer';
+  const row = (attrs, sample, label, value) =>
+    el('tr', attrs, el('th', { scope: 'row' }, sample, ' ', label), el('td', {}, value));
+  return [
+    el('p', { class: 'chart-tip-title' }, `${what} ${prepared.x[i]}`),
+    el(
+      'table',
+      {},
+      el(
+        'tbody',
+        {},
+        archs.map((arch) => row({ 'data-arch': arch }, swatch(arch), archLabel(arch), cellText(prepared, arch, i))),
+        reference
+          ? row({ 'data-reference': '' }, lineSwatch('reference', REFERENCE_LINE.dash), '1/√l', fmtValue(reference[i]))
+          : null,
+      ),
+    ),
+  ];
+}
 
 /** root: the element to fill; prefix: of its ids; hint: a node under the table, or null. */
 export function createReadout({ root, prefix = '', hint = null, onPick }) {
@@ -44,21 +110,16 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
     ...(hint ? [hint] : []),
   );
   let rows = {}; // arch -> {grad, stream, update} cells
+  let notes = {}; // arch -> the "same as" note under its name
   let data = null; // {prepared, archs, depth}
   let hover = null;
+  let pinned = null;
 
   slider.addEventListener('input', () => {
+    if (pinned !== null) pinned = Number(slider.value);
     show(Number(slider.value));
     onPick(Number(slider.value));
   });
-
-  function cellText(prepared, arch, i) {
-    if (i < 0 || i >= prepared.raw[arch].length) return '—';
-    const cls = prepared.cls[arch][i];
-    if (cls === OVERFLOW) return 'overflow';
-    const v = prepared.raw[arch][i];
-    return cls === OK ? fmtValue(v) : '0';
-  }
 
   function show(layer) {
     if (!data) return;
@@ -77,6 +138,8 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
   }
 
   return {
+    /** The layer shown. */
+    layer: () => Number(slider.value),
     /** New results: rebuild the rows if the archs changed, then refill. */
     set(next) {
       const archsChanged = !data || data.archs.join() !== next.archs.join();
@@ -84,14 +147,17 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
       slider.max = String(next.depth);
       if (archsChanged) {
         rows = {};
+        notes = {};
         body.replaceChildren(
           ...next.archs.map((arch) => {
             const cells = { grad: el('td'), stream: el('td'), update: el('td') };
+            const note = el('span', { class: 'same-as' });
             rows[arch] = cells;
+            notes[arch] = note;
             return el(
               'tr',
               {},
-              el('th', { scope: 'row' }, swatch(arch), ' ', archLabel(arch)),
+              el('th', { scope: 'row' }, swatch(arch), ' ', archLabel(arch), note),
               cells.grad,
               cells.stream,
               cells.update,
@@ -99,13 +165,26 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
           }),
         );
       }
+      const same = coinciding(next.prepared, next.archs);
+      for (const arch of next.archs) {
+        notes[arch].textContent = sameAsText(same[arch]);
+        notes[arch].hidden = !notes[arch].textContent;
+      }
       show(hover ?? Number(slider.value));
     },
-    /** The pointer is at `layer` (null when it left the charts). */
+    /** The pointer is at `layer` (null when it left the charts): the slider follows it. */
     hover(layer) {
       if (layer === hover) return;
       hover = layer;
-      show(layer ?? Number(slider.value));
+      if (layer !== null) slider.value = String(layer);
+      else if (pinned !== null) slider.value = String(pinned);
+      show(Number(slider.value));
+    },
+    /** A layer pinned on a chart (null: none); the readout comes back to it. */
+    pin(layer) {
+      pinned = layer;
+      if (layer !== null) slider.value = String(layer);
+      show(hover ?? Number(slider.value));
     },
   };
 }

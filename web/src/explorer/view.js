@@ -27,7 +27,7 @@ import { showNotices } from '../shared/notice.js';
 import { createStatus } from '../shared/status.js';
 import { createControls, PAGE_IDS } from './controls.js';
 import { createCharts } from './charts.js';
-import { createReadout } from './readout.js';
+import { createReadout, tipNodes } from './readout.js';
 import { renderCaption } from './caption.js';
 import { createTable } from './table.js';
 import { CHART_INFO } from './chart-info.js';
@@ -124,7 +124,15 @@ export function mountExplorer(
       picking = false;
     },
   });
-  const charts = createCharts({ els: chartEls, palette: pal, onCursor: (layer) => !picking && readout.hover(layer) });
+  const charts = createCharts({
+    els: chartEls,
+    palette: pal,
+    onCursor: (layer) => !picking && readout.hover(layer),
+    onPin: (layer) => readout.pin(layer),
+    layer: () => readout.layer(),
+    tip: (metric, i) =>
+      current ? tipNodes(current.prepared[metric], current.archs, i, metric === 'update' ? current.ref : null) : [],
+  });
   const table = createTable({ table: dataTable, wrap: numbersWrap, button: numbersButton });
   const explorerLink = (config) => new URL(`./${configToHash(config)}`, siteUrl).href;
 
@@ -184,7 +192,7 @@ export function mountExplorer(
       stream: prepareChart('stream', out.results, archs),
       update: prepareChart('update', out.results, archs, ref),
     };
-    current = { out, prepared, archs };
+    current = { out, prepared, archs, ref };
     const painted = charts.update({
       prepared,
       archs,
