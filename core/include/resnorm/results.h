@@ -3,8 +3,11 @@
 // Model::result() (results.cpp) reads the metrics off a model after forward()
 // and backward(): norms of the stream and of its gradient at every block
 // boundary, each block's relative update and weight-gradient norms, and the
-// first layer where anything is not finite. results_json() and
-// results_table() write them for the CLI, the tests and the bindings.
+// first layer where anything overflows. Overflow is one rule for every array
+// (see apply_overflow_rule in results.cpp): a value not finite or beyond the
+// float type's range, and every value that depends on one, is +Infinity.
+// results_json() and results_table() write them for the CLI, the tests and the
+// bindings.
 #pragma once
 
 #include <string>
@@ -40,7 +43,7 @@ struct ArchResult {
   std::vector<double> wk_grad_norm;  // L
   std::vector<double> wv_grad_norm;  // L
   std::vector<double> wo_grad_norm;  // L
-  int first_nonfinite = -1;          // smallest layer index with a non-finite value; -1 if none
+  int first_nonfinite = -1;          // smallest layer index with an overflowed value; -1 if none
 };
 
 struct Results {
