@@ -15,32 +15,52 @@ const COLUMNS = ['gradient', 'stream RMS', 'update'];
 const METRIC_COLUMNS = { grad: COLUMNS[0], stream: COLUMNS[1], update: COLUMNS[2] };
 
 /**
- * For each arch, the metrics whose curve lies on an earlier arch's (every
- * point of the same class and within 1/150 of the chart's height, about a
- * pixel): {arch: {metric: earlier arch}}. One of two such curves hides the
- * other, so the readout says so.
+ * For each arch, the metrics whose curve lies on an earlier arch's, so that
+ * one hides the other: {arch: {metric: {arch: earlier, how}}}. `how` is
+ * 'same' when every point has the same class and is within 1/150 of the
+ * chart's height (about a pixel), 'close' when they are on average within
+ * 1/100 of it (the two lines run tangled together).
  */
 export function coinciding(prepared, archs) {
   const out = Object.fromEntries(archs.map((a) => [a, {}]));
   for (const [metric, p] of Object.entries(prepared)) {
-    const tol = (p.scale[1] - p.scale[0]) / 150;
-    const same = (a, b) =>
-      p.cls[a].every((c, i) => c === p.cls[b][i]) &&
-      p.main[a].every((v, i) => (v === null ? p.main[b][i] === null : Math.abs(v - p.main[b][i]) <= tol));
+    const span = p.scale[1] - p.scale[0];
+    const relation = (a, b) => {
+      if (!p.cls[a].every((c, i) => c === p.cls[b][i])) return null;
+      let worst = 0,
+        sum = 0,
+        n = 0;
+      p.main[a].forEach((v, i) => {
+        if (v === null) return;
+        const d = Math.abs(v - p.main[b][i]);
+        worst = Math.max(worst, d);
+        sum += d;
+        n++;
+      });
+      if (worst <= span / 150) return 'same';
+      return n && sum / n <= span / 100 ? 'close' : null;
+    };
     archs.forEach((arch, j) => {
-      const under = archs.slice(0, j).find((earlier) => !out[earlier][metric] && same(arch, earlier));
-      if (under) out[arch][metric] = under;
+      for (const earlier of archs.slice(0, j)) {
+        if (out[earlier][metric]) continue;
+        const how = relation(arch, earlier);
+        if (how) {
+          out[arch][metric] = { arch: earlier, how };
+          break;
+        }
+      }
     });
   }
   return out;
 }
 
-/** "gradient, update: same as Post-LN" for one arch's entry of coinciding(). */
+/** "gradient, update: same as Post-LN; stream RMS: close to plain" for one arch's entry of coinciding(). */
 export function sameAsText(same) {
-  const byArch = {};
-  for (const [metric, other] of Object.entries(same)) (byArch[other] ??= []).push(METRIC_COLUMNS[metric]);
-  return Object.entries(byArch)
-    .map(([other, columns]) => `${columns.join(', ')}: same as ${archLabel(other)}`)
+  const groups = {};
+  for (const [metric, { arch, how }] of Object.entries(same))
+    (groups[`${how === 'same' ? 'same as' : 'close to'} ${archLabel(arch)}`] ??= []).push(METRIC_COLUMNS[metric]);
+  return Object.entries(groups)
+    .map(([words, columns]) => `${columns.join(', ')}: ${words}`)
     .join('; ');
 }
 
