@@ -71,7 +71,9 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
 
   function cursorMoved(c, u) {
     const at = layerAt(u);
-    if (c === charts[0] && !moving) onCursor(at);
+    // a hover only while the pointer is over a chart (or leaving one): a
+    // cursor that a pin or new data put somewhere is not one
+    if (c === charts[0] && !moving && (active || at === null)) onCursor(at);
     const here = active ? active === c : pinned?.chart === c;
     if (here && at !== null) showTip(c, u);
     else c.tipEl.hidden = true;
@@ -149,7 +151,15 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
         if (pinned) showTip(c, u);
       });
     }
-    if (pinned) moveTo(pinned.layer);
+  }
+
+  /** After new data: the pinned layer, within the new depth, gets its cursor and tooltip back. */
+  function restorePin() {
+    const xs = charts[0]?.host.u?.data[0];
+    if (!pinned || !xs?.length) return;
+    const layer = Math.max(xs[0], Math.min(xs[xs.length - 1], pinned.layer));
+    if (layer !== pinned.layer) pin(layer, pinned.chart);
+    moveTo(layer);
   }
 
   function paintPromise() {
@@ -180,6 +190,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
       } else {
         for (const c of charts) c.host.setData(chartData(c.view.prepared, archs, c.view.reference));
       }
+      if (pinned) painted.then(restorePin);
       return painted;
     },
 
