@@ -1,7 +1,7 @@
 // The explorer view: the controls, the status line, the readout (also the
 // legend), the layer charts, the caption, the numbers and the export menu,
 // computed by the engine and kept in step with a config store. The explorer
-// page (page.js), embed.html and <resnorm-explorer> all mount it; several can
+// page (pages/explorer.js), embed.html and <resnorm-explorer> all mount it; several can
 // run on one page, each with its own lane of the page's one engine
 // (engine/client.js: within a lane the latest request wins).
 //

@@ -3,7 +3,7 @@
 // whole decades, the zero and overflow lanes, one line per arch in its colour
 // and dash pattern, the 1/sqrt(l) reference, and a legend. A pure function:
 // text in, text out (every piece of text is escaped).
-import { ARCH_BY_KEY } from '../../shared/archs.js';
+import { ARCH_BY_KEY, REFERENCE_LINE } from '../../shared/archs.js';
 import { LAYER_INCRS } from '../../shared/chart-host.js';
 import { decadeTicks, logLabel } from '../../shared/log-axis.js';
 import { CHART_INFO } from '../chart-info.js';
@@ -101,7 +101,8 @@ function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
   parts.push(
     `<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(y1 - y0)}" fill="none" stroke="${esc(pal.grid)}"/>`,
   );
-  if (reference) for (const r of runs(prepared.x, reference)) parts.push(line(r, sx, sy, pal.reference, 1.25, [6, 5]));
+  if (reference)
+    for (const r of runs(prepared.x, reference)) parts.push(line(r, sx, sy, pal.reference, 1.25, REFERENCE_LINE.dash));
   for (const arch of archs) {
     for (const r of runs(prepared.x, prepared.main[arch]))
       parts.push(line(r, sx, sy, pal.arch[arch], 2, ARCH_BY_KEY[arch].dash));

@@ -7,8 +7,8 @@ import '../shared/app.css'; // after uPlot's CSS, so ours wins
 import { FIELDS, configToHash, defaultView, parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
-import { mountExplorer } from './view.js';
-import { createPresets } from './presets-ui.js';
+import { mountExplorer } from '../explorer/view.js';
+import { createPresets } from '../explorer/presets-ui.js';
 import { createEmbedDialog } from '../embed/dialog.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,10 +28,10 @@ const text = {
 
 const theme = createTheme($('theme-toggle'));
 const fromLink = parseHash(location.hash, { groups: ['config'] });
-const SITE_URL = new URL('./', location.href);
+const SITE_URL = new URL('../explorer', location.href);
 const view = mountExplorer($('charts'), {
   state: { config: fromLink.config, view: { ...defaultView(), controls: FIELDS }, notices: fromLink.notices },
-  siteUrl: new URL('./', location.href),
+  siteUrl: new URL('../explorer', location.href),
   theme,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
   sections: { main: $('fields'), model: $('model-fields') },

@@ -4,15 +4,15 @@
 // Reports its height to the parent page (height.js).
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
-import { mountExplorerEmbed } from './mount.js';
-import { mountQuizEmbed } from './quiz.js';
-import { shadowWrapper } from './styles.js';
-import { reportHeight } from './height.js';
+import { mountExplorerEmbed } from '../embed/mount.js';
+import { mountQuizEmbed } from '../embed/quiz.js';
+import { shadowWrapper } from '../embed/styles.js';
+import { reportHeight } from '../embed/height.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
-import './page.css';
+import '../embed/page.css';
 
 const host = document.getElementById('embed');
-const SITE_URL = new URL('./', location.href);
+const SITE_URL = new URL('../embed', location.href);
 let mounted = null;
 let ac = null;
 

@@ -5,9 +5,9 @@ import { createEngineClient } from '../engine/client.js';
 import { PERF_CONFIG } from '../engine/experiments.js';
 import { fixed } from '../shared/format.js';
 import { createTheme } from '../shared/theme.js';
-import { createPanel } from './panels.js';
-import { PANEL_IDS } from './repro.js';
-import './papers.css'; // after uPlot's CSS (imported by chart.js), so ours wins
+import { createPanel } from '../papers/panels.js';
+import { PANEL_IDS } from '../papers/repro.js';
+import '../papers/papers.css'; // after uPlot's CSS (imported by chart.js), so ours wins
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
