@@ -12,7 +12,7 @@ import { registerServiceWorker } from '../shared/register-sw.js';
 import '../embed/page.css';
 
 const host = document.getElementById('embed');
-const SITE_URL = new URL('../embed', location.href);
+const SITE_URL = new URL('./', location.href);
 let mounted = null;
 let ac = null;
 

@@ -28,10 +28,10 @@ const text = {
 
 const theme = createTheme($('theme-toggle'));
 const fromLink = parseHash(location.hash, { groups: ['config'] });
-const SITE_URL = new URL('../explorer', location.href);
+const SITE_URL = new URL('./', location.href);
 const view = mountExplorer($('charts'), {
   state: { config: fromLink.config, view: { ...defaultView(), controls: FIELDS }, notices: fromLink.notices },
-  siteUrl: new URL('../explorer', location.href),
+  siteUrl: new URL('./', location.href),
   theme,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
   sections: { main: $('fields'), model: $('model-fields') },
