@@ -130,8 +130,9 @@ function checkGiftImport(gift, items) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Anki TSV shape: the header lines, then exactly 3 tab-separated fields per line, no stray
-// newline or carriage return, no field that a CSV reader would take as quoted, tags well formed.
+// Anki TSV shape: the header lines, then exactly 4 tab-separated fields per line (the item's id as
+// the note's GUID, front, back, tags), no stray newline or carriage return, no field that a CSV
+// reader would take as quoted, ids unique, tags well formed.
 
 function checkTsv(tsv, items) {
   assert.ok(tsv.startsWith(ANKI_HEADER));
@@ -141,17 +142,31 @@ function checkTsv(tsv, items) {
   assert.equal(lines.length, items.length);
   lines.forEach((line, i) => {
     const fields = line.split('\t');
-    assert.equal(fields.length, 3, `line ${i + 1}: ${fields.length} fields`);
+    assert.equal(fields.length, 4, `line ${i + 1}: ${fields.length} fields`);
     for (const f of fields) {
       assert.ok(f.length > 0);
       assert.ok(!f.startsWith('"') && !f.includes('"'), 'no raw double quotes');
       assert.ok(!f.startsWith('#'), 'no field that looks like a header');
     }
-    assert.match(fields[2], /^resnorm::[a-z-]+( resnorm::[a-z-]+)* resnorm::section::[a-z-]+$/);
+    assert.match(fields[3], /^resnorm::[a-z-]+( resnorm::[a-z-]+)* resnorm::section::[a-z-]+$/);
     const field = (h) => h.replaceAll('"', '&quot;').replace(/^#/, '&#35;');
-    assert.equal(fields[0], field(frontHtml(items[i])));
-    assert.equal(fields[1], field(backHtml(items[i])));
+    assert.equal(fields[0], items[i].id);
+    assert.equal(fields[1], field(frontHtml(items[i])));
+    assert.equal(fields[2], field(backHtml(items[i])));
   });
+  const ids = lines.map((line) => line.split('\t')[0]);
+  assert.equal(new Set(ids).size, ids.length, 'one GUID per note');
+}
+
+/** The header's directives as a map: '#guid column:1' gives 'guid column' -> '1'. */
+function ankiDirectives(tsv) {
+  const out = new Map();
+  for (const line of tsv.split('\n')) {
+    const m = /^#([^:]+):(.*)$/.exec(line);
+    if (!m) break;
+    out.set(m[1], m[2]);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,6 +182,43 @@ test('Anki TSV of the fixed item set equals the hand-written file', () => {
 test('the hand-written files themselves import cleanly', () => {
   checkGiftImport(expectedGift, fixture.items);
   checkTsv(expectedTsv, fixture.items);
+});
+
+test('Anki header names the id column as the GUID, so re-import updates notes', () => {
+  const d = ankiDirectives(toAnkiTsv(fixture));
+  assert.equal(d.get('separator'), 'tab');
+  assert.equal(d.get('html'), 'true');
+  assert.equal(d.get('guid column'), '1');
+  assert.equal(d.get('tags column'), '4');
+  assert.deepEqual(d.get('columns').split('\t'), ['id', 'Front', 'Back', 'Tags']);
+  assert.equal(d.size, ANKI_HEADER.split('\n').filter(Boolean).length, 'every header line is a directive');
+});
+
+test('Anki TSV: an item whose text changed keeps its GUID and its row', () => {
+  const rows = (tsv) =>
+    tsv
+      .slice(ANKI_HEADER.length)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
+  const before = rows(toAnkiTsv(bank));
+  const edited = structuredClone(bank);
+  const item = edited.items[3];
+  item.prompt = `${item.prompt} (reworded)`;
+  item.solution = `A new solution for ${item.id}.`;
+  const after = rows(toAnkiTsv(edited));
+  assert.equal(after.length, before.length);
+  assert.deepEqual(
+    after.map((f) => f[0]),
+    before.map((f) => f[0]),
+    'the same GUIDs in the same rows',
+  );
+  const changed = after.flatMap((f, i) => (f.join('\t') === before[i].join('\t') ? [] : [i]));
+  assert.deepEqual(changed, [3], 'only the edited note differs');
+  assert.notEqual(after[3][1], before[3][1]);
+  assert.notEqual(after[3][2], before[3][2]);
+  const guidColumn = Number(ankiDirectives(toAnkiTsv(bank)).get('guid column')) - 1;
+  assert.equal(after[3][guidColumn], bank.items[3].id);
 });
 
 test('GIFT escaping: backslash first, then ~ = # { } :', () => {
@@ -204,7 +256,7 @@ test('filtered exports: by section, tag and ids', () => {
     toGift([], { title: 'Empty\nset' }),
     '// Empty set: 0 questions\n// Moodle GIFT: HTML question text, TeX math for the MathJax filter.\n',
   );
-  assert.equal(toAnkiTsv(fixture, { header: false }).split('\n')[0].split('\t').length, 3);
+  assert.equal(toAnkiTsv(fixture, { header: false }).split('\n')[0].split('\t').length, 4);
 });
 
 test('hostile text stays inside its question', () => {

@@ -15,11 +15,13 @@
 // is doubled first and then the special characters are escaped: TeX \frac{a}{b} is written
 // \\frac\{a\}\{b\} and \( is written \\(.
 //
-// TSV (Anki): a header telling Anki the separator, that fields are HTML and where the tags are,
-// then one note per line: front<TAB>back<TAB>tags. No raw tab or newline inside a field (tabs become
-// spaces, newlines <br>); double quotes are written &quot; so Anki's importer never mistakes a
-// field for a quoted CSV field, and a leading # as &#35; so no line reads as a comment. Tags are space-separated: resnorm::<tag> for each topic tag and
-// resnorm::section::<section>.
+// TSV (Anki): a header telling Anki the separator, that fields are HTML, that the first column is
+// the note's GUID and where the tags are, then one note per line: id<TAB>front<TAB>back<TAB>tags.
+// The id is the item's bank id (tf-01), so importing an updated bank again matches each note by its
+// GUID and updates it instead of adding a duplicate. No raw tab or newline inside a field (tabs
+// become spaces, newlines <br>); double quotes are written &quot; so Anki's importer never mistakes
+// a field for a quoted CSV field, and a leading # as &#35; so no line reads as a comment. Tags are
+// space-separated: resnorm::<tag> for each topic tag and resnorm::section::<section>.
 
 import { texToHtml } from './text.js';
 import { matches } from './schedule.js';
@@ -118,18 +120,22 @@ export function ankiTags(item) {
   return tags.join(' ');
 }
 
-/** The Anki file header (lines starting with #), read by Anki 2.1.55 and later. */
-export const ANKI_HEADER = '#separator:tab\n#html:true\n#tags column:3\n';
+/**
+ * The Anki file header (lines starting with #), read by Anki 2.1.55 and later: column 1 is the
+ * note's GUID (the bank id), columns 2 and 3 the Front and Back fields, column 4 the tags.
+ */
+export const ANKI_HEADER =
+  '#separator:tab\n#html:true\n#guid column:1\n#tags column:4\n#columns:id\tFront\tBack\tTags\n';
 
 /**
- * An Anki TSV file: the header (unless header: false), then front<TAB>back<TAB>tags per item.
+ * An Anki TSV file: the header (unless header: false), then id<TAB>front<TAB>back<TAB>tags per item.
  * @param {object|object[]} bank the bank or a list of items
  * @param {{section?, tag?, ids?, header?: boolean}} [options]
  * @returns {string}
  */
 export function toAnkiTsv(bank, options = {}) {
   const lines = selectItems(bank, options).map((it) =>
-    [frontHtml(it), backHtml(it), ankiTags(it)].map(tsvField).join('\t'),
+    [String(it.id), frontHtml(it), backHtml(it), ankiTags(it)].map(tsvField).join('\t'),
   );
   return `${options.header === false ? '' : ANKI_HEADER}${lines.join('\n')}\n`;
 }
