@@ -14,14 +14,38 @@ export function embedUrl(siteUrl, config, view) {
   return new URL(`embed.html${embedHash(config, view)}`, siteUrl).href;
 }
 
-/** A first guess at the iframe's height, before the embed reports its own. */
-export function estimateHeight(view) {
-  const controlRows = view.controls.length
-    ? 40 +
-      56 * Math.ceil(view.controls.filter((k) => k !== 'arch').length / 2) +
-      (view.controls.includes('arch') ? 90 : 0)
-    : 0;
-  return Math.round(60 + controlRows + 150 + 245 * view.charts.length + (view.caption ? 150 : 0) + 50);
+/**
+ * Heights in px of the embed's parts, measured in Chromium with the embed in a 420 px column
+ * (tests/browser/embed.test.js measures the whole again): the frame around the charts, the rows
+ * each architecture adds to it (legend, table), each chart, the architecture control, each other
+ * control, the caption's lead and each architecture's sentence in it (an average: the sentences
+ * differ with the results), and a margin for fonts that run a little larger.
+ */
+const PART_HEIGHTS_420 = Object.freeze({
+  frame: 140,
+  frameArch: 54,
+  chart: 250,
+  archControl: 232,
+  control: 78,
+  caption: 190,
+  captionArch: 100,
+  margin: 32,
+});
+
+/**
+ * The iframe's height before the embed reports its own, and for good where the host strips the
+ * script: the embed's whole content in a 420 px column; wider columns wrap less and leave some
+ * space below.
+ * @param {{charts: string[], controls: string[], caption: boolean}} view
+ * @param {{arch: string[]}} config
+ */
+export function estimateHeight(view, config) {
+  const h = PART_HEIGHTS_420;
+  const archs = config.arch.length;
+  const others = view.controls.filter((k) => k !== 'arch').length;
+  const controls = (view.controls.includes('arch') ? h.archControl : 0) + h.control * others;
+  const caption = view.caption ? h.caption + h.captionArch * archs : 0;
+  return Math.round(h.frame + h.frameArch * archs + h.chart * view.charts.length + controls + caption + h.margin);
 }
 
 /** The iframe's title, naming the charts it shows: "resnorm explorer: a, b and c". */
@@ -49,7 +73,7 @@ export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view)
   const src = embedUrl(siteUrl, config, view);
   const helper = new URL('resnorm-iframe.js', siteUrl).href;
   return (
-    `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${estimateHeight(view)}" loading="lazy"></iframe>\n` +
+    `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${estimateHeight(view, config)}" loading="lazy"></iframe>\n` +
     `<script src="${escapeAttr(helper)}" defer></script>`
   );
 }
