@@ -8,16 +8,14 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, launch, pageIn, waitForRender } from './harness.js';
+import { DIST, SHOTS, SITE_CSP, launch, pageIn, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { serviceWorkerSource } from '../../web/build/site-plugin.js';
 import { configFromHash, configToHash, defaultConfig, parseHash } from '../../web/src/shared/state.js';
 import { estimateHeight, iframeSnippet } from '../../web/src/embed/snippets.js';
 import { loadWasm } from '../node/helpers.js';
 
-const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
-const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
+const CSP = SITE_CSP;
 const BASE = '/course/week-3/';
 
 let browser;

@@ -13,6 +13,9 @@ export const SHOTS = `${ROOT}test-results`;
 // The build to test: dist/, or the folder RESNORM_DIST names (a build of one's
 // own while another is being rebuilt).
 export const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
+// The policy the README gives for the site and both embeds.
+export const SITE_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 export async function launch() {

@@ -5,7 +5,7 @@
 // custom element. Debian's Chromium, the issue's strict CSP.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROOT, launch, openPage, pageIn, waitForRender } from './harness.js';
+import { DIST, SITE_CSP, launch, openPage, pageIn, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import {
   configToHash,
@@ -16,12 +16,7 @@ import {
   FIELDS_TABLE,
 } from '../../web/src/shared/state.js';
 
-const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
-
-// The build to test: dist/ (RESNORM_DIST names another folder, e.g. to test a
-// build of one's own while others rebuild dist/).
-const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
+const CSP = SITE_CSP;
 
 let browser;
 let site;
