@@ -14,12 +14,14 @@
 // says what the host page must allow; once defined, the shadow root (no slot)
 // hides it. Everything renders in an open shadow root; all elements on a page share one
 // engine worker. Each element fires `resnorm-render` (detail: the snapshot)
-// after every paint; `element.snapshot` holds the last one.
+// after every paint; `element.snapshot` holds the last one; and the embed's
+// events (events.js) as `resnorm-answer`, `resnorm-score`, ... on the element.
 import { keysOf, parseEntries } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
 import { shadowWrapper } from './styles.js';
+import { eventSink } from './events.js';
 
 /** The site's root: this file is dist/resnorm-embed.js in the build, web/src/embed/element.js in dev. */
 export const SITE_URL = new URL(import.meta.env.DEV ? '../../' : './', import.meta.url);
@@ -90,6 +92,7 @@ class ResnormElement extends HTMLElement {
       siteUrl: SITE_URL,
       theme,
       onPaint,
+      onEvent: eventSink(this.constructor.kind, { element: this }),
       noticeSource: 'element\u2019s attributes',
     });
   }
@@ -99,12 +102,14 @@ export class ResnormExplorer extends ResnormElement {
   static groups = ['config', 'view'];
   static observedAttributes = [...attributesOf('config'), ...attributesOf('view')];
   static mount = mountExplorerEmbed;
+  static kind = 'explorer';
 }
 
 export class ResnormQuiz extends ResnormElement {
   static groups = ['quiz', 'view'];
   static observedAttributes = [...attributesOf('quiz'), 'theme'];
   static mount = mountQuizEmbed;
+  static kind = 'quiz';
 }
 
 export function defineElements() {

@@ -6,11 +6,24 @@ import { el } from '../shared/dom.js';
 
 let instances = 0;
 
-/** Mounts the explorer view in `wrapper`; options as mountExplorer's (state, siteUrl, theme, onPaint, noticeSource). */
-export function mountExplorerEmbed(wrapper, options) {
+/**
+ * Mounts the explorer view in `wrapper`; options as mountExplorer's (state, siteUrl, theme, onPaint,
+ * noticeSource), and onEvent(type, fields) for the host page's events (events.js): `ready` with the
+ * config at the first paint, `config` whenever the reader's settings change.
+ */
+export function mountExplorerEmbed(wrapper, { onEvent = () => {}, ...options }) {
   const open = el('a', { class: 'open-full', target: '_blank', rel: 'noopener' }, 'Open in the explorer \u2197');
+  let shown = null;
+  const onPaint = (snap, info) => {
+    options.onPaint?.(snap, info);
+    const key = JSON.stringify(snap.config);
+    if (key === shown) return;
+    onEvent(shown === null ? 'ready' : 'config', { config: snap.config });
+    shown = key;
+  };
   const view = mountExplorer(wrapper, {
     ...options,
+    onPaint,
     ids: { prefix: `rn${++instances}-`, number: '-n', value: '-v' },
     foot: [open],
   });

@@ -87,7 +87,23 @@ function visitSession() {
   };
 }
 
-function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeSource = 'link' }, signal) {
+/** The score fields of the `score` and `complete` events (events.js) for `total` questions. */
+export function scoreFields(session, total) {
+  return {
+    raw: session.correct,
+    max: total,
+    scaled: total > 0 ? session.correct / total : 0,
+    answered: session.answered,
+    selfGraded: session.selfGraded,
+  };
+}
+
+function mountWithBank(
+  root,
+  bank,
+  { state, siteUrl, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link' },
+  signal,
+) {
   const { items, notices } = selectQuizItems(bank, state.quiz);
   const session = visitSession();
   let index = 0;
@@ -123,10 +139,23 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
     host: card,
     session: {
       record: session.record,
-      answer(...args) {
-        session.answer(...args);
+      answer(id, correct, options = {}) {
+        session.answer(id, correct, options);
         score.textContent = summary(session.score());
         publish();
+        const item = items[index];
+        onEvent('answer', {
+          item: id,
+          index,
+          kind: item?.type ?? '',
+          response: options.response ?? '',
+          correct: correct === true,
+          selfGraded: options.selfGraded === true,
+          time: new Date().toISOString(),
+        });
+        const fields = scoreFields(session.score(), items.length);
+        onEvent('score', fields);
+        if (index === items.length - 1) onEvent('complete', fields);
       },
     },
     onNext: () => {
@@ -189,4 +218,5 @@ function mountWithBank(root, bank, { state, siteUrl, onPaint = () => {}, noticeS
   );
 
   show();
+  onEvent('ready', { items: items.map((it) => it.id) });
 }

@@ -1,13 +1,15 @@
 // embed.html: the explorer or the quiz without the surrounding page,
 // configured from the fragment (state.js's table: config, view and quiz
 // fields), e.g. embed.html#depth=48&arch=post_ln,pre_ln&charts=grad&controls=depth.
-// Reports its height to the parent page (height.js).
+// Reports its height to the parent page (height.js) and posts the embed's
+// events to it (events.js).
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { mountExplorerEmbed } from '../embed/mount.js';
 import { mountQuizEmbed } from '../embed/quiz.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { reportHeight } from '../embed/height.js';
+import { eventSink } from '../embed/events.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
 import '../embed/page.css';
 
@@ -33,9 +35,10 @@ function mount() {
     document.body.dataset.ready = '1';
   };
   if (state.view.mode === 'quiz') {
-    mounted = mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
+    mounted = mountQuizEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, onEvent: eventSink('quiz') });
   } else {
-    mounted = mountExplorerEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint });
+    const onEvent = eventSink('explorer');
+    mounted = mountExplorerEmbed(wrapper, { state, siteUrl: SITE_URL, theme, onPaint, onEvent });
   }
   reportHeight(host, ac.signal);
 }

@@ -328,7 +328,8 @@ export function createItemView({
 
   function record(correct, selfGraded) {
     const { item, refs } = view;
-    session.answer(item.id, correct, { selfGraded });
+    const response = item.type === 'true-false' ? String(view.choice) : (refs.text?.value.trim() ?? '');
+    session.answer(item.id, correct, { selfGraded, response });
     const rec = session.record(item.id);
     if (rec) {
       refs.graded.textContent = `Recorded${selfGraded ? ` as ${correct ? 'got it' : 'missed'}` : ''}: box ${rec.box} of ${BOXES}, ${waitText(intervalMs(rec.box))}.`;
