@@ -1,0 +1,92 @@
+// A quiz as a SCORM package, built in the browser from the site it runs on:
+//
+//   const blob = await scormPackage({ siteUrl, items: ['tf-01', 'why-03'], version: '2004', title });
+//   download(blob, scormFileName({ version: '2004', title }));
+//
+// The zip holds imsmanifest.xml (manifest.js) and the launch page scorm.html
+// with every file it loads, as the build lists them in scorm-files.json
+// (web/build/scorm-plugin.js): its scripts, including the lazily loaded bank,
+// its styles and the favicon, each fetched from `siteUrl`. The launch page gets
+// the package's settings in its <meta name="resnorm-scorm"> tag
+// (launch-config.js), so the package runs offline in the LMS's frame.
+import { zipStored, crc32 } from './zip.js';
+import { manifestXml } from './manifest.js';
+import { DEFAULT_MASTERY, VERSIONS, isItemId, writeLaunchConfig } from './launch-config.js';
+
+export const DEFAULT_TITLE = 'resnorm quiz';
+export const FILE_LIST = 'scorm-files.json';
+
+/** The download's file name: the title as a slug and the version, e.g. resnorm-quiz-scorm2004.zip. */
+export function scormFileName({ version, title = DEFAULT_TITLE }) {
+  const slug =
+    String(title ?? '')
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'resnorm-quiz';
+  return `${slug}-scorm${String(version).replace('.', '')}.zip`;
+}
+
+async function fetchOk(fetchFn, url, what) {
+  let res;
+  try {
+    res = await fetchFn(url);
+  } catch (e) {
+    throw new Error(`${what} could not be fetched (${url}): ${e.message}`);
+  }
+  if (!res.ok) throw new Error(`${what} could not be fetched (${url}): HTTP ${res.status}`);
+  return res;
+}
+
+/**
+ * The package as a zip Blob.
+ * @param {{siteUrl: string|URL, items?: string[], version?: '1.2'|'2004', title?: string,
+ *   mastery?: number|null, fetch?: typeof fetch, date?: Date}} options
+ *   siteUrl: the built site's folder (where scorm.html and scorm-files.json are);
+ *   items: bank ids in the order asked, [] for the whole bank;
+ *   mastery: the passing fraction of correct answers (0..1), null for none (default 0.8)
+ * @returns {Promise<Blob>} application/zip
+ */
+export async function scormPackage({
+  siteUrl,
+  items = [],
+  version = '1.2',
+  title = DEFAULT_TITLE,
+  mastery = DEFAULT_MASTERY,
+  fetch: fetchFn = globalThis.fetch.bind(globalThis),
+  date = new Date(),
+}) {
+  if (!VERSIONS.includes(version)) throw new Error(`SCORM version ${JSON.stringify(version)}: use '1.2' or '2004'`);
+  const bad = items.filter((id) => !isItemId(id));
+  if (bad.length) throw new Error(`not question ids: ${bad.join(', ')}`);
+  if (mastery !== null && !(mastery >= 0 && mastery <= 1)) throw new Error(`mastery ${mastery}: use 0..1 or null`);
+  title = String(title ?? '').trim() || DEFAULT_TITLE;
+  const site = new URL(siteUrl);
+  const list = await (
+    await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
+  ).json();
+  const files = [];
+  for (const name of list.files) {
+    const res = await fetchOk(fetchFn, new URL(name, site), name);
+    if (name === list.launch) {
+      const html = writeLaunchConfig(await res.text(), { version, items, mastery, site: site.href, title });
+      files.push({ name, data: html });
+    } else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
+  }
+  const enc = new TextEncoder();
+  const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, mastery])))
+    .toString(16)
+    .padStart(8, '0')}`;
+  const manifest = manifestXml({
+    version,
+    identifier,
+    title,
+    launch: list.launch,
+    files: files.map((f) => f.name),
+    mastery,
+  });
+  const bytes = zipStored([{ name: 'imsmanifest.xml', data: manifest }, ...files], { date });
+  return new Blob([bytes], { type: 'application/zip' });
+}
