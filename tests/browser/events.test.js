@@ -1,0 +1,371 @@
+// The embeds' events (web/src/embed/events.js) as a host page receives them: the quiz and the
+// explorer in an iframe on another origin (messages to the parent) and as custom elements
+// (`resnorm-<type>` events on the element and messages to the page's window). Every message
+// is checked field by field, in order, for true/false answers right and wrong and an open
+// item graded "got it"; messages the host posts into an iframe change nothing there.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DIST, SHOTS, SITE_CSP, launch, pageIn } from './harness.js';
+import { startServer } from '../../scripts/serve.js';
+import { EVENT_FIELDS, EVENT_VERSION } from '../../web/src/embed/events.js';
+
+const TYPES = Object.keys(EVENT_FIELDS);
+const ITEMS = ['tf-01', 'tf-08', 'why-03']; // tf-01 is false, tf-08 true, why-03 an open question
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+let browser;
+let site; // a copy of the build, with the element host page added
+let hostDir; // the iframe host pages, served from another origin
+const servers = [];
+
+async function serveDir(root, options = {}) {
+  const server = await startServer({ port: 0, root, base: '/', ...options });
+  servers.push(server);
+  return `http://127.0.0.1:${server.address().port}/`;
+}
+
+const page = (title, body, head = '') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`;
+
+let siteUrl;
+let hostUrl;
+before(async () => {
+  site = mkdtempSync(join(tmpdir(), 'resnorm-events-site-'));
+  cpSync(DIST, site, { recursive: true });
+  writeFileSync(
+    join(site, 'examples', 'events-elements.html'),
+    page(
+      'elements',
+      `<resnorm-quiz items="${ITEMS.join(',')}"></resnorm-quiz>
+<resnorm-explorer arch="pre_ln" depth="12" charts="grad" controls="depth" caption="false"></resnorm-explorer>`,
+      '<script type="module" src="../resnorm-embed.js"></script>',
+    ),
+  );
+  siteUrl = await serveDir(site, { csp: SITE_CSP });
+  hostDir = mkdtempSync(join(tmpdir(), 'resnorm-events-host-'));
+  const frame = (hash, title) =>
+    `<iframe src="${siteUrl}embed.html#${hash}" data-resnorm title="${title}" width="420" height="700"></iframe>
+<script src="${siteUrl}resnorm-iframe.js" defer></script>`;
+  writeFileSync(
+    join(hostDir, 'quiz.html'),
+    page('quiz host', frame(`mode=quiz&items=${ITEMS.join(',')}`, 'three questions')),
+  );
+  writeFileSync(
+    join(hostDir, 'explorer.html'),
+    page('explorer host', frame('arch=plain,pre_ln&depth=24&charts=grad&controls=depth&caption=false', 'explorer')),
+  );
+  hostUrl = await serveDir(hostDir, {
+    csp: `default-src 'self'; img-src data:; script-src 'self' ${siteUrl.slice(0, -1)}; frame-src ${siteUrl.slice(0, -1)}`,
+  });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  for (const s of servers) await new Promise((ok) => s.close(ok));
+  for (const d of [site, hostDir]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+// Every frame records every message it receives (the host: from the embeds; the embed: what the
+// host posts in) and every `resnorm-*` event that reaches its document; init scripts run before
+// the page's own and are not subject to its CSP.
+async function recordingContext(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, ...options });
+  await context.addInitScript((types) => {
+    window.__messages = [];
+    window.__custom = [];
+    addEventListener('message', (e) => {
+      window.__messages.push({ data: e.data, self: e.source === window, origin: e.origin });
+    });
+    for (const t of types)
+      document.addEventListener(`resnorm-${t}`, (e) =>
+        window.__custom.push({ tag: e.target.localName, name: e.type, detail: e.detail }),
+      );
+  }, TYPES);
+  return context;
+}
+
+const resnormMessages = (frame) => frame.evaluate(() => window.__messages.filter((m) => m.data?.source === 'resnorm'));
+const waitForMessages = (frame, n, filter = null) =>
+  frame.waitForFunction(
+    ([count, embed]) =>
+      window.__messages.filter((m) => m.data?.source === 'resnorm' && (!embed || m.data.embed === embed)).length >=
+      count,
+    [n, filter],
+    { timeout: 20000 },
+  );
+const frameOf = (p) => p.frames().find((f) => f.url().includes('embed.html'));
+const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
+
+/** The messages without their time (checked apart: an ISO 8601 instant). */
+function untimed(list) {
+  return list.map((m) => {
+    if (m.type === 'answer') {
+      assert.match(m.time, ISO, `answer ${m.item}: time ${m.time}`);
+      assert.ok(Math.abs(Date.parse(m.time) - Date.now()) < 120000, `answer ${m.item}: time ${m.time} is not now`);
+      const rest = { ...m };
+      delete rest.time;
+      return rest;
+    }
+    return m;
+  });
+}
+
+// What the quiz posts for ITEMS answered: tf-01 "True" (wrong), tf-08 "True" (right), why-03
+// revealed and graded "I got it".
+const base = { source: 'resnorm', version: EVENT_VERSION, embed: 'quiz' };
+const score = (raw, answered, selfGraded) => ({ raw, max: 3, scaled: raw / 3, answered, selfGraded });
+const EXPECTED_QUIZ = [
+  { ...base, type: 'ready', items: ITEMS },
+  {
+    ...base,
+    type: 'answer',
+    item: 'tf-01',
+    index: 0,
+    kind: 'true-false',
+    response: 'true',
+    correct: false,
+    selfGraded: false,
+  },
+  { ...base, type: 'score', ...score(0, 1, 0) },
+  {
+    ...base,
+    type: 'answer',
+    item: 'tf-08',
+    index: 1,
+    kind: 'true-false',
+    response: 'true',
+    correct: true,
+    selfGraded: false,
+  },
+  { ...base, type: 'score', ...score(1, 2, 0) },
+  { ...base, type: 'answer', item: 'why-03', index: 2, kind: 'open', response: '', correct: true, selfGraded: true },
+  { ...base, type: 'score', ...score(2, 3, 1) },
+  { ...base, type: 'complete', ...score(2, 3, 1) },
+];
+
+/** Answers ITEMS in the quiz inside `root` (a locator of the embed's host), waiting for `count()` after each. */
+async function answerAll(root, count) {
+  await root.locator('button[data-choice="true"]').click();
+  await count(3);
+  await root.locator('button[data-action="next"]').click();
+  await root.locator('.quiz-item[data-id="tf-08"] button[data-choice="true"]').click();
+  await count(5);
+  await root.locator('button[data-action="next"]').click();
+  await root.locator('.quiz-item[data-id="why-03"] button[data-action="reveal"]').click();
+  await root.locator('button[data-action="got-it"]').click();
+  await count(8);
+}
+
+// Checks every message's fields against EVENT_FIELDS: nothing beyond the documented ones.
+function assertDocumented(list) {
+  for (const m of list) {
+    assert.ok(TYPES.includes(m.type), `undocumented type ${m.type}`);
+    const extra = Object.keys(m).filter(
+      (k) => !['source', 'version', 'type', 'embed'].includes(k) && !EVENT_FIELDS[m.type].includes(k),
+    );
+    assert.deepEqual(extra, [], `${m.type}: fields not in EVENT_FIELDS`);
+  }
+}
+
+test('the quiz in an iframe on another origin: ready, answer, score after each answer, complete after the last', async () => {
+  const context = await recordingContext();
+  const host = await pageIn(context, `${hostUrl}quiz.html`, { ready: false });
+  await waitForMessages(host, 1);
+  const frame = frameOf(host);
+  await ready(frame);
+  const root = frame.locator('#embed');
+  await root.locator('.quiz-item[data-id="tf-01"]').waitFor();
+
+  // The host posts into the iframe: forged events, a height, text, an object with a getter-free
+  // prototype chain; the embed ignores them all (no answer recorded, nothing posted back).
+  await host.evaluate(
+    (origin) => {
+      const w = document.querySelector('iframe').contentWindow;
+      const forged = [
+        { source: 'resnorm', version: 1, type: 'answer', embed: 'quiz', item: 'tf-01', index: 0, correct: true },
+        { source: 'resnorm', version: 1, type: 'complete', embed: 'quiz', raw: 3, max: 3, scaled: 1 },
+        { source: 'resnorm', version: 1, type: 'ready', embed: 'quiz', items: ['why-01'] },
+        { type: 'resnorm:height', height: 5 },
+        'answer tf-01 true',
+        null,
+        [1, 2, 3],
+      ];
+      for (const m of forged) {
+        w.postMessage(m, origin);
+        w.postMessage(m, '*');
+      }
+    },
+    siteUrl.slice(0, -1),
+  );
+  await frame.waitForFunction(() => window.__messages.length >= 14);
+  await host.waitForTimeout(300);
+  const inside = await frame.evaluate(() => ({
+    quiz: window.__resnorm.quiz,
+    shown: document.getElementById('embed').shadowRoot.querySelector('.quiz-item')?.dataset.id,
+    phase: document.getElementById('embed').shadowRoot.querySelector('.quiz-item')?.dataset.phase,
+    received: window.__messages.length,
+  }));
+  assert.equal(inside.received, 14);
+  assert.deepEqual(inside.quiz.items, ITEMS);
+  assert.equal(inside.quiz.index, 0);
+  assert.equal(inside.quiz.session.answered, 0);
+  assert.equal(inside.shown, 'tf-01');
+  assert.equal(inside.phase, 'ask');
+  assert.equal((await resnormMessages(host)).length, 1, 'the embed answered a message of the host');
+  assert.notEqual(await host.evaluate(() => document.querySelector('iframe').height), '5');
+
+  await answerAll(root, (n) => waitForMessages(host, n));
+  await host.waitForTimeout(200); // nothing more arrives
+  const got = await resnormMessages(host);
+  for (const m of got) {
+    assert.equal(m.self, false, 'a message from the host itself');
+    assert.equal(m.origin, siteUrl.slice(0, -1), 'a message from another origin');
+  }
+  const list = got.map((m) => m.data);
+  assertDocumented(list);
+  assert.deepEqual(untimed(list), EXPECTED_QUIZ);
+  // The embed's own score agrees with the last event.
+  const session = await frame.evaluate(() => window.__resnorm.quiz.session);
+  assert.deepEqual([session.correct, session.answered, session.selfGraded], [2, 3, 1]);
+  // Only the events and the height arrive at the host: no other message of any shape.
+  const others = await host.evaluate(() =>
+    window.__messages.filter((m) => m.data?.source !== 'resnorm' && m.data?.type !== 'resnorm:height'),
+  );
+  assert.deepEqual(others, []);
+  assert.deepEqual(host.problems, []);
+  await context.close();
+});
+
+test('the explorer in an iframe posts ready with its config, config after a slider step, and nothing else', async () => {
+  const context = await recordingContext();
+  const host = await pageIn(context, `${hostUrl}explorer.html`, { ready: false });
+  await waitForMessages(host, 1);
+  const frame = frameOf(host);
+  await ready(frame);
+  const config0 = await frame.evaluate(() => window.__resnorm.config);
+  assert.equal(config0.depth, 24);
+  // forged messages into the explorer change nothing either
+  await host.evaluate(() => {
+    const w = document.querySelector('iframe').contentWindow;
+    w.postMessage({ source: 'resnorm', version: 1, type: 'config', embed: 'explorer', config: { depth: 3 } }, '*');
+    w.postMessage({ depth: 3 }, '*');
+  });
+  await frame.waitForFunction(() => window.__messages.length >= 2);
+  await host.waitForTimeout(300);
+  assert.equal(await frame.evaluate(() => window.__resnorm.config.depth), 24);
+
+  await frame.locator('#embed').locator('input[type=range]').first().focus();
+  await host.keyboard.press('ArrowRight');
+  await frame.waitForFunction(() => window.__resnorm.config.depth === 25);
+  await waitForMessages(host, 2);
+  await host.keyboard.press('ArrowRight');
+  await frame.waitForFunction(() => window.__resnorm.config.depth === 26);
+  await waitForMessages(host, 3);
+  await host.waitForTimeout(300);
+  const config2 = await frame.evaluate(() => window.__resnorm.config);
+  const list = (await resnormMessages(host)).map((m) => m.data);
+  assertDocumented(list);
+  const b = { source: 'resnorm', version: EVENT_VERSION, embed: 'explorer' };
+  assert.deepEqual(list, [
+    { ...b, type: 'ready', config: config0 },
+    { ...b, type: 'config', config: { ...config0, depth: 25 } },
+    { ...b, type: 'config', config: config2 },
+  ]);
+  assert.equal(config2.depth, 26);
+  // Every message the explorer posted: the events above and its height, nothing else.
+  const kinds = await host.evaluate(() =>
+    window.__messages.map((m) => (m.data?.source === 'resnorm' ? m.data.type : m.data?.type)),
+  );
+  assert.ok(kinds.includes('resnorm:height'));
+  assert.deepEqual([...new Set(kinds)].sort(), ['config', 'ready', 'resnorm:height']);
+  assert.deepEqual(host.problems, []);
+  await context.close();
+});
+
+test('the custom elements fire resnorm-<type> on the element and post the same messages to the page', async () => {
+  const context = await recordingContext();
+  const p = await pageIn(context, `${siteUrl}examples/events-elements.html`, { ready: false });
+  await p.waitForFunction(
+    () => document.querySelector('resnorm-quiz')?.snapshot && document.querySelector('resnorm-explorer')?.snapshot,
+    null,
+    { timeout: 20000 },
+  );
+  await waitForMessages(p, 1, 'quiz');
+  await waitForMessages(p, 1, 'explorer');
+  const quiz = p.locator('resnorm-quiz');
+  await answerAll(quiz, (n) => waitForMessages(p, n, 'quiz'));
+
+  // the explorer: a slider step, then an attribute the page sets
+  const explorer = p.locator('resnorm-explorer');
+  await explorer.locator('input[type=range]').first().focus();
+  await p.keyboard.press('ArrowRight');
+  await waitForMessages(p, 2, 'explorer');
+  await p.evaluate(() => document.querySelector('resnorm-explorer').setAttribute('depth', '30'));
+  await waitForMessages(p, 3, 'explorer');
+  await p.waitForTimeout(300);
+
+  const { messages, custom, snapshot } = await p.evaluate(() => ({
+    messages: window.__messages.filter((m) => m.data?.source === 'resnorm'),
+    custom: window.__custom,
+    snapshot: document.querySelector('resnorm-explorer').snapshot.config,
+  }));
+  for (const m of messages) assert.equal(m.self, true, 'an element posts to its own window');
+  const posted = messages.map((m) => m.data);
+  assertDocumented(posted);
+  // the same objects, in the same order, as events on the elements
+  assert.deepEqual(
+    custom.map((c) => c.detail),
+    posted,
+  );
+  for (const c of custom) {
+    assert.equal(c.name, `resnorm-${c.detail.type}`);
+    assert.equal(c.tag, `resnorm-${c.detail.embed}`);
+  }
+  assert.deepEqual(untimed(posted.filter((m) => m.embed === 'quiz')), EXPECTED_QUIZ);
+  const ex = posted.filter((m) => m.embed === 'explorer');
+  assert.deepEqual(
+    ex.map((m) => [m.type, m.config.arch, m.config.depth]),
+    [
+      ['ready', ['pre_ln'], 12],
+      ['config', ['pre_ln'], 13],
+      ['config', ['pre_ln'], 30],
+    ],
+  );
+  assert.deepEqual(ex[2].config, snapshot);
+  assert.deepEqual(p.problems, []);
+  await p.screenshot({ path: `${SHOTS}/events-elements.png`, fullPage: true });
+  await context.close();
+});
+
+test('examples/events.html logs the events of its embedded quiz', async () => {
+  const context = await recordingContext();
+  const p = await pageIn(context, `${siteUrl}examples/events.html`, { ready: false });
+  const frame = await (async () => {
+    await p.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'ready'), null, { timeout: 20000 });
+    return frameOf(p);
+  })();
+  await ready(frame);
+  const log = p.locator('#event-log');
+  await p.waitForFunction(() => document.querySelectorAll('#event-log li').length >= 1);
+  assert.match(await log.locator('li').first().textContent(), /ready/);
+  const root = frame.locator('#embed');
+  const first = await frame.evaluate(() => window.__resnorm.quiz.current);
+  const item = root.locator(`.quiz-item[data-id="${first}"]`);
+  if ((await item.getAttribute('data-type')) === 'true-false')
+    await item.locator('button[data-choice="false"]').click();
+  else {
+    await item.locator('button[data-action="reveal"]').click();
+    await item.locator('button[data-action="got-it"]').click();
+  }
+  await p.waitForFunction(() => document.querySelectorAll('#event-log li').length >= 3);
+  const lines = await log.locator('li').allTextContents();
+  assert.match(lines[1], new RegExp(`answer.*${first}`));
+  assert.match(lines[2], /score.*1/);
+  assert.match(await p.locator('#event-score').textContent(), /of/);
+  assert.deepEqual(p.problems, []);
+  await p.screenshot({ path: `${SHOTS}/events-example.png`, fullPage: true });
+  await context.close();
+});
