@@ -6,6 +6,9 @@
 // progress in that page's storage. The bank is loaded on first use (a chunk
 // with no imports of its own, so loading it adds nothing to the host page's
 // <head>); the item view's styles are adopted by the embed's shadow root.
+// `resume: {index, answers: [{correct, selfGraded}]}` continues an earlier visit
+// (the SCORM launch page's suspended attempt): the score of those answers, at
+// question `index`, with nothing emitted for them.
 import { createItemView } from '../quiz/ui/item-view.js';
 import itemCss from '../quiz/ui/item-view.css?inline';
 import { matches } from '../quiz/schedule.js';
@@ -72,9 +75,13 @@ export function mountQuizEmbed(root, options) {
   };
 }
 
-// The item view's session for one visit: a score, no boxes, nothing stored.
-function visitSession() {
-  let score = newSession(Date.now());
+// The item view's session for one visit: a score, no boxes, nothing stored;
+// `answers` are earlier answers to count in.
+function visitSession(answers = []) {
+  let score = answers.reduce(
+    (s, a) => record(s, { correct: a.correct === true, selfGraded: a.selfGraded === true }),
+    newSession(Date.now()),
+  );
   return {
     record: () => null,
     answer(id, correct, { selfGraded = false } = {}) {
@@ -101,12 +108,12 @@ export function scoreFields(session, total) {
 function mountWithBank(
   root,
   bank,
-  { state, siteUrl, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link' },
+  { state, siteUrl, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link', resume = null },
   signal,
 ) {
   const { items, notices } = selectQuizItems(bank, state.quiz);
-  const session = visitSession();
-  let index = 0;
+  const session = visitSession(resume?.answers);
+  let index = resume ? Math.min(Math.max(0, Math.trunc(resume.index) || 0), items.length) : 0;
 
   const notice = el('div', { class: 'notice', role: 'status' });
   showNotices(notice, [...state.notices, ...notices], { source: noticeSource });
