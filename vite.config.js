@@ -6,10 +6,11 @@ import { resolve } from 'node:path';
 import { mathPlugin } from './web/build/math-plugin.js';
 import { sitePlugin } from './web/build/site-plugin.js';
 import { headerPlugin } from './web/build/header-plugin.js';
+import { scormPlugin } from './web/build/scorm-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
-// the embeddable view), each built if it exists.
-const PAGES = ['index', 'quiz', 'papers', 'embed'];
+// the embeddable view, a SCORM package's launch page), each built if it exists.
+const PAGES = ['index', 'quiz', 'papers', 'embed', 'scorm'];
 const input = Object.fromEntries(PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]));
 
 export default defineConfig({
@@ -17,8 +18,9 @@ export default defineConfig({
   base: './',
   publicDir: 'public',
   // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
-  // file list, and web/examples/ copied to dist/examples/.
-  plugins: [headerPlugin(), mathPlugin(), sitePlugin()],
+  // file list, and web/examples/ copied to dist/examples/. scormPlugin:
+  // dist/scorm-files.json, the files a SCORM package of the quiz needs.
+  plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
     outDir: process.env.RESNORM_DIST ? resolve(process.env.RESNORM_DIST) : '../dist',

@@ -1,0 +1,102 @@
+// scorm.html: the launch page of a SCORM package (../scorm/package.js). The
+// quiz embed for the package's questions, and the SCORM runtime
+// (../scorm/runtime.js) listening to its events: it finds the LMS, resumes a
+// suspended attempt and reports every answer, the score and the completion.
+// Opened without an LMS, the quiz works and a status line says nothing is
+// recorded. A bare page: no site header, no service worker, no engine.
+import { parseHash } from '../shared/state.js';
+import { createTheme } from '../shared/theme.js';
+import { el } from '../shared/dom.js';
+import { toHtml } from '../quiz/text.js';
+import { loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { shadowWrapper } from '../embed/styles.js';
+import { eventSink } from '../embed/events.js';
+import { readLaunchConfig } from '../scorm/launch-config.js';
+import { startScormRuntime } from '../scorm/runtime.js';
+import '../embed/page.css';
+
+const launch = readLaunchConfig(document);
+const host = document.getElementById('embed');
+const wrapper = shadowWrapper(host);
+wrapper.classList.add('in-page');
+const theme = createTheme(null, { root: wrapper, choice: 'auto' });
+const setPageTheme = (t) => (document.documentElement.dataset.theme = t);
+setPageTheme(theme.current());
+theme.onChange(setPageTheme);
+
+const status = el('p', {
+  class: 'status scorm-status',
+  role: 'status',
+  'aria-live': 'polite',
+  dataset: { state: 'loading' },
+});
+const quizRoot = el('div');
+wrapper.replaceChildren(status, quizRoot);
+const showStatus = (state, text) => {
+  status.dataset.state = state;
+  status.textContent = text;
+};
+
+// The text of a question, for the LMS's report: math written out in one line
+// (a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)).
+function mathText(node) {
+  if (node.nodeType === Node.TEXT_NODE) return node.textContent;
+  if (node.nodeType !== Node.ELEMENT_NODE) return '';
+  const parts = [...node.childNodes].map(mathText);
+  const group = (t) => (t.length > 1 ? `(${t})` : t);
+  switch (node.localName) {
+    case 'mfrac':
+      return `${group(parts[0])}/${group(parts[1])}`;
+    case 'msup':
+      return `${parts[0]}^${group(parts[1])}`;
+    case 'msub':
+      return `${parts[0]}_${group(parts[1])}`;
+    case 'msubsup':
+      return `${parts[0]}_${group(parts[1])}^${group(parts[2])}`;
+    case 'msqrt':
+      return `sqrt(${parts.join('')})`;
+    case 'annotation':
+      return '';
+    default:
+      return parts.join('');
+  }
+}
+
+function promptText(item) {
+  const box = document.createElement('div');
+  box.innerHTML = toHtml(item.prompt);
+  for (const m of box.querySelectorAll('math')) m.replaceWith(mathText(m));
+  return box.textContent;
+}
+
+let runtime = null;
+const state = { ...parseHash(''), notices: [] };
+state.quiz = { ...state.quiz, items: launch.items };
+
+loadBank().then(
+  (bank) => {
+    const { items } = selectQuizItems(bank, state.quiz);
+    runtime = startScormRuntime({
+      version: launch.version,
+      total: items.length,
+      mastery: launch.mastery,
+      describe: (i) => (items[i] ? promptText(items[i]) : ''),
+      onStatus: showStatus,
+    });
+    let renders = 0;
+    mountQuizEmbed(quizRoot, {
+      state,
+      siteUrl: launch.site ?? new URL('./', location.href),
+      theme,
+      resume: runtime.resume,
+      onPaint: (snap) => {
+        window.__resnorm = { ...snap, renders: ++renders, scorm: { version: runtime.version, errors: runtime.errors } };
+        document.body.dataset.ready = '1';
+      },
+      onEvent: eventSink('quiz', { also: runtime.onEvent }),
+    });
+  },
+  (e) => showStatus('error', `The questions could not be loaded: ${e.message}`),
+);
+
+window.addEventListener('pagehide', () => runtime?.finish());
