@@ -21,6 +21,7 @@ export function scormFileName({ version, title = DEFAULT_TITLE }) {
   const slug =
     String(title ?? '')
       .normalize('NFKD')
+      .replace(/\p{M}/gu, '') // accents, once split from their letters
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')

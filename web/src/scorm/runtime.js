@@ -356,7 +356,6 @@ export function startScormRuntime({
 
   function onEvent(msg) {
     if (final || finished || !msg) return;
-    const before = errors.length;
     if (msg.type === 'answer') recordAnswer(msg);
     else if (msg.type === 'score') {
       recordScore(msg);
@@ -368,7 +367,8 @@ export function startScormRuntime({
       commit();
       final = true;
     } else return;
-    if (errors.length === before && msg.type !== 'answer')
+    // an error stays on the status line: later answers may be saved, but one was not
+    if (!errors.length && msg.type !== 'answer')
       onStatus(
         'ready',
         final

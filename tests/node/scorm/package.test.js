@@ -1,0 +1,163 @@
+// SCORM packages as an LMS reads them: package.js against a small site served
+// by scripts/serve.js (a launch page, its scripts, CSS and favicon, and the
+// scorm-files.json the build writes), unzipped by Debian's `unzip` and the
+// manifest parsed by `xmllint` (libxml2-utils): well-formed, one organization
+// (the default), one item launching one SCO resource whose href and every
+// <file> is in the zip, and every file of the zip listed; each version's
+// namespaces, schemaversion, scormtype spelling and mastery score.
+// Run: node --test tests/node/scorm/package.test.js
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../../../scripts/serve.js';
+import { DEFAULT_TITLE, scormFileName, scormPackage } from '../../../web/src/scorm/package.js';
+import { META_NAME, readLaunchConfig, writeLaunchConfig } from '../../../web/src/scorm/launch-config.js';
+
+const LAUNCH_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8" /><title>resnorm quiz</title>
+<meta name="resnorm-scorm" content="" />
+<link rel="icon" href="./assets/favicon-1.svg" type="image/svg+xml" />
+<script type="module" crossorigin src="./assets/scorm-1.js"></script>
+<link rel="stylesheet" href="./assets/page-1.css"></head><body><main id="embed"></main></body></html>`;
+const FILES = {
+  'scorm.html': LAUNCH_HTML,
+  'assets/favicon-1.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
+  'assets/scorm-1.js': 'import("./bank-1.js");',
+  'assets/bank-1.js': 'export default {items: []};',
+  'assets/page-1.css': 'body{margin:0}',
+  'index.html': 'not part of the package',
+};
+let dir;
+let server;
+let siteUrl;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'resnorm-scorm-pkg-'));
+  const site = join(dir, 'site');
+  for (const [name, text] of Object.entries(FILES)) {
+    mkdirSync(join(site, name, '..'), { recursive: true });
+    writeFileSync(join(site, name), text);
+  }
+  const list = Object.keys(FILES).filter((f) => f !== 'index.html');
+  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: list }));
+  server = await startServer({ port: 0, root: site, base: '/course/resnorm/' });
+  siteUrl = `http://127.0.0.1:${server.address().port}/course/resnorm/`;
+});
+after(async () => {
+  await new Promise((ok) => server?.close(ok));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function unzipped(version, options = {}) {
+  const blob = await scormPackage({
+    siteUrl,
+    items: ['tf-01', 'why-03'],
+    version,
+    title: 'Norms & "residuals" <1>',
+    ...options,
+  });
+  assert.equal(blob.type, 'application/zip');
+  const zip = join(dir, `p-${version}-${Math.random().toString(36).slice(2)}.zip`);
+  writeFileSync(zip, Buffer.from(await blob.arrayBuffer()));
+  assert.match(execFileSync('unzip', ['-t', zip], { encoding: 'utf8' }), /No errors detected/);
+  const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+  const out = join(zip, '..', `x-${names.length}-${Math.random().toString(36).slice(2)}`);
+  execFileSync('unzip', ['-q', zip, '-d', out]);
+  const manifest = join(out, 'imsmanifest.xml');
+  execFileSync('xmllint', ['--noout', manifest]); // well-formed, or it throws
+  const xpath = (expr) => execFileSync('xmllint', ['--xpath', expr, manifest], { encoding: 'utf8' }).trim();
+  return { names, out, manifest, xpath, text: readFileSync(manifest, 'utf8') };
+}
+
+const L = (name) => `*[local-name()='${name}']`;
+
+for (const version of ['1.2', '2004']) {
+  test(`SCORM ${version}: the manifest describes one SCO and lists exactly the files of the zip`, async () => {
+    const { names, out, xpath, text } = await unzipped(version);
+    assert.equal(names[0], 'imsmanifest.xml');
+    assert.deepEqual(
+      names.slice(1).sort(),
+      Object.keys(FILES)
+        .filter((f) => f !== 'index.html')
+        .sort(),
+    );
+    const id = xpath(`string(/${L('manifest')}/@identifier)`);
+    assert.match(id, /^resnorm-[0-9a-f]{8}$/);
+    assert.equal(xpath(`string(/${L('manifest')}/${L('metadata')}/${L('schema')})`), 'ADL SCORM');
+    assert.equal(
+      xpath(`string(/${L('manifest')}/${L('metadata')}/${L('schemaversion')})`),
+      version === '1.2' ? '1.2' : '2004 4th Edition',
+    );
+    const def = xpath(`string(/${L('manifest')}/${L('organizations')}/@default)`);
+    assert.equal(xpath(`count(//${L('organization')})`), '1');
+    assert.equal(xpath(`string(//${L('organization')}/@identifier)`), def);
+    assert.equal(xpath(`string(//${L('organization')}/${L('title')})`), 'Norms & "residuals" <1>');
+    const ref = xpath(`string(//${L('organization')}/${L('item')}/@identifierref)`);
+    assert.equal(xpath(`count(//${L('resource')})`), '1');
+    assert.equal(xpath(`string(//${L('resource')}/@identifier)`), ref);
+    const href = xpath(`string(//${L('resource')}/@href)`);
+    assert.equal(href, 'scorm.html');
+    assert.ok(names.includes(href));
+    const scormType = version === '1.2' ? 'scormtype' : 'scormType';
+    assert.equal(xpath(`string(//${L('resource')}/@*[local-name()='${scormType}'])`), 'sco');
+    assert.equal(xpath(`string(//${L('resource')}/@type)`), 'webcontent');
+    const listed = xpath(`//${L('file')}/@href`)
+      .split('\n')
+      .map((a) => a.trim().replace(/^href="(.*)"$/, '$1'));
+    assert.deepEqual(listed.sort(), names.slice(1).sort(), 'every <file> is in the zip and every file is listed');
+    if (version === '1.2') {
+      assert.match(text, /xmlns="http:\/\/www\.imsproject\.org\/xsd\/imscp_rootv1p1p2"/);
+      assert.match(text, /xmlns:adlcp="http:\/\/www\.adlnet\.org\/xsd\/adlcp_rootv1p2"/);
+      assert.equal(xpath(`string(//${L('item')}/*[local-name()='masteryscore'])`), '80');
+    } else {
+      assert.match(text, /xmlns="http:\/\/www\.imsglobal\.org\/xsd\/imscp_v1p1"/);
+      assert.match(text, /xmlns:adlcp="http:\/\/www\.adlnet\.org\/xsd\/adlcp_v1p3"/);
+      assert.equal(xpath(`string(//${L('primaryObjective')}/@satisfiedByMeasure)`), 'true');
+      assert.equal(xpath(`string(//${L('minNormalizedMeasure')})`), '0.8');
+    }
+    // the launch page knows the package's settings; the other files are as served
+    const launch = readFileSync(join(out, 'scorm.html'), 'utf8');
+    const content = launch.match(new RegExp(`<meta name="${META_NAME}" content="([^"]*)"`))[1].replaceAll('&amp;', '&');
+    const doc = { querySelector: () => ({ getAttribute: () => content }) };
+    assert.deepEqual(readLaunchConfig(doc), {
+      version,
+      items: ['tf-01', 'why-03'],
+      mastery: 0.8,
+      site: new URL(siteUrl),
+    });
+    assert.match(launch, /<title>Norms &amp; &quot;residuals&quot; &lt;1&gt;<\/title>/);
+    assert.equal(readFileSync(join(out, 'assets/bank-1.js'), 'utf8'), FILES['assets/bank-1.js']);
+  });
+}
+
+test('no mastery score: none in either manifest, and the launch page is told so', async () => {
+  const v12 = await unzipped('1.2', { mastery: null });
+  assert.doesNotMatch(v12.text, /masteryscore/);
+  const v2004 = await unzipped('2004', { mastery: null, items: [] });
+  assert.doesNotMatch(v2004.text, /sequencing/);
+  const launch = readFileSync(join(v2004.out, 'scorm.html'), 'utf8');
+  const content = launch.match(/content="(version=[^"]*)"/)[1].replaceAll('&amp;', '&');
+  const cfg = readLaunchConfig({ querySelector: () => ({ getAttribute: () => content }) });
+  assert.equal(cfg.mastery, null);
+  assert.deepEqual(cfg.items, [], 'the whole bank');
+});
+
+test('a bad version, a bad id, a bad mastery or a missing file is an error that says which', async () => {
+  await assert.rejects(scormPackage({ siteUrl, version: '1.3' }), /SCORM version "1.3"/);
+  await assert.rejects(scormPackage({ siteUrl, items: ['tf-01', 'nope'] }), /not question ids: nope/);
+  await assert.rejects(scormPackage({ siteUrl, mastery: 2 }), /mastery 2/);
+  await assert.rejects(scormPackage({ siteUrl: `${siteUrl}missing/` }), /scorm-files\.json.*HTTP 404/);
+  assert.throws(() => writeLaunchConfig('<html></html>', {}), /no <meta name="resnorm-scorm">/);
+});
+
+test('file names: the title as a slug and the version', () => {
+  assert.equal(
+    scormFileName({ version: '1.2', title: 'Week 3: Norms & Résidus!' }),
+    'week-3-norms-residus-scorm12.zip',
+  );
+  assert.equal(scormFileName({ version: '2004' }), `${DEFAULT_TITLE.replaceAll(' ', '-')}-scorm2004.zip`);
+  assert.equal(scormFileName({ version: '2004', title: '***' }), 'resnorm-quiz-scorm2004.zip');
+});
