@@ -219,16 +219,7 @@ async function run(version, { mastery, last, expectStatus }) {
       assert.equal(midSaved.exit, 'suspend');
       assert.match(midSaved.session_time, /^PT/);
     }
-    assert.deepEqual(JSON.parse(mid['cmi.suspend_data']), {
-      v: 1,
-      n: 4,
-      i: 3,
-      a: [
-        [0, 1, 0],
-        [1, 0, 0],
-        [2, 1, 1],
-      ],
-    });
+    assert.equal(mid['cmi.suspend_data'], '{"v":1,"n":4,"i":3,"a":[[0,1,0],[1,0,0],[2,1,1]]}');
     assert.equal(mid['cmi.interactions._count'], '3');
 
     // ---- the learner leaves: Terminate on pagehide; the LMS keeps the data and relaunches with it
@@ -288,35 +279,27 @@ async function run(version, { mastery, last, expectStatus }) {
         };
     console.log(`SCORM ${version} at the end:`, JSON.stringify({ ...final, interactions }, null, 1));
 
+    // each version's words: true/false responses, the wrong result, the type of a self-graded item
+    const words = v12
+      ? { t: 't', f: 'f', wrong: 'wrong', open: 'fill-in' }
+      : { t: 'true', f: 'false', wrong: 'incorrect', open: 'long-fill-in' };
+    const lastRight = last === 'got-it';
     assert.deepEqual(
       interactions.map((i) => [i.id, i.type, i.response, i.result, i.correct]),
-      v12
-        ? [
-            ['tf-08', 'true-false', 't', 'correct', 't'],
-            ['tf-01', 'true-false', 't', 'wrong', 'f'],
-            ['why-03', 'fill-in', 'self-graded: got it', 'correct', null],
-            [
-              'err-01',
-              'fill-in',
-              `self-graded: ${last === 'got-it' ? 'got it' : 'missed it'}`,
-              last === 'got-it' ? 'correct' : 'wrong',
-              null,
-            ],
-          ]
-        : [
-            ['tf-08', 'true-false', 'true', 'correct', 'true'],
-            ['tf-01', 'true-false', 'true', 'incorrect', 'false'],
-            ['why-03', 'long-fill-in', 'self-graded: got it', 'correct', null],
-            [
-              'err-01',
-              'long-fill-in',
-              `self-graded: ${last === 'got-it' ? 'got it' : 'missed it'}`,
-              last === 'got-it' ? 'correct' : 'incorrect',
-              null,
-            ],
-          ],
+      [
+        ['tf-08', 'true-false', words.t, 'correct', words.t],
+        ['tf-01', 'true-false', words.t, words.wrong, words.f],
+        ['why-03', words.open, 'self-graded: got it', 'correct', null],
+        [
+          'err-01',
+          words.open,
+          `self-graded: ${lastRight ? 'got it' : 'missed it'}`,
+          lastRight ? 'correct' : words.wrong,
+          null,
+        ],
+      ],
     );
-    const right = last === 'got-it' ? 3 : 2;
+    const right = lastRight ? 3 : 2;
     if (v12) {
       for (const i of interactions) assert.match(i.time, /^\d{2}:\d{2}:\d{2}$/);
       assert.equal(final.lesson_status, expectStatus);

@@ -284,9 +284,11 @@ export function startScormRuntime({
     if (!errors.length)
       onStatus(
         'ready',
-        stored
-          ? `Recording to the LMS (${label}): continuing your attempt, ${answers.length} of ${total} answered.`
-          : `Recording to the LMS (${label}): each answer is saved.`,
+        final
+          ? `Recorded in the LMS (${label}): the attempt is complete.`
+          : stored
+            ? `Recording to the LMS (${label}): continuing your attempt, ${answers.length} of ${total} answered.`
+            : `Recording to the LMS (${label}): each answer is saved.`,
       );
   }
 
