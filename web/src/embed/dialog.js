@@ -1,6 +1,8 @@
-// The explorer's "Embed" button: a dialog that writes the iframe and the
-// custom-element snippets for the current settings, with choices for the
-// charts, which controls learners see (and which are fixed) and the theme.
+// The Embed dialogs: the explorer's "Embed" button (createEmbedDialog), which writes the iframe
+// and the custom-element snippets for the current settings, with choices for the charts, which
+// controls learners see (and which are fixed) and the theme; and the frame every Embed dialog
+// shares (embedDialogShell): a modal <dialog> (focus stays inside, Escape closes), its heading,
+// Close button, copy buttons and status line.
 import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 import { el } from '../shared/dom.js';
@@ -27,37 +29,17 @@ async function copy(text, area) {
   }
 }
 
-/** button: the "Embed" button; getConfig(): the config on screen; siteUrl: the site's base URL. */
-export function createEmbedDialog({ button, getConfig, siteUrl }) {
-  const dflt = defaultView();
-  const dialog = el('dialog', { class: 'embed-dialog', 'aria-labelledby': 'embed-title' });
+/**
+ * A modal dialog (class "embed-dialog", `className` added) appended to the page: a heading
+ * `title` (id `${id}-title`), a Close button, the `hint` under them. Returns {dialog, form,
+ * status, copyButtons, open(), snippets(prefix, ...extra)}: the caller appends its fields (the
+ * snippets' nodes among them) and then `status` to `form`; copyButtons are the snippets' "Copy"
+ * buttons; open() shows the dialog with an empty status.
+ */
+export function embedDialogShell({ id, title, hint, className = '' }) {
+  const dialog = el('dialog', { class: `embed-dialog ${className}`.trim(), 'aria-labelledby': `${id}-title` });
   const form = el('form', { class: 'embed-form', method: 'dialog' });
-  const chartBoxes = CHART_KEYS.map((k) =>
-    el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }),
-  );
-  const modeSelects = FIELDS.map((f) => {
-    const s = el('select', { id: `embed-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
-    s.value = dflt.controls.includes(f) ? 'live' : 'hidden';
-    s.dataset.field = f;
-    return s;
-  });
-  const theme = el(
-    'select',
-    { id: 'embed-theme' },
-    ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)),
-  );
-  const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
-  const iframeOut = el('textarea', { id: 'embed-iframe', readonly: true, rows: 4, spellcheck: 'false' });
-  const elementOut = el('textarea', { id: 'embed-element', readonly: true, rows: 4, spellcheck: 'false' });
-  const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const status = el('p', { class: 'embed-status', role: 'status' });
-  // An embed needs a chart: with none checked the dialog says so and offers no snippet (the link
-  // format would otherwise fall back to all three charts without a word).
-  const refusal = el(
-    'p',
-    { class: 'notice embed-refusal', role: 'alert', hidden: true },
-    'Choose at least one chart: an embed with no chart cannot be written.',
-  );
   const copyButtons = [];
   const copyButton = (area, what) => {
     const b = el('button', { type: 'button', class: 'secondary' }, `Copy ${what}`);
@@ -69,21 +51,87 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     });
     return b;
   };
-
   form.append(
     el(
       'div',
       { class: 'embed-head' },
-      el('h2', { id: 'embed-title' }, 'Embed this view'),
+      el('h2', { id: `${id}-title` }, title),
       el('button', { type: 'submit', class: 'secondary', value: 'close' }, 'Close'),
     ),
-    el(
-      'p',
-      {
-        class: 'hint',
-      },
-      'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
-    ),
+    el('p', { class: 'hint' }, hint),
+  );
+  dialog.append(form);
+  document.body.append(dialog);
+  const open = () => {
+    status.textContent = '';
+    dialog.showModal();
+  };
+  // The iframe and web component snippets (textareas `${prefix}-iframe`, `${prefix}-element`), their
+  // labels and copy buttons, with `extra` beside the buttons: {iframeOut, elementOut, nodes}.
+  const snippets = (prefix, ...extra) => {
+    const [iframeLabel, iframeOut] = snippetArea(`${prefix}-iframe`, IFRAME_LABEL);
+    const [elementLabel, elementOut] = snippetArea(`${prefix}-element`, ELEMENT_LABEL);
+    const row = el(
+      'div',
+      { class: 'embed-row' },
+      copyButton(iframeOut, 'iframe snippet'),
+      copyButton(elementOut, 'web component snippet'),
+      ...extra,
+    );
+    return { iframeOut, elementOut, nodes: [iframeLabel, iframeOut, elementLabel, elementOut, row] };
+  };
+  return { dialog, form, status, copyButtons, open, snippets };
+}
+
+/** A read-only textarea (id `id`) for a snippet, and its label: [label, textarea]. */
+function snippetArea(id, label) {
+  const area = el('textarea', { id, readonly: true, rows: 4, spellcheck: 'false' });
+  return [el('label', { for: id, class: 'embed-label' }, label), area];
+}
+
+/** The embed's theme: the reader's setting, light or dark. */
+export const themeSelect = (id) =>
+  el(
+    'select',
+    { id },
+    ...['auto', 'light', 'dark'].map((t) => new Option(t === 'auto' ? 'the reader\u2019s setting' : t, t)),
+  );
+
+// The labels of the two snippets: where each works, and what a host on another origin needs.
+const IFRAME_LABEL =
+  'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)';
+const ELEMENT_LABEL =
+  'Web component: pages that may load scripts from this site. On another origin the site must send CORS headers (Access-Control-Allow-Origin) and the page\u2019s Content-Security-Policy must allow worker-src blob:; where it cannot, use the iframe.';
+
+/** button: the "Embed" button; getConfig(): the config on screen; siteUrl: the site's base URL. */
+export function createEmbedDialog({ button, getConfig, siteUrl }) {
+  const dflt = defaultView();
+  const { dialog, form, status, copyButtons, open, snippets } = embedDialogShell({
+    id: 'embed',
+    title: 'Embed this view',
+    hint: 'The embed starts with the settings on screen now. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+  });
+  const chartBoxes = CHART_KEYS.map((k) =>
+    el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }),
+  );
+  const modeSelects = FIELDS.map((f) => {
+    const s = el('select', { id: `embed-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
+    s.value = dflt.controls.includes(f) ? 'live' : 'hidden';
+    s.dataset.field = f;
+    return s;
+  });
+  const theme = themeSelect('embed-theme');
+  const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
+  const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
+  const { iframeOut, elementOut, nodes: snippetNodes } = snippets('embed', preview);
+  // An embed needs a chart: with none checked the dialog says so and offers no snippet (the link
+  // format would otherwise fall back to all three charts without a word).
+  const refusal = el(
+    'p',
+    { class: 'notice embed-refusal', role: 'alert', hidden: true },
+    'Choose at least one chart: an embed with no chart cannot be written.',
+  );
+  form.append(
     el(
       'fieldset',
       { class: 'embed-charts' },
@@ -108,35 +156,9 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
       theme,
       el('label', { class: 'embed-check' }, caption, ' caption under the charts'),
     ),
-    el(
-      'label',
-      {
-        for: iframeOut.id,
-        class: 'embed-label',
-      },
-      'iframe: any page, Markdown, most LMS editors (the script sizes it; without it the iframe keeps its height)',
-    ),
-    iframeOut,
-    el(
-      'label',
-      {
-        for: elementOut.id,
-        class: 'embed-label',
-      },
-      'Web component: pages that may load scripts from this site. On another origin the site must send CORS headers (Access-Control-Allow-Origin) and the page\u2019s Content-Security-Policy must allow worker-src blob:; where it cannot, use the iframe.',
-    ),
-    elementOut,
-    el(
-      'div',
-      { class: 'embed-row' },
-      copyButton(iframeOut, 'iframe snippet'),
-      copyButton(elementOut, 'web component snippet'),
-      preview,
-    ),
+    ...snippetNodes,
     status,
   );
-  dialog.append(form);
-  document.body.append(dialog);
 
   function viewOf() {
     const charts = CHART_KEYS.filter((k, i) => chartBoxes[i].checked);
@@ -170,9 +192,8 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     update();
   });
   button.addEventListener('click', () => {
-    status.textContent = '';
     update();
-    dialog.showModal();
+    open();
   });
   return { update, dialog };
 }

@@ -1,6 +1,7 @@
-// The snippets the "Embed" button writes: an iframe of embed.html (works in
+// The snippets the Embed dialogs write: an iframe of embed.html (works in
 // any page, Markdown and most LMS editors) and the custom element (for pages
-// that may run the site's script). Pure functions: state in, text out.
+// that may run the site's script), for the explorer and for the quiz. Pure
+// functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 
@@ -69,44 +70,120 @@ export function fallbackText(siteUrl, what = 'explorer') {
   );
 }
 
-export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view) }) {
-  const src = embedUrl(siteUrl, config, view);
+/** An iframe of `src` and the resnorm-iframe.js script that sizes it to the height the embed reports. */
+export function frameSnippet({ siteUrl, src, title, height }) {
   const helper = new URL('resnorm-iframe.js', siteUrl).href;
   return (
-    `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${estimateHeight(view, config)}" loading="lazy"></iframe>\n` +
+    `<iframe src="${escapeAttr(src)}" data-resnorm title="${escapeAttr(title)}" width="100%" height="${height}" loading="lazy"></iframe>\n` +
     `<script src="${escapeAttr(helper)}" defer></script>`
   );
 }
 
-/** <resnorm-explorer> with one attribute per field that differs from its default. */
-export function elementSnippet({ siteUrl, config, view }) {
+export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view) }) {
+  const src = embedUrl(siteUrl, config, view);
+  return frameSnippet({ siteUrl, src, title, height: estimateHeight(view, config) });
+}
+
+/** The attributes of a custom element: one per field of each [group, values] that differs from its default. */
+function attributes(groups) {
   const attrs = [];
-  for (const [group, values] of [
-    ['config', config],
-    ['view', view],
-  ]) {
+  for (const [group, values] of groups) {
     for (const [key, c] of Object.entries(FIELDS_TABLE)) {
       if (c.group !== group || key === 'mode' || values[key] === undefined) continue;
       const v = writeField(key, values[key]);
       if (v !== writeField(key, c.default)) attrs.push(`${key.replace('_', '-')}="${escapeAttr(v)}"`);
     }
   }
+  return attrs;
+}
+
+/** The element's script, the element and the fallback text inside it. */
+function customElementSnippet(siteUrl, tag, attrs, what) {
   const script = new URL('resnorm-embed.js', siteUrl).href;
   return (
     `<script type="module" src="${escapeAttr(script)}"></script>\n` +
-    `<resnorm-explorer${attrs.length ? ' ' + attrs.join(' ') : ''}>\n` +
-    `  <p>${escapeAttr(fallbackText(siteUrl))}</p>\n` +
-    `</resnorm-explorer>`
+    `<${tag}${attrs.length ? ' ' + attrs.join(' ') : ''}>\n` +
+    `  <p>${escapeAttr(fallbackText(siteUrl, what))}</p>\n` +
+    `</${tag}>`
   );
 }
 
-/** <resnorm-quiz> for a list of item ids. */
-export function quizSnippet({ siteUrl, items }) {
-  const script = new URL('resnorm-embed.js', siteUrl).href;
-  return (
-    `<script type="module" src="${escapeAttr(script)}"></script>\n` +
-    `<resnorm-quiz items="${escapeAttr(items.join(','))}">\n` +
-    `  <p>${escapeAttr(fallbackText(siteUrl, 'quiz'))}</p>\n` +
-    `</resnorm-quiz>`
-  );
+/** <resnorm-explorer> with one attribute per field that differs from its default. */
+export function elementSnippet({ siteUrl, config, view }) {
+  const attrs = attributes([
+    ['config', config],
+    ['view', view],
+  ]);
+  return customElementSnippet(siteUrl, 'resnorm-explorer', attrs, 'explorer');
+}
+
+// ---- the quiz
+
+/**
+ * The quiz embed's fields for a choice of questions: `items` (ids), or `section` / `tag` (lists,
+ * every question of the bank that has them), as state.js's quiz group; `theme` as the view's.
+ * @typedef {{items?: string[], section?: string[], tag?: string[]}} QuizChoice
+ */
+const quizFields = ({ items = [], section = [], tag = [] }) => ({ items, section, tag });
+
+/** The quiz embed's fragment: mode=quiz and the choice (and the theme) where not the default. */
+export const quizHash = (choice, { theme = 'auto' } = {}) =>
+  stateToHash({ view: { mode: 'quiz', theme }, quiz: quizFields(choice) }, { groups: ['view', 'quiz'] });
+
+export function quizUrl(siteUrl, choice, view = {}) {
+  return new URL(`embed.html${quizHash(choice, view)}`, siteUrl).href;
+}
+
+// The quiz embed's parts with a question's answer revealed, in px, measured in Chromium in a
+// 420 px column (tests/browser/quiz-embed-builder.test.js measures questions again): the frame
+// (progress, meta line, lead, result, grading, Next, the link under it), a line of the prompt and
+// of the answer or explanation with the characters it holds, a display formula, and a margin.
+const QUIZ_PARTS_420 = Object.freeze({
+  frame: 440,
+  prompt: { line: 28, chars: 36 },
+  text: { line: 21, chars: 40 },
+  displayMath: 24,
+  margin: 24,
+});
+
+/** The text of a bank string (its math already MathML), as the reader sees it. */
+const shownText = (s) =>
+  String(s ?? '')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&[a-z0-9#]+;/gi, 'x')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The height of one question with its answer revealed, in a 420 px column. */
+export function questionHeight(item) {
+  const { frame, prompt, text, displayMath, margin } = QUIZ_PARTS_420;
+  const lines = (s, chars) => Math.ceil(shownText(s).length / chars);
+  const shown = `${item.solution ?? ''}${item.explanation ?? ''}`;
+  const formulas = shown.split('display="block"').length - 1;
+  const promptLines = Math.max(1, lines(item.prompt, prompt.chars));
+  const textLines = lines(item.solution, text.chars) + lines(item.explanation, text.chars);
+  return Math.round(frame + prompt.line * promptLines + text.line * textLines + displayMath * formulas + margin);
+}
+
+/**
+ * The quiz iframe's height before the embed reports its own, and for good where the host strips
+ * the script: the tallest of `items` (bank items) with its answer revealed, in a 420 px column.
+ */
+export const estimateQuizHeight = (items) => Math.max(...items.map(questionHeight));
+
+/** The iframe of the quiz for a choice (QuizChoice) of `items` (the bank items it comes to). */
+export function quizIframeSnippet({ siteUrl, choice, items, view = {}, title }) {
+  const n = items.length;
+  const src = quizUrl(siteUrl, choice, view);
+  title ??= `resnorm quiz: ${n} question${n === 1 ? '' : 's'}`;
+  return frameSnippet({ siteUrl, src, title, height: estimateQuizHeight(items) });
+}
+
+/** <resnorm-quiz> for a choice of questions: ids (`items`), or `section` / `tag`; `theme`. */
+export function quizSnippet({ siteUrl, theme = 'auto', ...choice }) {
+  const attrs = attributes([
+    ['quiz', quizFields(choice)],
+    ['view', { theme }],
+  ]);
+  return customElementSnippet(siteUrl, 'resnorm-quiz', attrs, 'quiz');
 }

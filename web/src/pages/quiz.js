@@ -9,6 +9,7 @@ import { createSession } from '../quiz/ui/session.js';
 import { createItemView } from '../quiz/ui/item-view.js';
 import { createFilters } from '../quiz/ui/filters.js';
 import { createExportMenu } from '../quiz/ui/export-menu.js';
+import { createEmbedBuilder } from '../quiz/ui/embed-builder.js';
 import { createChecker, experimentBlock } from '../quiz/ui/experiment.js';
 import { createGeneratedView } from '../quiz/ui/generated-view.js';
 import { createNormPanel } from '../quiz/ui/norm-panel.js';
@@ -115,6 +116,15 @@ createExportMenu({
   gift: $('export-gift'),
   tsv: $('export-tsv'),
   status: $('export-status'),
+  filter: () => filters.exportFilter(),
+});
+
+// The quiz embed's snippets and SCORM package for a choice of questions (the site's base URL is
+// this page's folder).
+createEmbedBuilder({
+  button: $('embed-questions'),
+  bank,
+  siteUrl: new URL('./', location.href),
   filter: () => filters.exportFilter(),
 });
 

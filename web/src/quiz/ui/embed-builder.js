@@ -1,0 +1,282 @@
+// The quiz page's "Embed questions…" dialog, for course authors: pick questions by section and
+// topic, then one by one in a checklist; a live preview of the quiz embed with them; the iframe
+// and custom-element snippets to copy; and the same choice as a SCORM package for an LMS.
+//
+// What the snippets name: a choice that is exactly every question of the chosen section and/or
+// topic is written as section=/tag= (questions the bank gains there later join the embed); the
+// whole bank as no field at all; any other choice as the list of its ids (items=), in bank order.
+import { embedDialogShell, themeSelect } from '../../embed/dialog.js';
+import { quizIframeSnippet, quizSnippet, quizUrl } from '../../embed/snippets.js';
+import { MESSAGE } from '../../embed/height.js';
+import { download } from '../../explorer/export/download.js';
+import { el, replace } from '../../shared/dom.js';
+import { matches } from '../schedule.js';
+import { toHtml } from '../text.js';
+import { SECTION_NAMES, TAG_NAMES } from './item-view.js';
+import './embed-builder.css';
+
+const PREVIEW_MAX = 560; // px: taller previews scroll inside the dialog's frame
+
+/**
+ * What a choice of questions writes: {choice, describe} where `choice` is the embed's quiz
+ * fields ({section, tag} or {items}, state.js's quiz group) and `describe` says so in words.
+ * `filter` is the {section, tag} the checklist shows, `shown` its items, `chosen` the checked ones.
+ */
+export function choiceOf(filter, shown, chosen) {
+  const whole = chosen.length === shown.length && shown.length > 0;
+  if (whole && !filter.section && !filter.tag)
+    return { choice: {}, describe: 'The snippets name no question: the embed asks the whole bank.' };
+  if (whole) {
+    const choice = {
+      ...(filter.section ? { section: [filter.section] } : {}),
+      ...(filter.tag ? { tag: [filter.tag] } : {}),
+    };
+    return {
+      choice,
+      describe: `The snippets name the ${filter.section && filter.tag ? 'section and the topic' : filter.section ? 'section' : 'topic'}: questions added to it later join the embed.`,
+    };
+  }
+  return {
+    choice: { items: chosen.map((it) => it.id) },
+    describe: `The snippets list the ${chosen.length === 1 ? 'question\u2019s id' : `${chosen.length} ids`}.`,
+  };
+}
+
+/** The default title of the SCORM package for a filter and a number of questions. */
+function packageTitle(filter, n, whole) {
+  const names = [filter.section && SECTION_NAMES[filter.section], filter.tag && TAG_NAMES[filter.tag]].filter(Boolean);
+  if (whole && names.length) return `resnorm quiz: ${names.join(', ')}`;
+  return `resnorm quiz: ${n} question${n === 1 ? '' : 's'}`;
+}
+
+const countOf = (items, pred) => items.filter(pred).length;
+/** Each control after its label: [[text, control], ...] to [label, control, ...]. */
+const labelled = (pairs) => pairs.flatMap(([text, control]) => [el('label', { for: control.id }, text), control]);
+
+/**
+ * @param {{button: HTMLButtonElement, bank: {items: object[]}, siteUrl: URL,
+ *   filter?: () => {section?: string, tag?: string}}} deps filter(): the page's own section and
+ *   topic, where the dialog starts the first time it opens
+ */
+export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) }) {
+  const items = bank.items;
+  const { dialog, form, status, copyButtons, open, snippets } = embedDialogShell({
+    id: 'quiz-embed',
+    title: 'Embed questions',
+    hint: 'Choose questions for a quiz on another page: a lecture page, a blog, an LMS page. Readers answer them there; nothing is saved in that page.',
+    className: 'quiz-embed-dialog',
+  });
+
+  const sectionKeys = Object.keys(SECTION_NAMES).filter((s) => items.some((it) => it.section === s));
+  const tagKeys = Object.keys(TAG_NAMES).filter((t) => items.some((it) => it.tags.includes(t)));
+  const section = el(
+    'select',
+    { id: 'quiz-embed-section' },
+    new Option(`all sections (${items.length})`, ''),
+    ...sectionKeys.map((s) => new Option(`${SECTION_NAMES[s]} (${countOf(items, (it) => it.section === s)})`, s)),
+  );
+  const tag = el(
+    'select',
+    { id: 'quiz-embed-tag' },
+    new Option('all topics', ''),
+    ...tagKeys.map((t) => new Option(`${TAG_NAMES[t]} (${countOf(items, (it) => it.tags.includes(t))})`, t)),
+  );
+  const list = el('ul', { class: 'quiz-embed-list', id: 'quiz-embed-items', 'aria-labelledby': 'quiz-embed-legend' });
+  const count = el('p', { class: 'quiz-embed-count', id: 'quiz-embed-count', 'aria-live': 'polite' });
+  const describe = el('p', { class: 'hint quiz-embed-describe' });
+  const refusal = el(
+    'p',
+    { class: 'notice embed-refusal', role: 'alert', hidden: true },
+    'Choose at least one question: an embed with no question cannot be written.',
+  );
+  const pick = (on) => {
+    for (const box of list.querySelectorAll('input[type=checkbox]')) box.checked = on;
+    update();
+  };
+  const selectAll = el('button', { type: 'button', class: 'secondary', onclick: () => pick(true) }, 'Select all');
+  const selectNone = el('button', { type: 'button', class: 'secondary', onclick: () => pick(false) }, 'Select none');
+  const theme = themeSelect('quiz-embed-theme');
+  const { iframeOut, elementOut, nodes: snippetNodes } = snippets('quiz-embed');
+  const preview = el('iframe', {
+    class: 'quiz-embed-preview',
+    id: 'quiz-embed-preview',
+    title: 'Preview of the embedded quiz',
+    height: '360',
+  });
+  const previewBox = el('div', { class: 'quiz-embed-preview-box' }, preview);
+
+  const version = el(
+    'select',
+    { id: 'quiz-embed-scorm-version' },
+    new Option('SCORM 1.2', '1.2'),
+    new Option('SCORM 2004', '2004'),
+  );
+  const packageName = el('input', { type: 'text', id: 'quiz-embed-scorm-title', maxlength: '120', spellcheck: 'true' });
+  let nameEdited = false;
+  packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
+  const scormButton = el(
+    'button',
+    { type: 'button', class: 'secondary', id: 'quiz-embed-scorm', onclick: () => downloadScorm() },
+    'Download SCORM package',
+  );
+
+  form.append(
+    el(
+      'div',
+      { class: 'embed-row quiz-embed-filters' },
+      ...labelled([
+        ['Section', section],
+        ['Topic', tag],
+      ]),
+    ),
+    el(
+      'fieldset',
+      { class: 'quiz-embed-pick' },
+      el('legend', { id: 'quiz-embed-legend' }, 'Questions'),
+      el('div', { class: 'embed-row' }, selectAll, selectNone, count),
+      list,
+    ),
+    refusal,
+    describe,
+    el('div', { class: 'embed-row' }, el('label', { for: theme.id }, 'Theme '), theme),
+    el('p', { class: 'embed-label', id: 'quiz-embed-preview-label' }, 'Preview: the embed as readers will see it'),
+    previewBox,
+    ...snippetNodes,
+    el(
+      'fieldset',
+      { class: 'quiz-embed-scorm' },
+      el('legend', {}, 'SCORM package, for an LMS gradebook'),
+      el(
+        'p',
+        { class: 'hint' },
+        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...): the LMS records each learner\u2019s score.',
+      ),
+      el(
+        'div',
+        { class: 'embed-grid' },
+        ...labelled([
+          ['Version', version],
+          ['Title in the LMS', packageName],
+        ]),
+      ),
+      el('div', { class: 'embed-row' }, scormButton),
+    ),
+    status,
+  );
+
+  let started = false;
+  let chosenNow = [];
+  let wholeNow = false;
+
+  const filterNow = () => ({ section: section.value || null, tag: tag.value || null });
+
+  /** The checklist of the questions that match the section and topic, all checked. */
+  function fillList() {
+    const f = filterNow();
+    const shown = items.filter((it) => matches(it, { section: f.section ?? undefined, tag: f.tag ?? undefined }));
+    replace(
+      list,
+      shown.map((it) =>
+        el(
+          'li',
+          {},
+          el(
+            'label',
+            { class: 'quiz-embed-item' },
+            el('input', { type: 'checkbox', value: it.id, checked: true }),
+            el('span', { class: 'item-id' }, it.id),
+            el('span', { class: 'quiz-embed-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
+          ),
+        ),
+      ),
+    );
+    return shown;
+  }
+
+  let previewTimer = 0;
+  function showPreview(src) {
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(() => {
+      if (preview.src !== src) preview.src = src;
+    }, 120);
+  }
+
+  function update() {
+    const f = filterNow();
+    const boxes = [...list.querySelectorAll('input[type=checkbox]')];
+    const byId = new Map(items.map((it) => [it.id, it]));
+    const shown = boxes.map((b) => byId.get(b.value));
+    const chosen = boxes.filter((b) => b.checked).map((b) => byId.get(b.value));
+    const none = chosen.length === 0;
+    chosenNow = chosen;
+    wholeNow = !none && chosen.length === shown.length && !f.section && !f.tag;
+    count.textContent = `${chosen.length} of ${shown.length} question${shown.length === 1 ? '' : 's'} chosen`;
+    refusal.hidden = !none;
+    previewBox.hidden = none;
+    for (const b of [...copyButtons, scormButton]) b.disabled = none;
+    if (!nameEdited) packageName.value = none ? '' : packageTitle(f, chosen.length, chosen.length === shown.length);
+    if (none) {
+      iframeOut.value = elementOut.value = describe.textContent = '';
+      return;
+    }
+    const { choice, describe: words } = choiceOf(f, shown, chosen);
+    describe.textContent = words;
+    const view = { theme: theme.value };
+    iframeOut.value = quizIframeSnippet({ siteUrl, choice, items: chosen, view });
+    elementOut.value = quizSnippet({ siteUrl, ...choice, theme: theme.value });
+    // The preview follows the page's theme where the embed would follow the reader's.
+    const pageTheme = document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
+    showPreview(quizUrl(siteUrl, choice, { theme: theme.value === 'auto' ? pageTheme : theme.value }));
+  }
+
+  async function downloadScorm() {
+    if (!chosenNow.length) return;
+    const options = {
+      siteUrl: siteUrl.href,
+      items: wholeNow ? [] : chosenNow.map((it) => it.id),
+      version: version.value,
+      title: packageName.value.trim() || packageTitle(filterNow(), chosenNow.length, false),
+    };
+    scormButton.disabled = true;
+    status.textContent = 'Building the SCORM package\u2026';
+    try {
+      const { scormPackage, scormFileName } = await import('../../scorm/package.js');
+      const blob = await scormPackage(options);
+      const name = scormFileName(options);
+      download(blob, name, 'application/zip', form);
+      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB): upload it to the LMS as a SCORM ${options.version} activity.`;
+    } catch (e) {
+      status.textContent = `The SCORM package could not be built: ${e.message}`;
+    } finally {
+      scormButton.disabled = chosenNow.length === 0;
+    }
+  }
+
+  // The preview reports its height as any embed does; it grows up to PREVIEW_MAX, then scrolls.
+  window.addEventListener('message', (e) => {
+    if (e.source !== preview.contentWindow || e.data?.type !== MESSAGE || !Number.isFinite(e.data.height)) return;
+    preview.height = String(Math.min(PREVIEW_MAX, Math.max(120, Math.ceil(e.data.height))));
+  });
+
+  for (const s of [section, tag])
+    s.addEventListener('change', () => {
+      fillList();
+      update();
+    });
+  form.addEventListener('input', (e) => {
+    status.textContent = '';
+    if (e.target !== section && e.target !== tag && e.target !== packageName) update();
+  });
+  button.addEventListener('click', () => {
+    if (!started) {
+      started = true;
+      const f = filter();
+      section.value = f.section && sectionKeys.includes(f.section) ? f.section : '';
+      tag.value = f.tag && tagKeys.includes(f.tag) ? f.tag : '';
+      fillList();
+    }
+    update();
+    open();
+  });
+  return { dialog, update };
+}
