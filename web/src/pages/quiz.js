@@ -10,6 +10,8 @@ import { createItemView } from '../quiz/ui/item-view.js';
 import { createFilters } from '../quiz/ui/filters.js';
 import { createExportMenu } from '../quiz/ui/export-menu.js';
 import { createEmbedBuilder } from '../quiz/ui/embed-builder.js';
+import { createWorksheet } from '../quiz/ui/worksheet.js';
+import { watchPrint } from '../shared/print.js';
 import { createChecker, experimentBlock } from '../quiz/ui/experiment.js';
 import { createGeneratedView } from '../quiz/ui/generated-view.js';
 import { createNormPanel } from '../quiz/ui/norm-panel.js';
@@ -17,6 +19,7 @@ import { parseRoute, AREAS } from '../quiz/ui/router.js';
 import { $, el, replace, typingTarget } from '../shared/dom.js';
 import { toHtml } from '../quiz/text.js';
 import '../quiz/ui/quiz.css';
+import '../quiz/ui/print.css';
 
 const theme = createTheme($('theme-toggle'));
 // The engine's status line in the header.
@@ -127,6 +130,18 @@ createEmbedBuilder({
   siteUrl: new URL('./', location.href),
   filter: () => filters.exportFilter(),
 });
+
+// The printed worksheet of the same scope: from the button, and from any print of the page.
+const worksheet = createWorksheet({
+  host: document.body.appendChild(el('div', { class: 'worksheet print-only' })),
+  bank,
+  scope: $('export-scope'),
+  filter: () => filters.exportFilter(),
+  describe: () => filters.describe(),
+  button: $('print-worksheet'),
+  status: $('export-status'),
+});
+watchPrint(theme, { before: () => worksheet.render() });
 
 // ---------------- the score and the queue ----------------
 function fmtDate(ms) {
