@@ -10,6 +10,10 @@ import { registerServiceWorker } from '../shared/register-sw.js';
 import { mountExplorer } from '../explorer/view.js';
 import { createPresets } from '../explorer/presets-ui.js';
 import { createEmbedDialog } from '../embed/dialog.js';
+import { watchPrint } from '../shared/print.js';
+import { printCharts, settingsList } from '../explorer/print.js';
+import { el, replace } from '../shared/dom.js';
+import '../explorer/print.css';
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,12 +31,17 @@ const text = {
 };
 
 const theme = createTheme($('theme-toggle'));
+// On paper the charts are redrawn at the printed size in the light theme's colours (explorer/print.js).
+const printTheme = watchPrint(
+  theme,
+  printCharts($('charts'), () => view.store.get().arch.length),
+);
 const fromLink = parseHash(location.hash, { groups: ['config'] });
 const SITE_URL = new URL('./', location.href);
 const view = mountExplorer($('charts'), {
   state: { config: fromLink.config, view: { ...defaultView(), controls: FIELDS }, notices: fromLink.notices },
   siteUrl: new URL('./', location.href),
-  theme,
+  theme: printTheme,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
   sections: { main: $('fields'), model: $('model-fields') },
   text,
@@ -67,9 +76,18 @@ function rememberInUrl(config) {
     if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 300);
 }
+// The printed settings under the caption, and the link that shows them again.
+const printed = el('section', { class: 'print-settings print-only' });
+$('charts').append(printed);
 view.onShown((config) => {
   shown = config;
   rememberInUrl(config);
+  replace(
+    printed,
+    el('h3', {}, 'Settings'),
+    settingsList(config),
+    el('p', { class: 'print-link' }, view.explorerLink(config)),
+  );
 });
 
 // A link pasted into the address bar: its settings, or a notice; an anchor
