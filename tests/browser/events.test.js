@@ -5,10 +5,11 @@
 // item graded "got it"; messages the host posts into an iframe change nothing there.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, SHOTS, SITE_CSP, launch, pageIn } from './harness.js';
+import { SHOTS, pageIn, useBrowser } from './harness.js';
+import { useSiteCopy } from './site-copy.js';
 import { startServer } from '../../scripts/serve.js';
 import { EVENT_FIELDS, EVENT_VERSION } from '../../web/src/embed/events.js';
 
@@ -16,27 +17,21 @@ const TYPES = Object.keys(EVENT_FIELDS);
 const ITEMS = ['tf-01', 'tf-08', 'why-03']; // tf-01 is false, tf-08 true, why-03 an open question
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-let browser;
-let site; // a copy of the build, with the element host page added
+const env = useBrowser();
+const site = useSiteCopy(); // the build, with the element host page added
 let hostDir; // the iframe host pages, served from another origin
-const servers = [];
-
-async function serveDir(root, options = {}) {
-  const server = await startServer({ port: 0, root, base: '/', ...options });
-  servers.push(server);
-  return `http://127.0.0.1:${server.address().port}/`;
-}
+let hostServer;
+let siteUrl;
+let hostUrl;
 
 const page = (title, body, head = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`;
 
-let siteUrl;
-let hostUrl;
 before(async () => {
-  site = mkdtempSync(join(tmpdir(), 'resnorm-events-site-'));
-  cpSync(DIST, site, { recursive: true });
+  await site.ready;
+  siteUrl = site.url;
   writeFileSync(
-    join(site, 'examples', 'events-elements.html'),
+    join(site.dir, 'examples', 'events-elements.html'),
     page(
       'elements',
       `<resnorm-quiz items="${ITEMS.join(',')}"></resnorm-quiz>
@@ -44,7 +39,6 @@ before(async () => {
       '<script type="module" src="../resnorm-embed.js"></script>',
     ),
   );
-  siteUrl = await serveDir(site, { csp: SITE_CSP });
   hostDir = mkdtempSync(join(tmpdir(), 'resnorm-events-host-'));
   const frame = (hash, title) =>
     `<iframe src="${siteUrl}embed.html#${hash}" data-resnorm title="${title}" width="420" height="700"></iframe>
@@ -57,22 +51,23 @@ before(async () => {
     join(hostDir, 'explorer.html'),
     page('explorer host', frame('arch=plain,pre_ln&depth=24&charts=grad&controls=depth&caption=false', 'explorer')),
   );
-  hostUrl = await serveDir(hostDir, {
-    csp: `default-src 'self'; img-src data:; script-src 'self' ${siteUrl.slice(0, -1)}; frame-src ${siteUrl.slice(0, -1)}`,
+  hostServer = await startServer({
+    port: 0,
+    root: hostDir,
+    csp: `default-src 'self'; img-src data:; script-src 'self' ${site.origin}; frame-src ${site.origin}`,
   });
-  browser = await launch();
+  hostUrl = `http://127.0.0.1:${hostServer.address().port}/`;
 });
 after(async () => {
-  await browser?.close();
-  for (const s of servers) await new Promise((ok) => s.close(ok));
-  for (const d of [site, hostDir]) if (d) rmSync(d, { recursive: true, force: true });
+  if (hostServer) await new Promise((ok) => hostServer.close(ok));
+  if (hostDir) rmSync(hostDir, { recursive: true, force: true });
 });
 
 // Every frame records every message it receives (the host: from the embeds; the embed: what the
 // host posts in) and every `resnorm-*` event that reaches its document; init scripts run before
 // the page's own and are not subject to its CSP.
 async function recordingContext(options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, ...options });
+  const context = await env.browser.newContext({ viewport: { width: 1000, height: 900 }, ...options });
   await context.addInitScript((types) => {
     window.__messages = [];
     window.__custom = [];
@@ -181,25 +176,22 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
 
   // The host posts into the iframe: forged events, a height, text, an object with a getter-free
   // prototype chain; the embed ignores them all (no answer recorded, nothing posted back).
-  await host.evaluate(
-    (origin) => {
-      const w = document.querySelector('iframe').contentWindow;
-      const forged = [
-        { source: 'resnorm', version: 1, type: 'answer', embed: 'quiz', item: 'tf-01', index: 0, correct: true },
-        { source: 'resnorm', version: 1, type: 'complete', embed: 'quiz', raw: 3, max: 3, scaled: 1 },
-        { source: 'resnorm', version: 1, type: 'ready', embed: 'quiz', items: ['why-01'] },
-        { type: 'resnorm:height', height: 5 },
-        'answer tf-01 true',
-        null,
-        [1, 2, 3],
-      ];
-      for (const m of forged) {
-        w.postMessage(m, origin);
-        w.postMessage(m, '*');
-      }
-    },
-    siteUrl.slice(0, -1),
-  );
+  await host.evaluate((origin) => {
+    const w = document.querySelector('iframe').contentWindow;
+    const forged = [
+      { source: 'resnorm', version: 1, type: 'answer', embed: 'quiz', item: 'tf-01', index: 0, correct: true },
+      { source: 'resnorm', version: 1, type: 'complete', embed: 'quiz', raw: 3, max: 3, scaled: 1 },
+      { source: 'resnorm', version: 1, type: 'ready', embed: 'quiz', items: ['why-01'] },
+      { type: 'resnorm:height', height: 5 },
+      'answer tf-01 true',
+      null,
+      [1, 2, 3],
+    ];
+    for (const m of forged) {
+      w.postMessage(m, origin);
+      w.postMessage(m, '*');
+    }
+  }, site.origin);
   await frame.waitForFunction(() => window.__messages.length >= 14);
   await host.waitForTimeout(300);
   const inside = await frame.evaluate(() => ({
@@ -222,7 +214,7 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
   const got = await resnormMessages(host);
   for (const m of got) {
     assert.equal(m.self, false, 'a message from the host itself');
-    assert.equal(m.origin, siteUrl.slice(0, -1), 'a message from another origin');
+    assert.equal(m.origin, site.origin, 'a message from another origin');
   }
   const list = got.map((m) => m.data);
   assertDocumented(list);

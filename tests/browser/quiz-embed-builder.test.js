@@ -2,43 +2,29 @@
 // section and one by one, its snippets (ids, or the section when it is whole), the live preview,
 // the element snippet on a host page, copying, the SCORM download, the snippet's height at a
 // 420 px column, the keyboard, 360 px and the dark theme.
-import test, { after, before } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, SHOTS, SITE_CSP, launch, pageIn } from './harness.js';
+import { SHOTS, pageIn, useBrowser } from './harness.js';
+import { useSiteCopy } from './site-copy.js';
 import { startServer } from '../../scripts/serve.js';
 import { parseHash } from '../../web/src/shared/state.js';
 
-let browser;
-let copy; // a copy of the build, where the test writes its host pages
-let server;
-let siteUrl;
-
-before(async () => {
-  copy = mkdtempSync(join(tmpdir(), 'resnorm-builder-'));
-  cpSync(DIST, copy, { recursive: true });
-  server = await startServer({ port: 0, root: copy, base: '/course/', csp: SITE_CSP });
-  siteUrl = `http://127.0.0.1:${server.address().port}/course/`;
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await new Promise((ok) => server?.close(ok));
-  if (copy) rmSync(copy, { recursive: true, force: true });
-});
+const env = useBrowser();
+const site = useSiteCopy({ base: '/course/' });
 
 const bank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
 const idsOf = (pred) => bank.items.filter(pred).map((it) => it.id);
 
 async function openBuilder(options = {}) {
-  const context = await browser.newContext({
+  const context = await env.browser.newContext({
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
     ...options,
   });
-  const page = await pageIn(context, `${siteUrl}quiz.html`);
+  const page = await pageIn(context, `${site.url}quiz.html`);
   await page.locator('#embed-questions').click();
   await page.locator('dialog.quiz-embed-dialog').waitFor();
   return { context, page };
@@ -78,13 +64,13 @@ test('a section with one question unchecked: the snippets list the checked ids, 
   assert.deepEqual(state.quiz.items, chosen);
   assert.deepEqual(state.quiz.section, []);
   assert.deepEqual(state.notices, []);
-  assert.ok(snippetSrc(iframe).startsWith(`${siteUrl}embed.html#`), 'the snippet keeps the site\u2019s sub-path');
+  assert.ok(snippetSrc(iframe).startsWith(`${site.url}embed.html#`), 'the snippet keeps the site\u2019s sub-path');
   assert.match(
     iframe,
     / data-resnorm title="resnorm quiz: 6 questions" width="100%" height="\d+" loading="lazy"><\/iframe>\n/,
   );
-  assert.match(iframe, new RegExp(`<script src="${siteUrl}resnorm-iframe\\.js" defer></script>$`));
-  assert.match(element, new RegExp(`^<script type="module" src="${siteUrl}resnorm-embed\\.js"></script>\n`));
+  assert.match(iframe, new RegExp(`<script src="${site.url}resnorm-iframe\\.js" defer></script>$`));
+  assert.match(element, new RegExp(`^<script type="module" src="${site.url}resnorm-embed\\.js"></script>\n`));
   assert.match(element, new RegExp(`<resnorm-quiz items="${chosen.join(',')}">\n {2}<p>Loading the resnorm quiz… `));
 
   // the preview: the embed with the chosen questions, the first one shown
@@ -134,10 +120,10 @@ test('a section with one question unchecked: the snippets list the checked ids, 
 
   // the element snippet on a page of the site's origin renders those questions
   writeFileSync(
-    join(copy, 'examples', 'builder-element.html'),
+    join(site.dir, 'examples', 'builder-element.html'),
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title><link rel="icon" href="data:,"></head><body>\n${element}\n</body></html>`,
   );
-  const host = await pageIn(context, `${siteUrl}examples/builder-element.html`, { ready: false });
+  const host = await pageIn(context, `${site.url}examples/builder-element.html`, { ready: false });
   await host.waitForFunction(() => document.querySelector('resnorm-quiz')?.snapshot?.quiz, null, { timeout: 20000 });
   const quiz = await host.evaluate(() => document.querySelector('resnorm-quiz').snapshot.quiz);
   assert.deepEqual(quiz.items, chosen);
@@ -151,7 +137,7 @@ test('a section with one question unchecked: the snippets list the checked ids, 
     join(hostDir, 'index.html'),
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head><body>\n${iframe}\n</body></html>`,
   );
-  const origin = siteUrl.replace(/\/course\/$/, '');
+  const origin = site.origin;
   const other = await startServer({
     port: 0,
     root: hostDir,
@@ -181,11 +167,11 @@ test('a whole section or topic is written as section= / tag=, the whole bank as 
     await checkedIds(page),
     idsOf(() => true),
   );
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz`);
   assert.match(await element(), /<resnorm-quiz>\n/);
   // a whole section
   await page.locator('#quiz-embed-section').selectOption('rapid-fire');
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz&section=rapid-fire`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&section=rapid-fire`);
   assert.match(await element(), /<resnorm-quiz section="rapid-fire">\n/);
   assert.match(await page.locator('.quiz-embed-describe').textContent(), /name the section/);
   // section and topic
@@ -194,11 +180,11 @@ test('a whole section or topic is written as section= / tag=, the whole bank as 
     await checkedIds(page),
     idsOf((it) => it.section === 'rapid-fire' && it.tags.includes('warmup')),
   );
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz&section=rapid-fire&tag=warmup`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&section=rapid-fire&tag=warmup`);
   // a topic alone, with the theme
   await page.locator('#quiz-embed-section').selectOption('');
   await page.locator('#quiz-embed-theme').selectOption('dark');
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz&theme=dark&tag=warmup`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&theme=dark&tag=warmup`);
   assert.match(await element(), /<resnorm-quiz tag="warmup" theme="dark">\n/);
   // none: refused, nothing to copy or download; all again
   await page.locator('button', { hasText: 'Select none' }).click();
@@ -210,20 +196,20 @@ test('a whole section or topic is written as section= / tag=, the whole bank as 
   assert.equal(await page.locator('#quiz-embed-preview').isVisible(), false);
   await page.locator('button', { hasText: 'Select all' }).click();
   assert.equal(await page.locator('.quiz-embed-dialog .embed-refusal').isVisible(), false);
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz&theme=dark&tag=warmup`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&theme=dark&tag=warmup`);
   // one question alone: its id
   await page.locator('button', { hasText: 'Select none' }).click();
   const one = idsOf((it) => it.tags.includes('warmup'))[1];
   await page.locator(`#quiz-embed-items input[value="${one}"]`).check();
-  assert.equal(snippetSrc(await iframe()), `${siteUrl}embed.html#mode=quiz&theme=dark&items=${one}`);
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&theme=dark&items=${one}`);
   assert.match(await iframe(), /title="resnorm quiz: 1 question"/);
   assert.deepEqual(page.problems, []);
   await context.close();
 });
 
 test('the dialog starts at the page\u2019s section and topic, keeps the focus inside, and Escape closes it', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await pageIn(context, `${siteUrl}quiz.html`);
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await pageIn(context, `${site.url}quiz.html`);
   await page.locator('#filter-section').selectOption('edge-cases');
   await page.locator('#embed-questions').focus();
   await page.keyboard.press('Enter');

@@ -1,8 +1,9 @@
 // The Embed dialogs: the explorer's "Embed" button (createEmbedDialog), which writes the iframe
 // and the custom-element snippets for the current settings, with choices for the charts, which
-// controls learners see (and which are fixed) and the theme; and the frame every Embed dialog
-// shares (embedDialogShell): a modal <dialog> (focus stays inside, Escape closes), its heading,
-// Close button, copy buttons and status line.
+// controls learners see (and which are fixed) and the theme; the papers page's (createViewEmbedDialog),
+// for the explorer view of a panel's setting; and the frame every Embed dialog shares
+// (embedDialogShell): a modal <dialog> (focus stays inside, Escape closes), its heading, Close
+// button, snippets with their copy buttons, and status line.
 import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 import { el } from '../shared/dom.js';
@@ -89,6 +90,16 @@ function snippetArea(id, label) {
   return [el('label', { for: id, class: 'embed-label' }, label), area];
 }
 
+/** The theme select on a row, with a checkbox `box` and its `text` after it when given. */
+export const themeRow = (theme, box = null, text = '') =>
+  el(
+    'div',
+    { class: 'embed-row' },
+    el('label', { for: theme.id }, 'Theme '),
+    theme,
+    box ? el('label', { class: 'embed-check' }, box, text) : null,
+  );
+
 /** The embed's theme: the reader's setting, light or dark. */
 export const themeSelect = (id) =>
   el(
@@ -149,13 +160,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
         ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id }, CONTROLS[f].label), modeSelects[i]]),
       ),
     ),
-    el(
-      'div',
-      { class: 'embed-row' },
-      el('label', { for: theme.id }, 'Theme '),
-      theme,
-      el('label', { class: 'embed-check' }, caption, ' caption under the charts'),
-    ),
+    themeRow(theme, caption, ' caption under the charts'),
     ...snippetNodes,
     status,
   );
@@ -196,4 +201,53 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     open();
   });
   return { update, dialog };
+}
+
+/**
+ * The papers page's Embed dialog: one for the page, opened by each panel's button with the
+ * explorer view that embeds it (papers/embed-views.js: {title, config, charts, exact, note}).
+ * The note says whether the view is the panel's own figure or the nearest explorer view of its
+ * setting; the author picks the theme and whether readers may move the depth.
+ */
+export function createViewEmbedDialog({ siteUrl }) {
+  const { dialog, form, status, open, snippets } = embedDialogShell({
+    id: 'view-embed',
+    title: 'Embed this figure',
+    hint: 'The explorer with this panel\u2019s setting, for a lecture page, a blog, a Jupyter Book or an LMS page.',
+  });
+  const heading = dialog.querySelector('h2');
+  const note = el('p', { class: 'view-embed-note', id: 'view-embed-note' });
+  const theme = themeSelect('view-embed-theme');
+  const depth = el('input', { type: 'checkbox', id: 'view-embed-depth', checked: true });
+  const preview = el('a', { id: 'view-embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
+  const { iframeOut, elementOut, nodes } = snippets('view-embed', preview);
+  form.append(note, themeRow(theme, depth, ' readers can change the depth'), ...nodes, status);
+  let shown = null;
+
+  function update() {
+    const { config, charts } = shown;
+    const view = { ...defaultView(), charts, controls: depth.checked ? ['depth'] : [], theme: theme.value };
+    iframeOut.value = iframeSnippet({ siteUrl, config, view });
+    elementOut.value = elementSnippet({ siteUrl, config, view });
+    preview.href = embedUrl(siteUrl, config, view);
+  }
+
+  form.addEventListener('input', () => {
+    status.textContent = '';
+    update();
+  });
+  return {
+    dialog,
+    /** Shows the dialog for one panel's view. */
+    open(panel) {
+      shown = panel;
+      heading.textContent = `Embed: ${panel.title}`;
+      note.textContent = panel.exact
+        ? panel.note
+        : `Not the panel\u2019s figure: the nearest explorer view of its setting. ${panel.note}`;
+      note.dataset.exact = String(panel.exact);
+      update();
+      open();
+    },
+  };
 }

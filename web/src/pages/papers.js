@@ -6,6 +6,8 @@ import { PERF_CONFIG } from '../engine/experiments.js';
 import { fixed } from '../shared/format.js';
 import { createTheme } from '../shared/theme.js';
 import { createPanel } from '../papers/panels.js';
+import { panelEmbed } from '../papers/embed-views.js';
+import { createViewEmbedDialog } from '../embed/dialog.js';
 import { PANEL_IDS } from '../papers/repro.js';
 import '../papers/papers.css'; // after uPlot's CSS (imported by chart.js), so ours wins
 
@@ -60,12 +62,16 @@ async function measureSpeed() {
 // Measure again (the tests do, on a busy machine): resolves to the new figures.
 state.measure = () => measureSpeed();
 
+// Each panel's Embed button: the explorer view of its setting (the site's base URL is this page's folder).
+const embed = createViewEmbedDialog({ siteUrl: new URL('./', location.href) });
+
 setStatus('loading', 'computing the reproductions…');
 for (const id of PANEL_IDS) {
   const root = document.querySelector(`[data-panel="${id}"]`);
   const lane = engine.lane();
   const request = async (params) => (await lane.request('reproduce', [id, params]))?.out ?? null;
-  panels.push(createPanel({ root, id, request, onRender }));
+  const onEmbed = (params) => embed.open(panelEmbed(id, params));
+  panels.push(createPanel({ root, id, request, onRender, onEmbed }));
 }
 panels.forEach((p) => p.run());
 

@@ -309,9 +309,10 @@ function legend(list, specs) {
 /**
  * Wires the panel `id` inside `root` (its <section>). `request(params)`
  * resolves to an experiments.js result (or null when superseded); `onRender(id, info)`
- * is told about every render.
+ * is told about every render; with `onEmbed`, an "Embed" button under the figures calls
+ * onEmbed(params), the panel's parameters at that moment.
  */
-export function createPanel({ root, id, request, onRender }) {
+export function createPanel({ root, id, request, onRender, onEmbed = null }) {
   const params = { ...PANELS[id].defaults };
   const view = { weight: 'all' };
   const charts = Object.fromEntries(
@@ -376,5 +377,24 @@ export function createPanel({ root, id, request, onRender }) {
   }
 
   buildControls(form, id, params, view, ({ view: onlyView }) => (onlyView ? render() : run()));
+  if (onEmbed)
+    root.querySelector('.paper-figures').append(
+      el(
+        'p',
+        { class: 'paper-embed' },
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            'data-embed': id,
+            'aria-haspopup': 'dialog',
+            'aria-label': `Embed: ${PANELS[id].title}`,
+            onclick: () => onEmbed({ ...params }),
+          },
+          'Embed…',
+        ),
+      ),
+    );
   return { run, retheme: render };
 }

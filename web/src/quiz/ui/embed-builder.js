@@ -5,7 +5,7 @@
 // What the snippets name: a choice that is exactly every question of the chosen section and/or
 // topic is written as section=/tag= (questions the bank gains there later join the embed); the
 // whole bank as no field at all; any other choice as the list of its ids (items=), in bank order.
-import { embedDialogShell, themeSelect } from '../../embed/dialog.js';
+import { embedDialogShell, themeRow, themeSelect } from '../../embed/dialog.js';
 import { quizIframeSnippet, quizSnippet, quizUrl } from '../../embed/snippets.js';
 import { MESSAGE } from '../../embed/height.js';
 import { download } from '../../explorer/export/download.js';
@@ -138,7 +138,7 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     ),
     refusal,
     describe,
-    el('div', { class: 'embed-row' }, el('label', { for: theme.id }, 'Theme '), theme),
+    themeRow(theme),
     el('p', { class: 'embed-label', id: 'quiz-embed-preview-label' }, 'Preview: the embed as readers will see it'),
     previewBox,
     ...snippetNodes,
