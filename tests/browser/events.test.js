@@ -94,6 +94,16 @@ const waitForMessages = (frame, n, filter = null) =>
 const frameOf = (p) => p.frames().find((f) => f.url().includes('embed.html'));
 const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
 
+/** A host page of the iframes, once its embed has posted its first message and drawn. */
+async function openHost(name) {
+  const context = await recordingContext();
+  const host = await pageIn(context, `${hostUrl}${name}`, { ready: false });
+  await waitForMessages(host, 1);
+  const frame = frameOf(host);
+  await ready(frame);
+  return { context, host, frame };
+}
+
 /** The messages without their time (checked apart: an ISO 8601 instant). */
 function untimed(list) {
   return list.map((m) => {
@@ -166,11 +176,7 @@ function assertDocumented(list) {
 }
 
 test('the quiz in an iframe on another origin: ready, answer, score after each answer, complete after the last', async () => {
-  const context = await recordingContext();
-  const host = await pageIn(context, `${hostUrl}quiz.html`, { ready: false });
-  await waitForMessages(host, 1);
-  const frame = frameOf(host);
-  await ready(frame);
+  const { context, host, frame } = await openHost('quiz.html');
   const root = frame.locator('#embed');
   await root.locator('.quiz-item[data-id="tf-01"]').waitFor();
 
@@ -232,11 +238,7 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
 });
 
 test('the explorer in an iframe posts ready with its config, config after a slider step, and nothing else', async () => {
-  const context = await recordingContext();
-  const host = await pageIn(context, `${hostUrl}explorer.html`, { ready: false });
-  await waitForMessages(host, 1);
-  const frame = frameOf(host);
-  await ready(frame);
+  const { context, host, frame } = await openHost('explorer.html');
   const config0 = await frame.evaluate(() => window.__resnorm.config);
   assert.equal(config0.depth, 24);
   // forged messages into the explorer change nothing either
