@@ -1,7 +1,8 @@
 // Embind over the engine: types in, types out, nothing else.
 //
-// No C++ exception crosses into JS (the core returns errors as values): a
-// bad config comes back from run() as "field\tmessage", and wasm/resnorm.js
+// No C++ exception crosses into JS (the core returns errors as values, and
+// refuses up front every call that would not fit its memory budget, limits.h):
+// a bad config comes back from run() as "field\tmessage", and wasm/resnorm.js
 // throws it as a RangeError. Per-layer arrays are exposed as typed-array views
 // of the wasm heap, which the wrapper copies out at once (views go stale when
 // memory grows).
@@ -25,6 +26,19 @@ struct JsConfig {
   double depth, width, tokens, expansion, gain, seed, heads;
   std::string activation, init, final_norm, block, causal;
 };
+
+// A whole number in lo..hi, given as a double so that a fraction or NaN is
+// refused by name instead of truncated by the conversion to int.
+resnorm::Status whole(const char* field, double v, double lo, double hi) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  const std::string range = " (allowed " + std::to_string(static_cast<long long>(lo)) + ".." +
+                            std::to_string(static_cast<long long>(hi)) + ")";
+  if (!std::isfinite(v)) return {field, std::string(field) + ": " + buf + " is not a finite number" + range};
+  if (v != std::floor(v)) return {field, std::string(field) + ": " + buf + " is not a whole number" + range};
+  if (v < lo || v > hi) return {field, std::string(field) + ": " + buf + " is out of range" + range};
+  return resnorm::Status::Ok();
+}
 
 class Simulation {
  public:
@@ -79,16 +93,6 @@ class Simulation {
  private:
   bool valid(int i) const { return i >= 0 && i < archCount(); }
   bool validPath(int i) const { return i >= 0 && i < pathArchCount(); }
-  static resnorm::Status whole(const char* field, double v, double lo, double hi) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    const std::string range = " (allowed " + std::to_string(static_cast<long long>(lo)) + ".." +
-                              std::to_string(static_cast<long long>(hi)) + ")";
-    if (!std::isfinite(v)) return {field, std::string(field) + ": " + buf + " is not a finite number" + range};
-    if (v != std::floor(v)) return {field, std::string(field) + ": " + buf + " is not a whole number" + range};
-    if (v < lo || v > hi) return {field, std::string(field) + ": " + buf + " is out of range" + range};
-    return resnorm::Status::Ok();
-  }
   static const std::vector<double>& pick(const resnorm::ArchResult& r, int which) {
     switch (which) {
       case 0: return r.grad_norm;
@@ -171,16 +175,36 @@ val normToken(const std::string& kind, const val& x, const val& gamma, const val
   return out;
 }
 
-val batchVsLayerNorm(const val& x, int B, int T, int d, const val& lengths, bool countPadding) {
+val batchVsLayerNorm(const val& x, double B, double T, double d, const val& lengths, bool countPadding) {
+  resnorm::Status st = whole("batch", B, 1, resnorm::kMaxBatch);
+  if (st.ok()) st = whole("length", T, 1, resnorm::kMaxLength);
+  if (st.ok()) st = whole("width", d, 1, resnorm::kMaxNormWidth);
+  if (!st.ok()) return failure(st);
+  std::vector<int> lens;
+  for (double len : convertJSArrayToNumberVector<double>(lengths)) {
+    st = whole("lengths", len, 0, T);
+    if (!st.ok()) return failure(st);
+    lens.push_back(static_cast<int>(len));
+  }
   resnorm::BatchNormResult r;
-  resnorm::Status st = resnorm::batch_vs_layer_norm(convertJSArrayToNumberVector<double>(x), B, T, d,
-                                                    convertJSArrayToNumberVector<int>(lengths), countPadding, &r);
+  st = resnorm::batch_vs_layer_norm(convertJSArrayToNumberVector<double>(x), static_cast<int>(B), static_cast<int>(T),
+                                    static_cast<int>(d), lens, countPadding, &r);
   if (!st.ok()) return failure(st);
   val out = val::object();
   out.set("batchnorm", copyOut(r.batchnorm));
   out.set("layernorm", copyOut(r.layernorm));
   out.set("mean", copyOut(r.mean));
   out.set("var", copyOut(r.var));
+  return out;
+}
+
+// The norm panel's input ranges, so the wrapper can refuse a huge array before copying it in.
+val normLimits() {
+  val out = val::object();
+  out.set("tokenFeatures", resnorm::kMaxTokenFeatures);
+  out.set("batch", resnorm::kMaxBatch);
+  out.set("length", resnorm::kMaxLength);
+  out.set("width", resnorm::kMaxNormWidth);
   return out;
 }
 
@@ -217,4 +241,5 @@ EMSCRIPTEN_BINDINGS(resnorm) {
   function("fieldsJson", &fieldsJson);
   function("normToken", &normToken);
   function("batchVsLayerNorm", &batchVsLayerNorm);
+  function("normLimits", &normLimits);
 }

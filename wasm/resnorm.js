@@ -7,11 +7,17 @@
 //
 // simulate() returns the same document as `resnorm simulate --json`, with
 // Float64Arrays for the per-layer arrays (non-finite values stay NaN or
-// Infinity; first_nonfinite says where they start, null if nowhere). A bad
-// config throws a RangeError whose message names the field, the value and the
-// allowed range, and whose `.field` is the field; the module stays usable.
+// Infinity; first_nonfinite says where they start, null if nowhere).
 //
-// This file only converts: the checks and every number come from the C++ core.
+// Errors: a value of the wrong type (an object for a number, a number for a
+// list, a string that is not a decimal number, an unknown field) throws a
+// TypeError or RangeError, a value out of its range (or a config over the
+// engine's memory or work budget) a RangeError; each names the field in its
+// message and in `.field`. After any error the module keeps computing the same
+// numbers. config in the result is the config that ran, in canonical form
+// (numbers as numbers, arch as an array, causal as a boolean).
+//
+// This file only converts: the ranges and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
 
 // In the order of bindings.cpp's array(i, which). The last six exist for
@@ -36,10 +42,13 @@ export class Resnorm {
   constructor(module) {
     this._module = module;
     this._sim = new module.Simulation();
+    this._broken = null;
     /** The core's field table: [{name, kind, min, max, allowed, default, help, choices}]. */
     this.fields = JSON.parse(module.fieldsJson());
     /** Defaults, as JS values. */
     this.defaults = Object.fromEntries(this.fields.map((f) => [f.name, parseDefault(f)]));
+    this._specs = Object.fromEntries(this.fields.map((f) => [f.name, f]));
+    this._limits = module.normLimits();
   }
 
   /**
@@ -48,8 +57,7 @@ export class Resnorm {
    */
   simulate(config = {}) {
     const cfg = this.normalize(config);
-    const error = this._sim.run(toWasm(cfg));
-    throwIfError(error);
+    throwIfError(this._guard(() => this._sim.run(toWasm(cfg))));
     const results = {};
     const n = this._sim.archCount();
     for (let i = 0; i < n; i++) {
@@ -81,12 +89,12 @@ export class Resnorm {
    *   count, measured, mean_norm, sd_norm, total}>}} arrays are Float64Arrays of U+1.
    */
   pathGradients(options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
-    const { samples = 32, path_seed = 0, ...config } = options;
+    if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
+    const { samples: s = 32, path_seed: p = 0, ...config } = options;
     const cfg = this.normalize(config);
-    const num = (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
-    const error = this._sim.paths(toWasm(cfg), num(samples), num(path_seed));
-    throwIfError(error);
+    const samples = numberField('samples', s);
+    const path_seed = numberField('path_seed', p);
+    throwIfError(this._guard(() => this._sim.paths(toWasm(cfg), samples, path_seed)));
     const results = {};
     const n = this._sim.pathArchCount();
     for (let i = 0; i < n; i++) {
@@ -96,24 +104,25 @@ export class Resnorm {
       });
       results[this._sim.pathArchName(i)] = r;
     }
-    return { config: cfg, samples: num(samples), path_seed: num(path_seed), results };
+    return { config: cfg, samples, path_seed, results };
   }
 
-  /** The config simulate() would run: defaults filled in, unknown fields refused. */
+  /** The config simulate() would run: defaults filled in, each value checked for its type, unknown fields refused. */
   normalize(config) {
-    if (config === null || typeof config !== 'object') throw new TypeError('config must be an object');
-    const cfg = { ...this.defaults };
-    for (const [key, value] of Object.entries(config)) {
-      if (!(key in this.defaults)) {
-        const e = new RangeError(
-          `${String(key).slice(0, 40)}: unknown field (allowed ${Object.keys(this.defaults).join(', ')})`,
+    if (!isRecord(config))
+      throw fieldError(TypeError, 'config', `must be an object of fields, got ${describe(config)}`);
+    const cfg = { ...this.defaults, arch: [...this.defaults.arch] };
+    for (const key of Object.keys(config)) {
+      const spec = Object.hasOwn(this._specs, key) ? this._specs[key] : null;
+      if (!spec) {
+        throw fieldError(
+          RangeError,
+          key,
+          `${printable(key)}: unknown field (allowed ${Object.keys(this._specs).join(', ')})`,
         );
-        e.field = key;
-        throw e;
       }
-      cfg[key] = value;
+      cfg[key] = canonical(spec, config[key]);
     }
-    if (typeof cfg.arch === 'string') cfg.arch = cfg.arch.split(',');
     return cfg;
   }
 
@@ -121,8 +130,13 @@ export class Resnorm {
    * One token through a norm: {y: Float64Array, mean, var, rstd}.
    * kind: 'layernorm' | 'rmsnorm'; x, gamma, beta: arrays of numbers (beta unused by RMSNorm).
    */
-  normToken(kind, x, gamma = x.map(() => 1), beta = x.map(() => 0)) {
-    return unwrap(this._module.normToken(String(kind), Array.from(x), Array.from(gamma), Array.from(beta)));
+  normToken(kind, x, gamma, beta) {
+    if (typeof kind !== 'string')
+      throw fieldError(TypeError, 'kind', `must be 'layernorm' or 'rmsnorm', got ${describe(kind)}`);
+    const xs = numbers('x', x, this._limits.tokenFeatures);
+    const g = gamma === undefined ? xs.map(() => 1) : numbers('gamma', gamma, this._limits.tokenFeatures);
+    const b = beta === undefined ? xs.map(() => 0) : numbers('beta', beta, this._limits.tokenFeatures);
+    return unwrap(this._guard(() => this._module.normToken(kind, xs, g, b)));
   }
 
   /**
@@ -131,10 +145,43 @@ export class Resnorm {
    * whether BatchNorm's statistics include the padding positions.
    * Returns {batchnorm, layernorm, mean, var} (Float64Arrays).
    */
-  batchVsLayerNorm({ x, batch, length, width, lengths, countPadding = false }) {
-    return unwrap(
-      this._module.batchVsLayerNorm(Array.from(x), batch, length, width, Array.from(lengths), !!countPadding),
-    );
+  batchVsLayerNorm(options) {
+    if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
+    const { x, batch, length, width, lengths, countPadding = false } = options;
+    const { batch: maxB, length: maxT, width: maxD } = this._limits;
+    const B = numberField('batch', batch);
+    const T = numberField('length', length);
+    const d = numberField('width', width);
+    const xs = numbers('x', x, maxB * maxT * maxD);
+    const lens = numbers('lengths', lengths, maxB);
+    if (typeof countPadding !== 'boolean') {
+      throw fieldError(TypeError, 'countPadding', `must be true or false, got ${describe(countPadding)}`);
+    }
+    return unwrap(this._guard(() => this._module.batchVsLayerNorm(xs, B, T, d, lens, countPadding)));
+  }
+
+  // Runs one call into the module. A C++ exception or an abort must never reach
+  // the caller as a bare number: the limits refuse up front every config that
+  // would not fit, so this is the last line: the stack pointer is restored, the
+  // engine object replaced, and a named Error thrown; if the module cannot be
+  // used again, every later call says so.
+  _guard(fn) {
+    if (this._broken) throw this._broken;
+    const sp = this._module.stackSave();
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof Error && !(e instanceof WebAssembly.RuntimeError)) throw e;
+      this._module.stackRestore(sp);
+      const what = e instanceof Error ? e.message : `C++ exception ${String(e)}`;
+      try {
+        this._sim = new this._module.Simulation();
+      } catch {
+        this._broken = fieldError(Error, 'config', `the engine stopped after a failure (${what}); load it again`);
+        throw this._broken;
+      }
+      throw fieldError(Error, 'config', `the engine failed on this config (${what}); it was reset`);
+    }
   }
 
   /** Frees the engine's memory; the object is unusable afterwards. */
@@ -148,14 +195,89 @@ export class Resnorm {
 function throwIfError(error) {
   if (!error) return;
   const [field, message] = error.split('\t');
-  const e = new RangeError(message);
-  e.field = field;
-  throw e;
+  throw fieldError(RangeError, field, message);
 }
 
 function unwrap(result) {
   throwIfError(result.error);
   return result;
+}
+
+function fieldError(Kind, field, message) {
+  const name = printable(field);
+  const e = new Kind(message.startsWith(`${name}: `) ? message : `${name}: ${message}`);
+  e.field = field;
+  return e;
+}
+
+// What a message may show of a value: 40 characters, control characters as '?'.
+function printable(value) {
+  const s = String(value);
+  return s.slice(0, 40).replace(/[^\x20-\x7e]/g, '?') + (s.length > 40 ? '...' : '');
+}
+
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `the text '${printable(v)}'`;
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`}`;
+}
+
+// The core's spelling of a number (config.h, parse_decimal).
+const DECIMAL = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A number field: a number (NaN and Infinity go on to the core's range check) or a decimal string. */
+function numberField(field, v, allowed = '') {
+  const range = allowed ? ` (allowed ${allowed})` : '';
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    if (DECIMAL.test(v)) return Number(v);
+    throw fieldError(RangeError, field, `'${printable(v)}' is not a finite number written in decimal${range}`);
+  }
+  throw fieldError(TypeError, field, `expected a number, got ${describe(v)}${range}`);
+}
+
+/** A list of numbers (an Array or a typed array) of at most `max` entries, as a plain Array. */
+function numbers(field, v, max) {
+  if (!Array.isArray(v) && !(ArrayBuffer.isView(v) && !(v instanceof DataView))) {
+    throw fieldError(TypeError, field, `expected an array of numbers, got ${describe(v)}`);
+  }
+  if (v.length > max) throw fieldError(RangeError, field, `${v.length} entries is too many (allowed at most ${max})`);
+  const out = Array.from(v);
+  const bad = out.findIndex((n) => typeof n !== 'number');
+  if (bad >= 0) throw fieldError(TypeError, field, `entry ${bad} is ${describe(out[bad])}, not a number`);
+  return out;
+}
+
+/** A config field's value in canonical form, or a TypeError/RangeError naming it. */
+function canonical(spec, v) {
+  const field = spec.name;
+  switch (spec.kind) {
+    case 'choice':
+      if (field === 'causal' && typeof v === 'boolean') return v;
+      if (typeof v !== 'string')
+        throw fieldError(TypeError, field, `expected one of ${spec.allowed}, got ${describe(v)}`);
+      return field === 'causal' && (v === 'true' || v === 'false') ? v === 'true' : v;
+    case 'choice_list': {
+      const list = typeof v === 'string' ? v.split(',') : v;
+      if (!Array.isArray(list)) {
+        throw fieldError(TypeError, field, `expected an array or a comma-separated list, got ${describe(v)}`);
+      }
+      if (list.length > spec.choices.length) {
+        throw fieldError(RangeError, field, `${list.length} entries (allowed 1..${spec.choices.length}, each once)`);
+      }
+      const bad = list.findIndex((a) => typeof a !== 'string');
+      if (bad >= 0) throw fieldError(TypeError, field, `entry ${bad} is ${describe(list[bad])}, not a name`);
+      const twice = list.find((a, i) => list.indexOf(a) !== i);
+      if (twice !== undefined) throw fieldError(RangeError, field, `'${printable(twice)}' is listed twice (each once)`);
+      return [...list];
+    }
+    default:
+      return numberField(field, v, spec.allowed);
+  }
 }
 
 function parseDefault(f) {
@@ -166,25 +288,22 @@ function parseDefault(f) {
 }
 
 // Strings for enums, numbers for numbers: what bindings.cpp's JsConfig takes.
-// A value of the wrong type is passed on as text or NaN, so the core's check
-// names it; nothing is coerced silently into a valid value.
+// canonical() has already checked each type; the core checks the values.
 function toWasm(cfg) {
-  const text = (v) => (typeof v === 'string' ? v : Array.isArray(v) ? v.map(String).join(',') : String(v));
-  const num = (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
   return {
-    arch: text(cfg.arch),
-    depth: num(cfg.depth),
-    width: num(cfg.width),
-    tokens: num(cfg.tokens),
-    expansion: num(cfg.expansion),
-    gain: num(cfg.gain),
-    seed: num(cfg.seed),
-    heads: num(cfg.heads),
-    activation: text(cfg.activation),
-    init: text(cfg.init),
-    final_norm: text(cfg.final_norm),
-    block: text(cfg.block),
-    causal: text(cfg.causal), // true/false (or their names)
+    arch: cfg.arch.join(','),
+    depth: cfg.depth,
+    width: cfg.width,
+    tokens: cfg.tokens,
+    expansion: cfg.expansion,
+    gain: cfg.gain,
+    seed: cfg.seed,
+    heads: cfg.heads,
+    activation: cfg.activation,
+    init: cfg.init,
+    final_norm: cfg.final_norm,
+    block: cfg.block,
+    causal: String(cfg.causal), // true/false
   };
 }
 

@@ -2,13 +2,13 @@
 //
 //   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
 //
-// Flags are the fields of config.h's table (final_norm is --final-norm). A bad
-// value exits with status 2 and one line on stderr naming the flag, the value
-// and the allowed range; nothing is printed on stdout then.
+// The arguments are parsed by args.cpp (which flags, how numbers are written).
+// A bad value exits with status 2 and one line on stderr naming the flag, the
+// value and the allowed range; nothing is printed on stdout then.
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "args.h"
 #include "resnorm/engine.h"
 
 using namespace resnorm;
@@ -18,13 +18,12 @@ namespace {
 int usage(FILE* to) {
   std::fprintf(to, "usage: resnorm simulate [flags] [--json]\n\nflags (all optional):\n");
   for (const FieldSpec& f : field_specs()) {
-    std::string flag = f.name;
-    for (char& c : flag)
-      if (c == '_') c = '-';
+    const std::string flag = flag_name(f.name);
     std::fprintf(to, "  --%-11s %-34s default %-30s %s\n", flag.c_str(), allowed_text(f).c_str(), f.default_text,
                  f.help);
   }
   std::fprintf(to, "  --json        print one JSON document instead of a table\n");
+  std::fprintf(to, "\nnumbers are decimal: 4, -0.5, .5, 1e-3 (no hex, no '+', no spaces)\n");
   return to == stderr ? 2 : 0;
 }
 
@@ -36,51 +35,18 @@ int bad(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage(stderr);
-  std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(stdout);
-  if (cmd != "simulate") return bad("unknown command '" + cmd.substr(0, 40) + "' (allowed: simulate)");
-  Config cfg;
-  bool json = false;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") return usage(stdout);
-    if (arg.rfind("--", 0) != 0) return bad("unexpected argument '" + arg.substr(0, 40) + "'");
-    std::string key = arg.substr(2), value;
-    bool has_value = false;
-    size_t eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-      has_value = true;
-    }
-    std::string field = key;
-    for (char& ch : field)
-      if (ch == '-') ch = '_';
-    const FieldSpec* spec = find_field(field);
-    if (!spec) return bad("unknown flag --" + key.substr(0, 40) + " (see resnorm --help)");
-    if (!has_value) {
-      if (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)
-        return bad("--" + key + ": missing value (allowed " + allowed_text(*spec) + ")");
-      value = argv[++i];
-    }
-    Status st = set_field(cfg, field, value);
-    if (!st.ok()) return bad("--" + key + st.message.substr(st.field.size()));
+  const CliRequest req = parse_args(argc, argv);
+  switch (req.kind) {
+    case CliRequest::usage_error: return usage(stderr);
+    case CliRequest::help: return usage(stdout);
+    case CliRequest::error: return bad(req.message);
+    case CliRequest::simulate: break;
   }
   Engine<float> engine;
   Results res;
-  Status st = engine.simulate(cfg, &res);
-  if (!st.ok()) {
-    std::string flag = st.field;
-    for (char& ch : flag)
-      if (ch == '_') ch = '-';
-    return bad("--" + flag + st.message.substr(st.field.size()));
-  }
-  if (json)
+  const Status st = engine.simulate(req.cfg, &res);
+  if (!st.ok()) return bad("--" + flag_name(st.field) + st.message.substr(st.field.size()));
+  if (req.json)
     std::printf("%s\n", results_json(res).c_str());
   else
     std::fputs(results_table(res).c_str(), stdout);

@@ -1,7 +1,6 @@
 // The field table and everything that parses or checks a Config.
 #include "resnorm/config.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,13 +30,7 @@ std::string fmt_number(double v) {
   return buf;
 }
 
-// Shortens what a user typed so a 10 kB value never floods a message.
-std::string quoted(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 40)) out += (c >= 32 && c < 127) ? c : '?';
-  if (s.size() > 40) out += "...";
-  return "'" + out + "'";
-}
+std::string quoted(std::string_view s) { return "'" + printable(s) + "'"; }
 
 Status fail(const FieldSpec& f, const std::string& what) {
   return {f.name, std::string(f.name) + ": " + what + " (allowed " + allowed_text(f) + ")"};
@@ -88,6 +81,38 @@ Status check_number(const FieldSpec& f, double v, const std::string& shown) {
 
 }  // namespace
 
+std::string printable(std::string_view s, size_t max) {
+  std::string out;
+  for (char c : s.substr(0, max)) out += (c >= 32 && c < 127) ? c : '?';
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+bool parse_decimal(std::string_view s, double* out) {
+  size_t i = 0;
+  auto digits = [&]() {
+    const size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  size_t whole = digits(), frac = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    frac = digits();
+  }
+  if (whole + frac == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  if (i != s.size()) return false;
+  const std::string text(s);
+  *out = std::strtod(text.c_str(), nullptr);
+  return true;
+}
+
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
       {"arch", FieldKind::choice_list, 0, 0, choices_of(kArchNames), "plain,residual,post_ln,pre_ln",
@@ -137,7 +162,7 @@ std::string allowed_text(const FieldSpec& f) {
 
 Status set_field(Config& cfg, std::string_view name, std::string_view text) {
   const FieldSpec* f = find_field(name);
-  if (!f) return {std::string(name), std::string(name.substr(0, 40)) + ": unknown field"};
+  if (!f) return {std::string(name), printable(name) + ": unknown field"};
   if (text.empty()) return fail(*f, "missing value");
   switch (f->kind) {
     case FieldKind::choice: {
@@ -165,11 +190,14 @@ Status set_field(Config& cfg, std::string_view name, std::string_view text) {
       return Status::Ok();
     }
     default: {
-      std::string s(text);
-      char* end = nullptr;
-      errno = 0;
-      double v = std::strtod(s.c_str(), &end);
-      if (end == s.c_str() || *end != '\0') return fail(*f, quoted(text) + " is not a number");
+      double v = 0;
+      if (!parse_decimal(text, &v)) {
+        const std::string t(text);
+        char* end = nullptr;
+        const double loose = std::strtod(t.c_str(), &end);
+        const bool non_finite = end != t.c_str() && *end == '\0' && !std::isfinite(loose);
+        return fail(*f, quoted(text) + (non_finite ? " is not a finite number" : " is not a number"));
+      }
       Status st = check_number(*f, v, quoted(text));
       if (!st.ok()) return st;
       assign(cfg, name, v);
@@ -180,7 +208,7 @@ Status set_field(Config& cfg, std::string_view name, std::string_view text) {
 
 Status set_number(Config& cfg, std::string_view name, double value) {
   const FieldSpec* f = find_field(name);
-  if (!f) return {std::string(name), std::string(name.substr(0, 40)) + ": unknown field"};
+  if (!f) return {std::string(name), printable(name) + ": unknown field"};
   if (f->kind == FieldKind::choice || f->kind == FieldKind::choice_list)
     return fail(*f, "a number is not a valid value");
   Status st = check_number(*f, value, fmt_number(value));

@@ -2,16 +2,18 @@
 // Engine::paths is in paths.cpp.
 #include "resnorm/engine.h"
 
+#include <algorithm>
 #include <memory>
+
+#include "resnorm/limits.h"
 
 namespace resnorm {
 
 template <class S>
 Status Engine<S>::simulate(const Config& cfg, Results* out) {
-  Status st = validate(cfg);
+  Status st = check_simulate(cfg);
   if (!st.ok()) return st;
-  bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
-  while (models_.size() < cfg.archs.size()) models_.push_back(std::make_unique<Model<S>>());
+  prepare(cfg);
   out->config = cfg;
   out->archs.resize(cfg.archs.size());
   const size_t n = cfg.archs.size();
@@ -31,6 +33,17 @@ Status Engine<S>::simulate(const Config& cfg, Results* out) {
     for (size_t i = 0; i < n; ++i) models_[i]->backward_step(k);
   for (size_t i = 0; i < n; ++i) out->archs[i] = models_[i]->result();
   return Status::Ok();
+}
+
+template <class S>
+void Engine<S>::prepare(const Config& cfg) {
+  // What an earlier, different call left beyond this one's needs is released
+  // first, so the engine never holds more than the call's cost (limits.h).
+  models_.resize(std::min(models_.size(), cfg.archs.size()));
+  const double held = std::max(0, bank_.layers_held() - cfg.depth) * cfg.weights_per_block() * sizeof(S);
+  if (simulate_cost(cfg, sizeof(S)).bytes + held > kMemoryBudget) bank_.trim(cfg.depth);
+  bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
+  while (models_.size() < cfg.archs.size()) models_.push_back(std::make_unique<Model<S>>());
 }
 
 template class Engine<float>;

@@ -21,7 +21,9 @@ Status bad(const char* field, const std::string& what) { return {field, std::str
 Status norm_token(NormKind kind, const std::vector<double>& x, const std::vector<double>& gamma,
                   const std::vector<double>& beta, TokenNorm* out) {
   const int d = static_cast<int>(x.size());
-  if (d < 1 || d > 4096) return bad("x", std::to_string(d) + " features is out of range (allowed 1..4096)");
+  if (d < 1 || d > kMaxTokenFeatures)
+    return bad("x",
+               std::to_string(d) + " features is out of range (allowed 1.." + std::to_string(kMaxTokenFeatures) + ")");
   if (gamma.size() != x.size()) return bad("gamma", "must have as many entries as x");
   if (kind == NormKind::layernorm && beta.size() != x.size()) return bad("beta", "must have as many entries as x");
   if (kind == NormKind::none) return bad("kind", "must be layernorm or rmsnorm");
@@ -35,14 +37,19 @@ Status norm_token(NormKind kind, const std::vector<double>& x, const std::vector
     out->mean = 0;
   }
   out->var = 1.0 / (out->rstd * out->rstd) - kEps;
+  if (!std::isfinite(out->mean) || !std::isfinite(out->var) || !all_finite(out->y))
+    return bad("x", "the entries are too large: their statistics overflow a double (keep |x| below 1e150)");
   return Status::Ok();
 }
 
 Status batch_vs_layer_norm(const std::vector<double>& x, int B, int T, int d, const std::vector<int>& lengths,
                            bool count_padding, BatchNormResult* out) {
-  if (B < 1 || B > 64) return bad("batch", std::to_string(B) + " is out of range (allowed 1..64)");
-  if (T < 1 || T > 256) return bad("length", std::to_string(T) + " is out of range (allowed 1..256)");
-  if (d < 1 || d > 512) return bad("width", std::to_string(d) + " is out of range (allowed 1..512)");
+  auto range = [](int v, int hi) {
+    return std::to_string(v) + " is out of range (allowed 1.." + std::to_string(hi) + ")";
+  };
+  if (B < 1 || B > kMaxBatch) return bad("batch", range(B, kMaxBatch));
+  if (T < 1 || T > kMaxLength) return bad("length", range(T, kMaxLength));
+  if (d < 1 || d > kMaxNormWidth) return bad("width", range(d, kMaxNormWidth));
   if (static_cast<long>(x.size()) != static_cast<long>(B) * T * d)
     return bad("x", "must hold batch * length * width values");
   if (static_cast<int>(lengths.size()) != B) return bad("lengths", "must have one entry per sequence");
@@ -76,6 +83,8 @@ Status batch_vs_layer_norm(const std::vector<double>& x, int B, int T, int d, co
       out->batchnorm[p * d + i] = (x[p * d + i] - out->mean[i]) / std::sqrt(out->var[i] + kEps);
   std::vector<double> gamma(d, 1.0), beta(d, 0.0), mean(static_cast<size_t>(B) * T), rstd(static_cast<size_t>(B) * T);
   layernorm_forward(out->layernorm.data(), mean.data(), rstd.data(), x.data(), gamma.data(), beta.data(), B * T, d);
+  if (!all_finite(out->mean) || !all_finite(out->var) || !all_finite(out->batchnorm) || !all_finite(out->layernorm))
+    return bad("x", "the entries are too large: their statistics overflow a double (keep |x| below 1e150)");
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "resnorm/engine.h"
+#include "resnorm/limits.h"
 #include "resnorm/model.h"
 #include "resnorm/rng.h"
 
@@ -73,18 +74,10 @@ template double Model<double>::backward_path(const std::vector<char>&);
 
 template <class S>
 Status Engine<S>::paths(const Config& cfg, int samples, uint32_t path_seed, PathResults* out) {
-  Status st = validate(cfg);
+  Status st = check_paths(cfg, samples);
   if (!st.ok()) return st;
-  if (samples < 1 || samples > kMaxPathSamples)
-    return {"samples", "samples: " + std::to_string(samples) + " is out of range (allowed 1.." +
-                           std::to_string(kMaxPathSamples) + ")"};
-  const int P = cfg.sublayers_per_block();
-  const int U = cfg.depth * P;
-  if (U > kMaxPathUnits)
-    return {"depth", "depth: " + std::to_string(cfg.depth) + " is out of range for path sampling (allowed 1.." +
-                         std::to_string(kMaxPathUnits / P) + " with " + name(cfg.block) + " blocks)"};
-  bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
-  while (models_.size() < cfg.archs.size()) models_.push_back(std::make_unique<Model<S>>());
+  prepare(cfg);
+  const int U = cfg.depth * cfg.sublayers_per_block();
   out->config = cfg;
   out->samples = samples;
   out->path_seed = path_seed;

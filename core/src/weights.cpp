@@ -88,6 +88,18 @@ void WeightBank<S>::prepare(uint32_t seed, int d, int m, Init init, int depth, b
   }
 }
 
+template <class S>
+void WeightBank<S>::trim(int depth) {
+  if (static_cast<int>(layers_.size()) > depth) {
+    layers_.resize(depth);
+    layers_.shrink_to_fit();
+  }
+  if (static_cast<int>(attn_.size()) > depth) {
+    attn_.resize(depth);
+    attn_.shrink_to_fit();
+  }
+}
+
 template class WeightBank<float>;
 template class WeightBank<double>;
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -24,6 +25,34 @@ Run run(const std::string& args) {
   int raw = std::system(cmd.c_str());
   auto slurp = [](const std::string& p) {
     std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  };
+  Run r{WEXITSTATUS(raw), slurp(out), slurp(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+// The CLI with exactly these arguments (no shell: bytes reach argv as they are).
+Run run_argv(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string stem = "cli_argv_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string out = stem + ".out", err = stem + ".err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(127);
+    std::vector<char*> argv{const_cast<char*>(RESNORM_CLI)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(RESNORM_CLI, argv.data());
+    _exit(127);
+  }
+  int raw = 0;
+  waitpid(pid, &raw, 0);
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
     std::stringstream s;
     s << f.rdbuf();
     return s.str();
@@ -87,6 +116,52 @@ TEST_CASE("bad flags exit 2 with one line naming flag, value and range, and no s
     CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(c[1]) != std::string::npos);
   }
+}
+
+TEST_CASE("numbers are decimal only: hex, hex floats, a '+', spaces and names are refused", "[cli]") {
+  for (const char* v : {"0x10", "0x1.0p3", " 4", "4 ", "+2", "1e", "1.2.3", "4abc", "infinity", "0x10p0"}) {
+    Run r = run_argv({"simulate", "--depth", v});
+    INFO(v << " -> " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("resnorm: --depth", 0) == 0);
+  }
+  for (const char* v : {"4", "4.0", "4e0", "40E-1", ".4e1"}) {
+    Run r = run(std::string("simulate --depth ") + v + " --json");
+    INFO(v << " -> " << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("\"depth\": 4,") != std::string::npos);
+  }
+  CHECK(run("simulate --gain -0.5").err.find("'-0.5' is out of range (allowed 0..4)") != std::string::npos);
+}
+
+TEST_CASE("flags are spelled with '-' only, and echoed text never carries a control byte", "[cli]") {
+  Run under = run("simulate --final_norm rmsnorm");
+  CHECK(under.status == 2);
+  CHECK(under.err.find("unknown flag --final_norm (flags are spelled with '-', did you mean --final-norm?)") !=
+        std::string::npos);
+  // A newline and escape sequences in a flag name, a command, a value and an arch.
+  const std::vector<std::vector<std::string>> cases = {{"simulate", "--de\npth", "4"},
+                                                       {"fro\x1b[31mbnicate"},
+                                                       {"simulate", "--depth", "4\x1b[2J"},
+                                                       {"simulate", "\x07x"},
+                                                       {"simulate", "--arch", "pre_ln,\x1b]0;pwned\x07"},
+                                                       {"simulate", "--depth=\r\n4"}};
+  for (const auto& args : cases) {
+    Run r = run_argv(args);
+    INFO(args.back() << " -> " << r.err);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    for (char c : r.err) CHECK((c == '\n' || (c >= 32 && c < 127)));
+  }
+}
+
+TEST_CASE("a config over the memory or work budget exits 2 naming depth and the largest that fits", "[cli]") {
+  Run r = run("simulate --arch plain,residual,post_ln,pre_ln --depth 1024 --width 128 --expansion 2 --tokens 64");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("resnorm: --depth: 1024 needs ", 0) == 0);
+  CHECK(r.err.find("allowed 1..") != std::string::npos);
 }
 
 TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "resnorm/engine.h"
 
@@ -125,4 +127,19 @@ TEST_CASE("block, heads and causal: parsing, errors and the memory budget", "[co
   t.causal = false;
   CHECK(config_json(t).find("\"seed\": 0, \"block\": \"transformer\", \"heads\": 4, \"causal\": false}") !=
         std::string::npos);
+}
+
+TEST_CASE("parse_decimal takes plain decimal and e-notation, nothing else") {
+  double v = 0;
+  for (auto [text, want] : std::vector<std::pair<const char*, double>>{
+           {"4", 4}, {"-0.5", -0.5}, {".5", 0.5}, {"5.", 5}, {"1e-3", 1e-3}, {"2.5E+2", 250}, {"0", 0}}) {
+    INFO(text);
+    REQUIRE(resnorm::parse_decimal(text, &v));
+    CHECK(v == want);
+  }
+  for (const char* text :
+       {"", "-", ".", "+2", " 4", "4 ", "0x10", "0x1.0p3", "1e", "1e+", "inf", "nan", "1,5", "--1"}) {
+    INFO(text);
+    CHECK_FALSE(resnorm::parse_decimal(text, &v));
+  }
 }

@@ -68,3 +68,15 @@ TEST_CASE("BatchNorm output of a token moves with the rest of the batch, LayerNo
     for (int t = 0; t < (bb == 0 ? 2 : 3); ++t, ++n) m0 += a.batchnorm[(bb * T + t) * d];
   CHECK(std::abs(m0 / n) < 1e-12);
 }
+
+TEST_CASE("entries whose statistics overflow a double are refused, naming x", "[normlab]") {
+  resnorm::TokenNorm t;
+  const resnorm::Status st = resnorm::norm_token(resnorm::NormKind::layernorm, {1e308, -1e308}, {1, 1}, {0, 0}, &t);
+  CHECK(st.field == "x");
+  CHECK(st.message.find("overflow") != std::string::npos);
+  CHECK(resnorm::norm_token(resnorm::NormKind::rmsnorm, {1e200, 1}, {1, 1}, {0, 0}, &t).field == "x");
+  resnorm::BatchNormResult r;
+  CHECK(resnorm::batch_vs_layer_norm({1e308, -1e308}, 2, 1, 1, {1, 1}, false, &r).field == "x");
+  // Large but representable statistics are fine.
+  CHECK(resnorm::norm_token(resnorm::NormKind::layernorm, {1e100, -1e100}, {1, 1}, {0, 0}, &t).ok());
+}

@@ -86,6 +86,16 @@ const FieldSpec* find_field(std::string_view name);
 // "1..1024", "0..4", "relu|gelu|tanh|linear", ...
 std::string allowed_text(const FieldSpec& spec);
 
+// What a message may show of text a user typed: at most `max` bytes, every
+// byte outside printable ASCII as '?' (no control byte or escape sequence
+// reaches a terminal), "..." when cut.
+std::string printable(std::string_view s, size_t max = 40);
+// Numbers are written in decimal: an optional '-', digits with an optional
+// fraction (or a fraction alone), an optional exponent (e or E, an optional
+// sign, digits): "4", "-0.5", ".5", "1e-3", "2.5E+2". Nothing else: no '+'
+// or spaces around it, no hex, no "inf" or "nan". False if `s` is not one.
+bool parse_decimal(std::string_view s, double* out);
+
 // Parses `text` into `cfg`'s field `name`, checking its range. The message of
 // a failure reads like "depth: 0 is out of range (allowed 1..1024)".
 Status set_field(Config& cfg, std::string_view name, std::string_view text);

@@ -6,7 +6,8 @@
 //
 // An Engine keeps its weight bank and per-arch workspaces between calls, so a
 // slider step that changes only gain or arch regenerates nothing and
-// allocates nothing.
+// allocates nothing. A call whose cost exceeds the budgets of limits.h is
+// refused before anything is allocated.
 #pragma once
 
 #include <memory>
@@ -28,6 +29,9 @@ class Engine {
   Status paths(const Config& cfg, int samples, uint32_t path_seed, PathResults* out);
 
  private:
+  // Sizes the bank and the workspaces for cfg, releasing what other calls
+  // left that would take the engine past the memory budget (limits.h).
+  void prepare(const Config& cfg);
   WeightBank<S> bank_;
   std::vector<std::unique_ptr<Model<S>>> models_;  // one workspace per slot of config.archs
 };

@@ -12,6 +12,10 @@
 
 namespace resnorm {
 
+// The ranges of the norm panel's inputs (the bindings check against the same).
+inline constexpr int kMaxTokenFeatures = 4096;
+inline constexpr int kMaxBatch = 64, kMaxLength = 256, kMaxNormWidth = 512;
+
 struct TokenNorm {
   std::vector<double> y;  // (d)
   double mean = 0;        // LayerNorm: mean over features; RMSNorm: 0 (no centering)
@@ -20,6 +24,7 @@ struct TokenNorm {
 };
 
 // x, gamma, beta: (d), d >= 1. kind: layernorm or rmsnorm (beta unused there).
+// Entries so large that the statistics overflow a double are refused (field x).
 Status norm_token(NormKind kind, const std::vector<double>& x, const std::vector<double>& gamma,
                   const std::vector<double>& beta, TokenNorm* out);
 
@@ -28,7 +33,8 @@ Status norm_token(NormKind kind, const std::vector<double>& x, const std::vector
 // its values). BatchNorm (training mode) normalizes each feature over the
 // batch and time positions it counts: the real tokens, or every position
 // when count_padding (what a naive implementation over the padded tensor
-// does). LayerNorm normalizes each token over its own d features.
+// does). LayerNorm normalizes each token over its own d features. Values
+// whose statistics overflow a double are refused (field x).
 struct BatchNormResult {
   std::vector<double> batchnorm;  // (B, T, d)
   std::vector<double> layernorm;  // (B, T, d)

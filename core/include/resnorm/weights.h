@@ -69,6 +69,9 @@ class WeightBank {
   // Makes layers 1..depth available (attention weights too if `attention`);
   // regenerates all of a kind if its key changed.
   void prepare(uint32_t seed, int d, int m, Init init, int depth, bool attention = false);
+  // Frees the layers after `depth` (they are generated again if asked for).
+  void trim(int depth);
+  int layers_held() const { return static_cast<int>(layers_.size()); }
   const MlpBase<S>& layer(int l) const { return layers_[l - 1]; }
   MlpBase<S>& mutable_layer(int l) { return layers_[l - 1]; }  // for tests
   const AttnBase<S>& attention_layer(int l) const { return attn_[l - 1]; }

@@ -1,0 +1,73 @@
+#include "args.h"
+
+#include <cstring>
+
+namespace resnorm {
+namespace {
+
+CliRequest failed(const std::string& message) {
+  CliRequest r;
+  r.kind = CliRequest::error;
+  r.message = message;
+  return r;
+}
+
+}  // namespace
+
+std::string flag_name(std::string name) {
+  for (char& c : name)
+    if (c == '_') c = '-';
+  return name;
+}
+
+CliRequest parse_args(int argc, const char* const* argv) {
+  CliRequest req;
+  if (argc < 2) {
+    req.kind = CliRequest::usage_error;
+    return req;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    req.kind = CliRequest::help;
+    return req;
+  }
+  if (cmd != "simulate") return failed("unknown command '" + printable(cmd) + "' (allowed: simulate)");
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      req.json = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      req.kind = CliRequest::help;
+      return req;
+    }
+    if (arg.rfind("--", 0) != 0) return failed("unexpected argument '" + printable(arg) + "'");
+    std::string key = arg.substr(2), value;
+    bool has_value = false;
+    const size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+      has_value = true;
+    }
+    std::string field = key;
+    for (char& ch : field)
+      if (ch == '-') ch = '_';
+    const FieldSpec* spec = key.find('_') == std::string::npos ? find_field(field) : nullptr;
+    if (!spec) {
+      const std::string hint = find_field(key) ? ", did you mean --" + flag_name(key) + "?" : ", see resnorm --help";
+      return failed("unknown flag --" + printable(key) + " (flags are spelled with '-'" + hint + ")");
+    }
+    if (!has_value) {
+      if (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)
+        return failed("--" + key + ": missing value (allowed " + allowed_text(*spec) + ")");
+      value = argv[++i];
+    }
+    const Status st = set_field(req.cfg, field, value);
+    if (!st.ok()) return failed("--" + key + st.message.substr(st.field.size()));
+  }
+  return req;
+}
+
+}  // namespace resnorm

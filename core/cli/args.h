@@ -1,0 +1,30 @@
+// The CLI's arguments as a request: what to run, or the one-line error to
+// print. Separate from main() so the fuzzer (tests/fuzz/) drives the same code.
+//
+//   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
+//
+// Flags are the fields of config.h's table, spelled with '-' for '_'
+// (--final-norm), in that spelling only; numbers are decimal (parse_decimal);
+// whatever an error echoes of the arguments is cut to 40 bytes with control
+// bytes shown as '?'.
+#pragma once
+
+#include <string>
+
+#include "resnorm/config.h"
+
+namespace resnorm {
+
+struct CliRequest {
+  enum Kind { simulate, help, usage_error, error } kind = simulate;
+  Config cfg;
+  bool json = false;
+  std::string message;  // kind == error: the one line to print, without the "resnorm: " prefix
+};
+
+CliRequest parse_args(int argc, const char* const* argv);
+
+// final_norm -> final-norm
+std::string flag_name(std::string name);
+
+}  // namespace resnorm

@@ -1,0 +1,52 @@
+// resnorm/limits.h: what one call may cost, stated up front.
+//
+// Every field has a range (config.h), but fields that are each in range can
+// together ask for more than a browser tab has: all ten architectures at
+// depth 1024, width 128, 64 tokens would hold 4 GB. So a call is also
+// bounded as a whole, from its shapes alone, before anything is allocated:
+//   memory  the bytes the engine holds for the call (weights, every cache of
+//           every architecture), computed from the same sizes configure()
+//           allocates, for the float engine the CLI and the page run;
+//   work    the floating-point operations of the call (forward, backward,
+//           weight-gradient norms, generating the weights, the path samples),
+//           weighted where an operation runs slower than a GEMM (QR, random
+//           normals).
+// The budgets are constants, the same natively and in WebAssembly, so a config
+// the CLI accepts is one the page accepts. A refused config gets a Status
+// naming depth (or samples) with the largest value that fits, and what the
+// call would need.
+#pragma once
+
+#include <cstdint>
+
+#include "resnorm/config.h"
+
+namespace resnorm {
+
+struct Cost {
+  double bytes = 0;  // held by the engine during the call
+  double work = 0;   // weighted floating-point operations
+};
+
+// The page's memory budget for one engine (the wasm heap may grow to this,
+// plus what the module itself needs: see README.md, "Limits").
+inline constexpr double kMemoryBudget = 768.0 * 1024 * 1024;
+// About 5 s of work natively on a 2-core laptop of 2024 (bench/run.js
+// measures the slowest configs the budget allows).
+inline constexpr double kWorkBudget = 5.0e10;
+
+// What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.
+Cost simulate_cost(const Config& cfg, int scalar_bytes = 4);
+// What Engine<S>::paths(cfg, samples) costs.
+Cost paths_cost(const Config& cfg, int samples, int scalar_bytes = 4);
+
+// Status::Ok() if `cost` fits both budgets; otherwise an error naming
+// `field`, its largest value that fits (`max_fit`, computed by the caller),
+// and what the call would need.
+Status check_cost(const Cost& cost, const char* field, double value, double max_fit);
+
+// The checks of simulate and paths: validate(cfg) and the budgets.
+Status check_simulate(const Config& cfg);
+Status check_paths(const Config& cfg, int samples);
+
+}  // namespace resnorm

@@ -1,0 +1,182 @@
+// The cost of a call from its shapes (limits.h): the bytes mirror the sizes
+// Model::configure, Mlp, Attention, Norm and WeightBank allocate; the work
+// counts each kernel's multiply-adds as two operations.
+#include "resnorm/limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "resnorm/paths.h"
+#include "resnorm/recipes.h"
+
+namespace resnorm {
+namespace {
+
+// Random normals and Householder QR run at a fraction of a GEMM's rate; these
+// weights make their work comparable (measured natively, bench/run.js).
+constexpr double kNormalWork = 80;  // per N(0, 1) draw (splitmix64 + Box-Muller, in double)
+constexpr double kQrWork = 1;       // per operation of QR and of forming Q
+constexpr double kAllocBytes = 32;  // malloc's bookkeeping per buffer
+constexpr double kMargin = 1.02;    // what the sizes above leave out (alignment, small vectors)
+
+// What the engine holds for the weight bank of `cfg.depth` layers.
+double bank_bytes(const Config& c, int sb) {
+  const double d = c.width, m = c.hidden();
+  return c.depth * c.weights_per_block() * sb + 16.0 * std::max(d * m, d * d);  // + one matrix in double
+}
+
+// One model (one architecture) configured for cfg.
+double model_bytes(const Config& c, Arch arch, int sb) {
+  const double T = c.tokens, d = c.width, m = c.hidden(), H = c.heads;
+  const int P = c.sublayers_per_block();
+  const double U = double(c.depth) * P;
+  const Recipe rec = recipe(arch, c.depth, P);
+  auto norm = [&](NormKind k) { return k == NormKind::none ? 0.0 : (4 * d + 2 * T) * sb + 6 * kAllocBytes; };
+  const double unit_norms = norm(rec.wrap.in) + norm(rec.wrap.out) + norm(rec.wrap.outer);
+  const double unit = 4 * T * d * sb + unit_norms + 4 * kAllocBytes;
+  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
+  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
+  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + norm(c.final_norm);
+  bytes += U * unit + c.depth * mlp;
+  if (c.block == Block::transformer) {
+    bytes += c.depth * attn;
+    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
+  }
+  return bytes + 12 * (c.depth + 1) * 8.0;  // the result's arrays
+}
+
+// Forward and backward of one architecture's stack, with the weight-gradient norms.
+double stack_work(const Config& c) {
+  const double T = c.tokens, d = c.width, m = c.hidden();
+  const double mlp = 8 * T * d * m + 4 * T * T * (d + m) + 40 * T * d;
+  const double attn = c.block == Block::transformer ? 32 * T * d * d + 24 * T * T * d + 40 * T * d : 0.0;
+  return c.depth * (mlp + attn);
+}
+
+// Generating the weight bank (charged in full: the first call of a seed pays it).
+double bank_work(const Config& c) {
+  const double d = c.width, m = c.hidden();
+  double normals = 2 * d * m + (c.block == Block::transformer ? 4 * d * d : 0.0);
+  double work = c.depth * normals * kNormalWork;
+  if (c.init == Init::orthogonal) {
+    const double big = std::max(d, m), small = std::min(d, m);
+    const double qr = 4 * big * small * small;  // QR, then the thin Q
+    work += c.depth * kQrWork * (2 * qr + (c.block == Block::transformer ? 4 * 4 * d * d * d : 0.0));
+  }
+  return work;
+}
+
+double arch_factor(Arch a) { return a == Arch::admin ? 1.5 : 1.0; }  // Admin's profiling forward
+
+std::string human_bytes(double b) {
+  char buf[32];
+  if (b >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f GB", b / (1024.0 * 1024 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MB", std::ceil(b / (1024.0 * 1024)));
+  return buf;
+}
+
+// The largest depth in 1..cfg.depth for which `fits` holds, or 0.
+template <class Fits>
+int largest_depth(Config c, Fits fits) {
+  int lo = 0, hi = c.depth;
+  while (lo < hi) {
+    c.depth = (lo + hi + 1) / 2;
+    if (fits(c))
+      lo = c.depth;
+    else
+      hi = c.depth - 1;
+  }
+  return lo;
+}
+
+bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
+
+}  // namespace
+
+Cost simulate_cost(const Config& c, int sb) {
+  Cost k;
+  k.bytes = bank_bytes(c, sb);
+  k.work = bank_work(c);
+  for (Arch a : c.archs) {
+    k.bytes += model_bytes(c, a, sb);
+    k.work += arch_factor(a) * stack_work(c);
+  }
+  k.bytes *= kMargin;
+  return k;
+}
+
+Cost paths_cost(const Config& c, int samples, int sb) {
+  Cost k = simulate_cost(c, sb);
+  const int P = c.sublayers_per_block();
+  const int U = c.depth * P;
+  const double T = c.tokens, d = c.width, m = c.hidden();
+  // A path through k branches runs k branch backwards (a unit's share of
+  // stack_work, without the weight-gradient norms) and U - k skips.
+  const double branch = (4 * T * d * m + (P == 2 ? 16 * T * d * d + 16 * T * T * d : 0.0)) / P + 20 * T * d;
+  double paths = 0, count = 1;  // C(U, j), built up j by j
+  for (int j = 0; j <= U; ++j) {
+    if (j > 0) count = count * (U - j + 1) / j;
+    paths += std::min(count, double(samples)) * (j * branch + (U - j) * 2 * T * d);
+  }
+  k.work += c.archs.size() * paths;
+  k.bytes += c.archs.size() * 5.0 * (U + 1) * 8 + 2.0 * U * 4;
+  return k;
+}
+
+Status check_cost(const Cost& k, const char* field, double value, double max_fit) {
+  if (within(k)) return Status::Ok();
+  auto num = [](double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
+  std::string need;
+  if (k.bytes > kMemoryBudget)
+    need = human_bytes(k.bytes) + " of memory (one call may use " + human_bytes(kMemoryBudget) + ")";
+  if (k.work > kWorkBudget)
+    need += (need.empty() ? "" : " and ") + num(k.work / kWorkBudget, "%.1f") + " times the work one call may do";
+  const std::string allowed = max_fit >= 1 ? "allowed 1.." + num(max_fit, "%.10g") + " with the other settings"
+                                           : std::string("no value fits with the other settings");
+  return {field, std::string(field) + ": " + num(value, "%.10g") + " needs " + need + " (" + allowed + ")"};
+}
+
+Status check_simulate(const Config& cfg) {
+  Status st = validate(cfg);
+  if (!st.ok()) return st;
+  const Cost k = simulate_cost(cfg);
+  if (within(k)) return Status::Ok();
+  const int fit = largest_depth(cfg, [](const Config& c) { return within(simulate_cost(c)); });
+  return check_cost(k, "depth", cfg.depth, fit);
+}
+
+Status check_paths(const Config& cfg, int samples) {
+  Status st = check_simulate(cfg);
+  if (!st.ok()) return st;
+  if (samples < 1 || samples > kMaxPathSamples)
+    return {"samples", "samples: " + std::to_string(samples) + " is out of range (allowed 1.." +
+                           std::to_string(kMaxPathSamples) + ")"};
+  const int P = cfg.sublayers_per_block();
+  if (cfg.depth * P > kMaxPathUnits)
+    return {"depth", "depth: " + std::to_string(cfg.depth) + " is out of range for path sampling (allowed 1.." +
+                         std::to_string(kMaxPathUnits / P) + " with " + name(cfg.block) + " blocks)"};
+  const Cost k = paths_cost(cfg, samples);
+  if (within(k)) return Status::Ok();
+  int lo = 0, hi = samples;  // the most samples that fit
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (within(paths_cost(cfg, mid)))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  if (lo >= 1) return check_cost(k, "samples", samples, lo);
+  // Not even one sample per length fits: name the depth that would.
+  const int fit = largest_depth(cfg, [samples](const Config& c) { return within(paths_cost(c, samples)); });
+  return check_cost(k, "depth", cfg.depth, fit);
+}
+
+}  // namespace resnorm

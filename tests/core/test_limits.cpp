@@ -1,0 +1,175 @@
+// The budgets of limits.h: the memory estimate against what the engine really
+// holds, the configs that used to pass every field's range and then exhaust
+// the wasm heap or take most of a minute, and the largest value the error
+// names, which must itself fit.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+#include "resnorm/engine.h"
+#include "resnorm/limits.h"
+
+// glibc's mallinfo2 counts the heap in use; under AddressSanitizer malloc is
+// ASan's, which it does not see, so the sanitizer build skips these checks.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RESNORM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RESNORM_ASAN 1
+#endif
+#if defined(__GLIBC__) && !defined(RESNORM_ASAN)
+#include <malloc.h>
+#define RESNORM_HAVE_MALLINFO2 (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+#else
+#define RESNORM_HAVE_MALLINFO2 0
+#endif
+
+using namespace resnorm;
+
+namespace {
+
+Config make(int archs, int depth, int width, int expansion, int tokens, Block block = Block::mlp, int heads = 4) {
+  Config c;
+  c.archs.clear();
+  const auto all = all_archs();
+  for (int i = 0; i < archs; ++i) c.archs.push_back(all[i]);
+  c.depth = depth;
+  c.width = width;
+  c.expansion = expansion;
+  c.tokens = tokens;
+  c.block = block;
+  c.heads = heads;
+  return c;
+}
+
+#if RESNORM_HAVE_MALLINFO2
+double heap_in_use() {
+  const struct mallinfo2 mi = mallinfo2();
+  return double(mi.uordblks) + double(mi.hblkhd);
+}
+#endif
+
+// The number a refusal says is the largest that fits ("allowed 1..N ...").
+int allowed_max(const std::string& message) {
+  const auto at = message.find("allowed 1..");
+  REQUIRE(at != std::string::npos);
+  return std::stoi(message.substr(at + 11));
+}
+
+}  // namespace
+
+TEST_CASE("The memory estimate is what the engine holds after the call, within 10 percent above it") {
+#if RESNORM_HAVE_MALLINFO2
+  const Config configs[] = {
+      make(4, 96, 64, 1, 8),
+      make(4, 64, 128, 2, 64),
+      make(10, 32, 64, 4, 16),
+      make(1, 300, 32, 4, 32),
+      make(4, 24, 64, 2, 32, Block::transformer, 4),
+      make(10, 16, 32, 1, 64, Block::transformer, 8),
+  };
+  for (const Config& cfg : configs) {
+    const double before = heap_in_use();
+    Engine<float> engine;
+    Results res;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    const double held = heap_in_use() - before;
+    const double est = simulate_cost(cfg).bytes;
+    std::printf("limits: %s est %.2f MB held %.2f MB ratio %.4f\n", config_json(cfg).c_str(), est / 1048576,
+                held / 1048576, est / held);
+    CHECK(est >= held);
+    CHECK(est <= 1.10 * held);
+  }
+#else
+  WARN("no mallinfo2 here (or AddressSanitizer's malloc): the estimate is not measured");
+#endif
+}
+
+TEST_CASE("Configs whose fields are each in range but together exceed a budget are refused, naming depth") {
+  // All of these passed validate() and needed 1.5-6 GB or tens of seconds.
+  Config deep_wide = make(4, 1024, 128, 2, 64);
+  Config ten_deep = make(10, 1024, 64, 1, 64);
+  Config mid = make(4, 512, 128, 2, 64);
+  Config tiny_transformer = make(10, 1024, 8, 4, 64, Block::transformer, 8);
+  Config orthogonal = make(1, 32, 512, 4, 8);
+  orthogonal.init = Init::orthogonal;
+  for (const Config* cfg : {&deep_wide, &ten_deep, &mid, &tiny_transformer, &orthogonal}) {
+    REQUIRE(validate(*cfg).ok());
+    Engine<float> engine;
+    Results res;
+    const Status st = engine.simulate(*cfg, &res);
+    INFO(st.message);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.field == "depth");
+    CHECK(st.message.rfind("depth: " + std::to_string(cfg->depth) + " needs ", 0) == 0);
+    CHECK(st.message.find(" with the other settings)") != std::string::npos);
+    // The largest depth it names fits, one more does not.
+    Config at = *cfg;
+    at.depth = allowed_max(st.message);
+    CHECK(check_simulate(at).ok());
+    at.depth += 1;
+    CHECK_FALSE(check_simulate(at).ok());
+  }
+}
+
+TEST_CASE("A refusal says what the call would need: memory in MB or GB, work as a multiple of the budget") {
+  const Status mem = check_simulate(make(10, 1024, 64, 1, 64));
+  CHECK(mem.message.find("GB of memory (one call may use 768 MB)") != std::string::npos);
+  Config orthogonal = make(1, 32, 512, 4, 8);
+  orthogonal.init = Init::orthogonal;
+  const Status work = check_simulate(orthogonal);
+  CHECK(work.message.find("times the work one call may do") != std::string::npos);
+}
+
+TEST_CASE("Path sampling is bounded by the same work budget, naming samples, or depth when no sample count fits") {
+  Config one = make(1, 512, 64, 1, 8);
+  const Status st = check_paths(one, 8);
+  INFO(st.message);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.field == "samples");
+  const int fit = allowed_max(st.message);
+  CHECK(fit < 8);
+  CHECK(check_paths(one, fit).ok());
+  CHECK_FALSE(check_paths(one, fit + 1).ok());
+
+  Config four = make(4, 512, 64, 1, 8);
+  const Status deep = check_paths(four, 8);
+  INFO(deep.message);
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.field == "depth");
+  Config at = four;
+  at.depth = allowed_max(deep.message);
+  CHECK(check_paths(at, 8).ok());
+  // The papers page's path experiment stays well inside.
+  CHECK(check_paths(make(2, 54, 64, 1, 8), 64).ok());
+}
+
+TEST_CASE("The scenes the site and the papers use are inside both budgets") {
+  CHECK(check_simulate(make(4, 96, 64, 1, 8)).ok());  // the default scene
+  Config deep = make(1, 1000, 64, 1, 8);
+  deep.archs = {Arch::deepnorm, Arch::post_ln};
+  CHECK(check_simulate(deep).ok());
+  CHECK(check_simulate(make(10, 96, 64, 4, 16, Block::transformer, 4)).ok());
+  CHECK(check_simulate(make(10, 192, 256, 1, 8)).ok());  // the wide scene
+}
+
+TEST_CASE("After a large call, a different large call does not hold both") {
+#if RESNORM_HAVE_MALLINFO2
+  const double before = heap_in_use();
+  Engine<float> engine;
+  Results res;
+  REQUIRE(engine.simulate(make(10, 180, 64, 4, 32), &res).ok());  // many archs
+  Config one = make(1, 1000, 64, 4, 16);                          // one arch, deep bank
+  REQUIRE(engine.simulate(one, &res).ok());
+  Config wide = make(4, 60, 512, 1, 64);  // a new width: a new bank
+  REQUIRE(engine.simulate(wide, &res).ok());
+  const double held = heap_in_use() - before;
+  INFO("held " << held / 1048576 << " MB");
+  CHECK(held <= simulate_cost(wide).bytes * 1.05);
+  CHECK(held <= kMemoryBudget);
+#else
+  WARN("no mallinfo2 here (or AddressSanitizer's malloc): what the engine holds is not measured");
+#endif
+}
