@@ -1,4 +1,4 @@
-// The quiz page's "Embed questions…" dialog (web/src/quiz/ui/embed-builder.js): a choice by
+// The quiz page's "Embed questions…" dialog (web/src/embed/quiz-builder.js): a choice by
 // section and one by one, its snippets (ids, or the section when it is whole), the live preview,
 // the element snippet on a host page, copying, the SCORM download, the snippet's height at a
 // 420 px column, the keyboard, 360 px and the dark theme.

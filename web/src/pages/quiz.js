@@ -9,7 +9,7 @@ import { createSession } from '../quiz/ui/session.js';
 import { createItemView } from '../quiz/ui/item-view.js';
 import { createFilters } from '../quiz/ui/filters.js';
 import { createExportMenu } from '../quiz/ui/export-menu.js';
-import { createEmbedBuilder } from '../quiz/ui/embed-builder.js';
+import { createEmbedBuilder } from '../embed/quiz-builder.js';
 import { createWorksheet } from '../quiz/ui/worksheet.js';
 import { watchPrint } from '../shared/print.js';
 import { createChecker, experimentBlock } from '../quiz/ui/experiment.js';

@@ -5,15 +5,15 @@
 // What the snippets name: a choice that is exactly every question of the chosen section and/or
 // topic is written as section=/tag= (questions the bank gains there later join the embed); the
 // whole bank as no field at all; any other choice as the list of its ids (items=), in bank order.
-import { embedDialogShell, themeRow, themeSelect } from '../../embed/dialog.js';
-import { quizIframeSnippet, quizSnippet, quizUrl } from '../../embed/snippets.js';
-import { MESSAGE } from '../../embed/height.js';
-import { download } from '../../explorer/export/download.js';
-import { el, replace } from '../../shared/dom.js';
-import { matches } from '../schedule.js';
-import { toHtml } from '../text.js';
-import { SECTION_NAMES, TAG_NAMES } from './item-view.js';
-import './embed-builder.css';
+import { embedDialogShell, themeRow, themeSelect } from './dialog.js';
+import { quizIframeSnippet, quizSnippet, quizUrl } from './snippets.js';
+import { MESSAGE } from './height.js';
+import { download } from '../explorer/export/download.js';
+import { el, replace } from '../shared/dom.js';
+import { matches } from '../quiz/schedule.js';
+import { toHtml } from '../quiz/text.js';
+import { SECTION_NAMES, TAG_NAMES } from '../quiz/ui/item-view.js';
+import './quiz-builder.css';
 
 const PREVIEW_MAX = 560; // px: taller previews scroll inside the dialog's frame
 
