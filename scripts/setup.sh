@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 # Debian packages: compilers and libraries of the core, the wasm toolchain,
 # wasm-objdump for the SIMD check, Chromium for the browser tests,
 # clang-format for `npm run format:check`.
-PACKAGES=(cmake g++ make libeigen3-dev catch2 emscripten wabt chromium clang-format unzip libxml2-utils poppler-utils) # unzip, xmllint: the SCORM package tests; pdfinfo, pdftotext, pdftoppm: the print tests
+# clang and its runtime libraries for the sanitizer build and the fuzzers;
+# unzip and xmllint for the SCORM package tests; pdfinfo, pdftotext and pdftoppm
+# for the print tests.
+PACKAGES=(cmake g++ make libeigen3-dev catch2 emscripten wabt chromium clang-format clang libclang-rt-14-dev
+  unzip libxml2-utils poppler-utils)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
