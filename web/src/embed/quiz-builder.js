@@ -240,7 +240,7 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     scormButton.disabled = true;
     status.textContent = 'Building the SCORM package\u2026';
     try {
-      const { scormPackage, scormFileName } = await import('../../scorm/package.js');
+      const { scormPackage, scormFileName } = await import('../scorm/package.js');
       const blob = await scormPackage(options);
       const name = scormFileName(options);
       download(blob, name, 'application/zip', form);
