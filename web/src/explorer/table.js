@@ -16,11 +16,17 @@ const SETTLE_MS = 250;
 export function createTable({ table, wrap, button }) {
   let timer = 0;
   let lastUpdate = -Infinity;
+  // On screen the box scrolls, so it is a named region keyboard users can
+  // focus and scroll with the arrow keys; off screen it is not a stop.
+  wrap.setAttribute('role', 'region');
+  wrap.setAttribute('aria-label', 'Numbers behind the charts');
   button.addEventListener('click', () => {
     const show = button.getAttribute('aria-pressed') !== 'true';
     button.setAttribute('aria-pressed', String(show));
     button.textContent = show ? 'Hide numbers' : 'Show numbers';
     wrap.classList.toggle('visually-hidden', !show);
+    if (show) wrap.tabIndex = 0;
+    else wrap.removeAttribute('tabindex');
   });
 
   function build({ out, prepared, archs }) {

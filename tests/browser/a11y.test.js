@@ -1,0 +1,158 @@
+// Accessibility: axe-core (npm, pinned) on every page of the site in light and
+// dark: the explorer (default and transformer blocks, numbers shown), the
+// quiz's three areas and an answered item, the papers page once its panels
+// show their verdicts, embed.html (explorer and quiz), the SCORM launch page
+// and the embedding guide's served examples (plain, events; lms.html is a
+// snippet for another host's page). No serious or critical violation.
+// axe runs under the site's CSP: page.evaluate() goes through the DevTools
+// protocol, which the page's policy does not govern, so no inline script is
+// needed. The counts per page and theme are printed.
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { SITE_CSP, pageIn, served, useBrowser } from './harness.js';
+
+const it = useBrowser();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const THEMES = ['light', 'dark'];
+const counts = [];
+
+/** axe's violations on `page`: {serious, critical, moderate, minor, list}. */
+async function audit(page) {
+  // in every frame, so axe.run() also reads the iframes of a host page
+  for (const frame of page.frames())
+    if (!(await frame.evaluate(() => typeof window.axe === 'object'))) await frame.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      resultTypes: ['violations'],
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary.split('\n').slice(1, 2)}`),
+      count: v.nodes.length,
+    }));
+  });
+  const by = { critical: 0, serious: 0, moderate: 0, minor: 0 };
+  for (const v of violations) by[v.impact] = (by[v.impact] ?? 0) + v.count;
+  return { ...by, list: violations };
+}
+
+async function check(page, name, theme) {
+  await page.waitForTimeout(100); // transitions of the theme settle
+  const r = await audit(page);
+  counts.push(
+    `${name.padEnd(34)} ${theme.padEnd(5)} critical ${r.critical} serious ${r.serious} moderate ${r.moderate} minor ${r.minor}`,
+  );
+  const bad = r.list.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.impact} ${v.id} (${v.count}): ${v.help}\n    ${v.nodes.join('\n    ')}`),
+    [],
+    `${name}, ${theme}`,
+  );
+  assert.deepEqual(page.problems, [], `${name}, ${theme}`);
+}
+
+/** For each theme, a page at `path` (the system's colour scheme picks the theme), then `steps`. */
+async function eachTheme(url, path, steps) {
+  for (const theme of THEMES) {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: theme });
+    try {
+      const page = await pageIn(context, url + path, { ready: false });
+      await steps(page, theme);
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+const ready = (page, timeout = 30000) =>
+  page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout });
+
+test('axe: the explorer, default and with transformer blocks, numbers shown', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    await eachTheme(url, '', async (page, theme) => {
+      await ready(page);
+      assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
+      await check(page, 'index.html', theme);
+      await page.locator('#show-numbers').click();
+      await check(page, 'index.html, numbers shown', theme);
+      await page.evaluate(() => {
+        location.hash = '#block=transformer&depth=24&heads=2';
+      });
+      await page.waitForFunction(() => window.__resnorm?.config.block === 'transformer');
+      await check(page, 'index.html, transformer blocks', theme);
+    });
+  }));
+
+test('axe: the quiz page, its three areas and an answered item', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    await eachTheme(url, 'quiz.html#quiz/tf-01', async (page, theme) => {
+      await ready(page);
+      await page.locator('.quiz-item[data-id="tf-01"]').waitFor();
+      await check(page, 'quiz.html, question bank', theme);
+      await page.locator('.choice[data-choice=false]').click();
+      await page.locator('[data-action=reveal]').click();
+      await page.locator('.item-graded').waitFor();
+      await check(page, 'quiz.html, an item answered', theme);
+      await page.locator('#tab-generated').click();
+      await page.locator('#area-generated').waitFor();
+      await check(page, 'quiz.html, generated', theme);
+      await page.locator('#tab-norm').click();
+      await page.locator('#area-norm').waitFor();
+      await page.waitForFunction(() => Number(document.getElementById('token-norm')?.dataset.renders || 0) > 0);
+      await check(page, 'quiz.html, norm panel', theme);
+    });
+  }));
+
+test('axe: the papers page with every verdict shown', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    await eachTheme(url, 'papers.html', async (page, theme) => {
+      await ready(page, 240000);
+      await check(page, 'papers.html', theme);
+    });
+  }));
+
+test('axe: embed.html, the explorer and the quiz', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    for (const [name, hash] of [
+      ['embed.html, explorer', '#depth=24&controls=all'],
+      ['embed.html, transformer blocks', '#block=transformer&depth=12&charts=grad'],
+      ['embed.html, quiz', '#mode=quiz&items=tf-01,why-03'],
+    ])
+      await eachTheme(url, `embed.html${hash}`, async (page, theme) => {
+        await ready(page);
+        await check(page, name, theme);
+      });
+  }));
+
+test('axe: the SCORM launch page and the embedding examples', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    await eachTheme(url, 'scorm.html', async (page, theme) => {
+      await page.locator('.quiz-item').first().waitFor({ timeout: 30000 });
+      await check(page, 'scorm.html', theme);
+    });
+    for (const name of ['plain', 'events'])
+      await eachTheme(url, `examples/${name}.html`, async (page, theme) => {
+        // every element has drawn, and every iframe's embed is ready
+        await page.waitForFunction(
+          () =>
+            [...document.querySelectorAll('resnorm-explorer, resnorm-quiz')].every((e) =>
+              e.shadowRoot?.querySelector('canvas, .quiz-item'),
+            ),
+          null,
+          { timeout: 30000 },
+        );
+        for (const iframe of await page.locator('iframe').all()) await iframe.scrollIntoViewIfNeeded(); // lazy ones load
+        for (const frame of page.frames().slice(1))
+          await frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 30000 });
+        await check(page, `examples/${name}.html`, theme);
+      });
+  }));
+
+after(() => {
+  console.log(`axe-core violations per page and theme:\n${counts.join('\n')}`);
+});
