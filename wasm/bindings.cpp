@@ -27,6 +27,13 @@ struct JsConfig {
   std::string activation, init, final_norm, block, causal;
 };
 
+// "field\tmessage", or "field\tmessage\tmax" where a budget refused the call.
+std::string error_text(const resnorm::Status& st) {
+  std::string s = st.field + "\t" + st.message;
+  if (st.max_fit >= 0) s += "\t" + std::to_string(static_cast<long long>(st.max_fit));
+  return s;
+}
+
 // A whole number in lo..hi, given as a double so that a fraction or NaN is
 // refused by name instead of truncated by the conversion to int.
 resnorm::Status whole(const char* field, double v, double lo, double hi) {
@@ -47,7 +54,7 @@ class Simulation {
     resnorm::Config cfg;
     resnorm::Status st = apply(cfg, js);
     if (st.ok()) st = engine_.simulate(cfg, &res_);
-    if (!st.ok()) return st.field + "\t" + st.message;
+    if (!st.ok()) return error_text(st);
     return "";
   }
   int archCount() const { return static_cast<int>(res_.archs.size()); }
@@ -63,7 +70,7 @@ class Simulation {
     if (st.ok()) st = whole("samples", samples, 1, resnorm::kMaxPathSamples);
     if (st.ok()) st = whole("path_seed", pathSeed, 0, 4294967295.0);
     if (st.ok()) st = engine_.paths(cfg, static_cast<int>(samples), static_cast<uint32_t>(pathSeed), &paths_);
-    if (!st.ok()) return st.field + "\t" + st.message;
+    if (!st.ok()) return error_text(st);
     return "";
   }
   int pathArchCount() const { return static_cast<int>(paths_.archs.size()); }
@@ -154,7 +161,7 @@ val copyOut(const std::vector<double>& v) { return val(typed_memory_view(v.size(
 
 val failure(const resnorm::Status& st) {
   val out = val::object();
-  out.set("error", st.field + "\t" + st.message);
+  out.set("error", error_text(st));
   return out;
 }
 

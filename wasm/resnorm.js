@@ -190,12 +190,16 @@ export class Resnorm {
   }
 }
 
-// The engine's errors come back as values, "field\tmessage"; here, once, they
-// become RangeErrors whose .field names the field.
+// The engine's errors come back as values, "field\tmessage" (and "\tmax" when a
+// budget refused the call); here, once, they become RangeErrors whose .field
+// names the field and whose .max, for a refusal by budget, is the largest value
+// of that field that fits with the other settings (0 if none does).
 function throwIfError(error) {
   if (!error) return;
-  const [field, message] = error.split('\t');
-  throw fieldError(RangeError, field, message);
+  const [field, message, max] = error.split('\t');
+  const e = fieldError(RangeError, field, message);
+  if (max !== undefined) e.max = Number(max);
+  throw e;
 }
 
 function unwrap(result) {

@@ -141,7 +141,8 @@ Status check_cost(const Cost& k, const char* field, double value, double max_fit
     need += (need.empty() ? "" : " and ") + num(k.work / kWorkBudget, "%.1f") + " times the work one call may do";
   const std::string allowed = max_fit >= 1 ? "allowed 1.." + num(max_fit, "%.10g") + " with the other settings"
                                            : std::string("no value fits with the other settings");
-  return {field, std::string(field) + ": " + num(value, "%.10g") + " needs " + need + " (" + allowed + ")"};
+  return {field, std::string(field) + ": " + num(value, "%.10g") + " needs " + need + " (" + allowed + ")",
+          max_fit >= 1 ? max_fit : 0};
 }
 
 Status check_simulate(const Config& cfg) {

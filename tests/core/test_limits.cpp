@@ -108,6 +108,7 @@ TEST_CASE("Configs whose fields are each in range but together exceed a budget a
     // The largest depth it names fits, one more does not.
     Config at = *cfg;
     at.depth = allowed_max(st.message);
+    CHECK(st.max_fit == at.depth);  // the bindings pass it on as the error's .max
     CHECK(check_simulate(at).ok());
     at.depth += 1;
     CHECK_FALSE(check_simulate(at).ok());

@@ -65,6 +65,9 @@ struct Config {
 struct Status {
   std::string field;
   std::string message;
+  // Where a budget refused the call (limits.h): the largest value of `field`
+  // that fits with the other settings (0 if none does); -1 otherwise.
+  double max_fit = -1;
   bool ok() const { return field.empty(); }
   static Status Ok() { return {}; }
 };

@@ -175,18 +175,30 @@ test('pathGradients: samples and path_seed by name', () => {
 test('configs over the memory budget are refused up front, and the next small call works', () => {
   const before = rn._module.HEAP8.buffer.byteLength;
   const all = rn.fields.find((f) => f.name === 'arch').choices;
-  for (const config of [
+  const configs = [
     { arch: ['plain', 'residual', 'post_ln', 'pre_ln'], depth: 1024, width: 128, expansion: 2, tokens: 64 },
     { arch: all, depth: 1024, width: 64, tokens: 64 },
     { arch: all, depth: 512, width: 128, expansion: 2, tokens: 64 },
     { arch: all, depth: 1024, width: 8, tokens: 64, expansion: 4, block: 'transformer', heads: 8 },
     { depth: 32, width: 512, expansion: 4, init: 'orthogonal', arch: ['pre_ln'] },
-  ]) {
+  ];
+  const refusals = configs.map((config) => {
     const e = refused(() => rn.simulate(config), 'depth', JSON.stringify(config));
     assert.match(e.message, /needs .* \(allowed 1\.\.\d+ with the other settings\)/);
-  }
+    assert.equal(e.max, Number(/allowed 1\.\.(\d+)/.exec(e.message)[1]));
+    return e;
+  });
   // Refused before anything was allocated: the heap did not grow.
   assert.equal(rn._module.HEAP8.buffer.byteLength, before);
+  // .max is the largest depth that fits: it runs, one more does not.
+  configs.forEach((config, i) => {
+    const max = refusals[i].max;
+    assert.ok(rn.simulate({ ...config, depth: max }).results);
+    assert.throws(
+      () => rn.simulate({ ...config, depth: max + 1 }),
+      (x) => x.field === 'depth' && x.max === max,
+    );
+  });
 });
 
 test('if a C++ exception ever reached the wrapper, it becomes a named Error and the engine is reset', () => {
