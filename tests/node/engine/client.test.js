@@ -3,7 +3,7 @@
 // call(op, args) answers every call; a lane's latest request wins and lanes
 // never cancel each other; k workers give the same answers as one; an
 // exclusive call runs alone; a failed worker rejects what it held and the next
-// call starts a new one.
+// call starts a new one; a lane's cancel() stops its work on the spot.
 // Run: node --test tests/node/engine/client.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,7 +47,7 @@ function fakeWorkers({ delayMs = 2 } = {}) {
               throw Object.assign(new Error(`unknown engine operation "${data.op}"`), { field: null });
             msg = { id: data.id, ok: true, out: HANDLERS[data.op](data.args), ms: 1 };
           } catch (e) {
-            msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null } };
+            msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null, max: e.max ?? null } };
           }
           pool.active--;
           pool.log.push([n, 'end', data.op, data.args]);
@@ -218,6 +218,49 @@ test('an exclusive call waits for every worker to be idle and runs alone', async
   );
   assert.equal(j, i + 1, 'nothing started while it ran');
   assert.equal(pool.maxActive, 2, 'the other calls used both workers');
+});
+
+test('lane.cancel(): the running request resolves null, its worker is terminated, the lane and other lanes go on', async () => {
+  const pool = fakeWorkers({ delayMs: 30 });
+  const engine = createEngineClient({ startWorker: pool.start });
+  const x = engine.lane();
+  const y = engine.lane();
+  const running = x.request('simulate', [{ arch: ['plain'], depth: 5 }]);
+  const other = y.request('simulate', [{ arch: ['plain'], depth: 7 }]);
+  const first = pool.started[0];
+  assert.equal(x.cancel(), true);
+  assert.equal(await running, null);
+  assert.equal(first.terminated, true);
+  assert.equal(depthOf(await other), 7, 'the other lane waited its turn on a fresh worker');
+  assert.equal(pool.started.length, 2);
+  assert.equal(depthOf(await x.request('simulate', [{ arch: ['plain'], depth: 8 }])), 8);
+  // a waiting request is dropped without touching the worker that computes another lane's
+  const busy = y.request('simulate', [{ arch: ['plain'], depth: 9 }]);
+  const waiting = x.request('simulate', [{ arch: ['plain'], depth: 10 }]);
+  assert.equal(x.cancel(), true);
+  assert.equal(await waiting, null);
+  assert.equal(depthOf(await busy), 9);
+  assert.equal(x.cancel(), false, 'nothing left to stop');
+  assert.equal(pool.started.length, 2);
+  assert.equal(depthOf(await x.request('simulate', [{ arch: ['plain'], depth: 11 }])), 11);
+});
+
+test("a budget's refusal keeps its .field and .max through the client", async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  const config = { depth: 1024, width: 128, expansion: 2, tokens: 64 }; // the four default archs
+  let direct;
+  try {
+    rn.simulate(config);
+  } catch (e) {
+    direct = e;
+  }
+  await assert.rejects(engine.lane().request('simulate', [config]), (e) => {
+    assert.ok(e instanceof RangeError);
+    assert.equal(e.field, 'depth');
+    assert.equal(e.message, direct.message);
+    assert.equal(e.max, direct.max);
+    return true;
+  });
 });
 
 test('a worker that fails rejects what it held; later calls work on a new worker', async () => {

@@ -5,10 +5,13 @@
 //   const doc = await engine.call('simulate', [config]);   // every call is answered
 //   const lane = engine.lane();               // latest wins within a lane
 //   const r = await lane.request('simulate', [config]);    // {out, ms, roundTripMs}, or null if superseded
+//   lane.cancel();                            // stops the lane's work now: its request resolves null
 //   lane.close();
 //
 // call(op, args, {exclusive}) resolves with the op's result; bad input rejects
-// with a RangeError whose .field names the field, an unknown op with a TypeError.
+// with a RangeError whose .field names the field (and whose .max, where a
+// budget refused the call, is the largest value of that field that fits), an
+// unknown op with a TypeError.
 // A lane keeps at most one request waiting: a newer one replaces it (the older
 // resolves null, lane.dropped counts them), so a dragged slider never queues
 // stale work. Calls and lanes take turns in the order they asked, so two lanes
@@ -18,7 +21,10 @@
 // each call or lane request goes to an idle worker. An `exclusive` call (a
 // timing) waits until every worker is idle and holds the rest back while it
 // runs. A worker that fails rejects the request it held; later work starts a
-// new worker.
+// new worker. lane.cancel() drops the lane's waiting request and, if the
+// lane's request is being computed, terminates that worker (a computation
+// cannot be interrupted otherwise); the next work starts a fresh one, and the
+// other lanes' requests keep their turns.
 import { OPS } from './ops.js';
 
 export { OPS };
@@ -26,6 +32,7 @@ export { OPS };
 function engineError(error) {
   const err = new RangeError(error && error.message ? error.message : 'the engine failed');
   err.field = error ? (error.field ?? null) : null;
+  if (Number.isFinite(error?.max)) err.max = error.max;
   return err;
 }
 
@@ -106,15 +113,18 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     return slot;
   }
 
-  function fail(slot, err) {
+  // Terminates the worker of `slot`; its job, if any, gets settle(job).
+  function drop(slot, settle) {
     const i = slots.indexOf(slot);
     if (i < 0) return;
     slots.splice(i, 1);
     slot.worker.terminate();
-    slot.job?.reject(err);
+    if (slot.job) settle(slot.job);
     slot.job = null;
     pump();
   }
+
+  const fail = (slot, err) => drop(slot, (job) => job.reject(err));
 
   function answer(slot, msg) {
     const job = slot.job;
@@ -198,13 +208,28 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
             pending.resolve(null);
             handle.dropped++;
           }
-          pending = { op, args: Array.from(args), lane: true, resolve, reject };
+          pending = { op, args: Array.from(args), lane: handle, resolve, reject };
           if (!queued) {
             queued = true;
             turns.push({ lane: turn });
           }
           pump();
         });
+      },
+      /** Stops what the lane asked for; true if there was something to stop. */
+      cancel() {
+        let stopped = false;
+        if (pending) {
+          pending.resolve(null); // its place in `turns` stays, for the next request or to be passed over
+          pending = null;
+          stopped = true;
+        }
+        const slot = slots.find((s) => s.job?.lane === handle);
+        if (slot) {
+          drop(slot, (job) => job.resolve(null));
+          stopped = true;
+        }
+        return stopped;
       },
       close() {
         open = false;

@@ -1,7 +1,8 @@
 // The engine's Web Worker: one wasm instance, one message at a time, answered
 // in the order they came. Every page and embed talks to it through client.js.
 // Messages in:  {id, op, args}; args is the op's argument list (see OPS)
-// Messages out: {id, ok: true, out, ms} | {id, ok: false, error: {message, field}}
+// Messages out: {id, ok: true, out, ms} | {id, ok: false, error: {message, field, max}}
+// (max: where a budget refused the call, the largest value of `field` that fits)
 import { loadResnorm } from '../../../wasm/resnorm.js';
 import { reproduce, timeRecompute } from './experiments.js';
 import { OPS } from './ops.js';
@@ -27,7 +28,8 @@ function buffersOf(out, depth = 0, buffers = new Set()) {
   return [...buffers];
 }
 
-const fail = (id, message, field = null) => self.postMessage({ id, ok: false, error: { message, field } });
+const fail = (id, message, field = null, max = null) =>
+  self.postMessage({ id, ok: false, error: { message, field, max } });
 
 self.onmessage = async (event) => {
   const { id, op, args } = event.data || {};
@@ -48,6 +50,6 @@ self.onmessage = async (event) => {
     const ms = performance.now() - t0;
     self.postMessage({ id, ok: true, out, ms }, buffersOf(out));
   } catch (e) {
-    fail(id, e.message, e.field ?? null);
+    fail(id, e.message, e.field ?? null, Number.isFinite(e.max) ? e.max : null);
   }
 };

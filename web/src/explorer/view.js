@@ -19,12 +19,29 @@
 // `text.chartTitle(metric)` and `text.readoutHint` are nodes that replace the
 // plain chart titles and add a hint under the readout. `foot` nodes are added
 // after the export menu.
+//
+// A config the engine refuses as more than one call may compute (a RangeError
+// with .field 'depth' and .max, the deepest that fits) is drawn at that depth,
+// and the notice says what the asked depth needs. A computation still running
+// after a second shows its time and a Cancel button beside the status line;
+// Cancel stops the engine's worker (engine/client.js) and puts back the
+// settings on screen, with a notice.
 import { sharedEngine } from '../engine/client.js';
-import { configToHash, sameConfig, createStore } from '../shared/state.js';
+import {
+  FIELDS,
+  FIELDS_TABLE,
+  configToHash,
+  createStore,
+  defaultConfig,
+  sameConfig,
+  shownValue,
+  writeField,
+} from '../shared/state.js';
 import { el } from '../shared/dom.js';
 import { palette } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { createStatus } from '../shared/status.js';
+import { fixed } from '../shared/format.js';
 import { createControls, PAGE_IDS } from './controls.js';
 import { createCharts } from './charts.js';
 import { createReadout, tipNodes } from './readout.js';
@@ -58,7 +75,6 @@ export function mountExplorer(
 
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
   if (!slots.notice) parts.push(notice);
-  showNotices(notice, state.notices, { source: noticeSource });
 
   let controls = null;
   if (view.controls.length) {
@@ -72,6 +88,12 @@ export function mountExplorer(
     parts.push(statusEl);
   }
   const status = createStatus(statusEl);
+  // Beside the status line while a computation takes more than a second.
+  const pendingTime = el('span', { class: 'pending-time' });
+  const cancelButton = el('button', { id: id('cancel'), type: 'button', class: 'secondary' }, 'Cancel');
+  const pendingBox = el('div', { class: 'pending', hidden: true }, pendingTime, ' ', cancelButton);
+  if (slots.status) statusEl.after(pendingBox);
+  else parts.push(pendingBox);
 
   const readoutBox = el('div', { id: id('readout'), class: 'readout' });
   parts.push(readoutBox);
@@ -156,17 +178,127 @@ export function mountExplorer(
   let seq = 0;
   let renders = 0;
   let destroyed = false;
+  let shownConfig = null; // the store's config that the charts show
+  let given = store.get(); // the last config from the outside (the link, the attributes)
+
+  // The notice: the link's notices, and one of the view's own (`note`: what the
+  // engine refused, or a cancellation) until a config other than note.config is shown.
+  let linkNotices = state.notices;
+  let note = null; // {items, head, source, config}
+  function renderNotice() {
+    if (note) showNotices(notice, [...linkNotices, ...note.items], { source: note.source, head: note.head });
+    else showNotices(notice, linkNotices, { source: noticeSource });
+  }
+  renderNotice();
+
+  // A refusal as a notice item: the field, its value, and the engine's words after them.
+  function refusal(e, config) {
+    const field = Object.hasOwn(FIELDS_TABLE, e.field) ? e.field : null;
+    if (!field) return { field: null, value: '', reason: e.message };
+    const value = writeField(field, config[field]);
+    const prefix = `${field}: ${value} `;
+    return {
+      field,
+      value: shownValue(value),
+      reason: e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message,
+    };
+  }
+
+  // ---- waiting: after a second, the time so far and Cancel
+  const SLOW_MS = 1000;
+  let waitingSince = 0; // when the oldest unanswered request was made; 0 when none
+  let slowTimer = 0;
+  let tickTimer = 0;
+  let restoring = false; // cancel() is putting back the config on screen: nothing to compute
+  function startWaiting() {
+    if (waitingSince) return;
+    waitingSince = performance.now();
+    slowTimer = setTimeout(() => {
+      pendingBox.hidden = false;
+      const tick = () => {
+        pendingTime.textContent = `computing for ${fixed((performance.now() - waitingSince) / 1000, 1)} s`;
+      };
+      tick();
+      tickTimer = setInterval(tick, 100);
+    }, SLOW_MS);
+  }
+  function stopWaiting() {
+    clearTimeout(slowTimer);
+    clearInterval(tickTimer);
+    waitingSince = 0;
+    pendingBox.hidden = true;
+  }
+
+  function cancel() {
+    if (!waitingSince) return;
+    const seconds = (performance.now() - waitingSince) / 1000;
+    const hadFocus = cancelButton.matches(':focus');
+    stopWaiting();
+    const asked = store.get();
+    seq++; // whatever is still on its way is not shown
+    lane?.cancel();
+    const back = shownConfig ?? defaultConfig();
+    const changed = FIELDS.filter((k) => writeField(k, asked[k]) !== writeField(k, back[k]))
+      .map((k) => `${k.replaceAll('_', ' ')} ${shownValue(writeField(k, asked[k]))}`)
+      .join(', ');
+    note = {
+      head: 'Computation cancelled:',
+      source: null,
+      config: back,
+      items: [
+        {
+          field: null,
+          value: '',
+          reason:
+            `stopped after ${fixed(seconds, 1)} s` +
+            (changed ? ` (${changed})` : '') +
+            (shownConfig ? '; the charts show the settings before it' : '; the default settings are shown'),
+        },
+      ],
+    };
+    renderNotice();
+    if (shownConfig) {
+      restoring = true;
+      store.set(back);
+      restoring = false;
+      status.cancelled('cancelled \u00b7 the previous settings are shown');
+      listeners.forEach((fn) => fn(current.out.config)); // the address and the links say what is shown
+    } else store.set(back);
+    if (hadFocus) notice.querySelector('.notice-close')?.focus();
+  }
+  cancelButton.addEventListener('click', cancel, { signal: ac.signal });
 
   async function run(config) {
+    if (restoring && shownConfig && sameConfig(config, shownConfig)) {
+      controls?.clearErrors();
+      return;
+    }
     const n = ++seq;
     status.computing();
+    startWaiting();
     let r;
     try {
       lane ??= sharedEngine().lane();
       r = await lane.request('simulate', [config]);
     } catch (e) {
       if (n !== seq || destroyed) return; // a newer request is on its way
+      stopWaiting();
+      const source = sameConfig(config, given) ? noticeSource : null;
+      if (e.field === 'depth' && Number.isInteger(e.max) && e.max >= 1 && e.max < config.depth) {
+        // Over the budget: the deepest config that fits, and a notice that says so.
+        const item = refusal(e, config);
+        item.reason += `; showing depth ${e.max}, the deepest that fits`;
+        note = { items: [item], source, config: { ...config, depth: e.max } };
+        renderNotice();
+        controls?.clearErrors();
+        store.set({ depth: e.max });
+        return;
+      }
       const placed = controls?.showError(e.field, e.message);
+      if (!placed) {
+        note = { items: [refusal(e, config)], source, config: shownConfig ?? config };
+        renderNotice();
+      }
       status.error(
         placed && e.field
           ? `not computed: see the message at \u201c${e.field.replaceAll('_', ' ')}\u201d (the charts keep the last good settings)`
@@ -175,7 +307,15 @@ export function mountExplorer(
       return;
     }
     if (!r || destroyed) return; // superseded before it ran
-    if (n === seq) controls?.clearErrors();
+    if (n === seq) {
+      stopWaiting();
+      controls?.clearErrors();
+      shownConfig = config;
+      if (note && !sameConfig(config, note.config)) {
+        note = null;
+        if (!notice.hidden) renderNotice();
+      }
+    }
     await paint(r.out);
     if (n === seq && !destroyed) {
       status.ready(r.ms);
@@ -235,10 +375,17 @@ export function mountExplorer(
     /** New settings from the outside (the address, the element's attributes). */
     setConfig(config) {
       if (!sameConfig(config, store.get())) store.set(config);
+      given = store.get();
     },
-    showNotices: (notices, options) => showNotices(notice, notices, { source: noticeSource, ...options }),
+    /** The notices of new settings from the outside, in place of the last ones. */
+    showNotices(notices) {
+      linkNotices = notices;
+      note = null;
+      renderNotice();
+    },
     destroy() {
       destroyed = true;
+      stopWaiting();
       offTheme?.();
       ac.abort();
       lane?.close();

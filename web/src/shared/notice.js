@@ -5,9 +5,10 @@ import { noticeText } from './state.js';
 /**
  * Fills `box` (an element with the class "notice") with `notices` from
  * state.js and shows it; hides it when there are none. `source` names where
- * the settings came from ("link", "attributes").
+ * the settings came from ("link", "attributes"; null: the reader's own);
+ * `head` replaces the sentence above the list.
  */
-export function showNotices(box, notices, { source = 'link' } = {}) {
+export function showNotices(box, notices, { source = 'link', head: headText = null } = {}) {
   if (!notices.length) {
     box.hidden = true;
     box.replaceChildren();
@@ -15,10 +16,12 @@ export function showNotices(box, notices, { source = 'link' } = {}) {
   }
   const head = document.createElement('p');
   head.className = 'notice-head';
+  const where = source ? ` in the ${source}` : '';
   head.textContent =
-    notices.length === 1
-      ? `One setting in the ${source} could not be used as given:`
-      : `${notices.length} settings in the ${source} could not be used as given:`;
+    headText ??
+    (notices.length === 1
+      ? `One setting${where} could not be used as given:`
+      : `${notices.length} settings${where} could not be used as given:`);
   const list = document.createElement('ul');
   list.className = 'notice-list';
   for (const n of notices.slice(0, 8)) {

@@ -1,4 +1,4 @@
-// The live status line: "computing…", "ready · 16 ms", or what went wrong.
+// The live status line: "computing…", "ready · 16 ms", what was cancelled, or what went wrong.
 import { fmtMs } from './format.js';
 
 export function createStatus(el) {
@@ -13,5 +13,6 @@ export function createStatus(el) {
     computing: () => set('computing', 'computing\u2026'),
     ready: (ms) => set('ready', `ready \u00b7 computed in ${fmtMs(ms)} ms`),
     error: (text) => set('error', text),
+    cancelled: (text) => set('cancelled', text),
   };
 }
