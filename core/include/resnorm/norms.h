@@ -12,28 +12,63 @@
 #include <cmath>
 
 #include "resnorm/config.h"
+#include "resnorm/kernels.h"
 #include "resnorm/tensor.h"
 
 namespace resnorm {
+
+// Every loop over the d features runs in vectors of W = 16 bytes / sizeof(S)
+// lanes (kernels.h: SSE natively, f32x4 / f64x2 in wasm) with a scalar tail.
+// A sum over features has one fixed order whatever the ISA: lane j adds the
+// features i = j mod W of the vector part in order, the lanes are combined by
+// hsum(), then the tail features are added one by one. So results are
+// deterministic and the same natively and in WebAssembly.
+namespace norm_detail {
+
+template <class S>
+using V = typename kernels::Vec<S>::type;
+template <class S>
+constexpr int W = kernels::Vec<S>::lanes;
+
+// The vector part of the features: [0, body(d)).
+template <class S>
+inline int body(int d) {
+  return d - d % W<S>;
+}
+
+}  // namespace norm_detail
 
 // y = (x - mean) * rstd * gamma + beta,  rstd = 1 / sqrt(var + eps).
 template <class S>
 void layernorm_forward(S* y, S* mean, S* rstd, const S* x, const S* gamma, const S* beta, int T, int d,
                        double eps = kEps) {
+  using namespace norm_detail;
+  using kernels::load, kernels::store, kernels::splat, kernels::hsum;
+  const int n = body<S>(d);
   for (int t = 0; t < T; ++t) {
     const S* xt = x + static_cast<long>(t) * d;
-    S m = 0;
-    for (int i = 0; i < d; ++i) m += xt[i];
+    V<S> acc = {};
+    for (int i = 0; i < n; i += W<S>) acc += load(xt + i);
+    S m = hsum(acc);
+    for (int i = n; i < d; ++i) m += xt[i];
     m /= d;
-    S v = 0;
-    for (int i = 0; i < d; ++i) {
+    const V<S> mv = splat(m);
+    acc = V<S>{};
+    for (int i = 0; i < n; i += W<S>) {
+      const V<S> c = load(xt + i) - mv;
+      acc += c * c;
+    }
+    S v = hsum(acc);
+    for (int i = n; i < d; ++i) {
       S c = xt[i] - m;
       v += c * c;
     }
     v /= d;
     S r = S(1) / std::sqrt(v + S(eps));
+    const V<S> rv = splat(r);
     S* yt = y + static_cast<long>(t) * d;
-    for (int i = 0; i < d; ++i) yt[i] = (xt[i] - m) * r * gamma[i] + beta[i];
+    for (int i = 0; i < n; i += W<S>) store(yt + i, (load(xt + i) - mv) * rv * load(gamma + i) + load(beta + i));
+    for (int i = n; i < d; ++i) yt[i] = (xt[i] - m) * r * gamma[i] + beta[i];
     mean[t] = m;
     rstd[t] = r;
   }
@@ -43,13 +78,24 @@ void layernorm_forward(S* y, S* mean, S* rstd, const S* x, const S* gamma, const
 template <class S>
 void layernorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, const S* gamma, const S* mean,
                         const S* rstd, int T, int d) {
+  using namespace norm_detail;
+  using kernels::load, kernels::store, kernels::splat, kernels::hsum;
+  const int n = body<S>(d);
   for (int t = 0; t < T; ++t) {
     const S* xt = x + static_cast<long>(t) * d;
     const S* dyt = dy + static_cast<long>(t) * d;
     S* dxt = dx + static_cast<long>(t) * d;
     const S m = mean[t], r = rstd[t];
-    S g_mean = 0, gx_mean = 0;
-    for (int i = 0; i < d; ++i) {
+    const V<S> mv = splat(m), rv = splat(r);
+    V<S> gs = {}, gxs = {};
+    for (int i = 0; i < n; i += W<S>) {
+      const V<S> xhat = (load(xt + i) - mv) * rv;
+      const V<S> g = load(dyt + i) * load(gamma + i);
+      gs += g;
+      gxs += g * xhat;
+    }
+    S g_mean = hsum(gs), gx_mean = hsum(gxs);
+    for (int i = n; i < d; ++i) {
       S xhat = (xt[i] - m) * r;
       S g = dyt[i] * gamma[i];
       g_mean += g;
@@ -57,7 +103,16 @@ void layernorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, con
     }
     g_mean /= d;
     gx_mean /= d;
-    for (int i = 0; i < d; ++i) {
+    const V<S> gm = splat(g_mean), gxm = splat(gx_mean);
+    for (int i = 0; i < n; i += W<S>) {
+      const V<S> xhat = (load(xt + i) - mv) * rv;
+      const V<S> dyv = load(dyt + i);
+      const V<S> g = dyv * load(gamma + i);
+      if (dbeta) store(dbeta + i, load(dbeta + i) + dyv);
+      if (dgamma) store(dgamma + i, load(dgamma + i) + dyv * xhat);
+      store(dxt + i, load(dxt + i) + rv * (g - gm - xhat * gxm));
+    }
+    for (int i = n; i < d; ++i) {
       S xhat = (xt[i] - m) * r;
       S g = dyt[i] * gamma[i];
       if (dbeta) dbeta[i] += dyt[i];
@@ -70,14 +125,24 @@ void layernorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, con
 // y = x * rstd * gamma,  rstd = 1 / sqrt(mean(x^2) + eps).  No mean, no beta.
 template <class S>
 void rmsnorm_forward(S* y, S* rstd, const S* x, const S* gamma, int T, int d, double eps = kEps) {
+  using namespace norm_detail;
+  using kernels::load, kernels::store, kernels::splat, kernels::hsum;
+  const int n = body<S>(d);
   for (int t = 0; t < T; ++t) {
     const S* xt = x + static_cast<long>(t) * d;
-    S ms = 0;
-    for (int i = 0; i < d; ++i) ms += xt[i] * xt[i];
+    V<S> acc = {};
+    for (int i = 0; i < n; i += W<S>) {
+      const V<S> v = load(xt + i);
+      acc += v * v;
+    }
+    S ms = hsum(acc);
+    for (int i = n; i < d; ++i) ms += xt[i] * xt[i];
     ms /= d;
     S r = S(1) / std::sqrt(ms + S(eps));
+    const V<S> rv = splat(r);
     S* yt = y + static_cast<long>(t) * d;
-    for (int i = 0; i < d; ++i) yt[i] = xt[i] * r * gamma[i];
+    for (int i = 0; i < n; i += W<S>) store(yt + i, load(xt + i) * rv * load(gamma + i));
+    for (int i = n; i < d; ++i) yt[i] = xt[i] * r * gamma[i];
     rstd[t] = r;
   }
 }
@@ -85,15 +150,28 @@ void rmsnorm_forward(S* y, S* rstd, const S* x, const S* gamma, int T, int d, do
 // dx += rstd * (g - xhat * mean(g * xhat)),  g = dy * gamma.
 template <class S>
 void rmsnorm_backward(S* dx, S* dgamma, const S* dy, const S* x, const S* gamma, const S* rstd, int T, int d) {
+  using namespace norm_detail;
+  using kernels::load, kernels::store, kernels::splat, kernels::hsum;
+  const int n = body<S>(d);
   for (int t = 0; t < T; ++t) {
     const S* xt = x + static_cast<long>(t) * d;
     const S* dyt = dy + static_cast<long>(t) * d;
     S* dxt = dx + static_cast<long>(t) * d;
     const S r = rstd[t];
-    S gx_mean = 0;
-    for (int i = 0; i < d; ++i) gx_mean += dyt[i] * gamma[i] * xt[i] * r;
+    const V<S> rv = splat(r);
+    V<S> acc = {};
+    for (int i = 0; i < n; i += W<S>) acc += load(dyt + i) * load(gamma + i) * load(xt + i) * rv;
+    S gx_mean = hsum(acc);
+    for (int i = n; i < d; ++i) gx_mean += dyt[i] * gamma[i] * xt[i] * r;
     gx_mean /= d;
-    for (int i = 0; i < d; ++i) {
+    const V<S> gxm = splat(gx_mean);
+    for (int i = 0; i < n; i += W<S>) {
+      const V<S> xhat = load(xt + i) * rv;
+      const V<S> dyv = load(dyt + i);
+      if (dgamma) store(dgamma + i, load(dgamma + i) + dyv * xhat);
+      store(dxt + i, load(dxt + i) + rv * (dyv * load(gamma + i) - xhat * gxm));
+    }
+    for (int i = n; i < d; ++i) {
       S xhat = xt[i] * r;
       if (dgamma) dgamma[i] += dyt[i] * xhat;
       dxt[i] += r * (dyt[i] * gamma[i] - xhat * gx_mean);

@@ -179,7 +179,11 @@ test('the shipped wasm runs its hot loops as 128-bit SIMD', () => {
       named(/resnorm::kernels::gemm_nt<float>/),
   ];
   assert.ok(hot.every(Boolean), 'product kernels not found in the symbol map');
-  for (const [name, index] of hot) {
+  // The norms: LayerNorm's backward, and the forward of a norm (LayerNorm or
+  // RMSNorm, inlined into Norm<float>::forward).
+  const norms = [named(/resnorm::layernorm_backward<float>/), named(/resnorm::Norm<float>::forward\\28/)];
+  assert.ok(norms.every(Boolean), 'norm kernels not found in the symbol map');
+  for (const [name, index] of [...hot, ...norms]) {
     const body = bodies.get(index).join('\n');
     const mul = (body.match(/f32x4\.mul/g) || []).length;
     const add = (body.match(/f32x4\.add/g) || []).length;
