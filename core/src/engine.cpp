@@ -37,11 +37,27 @@ Status Engine<S>::simulate(const Config& cfg, Results* out) {
 
 template <class S>
 void Engine<S>::prepare(const Config& cfg) {
-  // What an earlier, different call left beyond this one's needs is released
-  // first, so the engine never holds more than the call's cost (limits.h).
+  // The engine never holds more than the budget (limits.h). Workspaces of
+  // another shape would be reallocated anyway: they go first, so the peak is
+  // this call's. Of the same shape, models keep the units of the deepest call
+  // (a depth change then allocates nothing) unless keeping them, and the
+  // bank's deeper layers, would pass the budget.
+  const bool same_shape = !models_.empty() && cfg.tokens == shape_.tokens && cfg.width == shape_.width &&
+                          cfg.hidden() == shape_.hidden() && cfg.block == shape_.block &&
+                          (cfg.block == Block::mlp || cfg.heads == shape_.heads);
+  if (!same_shape) models_.clear();
   models_.resize(std::min(models_.size(), cfg.archs.size()));
-  const double held = std::max(0, bank_.layers_held() - cfg.depth) * cfg.weights_per_block() * sizeof(S);
-  if (simulate_cost(cfg, sizeof(S)).bytes + held > kMemoryBudget) bank_.trim(cfg.depth);
+  const Cost cost = simulate_cost(cfg, sizeof(S));
+  const int units = cfg.depth * cfg.sublayers_per_block();
+  const double layer = cfg.weights_per_block() * sizeof(S);
+  const double per_unit = (cost.bytes - cfg.depth * layer) / (double(cfg.archs.size()) * units);
+  double kept = std::max(0, bank_.layers_held() - cfg.depth) * layer;
+  for (const auto& m : models_) kept += std::max(0, m->units_held() - units) * per_unit;
+  if (cost.bytes + kept > kMemoryBudget) {
+    models_.clear();
+    bank_.trim(cfg.depth);
+  }
+  shape_ = cfg;
   bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
   while (models_.size() < cfg.archs.size()) models_.push_back(std::make_unique<Model<S>>());
 }

@@ -13,9 +13,11 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   const bool transformer = cfg.block == Block::transformer;
   const int P = cfg.sublayers_per_block();
   const int heads = transformer ? cfg.heads : 0;
-  const bool resized =
-      (L != depth_ || T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty());
-  const bool new_inputs = resized || cfg.seed != cfg_.seed;
+  // Same shape, other depth: the units kept from a deeper config are reused
+  // and new ones added only past them, so a depth change allocates nothing
+  // below the deepest depth seen (the engine drops the model to give them back).
+  const bool reshaped = T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty();
+  const bool new_inputs = reshaped || cfg.seed != cfg_.seed;
   cfg_ = cfg;
   arch_ = arch;
   block_ = cfg.block;
@@ -26,26 +28,29 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   heads_ = heads;
   sublayers_per_block_ = P;
   const Recipe rec = recipe(arch, L, P);
-  if (resized) {
+  if (reshaped) {
     units_.clear();
-    units_.resize(static_cast<size_t>(L) * P);
     attn_scratch_.reset();
     if (transformer) {
       attn_scratch_ = std::make_shared<AttnScratch<S>>();
       attn_scratch_->resize(T, d);
     }
-    for (int k = 0; k < L * P; ++k) {
-      Unit<S>& u = units_[k];
-      if (transformer && k % P == 0)
-        u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
-      else
-        u.f = std::make_unique<Mlp<S>>(T, d, m);
-      for (Mat<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
-    }
-    streams_.resize(static_cast<long>(L * P + 1) * T * d);
-    dstreams_.resize(static_cast<long>(L * P + 1) * T * d);
     for (Mat<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
       buf->resize(T, d);
+  }
+  n_units_ = L * P;
+  for (int k = static_cast<int>(units_.size()); k < n_units_; ++k) {
+    Unit<S>& u = units_.emplace_back();
+    if (transformer && k % P == 0)
+      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
+    else
+      u.f = std::make_unique<Mlp<S>>(T, d, m);
+    for (Mat<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
+  }
+  const long stream_size = static_cast<long>(n_units_ + 1) * T * d;
+  if (reshaped || streams_.size() < stream_size) {
+    streams_.resize(stream_size);
+    dstreams_.resize(stream_size);
   }
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
@@ -190,9 +195,10 @@ void Model<S>::backward(bool materialize) {
 template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
-  dstreams_.setZero();
+  dstreams_.head(static_cast<long>(n_units_ + 1) * n).setZero();
   final_.zero_grad();
-  for (Unit<S>& u : units_) {
+  for (int k = 0; k < n_units_; ++k) {
+    Unit<S>& u = units_[k];
     u.in.zero_grad();
     u.out.zero_grad();
     u.outer.zero_grad();

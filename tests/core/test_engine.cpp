@@ -3,6 +3,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -119,4 +120,40 @@ TEST_CASE("block=mlp is the default and leaves MLP stacks exactly as they were",
   for (const char* key : {"block", "heads", "causal", "wq_grad_norm", "wo_grad_norm", "attn_update_ratio"})
     CHECK(json.find(key) == std::string::npos);
   CHECK(json.find("\"seed\": 0}, \"results\"") != std::string::npos);
+}
+
+namespace {
+
+bool same_bits(const resnorm::Results& a, const resnorm::Results& b) {
+  if (a.archs.size() != b.archs.size()) return false;
+  for (size_t i = 0; i < a.archs.size(); ++i)
+    for (auto field : {&resnorm::ArchResult::grad_norm, &resnorm::ArchResult::stream_rms,
+                       &resnorm::ArchResult::update_ratio, &resnorm::ArchResult::w1_grad_norm}) {
+      const auto &x = a.archs[i].*field, &y = b.archs[i].*field;
+      if (x.size() != y.size() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) != 0) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a depth change reuses the deeper workspaces and gives the numbers of a fresh engine", "[determinism]") {
+  for (resnorm::Block block : {resnorm::Block::mlp, resnorm::Block::transformer}) {
+    resnorm::Config cfg;
+    cfg.block = block;
+    cfg.width = 16;
+    cfg.heads = 2;
+    cfg.archs = {resnorm::Arch::post_ln, resnorm::Arch::pre_ln, resnorm::Arch::admin, resnorm::Arch::deepnorm};
+    resnorm::Engine<float> engine;
+    resnorm::Results res;
+    for (int depth : {40, 12, 33, 40, 1, 40}) {
+      cfg.depth = depth;
+      REQUIRE(engine.simulate(cfg, &res).ok());
+      resnorm::Engine<float> fresh;
+      resnorm::Results want;
+      REQUIRE(fresh.simulate(cfg, &want).ok());
+      INFO("depth " << depth);
+      CHECK(same_bits(res, want));
+    }
+  }
 }

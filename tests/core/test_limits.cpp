@@ -174,3 +174,24 @@ TEST_CASE("After a large call, a different large call does not hold both") {
   WARN("no mallinfo2 here (or AddressSanitizer's malloc): what the engine holds is not measured");
 #endif
 }
+
+TEST_CASE("Workspaces kept from a deeper call are given back when keeping them would pass the budget") {
+#if RESNORM_HAVE_MALLINFO2
+  const double before = heap_in_use();
+  Engine<float> engine;
+  Results res;
+  Config deep = make(2, 1024, 64, 4, 64);
+  deep.depth = static_cast<int>(check_simulate(deep).max_fit);  // two archs as deep as fits
+  REQUIRE(deep.depth > 0);
+  REQUIRE(engine.simulate(deep, &res).ok());
+  Config many = make(10, 1024, 64, 4, 64);
+  many.depth = static_cast<int>(check_simulate(many).max_fit);  // ten archs, shallower, same shape
+  REQUIRE(many.depth > 0);
+  REQUIRE(engine.simulate(many, &res).ok());
+  const double held = heap_in_use() - before;
+  INFO("held " << held / 1048576 << " MB, depths " << deep.depth << " then " << many.depth);
+  CHECK(held <= kMemoryBudget);
+#else
+  WARN("no mallinfo2 here (or AddressSanitizer's malloc): what the engine holds is not measured");
+#endif
+}

@@ -32,6 +32,7 @@ class Engine {
   // Sizes the bank and the workspaces for cfg, releasing what other calls
   // left that would take the engine past the memory budget (limits.h).
   void prepare(const Config& cfg);
+  Config shape_;  // the last call's config: its tokens, width, hidden width, block, heads are the workspaces' shape
   WeightBank<S> bank_;
   std::vector<std::unique_ptr<Model<S>>> models_;  // one workspace per slot of config.archs
 };

@@ -20,7 +20,8 @@
 // are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
 // boundaries are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are
 // the same). Everything is allocated by configure(); forward() and backward()
-// allocate nothing.
+// allocate nothing. A depth change keeps the units and buffers of a deeper
+// config of the same shape, so going back up to that depth allocates nothing.
 //
 // The definitions: model.cpp (configure, the unit's forward and backward, the
 // step API), results.cpp (result()), paths.cpp (backward_path()).
@@ -95,7 +96,9 @@ class Model {
   const S* path_gradient() const { return path_grad_[path_grad_at_].data(); }  // (T, d), of the last backward_path()
 
   int depth() const { return depth_; }
-  int units() const { return static_cast<int>(units_.size()); }
+  int units() const { return n_units_; }
+  // Units held, in use or kept from a deeper config of the same shape.
+  int units_held() const { return static_cast<int>(units_.size()); }
   int sublayers_per_block() const { return sublayers_per_block_; }
   S* stream(int k) { return streams_.data() + static_cast<long>(k) * T_ * d_; }  // after unit k
   S* dstream(int k) { return dstreams_.data() + static_cast<long>(k) * T_ * d_; }
@@ -121,7 +124,8 @@ class Model {
   Block block_ = Block::mlp;
   int depth_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
   int sublayers_per_block_ = 1;
-  std::vector<Unit<S>> units_;  // L P, block by block
+  std::vector<Unit<S>> units_;  // at least L P, block by block; the first n_units_ are the stack
+  int n_units_ = 0;             // L P
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
   Mat<S> input_, readout_;  // (T, d): h_0 and r
