@@ -5,10 +5,12 @@
 //      checked against the WASM SIMD build's numbers;
 //   2. the page in headless Chromium (bench/browser.js);
 //   3. LayerNorm against RMSNorm, d = 64 .. 4096, native and WASM;
-//   4. where a recompute spends its time (bench/phases.h), native and WASM.
+//   4. where a recompute spends its time (bench/phases.h), native and WASM;
+//   5. the cost of growth: time against L, d, T with fitted exponents, and the slowest
+//      configs the engine's budgets allow, natively and in WASM (bench/lib/scaling.js).
 // Writes <out>/latest.json and <out>/latest.md and prints the Markdown.
 //
-//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser] [--wait-quiet SECONDS]
+//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling] [--wait-quiet SECONDS]
 // --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
 // browser part is skipped unless --browser is given.
 //
@@ -26,6 +28,7 @@ import { runBrowser } from './browser.js';
 import { renderMarkdown } from './lib/report.js';
 import { FLOP_FORMULA, QUICK_SCENES, SCENES, flops } from './lib/scenes.js';
 import { median, quantile, summarize } from './lib/stats.js';
+import { limits, scaling } from './lib/scaling.js';
 import { ENGINE_ARCHS } from '../web/src/shared/fields.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -796,6 +799,33 @@ function machine() {
   };
 }
 
+// ---------------------------------------------------------------- part 5
+
+async function growth(quick, log) {
+  const w = new Worker('wasm-simd');
+  try {
+    await w.call('init');
+    const { Resnorm } = await import('../wasm/resnorm.js');
+    const { default: create } = await import(`${ROOT}wasm/dist/resnorm_wasm.js`);
+    const rn = new Resnorm(await create({ wasmBinary: readFileSync(`${ROOT}wasm/dist/resnorm_wasm.wasm`) }));
+    const out = { scaling: await scaling(w, { quick, log }) };
+    w.close();
+    const w2 = new Worker('wasm-simd');
+    try {
+      await w2.call('init');
+      out.limits = await limits(rn, w2, { quick, log });
+    } finally {
+      w2.close();
+    }
+    rn.dispose();
+    return out;
+  } catch (e) {
+    return { status: 'failed', reason: fmtErr(e) };
+  } finally {
+    w.close();
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 export async function main(argv = process.argv.slice(2)) {
@@ -803,7 +833,7 @@ export async function main(argv = process.argv.slice(2)) {
   const opt = (f, d) => (argv.indexOf(f) >= 0 ? argv[argv.indexOf(f) + 1] : d);
   const quick = has('--quick');
   const out = opt('--out', `${ROOT}bench/results`);
-  const only = new Set(opt('--only', 'engine,norms,profile,browser').split(','));
+  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling').split(','));
   const log = has('--silent') ? () => {} : (s) => process.stderr.write(`${s}\n`);
   const scenes = quick ? QUICK_SCENES : SCENES;
   // --wait-quiet S: wait up to S seconds for the 1-minute load average to drop to
@@ -848,6 +878,10 @@ export async function main(argv = process.argv.slice(2)) {
     if (only.has('profile')) {
       log('part 4: profile');
       report.profile = await profile(scenes, quick, log);
+    }
+    if (only.has('scaling')) {
+      log('part 5: the cost of growth');
+      report.scaling = await growth(quick, log);
     }
     if (only.has('browser')) {
       log('part 2: browser');

@@ -302,6 +302,42 @@ function sizesTable(sz) {
   );
 }
 
+function growthSection(g) {
+  if (g.status === 'failed') return `Not measured: ${g.reason}\n`;
+  const out = [];
+  const s = g.scaling;
+  const base = Object.entries(s.base)
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : v}`)
+    .join(', ');
+  out.push(`### Recompute time against size (WASM SIMD, Node; one field at a time from ${base})\n`);
+  for (const [field, sw] of Object.entries(s.sweeps)) {
+    out.push(
+      table(
+        [field, ...sw.points.map((p) => String(p.value)), 'fitted exponent'],
+        [['ms (median)', ...sw.points.map((p) => ms(p.ms)), f(sw.exponent)]],
+      ),
+    );
+    out.push('');
+  }
+  out.push('### The slowest configs the budgets allow (core/src/limits.cpp)\n');
+  out.push(
+    'Each shape at the largest depth its refusal at depth 1024 names. Native: the CLI, one process per call (weights generated, every buffer allocated), median of 3; WASM: a fresh Node worker, median of the first and two more calls.\n',
+  );
+  out.push(
+    table(
+      ['shape', 'depth', 'native ms', 'WASM SIMD ms', `native <= ${g.limits.native_limit_ms / 1000} s`],
+      g.limits.rows.map((r) => [
+        r.name,
+        String(r.config.depth),
+        ms(r.native_ms),
+        ms(r.wasm_ms),
+        mark(r.native_ms === null ? null : r.native_ms <= g.limits.native_limit_ms),
+      ]),
+    ),
+  );
+  return out.join('\n') + '\n';
+}
+
 export function renderMarkdown(r) {
   const m = r.machine;
   const out = [];
@@ -356,6 +392,10 @@ export function renderMarkdown(r) {
     out.push('## 4. Where a recompute spends its time\n');
     if (r.engine) out.push(cpuProfileSection(r.engine));
     if (r.profile) out.push('### Phases and replays (bench/phases.h)\n\n' + profileSection(r.profile));
+  }
+  if (r.scaling) {
+    out.push('## 5. The cost of growth\n');
+    out.push(growthSection(r.scaling));
   }
   return out.join('\n') + '\n';
 }

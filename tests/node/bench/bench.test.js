@@ -62,12 +62,20 @@ test(
       for (const scene of SCENES) assert.ok(report.profile.scenes[scene]['wasm-simd'], `profile ${scene}`);
       assert.ok(report.targets.length >= 8);
       for (const t of report.targets) assert.ok([true, false, null].includes(t.met) && t.measured, t.id);
+      // Part 5: every sweep with its points and a finite exponent; the limit rows timed.
+      for (const field of ['depth', 'width', 'tokens']) {
+        const sw = report.scaling.scaling.sweeps[field];
+        assert.ok(sw.points.length >= 2 && sw.points.every((p) => p.ms > 0), `scaling ${field}`);
+        assert.ok(Number.isFinite(sw.exponent), `scaling ${field} exponent`);
+      }
+      for (const row of report.scaling.limits.rows) assert.ok(row.wasm_ms > 0 && row.config.depth >= 1, row.name);
       for (const heading of [
         '## Targets',
         '## 1. Engine throughput',
         '## 2. In the browser',
         '## 3. LayerNorm against RMSNorm',
         '## 4. Where',
+        '## 5. The cost of growth',
       ])
         assert.ok(md.includes(heading), `latest.md lacks "${heading}"`);
     } finally {
