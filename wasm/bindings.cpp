@@ -13,6 +13,7 @@
 #include <string>
 
 #include "resnorm/engine.h"
+#include "resnorm/limits.h"
 #include "resnorm/normlab.h"
 
 using namespace emscripten;
@@ -56,6 +57,15 @@ class Simulation {
     if (st.ok()) st = engine_.simulate(cfg, &res_);
     if (!st.ok()) return error_text(st);
     return "";
+  }
+  // The checks of run() without running: "" if `js` is within its ranges and the
+  // budgets, else the error (a pool of workers checks the whole config once each
+  // worker runs only some of its architectures).
+  std::string check(const JsConfig& js) const {
+    resnorm::Config cfg;
+    resnorm::Status st = apply(cfg, js);
+    if (st.ok()) st = resnorm::check_simulate(cfg);
+    return st.ok() ? "" : error_text(st);
   }
   int archCount() const { return static_cast<int>(res_.archs.size()); }
   // Out-of-range indices give "", -1 and an empty view: nothing here throws.
@@ -235,6 +245,7 @@ EMSCRIPTEN_BINDINGS(resnorm) {
   class_<Simulation>("Simulation")
       .constructor<>()
       .function("run", &Simulation::run)
+      .function("check", &Simulation::check)
       .function("archCount", &Simulation::archCount)
       .function("archName", &Simulation::archName)
       .function("firstNonfinite", &Simulation::firstNonfinite)

@@ -107,6 +107,16 @@ export class Resnorm {
     return { config: cfg, samples, path_seed, results };
   }
 
+  /**
+   * What simulate(config) checks, without computing: the canonical config, or the
+   * error simulate would throw (ranges and the engine's budgets).
+   */
+  check(config = {}) {
+    const cfg = this.normalize(config);
+    throwIfError(this._guard(() => this._sim.check(toWasm(cfg))));
+    return cfg;
+  }
+
   /** The config simulate() would run: defaults filled in, each value checked for its type, unknown fields refused. */
   normalize(config) {
     if (!isRecord(config))

@@ -9,19 +9,13 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadWasm } from '../helpers.js';
-import { createEngineClient, sharedEngine, OPS } from '../../../web/src/engine/client.js';
-import { reproduce } from '../../../web/src/engine/experiments.js';
+import { createEngineClient, poolSize, sharedEngine, OPS } from '../../../web/src/engine/client.js';
+import { RUN } from '../../../web/src/engine/run.js';
 
 const rn = await loadWasm();
 
 // What web/src/engine/worker.js runs, minus the Worker.
-const HANDLERS = {
-  simulate: ([config]) => rn.simulate(config),
-  normToken: ([kind, x, gamma, beta]) => rn.normToken(kind, x, gamma, beta),
-  batchVsLayerNorm: ([input]) => rn.batchVsLayerNorm(input),
-  pathGradients: ([config]) => rn.pathGradients(config),
-  reproduce: ([id, params]) => reproduce(rn, id, params),
-};
+const HANDLERS = Object.fromEntries(Object.entries(RUN).map(([op, fn]) => [op, (args) => fn(rn, args)]));
 
 /** A pool of fake workers; `log` records [worker, 'start'|'end', op, args] in time order, `active` the jobs running. */
 function fakeWorkers({ delayMs = 2 } = {}) {
@@ -310,4 +304,103 @@ test('a worker that cannot start rejects the call; terminate() rejects what wait
 
 test('sharedEngine(): one client per realm', () => {
   assert.equal(sharedEngine(), sharedEngine());
+});
+
+test('a pool of k = 1, 2, 3 workers: a simulate is split by architecture and merged in arch order, bit for bit', async () => {
+  const all = rn.fields.find((f) => f.name === 'arch').choices;
+  const configs = [
+    { arch: all, depth: 12, width: 16, tokens: 3, gain: 1.1 },
+    { arch: ['pre_ln', 'post_ln', 'admin', 'deepnorm'], block: 'transformer', depth: 4, width: 16, heads: 2 },
+    { arch: 'plain,gpt2,sandwich', depth: 9, width: 8 },
+  ];
+  const plain = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+  const want = configs.map((c) => plain(rn.simulate(c)));
+  for (const k of [1, 2, 3]) {
+    const pool = fakeWorkers();
+    const engine = createEngineClient({ workers: k, startWorker: pool.start });
+    const lane = engine.lane();
+    for (const [i, config] of configs.entries()) {
+      const r = await lane.request('simulate', [config]);
+      assert.equal(plain(r.out), want[i], `k = ${k}, config ${i}`);
+      assert.deepEqual(Object.keys(r.out.results), rn.simulate(config).config.arch, 'arch order');
+      assert.equal(plain(await engine.call('simulate', [config])), want[i], `k = ${k}, call, config ${i}`);
+    }
+    assert.equal(pool.started.length, k, `k = ${k}: every worker took part`);
+    // One architecture: one worker, no split.
+    const before = pool.log.length;
+    await engine.call('simulate', [{ arch: ['pre_ln'], depth: 5 }]);
+    assert.equal(pool.log.length - before, 2, 'one start and one end');
+  }
+});
+
+test('a pool: a superseded split request is dropped in every worker, and no answer mixes two configs', async () => {
+  const pool = fakeWorkers({ delayMs: 5 });
+  const engine = createEngineClient({ workers: 2, startWorker: pool.start });
+  const lane = engine.lane();
+  const arch = ['plain', 'residual', 'post_ln', 'pre_ln'];
+  const asked = [];
+  for (let depth = 4; depth < 14; depth++) asked.push(lane.request('simulate', [{ arch, depth }]));
+  const answers = await Promise.all(asked);
+  const last = answers.at(-1);
+  assert.equal(last.out.config.depth, 13);
+  for (const r of answers.filter(Boolean)) {
+    const depths = new Set(Object.values(r.out.results).map((a) => a.grad_norm.length - 1));
+    assert.deepEqual([...depths], [r.out.config.depth], 'every architecture of one answer is of its config');
+    assert.deepEqual(Object.keys(r.out.results), arch);
+  }
+  // The first request was at the workers when the others came; every one after it but the last was dropped before any worker saw it.
+  const sentDepths = pool.started.flatMap((w) => w.sent.map((m) => m.args[0].depth));
+  for (const d of sentDepths) assert.ok(d === 4 || d === 13, `depth ${d} reached a worker`);
+  assert.equal(lane.dropped, 8);
+});
+
+test("a pool refuses what the whole config would: each part checks it, the .field and .max are the whole's", async () => {
+  const engine = createEngineClient({ workers: 3, startWorker: fakeWorkers().start });
+  const all = rn.fields.find((f) => f.name === 'arch').choices;
+  const config = { arch: all, depth: 1024, width: 64, tokens: 64 };
+  let whole;
+  try {
+    rn.simulate(config);
+  } catch (e) {
+    whole = e;
+  }
+  await assert.rejects(engine.lane().request('simulate', [config]), (e) => e.field === 'depth' && e.max === whole.max);
+  await assert.rejects(engine.call('simulate', [{ ...config, depth: whole.max + 1 }]), (e) => e.field === 'depth');
+  const ok = await engine.call('simulate', [{ ...config, depth: whole.max }]);
+  assert.deepEqual(Object.keys(ok.results), all);
+});
+
+test('poolSize(): one worker per core, at most 4, at most 2 on a device with 4 GB or less, at least 1', () => {
+  assert.equal(poolSize({ hardwareConcurrency: 2 }), 2);
+  assert.equal(poolSize({ hardwareConcurrency: 16 }), 4);
+  assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 4 }), 2);
+  assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 8 }), 4);
+  assert.equal(poolSize({}), 1);
+  assert.equal(poolSize(undefined), 1);
+  assert.equal(poolSize({ hardwareConcurrency: 0 }), 1);
+});
+
+test('a pool: a worker that fails to load leaves the others working, its part redone by them, the page told', async () => {
+  const pool = fakeWorkers();
+  let n = 0;
+  const start = () => {
+    if (n++ !== 1) return pool.start();
+    // The second worker never loads: it takes a message and then reports an error.
+    const w = { sent: [], postMessage: (d) => w.sent.push(d), terminate: () => (w.terminated = true) };
+    setTimeout(() => w.onerror({ message: 'the module could not be loaded', preventDefault() {} }), 5);
+    return w;
+  };
+  const engine = createEngineClient({ workers: 3, startWorker: start });
+  const heard = [];
+  engine.onWorkerLost((e, left) => heard.push([e.message, left]));
+  const config = { arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'gpt2', 'admin'], depth: 7, width: 8 };
+  const want = JSON.stringify(rn.simulate(config), (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+  const got = await engine.lane().request('simulate', [config]);
+  assert.equal(
+    JSON.stringify(got.out, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)),
+    want,
+  );
+  assert.deepEqual(heard, [['engine worker failed: the module could not be loaded', 2]]);
+  assert.equal(engine.size(), 2);
+  assert.deepEqual(Object.keys((await engine.call('simulate', [config])).results), config.arch);
 });

@@ -91,11 +91,29 @@ import(${JSON.stringify(url.href)}).then(() => { for (const data of q.splice(0))
 }
 
 /**
+ * The groups of architectures a simulate of `config` is split into for `k`
+ * workers: contiguous, in arch order, sizes differing by at most one; null when
+ * there is nothing to split (one architecture, or an arch field the worker must
+ * refuse as a whole: not a list of distinct names).
+ */
+export function archGroups(config, k) {
+  const arch = config?.arch;
+  const list = typeof arch === 'string' ? arch.split(',') : Array.isArray(arch) ? arch : null;
+  if (!list || list.length < 2 || list.some((a) => typeof a !== 'string') || new Set(list).size !== list.length)
+    return null;
+  const n = Math.min(k, list.length);
+  return Array.from({ length: n }, (_, i) =>
+    list.slice(Math.floor((i * list.length) / n), Math.floor(((i + 1) * list.length) / n)),
+  );
+}
+
+/**
  * @param {{workers?: number, startWorker?: () => Worker}} [options] startWorker
  *   returns a Worker-like object ({postMessage, terminate, onmessage, onerror})
  */
 export function createEngineClient({ workers = 1, startWorker = startEngineWorker } = {}) {
-  const size = Math.max(1, Math.floor(workers) || 1);
+  let size = Math.max(1, Math.floor(workers) || 1);
+  const lostListeners = new Set();
   const slots = []; // {worker, job}: the workers started, and the job each is computing
   const turns = []; // {job} for a call, {lane} for a lane with a request waiting, in the order they asked
   let nextId = 1;
@@ -107,7 +125,7 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     slot.worker.onmessage = (e) => answer(slot, e.data);
     slot.worker.onerror = (e) => {
       e?.preventDefault?.();
-      fail(slot, new Error(`engine worker failed: ${e?.message || 'it could not be loaded'}`));
+      lost(slot, new Error(`engine worker failed: ${e?.message || 'it could not be loaded'}`));
     };
     slots.push(slot);
     return slot;
@@ -124,7 +142,20 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     pump();
   }
 
-  const fail = (slot, err) => drop(slot, (job) => job.reject(err));
+  // A worker that fails: with others in the pool, the pool shrinks by one, the
+  // job it held goes back to the front of the queue for another worker (once),
+  // and onWorkerLost's listeners hear of it; alone, its job is rejected and
+  // later work starts a new worker.
+  function lost(slot, err) {
+    if (size === 1) return drop(slot, (job) => job.reject(err));
+    size--;
+    for (const fn of lostListeners) fn(err, size);
+    drop(slot, (job) => {
+      if (job.retried) return job.reject(err);
+      job.retried = true;
+      turns.unshift({ jobs: [job] });
+    });
+  }
 
   function answer(slot, msg) {
     const job = slot.job;
@@ -148,13 +179,17 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     }
   }
 
-  // Hands waiting work to idle workers, starting workers up to `size`.
+  // Hands waiting work to idle workers, starting workers up to `size`. A turn
+  // is a call's parts or a lane's waiting request's parts (one part, unless a
+  // simulate was split over the workers); it keeps its place until every part
+  // has a worker.
   function pump() {
     while (turns.length && !slots.some((s) => s.job?.exclusive)) {
       const turn = turns[0];
-      const job = turn.lane ? turn.lane.peek() : turn.job;
+      const job = turn.lane ? turn.lane.peek() : turn.jobs[0];
       if (!job) {
-        turns.shift().lane.take();
+        turns.shift();
+        turn.lane?.done();
         continue;
       }
       if (job.exclusive && slots.some((s) => s.job)) return;
@@ -164,38 +199,84 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
         try {
           slot = start();
         } catch (e) {
-          turns.shift();
-          turn.lane?.take();
+          if (turn.lane) turn.lane.take();
+          else turn.jobs.shift();
           job.reject(new Error(`engine worker failed: ${e.message}`));
           continue;
         }
       }
-      turns.shift();
-      turn.lane?.take();
+      if (turn.lane) turn.lane.take();
+      else turn.jobs.shift();
       send(slot, job);
     }
+  }
+
+  // A request as the jobs the workers run: one, or for a simulate of several
+  // architectures with more than one worker, one per group of architectures
+  // (contiguous, in arch order), each checking the whole config first so every
+  // part refuses what the whole would. The parts' answers are merged in arch
+  // order; the request settles once, when all are in or one fails.
+  function jobsOf(op, args, { exclusive = false, lane = null }, resolve, reject) {
+    const groups = op === 'simulate' && !exclusive && size > 1 ? archGroups(args[0], size) : null;
+    if (!groups) return [{ op, args: Array.from(args), exclusive, lane, resolve, reject, settle: resolve }];
+    const outs = new Array(groups.length);
+    let left = groups.length;
+    let settled = false;
+    const partDone = (i, r) => {
+      if (settled) return;
+      outs[i] = r;
+      if (--left) return;
+      settled = true;
+      const docs = lane ? outs.map((o) => o.out) : outs;
+      const out = { config: docs[0].config, results: Object.assign({}, ...docs.map((d) => d.results)) };
+      resolve(
+        lane
+          ? { out, ms: Math.max(...outs.map((o) => o.ms)), roundTripMs: Math.max(...outs.map((o) => o.roundTripMs)) }
+          : out,
+      );
+    };
+    const partFailed = (e) => {
+      if (settled) return;
+      settled = true;
+      reject(e);
+    };
+    return groups.map((archs, i) => ({
+      op,
+      args: [args[0], archs],
+      exclusive: false,
+      lane,
+      resolve: (r) => partDone(i, r),
+      reject: partFailed,
+      settle: (v) => {
+        if (!settled) {
+          settled = true;
+          resolve(v);
+        }
+      },
+    }));
   }
 
   function call(op, args = [], { exclusive = false } = {}) {
     if (!OPS.includes(op)) return Promise.reject(unknownOp(op));
     if (closed) return Promise.reject(new Error('the engine has been shut down'));
     return new Promise((resolve, reject) => {
-      turns.push({ job: { op, args: Array.from(args), exclusive, resolve, reject } });
+      turns.push({ jobs: jobsOf(op, args, { exclusive }, resolve, reject) });
       pump();
     });
   }
 
   function lane() {
-    let pending = null; // the request waiting for its turn
+    let pending = []; // the parts of the request waiting for a worker
     let queued = false; // whether the lane has a place in `turns`
     let open = true;
+    // A waiting request resolves null (settled once for all its parts); those of
+    // its parts already at a worker finish and their answers are ignored.
+    const supersede = (parts) => parts[0]?.settle(null);
     const turn = {
-      peek: () => pending,
-      take() {
-        const p = pending;
-        pending = null;
+      peek: () => pending[0] ?? null,
+      take: () => pending.shift(),
+      done() {
         queued = false;
-        return p;
       },
     };
     const handle = {
@@ -204,11 +285,11 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
         if (!OPS.includes(op)) return Promise.reject(unknownOp(op));
         if (!open || closed) return Promise.resolve(null);
         return new Promise((resolve, reject) => {
-          if (pending) {
-            pending.resolve(null);
+          if (pending.length) {
+            supersede(pending);
             handle.dropped++;
           }
-          pending = { op, args: Array.from(args), lane: handle, resolve, reject };
+          pending = jobsOf(op, args, { lane: handle }, resolve, reject);
           if (!queued) {
             queued = true;
             turns.push({ lane: turn });
@@ -219,22 +300,21 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
       /** Stops what the lane asked for; true if there was something to stop. */
       cancel() {
         let stopped = false;
-        if (pending) {
-          pending.resolve(null); // its place in `turns` stays, for the next request or to be passed over
-          pending = null;
+        if (pending.length) {
+          supersede(pending);
+          pending = []; // its place in `turns` stays, for the next request or to be passed over
           stopped = true;
         }
-        const slot = slots.find((s) => s.job?.lane === handle);
-        if (slot) {
-          drop(slot, (job) => job.resolve(null));
+        for (const slot of slots.filter((s) => s.job?.lane === handle)) {
+          drop(slot, (job) => job.settle(null));
           stopped = true;
         }
         return stopped;
       },
       close() {
         open = false;
-        pending?.resolve(null);
-        pending = null;
+        supersede(pending);
+        pending = [];
       },
     };
     return handle;
@@ -243,19 +323,39 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
   function terminate() {
     closed = true;
     const err = new Error('the engine has been shut down');
-    for (const turn of turns.splice(0)) (turn.lane ? turn.lane.take() : turn.job)?.reject(err);
+    for (const turn of turns.splice(0)) for (const job of turn.lane ? [turn.lane.take()] : turn.jobs) job?.reject(err);
     for (const slot of slots.splice(0)) {
       slot.worker.terminate();
       slot.job?.reject(err);
     }
   }
 
-  return { call, lane, terminate, workers: () => slots.length };
+  /** fn(error, workersLeft) when a worker of a pool fails and the others carry on; returns an unsubscribe. */
+  function onWorkerLost(fn) {
+    lostListeners.add(fn);
+    return () => lostListeners.delete(fn);
+  }
+
+  return { call, lane, terminate, onWorkerLost, workers: () => slots.length, size: () => size };
+}
+
+/**
+ * How many engine workers a page runs: one per core the browser reports
+ * (navigator.hardwareConcurrency), at most 4 (the default scene has four
+ * architectures, and each worker holds its own weight bank), at most 2 where
+ * the device reports 4 GB of memory or less (navigator.deviceMemory), at
+ * least 1. A recompute's architectures are spread over them (archGroups).
+ */
+export function poolSize(nav = globalThis.navigator) {
+  const cores = Math.floor(nav?.hardwareConcurrency) || 1;
+  const memory = Number(nav?.deviceMemory);
+  const cap = Number.isFinite(memory) && memory <= 4 ? 2 : 4;
+  return Math.max(1, Math.min(cores, cap));
 }
 
 let shared = null;
 
-/** The page's one engine client (one worker), shared by every view on the page. */
+/** The page's one engine client (poolSize() workers), shared by every view on the page. */
 export function sharedEngine() {
-  return (shared ??= createEngineClient());
+  return (shared ??= createEngineClient({ workers: poolSize() }));
 }

@@ -4,20 +4,10 @@
 // Messages out: {id, ok: true, out, ms} | {id, ok: false, error: {message, field, max}}
 // (max: where a budget refused the call, the largest value of `field` that fits)
 import { loadResnorm } from '../../../wasm/resnorm.js';
-import { reproduce, timeRecompute } from './experiments.js';
+import { RUN } from './run.js';
 import { OPS } from './ops.js';
 
 const ready = loadResnorm();
-
-// What each op runs: the wasm API's methods, and the papers' reproductions.
-const RUN = {
-  simulate: (rn, [config]) => rn.simulate(config),
-  normToken: (rn, [kind, x, gamma, beta]) => rn.normToken(kind, x, gamma, beta),
-  batchVsLayerNorm: (rn, [input]) => rn.batchVsLayerNorm(input),
-  pathGradients: (rn, [config]) => rn.pathGradients(config),
-  reproduce: (rn, [id, params]) => reproduce(rn, id, params),
-  timeRecompute: (rn, [options]) => timeRecompute(rn, options),
-};
 
 // The typed arrays of a result, up to three levels down (simulate's
 // results.<arch>.<array>), handed over instead of copied.

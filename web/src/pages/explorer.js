@@ -13,6 +13,8 @@ import { createEmbedDialog } from '../embed/dialog.js';
 import { watchPrint } from '../shared/print.js';
 import { printCharts, settingsList } from '../explorer/print.js';
 import { el, replace } from '../shared/dom.js';
+import { sharedEngine } from '../engine/client.js';
+import { noticeWorkerLost } from '../shared/notice.js';
 import '../explorer/print.css';
 
 const $ = (id) => document.getElementById(id);
@@ -100,3 +102,5 @@ window.addEventListener('hashchange', () => {
   rememberInUrl(view.store.get()); // the link in the address bar says what is shown, nothing else
 });
 registerServiceWorker();
+
+noticeWorkerLost(sharedEngine(), $('notice'));

@@ -1,7 +1,8 @@
 // The papers page: six reproductions, each a panel computed by the engine (two
 // workers where the machine has two cores, each panel on its own lane), then
 // the timing of the explorer's transformer scene, run alone.
-import { createEngineClient } from '../engine/client.js';
+import { sharedEngine } from '../engine/client.js';
+import { noticeWorkerLost } from '../shared/notice.js';
 import { PERF_CONFIG } from '../engine/experiments.js';
 import { fixed } from '../shared/format.js';
 import { createTheme } from '../shared/theme.js';
@@ -24,7 +25,8 @@ window.__papers = state;
 
 const theme = createTheme($('theme-toggle'));
 
-const engine = createEngineClient({ workers: Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1)) });
+const engine = sharedEngine();
+noticeWorkerLost(engine, status);
 
 const t0 = performance.now();
 const panels = [];

@@ -4,6 +4,7 @@
 import bank from '../quiz/bank.json?math';
 import { STORAGE_KEY } from '../quiz/store.js';
 import { sharedEngine } from '../engine/client.js';
+import { noticeWorkerLost } from '../shared/notice.js';
 import { createTheme } from '../shared/theme.js';
 import { createSession } from '../quiz/ui/session.js';
 import { createItemView } from '../quiz/ui/item-view.js';
@@ -51,6 +52,7 @@ $('notice-close').addEventListener('click', () => notice.hide());
 
 // ---------------- the engine ----------------
 const engine = sharedEngine();
+noticeWorkerLost(engine, $('notice'));
 let engineReady = false;
 // The first answer turns the status line to "engine ready"; a worker that cannot start says so there.
 const engineApi = {

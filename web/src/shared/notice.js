@@ -44,3 +44,21 @@ export function showNotices(box, notices, { source = 'link', head: headText = nu
   box.replaceChildren(head, list, close);
   box.hidden = false;
 }
+
+/**
+ * Shows, before `anchor`, a notice each time one of `engine`'s pooled workers
+ * fails and the others take over its work (engine/client.js onWorkerLost): what
+ * failed and how many workers the page goes on with. Text only.
+ */
+export function noticeWorkerLost(engine, anchor) {
+  let box = null;
+  return engine.onWorkerLost((error, left) => {
+    if (!box) {
+      box = document.createElement('p');
+      box.className = 'notice worker-lost';
+      box.setAttribute('role', 'status');
+      anchor.before(box);
+    }
+    box.textContent = `${error.message}. The page goes on with ${left} engine worker${left === 1 ? '' : 's'}; the numbers are the same, only slower.`;
+  });
+}

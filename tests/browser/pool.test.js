@@ -1,0 +1,128 @@
+// The pool of engine workers in the page (engine/client.js): the explorer runs
+// one worker per core (at most 4), spreads a recompute's architectures over
+// them, and paints exactly what one engine computes; a dragged slider never
+// paints two configs at once; a worker that fails to load leaves the page
+// working on the others, with a notice.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, served, useBrowser } from './harness.js';
+
+const it = useBrowser({ wasm: true });
+
+// Counts the engine workers a page starts (and, with `failSecond`, makes the second one fail to load).
+const countWorkers = (failSecond) => `(() => {
+  const Real = window.Worker;
+  window.__workers = 0;
+  window.Worker = class extends Real {
+    constructor(url, options) {
+      const n = ++window.__workers;
+      super(${failSecond} && n === 2 ? 'data:text/javascript,throw new Error("no engine here")' : url, options);
+    }
+  };
+})()`;
+
+const plain = (doc) => JSON.stringify(doc, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+
+/** The results painted last, with every array as text (NaN and Infinity kept). */
+const painted = (page) =>
+  page.evaluate(() => {
+    const r = window.__resnorm;
+    const out = {};
+    for (const [arch, a] of Object.entries(r.result.results))
+      out[arch] = Object.fromEntries(
+        Object.entries(a).map(([k, v]) => [k, v && v.length !== undefined ? Array.from(v, String) : v]),
+      );
+    return { config: r.config, results: out, renders: r.renders };
+  });
+
+test('the explorer with a pool: as many workers as cores (capped), the numbers of one engine', async () => {
+  await served({}, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(countWorkers(false));
+    const page = await context.newPage();
+    page.problems = [];
+    page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
+    await page.goto(`${url}#arch=plain,residual,post_ln,pre_ln,deepnorm,admin&depth=48&gain=1.1`);
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const shown = await painted(page);
+    const want = it.rn.simulate(shown.config);
+    assert.equal(JSON.stringify(shown.results), plain(want.results));
+    assert.equal(await page.evaluate(() => window.__workers), Math.max(1, Math.min(cores, 4)));
+    assert.deepEqual(page.problems, []);
+    await context.close();
+  });
+});
+
+test('dragging the depth slider with a pool: every paint is one config, never a mix of two', async () => {
+  await served({}, async (url) => {
+    const page = await openPage(it.browser, `${url}#arch=plain,residual,post_ln,pre_ln&depth=96`);
+    // Record every paint: each architecture's arrays with the config it claims.
+    await page.evaluate(() => {
+      window.__paints = [];
+      let last = window.__resnorm.renders;
+      const tick = () => {
+        const r = window.__resnorm;
+        if (r.renders !== last) {
+          last = r.renders;
+          window.__paints.push({
+            depth: r.config.depth,
+            lengths: Object.values(r.result.results).map((a) => a.grad_norm.length),
+            archs: Object.keys(r.result.results),
+          });
+        }
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    const slider = page.locator('#depth');
+    const box = await slider.boundingBox();
+    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 0; i <= 40; i++) await page.mouse.move(box.x + 2 + (i * (box.width - 4)) / 40, box.y + box.height / 2);
+    await page.mouse.up();
+    await page.waitForFunction(() => {
+      const t = document.getElementById('data-table');
+      return t && !t.hasAttribute('aria-busy') && String(window.__resnorm.config.depth) === t.dataset.depth;
+    });
+    await page.waitForTimeout(300);
+    const paints = await page.evaluate(() => window.__paints);
+    assert.ok(paints.length >= 3, `${paints.length} paints`);
+    for (const p of paints) {
+      assert.deepEqual(p.archs, ['plain', 'residual', 'post_ln', 'pre_ln']);
+      assert.ok(
+        p.lengths.every((n) => n === p.depth + 1),
+        `a paint of depth ${p.depth} had arrays ${p.lengths}`,
+      );
+    }
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+test('a worker that fails to load: the page computes on the others and says so', async () => {
+  await served({}, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(countWorkers(true));
+    const page = await context.newPage();
+    await page.goto(`${url}#arch=plain,residual,post_ln,pre_ln&depth=24`);
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    if (Math.min(cores, 4) < 2) {
+      test.skip?.('one core: no pool to lose a worker from');
+      await context.close();
+      return;
+    }
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+    await page.waitForSelector('.worker-lost');
+    const text = await page.locator('.worker-lost').textContent();
+    assert.match(text, /engine worker failed/);
+    assert.match(text, /goes on with \d engine worker/);
+    const shown = await painted(page);
+    assert.equal(JSON.stringify(shown.results), plain(it.rn.simulate(shown.config).results));
+    // And the next change computes normally.
+    await page.locator('#depth').fill('30');
+    await page.waitForFunction(
+      () => window.__resnorm.config.depth === 30 && window.__resnorm.result.config.depth === 30,
+    );
+    await context.close();
+  });
+});
