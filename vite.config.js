@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { mathPlugin } from './web/build/math-plugin.js';
 import { sitePlugin } from './web/build/site-plugin.js';
 import { headerPlugin } from './web/build/header-plugin.js';
+import { firstPaintPlugin } from './web/build/first-paint.js';
 import { scormPlugin } from './web/build/scorm-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
@@ -20,7 +21,7 @@ export default defineConfig({
   // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
   // file list, and web/examples/ copied to dist/examples/. scormPlugin:
   // dist/scorm-files.json, the files a SCORM package of the quiz needs.
-  plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin()],
+  plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin(), firstPaintPlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
     outDir: process.env.RESNORM_DIST ? resolve(process.env.RESNORM_DIST) : '../dist',

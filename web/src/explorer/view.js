@@ -27,6 +27,7 @@
 // Cancel stops the engine's worker (engine/client.js) and puts back the
 // settings on screen, with a notice.
 import { sharedEngine } from '../engine/client.js';
+import { firstPaint } from './first-paint.js';
 import {
   FIELDS,
   FIELDS_TABLE,
@@ -362,6 +363,13 @@ export function mountExplorer(
     publish();
   });
   store.subscribe(run);
+  // Opened on the default scene: its numbers as the build computed them, drawn
+  // now, while the engine worker loads; the live answer repaints them.
+  const shipped = firstPaint();
+  if (shipped && sameConfig(store.get(), shipped.config)) {
+    shownConfig = store.get(); // what the charts show, should a slower change be cancelled before the live answer
+    paint(shipped);
+  }
   run(store.get());
 
   return {
