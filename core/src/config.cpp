@@ -241,9 +241,11 @@ Status validate(const Config& c) {
   if (block_weights * c.depth > kMaxWeights) {
     int max_depth = static_cast<int>(kMaxWeights / block_weights);
     const std::string blocks = c.block == Block::transformer ? " with transformer blocks" : "";
-    return {"depth", "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
-                         " and expansion " + std::to_string(c.expansion) + blocks + " (allowed 1.." +
-                         std::to_string(max_depth) + " there: at most " + fmt_number(kMaxWeights) + " weights in all)"};
+    return {"depth",
+            "depth: " + std::to_string(c.depth) + " is too deep for width " + std::to_string(c.width) +
+                " and expansion " + std::to_string(c.expansion) + blocks + " (allowed 1.." + std::to_string(max_depth) +
+                " there: at most " + fmt_number(kMaxWeights) + " weights in all)",
+            double(max_depth)};
   }
   return Status::Ok();
 }

@@ -65,8 +65,8 @@ struct Config {
 struct Status {
   std::string field;
   std::string message;
-  // Where a budget refused the call (limits.h): the largest value of `field`
-  // that fits with the other settings (0 if none does); -1 otherwise.
+  // Where a budget (limits.h) or the weight cap refused the call: the largest
+  // value of `field` that fits with the other settings (0 if none does); -1 otherwise.
   double max_fit = -1;
   bool ok() const { return field.empty(); }
   static Status Ok() { return {}; }
