@@ -34,7 +34,14 @@ after(async () => {
   await browser?.close();
 });
 
-const settle = (page, ms = 450) => page.waitForTimeout(ms); // the explorer rewrites the URL 300 ms after a render
+// The engine's answer is on screen (not only the shipped first paint) and the
+// explorer has rewritten the URL, which it does 300 ms after a render.
+const settle = async (page, ms = 450) => {
+  await page.waitForFunction(() => document.getElementById('status')?.dataset.state !== 'computing', null, {
+    timeout: 20000,
+  });
+  await page.waitForTimeout(ms);
+};
 
 // Pages share a context (faster than a context per page): harness.js's pageIn().
 const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });
