@@ -1,6 +1,7 @@
 // The train field table and everything that parses or checks a TrainConfig.
 #include "resnorm/train_config.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -194,6 +195,26 @@ std::string train_config_text(const TrainConfig& t) {
     s += (s.empty() ? "--" : " --") + flag + " " + value;
   }
   return s;
+}
+
+Status parse_train_config_text(std::string_view text, TrainConfig* tc) {
+  TrainConfig t;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t flag_end = text.find(' ', at);
+    if (text.substr(at, 2) != "--" || flag_end == std::string_view::npos)
+      return {"config", "config: '" + printable(text.substr(at)) + "' is not a --flag value pair"};
+    const size_t value_end = std::min(text.find(' ', flag_end + 1), text.size());
+    std::string field(text.substr(at + 2, flag_end - at - 2));
+    for (char& c : field)
+      if (c == '-') c = '_';
+    Status st = set_train_field(t, field, text.substr(flag_end + 1, value_end - flag_end - 1));
+    if (!st.ok()) return st;
+    at = value_end + 1;
+  }
+  Status st = validate(t);
+  if (st.ok()) *tc = t;
+  return st;
 }
 
 std::string train_config_json(const TrainConfig& t) {

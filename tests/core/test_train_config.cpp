@@ -39,19 +39,12 @@ TEST_CASE("train config text reads back into the same config", "[train_config]")
   tc.schedule = Schedule::cosine;
   const std::string text = train_config_text(tc);
   TrainConfig back;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t flag_end = text.find(' ', at);
-    const size_t value_end = std::min(text.find(' ', flag_end + 1), text.size());
-    std::string flag = text.substr(at + 2, flag_end - at - 2);
-    for (char& c : flag)
-      if (c == '-') c = '_';
-    REQUIRE(set_train_field(back, flag, text.substr(flag_end + 1, value_end - flag_end - 1)).ok());
-    at = value_end + 1;
-  }
+  REQUIRE(parse_train_config_text(text, &back).ok());
   CHECK(train_config_text(back) == text);
   CHECK(back.lr == tc.lr);
   CHECK(back.seed == tc.seed);
+  CHECK(parse_train_config_text("--depth 0", &back).field == "depth");
+  CHECK(parse_train_config_text("depth 3", &back).field == "config");
   CHECK(train_config_json(back).find("\"task\": \"teacher\"") != std::string::npos);
 }
 

@@ -70,6 +70,8 @@ Status validate(const TrainConfig& tc);
 // "--task reverse --arch post_ln,pre_ln ...": every field as set_train_field()
 // reads it back (the saved state's config, the CLI's echo).
 std::string train_config_text(const TrainConfig& tc);
+// Reads train_config_text()'s form ("--flag value" pairs, flags with '-') into tc.
+Status parse_train_config_text(std::string_view text, TrainConfig* tc);
 // {"task": "reverse", ...} with the table's field names.
 std::string train_config_json(const TrainConfig& tc);
 
