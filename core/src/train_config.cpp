@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace resnorm {
@@ -22,9 +23,13 @@ FieldSpec stack_field(const char* name, const char* default_text, double max = -
   return f;
 }
 
+// The shortest of %.15g, %.16g, %.17g that reads back as v.
 std::string fmt(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 

@@ -361,13 +361,11 @@ std::string train_log_json(Arch arch, const TrainLog& g) {
   return s + "}";
 }
 
-std::string train_summary_json(Arch arch, const TrainLog& last, const Lesion& les, double chance, double optimal) {
-  std::string s = std::string("{\"arch\": \"") + name(arch) +
-                  "\", \"summary\": {\"steps\": " + std::to_string(last.step) + ", \"outcome\": \"" +
-                  outcome(last, chance, optimal) + "\"";
+std::string train_summary_json(const TrainLog& last, const Lesion& les, double chance, double optimal) {
+  std::string s =
+      "{\"steps\": " + std::to_string(last.step) + ", \"outcome\": \"" + outcome(last, chance, optimal) + "\"";
   s += ", \"train_loss\": " + json_number(last.train_loss) + ", \"heldout_loss\": " + json_number(last.heldout_loss) +
-       ", \"heldout_accuracy\": " + json_number(last.heldout_accuracy) + ", \"chance_loss\": " + json_number(chance) +
-       ", \"optimal_loss\": " + json_number(optimal) + ", \"first_nonfinite\": " +
+       ", \"heldout_accuracy\": " + json_number(last.heldout_accuracy) + ", \"first_nonfinite\": " +
        (last.first_nonfinite < 0 ? std::string("null") : std::to_string(last.first_nonfinite));
   s += ", \"lesion\": {\"base\": " + json_number(les.base);
   const std::pair<const char*, const std::vector<double>*> arrays[] = {{"loss", &les.loss},
@@ -379,7 +377,7 @@ std::string train_summary_json(Arch arch, const TrainLog& last, const Lesion& le
     s += std::string(", \"") + k + "\": ";
     append_json_array(s, *v);
   }
-  return s + "}}}";
+  return s + "}}";
 }
 
 template class Trainer<float>;

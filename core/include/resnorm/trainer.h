@@ -108,8 +108,10 @@ class Trainer {
   int64_t first_nonfinite_ = -1;
 };
 
-// The CLI's lines: {"arch": ..., "step": ..., ...} per log, and the summary with the lesion.
+// The CLI's lines: {"arch": ..., "step": ..., ...} per log, and one arch's
+// summary {"steps": ..., "outcome": ..., ..., "lesion": {...}} (chance and
+// optimal name the outcome).
 std::string train_log_json(Arch arch, const TrainLog& log);
-std::string train_summary_json(Arch arch, const TrainLog& last, const Lesion& lesion, double chance, double optimal);
+std::string train_summary_json(const TrainLog& last, const Lesion& lesion, double chance, double optimal);
 
 }  // namespace resnorm
