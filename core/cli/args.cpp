@@ -31,7 +31,11 @@ CliRequest parse_args(int argc, const char* const* argv) {
     req.kind = CliRequest::help;
     return req;
   }
-  if (cmd != "simulate") return failed("unknown command '" + printable(cmd) + "' (allowed: simulate)");
+  if (cmd != "simulate" && cmd != "train")
+    return failed("unknown command '" + printable(cmd) + "' (allowed: simulate, train)");
+  const bool train = cmd == "train";
+  if (train) req.kind = CliRequest::train;
+  auto find = [train](const std::string& f) { return train ? find_train_field(f) : find_field(f); };
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -40,6 +44,7 @@ CliRequest parse_args(int argc, const char* const* argv) {
     }
     if (arg == "--help" || arg == "-h") {
       req.kind = CliRequest::help;
+      req.train_help = train;
       return req;
     }
     if (arg.rfind("--", 0) != 0) return failed("unexpected argument '" + printable(arg) + "'");
@@ -54,9 +59,9 @@ CliRequest parse_args(int argc, const char* const* argv) {
     std::string field = key;
     for (char& ch : field)
       if (ch == '-') ch = '_';
-    const FieldSpec* spec = key.find('_') == std::string::npos ? find_field(field) : nullptr;
+    const FieldSpec* spec = key.find('_') == std::string::npos ? find(field) : nullptr;
     if (!spec) {
-      const std::string hint = find_field(key) ? ", did you mean --" + flag_name(key) + "?" : ", see resnorm --help";
+      const std::string hint = find(key) ? ", did you mean --" + flag_name(key) + "?" : ", see resnorm --help";
       return failed("unknown flag --" + printable(key) + " (flags are spelled with '-'" + hint + ")");
     }
     if (!has_value) {
@@ -64,8 +69,12 @@ CliRequest parse_args(int argc, const char* const* argv) {
         return failed("--" + key + ": missing value (allowed " + allowed_text(*spec) + ")");
       value = argv[++i];
     }
-    const Status st = set_field(req.cfg, field, value);
+    const Status st = train ? set_train_field(req.train_cfg, field, value) : set_field(req.cfg, field, value);
     if (!st.ok()) return failed("--" + key + st.message.substr(st.field.size()));
+  }
+  if (train) {
+    const Status st = validate(req.train_cfg);
+    if (!st.ok()) return failed("--" + flag_name(st.field) + st.message.substr(st.field.size()));
   }
   return req;
 }

@@ -2,8 +2,9 @@
 // print. Separate from main() so the fuzzer (tests/fuzz/) drives the same code.
 //
 //   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
+//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json]
 //
-// Flags are the fields of config.h's table, spelled with '-' for '_'
+// Flags are the fields of config.h's table (train: train_config.h's), spelled with '-' for '_'
 // (--final-norm), in that spelling only; numbers are decimal (parse_decimal);
 // whatever an error echoes of the arguments is cut to 40 bytes with control
 // bytes shown as '?'.
@@ -12,12 +13,15 @@
 #include <string>
 
 #include "resnorm/config.h"
+#include "resnorm/train_config.h"
 
 namespace resnorm {
 
 struct CliRequest {
-  enum Kind { simulate, help, usage_error, error } kind = simulate;
+  enum Kind { simulate, train, help, usage_error, error } kind = simulate;
   Config cfg;
+  TrainConfig train_cfg;    // kind == train
+  bool train_help = false;  // kind == help after `train`: list the train flags
   bool json = false;
   std::string message;  // kind == error: the one line to print, without the "resnorm: " prefix
 };

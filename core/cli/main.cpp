@@ -1,28 +1,44 @@
 // resnorm: the native command line over the engine.
 //
 //   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
+//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json]
 //
 // The arguments are parsed by args.cpp (which flags, how numbers are written).
 // A bad value exits with status 2 and one line on stderr naming the flag, the
 // value and the allowed range; nothing is printed on stdout then.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "args.h"
 #include "resnorm/engine.h"
+#include "resnorm/trainer.h"
 
 using namespace resnorm;
 
 namespace {
 
-int usage(FILE* to) {
-  std::fprintf(to, "usage: resnorm simulate [flags] [--json]\n\nflags (all optional):\n");
-  for (const FieldSpec& f : field_specs()) {
+void list_flags(FILE* to, const std::vector<FieldSpec>& specs) {
+  for (const FieldSpec& f : specs) {
     const std::string flag = flag_name(f.name);
     std::fprintf(to, "  --%-11s %-34s default %-30s %s\n", flag.c_str(), allowed_text(f).c_str(), f.default_text,
                  f.help);
   }
-  std::fprintf(to, "  --json        print one JSON document instead of a table\n");
+  std::fprintf(to, "  --json        print JSON instead of a table\n");
+}
+
+int usage(FILE* to, bool train = false) {
+  if (train) {
+    std::fprintf(to, "usage: resnorm train [flags] [--json]\n\nflags (all optional):\n");
+    list_flags(to, train_field_specs());
+  } else {
+    std::fprintf(to,
+                 "usage: resnorm simulate [flags] [--json]\n       resnorm train --help\n\nflags (all optional):\n");
+    list_flags(to, field_specs());
+  }
   std::fprintf(to, "\nnumbers are decimal: 4, -0.5, .5, 1e-3 (no hex, no '+', no spaces)\n");
   return to == stderr ? 2 : 0;
 }
@@ -32,14 +48,70 @@ int bad(const std::string& message) {
   return 2;
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Every arch of tc side by side, log_every updates at a time: one line (JSON
+// or table row) per logged step per arch, then the summary with the lesion study.
+int train(const TrainConfig& tc, bool json) {
+  std::vector<std::unique_ptr<Trainer<float>>> trainers;
+  for (Arch a : tc.archs) {
+    auto t = std::make_unique<Trainer<float>>();
+    const Status st = t->configure(tc, a);
+    if (!st.ok()) return bad("--" + flag_name(st.field) + st.message.substr(st.field.size()));
+    trainers.push_back(std::move(t));
+  }
+  const double chance = trainers[0]->task().chance_loss(), optimal = trainers[0]->task().optimal_loss();
+  if (!json) {
+    std::printf("train %s\nchance loss %.4f, optimal loss %.4f\n", train_config_text(tc).c_str(), chance, optimal);
+    std::printf("%8s %-9s %10s %10s %10s %8s %10s %10s %8s\n", "step", "arch", "lr", "train", "held-out", "acc",
+                "grad norm", "out chg", "cosine");
+  }
+  std::vector<TrainLog> last(trainers.size());
+  for (int64_t done = 0; done < tc.steps; done += tc.log_every)
+    for (size_t i = 0; i < trainers.size(); ++i)
+      for (const TrainLog& g : trainers[i]->step(tc.log_every)) {
+        last[i] = g;
+        if (json) {
+          std::printf("%s\n", train_log_json(tc.archs[i], g).c_str());
+          continue;
+        }
+        std::printf("%8lld %-9s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s\n", (long long)g.step,
+                    name(tc.archs[i]), g.lr, g.train_loss, g.heldout_loss, g.heldout_accuracy, g.grad_norm_global,
+                    g.output_change, g.top_cosine, g.first_nonfinite >= 0 ? "  non-finite: stopped" : "");
+      }
+  std::string line = "{\"config\": " + train_config_json(tc) + ", \"chance_loss\": " + json_number(chance) +
+                     ", \"optimal_loss\": " + json_number(optimal) + ", \"summary\": {";
+  for (size_t i = 0; i < trainers.size(); ++i) {
+    const Lesion les = trainers[i]->lesion();
+    if (json) {
+      line += (i ? ", \"" : "\"") + std::string(name(tc.archs[i])) +
+              "\": " + train_summary_json(last[i], les, chance, optimal);
+      continue;
+    }
+    const double mx = les.increase.empty() ? NAN : *std::max_element(les.increase.begin(), les.increase.end());
+    std::printf(
+        "%-9s %s after %lld steps: held-out loss %.4f; lesion: one block skipped raises it by %.4f (median), "
+        "%.4f (max)\n",
+        name(tc.archs[i]), outcome(last[i], chance, optimal), (long long)last[i].step, last[i].heldout_loss,
+        median(les.increase), mx);
+  }
+  if (json) std::printf("%s}}\n", line.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const CliRequest req = parse_args(argc, argv);
   switch (req.kind) {
     case CliRequest::usage_error: return usage(stderr);
-    case CliRequest::help: return usage(stdout);
+    case CliRequest::help: return usage(stdout, req.train_help);
     case CliRequest::error: return bad(req.message);
+    case CliRequest::train: return train(req.train_cfg, req.json);
     case CliRequest::simulate: break;
   }
   Engine<float> engine;

@@ -18,12 +18,6 @@ const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
 const char* kBlockNames[] = {"mlp", "transformer"};
 const char* kBooleanNames[] = {"true", "false"};
 
-// A choice field's choices: the names of its enum, in the enum's order.
-template <size_t N>
-std::vector<const char*> choices_of(const char* const (&names)[N]) {
-  return {names, names + N};
-}
-
 std::string fmt_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -160,33 +154,29 @@ std::string allowed_text(const FieldSpec& f) {
   return "";
 }
 
-Status set_field(Config& cfg, std::string_view name, std::string_view text) {
-  const FieldSpec* f = find_field(name);
-  if (!f) return {std::string(name), printable(name) + ": unknown field"};
-  if (text.empty()) return fail(*f, "missing value");
-  switch (f->kind) {
+Status parse_field(const FieldSpec& f, std::string_view text, FieldValue* out) {
+  if (text.empty()) return fail(f, "missing value");
+  switch (f.kind) {
     case FieldKind::choice: {
-      int i = choice_index(*f, text);
-      if (i < 0) return fail(*f, quoted(text) + " is not a known value");
-      assign_choice(cfg, name, i);
+      out->choice = choice_index(f, text);
+      if (out->choice < 0) return fail(f, quoted(text) + " is not a known value");
       return Status::Ok();
     }
     case FieldKind::choice_list: {
-      std::vector<Arch> archs;
+      out->archs.clear();
       size_t start = 0;
       while (start <= text.size()) {
         size_t comma = text.find(',', start);
         std::string_view item =
             text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         Arch a;
-        if (!parse_arch(item, &a)) return fail(*f, quoted(item) + " is not a known architecture");
+        if (!parse_arch(item, &a)) return fail(f, quoted(item) + " is not a known architecture");
         bool seen = false;
-        for (Arch b : archs) seen |= (a == b);
-        if (!seen) archs.push_back(a);
+        for (Arch b : out->archs) seen |= (a == b);
+        if (!seen) out->archs.push_back(a);
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
-      cfg.archs = archs;
       return Status::Ok();
     }
     default: {
@@ -196,14 +186,31 @@ Status set_field(Config& cfg, std::string_view name, std::string_view text) {
         char* end = nullptr;
         const double loose = std::strtod(t.c_str(), &end);
         const bool non_finite = end != t.c_str() && *end == '\0' && !std::isfinite(loose);
-        return fail(*f, quoted(text) + (non_finite ? " is not a finite number" : " is not a number"));
+        return fail(f, quoted(text) + (non_finite ? " is not a finite number" : " is not a number"));
       }
-      Status st = check_number(*f, v, quoted(text));
-      if (!st.ok()) return st;
-      assign(cfg, name, v);
-      return Status::Ok();
+      out->number = v;
+      return check_number(f, v, quoted(text));
     }
   }
+}
+
+Status field_error(const FieldSpec& f, const std::string& what) { return fail(f, what); }
+
+Status check_field(const FieldSpec& f, double value) { return check_number(f, value, fmt_number(value)); }
+
+Status set_field(Config& cfg, std::string_view name, std::string_view text) {
+  const FieldSpec* f = find_field(name);
+  if (!f) return {std::string(name), printable(name) + ": unknown field"};
+  FieldValue v;
+  Status st = parse_field(*f, text, &v);
+  if (!st.ok()) return st;
+  if (f->kind == FieldKind::choice)
+    assign_choice(cfg, name, v.choice);
+  else if (f->kind == FieldKind::choice_list)
+    cfg.archs = v.archs;
+  else
+    assign(cfg, name, v.number);
+  return Status::Ok();
 }
 
 Status set_number(Config& cfg, std::string_view name, double value) {

@@ -27,34 +27,6 @@ double bank_bytes(const Config& c, int sb) {
   return c.depth * c.weights_per_block() * sb + 16.0 * std::max(d * m, d * d);  // + one matrix in double
 }
 
-// One model (one architecture) configured for cfg.
-double model_bytes(const Config& c, Arch arch, int sb) {
-  const double T = c.tokens, d = c.width, m = c.hidden(), H = c.heads;
-  const int P = c.sublayers_per_block();
-  const double U = double(c.depth) * P;
-  const Recipe rec = recipe(arch, c.depth, P);
-  auto norm = [&](NormKind k) { return k == NormKind::none ? 0.0 : (4 * d + 2 * T) * sb + 6 * kAllocBytes; };
-  const double unit_norms = norm(rec.wrap.in) + norm(rec.wrap.out) + norm(rec.wrap.outer);
-  const double unit = 4 * T * d * sb + unit_norms + 4 * kAllocBytes;
-  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
-  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
-  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + norm(c.final_norm);
-  bytes += U * unit + c.depth * mlp;
-  if (c.block == Block::transformer) {
-    bytes += c.depth * attn;
-    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
-  }
-  return bytes + 12 * (c.depth + 1) * 8.0;  // the result's arrays
-}
-
-// Forward and backward of one architecture's stack, with the weight-gradient norms.
-double stack_work(const Config& c) {
-  const double T = c.tokens, d = c.width, m = c.hidden();
-  const double mlp = 8 * T * d * m + 4 * T * T * (d + m) + 40 * T * d;
-  const double attn = c.block == Block::transformer ? 32 * T * d * d + 24 * T * T * d + 40 * T * d : 0.0;
-  return c.depth * (mlp + attn);
-}
-
 // Generating the weight bank (charged in full: the first call of a seed pays it).
 double bank_work(const Config& c) {
   const double d = c.width, m = c.hidden();
@@ -96,6 +68,34 @@ int largest_depth(Config c, Fits fits) {
 bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
 
 }  // namespace
+
+// One model (one architecture) configured for cfg.
+double model_bytes(const Config& c, Arch arch, int sb) {
+  const double T = c.tokens, d = c.width, m = c.hidden(), H = c.heads;
+  const int P = c.sublayers_per_block();
+  const double U = double(c.depth) * P;
+  const Recipe rec = recipe(arch, c.depth, P);
+  auto norm = [&](NormKind k) { return k == NormKind::none ? 0.0 : (4 * d + 2 * T) * sb + 6 * kAllocBytes; };
+  const double unit_norms = norm(rec.wrap.in) + norm(rec.wrap.out) + norm(rec.wrap.outer);
+  const double unit = 4 * T * d * sb + unit_norms + 4 * kAllocBytes;
+  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
+  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
+  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + norm(c.final_norm);
+  bytes += U * unit + c.depth * mlp;
+  if (c.block == Block::transformer) {
+    bytes += c.depth * attn;
+    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
+  }
+  return bytes + 12 * (c.depth + 1) * 8.0;  // the result's arrays
+}
+
+// Forward and backward of one architecture's stack, with the weight-gradient norms.
+double stack_work(const Config& c) {
+  const double T = c.tokens, d = c.width, m = c.hidden();
+  const double mlp = 8 * T * d * m + 4 * T * T * (d + m) + 40 * T * d;
+  const double attn = c.block == Block::transformer ? 32 * T * d * d + 24 * T * T * d + 40 * T * d : 0.0;
+  return c.depth * (mlp + attn);
+}
 
 Cost simulate_cost(const Config& c, int sb) {
   Cost k;

@@ -154,22 +154,20 @@ ArchResult Model<S>::result() const {
 template ArchResult Model<float>::result() const;
 template ArchResult Model<double>::result() const;
 
-namespace {
-
-void append_array(std::string& s, const std::vector<double>& v) {
+void append_json_array(std::string& s, const std::vector<double>& v) {
   s += '[';
-  char buf[32];
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    if (std::isfinite(v[i])) {
-      std::snprintf(buf, sizeof buf, "%.9g", v[i]);
-      s += buf;
-    } else {
-      s += "null";
-    }
-  }
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_number(v[i]);
   s += ']';
 }
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+namespace {
 
 // printf onto the end of s.
 void appendf(std::string& s, const char* fmt, ...) {
@@ -201,20 +199,20 @@ std::string results_json(const Results& res) {
   for (size_t i = 0; i < res.archs.size(); ++i) {
     const ArchResult& r = res.archs[i];
     s += (i ? ", \"" : "\"") + std::string(name(r.arch)) + "\": {\"grad_norm\": ";
-    append_array(s, r.grad_norm);
+    append_json_array(s, r.grad_norm);
     s += ", \"stream_rms\": ";
-    append_array(s, r.stream_rms);
+    append_json_array(s, r.stream_rms);
     s += ", \"update_ratio\": ";
-    append_array(s, r.update_ratio);
+    append_json_array(s, r.update_ratio);
     s += ", \"w1_grad_norm\": ";
-    append_array(s, r.w1_grad_norm);
+    append_json_array(s, r.w1_grad_norm);
     s += ", \"w2_grad_norm\": ";
-    append_array(s, r.w2_grad_norm);
+    append_json_array(s, r.w2_grad_norm);
     // Transformer-only arrays: absent (not empty) for MLP blocks.
     for (const auto& [key, v] : transformer_arrays(r)) {
       if (v->empty()) continue;
       s += std::string(", \"") + key + "\": ";
-      append_array(s, *v);
+      append_json_array(s, *v);
     }
     s += ", \"first_nonfinite\": " + (r.first_nonfinite < 0 ? std::string("null") : std::to_string(r.first_nonfinite));
     s += '}';

@@ -184,3 +184,55 @@ TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {
   CHECK(bad2.status == 2);
   CHECK(bad2.err.find("--heads: '3' is not one of 1, 2, 4, 8") != std::string::npos);
 }
+
+TEST_CASE("resnorm train: one JSON line per logged step per arch, then the summary with the lesion", "[cli][train]") {
+  Run r =
+      run("train --task copy --arch post_ln,pre_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 "
+          "--steps 6 --log-every 3 --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].rfind("{\"arch\": \"post_ln\", \"step\": 3, ", 0) == 0);
+  CHECK(lines[1].rfind("{\"arch\": \"pre_ln\", \"step\": 3, ", 0) == 0);
+  CHECK(lines[3].rfind("{\"arch\": \"pre_ln\", \"step\": 6, ", 0) == 0);
+  for (const char* key : {"\"heldout_loss\": ", "\"grad_norm\": [", "\"update_ratio\": [",
+                          "\"top_cosine\": ", "\"output_change\": ", "\"first_nonfinite\": null"})
+    CHECK(lines[2].find(key) != std::string::npos);
+  CHECK(lines[4].rfind("{\"config\": {\"task\": \"copy\"", 0) == 0);
+  for (const char* key : {"\"summary\": {\"post_ln\": {\"steps\": 6, \"outcome\": ", "\"lesion\": {\"base\": ",
+                          "\"contribution_init\": [", "\"chance_loss\": "})
+    CHECK(lines[4].find(key) != std::string::npos);
+  Run table =
+      run("train --task teacher --block mlp --arch residual --depth 2 --width 8 --batch 4 --steps 2 "
+          "--log-every 1");
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find("residual ") != std::string::npos);
+  CHECK(table.out.find("lesion: one block skipped raises it by") != std::string::npos);
+}
+
+TEST_CASE("resnorm train: a bad flag exits 2 naming flag, value and range", "[cli][train]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"train --depth 0", "resnorm: --depth: '0' is out of range (allowed 1..128)\n"},
+      {"train --optimizer lion", "resnorm: --optimizer: 'lion' is not a known value (allowed sgd|adam|adamw)\n"},
+      {"train --lr 0x1", "resnorm: --lr: '0x1' is not a number (allowed 0..10)\n"},
+      {"train --width 6", "resnorm: --heads: 4 does not divide width 6 (allowed 1, 2, 4 or 8)\n"},
+      {"train --log_every 3",
+       "resnorm: unknown flag --log_every (flags are spelled with '-', did you mean --log-every?)\n"},
+      {"train --tokens 3", "resnorm: unknown flag --tokens (flags are spelled with '-', see resnorm --help)\n"}};
+  for (const auto& [args, err] : cases) {
+    Run r = run(args);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == err);
+  }
+  Run big = run("train --depth 128 --width 256 --seq 64 --batch 256 --arch plain,residual,post_ln,pre_ln,admin");
+  CHECK(big.status == 2);
+  CHECK(big.err.rfind("resnorm: --depth: 128 needs ", 0) == 0);
+  Run help = run("train --help");
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--log-every") != std::string::npos);
+}

@@ -83,6 +83,12 @@ struct FieldSpec {
   const char* help;
 };
 
+// A choice field's choices: the names of its enum, in the enum's order.
+template <size_t N>
+std::vector<const char*> choices_of(const char* const (&names)[N]) {
+  return {names, names + N};
+}
+
 // The one table of fields, in display order.
 const std::vector<FieldSpec>& field_specs();
 const FieldSpec* find_field(std::string_view name);
@@ -98,6 +104,21 @@ std::string printable(std::string_view s, size_t max = 40);
 // sign, digits): "4", "-0.5", ".5", "1e-3", "2.5E+2". Nothing else: no '+'
 // or spaces around it, no hex, no "inf" or "nan". False if `s` is not one.
 bool parse_decimal(std::string_view s, double* out);
+
+// A value of one field, parsed: a number, a choice's index or an arch list.
+struct FieldValue {
+  double number = 0;
+  int choice = -1;
+  std::vector<Arch> archs;
+};
+// Parses `text` as a value of field `f` (of this table or another in its
+// style, train_config.h) and checks it against f's range; the message of a
+// failure names f, the value and the allowed range.
+Status parse_field(const FieldSpec& f, std::string_view text, FieldValue* out);
+// "<field>: <what> (allowed <range>)", the one form of a field's error.
+Status field_error(const FieldSpec& f, const std::string& what);
+// The range check of a number already held (as set_number() does it).
+Status check_field(const FieldSpec& f, double value);
 
 // Parses `text` into `cfg`'s field `name`, checking its range. The message of
 // a failure reads like "depth: 0 is out of range (allowed 1..1024)".

@@ -35,6 +35,11 @@ inline constexpr double kMemoryBudget = 768.0 * 1024 * 1024;
 // measures the slowest configs the budget allows).
 inline constexpr double kWorkBudget = 5.0e10;
 
+// The bytes one Model<S> of `arch` holds configured for cfg, and the work of
+// its forward and backward with the weight-gradient norms.
+double model_bytes(const Config& cfg, Arch arch, int scalar_bytes);
+double stack_work(const Config& cfg);
+
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.
 Cost simulate_cost(const Config& cfg, int scalar_bytes = 4);
 // What Engine<S>::paths(cfg, samples) costs.

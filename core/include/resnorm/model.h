@@ -112,6 +112,8 @@ class Model {
   Attention<S>& attention(int l) { return static_cast<Attention<S>&>(*unit(l, 0).f); }  // transformer only
   Norm<S>& final_norm() { return final_; }
   Mat<S>& input() { return input_; }  // h_0, copied into h(0) by forward()
+  // out (T, d) of the last forward(): FinalNorm(h_L), or h_L without a final norm.
+  const S* output() { return final_.kind != NormKind::none ? final_out_.data() : h(depth_); }
   Mat<S>& readout_matrix() { return readout_; }
 
  private:

@@ -55,6 +55,9 @@ struct Results {
 // non-finite numbers as null. The transformer-only arrays of ArchResult
 // (attn_update_ratio ... wo_grad_norm) are printed only when non-empty.
 std::string results_json(const Results& res);
+// JSON numbers as the documents above write them: %.9g, null when not finite.
+std::string json_number(double v);
+void append_json_array(std::string& s, const std::vector<double>& v);  // [1, 2, null]
 // The CLI's table: the config on one line, gradient and stream norm per layer
 // for every arch (every layer up to 24 blocks, then every ceil(L / 24)-th and
 // the top), and one summary line per arch.

@@ -69,7 +69,15 @@ enum class Stream : uint64_t {
   wk = 6,
   wv = 7,
   wo = 8,
-  paths = 9 /* Engine::paths(): which paths are sampled */
+  paths = 9, /* Engine::paths(): which paths are sampled */
+  // Training (spec v2): the task's data and the parameters outside the stack.
+  train_batch = 10,
+  heldout = 11,
+  embedding = 12,
+  positions = 13,
+  unembedding = 14,
+  teacher = 15,
+  markov = 16
 };
 
 }  // namespace resnorm

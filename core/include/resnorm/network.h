@@ -1,0 +1,104 @@
+// resnorm/network.h: the trainable model of spec v2 around one stack (model.h).
+//
+// Language tasks (causal, decoder-only), per sequence of T tokens:
+//   h_0 = E[tokens] + P                  E (V, d) embedding, P (T, d) positions
+//   out = stack(h_0)                     Model<S>: the preset's units and final norm
+//   logits = out U                       U (d, V) unembedding
+//   loss = mean over the scored positions of the batch of -log softmax(logits)[target]
+// The teacher task (regression), per example x in R^d:
+//   out = stack(x); yhat = out . w       w (d) readout
+//   loss = mean over the batch of (yhat - y)^2
+// Each sequence is its own forward pass (attention stays within it); for the
+// teacher task with MLP blocks the B examples are the B rows of one pass (an
+// MLP block and a norm act row by row), with transformer blocks each example
+// is a sequence of one token.
+//
+// Every parameter trains: E, P (learned positions; sinusoidal ones are fixed),
+// every W of every block, every gamma and beta, U or w. The stack's weights
+// are the bank's base matrices with the recipe's scales multiplied in at
+// construction (W = s B, then s = 1), so a gradient of the bank's matrix is
+// the gradient of W. DeepNet's alpha and Admin's omegas stay the constants of
+// their papers. Init: E and learned P entries N(0, 1/2) (so h_0 has unit
+// variance, as spec v1's), U and w entries N(0, 1/d); sinusoidal P[t][2i] =
+// sin(t / 10000^(2i/d)), P[t][2i+1] = cos(...).
+//
+// The backward reuses the stack's: dloss/dout is put where spec v1's readout
+// r is, so Model::backward() is the chain rule from the head down; the
+// materialized dW of every sublayer and each norm's dgamma, dbeta are added
+// (+=) over the passes of a batch into one gradient per parameter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "resnorm/model.h"
+#include "resnorm/tasks.h"
+#include "resnorm/train_config.h"
+#include "resnorm/weights.h"
+
+namespace resnorm {
+
+template <class S>
+struct Param {
+  std::string name;  // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "beta.final", "unembedding"
+  S* w = nullptr;    // the values, n of them
+  S* g = nullptr;    // d loss / d w, n of them
+  long n = 0;
+  int block = 0;        // 0 below the stack (E, P), 1..L block l, L + 1 above it (final norm, U, w)
+  bool matrix = false;  // a weight matrix or embedding (weight decay applies); not gamma or beta
+};
+
+// What one run() leaves besides the loss: for every item (a sequence, or a
+// teacher example) its output F (logits (T V), or yhat) and its top stream
+// out (T d, or d), and the counts.
+struct Outputs {
+  Mat<double> f, top;  // (B, T V) / (B, 1) and (B, T d) / (B, d)
+  long correct = 0;    // language: scored positions whose argmax is the target
+};
+
+// Sums of squares over the passes of the last run(): the stream and its
+// gradient at every block boundary, and per unit the update and its skip.
+struct LayerSums {
+  std::vector<double> stream_sq, grad_sq;  // L + 1: ||h_l||^2, ||d loss / d h_l||^2 over the batch
+  std::vector<double> update_sq, skip_sq;  // L P: ||u_k||^2, ||alpha h_{k-1}||^2
+  double rows = 0;                         // rows of the batch (B T): stream RMS = sqrt(stream_sq / (rows d))
+};
+
+template <class S>
+class Network {
+ public:
+  // tc must pass validate(); task from the same tc.
+  Network(const TrainConfig& tc, Arch arch, const TaskData& task);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+  // The batch's mean loss. With `grads`, every Param::g is overwritten with
+  // d loss / d w. skip_block in 1..L replaces that block by the identity
+  // (h_l = h_{l-1}; the lesion study). `out` receives the items' outputs.
+  double run(const Batch& b, bool grads, int skip_block = 0, Outputs* out = nullptr);
+  std::vector<Param<S>>& params() { return params_; }
+  const LayerSums& sums() const { return sums_; }
+  Model<S>& stack() { return model_; }
+  Arch arch() const { return arch_; }
+  bool language() const { return language_; }
+
+ private:
+  // The stack's forward on model_.input() (rows_, d), adding to the sums.
+  void pass(int skip_block);
+  void add_stack_grads();
+  Param<S>& add(const std::string& name, S* w, long n, int block, bool matrix);
+
+  Arch arch_;
+  bool language_;
+  int L_, d_, V_, T_, rows_;  // rows_: rows of one pass
+  Positions positions_;
+  WeightBank<S> bank_;
+  Model<S> model_;
+  Mat<S> embedding_, positions_table_, unembedding_;  // (V, d), (T, d), (d, V)
+  Vecx<S> readout_w_;                                 // (d) teacher readout
+  Mat<S> logits_, dlogits_;                           // (T, V) or (rows, 1)
+  std::vector<Vecx<S>> grads_;                        // one per param
+  std::vector<Param<S>> params_;
+  LayerSums sums_;
+};
+
+}  // namespace resnorm

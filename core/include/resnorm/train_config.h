@@ -1,0 +1,93 @@
+// resnorm/train_config.h: what a training run is asked to do (spec v2).
+//
+// One table of fields in the style of config.h (train_field_specs()): name,
+// kind, range, default, help. The CLI's `train` flags, their help and every
+// message about a bad value come from it. The stack's own fields (arch, block,
+// depth, width, expansion, heads, activation, init, gain) are the simulate
+// table's entries with training's defaults and ranges.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resnorm/config.h"
+
+namespace resnorm {
+
+// copy, reverse, sort: n symbols, then the same n (copied, reversed, sorted);
+// modadd: a, b -> (a + b) mod p; markov: a sparse bigram language; teacher:
+// regression on a fixed random network (tasks.h).
+enum class Task : uint8_t { copy, reverse, sort, modadd, markov, teacher };
+enum class Positions : uint8_t { learned, sinusoidal };
+// auto: the preset's own final norm (final_norm_of() below).
+enum class FinalNorm : uint8_t { automatic, none, layernorm, rmsnorm };
+enum class Optimizer : uint8_t { sgd, adam, adamw };
+enum class Schedule : uint8_t { constant, linear, cosine, inverse_sqrt };
+
+// post_ln, pre_ln (out of line: GCC 12 warns falsely on a two-entry initializer list here).
+std::vector<Arch> default_train_archs();
+
+struct TrainConfig {
+  Task task = Task::reverse;
+  std::vector<Arch> archs = default_train_archs();
+  Block block = Block::transformer;
+  int depth = 6;      // L blocks
+  int width = 64;     // d
+  int expansion = 4;  // m = e d
+  int heads = 4;
+  Activation activation = Activation::gelu;
+  Init init = Init::gaussian;
+  double gain = 1.0;
+  Positions positions = Positions::learned;
+  FinalNorm final_norm = FinalNorm::automatic;
+  int seq = 8;     // n: symbols per input (copy, reverse, sort), tokens per sequence (markov)
+  int vocab = 16;  // V symbols (p for modadd)
+  int batch = 32;  // B sequences (examples for teacher) per step
+  int steps = 1000;
+  Optimizer optimizer = Optimizer::adam;
+  double lr = 1e-3;  // peak learning rate
+  double momentum = 0.9;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weight_decay = 0;
+  double clip = 0;  // global gradient-norm clip; 0 = off
+  int warmup = 0;   // linear warmup steps
+  Schedule schedule = Schedule::constant;
+  int log_every = 10;
+  int eval_batches = 2;  // the held-out set: eval_batches batches of `batch`
+  uint32_t seed = 0;
+};
+
+// The one table of the train fields, in display order.
+const std::vector<FieldSpec>& train_field_specs();
+const FieldSpec* find_train_field(std::string_view name);
+// Parses `text` into field `name` of `tc`, checking its range.
+Status set_train_field(TrainConfig& tc, std::string_view name, std::string_view text);
+// Every field in range, and the combinations: heads divide width, sort and
+// copy need vocab >= 2, markov seq >= 2.
+Status validate(const TrainConfig& tc);
+// "--task reverse --arch post_ln,pre_ln ...": every field as set_train_field()
+// reads it back (the saved state's config, the CLI's echo).
+std::string train_config_text(const TrainConfig& tc);
+// Reads train_config_text()'s form ("--flag value" pairs, flags with '-') into tc.
+Status parse_train_config_text(std::string_view text, TrainConfig* tc);
+// {"task": "reverse", ...} with the table's field names.
+std::string train_config_json(const TrainConfig& tc);
+
+const char* name(Task t);
+const char* name(Optimizer o);
+const char* name(Schedule s);
+const char* name(Positions p);
+const char* name(FinalNorm f);
+
+// The final norm a preset gets under `auto`: LayerNorm after Pre-LN stacks
+// (pre_ln, gpt2), RMSNorm after pre_rms and sandwich, none after post-norm
+// stacks (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
+// output) and after plain and residual.
+NormKind final_norm_of(const TrainConfig& tc, Arch arch);
+// The stack's Config for one arch: `tokens` is the rows one forward pass
+// carries (a sequence's context, or a teacher batch), causal attention.
+Config stack_config(const TrainConfig& tc, Arch arch, int tokens);
+
+}  // namespace resnorm

@@ -1,0 +1,117 @@
+// resnorm/trainer.h: training one architecture on one task (spec v2).
+//
+//   resnorm::Trainer<float> tr;
+//   resnorm::Status st = tr.configure(tc, resnorm::Arch::pre_ln);   // errors as values
+//   std::vector<resnorm::TrainLog> logs = tr.step(100);             // the logged steps among them
+//   resnorm::Lesion les = tr.lesion();
+//   std::string blob = tr.state();  ... st = other.load(blob);       // continues bit-identically
+//
+// A Trainer owns the network (network.h), the optimizer state (optim.h) and
+// the task (tasks.h). Update t (1-based) trains on task.train_batch(t - 1);
+// steps t with t % log_every == 0, and the last of tc.steps, are logged. The
+// first non-finite loss or gradient stops the trainer: that step is logged
+// with first_nonfinite = t and every later step() returns nothing.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resnorm/limits.h"
+#include "resnorm/network.h"
+#include "resnorm/optim.h"
+#include "resnorm/tasks.h"
+#include "resnorm/train_config.h"
+
+namespace resnorm {
+
+// One logged step. Per-block arrays are indexed like spec v1's: l = 0..L for
+// the stream and its gradient (block boundaries), block l at l - 1 otherwise.
+struct TrainLog {
+  int64_t step = 0;             // updates done, this one included
+  double lr = 0;                // of this update
+  double train_loss = 0;        // on this step's batch, before the update
+  double heldout_loss = 0;      // the held-out set after the update
+  double heldout_accuracy = 0;  // argmax = target over its scored positions; NaN for teacher
+  double grad_norm_global = 0;  // ||all gradients||, before clipping
+  // RMS of F(x; W_after) - F(x; W_before) over held-out batch 0 (F: the logits, or yhat).
+  double output_change = 0;
+  // Mean cosine similarity of the top stream (out) of every pair of items of
+  // held-out batch 0 after the update: near 1 when the output no longer depends on the input.
+  double top_cosine = 0;
+  std::vector<double> grad_norm;     // L + 1: ||d loss / d h_l|| over the batch
+  std::vector<double> stream_rms;    // L + 1: ||h_l|| / sqrt(B T d)
+  std::vector<double> w_grad_norm;   // L: ||d loss / d W|| over every matrix of block l
+  std::vector<double> update_ratio;  // L: ||W_after - W_before|| / ||W_before|| over block l's matrices
+  std::vector<double> contribution;  // L: ||u_l|| / ||alpha h_{l-1}|| (transformer: rss of the two units)
+  int64_t first_nonfinite = -1;      // this step, when its loss or gradient was not finite
+};
+
+// Held-out loss with each block skipped (h_l = h_{l-1}), and each block's
+// contribution now and at init.
+struct Lesion {
+  double base = 0;                                      // held-out loss of the whole model
+  std::vector<double> loss;                             // L: with block l skipped
+  std::vector<double> increase, relative;               // L: loss - base, (loss - base) / base
+  std::vector<double> contribution, contribution_init;  // L: on held-out batch 0
+};
+
+// What training cost: memory from the sizes the trainers of every arch
+// allocate, and work per update.
+Cost train_cost(const TrainConfig& tc, int scalar_bytes = 4);
+// validate(tc) and the budgets of limits.h (memory, and one update's work),
+// naming depth and the deepest that fits when over.
+Status check_train(const TrainConfig& tc);
+
+// How a run ended: "trained" (held-out loss below halfway from chance to the
+// optimal loss), "diverged" (non-finite, or held-out loss above 1.5 x chance),
+// "collapsed" (top cosine above 0.99 with held-out loss within 10% of
+// chance), else "slow".
+const char* outcome(const TrainLog& last, double chance, double optimal);
+
+template <class S>
+class Trainer {
+ public:
+  Status configure(const TrainConfig& tc, Arch arch);
+  // Up to n more updates (not past tc.steps, none once stopped); the logs of the logged ones.
+  std::vector<TrainLog> step(int64_t n);
+  Lesion lesion();
+  // Everything a trainer is, as bytes: header (magic, version, arch, config,
+  // scalar size, tensor count and sizes), then the parameters, the optimizer's
+  // moments, the step and the stop state, then an FNV-1a 64 checksum.
+  std::string state() const;
+  // Restores a state() exactly. A blob that is damaged, truncated, of another
+  // version or scalar, or whose sizes do not match its config is refused with a
+  // Status naming what is wrong; nothing is read out of its bounds, and this
+  // trainer is unchanged then.
+  Status load(std::string_view blob);
+
+  const TrainConfig& config() const { return tc_; }
+  Arch arch() const { return arch_; }
+  int64_t steps_done() const { return optim_->step(); }
+  bool stopped() const { return first_nonfinite_ >= 0; }
+  int64_t first_nonfinite() const { return first_nonfinite_; }
+  const TaskData& task() const { return *task_; }
+  Network<S>& network() { return *net_; }
+
+ private:
+  double heldout_loss(int skip_block, long* correct, long* scored);
+  std::vector<double> contributions() const;  // per block, from the network's last sums
+
+  TrainConfig tc_;
+  Arch arch_ = Arch::plain;
+  std::unique_ptr<TaskData> task_;
+  std::unique_ptr<Network<S>> net_;
+  std::unique_ptr<Optim<S>> optim_;
+  std::vector<double> contribution_init_;
+  int64_t first_nonfinite_ = -1;
+};
+
+// The CLI's lines: {"arch": ..., "step": ..., ...} per log, and one arch's
+// summary {"steps": ..., "outcome": ..., ..., "lesion": {...}} (chance and
+// optimal name the outcome).
+std::string train_log_json(Arch arch, const TrainLog& log);
+std::string train_summary_json(const TrainLog& last, const Lesion& lesion, double chance, double optimal);
+
+}  // namespace resnorm

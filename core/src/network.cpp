@@ -1,0 +1,283 @@
+// The trainable model of spec v2: embedding, the stack, the head, forward
+// next to backward (see network.h).
+#include "resnorm/network.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "resnorm/rng.h"
+
+namespace resnorm {
+namespace {
+
+// Every tensor of the stack in one fixed order, block by block (attention's
+// W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms), then the final
+// norm: fn(name, values, gradient source, size, block, matrix). The sources
+// are the sublayers' materialized dW and the norms' dgamma, dbeta of the last
+// backward.
+template <class S, class Fn>
+void for_each_stack_tensor(Model<S>& m, Fn fn) {
+  const int L = m.depth(), P = m.sublayers_per_block();
+  auto norms = [&](Norm<S>& nm, const std::string& where, int block) {
+    if (nm.kind == NormKind::none) return;
+    fn("gamma." + where, nm.gamma.data(), nm.dgamma.data(), nm.gamma.size(), block, false);
+    if (nm.kind == NormKind::layernorm)
+      fn("beta." + where, nm.beta.data(), nm.dbeta.data(), nm.beta.size(), block, false);
+  };
+  for (int l = 1; l <= L; ++l) {
+    const std::string at = "[" + std::to_string(l) + "]";
+    if (P == 2) {
+      Attention<S>& a = m.attention(l);
+      auto& base = const_cast<AttnBase<S>&>(*a.weights.base);
+      fn("W_Q" + at, base.Bq.data(), a.dWq.data(), base.Bq.size(), l, true);
+      fn("W_K" + at, base.Bk.data(), a.dWk.data(), base.Bk.size(), l, true);
+      fn("W_V" + at, base.Bv.data(), a.dWv.data(), base.Bv.size(), l, true);
+      fn("W_O" + at, base.Bo.data(), a.dWo.data(), base.Bo.size(), l, true);
+    }
+    Mlp<S>& f = m.mlp(l);
+    auto& base = const_cast<MlpBase<S>&>(*f.weights.base);
+    fn("W1" + at, base.B1.data(), f.dW1.data(), base.B1.size(), l, true);
+    fn("W2" + at, base.B2.data(), f.dW2.data(), base.B2.size(), l, true);
+    for (int j = 0; j < P; ++j) {
+      Unit<S>& u = m.unit(l, j);
+      const std::string unit = "[unit " + std::to_string((l - 1) * P + j + 1) + "]";
+      norms(u.in, "in" + unit, l);
+      norms(u.out, "out" + unit, l);
+      norms(u.outer, "outer" + unit, l);
+    }
+  }
+  norms(m.final_norm(), "final", L + 1);
+}
+
+template <class S>
+void fill_normal(S* x, long n, uint64_t key, double sd) {
+  NormalRng r(key);
+  for (long i = 0; i < n; ++i) x[i] = S(sd * r.normal());
+}
+
+}  // namespace
+
+template <class S>
+Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
+    : arch_(arch),
+      language_(task.language()),
+      L_(tc.depth),
+      d_(tc.width),
+      V_(task.vocab()),
+      T_(task.context()),
+      positions_(tc.positions) {
+  const bool transformer = tc.block == Block::transformer;
+  rows_ = language_ ? T_ : (transformer ? 1 : tc.batch);
+  const Config cfg = stack_config(tc, arch, rows_);
+  bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, transformer);
+  model_.configure(cfg, arch, bank_);
+  // W = s B into the bank, then s = 1: the bank's matrices are the parameters.
+  for (int l = 1; l <= L_; ++l) {
+    Mlp<S>& f = model_.mlp(l);
+    MlpBase<S>& b = bank_.mutable_layer(l);
+    b.B1 *= f.weights.s1;
+    b.B2 *= f.weights.s2;
+    f.weights.s1 = f.weights.s2 = S(1);
+    if (transformer) {
+      Attention<S>& a = model_.attention(l);
+      AttnBase<S>& ab = bank_.mutable_attention_layer(l);
+      ab.Bq *= a.weights.sq;
+      ab.Bk *= a.weights.sk;
+      ab.Bv *= a.weights.sv;
+      ab.Bo *= a.weights.so;
+      a.weights.sq = a.weights.sk = a.weights.sv = a.weights.so = S(1);
+    }
+  }
+  const uint64_t seed = tc.seed;
+  if (language_) {
+    embedding_.resize(V_, d_);
+    fill_normal(embedding_.data(), embedding_.size(),
+                stream_key({seed, uint64_t(Stream::embedding), uint64_t(V_), uint64_t(d_)}), std::sqrt(0.5));
+    positions_table_.resize(T_, d_);
+    if (positions_ == Positions::learned) {
+      fill_normal(positions_table_.data(), positions_table_.size(),
+                  stream_key({seed, uint64_t(Stream::positions), uint64_t(T_), uint64_t(d_)}), std::sqrt(0.5));
+    } else {
+      for (int t = 0; t < T_; ++t)
+        for (int i = 0; i < d_; ++i) {
+          const double freq = std::pow(10000.0, -double(i - i % 2) / d_);
+          positions_table_(t, i) = S(i % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
+        }
+    }
+    unembedding_.resize(d_, V_);
+    fill_normal(unembedding_.data(), unembedding_.size(),
+                stream_key({seed, uint64_t(Stream::unembedding), uint64_t(d_), uint64_t(V_)}),
+                1.0 / std::sqrt(double(d_)));
+    logits_.resize(T_, V_);
+    dlogits_.resize(T_, V_);
+    add("embedding", embedding_.data(), embedding_.size(), 0, true);
+    if (positions_ == Positions::learned) add("positions", positions_table_.data(), positions_table_.size(), 0, true);
+  } else {
+    readout_w_.resize(d_);
+    fill_normal(readout_w_.data(), d_, stream_key({seed, uint64_t(Stream::unembedding), uint64_t(d_), 1}),
+                1.0 / std::sqrt(double(d_)));
+    logits_.resize(rows_, 1);
+    dlogits_.resize(rows_, 1);
+  }
+  for_each_stack_tensor(model_, [&](const std::string& n, S* w, const S*, long size, int block, bool matrix) {
+    add(n, w, size, block, matrix);
+  });
+  if (language_)
+    add("unembedding", unembedding_.data(), unembedding_.size(), L_ + 1, true);
+  else
+    add("readout", readout_w_.data(), d_, L_ + 1, true);
+  grads_.resize(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    grads_[i] = Vecx<S>::Zero(params_[i].n);
+    params_[i].g = grads_[i].data();
+  }
+  const int U = model_.units();
+  sums_.stream_sq.assign(L_ + 1, 0.0);
+  sums_.grad_sq.assign(L_ + 1, 0.0);
+  sums_.update_sq.assign(U, 0.0);
+  sums_.skip_sq.assign(U, 0.0);
+}
+
+template <class S>
+Param<S>& Network<S>::add(const std::string& name, S* w, long n, int block, bool matrix) {
+  Param<S> p;
+  p.name = name;
+  p.w = w;
+  p.n = n;
+  p.block = block;
+  p.matrix = matrix;
+  params_.push_back(p);
+  return params_.back();
+}
+
+// Forward of one pass from model_.input() (rows_, d), block skip_block (if
+// any) replaced by the identity, adding to the stream and update sums.
+template <class S>
+void Network<S>::pass(int skip_block) {
+  const int P = model_.sublayers_per_block(), U = model_.units();
+  const long n = static_cast<long>(rows_) * d_;
+  model_.forward_begin();
+  sums_.stream_sq[0] += sq_norm(model_.stream(0), n);
+  for (int k = 1; k <= U; ++k) {
+    if ((k - 1) / P + 1 == skip_block) {
+      std::copy(model_.stream(k - 1), model_.stream(k - 1) + n, model_.stream(k));
+    } else {
+      model_.forward_step(k);
+      const Unit<S>& u = model_.unit_at(k);
+      const double a = u.wrap.skip ? u.wrap.alpha : 1.0;
+      sums_.update_sq[k - 1] += sq_norm(u.branch_output(), n);
+      sums_.skip_sq[k - 1] += a * a * sq_norm(model_.stream(k - 1), n);
+    }
+    if (k % P == 0) sums_.stream_sq[k / P] += sq_norm(model_.stream(k), n);
+  }
+  model_.forward_end();
+}
+
+// dW of every sublayer and dgamma, dbeta of every norm of the last backward, += into the gradients.
+template <class S>
+void Network<S>::add_stack_grads() {
+  size_t i = language_ ? (positions_ == Positions::learned ? 2 : 1) : 0;
+  for_each_stack_tensor(model_, [&](const std::string&, S*, const S* src, long size, int, bool) {
+    S* g = grads_[i++].data();
+    for (long j = 0; j < size; ++j) g[j] += src[j];
+  });
+  const long n = static_cast<long>(rows_) * d_;
+  for (int l = 0; l <= L_; ++l) sums_.grad_sq[l] += sq_norm(model_.dh(l), n);
+}
+
+template <class S>
+double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out) {
+  const double N = double(b.scored());
+  if (grads)
+    for (Vecx<S>& g : grads_) g.setZero();
+  for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
+    std::fill(v->begin(), v->end(), 0.0);
+  sums_.rows = double(b.size) * b.length;
+  double loss = 0;
+  if (out) {
+    out->f.resize(b.size, language_ ? long(T_) * V_ : 1);
+    out->top.resize(b.size, language_ ? long(T_) * d_ : d_);
+    out->correct = 0;
+  }
+  Mat<S>& dout = model_.readout_matrix();  // (rows, d): d loss / d out, read by backward()
+  if (language_) {
+    Vecx<S>& gE = grads_[0];
+    S* gP = positions_ == Positions::learned ? grads_[1].data() : nullptr;
+    S* gU = grads_.back().data();
+    for (int s = 0; s < b.size; ++s) {
+      const int32_t* tok = b.tokens.data() + static_cast<long>(s) * T_;
+      const int32_t* tgt = b.targets.data() + static_cast<long>(s) * T_;
+      // h_0 = E[tokens] + P  (T, d)
+      for (int t = 0; t < T_; ++t) model_.input().row(t) = embedding_.row(tok[t]) + positions_table_.row(t);
+      pass(skip_block);
+      Eigen::Map<const Mat<S>> top(model_.output(), T_, d_);
+      logits_.noalias() = top * unembedding_;  // (T, V)
+      // Cross-entropy per scored position, in double: lse - logit[target];
+      // dlogits = (softmax - onehot) / N.
+      for (int t = 0; t < T_; ++t) {
+        const S* z = logits_.data() + static_cast<long>(t) * V_;
+        S* dz = dlogits_.data() + static_cast<long>(t) * V_;
+        if (tgt[t] < 0) {
+          std::fill(dz, dz + V_, S(0));
+          continue;
+        }
+        int best = 0;
+        double mx = double(z[0]);
+        for (int v = 1; v < V_; ++v)
+          if (double(z[v]) > mx) mx = double(z[v]), best = v;
+        double sum = 0;
+        for (int v = 0; v < V_; ++v) sum += std::exp(double(z[v]) - mx);
+        loss += mx + std::log(sum) - double(z[tgt[t]]);
+        if (out && best == tgt[t]) ++out->correct;
+        for (int v = 0; v < V_; ++v) dz[v] = S((std::exp(double(z[v]) - mx) / sum - (v == tgt[t] ? 1.0 : 0.0)) / N);
+      }
+      if (out) {
+        for (long i = 0; i < long(T_) * V_; ++i) out->f(s, i) = double(logits_.data()[i]);
+        for (long i = 0; i < long(T_) * d_; ++i) out->top(s, i) = double(top.data()[i]);
+      }
+      if (!grads) continue;
+      dout.noalias() = dlogits_ * unembedding_.transpose();  // (T, d)
+      Eigen::Map<Mat<S>>(gU, d_, V_).noalias() += top.transpose() * dlogits_;
+      model_.backward(true);
+      add_stack_grads();
+      // dE[tokens[t]] += dh_0[t];  dP[t] += dh_0[t]
+      const S* dh0 = model_.dstream(0);
+      for (int t = 0; t < T_; ++t)
+        for (int i = 0; i < d_; ++i) {
+          gE(static_cast<long>(tok[t]) * d_ + i) += dh0[static_cast<long>(t) * d_ + i];
+          if (gP) gP[static_cast<long>(t) * d_ + i] += dh0[static_cast<long>(t) * d_ + i];
+        }
+    }
+    return loss / N;
+  }
+  Vecx<S>& gw = grads_.back();
+  for (int c = 0; c * rows_ < b.size; ++c) {
+    const int first = c * rows_;
+    for (int r = 0; r < rows_; ++r)
+      for (int i = 0; i < d_; ++i) model_.input()(r, i) = S(b.x(first + r, i));
+    pass(skip_block);
+    Eigen::Map<const Mat<S>> top(model_.output(), rows_, d_);
+    logits_.noalias() = top * readout_w_;  // yhat (rows, 1)
+    // (yhat - y)^2 / N;  dyhat = 2 (yhat - y) / N
+    for (int r = 0; r < rows_; ++r) {
+      const double e = double(logits_(r, 0)) - b.y[first + r];
+      loss += e * e;
+      dlogits_(r, 0) = S(2 * e / N);
+      if (out) {
+        out->f(first + r, 0) = double(logits_(r, 0));
+        for (int i = 0; i < d_; ++i) out->top(first + r, i) = double(top(r, i));
+      }
+    }
+    if (!grads) continue;
+    dout.noalias() = dlogits_ * readout_w_.transpose();  // (rows, d)
+    gw.noalias() += top.transpose() * dlogits_.col(0);
+    model_.backward(true);
+    add_stack_grads();
+  }
+  return loss / N;
+}
+
+template class Network<float>;
+template class Network<double>;
+
+}  // namespace resnorm

@@ -1,0 +1,386 @@
+// Training one architecture: the step loop with its metrics, the lesion
+// study, the saved state, and what training costs (see trainer.h).
+#include "resnorm/trainer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "resnorm/recipes.h"
+#include "resnorm/results.h"
+
+namespace resnorm {
+namespace {
+
+constexpr char kMagic[8] = {'R', 'N', 'T', 'R', 'A', 'I', 'N', '1'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kMaxConfigText = 4096;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+uint64_t fnv1a(const char* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+  return h;
+}
+
+template <class T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Reads fixed-size values off a blob, never past its end.
+struct Reader {
+  std::string_view b;
+  size_t at = 0;
+  bool ok = true;
+  template <class T>
+  T get() {
+    T v{};
+    if (b.size() - at < sizeof v) {
+      ok = false;
+      return v;
+    }
+    std::memcpy(&v, b.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+};
+
+Status bad_state(const std::string& what) { return {"state", "state: " + what}; }
+
+// Entries the parameters of one arch hold, from the shapes (as Network allocates them).
+double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
+  const double d = tc.width;
+  double n = tc.depth * cfg.weights_per_block();
+  auto norm = [&](NormKind k) { return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0; };
+  const Wrapping w = recipe(arch, tc.depth, cfg.sublayers_per_block()).wrap;
+  n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer));
+  n += norm(cfg.final_norm);
+  if (tc.task == Task::teacher) return n + d;
+  return n + 2 * d * tc.vocab + (tc.positions == Positions::learned ? T * d : 0.0);
+}
+
+double mean_pairwise_cosine(const Mat<double>& x) {
+  const long n = x.rows();
+  if (n < 2) return kNaN;
+  Vecx<double> norms = x.rowwise().norm();
+  double sum = 0;
+  for (long i = 0; i < n; ++i)
+    for (long j = i + 1; j < n; ++j) {
+      const double den = norms(i) * norms(j);
+      sum += den > 0 ? x.row(i).dot(x.row(j)) / den : (norms(i) == norms(j) ? 1.0 : 0.0);
+    }
+  return sum / (0.5 * double(n) * double(n - 1));
+}
+
+}  // namespace
+
+Cost train_cost(const TrainConfig& tc, int sb) {
+  const TaskData shape_only = [&] {
+    TrainConfig t = tc;
+    t.eval_batches = 1;
+    t.batch = 1;
+    return TaskData(t);
+  }();
+  const int T = shape_only.context();
+  const bool language = tc.task != Task::teacher;
+  const int rows = language ? T : (tc.block == Block::transformer ? 1 : tc.batch);
+  const double passes = language ? tc.batch : double(tc.batch) / rows;
+  const double V = tc.vocab, d = tc.width;
+  Cost k;
+  // The held-out set and the step's batch (tokens, targets or x, y).
+  const double batch_bytes = language ? 2.0 * tc.batch * T * 4 : tc.batch * (d + 1) * 8.0;
+  k.bytes += (tc.eval_batches + 1) * batch_bytes;
+  for (Arch a : tc.archs) {
+    const Config cfg = stack_config(tc, a, rows);
+    const double params = param_count(tc, a, cfg, T);
+    // Model caches; values, gradient, two moments and the logged step's copy of each parameter;
+    // logits, their gradient, and two Outputs of held-out batch 0 in double.
+    k.bytes += model_bytes(cfg, a, sb) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
+    k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
+    // One update: the passes forward and backward (materialized dW: another
+    // forward's worth), the head, the optimizer; the logged held-out passes amortized.
+    const double head = language ? 6.0 * T * d * V : 6.0 * rows * d;
+    k.work += passes * (1.5 * stack_work(cfg) + head) * (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
+    k.work += 20 * params;
+  }
+  return k;
+}
+
+Status check_train(const TrainConfig& tc) {
+  Status st = validate(tc);
+  if (!st.ok()) return st;
+  auto within = [](const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; };
+  const Cost k = train_cost(tc);
+  if (within(k)) return Status::Ok();
+  int lo = 0, hi = tc.depth;
+  TrainConfig t = tc;
+  while (lo < hi) {
+    t.depth = (lo + hi + 1) / 2;
+    if (within(train_cost(t)))
+      lo = t.depth;
+    else
+      hi = t.depth - 1;
+  }
+  return check_cost(k, "depth", tc.depth, lo);
+}
+
+const char* outcome(const TrainLog& last, double chance, double optimal) {
+  if (last.first_nonfinite >= 0 || !std::isfinite(last.heldout_loss) || last.heldout_loss > 1.5 * chance)
+    return "diverged";
+  if (last.heldout_loss <= optimal + 0.5 * (chance - optimal)) return "trained";
+  if (last.top_cosine > 0.99 && last.heldout_loss >= 0.9 * chance) return "collapsed";
+  return "slow";
+}
+
+template <class S>
+Status Trainer<S>::configure(const TrainConfig& tc, Arch arch) {
+  Status st = check_train(tc);
+  if (!st.ok()) return st;
+  tc_ = tc;
+  arch_ = arch;
+  task_ = std::make_unique<TaskData>(tc);
+  net_ = std::make_unique<Network<S>>(tc, arch, *task_);
+  optim_ = std::make_unique<Optim<S>>(tc, net_->params());
+  first_nonfinite_ = -1;
+  net_->run(task_->heldout()[0], false);
+  contribution_init_ = contributions();
+  return Status::Ok();
+}
+
+template <class S>
+std::vector<double> Trainer<S>::contributions() const {
+  const LayerSums& s = net_->sums();
+  const int P = tc_.block == Block::transformer ? 2 : 1;
+  std::vector<double> c(tc_.depth, 0.0);
+  for (int l = 0; l < tc_.depth; ++l) {
+    double sq = 0;
+    for (int j = 0; j < P; ++j) {
+      const int k = l * P + j;
+      const double r = s.skip_sq[k] > 0 ? std::sqrt(s.update_sq[k] / s.skip_sq[k]) : 0.0;
+      sq += r * r;
+    }
+    c[l] = std::sqrt(sq);
+  }
+  return c;
+}
+
+template <class S>
+double Trainer<S>::heldout_loss(int skip_block, long* correct, long* scored) {
+  double total = 0;
+  *correct = 0;
+  *scored = 0;
+  Outputs out;
+  for (const Batch& b : task_->heldout()) {
+    const long n = b.scored();
+    total += net_->run(b, false, skip_block, &out) * double(n);
+    *correct += out.correct;
+    *scored += n;
+  }
+  return total / double(*scored);
+}
+
+template <class S>
+std::vector<TrainLog> Trainer<S>::step(int64_t n) {
+  std::vector<TrainLog> logs;
+  std::vector<Param<S>>& params = net_->params();
+  const int L = tc_.depth;
+  for (int64_t i = 0; i < n && !stopped() && steps_done() < tc_.steps; ++i) {
+    const int64_t t = steps_done() + 1;
+    const bool logged = t % tc_.log_every == 0 || t == tc_.steps;
+    Outputs before, after;
+    if (logged) net_->run(task_->heldout()[0], false, 0, &before);
+    TrainLog log;
+    log.step = t;
+    log.train_loss = net_->run(task_->train_batch(t - 1), true);
+    std::vector<double> w_sq(L, 0.0);
+    if (logged) {
+      const LayerSums& s = net_->sums();
+      for (int l = 0; l <= L; ++l) {
+        log.grad_norm.push_back(std::sqrt(s.grad_sq[l]));
+        log.stream_rms.push_back(std::sqrt(s.stream_sq[l] / (s.rows * tc_.width)));
+      }
+      log.contribution = contributions();
+      for (const Param<S>& p : params)
+        if (p.matrix && p.block >= 1 && p.block <= L) w_sq[p.block - 1] += sq_norm(p.g, p.n);
+      for (double q : w_sq) log.w_grad_norm.push_back(std::sqrt(q));
+    }
+    log.grad_norm_global = clip_gradients(params, tc_.clip);
+    log.lr = learning_rate(tc_, t);
+    if (!std::isfinite(log.train_loss) || !std::isfinite(log.grad_norm_global)) {
+      first_nonfinite_ = log.first_nonfinite = t;
+      log.heldout_loss = log.heldout_accuracy = log.output_change = log.top_cosine = kNaN;
+      logs.push_back(log);
+      break;
+    }
+    std::vector<Vecx<S>> saved;
+    if (logged)
+      for (const Param<S>& p : params)
+        if (p.matrix && p.block >= 1 && p.block <= L) saved.push_back(Eigen::Map<const Vecx<S>>(p.w, p.n));
+    optim_->update(params, log.lr);
+    if (!logged) continue;
+    std::vector<double> du(L, 0.0), w0(L, 0.0);
+    size_t k = 0;
+    for (const Param<S>& p : params)
+      if (p.matrix && p.block >= 1 && p.block <= L) {
+        const Vecx<double> before_w = saved[k++].template cast<double>();
+        du[p.block - 1] += (Eigen::Map<const Vecx<S>>(p.w, p.n).template cast<double>() - before_w).squaredNorm();
+        w0[p.block - 1] += before_w.squaredNorm();
+      }
+    for (int l = 0; l < L; ++l) log.update_ratio.push_back(w0[l] > 0 ? std::sqrt(du[l] / w0[l]) : 0.0);
+    long correct = 0, scored = 0;
+    log.heldout_loss = heldout_loss(0, &correct, &scored);
+    log.heldout_accuracy = task_->language() ? double(correct) / double(scored) : kNaN;
+    net_->run(task_->heldout()[0], false, 0, &after);
+    log.output_change = std::sqrt((after.f - before.f).squaredNorm() / double(after.f.size()));
+    log.top_cosine = mean_pairwise_cosine(after.top);
+    if (!std::isfinite(log.heldout_loss)) first_nonfinite_ = log.first_nonfinite = t;
+    logs.push_back(log);
+  }
+  return logs;
+}
+
+template <class S>
+Lesion Trainer<S>::lesion() {
+  Lesion les;
+  long correct = 0, scored = 0;
+  les.base = heldout_loss(0, &correct, &scored);
+  for (int l = 1; l <= tc_.depth; ++l) {
+    const double loss = heldout_loss(l, &correct, &scored);
+    les.loss.push_back(loss);
+    les.increase.push_back(loss - les.base);
+    les.relative.push_back((loss - les.base) / les.base);
+  }
+  net_->run(task_->heldout()[0], false);
+  les.contribution = contributions();
+  les.contribution_init = contribution_init_;
+  return les;
+}
+
+// Every tensor of the state in order: the parameters, the first moments, the second moments.
+template <class S>
+static std::vector<std::pair<S*, long>> state_tensors(Network<S>& net, Optim<S>& opt) {
+  std::vector<std::pair<S*, long>> t;
+  for (Param<S>& p : net.params()) t.push_back({p.w, p.n});
+  for (Vecx<S>& m : opt.first()) t.push_back({m.data(), m.size()});
+  for (Vecx<S>& v : opt.second()) t.push_back({v.data(), v.size()});
+  return t;
+}
+
+template <class S>
+std::string Trainer<S>::state() const {
+  std::string s(kMagic, sizeof kMagic);
+  put<uint32_t>(s, kVersion);
+  put<uint32_t>(s, static_cast<uint32_t>(arch_));
+  const std::string text = train_config_text(tc_);
+  put<uint32_t>(s, static_cast<uint32_t>(text.size()));
+  s += text;
+  put<uint32_t>(s, sizeof(S));
+  put<int64_t>(s, optim_->step());
+  put<int64_t>(s, first_nonfinite_);
+  const auto tensors = state_tensors(*net_, *optim_);
+  put<uint32_t>(s, static_cast<uint32_t>(tensors.size()));
+  for (const auto& [p, n] : tensors) put<uint64_t>(s, static_cast<uint64_t>(n));
+  for (const auto& [p, n] : tensors) s.append(reinterpret_cast<const char*>(p), sizeof(S) * n);
+  put<uint64_t>(s, fnv1a(s.data(), s.size()));
+  return s;
+}
+
+template <class S>
+Status Trainer<S>::load(std::string_view blob) {
+  const size_t min_size = sizeof kMagic + 4 * 4 + 2 * 8 + 4 + 8;
+  if (blob.size() < min_size)
+    return bad_state("truncated (" + std::to_string(blob.size()) + " bytes, a state has at least " +
+                     std::to_string(min_size) + ")");
+  if (std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0) return bad_state("not a resnorm training state");
+  Reader r{blob.substr(0, blob.size() - 8), sizeof kMagic};
+  const uint32_t version = r.get<uint32_t>();
+  if (version != kVersion) return bad_state("version " + std::to_string(version) + " is not supported (allowed 1)");
+  uint64_t sum;
+  std::memcpy(&sum, blob.data() + blob.size() - 8, 8);
+  if (sum != fnv1a(blob.data(), blob.size() - 8)) return bad_state("checksum mismatch: the state is damaged");
+  const uint32_t arch = r.get<uint32_t>();
+  if (arch >= static_cast<uint32_t>(kNumArchs)) return bad_state("unknown architecture " + std::to_string(arch));
+  const uint32_t text_size = r.get<uint32_t>();
+  if (!r.ok || text_size > kMaxConfigText || text_size > r.b.size() - r.at)
+    return bad_state("config of " + std::to_string(text_size) + " bytes does not fit");
+  const std::string_view text = r.b.substr(r.at, text_size);
+  r.at += text_size;
+  TrainConfig tc;
+  Status st = parse_train_config_text(text, &tc);
+  if (!st.ok()) return bad_state("config: " + st.message);
+  if (r.get<uint32_t>() != sizeof(S)) return bad_state("scalar size differs from this trainer's");
+  const int64_t steps = r.get<int64_t>(), first_nonfinite = r.get<int64_t>();
+  if (steps < 0 || steps > tc.steps) return bad_state("step " + std::to_string(steps) + " is out of range");
+  if (first_nonfinite < -1 || first_nonfinite > steps) return bad_state("stop step is out of range");
+  Trainer<S> fresh;
+  st = fresh.configure(tc, static_cast<Arch>(arch));
+  if (!st.ok()) return bad_state("config: " + st.message);
+  const auto tensors = state_tensors(*fresh.net_, *fresh.optim_);
+  const uint32_t count = r.get<uint32_t>();
+  if (!r.ok || count != tensors.size())
+    return bad_state("holds " + std::to_string(count) + " tensors, its config has " + std::to_string(tensors.size()));
+  size_t payload = 0;
+  for (const auto& [p, n] : tensors) {
+    const uint64_t size = r.get<uint64_t>();
+    if (!r.ok || size != static_cast<uint64_t>(n)) return bad_state("a tensor's size does not match its config");
+    payload += sizeof(S) * n;
+  }
+  if (r.b.size() - r.at != payload) return bad_state("payload size does not match its config");
+  for (const auto& [p, n] : tensors) {
+    std::memcpy(p, r.b.data() + r.at, sizeof(S) * n);
+    r.at += sizeof(S) * n;
+  }
+  fresh.optim_->set_step(steps);
+  fresh.first_nonfinite_ = first_nonfinite;
+  *this = std::move(fresh);
+  return Status::Ok();
+}
+
+std::string train_log_json(Arch arch, const TrainLog& g) {
+  std::string s = std::string("{\"arch\": \"") + name(arch) + "\", \"step\": " + std::to_string(g.step);
+  const std::pair<const char*, double> scalars[] = {{"lr", g.lr},
+                                                    {"train_loss", g.train_loss},
+                                                    {"heldout_loss", g.heldout_loss},
+                                                    {"heldout_accuracy", g.heldout_accuracy},
+                                                    {"grad_norm_global", g.grad_norm_global},
+                                                    {"output_change", g.output_change},
+                                                    {"top_cosine", g.top_cosine}};
+  for (const auto& [k, v] : scalars) s += std::string(", \"") + k + "\": " + json_number(v);
+  const std::pair<const char*, const std::vector<double>*> arrays[] = {{"grad_norm", &g.grad_norm},
+                                                                       {"stream_rms", &g.stream_rms},
+                                                                       {"w_grad_norm", &g.w_grad_norm},
+                                                                       {"update_ratio", &g.update_ratio},
+                                                                       {"contribution", &g.contribution}};
+  for (const auto& [k, v] : arrays) {
+    s += std::string(", \"") + k + "\": ";
+    append_json_array(s, *v);
+  }
+  s += ", \"first_nonfinite\": " + (g.first_nonfinite < 0 ? std::string("null") : std::to_string(g.first_nonfinite));
+  return s + "}";
+}
+
+std::string train_summary_json(const TrainLog& last, const Lesion& les, double chance, double optimal) {
+  std::string s =
+      "{\"steps\": " + std::to_string(last.step) + ", \"outcome\": \"" + outcome(last, chance, optimal) + "\"";
+  s += ", \"train_loss\": " + json_number(last.train_loss) + ", \"heldout_loss\": " + json_number(last.heldout_loss) +
+       ", \"heldout_accuracy\": " + json_number(last.heldout_accuracy) + ", \"first_nonfinite\": " +
+       (last.first_nonfinite < 0 ? std::string("null") : std::to_string(last.first_nonfinite));
+  s += ", \"lesion\": {\"base\": " + json_number(les.base);
+  const std::pair<const char*, const std::vector<double>*> arrays[] = {{"loss", &les.loss},
+                                                                       {"increase", &les.increase},
+                                                                       {"relative", &les.relative},
+                                                                       {"contribution", &les.contribution},
+                                                                       {"contribution_init", &les.contribution_init}};
+  for (const auto& [k, v] : arrays) {
+    s += std::string(", \"") + k + "\": ";
+    append_json_array(s, *v);
+  }
+  return s + "}}";
+}
+
+template class Trainer<float>;
+template class Trainer<double>;
+
+}  // namespace resnorm

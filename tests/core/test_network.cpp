@@ -1,0 +1,116 @@
+// The trainable model of spec v2 (network.cpp): the gradient of the full
+// training loss against central finite differences in double (fd.h), every
+// parameter tensor (up to 16 entries of each, spread over it), for every
+// preset x block kind x task family. GELU throughout, so the loss has no kinks.
+// Norms get random gamma and beta first, so their part of every formula is exercised.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "fd.h"
+#include "resnorm/network.h"
+#include "resnorm/rng.h"
+
+using namespace resnorm;
+
+namespace {
+
+TrainConfig small(Task task, Block block) {
+  TrainConfig tc;
+  tc.task = task;
+  tc.block = block;
+  tc.depth = 2;
+  tc.width = 8;
+  tc.expansion = 2;
+  tc.heads = 2;
+  tc.seq = 3;  // T = 6 for copy
+  tc.vocab = 5;
+  tc.batch = 3;
+  tc.eval_batches = 1;
+  tc.seed = 5;
+  return tc;
+}
+
+void randomize_norms(Network<double>& net) {
+  NormalRng rng(stream_key({91, uint64_t(net.arch())}));
+  for (Param<double>& p : net.params()) {
+    if (p.name.rfind("gamma", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 1.0 + 0.3 * rng.normal();
+    if (p.name.rfind("beta", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 0.2 * rng.normal();
+  }
+}
+
+void check_network(const TrainConfig& tc, Arch arch) {
+  TaskData task(tc);
+  Network<double> net(tc, arch, task);
+  randomize_norms(net);
+  const Batch batch = task.train_batch(0);
+  net.run(batch, true);
+  auto loss = [&] { return net.run(batch, false); };
+  fd::Report report(std::string("train ") + name(arch) + " " + name(tc.block) + " " + name(tc.task));
+  for (Param<double>& p : net.params()) {
+    const long k = std::min(p.n, 16L);
+    fd::Check c;
+    for (long j = 0; j < k; ++j) {
+      const long i = j * p.n / k;
+      fd::element(p.w + i, p.g[i], loss, c);
+    }
+    report.add(p.name, c);
+    INFO(c.line(p.name));
+    CHECK(c.rel() < fd::kTol);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("spec v2: every parameter's gradient equals a central finite difference", "[network][gradients]") {
+  for (Task task : {Task::copy, Task::teacher})
+    for (Block block : {Block::mlp, Block::transformer})
+      for (Arch arch : all_archs()) {
+        DYNAMIC_SECTION(name(arch) << " " << name(block) << " " << name(task)) {
+          check_network(small(task, block), arch);
+        }
+      }
+}
+
+TEST_CASE("spec v2: gradients with sinusoidal positions, explicit final norms and other tasks",
+          "[network][gradients]") {
+  for (Task task : {Task::reverse, Task::sort, Task::modadd, Task::markov})
+    for (Arch arch : {Arch::post_ln, Arch::pre_rms}) {
+      TrainConfig tc = small(task, Block::transformer);
+      tc.positions = Positions::sinusoidal;
+      tc.final_norm = arch == Arch::post_ln ? FinalNorm::rmsnorm : FinalNorm::layernorm;
+      DYNAMIC_SECTION(name(arch) << " " << name(task)) { check_network(tc, arch); }
+    }
+}
+
+TEST_CASE("spec v2: every parameter is listed once and has a gradient", "[network]") {
+  TrainConfig tc = small(Task::copy, Block::transformer);
+  TaskData task(tc);
+  Network<float> net(tc, Arch::sandwich, task);
+  // E, P, 2 blocks of (4 attention + 2 MLP matrices + 2 units x 2 RMSNorm gammas), the final RMSNorm's gamma, U.
+  CHECK(net.params().size() == 2 + 2 * (6 + 4) + 1 + 1);
+  CHECK(net.params().front().name == "embedding");
+  CHECK(net.params().back().name == "unembedding");
+  const double loss = net.run(task.train_batch(0), true);
+  CHECK(std::isfinite(loss));
+  for (const Param<float>& p : net.params()) {
+    double sq = 0;
+    for (long i = 0; i < p.n; ++i) sq += double(p.g[i]) * p.g[i];
+    INFO(p.name);
+    CHECK(sq > 0);
+  }
+}
+
+TEST_CASE("spec v2: at init the language loss is near chance", "[network]") {
+  TrainConfig tc = small(Task::reverse, Block::transformer);
+  tc.width = 32;
+  tc.vocab = 16;
+  tc.batch = 16;
+  TaskData task(tc);
+  Network<float> net(tc, Arch::pre_ln, task);
+  const double loss = net.run(task.heldout()[0], false);
+  std::printf("init loss pre_ln reverse %.4f, chance %.4f\n", loss, task.chance_loss());
+  CHECK(loss == Approx(task.chance_loss()).epsilon(0.25));
+}

@@ -1,0 +1,204 @@
+// The trainer (trainer.cpp): it learns, it logs what trainer.h promises, a
+// saved state continues bit-identically, a damaged or hostile state is refused
+// by name, a blow-up stops the run, and a config over the budget is refused.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "resnorm/trainer.h"
+
+using namespace resnorm;
+
+namespace {
+
+TrainConfig tiny(Task task = Task::copy) {
+  TrainConfig tc;
+  tc.task = task;
+  tc.depth = 2;
+  tc.width = 16;
+  tc.expansion = 2;
+  tc.heads = 2;
+  tc.seq = 3;
+  tc.vocab = 6;
+  tc.batch = 8;
+  tc.steps = 40;
+  tc.log_every = 5;
+  tc.lr = 3e-3;
+  return tc;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+
+void check_same(const std::vector<TrainLog>& a, const std::vector<TrainLog>& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].step == b[i].step);
+    CHECK(same_bits(a[i].train_loss, b[i].train_loss));
+    CHECK(same_bits(a[i].heldout_loss, b[i].heldout_loss));
+    CHECK(same_bits(a[i].grad_norm_global, b[i].grad_norm_global));
+    CHECK(same_bits(a[i].output_change, b[i].output_change));
+    CHECK(a[i].grad_norm == b[i].grad_norm);
+    CHECK(a[i].update_ratio == b[i].update_ratio);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("trainer: copy and teacher learn, and every metric is there", "[trainer]") {
+  for (Task task : {Task::copy, Task::teacher}) {
+    TrainConfig tc = tiny(task);
+    tc.steps = 150;
+    tc.block = task == Task::teacher ? Block::mlp : Block::transformer;
+    Trainer<float> tr;
+    REQUIRE(tr.configure(tc, Arch::pre_ln).ok());
+    const std::vector<TrainLog> logs = tr.step(1000);
+    REQUIRE(logs.size() == 30);
+    const TrainLog &first = logs.front(), &last = logs.back();
+    std::printf("trainer %s pre_ln: held-out loss %.4f at step %lld -> %.4f at step %lld (chance %.4f), acc %.3f\n",
+                name(task), first.heldout_loss, (long long)first.step, last.heldout_loss, (long long)last.step,
+                tr.task().chance_loss(), last.heldout_accuracy);
+    CHECK(last.step == 150);
+    CHECK(tr.steps_done() == 150);
+    CHECK(last.heldout_loss < 0.7 * first.heldout_loss);
+    CHECK(last.grad_norm.size() == 3);
+    CHECK(last.stream_rms.size() == 3);
+    for (const auto* v : {&last.w_grad_norm, &last.update_ratio, &last.contribution}) {
+      REQUIRE(v->size() == 2);
+      CHECK((*v)[0] > 0);
+    }
+    CHECK(last.output_change > 0);
+    CHECK(last.lr == tc.lr);
+    CHECK(last.first_nonfinite == -1);
+    CHECK(std::isfinite(last.top_cosine));
+    CHECK(std::isnan(last.heldout_accuracy) == (task == Task::teacher));
+    CHECK(tr.step(5).empty());  // at tc.steps
+    const Lesion les = tr.lesion();
+    CHECK(les.base == Approx(last.heldout_loss).epsilon(1e-12));
+    REQUIRE(les.loss.size() == 2);
+    CHECK(les.contribution_init.size() == 2);
+    CHECK(std::string(outcome(last, tr.task().chance_loss(), tr.task().optimal_loss())) != "diverged");
+  }
+}
+
+TEST_CASE("trainer: the same config twice, and a restored state, give bit-identical curves", "[trainer][state]") {
+  for (Optimizer opt : {Optimizer::adam, Optimizer::sgd}) {
+    TrainConfig tc = tiny();
+    tc.optimizer = opt;
+    tc.lr = opt == Optimizer::sgd ? 0.05 : 3e-3;
+    tc.log_every = 1;
+    Trainer<float> a, b;
+    REQUIRE(a.configure(tc, Arch::post_ln).ok());
+    REQUIRE(b.configure(tc, Arch::post_ln).ok());
+    const std::vector<TrainLog> a1 = a.step(7);
+    const std::vector<TrainLog> b1 = b.step(7);
+    check_same(a1, b1);
+    const std::string blob = a.state();
+    const std::vector<TrainLog> a2 = a.step(8);
+    Trainer<float> c;
+    REQUIRE(c.configure(tiny(Task::teacher), Arch::plain).ok());  // anything: load replaces it
+    const Status st = c.load(blob);
+    INFO(st.message);
+    REQUIRE(st.ok());
+    CHECK(c.steps_done() == 7);
+    CHECK(c.arch() == Arch::post_ln);
+    check_same(a2, c.step(8));
+    check_same(a2, b.step(8));
+    CHECK(c.state() == a.state());
+  }
+}
+
+TEST_CASE("trainer: a damaged or hostile state is refused by name and leaves the trainer as it was",
+          "[trainer][state]") {
+  Trainer<float> a;
+  REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
+  a.step(3);
+  const std::string blob = a.state();
+  Trainer<float> t;
+  REQUIRE(t.configure(tiny(Task::teacher), Arch::residual).ok());
+  const std::string before = t.state();
+  auto refused = [&](const std::string& b) {
+    const Status st = t.load(b);
+    return !st.ok() && st.field == "state" && st.message.rfind("state: ", 0) == 0;
+  };
+  // Every prefix up to 300 bytes, then 200 more spread over the rest.
+  for (size_t n = 0; n < 300; ++n) REQUIRE(refused(blob.substr(0, n)));
+  for (size_t n = 300; n < blob.size(); n += blob.size() / 200 + 1) REQUIRE(refused(blob.substr(0, n)));
+  // One flipped bit anywhere.
+  for (size_t i = 0; i < blob.size(); i += blob.size() / 300 + 1) {
+    std::string b = blob;
+    b[i] ^= 0x10;
+    REQUIRE(refused(b));
+  }
+  CHECK(t.load(blob + "x").message.find("checksum") != std::string::npos);
+  // Hostile: header fields rewritten and the checksum made to match.
+  auto resealed = [](std::string b) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i + 8 < b.size(); ++i) h = (h ^ static_cast<unsigned char>(b[i])) * 0x100000001b3ull;
+    std::memcpy(&b[b.size() - 8], &h, 8);
+    return b;
+  };
+  const size_t text_size_at = 8 + 4 + 4;
+  uint32_t text_size;
+  std::memcpy(&text_size, &blob[text_size_at], 4);
+  const size_t count_at = text_size_at + 4 + text_size + 4 + 8 + 8;
+  const std::pair<size_t, uint32_t> pokes[] = {{8, 2},                             // version
+                                               {12, 99},                           // arch
+                                               {text_size_at, 0xFFFFFFFFu},        // config size
+                                               {text_size_at + 4 + text_size, 2},  // scalar size
+                                               {count_at, 0xFFFFFFFFu},            // tensor count
+                                               {count_at + 4, 0xFFFFFFFFu}};       // first tensor's size
+  for (const auto& [at, value] : pokes) {
+    std::string b = blob;
+    std::memcpy(&b[at], &value, 4);
+    const Status st = t.load(resealed(b));
+    INFO(at << ": " << st.message);
+    CHECK(refused(resealed(b)));
+  }
+  {
+    std::string b = blob;
+    b.replace(text_size_at + 4, 8, "--depth ");  // the config now begins "--depth " + "reverse": not a number
+    CHECK(t.load(resealed(b)).message.rfind("state: config:", 0) == 0);
+  }
+  CHECK(t.load(std::string(1000, 'R')).message == "state: not a resnorm training state");
+  CHECK(t.state() == before);
+  CHECK(t.load(blob).ok());
+}
+
+TEST_CASE("trainer: a blow-up stops the run at its first non-finite step", "[trainer]") {
+  TrainConfig tc = tiny(Task::teacher);
+  tc.block = Block::mlp;
+  tc.depth = 8;
+  tc.optimizer = Optimizer::sgd;
+  tc.momentum = 0.9;
+  tc.lr = 10;
+  tc.steps = 200;
+  Trainer<float> tr;
+  REQUIRE(tr.configure(tc, Arch::plain).ok());
+  const std::vector<TrainLog> logs = tr.step(200);
+  REQUIRE(!logs.empty());
+  const TrainLog& last = logs.back();
+  std::printf("trainer plain sgd lr 10: stopped at step %lld\n", (long long)last.step);
+  CHECK(tr.stopped());
+  CHECK(last.first_nonfinite == last.step);
+  CHECK(tr.first_nonfinite() == last.step);
+  CHECK(std::string(outcome(last, 1.0, 0.0)) == "diverged");
+  CHECK(tr.step(10).empty());
+}
+
+TEST_CASE("trainer: a config over the budget is refused naming depth", "[trainer]") {
+  TrainConfig tc;
+  tc.depth = 128;
+  tc.width = 256;
+  tc.seq = 64;
+  tc.batch = 256;
+  tc.archs = all_archs();
+  const Status st = check_train(tc);
+  INFO(st.message);
+  CHECK(st.field == "depth");
+  CHECK(st.max_fit >= 0);
+  CHECK(st.max_fit < 128);
+  Trainer<float> tr;
+  CHECK(tr.configure(tc, Arch::pre_ln).field == "depth");
+  CHECK(check_train(TrainConfig()).ok());
+}
