@@ -147,6 +147,15 @@ Status check_cost(const Cost& k, const char* field, double value, double max_fit
 
 Status check_simulate(const Config& cfg) {
   Status st = validate(cfg);
+  if (!st.ok() && st.field == "depth" && st.max_fit >= 1) {
+    // The weight cap: its deepest stack may still be over a budget; then the
+    // refusal names the deepest depth that fits both.
+    Config at = cfg;
+    at.depth = static_cast<int>(st.max_fit);
+    if (within(simulate_cost(at))) return st;
+    const int fit = largest_depth(at, [](const Config& c) { return within(simulate_cost(c)); });
+    return check_cost(simulate_cost(cfg), "depth", cfg.depth, fit);
+  }
   if (!st.ok()) return st;
   const Cost k = simulate_cost(cfg);
   if (within(k)) return Status::Ok();

@@ -195,3 +195,21 @@ TEST_CASE("Workspaces kept from a deeper call are given back when keeping them w
   WARN("no mallinfo2 here (or AddressSanitizer's malloc): what the engine holds is not measured");
 #endif
 }
+
+TEST_CASE("Over the weight cap and a budget at once, the depth named fits both") {
+  Config cfg = make(1, 1024, 128, 4, 64, Block::transformer, 4);
+  cfg.archs = {Arch::admin};
+  const Status st = check_simulate(cfg);
+  INFO(st.message);
+  REQUIRE(st.field == "depth");
+  Config at = cfg;
+  at.depth = static_cast<int>(st.max_fit);
+  CHECK(st.message.find("allowed 1.." + std::to_string(at.depth)) != std::string::npos);
+  CHECK(check_simulate(at).ok());
+  at.depth += 1;
+  CHECK_FALSE(check_simulate(at).ok());
+  // Over the weight cap alone, the weight cap's own message and depth.
+  const Status cap = check_simulate(make(4, 1024, 512, 4, 8));
+  CHECK(cap.message.find("weights in all") != std::string::npos);
+  CHECK(cap.max_fit == 32);
+}
