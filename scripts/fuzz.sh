@@ -13,7 +13,7 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_CXX_FLAGS_FUZZ="-O1 -g" \
     -DRESNORM_FUZZ=ON -DRESNORM_SANITIZE=ON -DRESNORM_TESTS=OFF >/dev/null
 fi
-targets=(fuzz_cli_args fuzz_js_config fuzz_simulate fuzz_paths)
+targets=(fuzz_cli_args fuzz_js_config fuzz_simulate fuzz_paths fuzz_train_state)
 cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
