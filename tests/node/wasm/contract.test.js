@@ -223,5 +223,8 @@ test('the weight cap refuses like a budget: .max is the deepest stack under it',
   const config = { depth: 1024, width: 512, expansion: 4 };
   const e = refused(() => rn.simulate(config), 'depth', 'over the weight cap');
   assert.equal(e.max, 32);
-  assert.throws(() => rn.simulate({ ...config, depth: 33 }), (x) => x.field === 'depth' && x.max === 32);
+  assert.throws(
+    () => rn.simulate({ ...config, depth: 33 }),
+    (x) => x.field === 'depth' && x.max === 32,
+  );
 });
