@@ -73,7 +73,7 @@ for (const id of PANEL_IDS) {
   const lane = engine.lane();
   const request = async (params) => (await lane.request('reproduce', [id, params]))?.out ?? null;
   const onEmbed = (params) => embed.open(panelEmbed(id, params));
-  panels.push(createPanel({ root, id, request, onRender, onEmbed }));
+  panels.push(createPanel({ root, id, request, onRender, onEmbed, cancel: () => lane.cancel() }));
 }
 panels.forEach((p) => p.run());
 

@@ -312,7 +312,7 @@ function legend(list, specs) {
  * is told about every render; with `onEmbed`, an "Embed" button under the figures calls
  * onEmbed(params), the panel's parameters at that moment.
  */
-export function createPanel({ root, id, request, onRender, onEmbed = null }) {
+export function createPanel({ root, id, request, onRender, onEmbed = null, cancel = null }) {
   const params = { ...PANELS[id].defaults };
   const view = { weight: 'all' };
   const charts = Object.fromEntries(
@@ -321,8 +321,39 @@ export function createPanel({ root, id, request, onRender, onEmbed = null }) {
   const resultEl = root.querySelector('[data-result]');
   const legends = Object.fromEntries([...root.querySelectorAll('[data-legend]')].map((l) => [l.dataset.legend, l]));
   const status = el('p', { class: 'paper-status', role: 'status', 'aria-live': 'polite' }, 'waiting for the engine…');
+  // Over a second: the time so far and, with `cancel`, a button that stops it.
+  const stop = el('button', { type: 'button', class: 'secondary paper-cancel', hidden: true }, 'Cancel');
+  const again = el('button', { type: 'button', class: 'secondary paper-again', hidden: true }, 'Compute again');
   const form = root.querySelector('[data-controls]');
-  form.after(status);
+  form.after(el('div', { class: 'paper-status-row' }, status, stop, again));
+  let slowTimer = 0;
+  let tickTimer = 0;
+  const stopWaiting = () => {
+    clearTimeout(slowTimer);
+    clearInterval(tickTimer);
+    stop.hidden = true;
+  };
+  function startWaiting() {
+    const t0 = performance.now();
+    again.hidden = true;
+    slowTimer = setTimeout(() => {
+      const tick = () => (status.textContent = `computing for ${fixed((performance.now() - t0) / 1000, 1)} s…`);
+      tick();
+      tickTimer = setInterval(tick, 100);
+      stop.hidden = !cancel;
+    }, 1000);
+  }
+  stop.addEventListener('click', () => {
+    latest++; // whatever is on its way is not shown
+    const seconds = status.textContent.match(/[\d.]+ s/)?.[0] ?? '';
+    stopWaiting();
+    cancel?.();
+    root.removeAttribute('aria-busy');
+    status.textContent = `cancelled after ${seconds}${result ? '; the figure shows the settings before it' : ''}`;
+    again.hidden = false;
+    again.focus();
+  });
+  again.addEventListener('click', () => run());
   let latest = 0;
   let result = null;
   root.dataset.verdict = 'pending';
@@ -360,16 +391,21 @@ export function createPanel({ root, id, request, onRender, onEmbed = null }) {
   async function run() {
     const mine = ++latest;
     status.textContent = 'computing…';
+    status.classList.remove('is-error');
     root.setAttribute('aria-busy', 'true');
+    stopWaiting();
+    startWaiting();
     try {
       const r = await request({ ...params });
       if (r === null || mine !== latest) return;
+      stopWaiting();
       result = r;
       status.textContent = `computed in ${fixed(r.ms / 1000, r.ms < 1000 ? 2 : 1)} s`;
       root.removeAttribute('aria-busy');
       render();
     } catch (e) {
       if (mine !== latest) return;
+      stopWaiting();
       root.removeAttribute('aria-busy');
       status.textContent = `could not compute: ${e.message}`;
       status.classList.add('is-error');
