@@ -4,12 +4,9 @@
 // for that config; on any other config nothing is drawn until the engine answers.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { served, useBrowser } from './harness.js';
+import { SILENT_WORKERS, served, useBrowser } from './harness.js';
 
 const it = useBrowser({ wasm: true });
-
-// Workers that load and never answer: whatever the page draws, it did not get from an engine.
-const SILENT_WORKERS = `window.Worker = class { postMessage() {} terminate() {} addEventListener() {} };`;
 
 const hex = (v) => {
   const b = new DataView(new ArrayBuffer(8));

@@ -104,3 +104,6 @@ export async function waitForRender(page, partial, afterRenders = 0) {
   );
   return page.evaluate(() => window.__resnorm.renders);
 }
+
+/** An init script (context.addInitScript) for Workers that load and never answer: whatever a page then draws, no engine computed it. */
+export const SILENT_WORKERS = `window.Worker = class { postMessage() {} terminate() {} addEventListener() {} };`;

@@ -4,12 +4,9 @@
 // answer, every panel is that slow; with the real engine no Cancel stays.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, served, useBrowser } from './harness.js';
+import { SILENT_WORKERS, openPage, served, useBrowser } from './harness.js';
 
 const it = useBrowser();
-
-// Workers that load and never answer.
-const SILENT_WORKERS = `window.Worker = class { postMessage() {} terminate() {} addEventListener() {} };`;
 
 test('a panel over a second shows its time and Cancel; Cancel stops it and offers to compute again', async () => {
   await served({}, async (url) => {
