@@ -276,8 +276,8 @@ const STORED = [
   ['a number', '1e309'],
   ['items as an array', '{"version":1,"items":[]}'],
   ['wrong types inside', '{"version":"1","items":{"tf-01":{"box":"9","seen":"<img src=x onerror=window.__pwned=1>"}}}'],
-  // a key the record does not have is not read: the rest is a valid record, no notice
-  ['__proto__ at the top', '{"__proto__":{"polluted":1},"version":1,"items":{}}', false],
+  // a key the record does not have is not read (the rest is a valid record), and the notice names it
+  ['__proto__ at the top', '{"__proto__":{"polluted":1},"version":1,"items":{}}'],
   ['__proto__ as an item', '{"version":1,"items":{"__proto__":{"polluted":1},"constructor":{"box":1}}}'],
   ['markup as an item id', `{"version":1,"items":{"<script>${FLAG}</script>":{"box":1,"seen":1}}}`],
   ['5 MB', BIG],

@@ -166,6 +166,17 @@ test('damaged records (NaN or out-of-range boxes, bad counts) are dropped one by
   assert.ok(!('tf-01' in sanitizeProgress(doc, { ids }).progress.items));
 });
 
+test('unknown top-level fields, __proto__ among them, are ignored and named in the notice; nothing is polluted', () => {
+  const doc = goodDoc();
+  const raw = JSON.stringify(doc).replace(/^\{/, '{"__proto__":{"polluted":1},"colour":"red",');
+  const store = { getItem: () => raw, setItem() {}, removeItem() {} };
+  const { progress, notice } = loadProgress(store, { ids, now: NOW });
+  assert.deepEqual(progress.items['tf-01'], doc.items['tf-01']);
+  assert.match(notice, /ignored 2 unknown fields \(__proto__, colour\)/);
+  assert.equal({}.polluted, undefined);
+  assert.equal(Object.getPrototypeOf(progress), Object.prototype);
+});
+
 test('a damaged session resets only the session', () => {
   for (const session of [
     { answered: 1, correct: 2 },

@@ -23,6 +23,8 @@ export const ID_PATTERN = /^(tf|err|why|edge|recall|rapid)-[0-9]{2}$/;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
+// The top-level fields of a saved progress record.
+const RECORD_FIELDS = new Set(['version', 'items', 'session']);
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 // Ids quoted in a notice: bank-shaped ids only, at most three, so a huge or hostile key never
 // reaches the page.
@@ -94,6 +96,14 @@ export function sanitizeProgress(doc, { ids, now } = {}) {
   if (unknown.length)
     problems.push(`dropped ${plural(unknown.length, 'question')} the bank does not have${listIds(unknown)}`);
   if (broken.length) problems.push(`reset ${plural(broken.length, 'damaged question record')}${listIds(broken)}`);
+  // Fields a progress record does not have (e.g. "__proto__" from a hostile edit): ignored, and said so.
+  const extra = Object.keys(doc).filter((k) => !RECORD_FIELDS.has(k));
+  if (extra.length) {
+    const shown = extra.filter((k) => /^[A-Za-z0-9_$-]{1,24}$/.test(k)).slice(0, 3);
+    const more = extra.length - shown.length;
+    const names = shown.length ? ` (${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''})` : '';
+    problems.push(`ignored ${plural(extra.length, 'unknown field')}${names}`);
+  }
   let session = sanitizeSession(doc.session);
   if (!session) {
     if (doc.session !== undefined) problems.push('reset the session score, which was damaged');
