@@ -13,16 +13,8 @@
 namespace resnorm {
 namespace {
 
-constexpr char kMagic[8] = {'R', 'N', 'T', 'R', 'A', 'I', 'N', '1'};
-constexpr uint32_t kVersion = 1;
 constexpr uint32_t kMaxConfigText = 4096;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-uint64_t fnv1a(const char* p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
-  return h;
-}
 
 template <class T>
 void put(std::string& s, T v) {
@@ -268,10 +260,16 @@ static std::vector<std::pair<S*, long>> state_tensors(Network<S>& net, Optim<S>&
   return t;
 }
 
+uint64_t state_checksum(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return h;
+}
+
 template <class S>
 std::string Trainer<S>::state() const {
-  std::string s(kMagic, sizeof kMagic);
-  put<uint32_t>(s, kVersion);
+  std::string s(kStateMagic, sizeof kStateMagic);
+  put<uint32_t>(s, kStateVersion);
   put<uint32_t>(s, static_cast<uint32_t>(arch_));
   const std::string text = train_config_text(tc_);
   put<uint32_t>(s, static_cast<uint32_t>(text.size()));
@@ -283,23 +281,26 @@ std::string Trainer<S>::state() const {
   put<uint32_t>(s, static_cast<uint32_t>(tensors.size()));
   for (const auto& [p, n] : tensors) put<uint64_t>(s, static_cast<uint64_t>(n));
   for (const auto& [p, n] : tensors) s.append(reinterpret_cast<const char*>(p), sizeof(S) * n);
-  put<uint64_t>(s, fnv1a(s.data(), s.size()));
+  put<uint64_t>(s, state_checksum(s));
   return s;
 }
 
 template <class S>
 Status Trainer<S>::load(std::string_view blob) {
-  const size_t min_size = sizeof kMagic + 4 * 4 + 2 * 8 + 4 + 8;
+  const size_t min_size = sizeof kStateMagic + 4 * 4 + 2 * 8 + 4 + 8;
   if (blob.size() < min_size)
     return bad_state("truncated (" + std::to_string(blob.size()) + " bytes, a state has at least " +
                      std::to_string(min_size) + ")");
-  if (std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0) return bad_state("not a resnorm training state");
-  Reader r{blob.substr(0, blob.size() - 8), sizeof kMagic};
+  if (std::memcmp(blob.data(), kStateMagic, sizeof kStateMagic) != 0) return bad_state("not a resnorm training state");
+  Reader r{blob.substr(0, blob.size() - 8), sizeof kStateMagic};
   const uint32_t version = r.get<uint32_t>();
-  if (version != kVersion) return bad_state("version " + std::to_string(version) + " is not supported (allowed 1)");
+  if (version != kStateVersion)
+    return bad_state("version " + std::to_string(version) + " is not supported (allowed " +
+                     std::to_string(kStateVersion) + ")");
   uint64_t sum;
   std::memcpy(&sum, blob.data() + blob.size() - 8, 8);
-  if (sum != fnv1a(blob.data(), blob.size() - 8)) return bad_state("checksum mismatch: the state is damaged");
+  if (sum != state_checksum(blob.substr(0, blob.size() - 8)))
+    return bad_state("checksum mismatch: the state is damaged");
   const uint32_t arch = r.get<uint32_t>();
   if (arch >= static_cast<uint32_t>(kNumArchs)) return bad_state("unknown architecture " + std::to_string(arch));
   const uint32_t text_size = r.get<uint32_t>();

@@ -7,26 +7,13 @@
 #include <cstring>
 
 #include "resnorm/trainer.h"
+#include "tiny_train.h"
 
 using namespace resnorm;
 
 namespace {
 
-TrainConfig tiny(Task task = Task::copy) {
-  TrainConfig tc;
-  tc.task = task;
-  tc.depth = 2;
-  tc.width = 16;
-  tc.expansion = 2;
-  tc.heads = 2;
-  tc.seq = 3;
-  tc.vocab = 6;
-  tc.batch = 8;
-  tc.steps = 40;
-  tc.log_every = 5;
-  tc.lr = 3e-3;
-  return tc;
-}
+TrainConfig tiny(Task task = Task::copy) { return tiny_train_config(task); }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
 

@@ -8,30 +8,16 @@
 #include <cstring>
 #include <string>
 
+#include "../core/tiny_train.h"
 #include "resnorm/trainer.h"
 
 namespace {
-
-uint64_t fnv1a(const char* p, size_t n) {  // the checksum state() writes
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
-  return h;
-}
 
 resnorm::Trainer<float>& trainer() {
   static resnorm::Trainer<float> t;
   static bool ready = false;
   if (!ready) {
-    resnorm::TrainConfig tc;
-    tc.depth = 2;
-    tc.width = 8;
-    tc.expansion = 1;
-    tc.heads = 2;
-    tc.seq = 3;
-    tc.vocab = 5;
-    tc.batch = 2;
-    tc.steps = 4;
-    tc.eval_batches = 1;
+    const resnorm::TrainConfig tc = resnorm::tiny_train_config();
     if (!t.configure(tc, resnorm::Arch::pre_ln).ok()) std::abort();
     t.step(1);
     ready = true;
@@ -46,10 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string before = t.state();
   std::string blob(reinterpret_cast<const char*>(data), size);
   if (size > 0 && (data[0] & 1) && blob.size() >= 28) {
-    std::memcpy(blob.data(), "RNTRAIN1", 8);
-    const uint32_t version = 1;
-    std::memcpy(blob.data() + 8, &version, 4);
-    const uint64_t sum = fnv1a(blob.data(), blob.size() - 8);
+    std::memcpy(blob.data(), resnorm::kStateMagic, sizeof resnorm::kStateMagic);
+    std::memcpy(blob.data() + sizeof resnorm::kStateMagic, &resnorm::kStateVersion, 4);
+    const uint64_t sum = resnorm::state_checksum(std::string_view(blob).substr(0, blob.size() - 8));
     std::memcpy(blob.data() + blob.size() - 8, &sum, 8);
   }
   const resnorm::Status st = t.load(blob);

@@ -64,6 +64,12 @@ Cost train_cost(const TrainConfig& tc, int scalar_bytes = 4);
 // naming depth and the deepest that fits when over.
 Status check_train(const TrainConfig& tc);
 
+// The framing of a saved state (Trainer::state()): it starts with the magic and
+// the version and ends with the checksum of every byte before the checksum.
+inline constexpr char kStateMagic[8] = {'R', 'N', 'T', 'R', 'A', 'I', 'N', '1'};
+inline constexpr uint32_t kStateVersion = 1;
+uint64_t state_checksum(std::string_view bytes);  // FNV-1a 64
+
 // How a run ended: "trained" (held-out loss below halfway from chance to the
 // optimal loss), "diverged" (non-finite, or held-out loss above 1.5 x chance),
 // "collapsed" (top cosine above 0.99 with held-out loss within 10% of
