@@ -202,12 +202,11 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
 
   if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
     for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
-    dWq.noalias() = X.transpose() * w.dq;
-    dWk.noalias() = X.transpose() * w.dk;
-    dWv.noalias() = X.transpose() * w.dv;
-    dWo.noalias() = ctx.transpose() * DY;
+    kernels::gemm_tn(x, w.dq.data(), dWq.data(), d, T, d, S(1));
+    kernels::gemm_tn(x, w.dk.data(), dWk.data(), d, T, d, S(1));
+    kernels::gemm_tn(x, w.dv.data(), dWv.data(), d, T, d, S(1));
+    kernels::gemm_tn(ctx.data(), dy, dWo.data(), d, T, d, S(1));
   }
 }
 

@@ -89,11 +89,10 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);
 
   if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
     dW1.resize(d_, m_);
     dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dpre;
-    dW2.noalias() = hidden.transpose() * DY;
+    kernels::gemm_tn(x, dpre.data(), dW1.data(), d_, T_, m_, S(1));     // x^T dpre (d, m)
+    kernels::gemm_tn(hidden.data(), dy, dW2.data(), m_, T_, d_, S(1));  // hidden^T dy (m, d)
   }
 }
 
