@@ -1,6 +1,7 @@
-// exp, erf and tanh from + - * / only (portable_math.h) against libm: a few
-// ulp of double everywhere, odd, NaN and signed zeros kept. That they give the
-// same bits natively and in WebAssembly is checked by the Node parity tests.
+// exp, erf and tanh from + - * / only (portable_math.h) against libm: exp to
+// a few ulp of double, erf and tanh to 2e-11 (the float engine's; float's
+// epsilon is 6e-8), odd, NaN and signed zeros kept. That they give the same
+// bits natively and in WebAssembly is checked by the Node parity tests.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -27,23 +28,23 @@ TEST_CASE("portable exp of x <= 0 is libm's to 1e-15, 0 below -708", "[portable_
   CHECK(std::isnan(portable::exp_nonpos(std::nan(""))));
 }
 
-TEST_CASE("portable erf is libm's to 1e-14, odd, 1 from 6 on", "[portable_math]") {
+TEST_CASE("portable erf is libm's to 2e-11, odd, 1 from 5 on", "[portable_math]") {
   double worst = 0;
   for (int i = 1; i <= 80000; ++i) {
     const double x = 8.0 * i / 80000;
     worst = std::max(worst, rel(portable::erf(x), std::erf(x)));
     CHECK(portable::erf(-x) == -portable::erf(x));
   }
-  for (double x : {1e-300, 1e-20, 1e-8, 2.4999999, 2.5, 5.9999999, 6.0})
+  for (double x : {1e-300, 1e-20, 1e-8, 0.9999999, 1.0, 2.4999999, 2.5, 4.9999999, 5.0})
     worst = std::max(worst, rel(portable::erf(x), std::erf(x)));
   WARN("erf max relative difference to libm: " << worst);
-  CHECK(worst < 1e-14);
+  CHECK(worst < 2e-11);
   CHECK(std::signbit(portable::erf(-0.0)));
   CHECK(portable::erf(std::numeric_limits<double>::infinity()) == 1.0);
   CHECK(std::isnan(portable::erf(std::nan(""))));
 }
 
-TEST_CASE("portable tanh is libm's to 2e-15, odd, +-1 far out", "[portable_math]") {
+TEST_CASE("portable tanh is libm's to 2e-11, odd, +-1 far out", "[portable_math]") {
   double worst = 0;
   for (int i = 1; i <= 80000; ++i) {
     const double x = 25.0 * i / 80000;
@@ -53,7 +54,7 @@ TEST_CASE("portable tanh is libm's to 2e-15, odd, +-1 far out", "[portable_math]
   for (double x : {1e-300, 1e-20, 1e-8, 0.4999999, 0.5, 0.5000001})
     worst = std::max(worst, rel(portable::tanh(x), std::tanh(x)));
   WARN("tanh max relative difference to libm: " << worst);
-  CHECK(worst < 2e-15);
+  CHECK(worst < 2e-11);
   CHECK(std::signbit(portable::tanh(-0.0)));
   CHECK(portable::tanh(-std::numeric_limits<double>::infinity()) == -1.0);
   CHECK(std::isnan(portable::tanh(std::nan(""))));
