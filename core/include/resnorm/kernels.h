@@ -94,9 +94,12 @@ inline void nn_tail(const S* A, int lda, const S* B, S* C, int M, int K, int N, 
 }
 
 // C[M x N] = scale * A B, A [M x K] (or with TA, A [K x M] transposed) and
-// B [K x N]: every entry summed over k in order.
+// B [K x N]: every entry summed over k in order. Inlined into gemm_nn and
+// gemm_tn, so each is one function with its own loops, as a profile and the
+// SIMD test name them.
 template <class S, bool TA>
-void gemm_ab(const S* A, int lda, const S* B, S* C, int M, int K, int N, S scale) {
+__attribute__((always_inline)) inline void gemm_ab(const S* A, int lda, const S* B, S* C, int M, int K, int N,
+                                                   S scale) {
   constexpr int TW = 4 * Vec<S>::lanes;
   const int Nt = N - N % TW;
   for (int j = 0; j < Nt; j += TW) {
