@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -150,51 +151,63 @@ bool lower(const Run& a, const Run& b) {
   return d.mean > kZ * d.se;
 }
 
+// A task's fixed flags, as `resnorm train` reads them, with the seed.
+TrainConfig task_config(const char* flags, uint32_t seed) {
+  TrainConfig tc;
+  const Status st = parse_train_config_text(flags, &tc);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  tc.seed = seed;
+  return tc;
+}
+
 // Regression on the teacher, MLP blocks d = 32, m = 32, relu, He's init (W1
 // entries N(0, 2/d)), B = 32 fresh examples a step, plain SGD with momentum;
 // 8 held-out batches (256 examples). The teacher's outputs are scaled to mean
 // square 1 over the held-out set, so its size is part of the task (the
 // search uses the same).
 TrainConfig teacher(uint32_t seed) {
-  TrainConfig tc;
-  tc.task = Task::teacher;
-  tc.block = Block::mlp;
-  tc.width = 32;
-  tc.expansion = 1;
-  tc.activation = Activation::relu;
-  tc.batch = 32;
-  tc.eval_batches = 8;
-  tc.optimizer = Optimizer::sgd;
-  tc.momentum = 0.9;
-  tc.seed = seed;
-  return tc;
+  return task_config(
+      "--task teacher --block mlp --width 32 --expansion 1 --activation relu --batch 32 --eval-batches 8 "
+      "--optimizer sgd --momentum 0.9",
+      seed);
 }
 
 // Reverse n = 4 symbols of V = 8 (T = 8, 4 scored positions), transformer
 // blocks d = 16, m = 32, 4 heads, B = 16 fresh sequences a step, Adam with a
 // constant learning rate after the warmup; 2 held-out batches (128 positions).
 TrainConfig reverse(uint32_t seed) {
-  TrainConfig tc;
-  tc.task = Task::reverse;
-  tc.block = Block::transformer;
-  tc.width = 16;
-  tc.expansion = 2;
-  tc.heads = 4;
-  tc.seq = 4;
-  tc.vocab = 8;
-  tc.batch = 16;
-  tc.optimizer = Optimizer::adam;
-  tc.schedule = Schedule::constant;
-  tc.seed = seed;
+  return task_config(
+      "--task reverse --block transformer --width 16 --expansion 2 --heads 4 --seq 4 --vocab 8 --batch 16 "
+      "--optimizer adam --schedule constant --eval-batches 2",
+      seed);
+}
+
+// One run of a claim: the stack and its schedule.
+struct Spec {
+  Arch arch;
+  int depth, steps;
+  double lr;
+  int warmup = 0;
+  Until until = Until::end;
+};
+
+TrainConfig with(TrainConfig tc, const Spec& s) {
+  tc.depth = s.depth;
+  tc.steps = s.steps;
+  tc.lr = s.lr;
+  tc.warmup = s.warmup;
   return tc;
 }
 
-TrainConfig with(TrainConfig tc, int depth, int steps, double lr, int warmup) {
-  tc.depth = depth;
-  tc.steps = steps;
-  tc.lr = lr;
-  tc.warmup = warmup;
-  return tc;
+// Each spec's run on tc's task, printed.
+std::vector<Run> train_each(uint32_t seed, const TrainConfig& tc, std::initializer_list<Spec> specs) {
+  std::vector<Run> runs;
+  for (const Spec& s : specs) {
+    runs.push_back(train(with(tc, s), s.arch, s.until));
+    print(seed, runs.back());
+  }
+  return runs;
 }
 
 double median(std::vector<double> x) {
@@ -214,11 +227,10 @@ double median(std::vector<double> x) {
 TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro]") {
   std::printf("He 2016: teacher, SGD lr 3e-3, 200 steps\n");
   for (uint32_t seed : kSeeds) {
-    const TrainConfig tc = teacher(seed);
-    const Run plain20 = train(with(tc, 20, 200, 3e-3, 0), Arch::plain);
-    const Run plain56 = train(with(tc, 56, 200, 3e-3, 0), Arch::plain);
-    const Run pre56 = train(with(tc, 56, 200, 3e-3, 0), Arch::pre_ln);
-    for (const Run* r : {&plain20, &plain56, &pre56}) print(seed, *r);
+    const std::vector<Run> r =
+        train_each(seed, teacher(seed),
+                   {{Arch::plain, 20, 200, 3e-3}, {Arch::plain, 56, 200, 3e-3}, {Arch::pre_ln, 56, 200, 3e-3}});
+    const Run &plain20 = r[0], &plain56 = r[1], &pre56 = r[2];
     CHECK(lower(plain20, plain56));
     CHECK(lower(pre56, plain20));
     CHECK(lower(pre56, plain56));
@@ -233,11 +245,10 @@ TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro
 TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[repro]") {
   std::printf("Xiong 2020: reverse, depth 6, Adam lr 1.2e-2, 300 steps, warmup 0 or 200\n");
   for (uint32_t seed : kSeeds) {
-    const TrainConfig tc = reverse(seed);
-    const Run post = train(with(tc, 6, 300, 1.2e-2, 0), Arch::post_ln);
-    const Run post_warm = train(with(tc, 6, 300, 1.2e-2, 200), Arch::post_ln);
-    const Run pre = train(with(tc, 6, 300, 1.2e-2, 0), Arch::pre_ln);
-    for (const Run* r : {&post, &post_warm, &pre}) print(seed, *r);
+    const std::vector<Run> r = train_each(
+        seed, reverse(seed),
+        {{Arch::post_ln, 6, 300, 1.2e-2}, {Arch::post_ln, 6, 300, 1.2e-2, 200}, {Arch::pre_ln, 6, 300, 1.2e-2}});
+    const Run &post = r[0], &post_warm = r[1], &pre = r[2];
     // Clearly worse: not trained (above halfway to chance by kZ standard errors, or non-finite) ...
     CHECK((post.items.empty() || post.heldout.mean - kZ * post.heldout.se > 0.5 * post.chance));
     // ... and worse than the same stack with warmup, item by item.
@@ -257,21 +268,19 @@ TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[r
 TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Admin train", "[repro]") {
   std::printf("Liu 2020 / DeepNet: reverse, Adam lr 4e-3, no warmup, 200 steps\n");
   for (uint32_t seed : kSeeds) {
-    const TrainConfig tc = reverse(seed);
-    const Run post6 = train(with(tc, 6, 200, 4e-3, 0), Arch::post_ln, Until::trained);
-    print(seed, post6);
+    const std::vector<Run> r = train_each(seed, reverse(seed),
+                                          {{Arch::post_ln, 6, 200, 4e-3, 0, Until::trained},
+                                           {Arch::post_ln, 18, 200, 4e-3},
+                                           {Arch::pre_ln, 18, 200, 4e-3, 0, Until::trained},
+                                           {Arch::deepnorm, 18, 200, 4e-3, 0, Until::trained},
+                                           {Arch::admin, 18, 200, 4e-3, 0, Until::trained}});
+    const Run &post6 = r[0], &post18 = r[1];
     CHECK(trained(post6));
-    const Run post18 = train(with(tc, 18, 200, 4e-3, 0), Arch::post_ln);
-    print(seed, post18);
     CHECK(fails(post18));
     // How it fails: finite, and the same top stream for every input (the trainer's "collapsed").
     CHECK(!post18.items.empty());
     CHECK(post18.last.top_cosine > 0.99);
-    for (Arch a : {Arch::pre_ln, Arch::deepnorm, Arch::admin}) {
-      const Run r = train(with(tc, 18, 200, 4e-3, 0), a, Until::trained);
-      print(seed, r);
-      CHECK(trained(r));
-    }
+    for (size_t i = 2; i < r.size(); ++i) CHECK(trained(r[i]));
   }
 }
 
@@ -288,9 +297,8 @@ TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little,
           "[repro]") {
   std::printf("Veit 2016: teacher, depth 20, SGD lr 3e-3, 200 steps\n");
   for (uint32_t seed : kSeeds) {
-    const TrainConfig tc = with(teacher(seed), 20, 200, 3e-3, 0);
     for (Arch a : {Arch::pre_ln, Arch::plain}) {
-      const Run r = train(tc, a, Until::end, true);
+      const Run r = train(with(teacher(seed), {a, 20, 200, 3e-3}), a, Until::end, true);
       print(seed, r);
       // A lesion means something only of a network that learned: the trainer's outcome.
       REQUIRE(std::string(r.outcome) == "trained");
