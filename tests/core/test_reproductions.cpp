@@ -218,7 +218,7 @@ double median(std::vector<double> x) {
 
 }  // namespace
 
-// He et al. 2016, Fig. 1 and 4: a plain 56-layer stack ends at a higher
+// He et al. 2016, Fig. 1 and 6: a plain 56-layer stack ends at a higher
 // training loss than a plain 20-layer one; a residual 56-layer stack ends
 // lower than both. Plain here has no norm at all (the engine has no "plain +
 // norm" preset); the residual stack is pre_ln, since an unnormalized residual
@@ -237,7 +237,7 @@ TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro
   }
 }
 
-// Xiong et al. 2020, Fig. 1 and 3 (a): with Adam at one peak learning rate,
+// Xiong et al. 2020: with Adam at one peak learning rate,
 // Post-LN without warmup ends clearly worse, Post-LN with warmup trains, and
 // Pre-LN without warmup trains. The effect needs a large learning rate: at
 // 1e-3 (the search's last point, a larger model) Post-LN trains without
