@@ -59,10 +59,16 @@ void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Act
 }
 
 template <class S>
-Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
-  pre.resize(T, m);
-  hidden.resize(T, m);
-  dpre.resize(T, m);
+Mlp<S>::Mlp(int T, int d, int m) {
+  reshape(T, d, m);
+}
+
+template <class S>
+void Mlp<S>::reshape(int T, int d, int m) {
+  T_ = T;
+  d_ = d;
+  m_ = m;
+  for (Workspace<S>* b : {&pre, &hidden, &dpre}) b->resize(T, m);
   gram.resize(T, d + m);
 }
 
@@ -92,8 +98,8 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
     Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
     dW1.resize(d_, m_);
     dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dpre;
-    dW2.noalias() = hidden.transpose() * DY;
+    dW1.noalias() = X.transpose() * dpre.map();
+    dW2.noalias() = hidden.map().transpose() * DY;
   }
 }
 
