@@ -4,6 +4,7 @@
 import { archLabel } from '../shared/archs.js';
 import { fixed, fmtPlain } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
+import { setAttr } from '../shared/dom.js';
 
 const METRICS = [
   ['grad', 'gradient norm'],
@@ -103,7 +104,7 @@ export function createTable({ table, wrap, button }) {
         build(data);
         return;
       }
-      table.setAttribute('aria-busy', 'true');
+      setAttr(table, 'aria-busy', 'true');
       timer = setTimeout(() => build(data), SETTLE_MS);
     },
   };

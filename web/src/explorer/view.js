@@ -71,6 +71,10 @@ export function mountExplorer(
   const { view } = state;
   const ac = new AbortController();
   const store = createStore(state.config);
+  // Every change asks the engine first, before the controls and anything else
+  // subscribed later redraw, so the engine starts at once (run, once mounted).
+  let onConfig = () => {};
+  store.subscribe((config) => onConfig(config));
   let lane = null;
   const id = (name) => `${ids.prefix}${name}`;
   const parts = [];
@@ -228,7 +232,9 @@ export function mountExplorer(
     clearTimeout(slowTimer);
     clearInterval(tickTimer);
     waitingSince = 0;
+    if (pendingBox.hidden) return;
     pendingBox.hidden = true;
+    pendingTime.textContent = ''; // no time left behind in the hidden box
   }
 
   function cancel() {
@@ -277,12 +283,14 @@ export function mountExplorer(
     }
     const n = ++seq;
     const asked = performance.now();
-    status.computing();
-    startWaiting();
     let r;
     try {
       lane ??= sharedEngine().lane();
-      r = await lane.request('simulate', [config]);
+      // Posted before the page writes anything, so the engine starts at once.
+      const answer = lane.request('simulate', [config]);
+      status.computing();
+      startWaiting();
+      r = await answer;
     } catch (e) {
       if (n !== seq || destroyed) return; // a newer request is on its way
       stopWaiting();
@@ -387,7 +395,7 @@ export function mountExplorer(
     timings = {}; // a recolouring computed nothing
     publish();
   });
-  store.subscribe(run);
+  onConfig = run;
   // Opened on the default scene: its numbers as the build computed them, drawn
   // now, while the engine worker loads; the live answer repaints them.
   const shipped = firstPaint();
