@@ -17,6 +17,7 @@ const SETTLE_MS = 250;
 export function createTable({ table, wrap, button }) {
   let timer = 0;
   let lastUpdate = -Infinity;
+  let shown = null; // the config the table holds the numbers of
   // On screen the box scrolls, so it is a named region keyboard users can
   // focus and scroll with the arrow keys; off screen it is not a stop.
   wrap.setAttribute('role', 'region');
@@ -31,6 +32,13 @@ export function createTable({ table, wrap, button }) {
   });
 
   function build({ out, prepared, archs }) {
+    const key = JSON.stringify(out.config);
+    if (key === shown) {
+      // the same numbers (a slider moved away and back): nothing to rebuild
+      table.removeAttribute('aria-busy');
+      return;
+    }
+    shown = key;
     const L = out.config.depth;
     const caption = document.createElement('caption');
     caption.textContent =
