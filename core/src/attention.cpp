@@ -12,9 +12,9 @@ namespace resnorm {
 
 template <class S>
 void AttnScratch<S>::resize(int T, int d) {
-  for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
-  for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  for (Mat<S>* m : {&dscores, &transposed}) m->resize(T, T);
+  for (Workspace<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
+  for (VecWorkspace<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
+  for (Workspace<S>* m : {&dscores, &transposed}) m->resize(T, T);
   gram.resize(T, 2 * d);
 }
 
@@ -82,17 +82,21 @@ void softmax_backward(S* dP, const S* P, int T, S scale) {
 
 template <class S>
 Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
-    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scratch_(std::move(scratch)) {
-  const long n = static_cast<long>(T) * d;
-  q.resize(n);
-  k.resize(n);
-  v.resize(n);
+    : causal(causal_mask), scratch_(std::move(scratch)) {
+  if (!scratch_) scratch_ = std::make_shared<AttnScratch<S>>();
+  reshape(T, d, heads);
+}
+
+template <class S>
+void Attention<S>::reshape(int T, int d, int heads) {
+  for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
   att.resize(static_cast<long>(heads) * T * T);
   ctx.resize(T, d);
-  if (!scratch_) {
-    scratch_ = std::make_shared<AttnScratch<S>>();
-    scratch_->resize(T, d);
-  }
+  scratch_->resize(T, d);
+  T_ = T;
+  d_ = d;
+  H_ = heads;
+  dh_ = d / heads;
 }
 
 // Q = sq x Bq, K = sk x Bk, V = sv x Bv (T,d), split into heads (H,T,dh);

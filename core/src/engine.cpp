@@ -37,22 +37,20 @@ Status Engine<S>::simulate(const Config& cfg, Results* out) {
 
 template <class S>
 void Engine<S>::prepare(const Config& cfg) {
-  // The engine never holds more than the budget (limits.h). Workspaces of
-  // another shape would be reallocated anyway: they go first, so the peak is
-  // this call's. Of the same shape, models keep the units of the deepest call
-  // (a depth change then allocates nothing) unless keeping them, and the
-  // bank's deeper layers, would pass the budget.
-  const bool same_shape = !models_.empty() && cfg.tokens == shape_.tokens && cfg.width == shape_.width &&
-                          cfg.hidden() == shape_.hidden() && cfg.block == shape_.block &&
-                          (cfg.block == Block::mlp || cfg.heads == shape_.heads);
-  if (!same_shape) models_.clear();
+  // The engine never holds more than the budget (limits.h). Models of another
+  // block kind would start afresh anyway: they go first, so the peak is this
+  // call's. Of the same kind, each model keeps its workspaces, sized for the
+  // largest tokens, width, hidden width and heads and the deepest depth it has
+  // seen (model.h; a change within that capacity allocates nothing), unless
+  // keeping them, and the bank's deeper layers, would pass the budget: then
+  // they go too, and the call allocates what it needs.
+  if (!models_.empty() && cfg.block != shape_.block) models_.clear();
   models_.resize(std::min(models_.size(), cfg.archs.size()));
   const Cost cost = simulate_cost(cfg, sizeof(S));
-  const int units = cfg.depth * cfg.sublayers_per_block();
   const double layer = cfg.weights_per_block() * sizeof(S);
-  const double per_unit = (cost.bytes - cfg.depth * layer) / (double(cfg.archs.size()) * units);
   double kept = std::max(0, bank_.layers_held() - cfg.depth) * layer;
-  for (const auto& m : models_) kept += std::max(0, m->units_held() - units) * per_unit;
+  for (size_t i = 0; i < models_.size(); ++i)
+    kept += capacity_bytes(models_[i]->capacity_after(cfg), sizeof(S)) - model_bytes(cfg, cfg.archs[i], sizeof(S));
   if (cost.bytes + kept > kMemoryBudget) {
     models_.clear();
     bank_.trim(cfg.depth);

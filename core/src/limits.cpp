@@ -67,26 +67,38 @@ int largest_depth(Config c, Fits fits) {
 
 bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
 
+// One model's buffers for these sizes: `unit_norms` norms in each of its
+// depth * P units, `final_norms` (0 or 1) after the stack.
+double stack_bytes(double T, double d, double m, double H, int depth, Block block, int unit_norms, int final_norms,
+                   int sb) {
+  const int P = block == Block::transformer ? 2 : 1;
+  const double U = double(depth) * P;
+  const double norm = (4 * d + 2 * T) * sb + 6 * kAllocBytes;
+  const double unit = 4 * T * d * sb + unit_norms * norm + 4 * kAllocBytes;
+  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
+  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
+  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + final_norms * norm;
+  bytes += U * unit + depth * mlp;
+  if (block == Block::transformer) {
+    bytes += depth * attn;
+    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
+  }
+  return bytes + 12 * (depth + 1) * 8.0;  // the result's arrays
+}
+
 }  // namespace
 
 // One model (one architecture) configured for cfg.
 double model_bytes(const Config& c, Arch arch, int sb) {
-  const double T = c.tokens, d = c.width, m = c.hidden(), H = c.heads;
-  const int P = c.sublayers_per_block();
-  const double U = double(c.depth) * P;
-  const Recipe rec = recipe(arch, c.depth, P);
-  auto norm = [&](NormKind k) { return k == NormKind::none ? 0.0 : (4 * d + 2 * T) * sb + 6 * kAllocBytes; };
-  const double unit_norms = norm(rec.wrap.in) + norm(rec.wrap.out) + norm(rec.wrap.outer);
-  const double unit = 4 * T * d * sb + unit_norms + 4 * kAllocBytes;
-  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
-  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
-  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + norm(c.final_norm);
-  bytes += U * unit + c.depth * mlp;
-  if (c.block == Block::transformer) {
-    bytes += c.depth * attn;
-    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
-  }
-  return bytes + 12 * (c.depth + 1) * 8.0;  // the result's arrays
+  const Recipe rec = recipe(arch, c.depth, c.sublayers_per_block());
+  const int unit_norms =
+      (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
+  return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
+                     c.final_norm != NormKind::none, sb);
+}
+
+double capacity_bytes(const Capacity& k, int sb) {
+  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, sb);
 }
 
 // Forward and backward of one architecture's stack, with the weight-gradient norms.

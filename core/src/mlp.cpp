@@ -71,10 +71,16 @@ void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Act
 }
 
 template <class S>
-Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
-  pre.resize(T, m);
-  hidden.resize(T, m);
-  dpre.resize(T, m);
+Mlp<S>::Mlp(int T, int d, int m) {
+  reshape(T, d, m);
+}
+
+template <class S>
+void Mlp<S>::reshape(int T, int d, int m) {
+  T_ = T;
+  d_ = d;
+  m_ = m;
+  for (Workspace<S>* b : {&pre, &hidden, &dpre}) b->resize(T, m);
   gram.resize(T, d + m);
 }
 

@@ -8,16 +8,32 @@
 namespace resnorm {
 
 template <class S>
+Capacity Model<S>::capacity_after(const Config& cfg) const {
+  const bool transformer = cfg.block == Block::transformer;
+  Capacity k = (cfg.block != block_ || units_.empty()) ? Capacity{} : capacity_;
+  k.block = cfg.block;
+  k.tokens = std::max(k.tokens, cfg.tokens);
+  k.width = std::max(k.width, cfg.width);
+  k.hidden = std::max(k.hidden, cfg.hidden());
+  k.heads = transformer ? std::max(k.heads, cfg.heads) : 0;
+  k.depth = std::max(k.depth, cfg.depth);
+  return k;
+}
+
+template <class S>
 void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank) {
   const int L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.hidden();
   const bool transformer = cfg.block == Block::transformer;
   const int P = cfg.sublayers_per_block();
   const int heads = transformer ? cfg.heads : 0;
-  // Same shape, other depth: the units kept from a deeper config are reused
-  // and new ones added only past them, so a depth change allocates nothing
-  // below the deepest depth seen (the engine drops the model to give them back).
-  const bool reshaped = T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty();
+  // Another block kind starts afresh. Otherwise the units kept from a deeper
+  // config are reused and new ones added only past them, and every buffer is
+  // resized in the storage it has (Workspace), so nothing is allocated within
+  // the capacity (the engine drops the model to give it back).
+  const bool afresh = cfg.block != block_ || units_.empty();
+  const bool reshaped = afresh || T != T_ || d != d_ || m != m_ || heads != heads_;
   const bool new_inputs = reshaped || cfg.seed != cfg_.seed;
+  capacity_ = capacity_after(cfg);
   cfg_ = cfg;
   arch_ = arch;
   block_ = cfg.block;
@@ -28,30 +44,26 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   heads_ = heads;
   sublayers_per_block_ = P;
   const Recipe rec = recipe(arch, L, P);
-  if (reshaped) {
+  if (afresh) {
     units_.clear();
     attn_scratch_.reset();
-    if (transformer) {
-      attn_scratch_ = std::make_shared<AttnScratch<S>>();
-      attn_scratch_->resize(T, d);
-    }
-    for (Mat<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
-      buf->resize(T, d);
+    if (transformer) attn_scratch_ = std::make_shared<AttnScratch<S>>();
   }
+  if (transformer) attn_scratch_->resize(T, d);
+  for (Workspace<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
+    buf->resize(T, d);
   n_units_ = L * P;
+  if (n_units_ > static_cast<int>(units_.capacity())) units_.reserve(n_units_);
   for (int k = static_cast<int>(units_.size()); k < n_units_; ++k) {
     Unit<S>& u = units_.emplace_back();
     if (transformer && k % P == 0)
       u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
     else
       u.f = std::make_unique<Mlp<S>>(T, d, m);
-    for (Mat<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
   }
   const long stream_size = static_cast<long>(n_units_ + 1) * T * d;
-  if (reshaped || streams_.size() < stream_size) {
-    streams_.resize(stream_size);
-    dstreams_.resize(stream_size);
-  }
+  streams_.resize(stream_size);
+  dstreams_.resize(stream_size);
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
     readout_ = readout(cfg.seed, T, d).cast<S>();
@@ -64,12 +76,15 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
       u.in.resize(rec.wrap.in, T, d);
       u.out.resize(rec.wrap.out, T, d);
       u.outer.resize(rec.wrap.outer, T, d);
+      for (Workspace<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
       if (j == P - 1) {
         Mlp<S>& f = static_cast<Mlp<S>&>(*u.f);
+        f.reshape(T, d, m);
         f.weights = {&bank.layer(l), S(ws.w1), S(ws.w2)};
         f.activation = cfg.activation;
       } else {
         Attention<S>& a = static_cast<Attention<S>&>(*u.f);
+        a.reshape(T, d, heads);
         a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
       }
@@ -195,7 +210,7 @@ void Model<S>::backward(bool materialize) {
 template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
-  dstreams_.head(static_cast<long>(n_units_ + 1) * n).setZero();
+  dstreams_.setZero();
   final_.zero_grad();
   for (int k = 0; k < n_units_; ++k) {
     Unit<S>& u = units_[k];

@@ -7,10 +7,11 @@ template <class S>
 void Norm<S>::resize(NormKind k, int T, int d) {
   kind = k;
   if (k == NormKind::none) return;
-  gamma = Vecx<S>::Ones(d);
-  beta = Vecx<S>::Zero(d);
-  dgamma = Vecx<S>::Zero(d);
-  dbeta = Vecx<S>::Zero(d);
+  for (VecWorkspace<S>* v : {&gamma, &beta, &dgamma, &dbeta}) v->resize(d);
+  gamma.setOnes();
+  beta.setZero();
+  dgamma.setZero();
+  dbeta.setZero();
   mean.resize(T);
   rstd.resize(T);
 }

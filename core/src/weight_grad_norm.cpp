@@ -12,7 +12,7 @@ namespace {
 
 // sum_ij A_ij B_ij in double.
 template <class S>
-double frob_dot(const Mat<S>& a, const Mat<S>& b) {
+double frob_dot(const Workspace<S>& a, const Workspace<S>& b) {
   double s = 0;
   const S* pa = a.data();
   const S* pb = b.data();
@@ -29,7 +29,7 @@ double frob_dot(const Mat<S>& a, const Mat<S>& b) {
 // term in the double loop, at a fraction of the divisions and products.
 // r: the float result being redone, returned as it is when A or B is not finite.
 template <class S>
-double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, Vecx<double>& wide, double r) {
+double grad_sq_fallback(const S* A, int Ka, const S* B, int Kb, int T, VecWorkspace<double>& wide, double r) {
   auto finite = [T](const S* X, int K) {
     for (long i = 0; i < static_cast<long>(T) * K; ++i)
       if (!std::isfinite(X[i])) return false;

@@ -157,3 +157,48 @@ TEST_CASE("a depth change reuses the deeper workspaces and gives the numbers of 
     }
   }
 }
+
+TEST_CASE(
+    "a width, tokens or heads change within the sizes seen reuses the workspaces and gives the numbers of a fresh "
+    "engine",
+    "[determinism]") {
+  struct Step {
+    int depth, width, tokens, expansion, heads;
+    bool within;  // inside the capacity the steps before it built
+  };
+  // The first step sets the capacity (width 32, 8 tokens, hidden 64, 2 heads,
+  // depth 12); every later step inside it allocates no workspace; a wider one
+  // grows it.
+  const Step steps[] = {
+      {12, 32, 8, 2, 2, false}, {12, 16, 8, 2, 2, true}, {12, 32, 4, 2, 2, true},  {5, 8, 3, 4, 2, true},
+      {12, 32, 8, 1, 2, true},  {12, 32, 8, 2, 1, true}, {12, 48, 8, 2, 2, false}, {9, 32, 6, 2, 2, true},
+  };
+  for (resnorm::Block block : {resnorm::Block::mlp, resnorm::Block::transformer}) {
+    resnorm::Config cfg;
+    cfg.block = block;
+    cfg.archs = {resnorm::Arch::post_ln, resnorm::Arch::pre_ln, resnorm::Arch::admin, resnorm::Arch::deepnorm};
+    resnorm::Engine<float> engine;
+    resnorm::Results res;
+    for (const Step& s : steps) {
+      cfg.depth = s.depth;
+      cfg.width = s.width;
+      cfg.tokens = s.tokens;
+      cfg.expansion = s.expansion;
+      cfg.heads = s.heads;
+      const long before = resnorm::workspace_allocations.load();
+      REQUIRE(engine.simulate(cfg, &res).ok());
+      const long allocated = resnorm::workspace_allocations.load() - before;
+      resnorm::Engine<float> fresh;
+      resnorm::Results want;
+      REQUIRE(fresh.simulate(cfg, &want).ok());
+      INFO(resnorm::name(block) << " blocks, depth " << s.depth << ", width " << s.width << ", tokens " << s.tokens
+                                << ", expansion " << s.expansion << ", heads " << s.heads);
+      CHECK(same_bits(res, want));
+      CHECK(resnorm::results_json(res) == resnorm::results_json(want));  // every array, attention's too
+      if (s.within)
+        CHECK(allocated == 0);
+      else
+        CHECK(allocated > 0);
+    }
+  }
+}

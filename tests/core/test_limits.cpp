@@ -196,6 +196,31 @@ TEST_CASE("Workspaces kept from a deeper call are given back when keeping them w
 #endif
 }
 
+TEST_CASE("Workspaces kept from a wider call are given back when keeping them would pass the budget") {
+  // A model's capacity is the largest of each size it has seen (model.h):
+  // after a wide, shallow call, a deep narrow one would keep a capacity of the
+  // wide sizes at the deep depth, bounded by 1.3 GB, though each call alone
+  // fits; the engine gives the wide workspaces back and holds the deep call's.
+  Config wide = make(1, 8, 512, 4, 64);
+  Config deep = make(1, 400, 64, 1, 8);
+  REQUIRE(check_simulate(wide).ok());
+  REQUIRE(check_simulate(deep).ok());
+  Capacity both{Block::mlp, 64, 512, 2048, 0, 400};
+  REQUIRE(capacity_bytes(both, 4) > kMemoryBudget);
+#if RESNORM_HAVE_MALLINFO2
+  const double before = heap_in_use();
+  Engine<float> engine;
+  Results res;
+  REQUIRE(engine.simulate(wide, &res).ok());
+  REQUIRE(engine.simulate(deep, &res).ok());
+  const double held = heap_in_use() - before;
+  INFO("held " << held / 1048576 << " MB");
+  CHECK(held <= simulate_cost(deep).bytes * 1.05);
+#else
+  WARN("no mallinfo2 here (or AddressSanitizer's malloc): what the engine holds is not measured");
+#endif
+}
+
 TEST_CASE("Over the weight cap and a budget at once, the depth named fits both") {
   Config cfg = make(1, 1024, 128, 4, 64, Block::transformer, 4);
   cfg.archs = {Arch::admin};

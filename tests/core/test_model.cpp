@@ -63,7 +63,7 @@ struct StackFixture {
     std::vector<char> v;
     if (cfg.activation != Activation::relu) return v;
     for (int l = 1; l <= cfg.depth; ++l) {
-      const Mat<double>& p = model.mlp(l).pre;
+      const Workspace<double>& p = model.mlp(l).pre;
       for (long i = 0; i < p.size(); ++i) v.push_back(p.data()[i] > 0);
     }
     return v;
@@ -171,7 +171,7 @@ void check_stack(StackFixture& fx) {
   // gamma and beta of every norm of every unit, and the final norm.
   auto check_norm = [&](Norm<double>& nm, const char* where, int k) {
     if (nm.kind == NormKind::none) return;
-    Vecx<double> dg = nm.dgamma, db = nm.dbeta;
+    Vecx<double> dg = nm.dgamma.map(), db = nm.dbeta.map();
     const std::string at = std::string(where) + "[unit " + std::to_string(k) + "]";
     const fd::Check cg =
         report.add(at + ".dgamma", fd::tensor(nm.gamma.data(), nm.gamma.size(), dg.data(), full_loss, same_piece));

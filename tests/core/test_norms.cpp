@@ -123,18 +123,18 @@ TEST_CASE("Norm::backward_input gives backward's dx bit for bit and leaves dgamm
   for (NormKind kind : {NormKind::layernorm, NormKind::rmsnorm}) {
     Norm<float> n;
     n.resize(kind, T, d);
-    n.gamma = (gaussian_matrix(7, d, 1).array() * 0.3 + 1.0).cast<float>();
-    n.beta = (gaussian_matrix(8, d, 1).array() * 0.2).cast<float>();
+    n.gamma.map() = (gaussian_matrix(7, d, 1).array() * 0.3 + 1.0).cast<float>();
+    n.beta.map() = (gaussian_matrix(8, d, 1).array() * 0.2).cast<float>();
     const Mat<float> x = random_tokens(9, 2.0, 0.5).cast<float>(), dy = random_tokens(10).cast<float>();
     Mat<float> y(T, d), dx = Mat<float>::Zero(T, d), dx_input = Mat<float>::Zero(T, d);
     n.forward(y.data(), x.data(), T, d);
     n.backward(dx.data(), dy.data(), x.data(), T, d);
-    const Vecx<float> dgamma = n.dgamma, dbeta = n.dbeta;
+    const Vecx<float> dgamma = n.dgamma.map(), dbeta = n.dbeta.map();
     n.backward_input(dx_input.data(), dy.data(), x.data(), T, d);
     INFO(name(kind));
     CHECK(dx_input == dx);
-    CHECK(n.dgamma == dgamma);
-    CHECK(n.dbeta == dbeta);
+    CHECK(n.dgamma.map() == dgamma);
+    CHECK(n.dbeta.map() == dbeta);
     CHECK_FALSE(dgamma.isZero(0));
   }
 }

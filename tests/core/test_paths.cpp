@@ -86,7 +86,7 @@ TEST_CASE("backward_path: the all-skip path of a residual stack is the readout, 
   const ArchResult before = m.result();
   const long n = static_cast<long>(cfg.tokens) * cfg.width;
   const Vecx<double> dh0 = Eigen::Map<const Vecx<double>>(m.dh(0), n);
-  const Vecx<double> dgamma = m.unit(3).in.dgamma;
+  const Vecx<double> dgamma = m.unit(3).in.dgamma.map();
   std::vector<char> none(m.units(), 0), all(m.units(), 1), some = {1, 0, 1, 1, 0, 0};
   // Without a final norm the identity path carries r unchanged: norm exactly 1 up to rounding.
   CHECK(m.backward_path(none) == Approx(1.0).epsilon(1e-14));
@@ -98,7 +98,7 @@ TEST_CASE("backward_path: the all-skip path of a residual stack is the readout, 
   CHECK(after.w1_grad_norm == before.w1_grad_norm);
   CHECK(after.w2_grad_norm == before.w2_grad_norm);
   CHECK((Eigen::Map<const Vecx<double>>(m.dh(0), n) - dh0).cwiseAbs().maxCoeff() == 0.0);
-  CHECK((m.unit(3).in.dgamma - dgamma).cwiseAbs().maxCoeff() == 0.0);
+  CHECK((m.unit(3).in.dgamma.map() - dgamma).cwiseAbs().maxCoeff() == 0.0);
   // A plain stack has no skip: every path but the all-branch one is 0.
   Model<double> p;
   p.configure(cfg, Arch::plain, bank);

@@ -30,10 +30,11 @@ void softmax_backward(S* dP, const S* P, int T, S scale);
 // model (backward runs one sublayer at a time). Shapes in Attention below.
 template <class S>
 struct AttnScratch {
-  Mat<S> dctx, dq, dk, dv, staging;  // (T, d)
-  Vecx<S> hctx, hdq, hdk, hdv;       // (heads, T, dh) head-major
-  Mat<S> dscores, transposed;        // (T, T)
-  GramScratch<S> gram;               // for ||dW||
+  Workspace<S> dctx, dq, dk, dv, staging;  // (T, d)
+  VecWorkspace<S> hctx, hdq, hdk, hdv;     // (heads, T, dh) head-major
+  Workspace<S> dscores, transposed;        // (T, T)
+  GramScratch<S> gram;                     // for ||dW||
+  // (T, d), in the buffers it has where they are large enough.
   void resize(int T, int d);
 };
 
@@ -52,6 +53,9 @@ class Attention final : public Sublayer<S> {
  public:
   // scratch: shared backward workspace; nullptr allocates a private one.
   Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
+  // New shapes (heads must divide d), in the buffers it has where they are
+  // large enough; the scratch is resized too.
+  void reshape(int T, int d, int heads);
   void forward(S* y, const S* x) override;
   // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
@@ -59,9 +63,9 @@ class Attention final : public Sublayer<S> {
 
   AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
-  Vecx<S> q, k, v;            // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
-  Vecx<S> att;                // (heads, T, T) softmax probabilities; 0 where masked
-  Mat<S> ctx;                 // (T, d) concatenated head outputs
+  VecWorkspace<S> q, k, v;    // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
+  VecWorkspace<S> att;        // (heads, T, T) softmax probabilities; 0 where masked
+  Workspace<S> ctx;           // (T, d) concatenated head outputs
   Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
   double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
 

@@ -6,8 +6,10 @@
 //
 // An Engine keeps its weight bank and per-arch workspaces between calls, so a
 // slider step that changes only gain or arch regenerates nothing and
-// allocates nothing. A call whose cost exceeds the budgets of limits.h is
-// refused before anything is allocated.
+// allocates nothing, and a depth, width or tokens step within the sizes seen
+// before allocates no workspace (a new width still generates its weights). A
+// call whose cost exceeds the budgets of limits.h is refused before anything
+// is allocated.
 #pragma once
 
 #include <memory>
@@ -32,7 +34,7 @@ class Engine {
   // Sizes the bank and the workspaces for cfg, releasing what other calls
   // left that would take the engine past the memory budget (limits.h).
   void prepare(const Config& cfg);
-  Config shape_;  // the last call's config: its tokens, width, hidden width, block, heads are the workspaces' shape
+  Config shape_;  // the last call's config: its block kind is the workspaces'
   WeightBank<S> bank_;
   std::vector<std::unique_ptr<Model<S>>> models_;  // one workspace per slot of config.archs
 };

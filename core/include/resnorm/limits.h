@@ -38,6 +38,18 @@ inline constexpr double kWorkBudget = 5.0e10;
 // The bytes one Model<S> of `arch` holds configured for cfg, and the work of
 // its forward and backward with the weight-gradient norms.
 double model_bytes(const Config& cfg, Arch arch, int scalar_bytes);
+
+// What a Model's workspaces are sized for (model.h): the largest tokens,
+// width, hidden width and heads (0 for MLP blocks) it has been configured with
+// since it started afresh, each on its own, and the deepest depth.
+struct Capacity {
+  Block block = Block::mlp;
+  int tokens = 0, width = 0, hidden = 0, heads = 0, depth = 0;
+};
+// At most what a Model holds with workspaces of that capacity, whatever its
+// arch (each unit counted with all three norms, and a final norm): each of its
+// buffers holds at most its size for these sizes.
+double capacity_bytes(const Capacity& cap, int scalar_bytes);
 double stack_work(const Config& cfg);
 
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.

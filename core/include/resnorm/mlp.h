@@ -26,6 +26,8 @@ template <class S>
 class Mlp final : public Sublayer<S> {
  public:
   Mlp(int T, int d, int m);
+  // New shapes, in the buffers it has where they are large enough.
+  void reshape(int T, int d, int m);
   // pre = s1 x B1;  hidden = phi(pre);  y = s2 hidden B2. Caches pre and hidden.
   void forward(S* y, const S* x) override;
   // backward_input(), then ||dW1||, ||dW2|| by the Gram trick (weight_grad_norm.h).
@@ -35,8 +37,8 @@ class Mlp final : public Sublayer<S> {
 
   MlpWeights<S> weights;  // set by the model for each config
   Activation activation = Activation::relu;
-  Mat<S> pre, hidden;  // (T, m): x W1 and phi(x W1)
-  Mat<S> dpre;         // (T, m): d loss / d pre
+  Workspace<S> pre, hidden;  // (T, m): x W1 and phi(x W1)
+  Workspace<S> dpre;         // (T, m): d loss / d pre
   GramScratch<S> gram;
   Mat<S> dW1, dW2;  // only when materialized
   double w1_grad_sq = 0, w2_grad_sq = 0;

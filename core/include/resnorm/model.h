@@ -20,8 +20,11 @@
 // are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
 // boundaries are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are
 // the same). Everything is allocated by configure(); forward() and backward()
-// allocate nothing. A depth change keeps the units and buffers of a deeper
-// config of the same shape, so going back up to that depth allocates nothing.
+// allocate nothing. Every buffer is a Workspace (tensor.h) and the units are
+// kept across configs of the same block kind, so the model's capacity is the
+// largest tokens, width, hidden width and heads it has been configured with
+// and the deepest depth: a depth, width, tokens or heads change within it
+// allocates nothing.
 //
 // The definitions: model.cpp (configure, the unit's forward and backward, the
 // step API), results.cpp (result()), paths.cpp (backward_path()).
@@ -32,6 +35,7 @@
 
 #include "resnorm/attention.h"
 #include "resnorm/config.h"
+#include "resnorm/limits.h"
 #include "resnorm/mlp.h"
 #include "resnorm/norms.h"
 #include "resnorm/recipes.h"
@@ -49,7 +53,7 @@ struct Unit {
   std::unique_ptr<Sublayer<S>> f;
   // (T, d) caches of the forward (see the top of this file); normed_in, branch
   // and sum are written only when their norm exists.
-  Mat<S> normed_in, branch_raw, branch, sum;
+  Workspace<S> normed_in, branch_raw, branch, sum;
   double update_ratio = 0;  // ||branch output|| / ||alpha h||
   // What the branch adds to the stream: branch with a norm on the branch
   // output, branch_raw without.
@@ -59,7 +63,7 @@ struct Unit {
 template <class S>
 class Model {
  public:
-  // Sizes buffers for cfg (reallocating only if a size changed) and wires the
+  // Sizes buffers for cfg (allocating only past the capacity) and wires the
   // units for `arch`, using base weights from `bank` (prepared by the caller
   // for cfg.depth layers, with attention = true for transformer blocks). For
   // Admin it also runs the profiling forward pass that sets each unit's alpha.
@@ -97,8 +101,12 @@ class Model {
 
   int depth() const { return depth_; }
   int units() const { return n_units_; }
-  // Units held, in use or kept from a deeper config of the same shape.
+  // Units held, in use or kept from a deeper config of the same block kind.
   int units_held() const { return static_cast<int>(units_.size()); }
+  // What the workspaces are sized for after configure(cfg): the capacity
+  // held grown to cover cfg, or cfg's own sizes when configure starts afresh
+  // (the first config, or another block kind).
+  Capacity capacity_after(const Config& cfg) const;
   int sublayers_per_block() const { return sublayers_per_block_; }
   S* stream(int k) { return streams_.data() + static_cast<long>(k) * T_ * d_; }  // after unit k
   S* dstream(int k) { return dstreams_.data() + static_cast<long>(k) * T_ * d_; }
@@ -128,17 +136,18 @@ class Model {
   int sublayers_per_block_ = 1;
   std::vector<Unit<S>> units_;  // at least L P, block by block; the first n_units_ are the stack
   int n_units_ = 0;             // L P
+  Capacity capacity_;           // what the workspaces are sized for (capacity_after)
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
-  Mat<S> input_, readout_;  // (T, d): h_0 and r
-  Vecx<S> streams_;         // (L P + 1, T, d): stream(k)
-  Vecx<S> dstreams_;        // (L P + 1, T, d): dstream(k)
-  Mat<S> final_out_;        // (T, d) the final norm's output
-  Mat<S> dsum_;             // (T, d) backward scratch: d loss / d sum
-  Mat<S> dbranch_raw_;      // (T, d) d loss / d branch_raw, with a norm on the branch output
-  Mat<S> dbranch_in_;       // (T, d) d loss / d the sublayer's input, the branch route's part of dh_in
-  Mat<S> path_grad_[2];     // (T, d) backward_path(): the path gradient, ping-pong
-  int path_grad_at_ = 0;    // which of path_grad_ holds the result
+  Mat<S> input_, readout_;     // (T, d): h_0 and r
+  VecWorkspace<S> streams_;    // (L P + 1, T, d): stream(k)
+  VecWorkspace<S> dstreams_;   // (L P + 1, T, d): dstream(k)
+  Workspace<S> final_out_;     // (T, d) the final norm's output
+  Workspace<S> dsum_;          // (T, d) backward scratch: d loss / d sum
+  Workspace<S> dbranch_raw_;   // (T, d) d loss / d branch_raw, with a norm on the branch output
+  Workspace<S> dbranch_in_;    // (T, d) d loss / d the sublayer's input, the branch route's part of dh_in
+  Workspace<S> path_grad_[2];  // (T, d) backward_path(): the path gradient, ping-pong
+  int path_grad_at_ = 0;       // which of path_grad_ holds the result
 };
 
 }  // namespace resnorm

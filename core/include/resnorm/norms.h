@@ -184,9 +184,10 @@ void rmsnorm_backward(S* dx, S* dgamma, const S* dy, const S* x, const S* gamma,
 template <class S>
 struct Norm {
   NormKind kind = NormKind::none;
-  Vecx<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
-  Vecx<S> mean, rstd;                  // (T), written by forward(); mean unused by RMSNorm
-  // Sets the kind; for a real norm gamma = 1, beta = 0 and zero gradients.
+  VecWorkspace<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
+  VecWorkspace<S> mean, rstd;                  // (T), written by forward(); mean unused by RMSNorm
+  // Sets the kind; for a real norm gamma = 1, beta = 0 and zero gradients,
+  // in the storage it already has where that is large enough.
   void resize(NormKind k, int T, int d);
   void forward(S* y, const S* x, int T, int d);
   // dx += J^T dy; dgamma += ..., dbeta += ... (x: the forward's input).

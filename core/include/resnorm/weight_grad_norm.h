@@ -17,8 +17,8 @@ namespace resnorm {
 
 template <class S>
 struct GramScratch {
-  Mat<S> a, b;        // (T, T): A A^T and B B^T
-  Vecx<double> wide;  // T (Ka + Kb) + 2 T^2: the double redo
+  Workspace<S> a, b;          // (T, T): A A^T and B B^T
+  VecWorkspace<double> wide;  // T (Ka + Kb) + 2 T^2: the double redo
   // widest: the largest Ka + Kb the scratch will serve.
   void resize(int T, int widest);
 };

@@ -12,7 +12,7 @@
 // without one, fields go into the form.
 import { ARCHS, archLabel } from '../shared/archs.js';
 import { CONTROLS, FIELDS } from '../shared/state.js';
-import { el } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 import { swatch } from '../shared/swatch.js';
 
 export const PAGE_IDS = { prefix: '', number: '-number', value: '-value' };
@@ -214,9 +214,9 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
       words = v > Number(max) ? `${v} ${unit} (beyond the slider's ${max})` : `${v} ${unit}`;
     } else
       words = `${c.label.split(' ')[0].toLowerCase()} ${shownNumber(c, v)}${beyond ? ' (outside the slider)' : ''}`;
-    x.input.setAttribute('aria-valuetext', words);
+    setAttr(x.input, 'aria-valuetext', words);
     x.input.classList.toggle('is-beyond', beyond);
-    x.out.value = Number.isFinite(v) ? shownNumber(c, v) : '\u2014';
+    setText(x.out, Number.isFinite(v) ? shownNumber(c, v) : '\u2014');
   }
 
   const onInput = (e) => {
@@ -235,17 +235,21 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
   const onSubmit = (e) => e.preventDefault();
   form.addEventListener('submit', onSubmit);
 
+  // Writes only what differs from what the controls show, so a slider step
+  // restyles nothing but its own field.
   function render(config) {
     for (const x of inputs) {
       const v = config[x.field];
       if (x.kind === 'arch') {
-        x.input.checked = v.includes(x.input.value);
+        const on = v.includes(x.input.value);
+        if (x.input.checked !== on) x.input.checked = on;
         continue;
       }
       if (x.input !== source) {
-        if (x.kind === 'choice') x.input.value = String(v);
-        else if (Number.isFinite(v))
-          x.input.value = x.kind === 'number' ? shownNumber(CONTROLS[x.field], v) : String(v);
+        let text = null;
+        if (x.kind === 'choice') text = String(v);
+        else if (Number.isFinite(v)) text = x.kind === 'number' ? shownNumber(CONTROLS[x.field], v) : String(v);
+        if (text !== null && x.input.value !== text) x.input.value = text;
       }
       if (x.kind === 'range') describeSlider(x, v);
     }
@@ -277,6 +281,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
     },
     clearErrors() {
       for (const box of form.querySelectorAll('.field-error')) {
+        if (box.hidden && !box.textContent) continue; // nothing to clear: no write, so no restyle
         box.hidden = true;
         box.textContent = '';
         box.closest('.field')?.classList.remove('has-error');

@@ -4,6 +4,7 @@
 import { PRESETS, presetConfig } from './presets.js';
 import { sameConfig } from '../shared/state.js';
 import { sortArchs } from '../shared/archs.js';
+import { setAttr } from '../shared/dom.js';
 
 export function createPresets({ store, charts }) {
   const row = document.getElementById('presets');
@@ -38,7 +39,7 @@ export function createPresets({ store, charts }) {
   const mark = (config) => {
     for (const b of document.querySelectorAll('[data-preset]')) {
       const c = configs[b.dataset.preset];
-      b.setAttribute('aria-pressed', String(!!c && sameConfig(c, config)));
+      setAttr(b, 'aria-pressed', String(!!c && sameConfig(c, config)));
     }
   };
   store.subscribe(mark);

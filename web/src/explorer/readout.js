@@ -6,7 +6,7 @@
 // charts' cursor, for keyboard users). The charts' tooltips (tipNodes) print
 // the same numbers the same way.
 import { REFERENCE_LINE, archLabel } from '../shared/archs.js';
-import { el } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 import { fmtValue } from '../shared/format.js';
 import { OK, OVERFLOW } from './series.js';
 import { lineSwatch, swatch } from '../shared/swatch.js';
@@ -145,14 +145,14 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
     if (!data) return;
     const L = data.depth;
     const l = Math.max(0, Math.min(L, layer));
-    value.value = `layer ${l} of ${L}`;
-    if (hover == null) slider.setAttribute('aria-valuetext', `layer ${l} of ${L}`);
+    setText(value, `layer ${l} of ${L}`);
+    if (hover == null) setAttr(slider, 'aria-valuetext', `layer ${l} of ${L}`);
     const { grad, stream, update } = data.prepared;
     for (const arch of data.archs) {
       const r = rows[arch];
-      r.grad.textContent = cellText(grad, arch, l);
-      r.stream.textContent = cellText(stream, arch, l);
-      r.update.textContent = l === 0 ? '—' : cellText(update, arch, l - 1);
+      setText(r.grad, cellText(grad, arch, l));
+      setText(r.stream, cellText(stream, arch, l));
+      setText(r.update, l === 0 ? '—' : cellText(update, arch, l - 1));
       for (const cell of Object.values(r)) cell.classList.toggle('is-overflow', cell.textContent === 'overflow');
     }
   }
@@ -164,7 +164,7 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
     set(next) {
       const archsChanged = !data || data.archs.join() !== next.archs.join();
       data = next;
-      slider.max = String(next.depth);
+      setAttr(slider, 'max', String(next.depth));
       if (archsChanged) {
         rows = {};
         notes = {};
@@ -187,8 +187,8 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
       }
       const same = coinciding(next.prepared, next.archs);
       for (const arch of next.archs) {
-        notes[arch].textContent = sameAsText(same[arch]);
-        notes[arch].hidden = !notes[arch].textContent;
+        setText(notes[arch], sameAsText(same[arch]));
+        if (notes[arch].hidden !== !notes[arch].textContent) notes[arch].hidden = !notes[arch].textContent;
       }
       show(hover ?? Number(slider.value));
     },

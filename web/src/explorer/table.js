@@ -4,6 +4,7 @@
 import { archLabel } from '../shared/archs.js';
 import { fixed, fmtPlain } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
+import { setAttr } from '../shared/dom.js';
 
 const METRICS = [
   ['grad', 'gradient norm'],
@@ -16,6 +17,7 @@ const SETTLE_MS = 250;
 export function createTable({ table, wrap, button }) {
   let timer = 0;
   let lastUpdate = -Infinity;
+  let shown = null; // the config the table holds the numbers of
   // On screen the box scrolls, so it is a named region keyboard users can
   // focus and scroll with the arrow keys; off screen it is not a stop.
   wrap.setAttribute('role', 'region');
@@ -30,6 +32,13 @@ export function createTable({ table, wrap, button }) {
   });
 
   function build({ out, prepared, archs }) {
+    const key = JSON.stringify(out.config);
+    if (key === shown) {
+      // the same numbers (a slider moved away and back): nothing to rebuild
+      table.removeAttribute('aria-busy');
+      return;
+    }
+    shown = key;
     const L = out.config.depth;
     const caption = document.createElement('caption');
     caption.textContent =
@@ -103,7 +112,7 @@ export function createTable({ table, wrap, button }) {
         build(data);
         return;
       }
-      table.setAttribute('aria-busy', 'true');
+      setAttr(table, 'aria-busy', 'true');
       timer = setTimeout(() => build(data), SETTLE_MS);
     },
   };

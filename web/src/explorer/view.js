@@ -11,8 +11,9 @@
 // root: an element to fill (the page's charts section, or a shadow root's
 // wrapper). state: {config, view, notices} from state.js. siteUrl: the site's
 // base URL (links to the explorer). theme: shared/theme.js's createTheme().
-// onPaint(snapshot, {paintedAt}): after every paint, snapshot = {config,
-// result, plotted, renders}, `plotted` holding the exact arrays the charts got.
+// onPaint(snapshot, {paintedAt, timings}): after every paint, snapshot = {config,
+// result, plotted, renders}, `plotted` holding the exact arrays the charts got;
+// timings: what the paint's parts took (see `timings` below).
 // Where the page has its own places, `slots` hands them in: notice, status,
 // form (the controls go in there), tools (the export menu goes in there); the
 // view makes any that is missing. `ids`, `text`, `sections` go to controls.js;
@@ -70,6 +71,10 @@ export function mountExplorer(
   const { view } = state;
   const ac = new AbortController();
   const store = createStore(state.config);
+  // Every change asks the engine first, before the controls and anything else
+  // subscribed later redraw, so the engine starts at once (run, once mounted).
+  let onConfig = () => {};
+  store.subscribe((config) => onConfig(config));
   let lane = null;
   const id = (name) => `${ids.prefix}${name}`;
   const parts = [];
@@ -227,7 +232,9 @@ export function mountExplorer(
     clearTimeout(slowTimer);
     clearInterval(tickTimer);
     waitingSince = 0;
+    if (pendingBox.hidden) return;
     pendingBox.hidden = true;
+    pendingTime.textContent = ''; // no time left behind in the hidden box
   }
 
   function cancel() {
@@ -275,12 +282,15 @@ export function mountExplorer(
       return;
     }
     const n = ++seq;
-    status.computing();
-    startWaiting();
+    const asked = performance.now();
     let r;
     try {
       lane ??= sharedEngine().lane();
-      r = await lane.request('simulate', [config]);
+      // Posted before the page writes anything, so the engine starts at once.
+      const answer = lane.request('simulate', [config]);
+      status.computing();
+      startWaiting();
+      r = await answer;
     } catch (e) {
       if (n !== seq || destroyed) return; // a newer request is on its way
       stopWaiting();
@@ -317,14 +327,23 @@ export function mountExplorer(
         if (!notice.hidden) renderNotice();
       }
     }
-    await paint(r.out);
+    await paint(r.out, { asked, answered: performance.now(), ms: r.ms, roundTripMs: r.roundTripMs });
     if (n === seq && !destroyed) {
       status.ready(r.ms);
       listeners.forEach((fn) => fn(r.out.config));
     }
   }
 
-  async function paint(out) {
+  // The parts of the last paint (ms), for the test hook and the benchmark:
+  // requestMs from run() to the answer (a wait for a busy worker included),
+  // computeMs the engine's own time in its worker (the slowest part of a split
+  // request), transferMs the rest of the round trip (posting, copies, delivery),
+  // prepareMs the series, drawMs the three charts (setData to drawn), textMs
+  // the readout and the caption. A shipped first paint has only the last three.
+  let timings = {};
+
+  async function paint(out, step = null) {
+    const t0 = performance.now();
     const archs = Object.keys(out.results);
     const L = out.config.depth;
     const ref = sqrtReference(L);
@@ -334,6 +353,7 @@ export function mountExplorer(
       update: prepareChart('update', out.results, archs, ref),
     };
     current = { out, prepared, archs, ref };
+    const t1 = performance.now();
     const painted = charts.update({
       prepared,
       archs,
@@ -341,10 +361,22 @@ export function mountExplorer(
       references: { update: logOf(ref) },
       theme: theme.current(),
     });
+    const t2 = performance.now();
     readout.set({ prepared, archs, depth: L });
     if (view.caption) renderCaption(caption, current);
+    const t3 = performance.now();
     await painted;
     const paintedAt = performance.now();
+    timings = {
+      ...(step && {
+        requestMs: step.answered - step.asked,
+        computeMs: step.ms,
+        transferMs: step.roundTripMs - step.ms,
+      }),
+      prepareMs: t1 - t0,
+      drawMs: t2 - t1 + (paintedAt - t3),
+      textMs: t3 - t2,
+    };
     table.update(current);
     publish(paintedAt);
   }
@@ -354,15 +386,16 @@ export function mountExplorer(
     const { out, prepared } = current;
     const plotted = {};
     for (const m of charts.metrics) plotted[m] = { x: prepared[m].x, series: prepared[m].raw };
-    onPaint({ config: out.config, result: out, plotted, renders: ++renders }, { paintedAt });
+    onPaint({ config: out.config, result: out, plotted, renders: ++renders }, { paintedAt, timings });
   }
 
   const offTheme = theme.onChange(async (t) => {
     if (!current || destroyed) return;
     await charts.retheme(t);
+    timings = {}; // a recolouring computed nothing
     publish();
   });
-  store.subscribe(run);
+  onConfig = run;
   // Opened on the default scene: its numbers as the build computed them, drawn
   // now, while the engine worker loads; the live answer repaints them.
   const shipped = firstPaint();

@@ -47,10 +47,10 @@ const view = mountExplorer($('charts'), {
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
   sections: { main: $('fields'), model: $('model-fields') },
   text,
-  onPaint(snapshot, { paintedAt }) {
-    // The test hook: what was drawn, exactly as the engine gave it.
-    window.__resnorm = { ...snapshot, lastPaintMs: paintedAt };
-    document.body.dataset.ready = '1';
+  onPaint(snapshot, { paintedAt, timings }) {
+    // The test hook: what was drawn, exactly as the engine gave it, and what its parts took.
+    window.__resnorm = { ...snapshot, ...timings, lastPaintMs: paintedAt };
+    if (document.body.dataset.ready !== '1') document.body.dataset.ready = '1';
   },
 });
 

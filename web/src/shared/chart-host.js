@@ -5,7 +5,7 @@
 //
 //   const host = createChartHost(el, { minHeight: 160 });
 //   host.draw(() => ({ opts, data }));   // builds; `opts` without width and height
-//   host.setData(data);                  // new data, same instance
+//   host.setData(data);                  // new data, same instance, drawn at once
 //   host.retheme();                      // rebuilds from the last draw()
 //   host.destroy();
 import uPlot from 'uplot';
@@ -70,8 +70,13 @@ export function createChartHost(el, { minWidth = 200, minHeight = 150, height = 
       u = new uPlot({ ...opts, ...size() }, data, el);
       return u;
     },
+    /**
+     * New data, drawn now rather than in uPlot's microtask: text written after
+     * it then finds the canvases drawn, and the canvases' font lookup finds the
+     * layout clean (inside a size container it would otherwise lay out the page).
+     */
     setData(data) {
-      u.setData(data);
+      u.batch(() => u.setData(data));
     },
     /** Rebuilds with the last draw()'s options (they read the theme's colours again). */
     retheme() {

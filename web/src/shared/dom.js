@@ -33,6 +33,21 @@ function append(node, children) {
   }
 }
 
+/**
+ * Sets attribute `name` of `node` to `value` unless it has that value already:
+ * an unchanged attribute is not rewritten, so nothing is restyled for it.
+ */
+export function setAttr(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
+/** Sets the text of `node` (an element or an <output>'s value) unless it reads so already. */
+export function setText(node, text) {
+  if ('value' in node && node.tagName === 'OUTPUT') {
+    if (node.value !== text) node.value = text;
+  } else if (node.textContent !== text) node.textContent = text;
+}
+
 /** Replaces the children of `node`. */
 export function replace(node, ...children) {
   node.replaceChildren();

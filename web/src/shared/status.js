@@ -4,7 +4,7 @@ import { fmtMs } from './format.js';
 export function createStatus(el) {
   let state = '';
   const set = (name, text) => {
-    el.dataset.state = name;
+    if (el.dataset.state !== name) el.dataset.state = name;
     if (state === `${name}:${text}`) return;
     state = `${name}:${text}`;
     el.textContent = text;
