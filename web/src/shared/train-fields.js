@@ -7,7 +7,7 @@
 // link and in the lab's form (under "more") with a generic presentation.
 import ENGINE_TRAIN_FIELDS from './engine-train-fields.js';
 import { PRESENTATION, webFields } from './fields.js';
-import { noticeText, parseHash, stateToHash } from './state.js';
+import { parseHash, stateToHash } from './state.js';
 
 /** The sections of the lab's form, in order; a field without one goes to 'more'. */
 export const TRAIN_SECTIONS = ['task', 'arch', 'model', 'training', 'more'];
@@ -102,8 +102,5 @@ export function trainFromHash(hash) {
 
 /** The lab's config as a fragment: the fields that differ from their defaults; '' when none do. */
 export const trainToHash = (config) => stateToHash({ train: config }, { groups: ['train'], table: TRAIN_TABLE });
-
-/** A notice about a train field as a sentence (plain text). */
-export const trainNoticeText = (notice) => noticeText(notice, TRAIN_TABLE);
 
 export { ENGINE_TRAIN_FIELDS };
