@@ -54,7 +54,7 @@ export function stepTicks(max, width, px = 70) {
   const want = Math.max(1, Math.floor(width / px));
   const raw = max / want;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw));
   const out = [];
   for (let v = 0; v <= max + 1e-9; v += step) out.push(Math.round(v));
   return out;
