@@ -56,7 +56,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
       el(
         'details',
         { class: 'more', id: `${idOf(field)}-more` },
-        el('summary', {}, `more: ${others.map((a) => a.short ?? a.label).join(', ')}`),
+        el('summary', {}, `more: ${[...new Set(others.map((a) => a.short ?? a.label))].join(', ')}`),
         el('div', { class: 'chips' }, others.map(option)),
       ),
       error,

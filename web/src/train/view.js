@@ -308,8 +308,12 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
   let linkNotices = state.notices;
   const renderNotice = () => showNotices(notice, linkNotices, { table: TRAIN_TABLE });
   renderNotice();
+  // A new setting after a refusal: the refusal is of the old settings, so it goes, and the next Start asks again.
   store.subscribe(() => {
-    if (session.state === 'error') session.reset();
+    if (session.state === 'error') {
+      controls.clearErrors();
+      session.reset();
+    }
     schedule();
   });
   const offTheme = theme.onChange(() => {
