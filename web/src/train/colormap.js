@@ -37,26 +37,37 @@ export function cellKind(v) {
 }
 
 /**
- * The log scale over every positive finite value of `columns` (arrays of
- * numbers): {lo, hi} in log10 units, at least one decade wide (a flat map
- * still reads as one colour in the middle), or null when there is none.
+ * A log scale that grows with the values added: add(values) takes an array
+ * of numbers; scale() is {lo, hi} in log10 units over every positive finite
+ * value added, at least one decade wide (a flat map still reads as one
+ * colour in the middle), or null before there is one.
  */
-export function logExtent(columns) {
+export function createLogExtent() {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const col of columns)
-    for (const v of col) {
-      const l = log10OrNull(v);
-      if (l === null) continue;
-      if (l < lo) lo = l;
-      if (l > hi) hi = l;
-    }
-  if (lo > hi) return null;
-  if (hi - lo < 1) {
-    const mid = (hi + lo) / 2;
-    return { lo: mid - 0.5, hi: mid + 0.5 };
-  }
-  return { lo, hi };
+  return {
+    add(values) {
+      for (const v of values) {
+        const l = log10OrNull(v);
+        if (l === null) continue;
+        if (l < lo) lo = l;
+        if (l > hi) hi = l;
+      }
+    },
+    scale() {
+      if (lo > hi) return null;
+      if (hi - lo >= 1) return { lo, hi };
+      const mid = (hi + lo) / 2;
+      return { lo: mid - 0.5, hi: mid + 0.5 };
+    },
+  };
+}
+
+/** The log scale over every positive finite value of `columns` (arrays of numbers), as createLogExtent's. */
+export function logExtent(columns) {
+  const e = createLogExtent();
+  for (const col of columns) e.add(col);
+  return e.scale();
 }
 
 /** Where a positive finite value sits on `scale`, 0..1. */

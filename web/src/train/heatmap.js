@@ -7,7 +7,7 @@
 // the map (announced politely to screen readers).
 //
 //   const h = createHeatmap(figureBox, { name, metric, rowLabel, firstRow, colours });
-//   h.update({ steps, columns, rows, xMax, scale, divergedAt });
+//   h.update({ steps, columns, rows, xMax, logEvery, scale, divergedAt });
 //   h.showStep(step);   // the shared step of the line charts' cursor (null: none)
 //   h.destroy();
 import { el } from '../shared/dom.js';
@@ -54,7 +54,10 @@ export function stepTicks(max, width, px = 70) {
   const want = Math.max(1, Math.floor(width / px));
   const raw = max / want;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw));
+  const step = Math.max(
+    1,
+    [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw),
+  );
   const out = [];
   for (let v = 0; v <= max + 1e-9; v += step) out.push(Math.round(v));
   return out;
@@ -88,7 +91,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   const readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
   box.append(el('p', { class: 'heatmap-name' }, el('span', { class: 'heatmap-arch' }, name), ' ', note), map, readout);
 
-  let data = { steps: [], columns: [], rows: 0, xMax: 1, scale: null, divergedAt: null };
+  let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null };
   let cell = null; // {i, r}: the cell read out (pointer or keys)
   let pointer = false; // the cell follows the pointer (its tooltip shows)
   let sharedStep = null;
@@ -135,19 +138,41 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     return kind === 'zero' || !data.scale ? ZERO_RGB : VIRIDIS[Math.round(255 * scaleAt(data.scale, v))];
   };
 
-  /** The image of the columns, one pixel each (several columns to a pixel past the plot's width: the largest value, a non-finite one first). */
-  function paintImage(count) {
+  // The image: one pixel per column of width log_every (bins of several columns when the run has more
+  // than the plot has pixels: the largest value, a non-finite one first), painted as columns arrive and
+  // all again when the scale or the shape changes. A shorter last column (the run's last step, or the
+  // step it diverged at) is drawn on its own at its width. `bad` lists the non-finite cells, hatched.
+  let img = null; // {key, cap, cols, rows, pixels: ImageData, painted, bad, first: the run's first column}
+
+  /** The columns of width log_every the whole run has, and how many of the present ones are that wide. */
+  function shape() {
+    const E = data.logEvery;
+    const cap = E > 0 ? Math.floor(data.xMax / E) : 0;
+    const count = data.steps.length;
+    const lastWide = count > 0 && data.steps[count - 1] - (count > 1 ? data.steps[count - 2] : 0) === E;
+    const body = Math.min(cap, count > 0 && !lastWide ? count - 1 : count);
+    return { cap, body };
+  }
+
+  function paintImage() {
     const n = rows();
-    const maxCols = Math.max(1, Math.round(plot().w * (devicePixelRatio || 1)));
-    const cols = Math.min(count, maxCols);
-    image.width = Math.max(1, cols);
-    image.height = Math.max(1, n);
-    const ictx = image.getContext('2d');
-    const img = ictx.createImageData(image.width, image.height);
-    const px = img.data;
-    for (let j = 0; j < cols; j++) {
-      const a = Math.floor((j * count) / cols);
-      const b = Math.max(a + 1, Math.floor(((j + 1) * count) / cols));
+    const { cap, body } = shape();
+    const cols = Math.max(1, Math.min(cap, Math.round(plot().w * (devicePixelRatio || 1))));
+    const key = `${cap}|${cols}|${n}|${data.scale?.lo}|${data.scale?.hi}`;
+    if (!img || img.key !== key || body < img.painted || img.first !== data.columns[0]) {
+      image.width = cols;
+      image.height = Math.max(1, n);
+      const pixels = image.getContext('2d').createImageData(cols, image.height);
+      img = { key, cap, cols, rows: n, pixels, painted: 0, bad: [], first: data.columns[0] };
+    }
+    if (body === img.painted) return img;
+    const start = (j) => Math.floor((j * cap) / cols);
+    let j = Math.min(cols - 1, Math.floor((img.painted * cols) / cap));
+    while (j > 0 && start(j) > img.painted) j--;
+    const px = img.pixels.data;
+    for (; j < cols && start(j) < body; j++) {
+      const a = start(j);
+      const b = Math.min(body, Math.max(a + 1, start(j + 1)));
       for (let r = 0; r < n; r++) {
         let v = data.columns[a][r];
         for (let i = a + 1; i < b && Number.isFinite(v); i++) {
@@ -155,16 +180,22 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
           if (!Number.isFinite(w) || w > v) v = w;
         }
         const rgb = rgbOf(v);
-        if (!rgb) continue; // transparent: hatched on top
-        const o = 4 * ((n - 1 - r) * image.width + j);
+        const o = 4 * ((n - 1 - r) * cols + j);
+        if (!rgb) {
+          px[o + 3] = 0; // transparent: hatched on top
+          continue;
+        }
         px[o] = rgb[0];
         px[o + 1] = rgb[1];
         px[o + 2] = rgb[2];
         px[o + 3] = 255;
       }
     }
-    ictx.putImageData(img, 0, 0);
-    return cols;
+    for (let i = img.painted; i < body; i++)
+      for (let r = 0; r < n; r++) if (!Number.isFinite(data.columns[i][r])) img.bad.push([i, r]);
+    img.painted = body;
+    image.getContext('2d').putImageData(img.pixels, 0, 0);
+    return img;
   }
 
   function drawAxes(ctx, c) {
@@ -205,29 +236,30 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     const count = data.steps.length;
     if (count && rows()) {
       ctx.imageSmoothingEnabled = false;
-      // Every column but a shorter last one (steps not a multiple of log_every) is as wide as the first.
-      const ragged = count > 1 && data.steps[count - 1] - data.steps[count - 2] !== data.steps[0];
-      const body = ragged ? count - 1 : count;
-      const cols = paintImage(body);
-      ctx.drawImage(image, 0, 0, cols, rows(), xOf(0), p.y, xOf(data.steps[body - 1]) - xOf(0), p.h);
-      if (ragged) {
-        const x0 = cellLeft(count - 1);
-        const w = xOf(data.steps[count - 1]) - x0;
-        data.columns[count - 1].forEach((v, r) => {
-          const rgb = rgbOf(v);
-          if (!rgb) return;
-          ctx.fillStyle = `rgb(${rgb.join(',')})`;
-          ctx.fillRect(x0, rowTop(r), w, p.h / rows());
-        });
-      }
-      // Non-finite cells: hatched, whatever their neighbours.
-      ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
-      for (let i = 0; i < count; i++)
-        for (let r = 0; r < rows(); r++)
-          if (!Number.isFinite(data.columns[i][r])) {
-            const x0 = cellLeft(i);
-            ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), p.h / rows());
+      const im = paintImage();
+      ctx.drawImage(image, 0, 0, im.cols, rows(), xOf(0), p.y, xOf(im.cap * data.logEvery) - xOf(0), p.h);
+      const cellH = p.h / rows();
+      const bad = [...im.bad];
+      // the shorter last column, at its own width
+      for (let i = im.painted; i < count; i++) {
+        const x0 = cellLeft(i);
+        const w = xOf(data.steps[i]) - x0;
+        for (let r = 0; r < rows(); r++) {
+          const rgb = rgbOf(data.columns[i][r]);
+          if (!rgb) {
+            bad.push([i, r]);
+            continue;
           }
+          ctx.fillStyle = `rgb(${rgb.join(',')})`;
+          ctx.fillRect(x0, rowTop(r), w, cellH);
+        }
+      }
+      // non-finite cells: hatched, whatever their neighbours
+      ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
+      for (const [i, r] of bad) {
+        const x0 = cellLeft(i);
+        ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);
+      }
     }
     if (data.divergedAt !== null) {
       ctx.strokeStyle = c.hatch;
@@ -350,9 +382,10 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
 
   return {
     /**
-     * New data: steps (logged, ascending), columns (one array per step, `rows`
+     * New data: steps (logged, ascending: every log_every-th, and the run's
+     * last or the step it stopped at), columns (one array per step, `rows`
      * long; a cell past a shorter array is drawn as not finite), the x axis's
-     * end, the colour scale.
+     * end (the run's steps), logEvery, the colour scale.
      */
     update(next) {
       data = { ...data, ...next };

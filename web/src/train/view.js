@@ -27,7 +27,7 @@ import { createTrainReadout } from './readout.js';
 import { createProgress } from './progress.js';
 import { createHeatmap } from './heatmap.js';
 import { createHeatLegend } from './heat-legend.js';
-import { logExtent } from './colormap.js';
+import { createLogExtent } from './colormap.js';
 import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
 import { archLabel } from '../shared/archs.js';
 
@@ -153,6 +153,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       grid,
       legend: createHeatLegend(legendBox, { title: `${info.metric}, log scale`, colours }),
       maps: {},
+      extent: { runs: null, seen: new Map(), of: createLogExtent() },
     };
   }
   root.append(...parts);
@@ -184,6 +185,25 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
         h.maps[arch] = createHeatmap(box, { name: archLabel(arch), ...h.info, colours });
       }
     }
+  }
+
+  /**
+   * The colour scale shared by every architecture's map of one metric, over
+   * every value logged so far; each frame adds only the columns that are new
+   * (a new run starts it again).
+   */
+  function sharedScale(extent, runs, cols) {
+    if (extent.runs !== runs) {
+      extent.runs = runs;
+      extent.seen = new Map();
+      extent.of = createLogExtent();
+    }
+    for (const r of runs) {
+      const { columns } = cols[r.arch];
+      for (let i = extent.seen.get(r.arch) ?? 0; i < columns.length; i++) extent.of.add(columns[i]);
+      extent.seen.set(r.arch, columns.length);
+    }
+    return extent.of.scale();
   }
 
   // ---- the session and the frame
@@ -219,13 +239,14 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     const shown = {};
     for (const [metric, h] of Object.entries(heat)) {
       const cols = Object.fromEntries(runs.map((r) => [r.arch, heatColumns(r, metric)]));
-      const scale = logExtent(Object.values(cols).flatMap((c) => c.columns));
+      const scale = sharedScale(h.extent, runs, cols);
       h.legend.update(scale);
       for (const r of runs) {
         h.maps[r.arch].update({
           ...cols[r.arch],
           rows: h.info.rows(config.depth),
           xMax: config.steps,
+          logEvery: config.log_every,
           scale,
           divergedAt: r.firstNonfinite,
         });
