@@ -6,7 +6,8 @@
 // (the same run through the wasm API in Node); a learning rate that diverges
 // shows the step it diverged at; at 360 px in the dark theme no text overlaps
 // and nothing scrolls sideways; the keyboard reaches Start, Pause, Step, Reset
-// and reads a heatmap's cells. Screenshots in test-results/.
+// and reads the charts step by step and a heatmap cell by cell. Screenshots in
+// test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
@@ -330,6 +331,14 @@ test('the keyboard reaches Start, Pause, Step and Reset, and reads a heatmap cel
       await readout.textContent(),
       new RegExp(`^Post-LN, layer 1, step ${last.step - 2}: gradient norm \\S+`),
     );
+    // the loss chart, by keys: the readout follows the step
+    await tabTo('#train-chart-loss');
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => /^Step 2 /.test(document.querySelector('.train-readout-head').textContent));
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => /^Step 4 /.test(document.querySelector('.train-readout-head').textContent));
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => /\(the latest\)/.test(document.querySelector('.train-readout-head').textContent));
     await tabTo('#train-reset');
     await page.keyboard.press('Enter');
     await waitState(page, 'idle');

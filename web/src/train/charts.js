@@ -199,6 +199,13 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
           c.host.draw(() => ({ opts: options(c, next.archs, pal, () => last.xMax), data: c.view.data }));
       } else for (const c of charts) c.host.setData(c.view.data);
     },
+    /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */
+    showIndex(index) {
+      const u = charts[0]?.host.u;
+      if (!u) return;
+      if (index === null) u.setCursor({ left: -10, top: -10 });
+      else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
+    },
     /** What each chart plots (raw values and the plotted ones), for the test hook. */
     plotted() {
       return Object.fromEntries(charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw }]));

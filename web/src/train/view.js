@@ -97,7 +97,9 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       id: `train-chart-${key}`,
       class: `chart train-chart train-chart-${key}`,
       role: 'img',
-      'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. The readout above gives the numbers at a step.`,
+      tabindex: 0,
+      'aria-keyshortcuts': 'ArrowLeft ArrowRight Home End Escape',
+      'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. The readout above gives the numbers at a step; the arrow keys move it.`,
     });
     parts.push(
       el(
@@ -169,6 +171,18 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       schedule();
     },
   });
+
+  // A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
+  const STEP_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End', 'Escape'];
+  for (const box of Object.values(chartEls))
+    box.addEventListener('keydown', (e) => {
+      const n = lineSeries(session.snapshot().runs).x.length;
+      if (!STEP_KEYS.includes(e.key) || !n) return;
+      e.preventDefault();
+      const from = hoverIndex ?? n - 1;
+      const to = { ArrowLeft: from - 1, ArrowRight: from + 1, Home: 0, End: n - 1, Escape: null }[e.key];
+      charts.showIndex(to === null ? null : Math.max(0, Math.min(n - 1, to)));
+    });
 
   /** The heatmaps for `archs` (made again when the architectures change). */
   let heatArchs = '';
