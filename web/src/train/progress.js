@@ -17,7 +17,8 @@ export function durationText(seconds) {
 
 const whole = (v) => Math.round(v).toLocaleString('en');
 
-const STATE_WORDS = {
+/** The session's states in words (the progress line and the page's status line). */
+export const STATE_WORDS = {
   idle: 'not started',
   starting: 'making the models\u2026',
   running: 'training',

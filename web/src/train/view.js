@@ -24,7 +24,7 @@ import { createSession } from './session.js';
 import { createTrainControls } from './controls.js';
 import { createLineCharts } from './charts.js';
 import { createTrainReadout } from './readout.js';
-import { createProgress } from './progress.js';
+import { STATE_WORDS, createProgress } from './progress.js';
 import { createHeatmap } from './heatmap.js';
 import { createHeatLegend } from './heat-legend.js';
 import { createLogExtent } from './colormap.js';
@@ -251,6 +251,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     readout.set({ data, archs, diverged, index });
     heatmapsFor(archs);
     const shown = {};
+    const scales = {};
     for (const [metric, h] of Object.entries(heat)) {
       const cols = Object.fromEntries(runs.map((r) => [r.arch, heatColumns(r, metric)]));
       const scale = sharedScale(h.extent, runs, cols);
@@ -267,7 +268,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
         h.maps[r.arch].showStep(index === null ? null : data.x[index]);
         (shown[r.arch] ??= {})[metric] = cols[r.arch];
       }
-      shown.scales = { ...shown.scales, [metric]: scale };
+      scales[metric] = scale;
     }
     lossNote.textContent = diverged
       .map((d) => `${archLabel(d.arch)} diverged at step ${d.step} (dashed line)`)
@@ -288,6 +289,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       ),
       plotted: charts.plotted(),
       heatmaps: shown,
+      scales,
       legends: Object.fromEntries(Object.entries(heat).map(([m, h]) => [m, h.legend.ticks()])),
       frames,
     });
@@ -302,12 +304,8 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     }
     controls.lock(snap.state !== 'idle' && snap.state !== 'error');
     statusEl.dataset.state = { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing';
-    const words = {
-      idle: 'ready to train',
-      error: 'not started',
-      done: snap.runs.some((r) => r.error) ? 'done, with an error' : 'done',
-    };
-    statusEl.textContent = words[snap.state] ?? snap.state;
+    const failed = snap.runs.filter((r) => r.error);
+    statusEl.textContent = snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state];
     if (snap.state === 'error' && snap.error) {
       const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
       if (!field || !controls.showError(field, refusalText(snap.error))) {
@@ -315,7 +313,6 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
         runError.hidden = false;
       } else runError.hidden = true;
     } else {
-      const failed = snap.runs.filter((r) => r.error);
       runError.hidden = !failed.length;
       runError.textContent = failed.map((r) => `${archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' ');
     }
