@@ -214,7 +214,7 @@ export default [
   {
     name: 'eps',
     kind: 'real',
-    min: 0,
+    min: 1e-30,
     max: 1,
     allowed: '1e-30..1',
     default: '1e-8',
