@@ -15,9 +15,22 @@ import { trainFromHash } from '../../web/src/shared/train-fields.js';
 
 const it = useBrowser({ wasm: true });
 
-// A config that trains in well under a second per architecture.
-const TINY = 'task=copy&seq=2&vocab=4&depth=2&width=16&heads=2&batch=4&log_every=2&arch=post_ln,pre_ln';
+// A config that trains in well under a second per architecture, as a link, with `over` in place of its fields.
+const TINY = {
+  task: 'copy',
+  seq: 2,
+  vocab: 4,
+  depth: 2,
+  width: 16,
+  heads: 2,
+  batch: 4,
+  log_every: 2,
+  arch: 'post_ln,pre_ln',
+};
+const tiny = (over) => new URLSearchParams({ ...TINY, ...over }).toString().replaceAll('%2C', ',');
 const lab = (url, hash) => `${url}train.html#${hash}`;
+// Plain SGD at a learning rate of 5: Post-LN's loss overflows within a few logged steps.
+const DIVERGES = tiny({ steps: 30, log_every: 3, optimizer: 'sgd', lr: 5 });
 
 /** The page's hook with its typed arrays as plain arrays (NaN and Infinity kept). */
 const hook = (page) =>
@@ -101,7 +114,7 @@ test('the lab loads under the site CSP with no console message; a hostile link i
 
 test('a short run from a link completes, with every logged point on the loss chart', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = `${TINY}&steps=20`;
+    const hash = tiny({ steps: 20 });
     const page = await openPage(it.browser, lab(url, hash));
     await page.click('#train-start');
     await waitState(page, 'done');
@@ -136,7 +149,7 @@ test('a short run from a link completes, with every logged point on the loss cha
 
 test('Pause then Start logs the held-out losses of one uninterrupted run, bit for bit', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = `${TINY}&steps=300`;
+    const hash = tiny({ steps: 300 });
     const whole = await openPage(it.browser, lab(url, hash));
     await whole.click('#train-start');
     await waitState(whole, 'done', 120000);
@@ -175,7 +188,7 @@ test('Pause then Start logs the held-out losses of one uninterrupted run, bit fo
 
 test('the heatmaps hold the engine\u2019s own arrays: the same run through rn.trainer in Node', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = `${TINY}&steps=16&log_every=4&depth=3`;
+    const hash = tiny({ steps: 16, log_every: 4, depth: 3 });
     const page = await openPage(it.browser, lab(url, hash));
     await page.click('#train-start');
     await waitState(page, 'done');
@@ -199,7 +212,9 @@ test('the heatmaps hold the engine\u2019s own arrays: the same run through rn.tr
     }
     // the legend has ticks, the map reads out under the pointer
     assert.ok(h.legends.grad_norm.length >= 2, JSON.stringify(h.legends));
-    const box = await page.locator('.heatmap-figure[data-arch="pre_ln"] .heatmap').first().boundingBox();
+    const map = page.locator('.heatmap-figure[data-arch="pre_ln"] .heatmap').first();
+    await map.scrollIntoViewIfNeeded();
+    const box = await map.boundingBox();
     await page.mouse.move(box.x + box.width - 12, box.y + 10);
     const read = await page.locator('.heatmap-figure[data-arch="pre_ln"] .heatmap-readout').first().textContent();
     assert.match(read, /^Pre-LN, layer 3, step 16: gradient norm \S+/);
@@ -210,7 +225,7 @@ test('the heatmaps hold the engine\u2019s own arrays: the same run through rn.tr
 
 test('a learning rate that diverges shows the step it diverged at, and no console message', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = `${TINY}&steps=30&log_every=3&optimizer=sgd&lr=5`;
+    const hash = DIVERGES;
     const want = direct(hash);
     const stop = want.post_ln.logs.at(-1).first_nonfinite;
     assert.ok(Number.isInteger(stop), 'the test needs a config under which Post-LN diverges');
@@ -230,12 +245,25 @@ test('a learning rate that diverges shows the step it diverged at, and no consol
     );
     for (const note of await page.locator('.heatmap-figure[data-arch="post_ln"] .heatmap-note').allTextContents())
       assert.equal(note, `diverged at step ${stop}`);
-    // the diverged step's column holds its non-finite values, drawn hatched (named in the legend)
-    const col = h.heatmaps.post_ln.grad_norm.columns.at(-1);
+    // the step it stopped at has a number that is not finite, and its maps hold the engine's arrays
+    // (non-finite cells drawn hatched, named in the legend)
+    const last = h.runs.post_ln.logs.at(-1);
+    assert.equal(last.step, stop);
+    const numbers = [
+      last.train_loss,
+      last.heldout_loss,
+      last.grad_norm_global,
+      ...last.grad_norm,
+      ...last.update_ratio,
+    ];
     assert.ok(
-      col.some((v) => !Number.isFinite(v)),
-      String(col),
+      numbers.some((v) => !Number.isFinite(v)),
+      String(numbers),
     );
+    for (const metric of ['grad_norm', 'update_ratio'])
+      h.heatmaps.post_ln[metric].columns.forEach((col, i) =>
+        sameNumbers(col, Array.from(want.post_ln.logs[i][metric]), `post_ln ${metric} step ${i}`),
+      );
     assert.match(await page.locator('.heat-keys').first().textContent(), /not finite/);
     assert.equal(await page.locator('.heatmap canvas').count(), 4);
     await page.screenshot({ path: `${SHOTS}/train-diverged.png`, fullPage: true });
@@ -252,6 +280,9 @@ const overlaps = (page) =>
       const text = n.textContent.trim();
       const parent = n.parentElement;
       if (!text || !parent || parent.closest('.visually-hidden, [hidden], option, script, style, template')) continue;
+      // a closed <details> lays out only its summary
+      const shut = parent.closest('details:not([open])');
+      if (shut && !parent.closest('summary')) continue;
       const range = document.createRange();
       range.selectNodeContents(n);
       for (const r of range.getClientRects())
@@ -272,7 +303,7 @@ const overlaps = (page) =>
 
 test('360 px in the dark theme: no text overlaps, nothing scrolls sideways, the run comes before its charts', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = `${TINY}&steps=30&log_every=3&optimizer=sgd&lr=5`;
+    const hash = DIVERGES;
     const page = await openPage(it.browser, lab(url, hash), {
       viewport: { width: 360, height: 780 },
       colorScheme: 'dark',
@@ -299,7 +330,7 @@ test('360 px in the dark theme: no text overlaps, nothing scrolls sideways, the 
 
 test('the keyboard reaches Start, Pause, Step and Reset, and reads a heatmap cell by cell', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, `${TINY}&steps=2000`));
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 2000 })));
     const tabTo = async (selector) => {
       for (let i = 0; i < 120; i++) {
         await page.keyboard.press('Tab');
