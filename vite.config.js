@@ -10,8 +10,9 @@ import { firstPaintPlugin } from './web/build/first-paint.js';
 import { scormPlugin } from './web/build/scorm-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
-// the embeddable view, a SCORM package's launch page), each built if it exists.
-const PAGES = ['index', 'quiz', 'papers', 'embed', 'scorm'];
+// the training lab, the embeddable view, a SCORM package's launch page), each
+// built if it exists.
+const PAGES = ['index', 'quiz', 'papers', 'train', 'embed', 'scorm'];
 const input = Object.fromEntries(PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]));
 
 export default defineConfig({

@@ -1,7 +1,8 @@
 // Accessibility: axe-core (npm, pinned) on every page of the site in light and
 // dark: the explorer (default and transformer blocks, numbers shown), the
 // quiz's three areas and an answered item, the papers page once its panels
-// show their verdicts, embed.html (explorer and quiz), the SCORM launch page
+// show their verdicts, the training lab before and after a short run (one
+// architecture diverging), embed.html (explorer and quiz), the SCORM launch page
 // and the embedding guide's served examples (plain, events; lms.html is a
 // snippet for another host's page). No serious or critical violation.
 // axe runs under the site's CSP: page.evaluate() goes through the DevTools
@@ -113,6 +114,18 @@ test('axe: the papers page with every verdict shown', () =>
     await eachTheme(url, 'papers.html', async (page, theme) => {
       await ready(page, 240000);
       await check(page, 'papers.html', theme);
+    });
+  }));
+
+test('axe: the training lab, before and after a short run', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const hash = '#task=copy&seq=2&vocab=4&depth=2&width=16&heads=2&batch=4&steps=12&log_every=3&optimizer=sgd&lr=5';
+    await eachTheme(url, `train.html${hash}`, async (page, theme) => {
+      await ready(page);
+      await check(page, 'train.html', theme);
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 60000 });
+      await check(page, 'train.html, after a run', theme);
     });
   }));
 

@@ -235,6 +235,7 @@ test('papers.html under a strict CSP and a sub-path: no console message, six pan
       ['./quiz.html', null],
       ['./quiz.html#norm', null],
       ['./papers.html', 'page'],
+      ['./train.html', null],
     ]);
     // No inline style anywhere (the CSP would refuse it, and say so on the console).
     assert.equal(await page.evaluate(() => document.querySelectorAll('[style]:not(.uplot *):not(.uplot)').length), 0);

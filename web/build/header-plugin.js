@@ -7,6 +7,7 @@ const NAV = [
   { href: './quiz.html', text: 'Quizzes', id: 'nav-quiz' },
   { href: './quiz.html#norm', text: 'Norm panel', id: 'nav-norm' },
   { href: './papers.html', text: 'Papers, reproduced', page: 'papers' },
+  { href: './train.html', text: 'Training lab', page: 'train' },
 ];
 const MARKER = /<!--\s*site-header:\s*([a-z-]+)\s*-->/g;
 

@@ -3,7 +3,7 @@
 // solid/dashed line per arch plus its dotted overflow line, and the lanes for
 // zero and overflow drawn in draw hooks.
 import { ARCH_BY_KEY, REFERENCE_LINE } from '../shared/archs.js';
-import { axisStyle, layerAxis, tickRoom } from '../shared/chart-host.js';
+import { axisStyle, layerAxis, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { decadeTicks, logLabel } from '../shared/log-axis.js';
 import { OVERFLOW } from './series.js';
 
@@ -50,13 +50,7 @@ export function chartOptions({ archs, reference, xLabel, pal, view, hooks, syncK
   return {
     legend: { show: false },
     pxAlign: 0,
-    cursor: {
-      y: false,
-      sync: { key: syncKey, scales: ['x', null], setSeries: false },
-      drag: { x: false, y: false, setScale: false },
-      focus: { prox: -1 },
-      points: { size: 7, width: 1.5, fill: pal.surface },
-    },
+    cursor: syncedCursor(pal, syncKey),
     scales: {
       x: { time: false, range: () => [0, Math.max(1, view().depth)] },
       // y holds log10 of the values (see series.js); ticks are labelled 10^k

@@ -36,6 +36,19 @@ export const layerAxis = (pal, label) => ({
   values: (u, splits) => splits.map(String),
 });
 
+/**
+ * The cursor of charts that share one x axis (layers, steps) and move
+ * together: synced by `key`, a vertical line only, no zoom by dragging, a
+ * point of `size` px on each curve.
+ */
+export const syncedCursor = (pal, key, size = 7) => ({
+  y: false,
+  sync: { key, scales: ['x', null], setSeries: false },
+  drag: { x: false, y: false, setScale: false },
+  focus: { prox: -1 },
+  points: { size, width: 1.5, fill: pal.surface },
+});
+
 /** Room for about one tick per `px` CSS pixels of the plot's height (at least 2). */
 export const tickRoom = (u, px) => Math.max(2, Math.floor(u.bbox.height / devicePixelRatio / px));
 

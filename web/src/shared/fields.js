@@ -62,10 +62,10 @@ function defaultOf(f, choices) {
   return choices ? (choices.find((c) => c === v) ?? v) : v;
 }
 
-/** One engine field as state.js's table holds it. */
-function webField(f) {
-  const p = PRESENTATION[f.name] ?? {};
-  const base = { group: 'config', label: p.label ?? f.name.replaceAll('_', ' '), help: f.help, engine: f };
+/** One engine field as state.js's table holds it, with `presentation` keyed by field name. */
+function webField(f, presentation, group) {
+  const p = presentation[f.name] ?? {};
+  const base = { group, label: p.label ?? f.name.replaceAll('_', ' '), help: f.help, engine: f };
   if (f.kind === 'choice_list')
     return { ...base, ...p, kind: 'choice_list', choices: [...f.choices], default: defaultOf(f) };
   if (f.kind === 'choice') {
@@ -77,18 +77,29 @@ function webField(f) {
   return { step, ...base, ...p, kind: f.kind, min: f.min, max: f.max, default: defaultOf(f) };
 }
 
-const byName = Object.fromEntries(ENGINE_FIELDS.map((f) => [f.name, f]));
+/**
+ * An engine field table (`rn.fields`, `rn.trainFields`) as state.js's fields
+ * of one `group`: {keys, fields}, the keys in `order` first, then any other
+ * of the engine's; `presentation` keyed by field name as PRESENTATION is.
+ */
+export function webFields(engineFields, { presentation, order, group }) {
+  const byName = Object.fromEntries(engineFields.map((f) => [f.name, f]));
+  const keys = [
+    ...order.filter((k) => byName[k]),
+    ...engineFields.map((f) => f.name).filter((k) => !order.includes(k)),
+  ];
+  return { keys, fields: Object.fromEntries(keys.map((k) => [k, webField(byName[k], presentation, group)])) };
+}
+
+const config = webFields(ENGINE_FIELDS, { presentation: PRESENTATION, order: ORDER, group: 'config' });
 
 /** The engine's config field names, in the web's order. */
-export const CONFIG_KEYS = [
-  ...ORDER.filter((k) => byName[k]),
-  ...ENGINE_FIELDS.map((f) => f.name).filter((k) => !ORDER.includes(k)),
-];
+export const CONFIG_KEYS = config.keys;
 
 /** The config fields of state.js's table, keyed by name. */
-export const CONFIG_FIELDS = Object.fromEntries(CONFIG_KEYS.map((k) => [k, webField(byName[k])]));
+export const CONFIG_FIELDS = config.fields;
 
 /** The engine's presets (arch's choices), in the engine's order. */
-export const ENGINE_ARCHS = [...byName.arch.choices];
+export const ENGINE_ARCHS = [...ENGINE_FIELDS.find((f) => f.name === 'arch').choices];
 
 export { ENGINE_FIELDS };

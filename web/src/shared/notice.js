@@ -6,9 +6,10 @@ import { noticeText } from './state.js';
  * Fills `box` (an element with the class "notice") with `notices` from
  * state.js and shows it; hides it when there are none. `source` names where
  * the settings came from ("link", "attributes"; null: the reader's own);
- * `head` replaces the sentence above the list.
+ * `head` replaces the sentence above the list; `table` is the field table the
+ * notices' fields are of (state.js's FIELDS_TABLE unless given).
  */
-export function showNotices(box, notices, { source = 'link', head: headText = null } = {}) {
+export function showNotices(box, notices, { source = 'link', head: headText = null, table } = {}) {
   if (!notices.length) {
     box.hidden = true;
     box.replaceChildren();
@@ -26,7 +27,7 @@ export function showNotices(box, notices, { source = 'link', head: headText = nu
   list.className = 'notice-list';
   for (const n of notices.slice(0, 8)) {
     const li = document.createElement('li');
-    li.textContent = noticeText(n);
+    li.textContent = noticeText(n, table);
     list.append(li);
   }
   if (notices.length > 8) {

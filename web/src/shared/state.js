@@ -57,10 +57,13 @@ export const FIELDS_TABLE = {
 export const CONTROLS = Object.fromEntries(CONFIG_KEYS.map((k) => [k, FIELDS_TABLE[k]]));
 export const FIELDS = CONFIG_KEYS;
 export const GROUPS = ['config', 'view', 'quiz'];
-export const keysOf = (group) => Object.keys(FIELDS_TABLE).filter((k) => FIELDS_TABLE[k].group === group);
+export const keysOf = (group, table = FIELDS_TABLE) => Object.keys(table).filter((k) => table[k].group === group);
 
 const clone = (v) => (Array.isArray(v) ? [...v] : v);
-const defaultsOf = (group) => Object.fromEntries(keysOf(group).map((k) => [k, clone(FIELDS_TABLE[k].default)]));
+const defaultsOf = (group, table = FIELDS_TABLE) =>
+  Object.fromEntries(keysOf(group, table).map((k) => [k, clone(table[k].default)]));
+/** The groups of a field table, in table order. */
+const groupsOf = (table) => [...new Set(Object.values(table).map((c) => c.group))];
 
 export function defaultConfig() {
   return defaultsOf('config');
@@ -68,8 +71,11 @@ export function defaultConfig() {
 export const defaultView = () => defaultsOf('view');
 export const defaultQuiz = () => defaultsOf('quiz');
 
-/** A tiny store: one config object, replaced (never mutated) on every change. */
-export function createStore(initial = defaultConfig()) {
+/**
+ * A tiny store: one config object, replaced (never mutated) on every change.
+ * `keys`: the fields that tell two configs apart (the explorer's, unless another view's).
+ */
+export function createStore(initial = defaultConfig(), { keys = FIELDS } = {}) {
   let config = Object.freeze({ ...initial, arch: sortArchs(initial.arch) });
   const listeners = new Set();
   return {
@@ -78,7 +84,7 @@ export function createStore(initial = defaultConfig()) {
     set(patch) {
       const next = { ...config, ...patch };
       if (patch.arch) next.arch = sortArchs(patch.arch);
-      if (sameConfig(next, config)) return;
+      if (sameConfig(next, config, keys)) return;
       config = Object.freeze(next);
       listeners.forEach((fn) => fn(config));
     },
@@ -89,8 +95,8 @@ export function createStore(initial = defaultConfig()) {
   };
 }
 
-export function sameConfig(a, b) {
-  return FIELDS.every((k) => (k === 'arch' ? a.arch.join() === b.arch.join() : Object.is(a[k], b[k])));
+export function sameConfig(a, b, keys = FIELDS) {
+  return keys.every((k) => (k === 'arch' ? a.arch.join() === b.arch.join() : Object.is(a[k], b[k])));
 }
 
 // ---- Reading values
@@ -102,11 +108,13 @@ const describeRange = (c) => `allowed ${c.min}..${c.max}`;
 const describeChoices = (choices) => `allowed ${choices.join(', ')}`;
 
 /**
- * One raw string against one field: {ok: true, value} or {ok: false, reason}
- * (a list may also come back ok with `dropped` entries it left out).
+ * One raw string against one field of `table` (FIELDS_TABLE unless another
+ * view's table, such as the training lab's, is given): {ok: true, value} or
+ * {ok: false, reason} (a list may also come back ok with `dropped` entries it
+ * left out).
  */
-export function readField(key, raw) {
-  const c = FIELDS_TABLE[key];
+export function readField(key, raw, table = FIELDS_TABLE) {
+  const c = table[key];
   if (typeof raw !== 'string') return { ok: false, reason: 'not text' };
   if (raw.length > LIMITS.value)
     return { ok: false, reason: `too long (${raw.length} characters; at most ${LIMITS.value})` };
@@ -163,8 +171,8 @@ export function readField(key, raw) {
 }
 
 /** A value as it goes into a link or an attribute. */
-export function writeField(key, value) {
-  const c = FIELDS_TABLE[key];
+export function writeField(key, value, table = FIELDS_TABLE) {
+  const c = table[key];
   if (Array.isArray(value)) {
     if (c.words)
       for (const [word, list] of Object.entries(c.words))
@@ -183,13 +191,14 @@ export function shownValue(raw) {
 
 /**
  * Reads [key, raw] pairs (a URLSearchParams, an element's attributes) through
- * the table. `groups` are the groups the reader uses; a known field of another
- * group is skipped without a notice (a link made for the embed still opens the
- * explorer). Returns {config, view, quiz, notices, given}; `given` lists the
- * fields that were set by the entries.
+ * the table (FIELDS_TABLE, or another view's `table`). `groups` are the groups
+ * the reader uses; a known field of another group is skipped without a notice
+ * (a link made for the embed still opens the explorer). Returns one object of
+ * values per group of the table ({config, view, quiz} for FIELDS_TABLE) with
+ * `notices` and `given`, the fields that were set by the entries.
  */
-export function parseEntries(entries, { groups = GROUPS, alias = null } = {}) {
-  const state = { config: defaultConfig(), view: defaultView(), quiz: defaultQuiz() };
+export function parseEntries(entries, { groups = GROUPS, alias = null, table = FIELDS_TABLE } = {}) {
+  const state = Object.fromEntries(groupsOf(table).map((g) => [g, defaultsOf(g, table)]));
   const notices = [];
   const given = [];
   let count = 0;
@@ -200,7 +209,7 @@ export function parseEntries(entries, { groups = GROUPS, alias = null } = {}) {
     }
     key = String(key);
     if (alias) key = alias(key);
-    const c = key.length <= LIMITS.key && Object.hasOwn(FIELDS_TABLE, key) ? FIELDS_TABLE[key] : null;
+    const c = key.length <= LIMITS.key && Object.hasOwn(table, key) ? table[key] : null;
     if (!c) {
       notices.push({ field: null, value: shownValue(key), reason: 'unknown setting' });
       continue;
@@ -210,7 +219,7 @@ export function parseEntries(entries, { groups = GROUPS, alias = null } = {}) {
       notices.push({ field: key, value: shownValue(raw), reason: 'given more than once; the first one is used' });
       continue;
     }
-    const r = readField(key, raw);
+    const r = readField(key, raw, table);
     if (r.ok) {
       state[c.group][key] = r.value;
       given.push(key);
@@ -248,9 +257,9 @@ export function parseHash(hash, options = {}) {
   return { ...parseEntries(params, options), anchor: false };
 }
 
-/** The notices as sentences (plain text: shown with textContent only). */
-export function noticeText({ field, value, reason }) {
-  const label = field ? FIELDS_TABLE[field].label : null;
+/** The notices as sentences (plain text: shown with textContent only); `table` holds their fields. */
+export function noticeText({ field, value, reason }, table = FIELDS_TABLE) {
+  const label = field ? table[field].label : null;
   if (!field) return value ? `\u201c${value}\u201d: ${reason}` : reason;
   return `${label} (${field}) \u201c${value}\u201d: ${reason}`;
 }
@@ -259,14 +268,14 @@ export function noticeText({ field, value, reason }) {
  * Writes a state back as a fragment: only the fields of `groups` that differ
  * from their defaults, in table order. '' when everything is default.
  */
-export function stateToHash(state, { groups = GROUPS } = {}) {
+export function stateToHash(state, { groups = GROUPS, table = FIELDS_TABLE } = {}) {
   const params = new URLSearchParams();
-  for (const [key, c] of Object.entries(FIELDS_TABLE)) {
+  for (const [key, c] of Object.entries(table)) {
     if (!groups.includes(c.group)) continue;
     const value = state[c.group]?.[key];
     if (value === undefined) continue;
-    const v = writeField(key, value);
-    if (v !== writeField(key, c.default)) params.set(key, v);
+    const v = writeField(key, value, table);
+    if (v !== writeField(key, c.default, table)) params.set(key, v);
   }
   const s = params.toString().replaceAll('%2C', ',');
   return s ? `#${s}` : '';

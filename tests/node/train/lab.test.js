@@ -1,0 +1,129 @@
+// The training lab's pure parts: the viridis scale and the heatmaps' log
+// extent, the line charts' series on one step axis, a heatmap's columns, the
+// step ticks, the readout's and the heatmaps' number texts and the time left.
+// Run: node --test tests/node/train/lab.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { VIRIDIS, cellKind, logExtent, scaleAt, viridis } from '../../../web/src/train/colormap.js';
+import { HEAT_METRICS, heatColumns, lineSeries, logValues } from '../../../web/src/train/series.js';
+import { cellText, stepTicks } from '../../../web/src/train/heatmap.js';
+import { stepValue } from '../../../web/src/train/readout.js';
+import { durationText } from '../../../web/src/train/progress.js';
+
+test('viridis runs from dark purple to light yellow, its lightness rising all the way', () => {
+  // matplotlib's ends: #440154 and #fde725
+  const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 6);
+  assert.ok(near(viridis(0), [0x44, 0x01, 0x54]), String(viridis(0)));
+  assert.ok(near(viridis(1), [0xfd, 0xe7, 0x25]), String(viridis(1)));
+  assert.ok(near(viridis(0.5), [0x21, 0x91, 0x8c]), String(viridis(0.5)));
+  const luma = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // lighter every 8 of the 256 steps, and never darker by more than the rounding to whole channels
+  for (let i = 8; i < VIRIDIS.length; i += 8) assert.ok(luma(VIRIDIS[i]) > luma(VIRIDIS[i - 8]), `step ${i}`);
+  for (let i = 1; i < VIRIDIS.length; i++) assert.ok(luma(VIRIDIS[i]) > luma(VIRIDIS[i - 1]) - 0.5, `step ${i}`);
+  assert.deepEqual(viridis(-1), viridis(0));
+  assert.deepEqual(viridis(2), viridis(1));
+});
+
+test('the log extent covers every positive finite value, at least a decade wide; zeros and non-finite are apart', () => {
+  const cols = [new Float64Array([1e-3, 0, NaN]), new Float64Array([10, Infinity, 2])];
+  assert.deepEqual(logExtent(cols), { lo: -3, hi: 1 });
+  const flat = logExtent([[5, 5, 5]]);
+  assert.ok(Math.abs(flat.hi - flat.lo - 1) < 1e-12 && Math.abs((flat.hi + flat.lo) / 2 - Math.log10(5)) < 1e-12);
+  assert.equal(logExtent([[0, NaN, -1]]), null);
+  assert.equal(scaleAt({ lo: -3, hi: 1 }, 1e-3), 0);
+  assert.equal(scaleAt({ lo: -3, hi: 1 }, 10), 1);
+  assert.equal(scaleAt({ lo: -3, hi: 1 }, 0.1), 0.5);
+  assert.deepEqual([1, 0, -2, NaN, Infinity, -Infinity, undefined].map(cellKind), [
+    'value',
+    'zero',
+    'zero',
+    'nonfinite',
+    'nonfinite',
+    'nonfinite',
+    'nonfinite',
+  ]);
+});
+
+const log = (step, over = {}) => ({
+  step,
+  lr: 0.01,
+  train_loss: 1 / step,
+  heldout_loss: 2 / step,
+  heldout_accuracy: 0.5,
+  grad_norm_global: step,
+  grad_norm: new Float64Array([step, step + 1, step + 2]),
+  update_ratio: new Float64Array([0.1, 0.2]),
+  first_nonfinite: null,
+  ...over,
+});
+
+test('the line series share one step axis; a run that stopped early is null past its last log', () => {
+  const runs = [
+    { arch: 'post_ln', logs: [log(2), log(3, { heldout_loss: NaN, first_nonfinite: 3 })] },
+    { arch: 'pre_ln', logs: [log(2), log(4), log(6)] },
+  ];
+  const d = lineSeries(runs);
+  assert.deepEqual(d.x, [2, 4, 6]);
+  assert.deepEqual(d.lr, [0.01, 0.01, 0.01]);
+  assert.deepEqual(d.series.post_ln.heldout_loss, [1, NaN, null]);
+  assert.deepEqual(d.series.pre_ln.train_loss, [0.5, 0.25, 1 / 6]);
+  assert.deepEqual(logValues(d.series.post_ln.heldout_loss), [0, null, null]);
+  assert.deepEqual(lineSeries([{ arch: 'plain', logs: [] }]), {
+    x: [],
+    lr: [],
+    series: {
+      plain: Object.fromEntries(
+        ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'].map((k) => [k, []]),
+      ),
+    },
+  });
+});
+
+test('a heatmap\u2019s columns are the engine\u2019s arrays themselves, one per logged step', () => {
+  const logs = [log(2), log(4)];
+  const h = heatColumns({ logs }, 'grad_norm');
+  assert.deepEqual(h.steps, [2, 4]);
+  assert.equal(h.columns[1], logs[1].grad_norm);
+  assert.equal(HEAT_METRICS.grad_norm.rows(6), 7);
+  assert.equal(HEAT_METRICS.update_ratio.rows(6), 6);
+});
+
+test('step ticks: round numbers from 0, about the room given', () => {
+  assert.deepEqual(stepTicks(1000, 700), [0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+  assert.deepEqual(stepTicks(1000, 300), [0, 500, 1000]);
+  assert.deepEqual(stepTicks(1, 300), [0, 1]);
+  assert.deepEqual(stepTicks(20, 280), [0, 5, 10, 15, 20]);
+  assert.deepEqual(stepTicks(0, 300), [0]);
+  for (const max of [1, 7, 33, 999, 123456]) {
+    const t = stepTicks(max, 300);
+    assert.equal(t[0], 0);
+    assert.ok(t.at(-1) <= max && t.length >= 2 && t.length <= 6, `${max}: ${t}`);
+    assert.ok(
+      t.every((v, i) => Number.isInteger(v) && (i === 0 || v > t[i - 1])),
+      `${max}: ${t}`,
+    );
+  }
+});
+
+test('numbers as the readout and the heatmaps say them', () => {
+  assert.equal(stepValue('heldout_loss', 1.23456), '1.23');
+  assert.equal(stepValue('heldout_loss', NaN), 'NaN');
+  assert.equal(stepValue('grad_norm_global', Infinity), '\u221e');
+  assert.equal(stepValue('heldout_accuracy', 0.725), '73%');
+  assert.equal(stepValue('heldout_accuracy', NaN), '\u2014');
+  assert.equal(stepValue('train_loss', null), '\u2014');
+  assert.equal(cellText(0.000123), '1.23×10⁻⁴');
+  assert.equal(cellText(0.5), '0.5');
+  assert.equal(cellText(NaN), 'NaN (not finite)');
+  assert.equal(cellText(-Infinity), '\u2212\u221e (not finite)');
+  assert.match(cellText(undefined), /no update/);
+});
+
+test('the time left in words', () => {
+  assert.equal(durationText(0.4), 'under a second');
+  assert.equal(durationText(12.4), '12 s');
+  assert.equal(durationText(185), '3 min 05 s');
+  assert.equal(durationText(7800), '2 h 10 min');
+  assert.equal(durationText(Infinity), 'unknown');
+});

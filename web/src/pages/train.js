@@ -1,0 +1,60 @@
+// The training lab page (train.html): the lab view in the page's own places,
+// plus what only the page has: the link in the address bar (read on load and
+// on hashchange, written after each change of the settings), the theme
+// toggle, "All settings" on a narrow screen, the test hook and the offline
+// service worker.
+import 'uplot/dist/uPlot.min.css';
+import '../shared/app.css'; // after uPlot's CSS, so ours wins
+import '../train/train.css';
+import { createTheme } from '../shared/theme.js';
+import { registerServiceWorker } from '../shared/register-sw.js';
+import { noticeWorkerLost } from '../shared/notice.js';
+import { trainFromHash, trainToHash } from '../shared/train-fields.js';
+import { sharedEngine } from '../engine/client.js';
+import { mountTrainer } from '../train/view.js';
+
+const $ = (id) => document.getElementById(id);
+
+const theme = createTheme($('theme-toggle'));
+const engine = sharedEngine();
+const fromLink = trainFromHash(location.hash);
+const view = mountTrainer($('lab'), {
+  state: { config: fromLink.config, notices: fromLink.notices },
+  theme,
+  engine,
+  slots: { notice: $('notice'), status: $('status'), form: $('controls') },
+  onUpdate(snapshot) {
+    // The test hook: what is drawn, exactly as the engine gave it.
+    window.__resnormTrain = snapshot;
+  },
+});
+document.body.dataset.ready = '1';
+
+// On a narrow screen the settings wait behind "All settings" (train.css), so the run comes first.
+const toggle = $('settings-toggle');
+toggle.addEventListener('click', () => {
+  const open = toggle.getAttribute('aria-expanded') !== 'true';
+  toggle.setAttribute('aria-expanded', String(open));
+  $('controls').classList.toggle('is-open', open);
+});
+
+// The settings go into the URL fragment, at most a few times a second (browsers throttle rapid history updates).
+let urlTimer = 0;
+view.store.subscribe((config) => {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const hash = trainToHash(config);
+    if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
+  }, 300);
+});
+
+// A link pasted into the address bar: its settings (the run so far is reset), or a notice; an anchor is not settings.
+window.addEventListener('hashchange', () => {
+  const next = trainFromHash(location.hash);
+  if (next.anchor) return;
+  view.showNotices(next.notices);
+  view.setConfig(next.config);
+});
+
+registerServiceWorker();
+if (typeof engine.onWorkerLost === 'function') noticeWorkerLost(engine, $('notice'));

@@ -1,0 +1,106 @@
+// The engine's training fields as the web uses them: the engine's own train
+// table (engine-train-fields.js, written from `rn.trainFields` by
+// web/build/engine-fields.js) with the web's presentation of each field keyed
+// by its name, as fields.js does for the simulate table; and the training
+// lab's link state (#task=copy&depth=4&arch=post_ln,pre_ln) read and written
+// through that one table by state.js. A field the engine adds appears in the
+// link and in the lab's form (under "more") with a generic presentation.
+import ENGINE_TRAIN_FIELDS from './engine-train-fields.js';
+import { PRESENTATION, webFields } from './fields.js';
+import { parseHash, stateToHash } from './state.js';
+
+/** The sections of the lab's form, in order; a field without one goes to 'more'. */
+export const TRAIN_SECTIONS = ['task', 'arch', 'model', 'training', 'more'];
+
+/**
+ * Presentation, per engine train field: label, the form's section, and
+ * `more` for the fields behind the section's "More settings". Reals take any
+ * decimal in their box (`step: 'any'`): learning rates and epsilons are far
+ * below a slider's step.
+ */
+export const TRAIN_PRESENTATION = {
+  task: {
+    label: 'Task',
+    section: 'task',
+    names: {
+      copy: 'copy',
+      reverse: 'reverse',
+      sort: 'sort',
+      modadd: 'modular addition',
+      markov: 'Markov chain',
+      teacher: 'teacher (regression)',
+    },
+  },
+  seq: { label: 'Symbols n', section: 'task' },
+  vocab: { label: 'Vocabulary V', section: 'task' },
+  arch: { label: 'Architectures', section: 'arch' },
+  block: { ...PRESENTATION.block, section: 'model' },
+  depth: { label: 'Depth L', section: 'model' },
+  width: { label: 'Width d', section: 'model' },
+  heads: { ...PRESENTATION.heads, section: 'model' },
+  expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
+  activation: { ...PRESENTATION.activation, section: 'model', more: true },
+  init: { ...PRESENTATION.init, section: 'model', more: true },
+  gain: { label: 'Gain g', section: 'model', more: true, step: 'any' },
+  positions: {
+    label: 'Positions',
+    section: 'model',
+    more: true,
+    names: { learned: 'learned', sinusoidal: 'sinusoidal' },
+  },
+  final_norm: {
+    label: 'Final norm',
+    section: 'model',
+    more: true,
+    names: { auto: 'the preset\u2019s', none: 'none', layernorm: 'LayerNorm', rmsnorm: 'RMSNorm' },
+  },
+  optimizer: {
+    label: 'Optimizer',
+    section: 'training',
+    names: { sgd: 'SGD with momentum', adam: 'Adam', adamw: 'AdamW' },
+  },
+  lr: { label: 'Peak learning rate', section: 'training', step: 'any' },
+  warmup: { label: 'Warmup steps', section: 'training' },
+  schedule: {
+    label: 'Schedule',
+    section: 'training',
+    names: { constant: 'constant', linear: 'linear decay', cosine: 'cosine', inverse_sqrt: 'inverse square root' },
+  },
+  batch: { label: 'Batch B', section: 'training' },
+  steps: { label: 'Steps', section: 'training' },
+  seed: { label: 'Seed', section: 'training', reroll: true },
+  momentum: { label: 'Momentum', section: 'training', more: true, step: 'any' },
+  beta1: { label: 'Adam \u03b2\u2081', section: 'training', more: true, step: 'any' },
+  beta2: { label: 'Adam \u03b2\u2082', section: 'training', more: true, step: 'any' },
+  eps: { label: 'Adam \u03b5', section: 'training', more: true, step: 'any' },
+  weight_decay: { label: 'Weight decay', section: 'training', more: true, step: 'any' },
+  clip: { label: 'Gradient clip', section: 'training', more: true, step: 'any' },
+  log_every: { label: 'Log every', section: 'training', more: true },
+  eval_batches: { label: 'Held-out batches', section: 'training', more: true },
+};
+
+/** The order of the lab's form and links: the presented fields first, then any other of the engine's. */
+const TRAIN_ORDER = Object.keys(TRAIN_PRESENTATION);
+
+const train = webFields(ENGINE_TRAIN_FIELDS, { presentation: TRAIN_PRESENTATION, order: TRAIN_ORDER, group: 'train' });
+
+/** The engine's train field names, in the web's order. */
+export const TRAIN_KEYS = train.keys;
+
+/** The lab's field table (state.js's shape, group 'train'), keyed by name. */
+export const TRAIN_TABLE = train.fields;
+
+/** The defaults of every train field, as JS values. */
+export const defaultTrainConfig = () =>
+  Object.fromEntries(TRAIN_KEYS.map((k) => [k, structuredClone(TRAIN_TABLE[k].default)]));
+
+/** The lab's fragment: {config, notices, anchor}, every value read through TRAIN_TABLE. */
+export function trainFromHash(hash) {
+  const r = parseHash(hash, { groups: ['train'], table: TRAIN_TABLE });
+  return { config: r.train, notices: r.notices, anchor: r.anchor };
+}
+
+/** The lab's config as a fragment: the fields that differ from their defaults; '' when none do. */
+export const trainToHash = (config) => stateToHash({ train: config }, { groups: ['train'], table: TRAIN_TABLE });
+
+export { ENGINE_TRAIN_FIELDS };

@@ -1,0 +1,222 @@
+// The lab's line charts on one step axis (0 to the run's steps), with one
+// synced cursor: the loss (held-out and training, log scale, with the task's
+// chance and optimal losses), the global gradient norm (log scale) and the
+// learning rate. Instances are reused (setData) while the architectures and
+// the theme stay the same. A run that stopped at a non-finite step gets a
+// dashed vertical line there in its colour (the view says the step in words).
+//
+//   const charts = createLineCharts({ els: {loss, grad, lr}, palette, onCursor });
+//   charts.update({ data, archs, xMax, task, diverged, theme });
+import { ARCH_BY_KEY } from '../shared/archs.js';
+import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
+import { fmtValue } from '../shared/format.js';
+import { logLabel, logTicks } from '../shared/log-axis.js';
+import { finiteValues, logValues } from './series.js';
+
+let instances = 0;
+
+/** Step tick increments (uPlot picks the first that leaves room): 1-2-5 up to a million. */
+const STEP_INCRS = [1, 2, 5].flatMap((m) => [1, 10, 100, 1000, 1e4, 1e5].map((p) => m * p)).sort((a, b) => a - b);
+
+/** The charts, each {key, title, log, series(archs, pal), values(data, archs)}. */
+const CHARTS = {
+  loss: {
+    log: true,
+    series: (archs, pal) =>
+      archs.flatMap((a) => [
+        { label: `${ARCH_BY_KEY[a].label} held-out`, stroke: pal.arch[a], width: 2, dash: ARCH_BY_KEY[a].dash },
+        { label: `${ARCH_BY_KEY[a].label} training`, stroke: fade(pal.arch[a]), width: 1 },
+      ]),
+    values: (d, archs) => archs.flatMap((a) => [d.series[a].heldout_loss, d.series[a].train_loss]),
+  },
+  grad: {
+    log: true,
+    series: (archs, pal) =>
+      archs.map((a) => ({ label: ARCH_BY_KEY[a].label, stroke: pal.arch[a], width: 2, dash: ARCH_BY_KEY[a].dash })),
+    values: (d, archs) => archs.map((a) => d.series[a].grad_norm_global),
+  },
+  lr: {
+    log: false,
+    series: (archs, pal) => [{ label: 'learning rate', stroke: pal.text, width: 1.5 }],
+    values: (d) => [d.lr],
+  },
+};
+
+/** A colour at 55% opacity (the training loss, behind the held-out one). */
+function fade(color) {
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (!m) return color;
+  const n = parseInt(m[1], 16);
+  return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, 0.55)`;
+}
+
+/** The y range of plotted values (log10 units on a log chart) and reference levels, a little padded. */
+function yRange(columns, refs, log) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const col of [...columns, refs])
+    for (const v of col)
+      if (v !== null && Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+  if (lo > hi) return log ? [-1, 1] : [0, 1];
+  if (!log) return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1];
+  const span = Math.max(hi - lo, 0.3);
+  const mid = (hi + lo) / 2;
+  return [mid - span * 0.55, mid + span * 0.55];
+}
+
+/**
+ * els: {loss, grad, lr} containers; palette(): the theme's colours (with
+ * `danger`); onCursor(index): the logged step under the pointer (null when it
+ * leaves), from any chart.
+ */
+export function createLineCharts({ els, palette, onCursor = () => {} }) {
+  const syncKey = `resnorm-steps-${++instances}`;
+  const charts = Object.entries(els).map(([key, el]) => ({
+    key,
+    el,
+    host: createChartHost(el, { minHeight: key === 'loss' ? 200 : 130 }),
+    view: null, // {data: [x, ...series], range, refs, marks}
+  }));
+  let shape = null;
+  let last = null;
+
+  function options(c, archs, pal, xMax) {
+    const spec = CHARTS[c.key];
+    const axis = axisStyle(pal);
+    return {
+      legend: { show: false },
+      pxAlign: 0,
+      cursor: syncedCursor(pal, syncKey, 6),
+      scales: {
+        x: { time: false, range: () => [0, Math.max(1, xMax())] },
+        y: { range: () => c.view.range },
+      },
+      axes: [
+        {
+          ...axis,
+          label: 'step',
+          labelSize: 16,
+          labelGap: 0,
+          size: 32,
+          space: 56,
+          incrs: STEP_INCRS,
+          values: (u, splits) => splits.map(String),
+        },
+        {
+          ...axis,
+          size: 54,
+          gap: 4,
+          ...(spec.log
+            ? {
+                splits: (u, i, min, max) => logTicks(min, max, tickRoom(u, 26)),
+                values: (u, splits) => splits.map(logLabel),
+              }
+            : { values: (u, splits) => splits.map(fmtValue) }),
+        },
+      ],
+      series: [{ label: 'step' }, ...spec.series(archs, pal).map((s) => ({ points: { show: false }, ...s }))],
+      hooks: {
+        draw: [(u) => drawMarks(u, c.view, pal)],
+        setCursor: [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.cursor.idx)],
+      },
+    };
+  }
+
+  /** Reference levels (chance, optimal) with their labels, and the divergence lines. */
+  function drawMarks(u, view, pal) {
+    const { ctx, bbox } = u;
+    const dpr = devicePixelRatio || 1;
+    ctx.save();
+    ctx.font = FONT.replace('12px', `${11 * dpr}px`);
+    ctx.lineWidth = 1.25 * dpr;
+    for (const r of view.refs) {
+      const y = u.valToPos(r.at, 'y', true);
+      ctx.strokeStyle = pal.reference;
+      ctx.setLineDash(r.dash.map((d) => d * dpr));
+      ctx.beginPath();
+      ctx.moveTo(bbox.left, y);
+      ctx.lineTo(bbox.left + bbox.width, y);
+      ctx.stroke();
+      ctx.fillStyle = pal.laneText;
+      ctx.textAlign = 'right';
+      ctx.textBaseline = r.below ? 'top' : 'bottom';
+      ctx.fillText(r.label, bbox.left + bbox.width - 4 * dpr, y + (r.below ? 3 : -3) * dpr);
+    }
+    for (const m of view.marks) {
+      const x = u.valToPos(m.step, 'x', true);
+      ctx.strokeStyle = m.stroke;
+      ctx.setLineDash([4 * dpr, 3 * dpr]);
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
+  function viewOf(c, { data, archs, task, diverged }) {
+    const spec = CHARTS[c.key];
+    const raw = spec.values(data, archs);
+    const plotted = raw.map(spec.log ? logValues : finiteValues);
+    const refs = [];
+    if (c.key === 'loss' && task) {
+      if (task.chance > 0)
+        refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
+      if (task.optimal > 0)
+        refs.push({
+          at: Math.log10(task.optimal),
+          label: `optimal ${fmtValue(task.optimal)}`,
+          dash: [2, 3],
+          below: true,
+        });
+    }
+    const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.arch] }));
+    const range = yRange(
+      plotted,
+      refs.map((r) => r.at),
+      spec.log,
+    );
+    return { data: [data.x, ...plotted], raw, range, refs, marks };
+  }
+
+  return {
+    /**
+     * data: series.js lineSeries(); archs: their order; xMax(): the axis's end;
+     * task: {chance, optimal} or null; diverged: [{arch, step}]. Resolves
+     * after the charts have drawn.
+     */
+    update(next) {
+      last = next;
+      const pal = palette();
+      for (const c of charts) c.view = viewOf(c, next);
+      const key = `${next.archs.join()}|${next.theme}`;
+      if (key !== shape) {
+        shape = key;
+        for (const c of charts)
+          c.host.draw(() => ({ opts: options(c, next.archs, pal, () => last.xMax), data: c.view.data }));
+      } else for (const c of charts) c.host.setData(c.view.data);
+    },
+    /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */
+    showIndex(index) {
+      const u = charts[0]?.host.u;
+      if (!u) return;
+      if (index === null) u.setCursor({ left: -10, top: -10 });
+      else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
+    },
+    /** What each chart plots (raw values and the plotted ones), for the test hook. */
+    plotted() {
+      return Object.fromEntries(charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw }]));
+    },
+    retheme(theme) {
+      if (!last) return;
+      shape = null;
+      this.update({ ...last, theme });
+    },
+    destroy() {
+      for (const c of charts) c.host.destroy();
+    },
+  };
+}

@@ -1,0 +1,237 @@
+// The lab's settings, built from the training field table (shared/train-fields.js,
+// from the engine's own table): one fieldset per section (task, architectures,
+// model, training), the fields marked `more` behind a "More settings" of
+// their section, each a menu, a number box or the architectures' checkboxes.
+// A value outside its field's range is named beside the field and not taken;
+// the engine's own refusals (a head count that does not divide the width, a
+// config over the budget) are shown the same way. While a run exists the
+// settings are locked: Reset frees them.
+//
+//   const c = createTrainControls({ form, store, prefix });
+//   c.invalid()            // the fields whose box holds a value not taken
+//   c.showError(field, message); c.clearErrors(); c.lock(true | false)
+import { ARCHS, archLabel } from '../shared/archs.js';
+import { el } from '../shared/dom.js';
+import { readField } from '../shared/state.js';
+import { swatch } from '../shared/swatch.js';
+import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE } from '../shared/train-fields.js';
+
+const SECTION_TITLES = { task: 'Data', arch: 'Architectures', model: 'Model', training: 'Training', more: 'More' };
+
+export function createTrainControls({ form, store, prefix = 'train-' }) {
+  const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
+  const boxes = new Map(); // field -> {input(s), error, kind}
+  const invalid = new Set();
+
+  function errorLine(field) {
+    return el('p', { id: `${idOf(field)}-error`, class: 'field-error', hidden: true });
+  }
+
+  function archPicker(field) {
+    const c = TRAIN_TABLE[field];
+    const checks = [];
+    const option = (a) => {
+      const input = el('input', {
+        type: 'checkbox',
+        id: `${idOf(field)}-${a.key}`,
+        value: a.key,
+        'aria-describedby': `${idOf(field)}-error`,
+      });
+      checks.push(input);
+      return el(
+        'label',
+        { class: `chip chip-${a.key}` },
+        input,
+        el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
+      );
+    };
+    const article = ARCHS.filter((a) => a.group === 'article' && c.choices.includes(a.key));
+    const others = ARCHS.filter((a) => a.group !== 'article' && c.choices.includes(a.key));
+    const error = errorLine(field);
+    boxes.set(field, { kind: 'arch', inputs: checks, error });
+    return el(
+      'div',
+      { class: 'field', 'data-field': field },
+      el('div', { class: 'chips' }, article.map(option)),
+      el(
+        'details',
+        { class: 'more', id: `${idOf(field)}-more` },
+        el('summary', {}, `more: ${[...new Set(others.map((a) => a.short ?? a.label))].join(', ')}`),
+        el('div', { class: 'chips' }, others.map(option)),
+      ),
+      error,
+    );
+  }
+
+  function menuOrBox(field) {
+    const c = TRAIN_TABLE[field];
+    const id = idOf(field);
+    const error = errorLine(field);
+    const hint = c.help ? el('span', { class: 'visually-hidden', id: `${id}-help` }, `: ${c.help}`) : null;
+    const described = [hint && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
+    let input;
+    if (c.kind === 'choice') {
+      input = el(
+        'select',
+        { id, 'aria-describedby': described },
+        c.choices.map((v) => new Option(c.names?.[v] ?? String(v), String(v))),
+      );
+    } else {
+      input = el('input', {
+        id,
+        type: 'number',
+        class: 'number',
+        min: c.min,
+        max: c.max,
+        step: c.step ?? 1,
+        inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
+        'aria-describedby': described,
+      });
+    }
+    boxes.set(field, { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error });
+    let control = input;
+    if (c.reroll) {
+      const again = el('button', { type: 'button', class: 'secondary', id: `${id}-reroll` }, 're-roll');
+      again.addEventListener('click', () => {
+        const [v] = crypto.getRandomValues(new Uint32Array(1));
+        store.set({ [field]: Math.min(c.max, v) });
+      });
+      control = el('div', { class: 'seed-row' }, input, again);
+    }
+    return el(
+      'div',
+      { class: `field small field-${field}`, 'data-field': field, title: c.help ?? null },
+      el('label', { for: id }, c.label, hint),
+      control,
+      error,
+    );
+  }
+
+  const settings = el('fieldset', { class: 'train-settings' });
+  const lockNote = el('p', { class: 'hint train-lock-note', hidden: true }, 'Reset the run to change its settings.');
+  for (const section of TRAIN_SECTIONS) {
+    const fields = TRAIN_KEYS.filter((k) => (TRAIN_TABLE[k].section ?? 'more') === section);
+    if (!fields.length) continue;
+    const main = fields.filter((k) => !TRAIN_TABLE[k].more || section === 'more');
+    const more = fields.filter((k) => TRAIN_TABLE[k].more && section !== 'more');
+    const node = (k) => (TRAIN_TABLE[k].kind === 'choice_list' ? archPicker(k) : menuOrBox(k));
+    settings.append(
+      el(
+        'fieldset',
+        { class: `field train-section train-section-${section}`, id: `${prefix}section-${section}` },
+        el('legend', { class: 'field-title' }, SECTION_TITLES[section] ?? section),
+        main.length ? el('div', { class: section === 'arch' ? null : 'grid2' }, main.map(node)) : null,
+        more.length
+          ? el(
+              'details',
+              { class: 'more train-more', id: `${prefix}more-${section}` },
+              el('summary', {}, 'More settings'),
+              el('div', { class: 'grid2' }, more.map(node)),
+            )
+          : null,
+      ),
+    );
+  }
+  form.append(lockNote, settings);
+
+  function setError(field, message) {
+    const b = boxes.get(field);
+    if (!b) return false;
+    b.error.textContent = message;
+    b.error.hidden = false;
+    b.error.closest('.field')?.classList.add('has-error');
+    for (const i of b.inputs) i.setAttribute('aria-invalid', 'true');
+    // a field behind "More settings" opens it, so its message is seen
+    const more = b.error.closest('details');
+    if (more) more.open = true;
+    return true;
+  }
+  function clearError(field) {
+    const b = boxes.get(field);
+    if (!b) return;
+    b.error.hidden = true;
+    b.error.textContent = '';
+    b.error.closest('.field')?.classList.remove('has-error');
+    for (const i of b.inputs) i.removeAttribute('aria-invalid');
+  }
+
+  // A typed value is read through the field table, as a link's is: out of range or not a number is named, not taken.
+  function onInput(e) {
+    for (const [field, b] of boxes) {
+      if (!b.inputs.includes(e.target)) continue;
+      if (b.kind === 'arch') {
+        const arch = b.inputs.filter((i) => i.checked).map((i) => i.value);
+        if (!arch.length) {
+          invalid.add(field);
+          setError(field, 'Pick at least one architecture.');
+          return;
+        }
+        invalid.delete(field);
+        clearError(field);
+        store.set({ arch });
+        return;
+      }
+      const r = readField(field, e.target.value.trim(), TRAIN_TABLE);
+      if (!r.ok) {
+        invalid.add(field);
+        setError(field, `${TRAIN_TABLE[field].label}: ${r.reason}.`);
+        return;
+      }
+      invalid.delete(field);
+      clearError(field);
+      store.set({ [field]: r.value });
+      return;
+    }
+  }
+  form.addEventListener('input', onInput);
+  form.addEventListener('change', onInput);
+  const onSubmit = (e) => e.preventDefault();
+  form.addEventListener('submit', onSubmit);
+
+  function render(config) {
+    for (const [field, b] of boxes) {
+      if (invalid.has(field)) continue;
+      const v = config[field];
+      if (b.kind === 'arch') {
+        for (const i of b.inputs) i.checked = v.includes(i.value);
+        if (b.inputs.some((i) => i.checked && ARCHS.find((a) => a.key === i.value)?.group !== 'article'))
+          form.querySelector(`#${idOf(field)}-more`).open = true;
+      } else if (document.activeElement !== b.inputs[0] || b.kind === 'choice') b.inputs[0].value = String(v);
+    }
+  }
+  render(store.get());
+  const unsubscribe = store.subscribe(render);
+
+  return {
+    /** The fields whose box holds a value that was not taken. */
+    invalid: () => [...invalid],
+    /** The control of `field` (tests and error messages point at it). */
+    inputOf: (field) => boxes.get(field)?.inputs[0] ?? null,
+    /** The engine's message beside `field`; false when the form has no such field. */
+    showError(field, message) {
+      return setError(field, message);
+    },
+    clearErrors() {
+      for (const field of boxes.keys()) if (!invalid.has(field)) clearError(field);
+    },
+    /** Settings locked (a run exists) or free. */
+    lock(locked) {
+      settings.disabled = locked;
+      lockNote.hidden = !locked;
+    },
+    /** Every value on screen from the store again, dropping what was typed and not taken. */
+    reset() {
+      for (const field of [...invalid]) {
+        invalid.delete(field);
+        clearError(field);
+      }
+      render(store.get());
+    },
+    destroy() {
+      unsubscribe();
+      form.removeEventListener('input', onInput);
+      form.removeEventListener('change', onInput);
+      form.removeEventListener('submit', onSubmit);
+    },
+  };
+}

@@ -1,0 +1,413 @@
+// A layer x step heatmap on a canvas: one column per logged step (from the
+// step before it to its own), one row per layer (layer 0 at the bottom), each
+// cell coloured by its value on a shared log scale (colormap.js); exact zeros
+// grey, non-finite values hatched, steps not run yet the plot's background.
+// Pointing at a cell, or focusing the map and moving with the arrow keys,
+// reads its layer, step and value in a tooltip and in a line of text under
+// the map (announced politely to screen readers).
+//
+//   const h = createHeatmap(figureBox, { name, metric, rowLabel, firstRow, colours });
+//   h.update({ steps, columns, rows, xMax, logEvery, scale, divergedAt });
+//   h.showStep(step);   // the shared step of the line charts' cursor (null: none)
+//   h.destroy();
+import { el } from '../shared/dom.js';
+import { FONT } from '../shared/chart-host.js';
+import { fmtValue } from '../shared/format.js';
+import { VIRIDIS, cellKind, scaleAt } from './colormap.js';
+
+/** A cell's value as text: the number, or what a non-finite one is. */
+export function cellText(v) {
+  if (v === undefined) return 'none (the step that stopped the run made no update)';
+  if (Number.isNaN(v)) return 'NaN (not finite)';
+  if (!Number.isFinite(v)) return `${v > 0 ? '' : '\u2212'}\u221e (not finite)`;
+  return fmtValue(v);
+}
+
+/** Diagonal stripes of `fg` on `bg`, the mark of a non-finite cell (here and in the legend). */
+export function hatchPattern(ctx, fg, bg, scale = 1) {
+  const size = Math.max(4, Math.round(6 * scale));
+  const tile = document.createElement('canvas');
+  tile.width = size;
+  tile.height = size;
+  const t = tile.getContext('2d');
+  t.fillStyle = bg;
+  t.fillRect(0, 0, size, size);
+  t.strokeStyle = fg;
+  t.lineWidth = Math.max(1, 1.5 * scale);
+  t.beginPath();
+  t.moveTo(0, size);
+  t.lineTo(size, 0);
+  t.moveTo(-size / 2, size / 2);
+  t.lineTo(size / 2, -size / 2);
+  t.moveTo(size / 2, size * 1.5);
+  t.lineTo(size * 1.5, size / 2);
+  t.stroke();
+  return ctx.createPattern(tile, 'repeat');
+}
+
+/** The grey of an exact zero: no colour of viridis. */
+export const ZERO_RGB = [138, 138, 138];
+
+/** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis. */
+export function stepTicks(max, width, px = 70) {
+  if (!(max > 0)) return [0];
+  const want = Math.max(1, Math.floor(width / px));
+  const raw = max / want;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(
+    1,
+    [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw),
+  );
+  const out = [];
+  for (let v = 0; v <= max + 1e-9; v += step) out.push(Math.round(v));
+  return out;
+}
+
+const MARGIN = { left: 34, right: 8, top: 4, bottom: 20 };
+const KEYS = 'ArrowLeft ArrowRight ArrowUp ArrowDown Home End Escape';
+
+/**
+ * box: the element to fill. name: the architecture's label; metric: what the
+ * cells are ('gradient norm'); rowLabel: 'layer' or 'block'; firstRow: the
+ * number of the bottom row (0 for layers, 1 for blocks); colours(): {text,
+ * muted, grid, surface, pending, hatch, cursor} of the theme.
+ */
+export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }) {
+  const note = el('span', { class: 'heatmap-note' });
+  const canvas = el('canvas', { class: 'heatmap-canvas', 'aria-hidden': 'true' });
+  const tip = el('div', { class: 'chart-tip', hidden: true, 'aria-hidden': 'true' });
+  const map = el(
+    'div',
+    {
+      class: 'heatmap',
+      tabindex: 0,
+      role: 'img',
+      'aria-keyshortcuts': KEYS,
+      'aria-label': `${name}: ${metric} per ${rowLabel} and step, log colour scale. Arrow keys move between cells; the value is read below the map.`,
+    },
+    canvas,
+    tip,
+  );
+  const readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
+  box.append(el('p', { class: 'heatmap-name' }, el('span', { class: 'heatmap-arch' }, name), ' ', note), map, readout);
+
+  let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null };
+  let cell = null; // {i, r}: the cell read out (pointer or keys)
+  let pointer = false; // the cell follows the pointer (its tooltip shows)
+  let sharedStep = null;
+  let size = { width: 0, height: 0 };
+  const image = document.createElement('canvas'); // one pixel per cell, scaled up when drawn
+  let frame = 0;
+
+  const rows = () => data.rows;
+  const plot = () => ({
+    x: MARGIN.left,
+    y: MARGIN.top,
+    w: Math.max(1, size.width - MARGIN.left - MARGIN.right),
+    h: Math.max(1, size.height - MARGIN.top - MARGIN.bottom),
+  });
+  const xOf = (step) => {
+    const p = plot();
+    return p.x + (p.w * step) / Math.max(1, data.xMax);
+  };
+  const rowTop = (r) => {
+    const p = plot();
+    return p.y + p.h - ((r + 1) * p.h) / Math.max(1, rows());
+  };
+  const cellLeft = (i) => xOf(i > 0 ? data.steps[i - 1] : 0);
+
+  function resize() {
+    const width = Math.floor(map.clientWidth);
+    const height = Math.floor(map.clientHeight);
+    if (width === size.width && height === size.height) return false;
+    size = { width, height };
+    const dpr = devicePixelRatio || 1;
+    canvas.width = Math.max(1, Math.round(width * dpr));
+    canvas.height = Math.max(1, Math.round(height * dpr));
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+    return true;
+  }
+  const ro = new ResizeObserver(() => resize() && draw());
+  ro.observe(map);
+
+  /** A cell's colour on the scale, grey for an exact zero; null for a non-finite value (hatched). */
+  const rgbOf = (v) => {
+    const kind = cellKind(v);
+    if (kind === 'nonfinite') return null;
+    return kind === 'zero' || !data.scale ? ZERO_RGB : VIRIDIS[Math.round(255 * scaleAt(data.scale, v))];
+  };
+
+  // The image: one pixel per column of width log_every (bins of several columns when the run has more
+  // than the plot has pixels: the largest value, a non-finite one first), painted as columns arrive and
+  // all again when the scale or the shape changes. A shorter last column (the run's last step, or the
+  // step it diverged at) is drawn on its own at its width. `bad` lists the non-finite cells, hatched.
+  let img = null; // {key, cap, cols, rows, pixels: ImageData, painted, bad, first: the run's first column}
+
+  /** The columns of width log_every the whole run has, and how many of the present ones are that wide. */
+  function shape() {
+    const E = data.logEvery;
+    const cap = E > 0 ? Math.floor(data.xMax / E) : 0;
+    const count = data.steps.length;
+    const lastWide = count > 0 && data.steps[count - 1] - (count > 1 ? data.steps[count - 2] : 0) === E;
+    const body = Math.min(cap, count > 0 && !lastWide ? count - 1 : count);
+    return { cap, body };
+  }
+
+  function paintImage() {
+    const n = rows();
+    const { cap, body } = shape();
+    const cols = Math.max(1, Math.min(cap, Math.round(plot().w * (devicePixelRatio || 1))));
+    const key = `${cap}|${cols}|${n}|${data.scale?.lo}|${data.scale?.hi}`;
+    if (!img || img.key !== key || body < img.painted || img.first !== data.columns[0]) {
+      image.width = cols;
+      image.height = Math.max(1, n);
+      const pixels = image.getContext('2d').createImageData(cols, image.height);
+      img = { key, cap, cols, rows: n, pixels, painted: 0, bad: [], first: data.columns[0] };
+    }
+    if (body === img.painted) return img;
+    const start = (j) => Math.floor((j * cap) / cols);
+    let j = Math.min(cols - 1, Math.floor((img.painted * cols) / cap));
+    while (j > 0 && start(j) > img.painted) j--;
+    const px = img.pixels.data;
+    for (; j < cols && start(j) < body; j++) {
+      const a = start(j);
+      const b = Math.min(body, Math.max(a + 1, start(j + 1)));
+      for (let r = 0; r < n; r++) {
+        let v = data.columns[a][r];
+        for (let i = a + 1; i < b && Number.isFinite(v); i++) {
+          const w = data.columns[i][r];
+          if (!Number.isFinite(w) || w > v) v = w;
+        }
+        const rgb = rgbOf(v);
+        const o = 4 * ((n - 1 - r) * cols + j);
+        if (!rgb) {
+          px[o + 3] = 0; // transparent: hatched on top
+          continue;
+        }
+        px[o] = rgb[0];
+        px[o + 1] = rgb[1];
+        px[o + 2] = rgb[2];
+        px[o + 3] = 255;
+      }
+    }
+    for (let i = img.painted; i < body; i++)
+      for (let r = 0; r < n; r++) if (!Number.isFinite(data.columns[i][r])) img.bad.push([i, r]);
+    img.painted = body;
+    image.getContext('2d').putImageData(img.pixels, 0, 0);
+    return img;
+  }
+
+  function drawAxes(ctx, c) {
+    const p = plot();
+    ctx.font = FONT;
+    ctx.fillStyle = c.muted;
+    ctx.strokeStyle = c.grid;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    const n = rows();
+    const rowTicks = n <= 1 ? [0] : [...new Set([0, Math.floor((n - 1) / 2), n - 1])];
+    for (const r of rowTicks) ctx.fillText(String(r + firstRow), p.x - 5, rowTop(r) + p.h / Math.max(1, n) / 2);
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'center';
+    const ticks = stepTicks(data.xMax, p.w);
+    ticks.forEach((t, k) => {
+      const x = xOf(t);
+      ctx.beginPath();
+      ctx.moveTo(x, p.y + p.h);
+      ctx.lineTo(x, p.y + p.h + 4);
+      ctx.stroke();
+      ctx.textAlign = k === ticks.length - 1 && ticks.length > 1 ? 'right' : k === 0 ? 'left' : 'center';
+      ctx.fillText(String(t), k === ticks.length - 1 && ticks.length > 1 ? Math.min(x, p.x + p.w) : x, p.y + p.h + 6);
+    });
+  }
+
+  function draw() {
+    frame = 0;
+    if (!size.width) resize();
+    const c = colours();
+    const dpr = devicePixelRatio || 1;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, size.width, size.height);
+    const p = plot();
+    ctx.fillStyle = c.pending;
+    ctx.fillRect(p.x, p.y, p.w, p.h);
+    const count = data.steps.length;
+    if (count && rows()) {
+      ctx.imageSmoothingEnabled = false;
+      const im = paintImage();
+      ctx.drawImage(image, 0, 0, im.cols, rows(), xOf(0), p.y, xOf(im.cap * data.logEvery) - xOf(0), p.h);
+      const cellH = p.h / rows();
+      const bad = [...im.bad];
+      // the shorter last column, at its own width
+      for (let i = im.painted; i < count; i++) {
+        const x0 = cellLeft(i);
+        const w = xOf(data.steps[i]) - x0;
+        for (let r = 0; r < rows(); r++) {
+          const rgb = rgbOf(data.columns[i][r]);
+          if (!rgb) {
+            bad.push([i, r]);
+            continue;
+          }
+          ctx.fillStyle = `rgb(${rgb.join(',')})`;
+          ctx.fillRect(x0, rowTop(r), w, cellH);
+        }
+      }
+      // non-finite cells: hatched, whatever their neighbours
+      ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
+      for (const [i, r] of bad) {
+        const x0 = cellLeft(i);
+        ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);
+      }
+    }
+    if (data.divergedAt !== null) {
+      ctx.strokeStyle = c.hatch;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.moveTo(xOf(data.divergedAt), p.y);
+      ctx.lineTo(xOf(data.divergedAt), p.y + p.h);
+      ctx.stroke();
+    }
+    if (sharedStep !== null && !cell) {
+      ctx.strokeStyle = c.cursor;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([3, 3]);
+      ctx.beginPath();
+      ctx.moveTo(xOf(sharedStep) - 0.5, p.y);
+      ctx.lineTo(xOf(sharedStep) - 0.5, p.y + p.h);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    if (cell && cell.i < count) {
+      const x0 = cellLeft(cell.i);
+      ctx.strokeStyle = c.cursor;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x0, rowTop(cell.r), Math.max(3, xOf(data.steps[cell.i]) - x0), p.h / rows());
+    }
+    drawAxes(ctx, c);
+  }
+
+  const schedule = () => {
+    frame ||= requestAnimationFrame(draw);
+  };
+
+  function describe() {
+    if (!cell || cell.i >= data.steps.length) {
+      readout.textContent = data.steps.length
+        ? `Point at the map, or focus it and use the arrow keys, to read a ${rowLabel}\u2019s ${metric} at a step.`
+        : 'Nothing trained yet.';
+      tip.hidden = true;
+      return;
+    }
+    const v = data.columns[cell.i][cell.r];
+    const text = `${rowLabel} ${cell.r + firstRow}, step ${data.steps[cell.i]}: ${metric} ${cellText(v)}`;
+    readout.textContent = `${name}, ${text}`;
+    if (!pointer) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = text;
+    tip.hidden = false;
+    const x = Math.min(xOf(data.steps[cell.i]) + 8, size.width - tip.offsetWidth - 2);
+    tip.style.left = `${Math.max(2, x)}px`;
+    tip.style.top = `${Math.max(0, rowTop(cell.r) - tip.offsetHeight - 4)}px`;
+  }
+
+  /** The column whose span holds `step`: the first logged step at or after it. */
+  function columnAt(step) {
+    const s = data.steps;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (s[mid] < step) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  function pick(next) {
+    cell = next;
+    describe();
+    schedule();
+  }
+
+  const onMove = (e) => {
+    if (!data.steps.length) return;
+    const box = canvas.getBoundingClientRect();
+    const p = plot();
+    const x = e.clientX - box.left;
+    const y = e.clientY - box.top;
+    const step = ((x - p.x) / p.w) * data.xMax;
+    if (x < p.x || y < p.y || y > p.y + p.h || step > data.steps[data.steps.length - 1]) {
+      if (pointer) {
+        pointer = false;
+        pick(null);
+      }
+      return;
+    }
+    pointer = true;
+    const r = Math.min(rows() - 1, Math.max(0, Math.floor(((p.y + p.h - y) / p.h) * rows())));
+    pick({ i: columnAt(Math.max(step, 1e-9)), r });
+  };
+  const onLeave = () => {
+    if (!pointer) return;
+    pointer = false;
+    pick(null);
+  };
+  const onKey = (e) => {
+    if (!KEYS.split(' ').includes(e.key) || !data.steps.length) return;
+    e.preventDefault();
+    pointer = false;
+    if (e.key === 'Escape') return pick(null);
+    const last = data.steps.length - 1;
+    const from = cell ?? { i: last, r: rows() - 1 };
+    const next = { ...from };
+    if (cell) {
+      if (e.key === 'ArrowLeft') next.i--;
+      if (e.key === 'ArrowRight') next.i++;
+      if (e.key === 'ArrowUp') next.r++;
+      if (e.key === 'ArrowDown') next.r--;
+    }
+    if (e.key === 'Home') next.i = 0;
+    if (e.key === 'End') next.i = last;
+    next.i = Math.max(0, Math.min(last, next.i));
+    next.r = Math.max(0, Math.min(rows() - 1, next.r));
+    pick(next);
+  };
+  canvas.addEventListener('mousemove', onMove);
+  canvas.addEventListener('mouseleave', onLeave);
+  map.addEventListener('keydown', onKey);
+
+  return {
+    /**
+     * New data: steps (logged, ascending: every log_every-th, and the run's
+     * last or the step it stopped at), columns (one array per step, `rows`
+     * long; a cell past a shorter array is drawn as not finite), the x axis's
+     * end (the run's steps), logEvery, the colour scale.
+     */
+    update(next) {
+      data = { ...data, ...next };
+      note.textContent = data.divergedAt !== null ? `diverged at step ${data.divergedAt}` : '';
+      if (cell && cell.i >= data.steps.length) cell = null;
+      describe();
+      schedule();
+    },
+    showStep(step) {
+      sharedStep = step;
+      schedule();
+    },
+    /** Redraws (a new theme's colours). */
+    redraw: schedule,
+    /** What the map shows, for the page's test hook. */
+    get cell() {
+      return cell && { step: data.steps[cell.i], row: cell.r + firstRow, value: data.columns[cell.i][cell.r] };
+    },
+    destroy() {
+      cancelAnimationFrame(frame);
+      ro.disconnect();
+      box.replaceChildren();
+    },
+  };
+}

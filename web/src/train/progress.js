@@ -1,0 +1,52 @@
+// The run's progress: a bar, the steps done, the speed in tokens a second
+// and the time left, from session.js's snapshot().progress.
+//
+//   const p = createProgress(box);
+//   p.update(progress, state);
+import { el } from '../shared/dom.js';
+
+/** A time left as words: "under a second", "12 s", "3 min 05 s", "2 h 10 min". */
+export function durationText(seconds) {
+  if (!Number.isFinite(seconds)) return 'unknown';
+  if (seconds < 1) return 'under a second';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+const whole = (v) => Math.round(v).toLocaleString('en');
+
+/** The session's states in words (the progress line and the page's status line). */
+export const STATE_WORDS = {
+  idle: 'not started',
+  starting: 'making the models\u2026',
+  running: 'training',
+  pausing: 'pausing after the steps under way\u2026',
+  paused: 'paused',
+  stepping: 'one logged step\u2026',
+  done: 'done',
+  error: 'not started: see the message',
+};
+
+export function createProgress(box) {
+  const bar = el('progress', { class: 'run-bar-progress', max: 1, value: 0, 'aria-label': 'Training progress' });
+  const steps = el('span', { class: 'run-steps' });
+  const speed = el('span', { class: 'run-speed' });
+  const left = el('span', { class: 'run-left' });
+  const state = el('span', { class: 'run-state' });
+  box.append(bar, el('p', { class: 'run-stats' }, state, ' ', steps, ' ', speed, ' ', left));
+
+  return {
+    update(p, runState) {
+      bar.max = Math.max(1, p.total);
+      bar.value = p.done;
+      bar.setAttribute('aria-valuetext', `${whole(p.done)} of ${whole(p.total)} steps`);
+      state.textContent = STATE_WORDS[runState] ?? runState;
+      steps.textContent = p.total ? `\u00b7 ${whole(p.done)} of ${whole(p.total)} steps` : '';
+      speed.textContent = p.tokensPerSecond > 0 ? `\u00b7 ${whole(p.tokensPerSecond)} tokens/s` : '';
+      const going = runState === 'running' || runState === 'pausing';
+      left.textContent = going && p.tokensPerSecond > 0 ? `\u00b7 about ${durationText(p.secondsLeft)} left` : '';
+    },
+  };
+}

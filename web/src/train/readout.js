@@ -1,0 +1,83 @@
+// The lab's one readout, also the charts' legend: at one logged step (the one
+// under the cursor of any line chart, else the latest), each architecture's
+// held-out and training loss, held-out accuracy and gradient norm, and the
+// learning rate; a run that stopped says at which step it diverged.
+//
+//   const r = createTrainReadout(box);
+//   r.set({ data, archs, diverged, index });   // index null: the latest step
+import { archLabel } from '../shared/archs.js';
+import { el, replace } from '../shared/dom.js';
+import { fmtValue, percent } from '../shared/format.js';
+import { swatch } from '../shared/swatch.js';
+
+// Short headers, so four numbers and a name fit a phone's width; the head line says what they are.
+const COLUMNS = [
+  ['heldout_loss', 'held-out'],
+  ['train_loss', 'training'],
+  ['heldout_accuracy', 'accuracy'],
+  ['grad_norm_global', 'grad norm'],
+];
+
+/** One logged number as the readout prints it ('—' where a run has none). */
+export function stepValue(key, v) {
+  if (v === null || v === undefined) return '\u2014';
+  if (Number.isNaN(v)) return key === 'heldout_accuracy' ? '\u2014' : 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '\u221e' : '\u2212\u221e';
+  return key === 'heldout_accuracy' ? percent(v) : fmtValue(v);
+}
+
+export function createTrainReadout(box) {
+  const head = el('p', { class: 'train-readout-head' });
+  const body = el('tbody');
+  const table = el(
+    'table',
+    { class: 'readout-table train-readout-table' },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'architecture')),
+        COLUMNS.map(([, label]) => el('th', { scope: 'col' }, label)),
+      ),
+    ),
+    body,
+  );
+  box.append(head, el('div', { class: 'readout-scroll' }, table));
+
+  return {
+    set({ data, archs, diverged, index }) {
+      const last = data.x.length - 1;
+      const i = index ?? last;
+      if (i < 0) {
+        head.textContent = 'No step trained yet: Start trains, Step trains one logged step.';
+      } else {
+        replace(
+          head,
+          el('strong', {}, `Step ${data.x[i]}`),
+          index === null ? ' (the latest)' : '',
+          ` \u00b7 learning rate ${stepValue('lr', data.lr[i])}`,
+          el('span', { class: 'train-readout-key' }, 'loss held-out and training, held-out accuracy, gradient norm'),
+        );
+      }
+      const rows = archs.map((arch) => {
+        const s = data.series[arch];
+        const stop = diverged.find((d) => d.arch === arch);
+        return el(
+          'tr',
+          { 'data-arch': arch },
+          el(
+            'th',
+            { scope: 'row' },
+            swatch(arch),
+            archLabel(arch),
+            stop ? el('span', { class: 'diverged-note' }, `diverged at step ${stop.step}`) : null,
+          ),
+          COLUMNS.map(([key]) => el('td', { 'data-key': key }, i < 0 ? '\u2014' : stepValue(key, s[key][i]))),
+        );
+      });
+      body.replaceChildren(...rows);
+    },
+  };
+}

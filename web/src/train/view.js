@@ -1,0 +1,389 @@
+// The training lab view: the settings (controls.js, from the training field
+// table), Start / Pause / Step / Reset, the progress, the readout, the line
+// charts on one step axis and, per architecture, layer x step heatmaps of the
+// gradient norm and the update ratio. Each architecture trains in its own
+// trainer on the page's pool of engine workers (session.js); the view draws
+// at most once a frame, whatever the workers answer in between. The lab page
+// (pages/train.js) mounts it.
+//
+//   const v = mountTrainer(root, { state, theme, engine, slots, onUpdate });
+//   v.setConfig(config); v.showNotices(notices); v.destroy();
+//
+// root: the element to fill. state: {config, notices} (shared/train-fields.js's
+// trainFromHash). theme: shared/theme.js's createTheme(). engine: the page's
+// engine client (engine/client.js), whose trainer(config) makes a trainer.
+// slots: {notice, status, form}: the page's places for the notices, the
+// status line and the settings. onUpdate(snapshot) after every drawn frame:
+// what is on screen, exactly as the engine gave it (the page's test hook).
+import { createStore } from '../shared/state.js';
+import { el } from '../shared/dom.js';
+import { palette, themeColor } from '../shared/theme.js';
+import { showNotices } from '../shared/notice.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { createSession } from './session.js';
+import { createTrainControls } from './controls.js';
+import { createLineCharts } from './charts.js';
+import { createTrainReadout } from './readout.js';
+import { STATE_WORDS, createProgress } from './progress.js';
+import { createHeatmap } from './heatmap.js';
+import { createHeatLegend } from './heat-legend.js';
+import { createLogExtent } from './colormap.js';
+import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
+import { archLabel } from '../shared/archs.js';
+
+const CHARTS = [
+  ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
+  ['grad', 'Gradient norm', 'of every parameter together, before clipping, log scale'],
+  ['lr', 'Learning rate', 'of each update, after warmup and the schedule'],
+];
+
+/** Which buttons do something in each state of the session. */
+const ENABLED = {
+  idle: ['start', 'step'],
+  error: ['start', 'step'],
+  starting: ['reset'],
+  running: ['pause', 'reset'],
+  pausing: ['reset'],
+  paused: ['start', 'step', 'reset'],
+  stepping: ['reset'],
+  done: ['reset'],
+};
+
+/** A refusal of the engine as one line: its message, which names the field. */
+const refusalText = (e) => (e?.message ? e.message : String(e));
+
+export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate = () => {} }) {
+  const store = createStore(state.config, { keys: TRAIN_KEYS });
+  const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
+  const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
+  const parts = [];
+  if (!slots.notice) parts.push(notice);
+  if (!slots.form) parts.push(form);
+  const controls = createTrainControls({ form, store });
+  const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
+  if (!slots.status) parts.push(statusEl);
+
+  // ---- the run bar: buttons and progress
+  const button = (key, text) =>
+    el('button', { type: 'button', id: `train-${key}`, class: `run-button run-${key}` }, text);
+  const buttons = {
+    start: button('start', 'Start'),
+    pause: button('pause', 'Pause'),
+    step: button('step', 'Step'),
+    reset: button('reset', 'Reset'),
+  };
+  buttons.start.classList.add('primary');
+  const progressBox = el('div', { class: 'run-progress' });
+  const progress = createProgress(progressBox);
+  const runError = el('p', { class: 'field-error run-error', role: 'alert', hidden: true });
+  parts.push(
+    el(
+      'div',
+      { class: 'run-bar', role: 'group', 'aria-label': 'Run' },
+      el('div', { class: 'run-buttons' }, Object.values(buttons)),
+      progressBox,
+    ),
+    runError,
+  );
+
+  // ---- readout and line charts
+  const readoutBox = el('div', { class: 'readout train-readout', id: 'train-readout' });
+  parts.push(readoutBox);
+  const readout = createTrainReadout(readoutBox);
+  const chartEls = {};
+  const lossNote = el('span', { class: 'chart-note', id: 'train-diverged' });
+  for (const [key, title, sub] of CHARTS) {
+    chartEls[key] = el('div', {
+      id: `train-chart-${key}`,
+      class: `chart train-chart train-chart-${key}`,
+      role: 'img',
+      tabindex: 0,
+      'aria-keyshortcuts': 'ArrowLeft ArrowRight Home End Escape',
+      'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. The readout above gives the numbers at a step; the arrow keys move it.`,
+    });
+    parts.push(
+      el(
+        'figure',
+        { class: 'chart-figure' },
+        el(
+          'figcaption',
+          {},
+          el('span', { class: 'chart-title' }, title),
+          ' ',
+          el('span', { class: 'chart-sub' }, sub),
+          key === 'loss' ? lossNote : null,
+        ),
+        chartEls[key],
+      ),
+    );
+  }
+
+  // ---- heatmaps: one section per metric, its legend, one map per architecture
+  const colours = () => ({
+    text: themeColor('--text', root),
+    muted: themeColor('--muted', root),
+    grid: themeColor('--grid', root),
+    surface: themeColor('--surface', root),
+    pending: themeColor('--surface-2', root),
+    hatch: themeColor('--danger', root),
+    cursor: themeColor('--text', root),
+  });
+  const heat = {};
+  for (const [metric, info] of Object.entries(HEAT_METRICS)) {
+    const legendBox = el('div', { class: 'heat-legend' });
+    const grid = el('div', { class: 'heat-grid' });
+    const section = el(
+      'section',
+      {
+        class: 'heat-section',
+        id: `train-heat-${metric.replace('_', '-')}`,
+        'aria-label': `${info.title} per ${info.rowLabel} and step`,
+      },
+      el(
+        'h3',
+        { class: 'heat-title' },
+        `${info.title} per ${info.rowLabel} and step`,
+        ' ',
+        el('span', { class: 'chart-sub' }, `one map per architecture; ${info.rowLabel} ${info.firstRow} at the bottom`),
+      ),
+      legendBox,
+      grid,
+    );
+    parts.push(section);
+    heat[metric] = {
+      info,
+      grid,
+      legend: createHeatLegend(legendBox, { title: `${info.metric}, log scale`, colours }),
+      maps: {},
+      extent: { runs: null, seen: new Map(), of: createLogExtent() },
+    };
+  }
+  root.append(...parts);
+
+  const pal = () => ({ ...palette(root), danger: themeColor('--danger', root) });
+  let hoverIndex = null;
+  const charts = createLineCharts({
+    els: chartEls,
+    palette: pal,
+    onCursor: (i) => {
+      if (i === hoverIndex) return;
+      hoverIndex = i;
+      schedule();
+    },
+  });
+
+  // A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
+  const STEP_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End', 'Escape'];
+  for (const box of Object.values(chartEls))
+    box.addEventListener('keydown', (e) => {
+      const n = lineSeries(session.snapshot().runs).x.length;
+      if (!STEP_KEYS.includes(e.key) || !n) return;
+      e.preventDefault();
+      const from = hoverIndex ?? n - 1;
+      const to = { ArrowLeft: from - 1, ArrowRight: from + 1, Home: 0, End: n - 1, Escape: null }[e.key];
+      charts.showIndex(to === null ? null : Math.max(0, Math.min(n - 1, to)));
+    });
+
+  /** The heatmaps for `archs` (made again when the architectures change). */
+  let heatArchs = '';
+  function heatmapsFor(archs) {
+    if (archs.join() === heatArchs) return;
+    heatArchs = archs.join();
+    for (const h of Object.values(heat)) {
+      for (const m of Object.values(h.maps)) m.destroy();
+      h.maps = {};
+      h.grid.replaceChildren();
+      for (const arch of archs) {
+        const box = el('figure', { class: 'heatmap-figure', 'data-arch': arch });
+        h.grid.append(box);
+        h.maps[arch] = createHeatmap(box, { name: archLabel(arch), ...h.info, colours });
+      }
+    }
+  }
+
+  /**
+   * The colour scale shared by every architecture's map of one metric, over
+   * every value logged so far; each frame adds only the columns that are new
+   * (a new run starts it again).
+   */
+  function sharedScale(extent, runs, cols) {
+    if (extent.runs !== runs) {
+      extent.runs = runs;
+      extent.seen = new Map();
+      extent.of = createLogExtent();
+    }
+    for (const r of runs) {
+      const { columns } = cols[r.arch];
+      for (let i = extent.seen.get(r.arch) ?? 0; i < columns.length; i++) extent.of.add(columns[i]);
+      extent.seen.set(r.arch, columns.length);
+    }
+    return extent.of.scale();
+  }
+
+  // ---- the session and the frame
+  // An engine without trainers (a build from before them) refuses Start with a message, never a crash.
+  const trainers =
+    typeof engine?.trainer === 'function'
+      ? engine
+      : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
+  const session = createSession({ engine: trainers, onChange: () => schedule() });
+  let frame = 0;
+  let frames = 0;
+  let destroyed = false;
+  const schedule = () => {
+    if (!destroyed) frame ||= requestAnimationFrame(render);
+  };
+
+  function render() {
+    frame = 0;
+    const snap = session.snapshot();
+    const config = snap.config ?? store.get();
+    const runs = snap.runs.length ? snap.runs : config.arch.map((arch) => ({ arch, logs: [], firstNonfinite: null }));
+    const archs = runs.map((r) => r.arch);
+    const data = lineSeries(runs);
+    const diverged = runs
+      .filter((r) => r.firstNonfinite !== null)
+      .map((r) => ({ arch: r.arch, step: r.firstNonfinite }));
+    const task = snap.runs[0]?.task ?? null;
+    const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
+
+    charts.update({ data, archs, xMax: config.steps, task, diverged, theme: theme.current() });
+    readout.set({ data, archs, diverged, index });
+    heatmapsFor(archs);
+    const shown = {};
+    const scales = {};
+    for (const [metric, h] of Object.entries(heat)) {
+      const cols = Object.fromEntries(runs.map((r) => [r.arch, heatColumns(r, metric)]));
+      const scale = sharedScale(h.extent, runs, cols);
+      h.legend.update(scale);
+      for (const r of runs) {
+        h.maps[r.arch].update({
+          ...cols[r.arch],
+          rows: h.info.rows(config.depth),
+          xMax: config.steps,
+          logEvery: config.log_every,
+          scale,
+          divergedAt: r.firstNonfinite,
+        });
+        h.maps[r.arch].showStep(index === null ? null : data.x[index]);
+        (shown[r.arch] ??= {})[metric] = cols[r.arch];
+      }
+      scales[metric] = scale;
+    }
+    lossNote.textContent = diverged
+      .map((d) => `${archLabel(d.arch)} diverged at step ${d.step} (dashed line)`)
+      .join('; ');
+    progress.update(snap.progress, snap.state);
+    showState(snap);
+    frames++;
+    onUpdate({
+      state: snap.state,
+      config: snap.config,
+      progress: snap.progress,
+      archs,
+      runs: Object.fromEntries(
+        snap.runs.map((r) => [
+          r.arch,
+          { stepsDone: r.stepsDone, stopped: r.stopped, firstNonfinite: r.firstNonfinite, task: r.task, logs: r.logs },
+        ]),
+      ),
+      plotted: charts.plotted(),
+      heatmaps: shown,
+      scales,
+      legends: Object.fromEntries(Object.entries(heat).map(([m, h]) => [m, h.legend.ticks()])),
+      frames,
+    });
+  }
+
+  function showState(snap) {
+    const on = ENABLED[snap.state] ?? [];
+    const blocked = controls.invalid().length > 0;
+    for (const [key, b] of Object.entries(buttons)) {
+      const ok = on.includes(key) && !(blocked && (key === 'start' || key === 'step'));
+      b.setAttribute('aria-disabled', String(!ok));
+    }
+    controls.lock(snap.state !== 'idle' && snap.state !== 'error');
+    statusEl.dataset.state = { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing';
+    const failed = snap.runs.filter((r) => r.error);
+    statusEl.textContent = snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state];
+    if (snap.state === 'error' && snap.error) {
+      const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
+      if (!field || !controls.showError(field, refusalText(snap.error))) {
+        runError.textContent = `Not started: ${refusalText(snap.error)}`;
+        runError.hidden = false;
+      } else runError.hidden = true;
+    } else {
+      runError.hidden = !failed.length;
+      runError.textContent = failed.map((r) => `${archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' ');
+    }
+  }
+
+  const usable = (key) => buttons[key].getAttribute('aria-disabled') !== 'true';
+  const actions = {
+    start: () => {
+      controls.clearErrors();
+      return session.start(store.get());
+    },
+    pause: () => session.pause(),
+    step: () => {
+      controls.clearErrors();
+      return session.step(store.get());
+    },
+    reset: () => session.reset(),
+  };
+  for (const [key, b] of Object.entries(buttons))
+    b.addEventListener('click', () => {
+      if (!usable(key)) return;
+      actions[key]();
+    });
+
+  let linkNotices = state.notices;
+  const renderNotice = () => showNotices(notice, linkNotices, { table: TRAIN_TABLE });
+  renderNotice();
+  // A new setting after a refusal: the refusal is of the old settings, so it goes, and the next Start asks again.
+  store.subscribe(() => {
+    if (session.state === 'error') {
+      controls.clearErrors();
+      session.reset();
+    }
+    schedule();
+  });
+  const offTheme = theme.onChange(() => {
+    charts.retheme(theme.current());
+    for (const h of Object.values(heat)) {
+      h.legend.redraw();
+      for (const m of Object.values(h.maps)) m.redraw();
+    }
+    schedule();
+  });
+  render();
+
+  return {
+    store,
+    controls,
+    session,
+    /** New settings from the outside (a link): any run is reset first. */
+    async setConfig(config) {
+      await session.reset();
+      controls.reset();
+      store.set(config);
+      schedule();
+    },
+    showNotices(notices) {
+      linkNotices = notices;
+      renderNotice();
+    },
+    destroy() {
+      destroyed = true;
+      cancelAnimationFrame(frame);
+      offTheme?.();
+      session.reset();
+      charts.destroy();
+      controls.destroy();
+      for (const h of Object.values(heat)) {
+        h.legend.destroy();
+        for (const m of Object.values(h.maps)) m.destroy();
+      }
+    },
+  };
+}
