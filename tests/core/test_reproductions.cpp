@@ -260,9 +260,8 @@ TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[r
 
 // Liu et al. 2020 (Admin), Wang et al. 2022 (DeepNet): at one learning rate
 // Post-LN trains at 6 blocks and fails at 18, while Pre-LN, DeepNorm and
-// Admin train at 18. Post-LN at 18 fails by collapse, not divergence: its top
-// stream ends the same for every input and its loss at chance, every value
-// finite. With no warmup every run is at the full learning rate from its first
+// Admin train at 18. Post-LN at 18 fails without diverging: its loss stays at
+// chance, every value finite. With no warmup every run is at the full learning rate from its first
 // step, so a stack that trains is stopped once it is trained (the search's
 // table has every run to step 200, each still trained there).
 TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Admin train", "[repro]") {
@@ -277,9 +276,13 @@ TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Adm
     const Run &post6 = r[0], &post18 = r[1];
     CHECK(trained(post6));
     CHECK(fails(post18));
-    // How it fails: finite, and the same top stream for every input (the trainer's "collapsed").
+    // How it fails: every value finite, the loss stuck at chance. Whether the
+    // top stream also becomes the same for every input (the trainer's
+    // "collapsed", top cosine > 0.99) depends on the seed and on float
+    // rounding: seeds 0 and 1 end at 1.000, seed 2 at 0.94. It is printed, not
+    // asserted; the README's table reports it per seed.
     CHECK(!post18.items.empty());
-    CHECK(post18.last.top_cosine > 0.99);
+    CHECK(post18.last.first_nonfinite < 0);
     for (size_t i = 2; i < r.size(); ++i) CHECK(trained(r[i]));
   }
 }
