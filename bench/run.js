@@ -677,51 +677,67 @@ export async function main(argv = process.argv.slice(2)) {
       check: 'max relative difference of every per-layer value against the WASM SIMD build at the same config',
     },
   };
+  // Seconds each part took, in the order they ran.
+  report.part_durations_s = {};
+  const timed = async (name, fn) => {
+    const t = Date.now();
+    try {
+      return await fn();
+    } finally {
+      report.part_durations_s[name] = Math.round((Date.now() - t) / 100) / 10;
+    }
+  };
   try {
-    if (only.has('engine')) {
-      log('part 1: engine throughput');
-      report.engine = { plan: quick ? QUICK_PLAN : PLAN, scenes: {} };
-      for (const [name, scene] of Object.entries(scenes))
-        report.engine.scenes[name] = await engineScene(name, scene, quick ? QUICK_PLAN : PLAN[name], log, tmp);
-      report.engine.tiering = await tiering(scenes.default, quick, log);
-    }
-    if (only.has('norms')) {
-      log('part 3: LayerNorm against RMSNorm');
-      report.norms = await norms(quick, log);
-    }
-    if (only.has('profile')) {
-      log('part 4: profile');
-      report.profile = await profile(scenes, quick, log);
-    }
-    if (only.has('scaling')) {
-      log('part 5: the cost of growth');
-      report.scaling = await growth(quick, log);
-    }
-    if (only.has('browser')) {
-      log('part 2: browser');
-      if (quick && !has('--browser'))
-        report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
-      else {
-        try {
-          report.browser = await runBrowser({
-            loads: quick ? 1 : 5,
-            steps: quick ? 4 : 100,
-            deepSteps: quick ? 4 : 40,
-            papersLoads: quick ? 1 : 3,
-            poolRounds: quick ? 1 : 5,
-            defaultConfig: scenes.default.config,
-            deepConfig: scenes.deep.config,
-            log,
-          });
-        } catch (e) {
-          report.browser = { status: 'failed', reason: fmtErr(e) };
+    if (only.has('engine'))
+      await timed('engine', async () => {
+        log('part 1: engine throughput');
+        report.engine = { plan: quick ? QUICK_PLAN : PLAN, scenes: {} };
+        for (const [name, scene] of Object.entries(scenes))
+          report.engine.scenes[name] = await engineScene(name, scene, quick ? QUICK_PLAN : PLAN[name], log, tmp);
+        report.engine.tiering = await tiering(scenes.default, quick, log);
+      });
+    if (only.has('norms'))
+      await timed('norms', async () => {
+        log('part 3: LayerNorm against RMSNorm');
+        report.norms = await norms(quick, log);
+      });
+    if (only.has('profile'))
+      await timed('profile', async () => {
+        log('part 4: profile');
+        report.profile = await profile(scenes, quick, log);
+      });
+    if (only.has('scaling'))
+      await timed('scaling', async () => {
+        log('part 5: the cost of growth');
+        report.scaling = await growth(quick, log);
+      });
+    if (only.has('browser'))
+      await timed('browser', async () => {
+        log('part 2: browser');
+        if (quick && !has('--browser'))
+          report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
+        else {
+          try {
+            report.browser = await runBrowser({
+              loads: quick ? 1 : 5,
+              steps: quick ? 4 : 100,
+              deepSteps: quick ? 4 : 40,
+              papersLoads: quick ? 1 : 3,
+              poolRounds: quick ? 1 : 5,
+              defaultConfig: scenes.default.config,
+              deepConfig: scenes.deep.config,
+              log,
+            });
+          } catch (e) {
+            report.browser = { status: 'failed', reason: fmtErr(e) };
+          }
         }
-      }
-    }
-    if (only.has('training')) {
-      log('part 6: training');
-      report.training = await trainingPart(quick && !has('--browser'), quick, log);
-    }
+      });
+    if (only.has('training'))
+      await timed('training', async () => {
+        log('part 6: training');
+        report.training = await trainingPart(quick && !has('--browser'), quick, log);
+      });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -518,7 +518,13 @@ export function renderMarkdown(r) {
   const out = [];
   out.push(`# resnorm benchmark${r.quick ? ' (QUICK RUN: tiny scenes, not representative)' : ''}\n`);
   out.push(
-    `${r.date}, ${r.duration_s} s. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
+    `${r.date}, ${r.duration_s} s${
+      r.part_durations_s
+        ? ` (${Object.entries(r.part_durations_s)
+            .map(([k, v]) => `${k} ${v} s`)
+            .join(', ')})`
+        : ''
+    }. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
   );
   out.push(
     table(

@@ -218,7 +218,7 @@ function trainingTargets(report, add) {
     parts.push(
       heap
         ? `this config ${mb(heap.after_steps ?? heap.trainer)} (core's estimate ${mb(m.config.estimate?.bytes)})`
-        : why('wasm-simd'),
+        : why('wasm-simd', 'this config'),
     );
     parts.push(
       big?.heap_bytes

@@ -213,7 +213,10 @@ async function measure(config, plan, page, log, state) {
       `  training round ${r + 1}/${plan.rounds}: ` +
         live
           .filter((n) => !state[n].skipped)
-          .map((n) => `${n} ${Math.round(tokens / (median(state[n].samples) / 1000))} tokens/s`)
+          .map((n) => {
+            const m = median(state[n].samples);
+            return `${n} ${m ? `${Math.round(tokens / (m / 1000))} tokens/s` : '(first updates only)'}`;
+          })
           .join(', '),
     ),
   );
