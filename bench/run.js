@@ -677,67 +677,59 @@ export async function main(argv = process.argv.slice(2)) {
       check: 'max relative difference of every per-layer value against the WASM SIMD build at the same config',
     },
   };
-  // Seconds each part took, in the order they ran.
-  report.part_durations_s = {};
-  const timed = async (name, fn) => {
-    const t = Date.now();
-    try {
-      return await fn();
-    } finally {
-      report.part_durations_s[name] = Math.round((Date.now() - t) / 100) / 10;
-    }
-  };
-  try {
-    if (only.has('engine'))
-      await timed('engine', async () => {
-        log('part 1: engine throughput');
+  // The parts in the order they run: [name, what the log says, fn filling the report].
+  const parts = [
+    [
+      'engine',
+      'part 1: engine throughput',
+      async () => {
         report.engine = { plan: quick ? QUICK_PLAN : PLAN, scenes: {} };
         for (const [name, scene] of Object.entries(scenes))
           report.engine.scenes[name] = await engineScene(name, scene, quick ? QUICK_PLAN : PLAN[name], log, tmp);
         report.engine.tiering = await tiering(scenes.default, quick, log);
-      });
-    if (only.has('norms'))
-      await timed('norms', async () => {
-        log('part 3: LayerNorm against RMSNorm');
-        report.norms = await norms(quick, log);
-      });
-    if (only.has('profile'))
-      await timed('profile', async () => {
-        log('part 4: profile');
-        report.profile = await profile(scenes, quick, log);
-      });
-    if (only.has('scaling'))
-      await timed('scaling', async () => {
-        log('part 5: the cost of growth');
-        report.scaling = await growth(quick, log);
-      });
-    if (only.has('browser'))
-      await timed('browser', async () => {
-        log('part 2: browser');
+      },
+    ],
+    ['norms', 'part 3: LayerNorm against RMSNorm', async () => (report.norms = await norms(quick, log))],
+    ['profile', 'part 4: profile', async () => (report.profile = await profile(scenes, quick, log))],
+    ['scaling', 'part 5: the cost of growth', async () => (report.scaling = await growth(quick, log))],
+    [
+      'browser',
+      'part 2: browser',
+      async () => {
         if (quick && !has('--browser'))
           report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
-        else {
-          try {
-            report.browser = await runBrowser({
-              loads: quick ? 1 : 5,
-              steps: quick ? 4 : 100,
-              deepSteps: quick ? 4 : 40,
-              papersLoads: quick ? 1 : 3,
-              poolRounds: quick ? 1 : 5,
-              defaultConfig: scenes.default.config,
-              deepConfig: scenes.deep.config,
-              log,
-            });
-          } catch (e) {
-            report.browser = { status: 'failed', reason: fmtErr(e) };
-          }
-        }
-      });
-    if (only.has('training'))
-      await timed('training', async () => {
-        log('part 6: training');
-        report.training = await trainingPart(quick && !has('--browser'), quick, log);
-      });
+        else
+          report.browser = await runBrowser({
+            loads: quick ? 1 : 5,
+            steps: quick ? 4 : 100,
+            deepSteps: quick ? 4 : 40,
+            papersLoads: quick ? 1 : 3,
+            poolRounds: quick ? 1 : 5,
+            defaultConfig: scenes.default.config,
+            deepConfig: scenes.deep.config,
+            log,
+          }).catch((e) => ({ status: 'failed', reason: fmtErr(e) }));
+      },
+    ],
+    [
+      'training',
+      'part 6: training',
+      async () => (report.training = await trainingPart(quick && !has('--browser'), quick, log)),
+    ],
+  ];
+  // Seconds each part took, in the order they ran.
+  report.part_durations_s = {};
+  try {
+    for (const [name, what, fn] of parts) {
+      if (!only.has(name)) continue;
+      log(what);
+      const t = Date.now();
+      try {
+        await fn();
+      } finally {
+        report.part_durations_s[name] = Math.round((Date.now() - t) / 100) / 10;
+      }
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

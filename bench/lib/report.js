@@ -566,26 +566,17 @@ export function renderMarkdown(r) {
     );
     out.push(engineSection(r.engine));
   }
-  if (r.browser) {
-    out.push('## 2. In the browser\n');
-    out.push(browserSection(r.browser));
-  }
-  if (r.norms) {
-    out.push('## 3. LayerNorm against RMSNorm (core/include/resnorm/norms.h, float)\n');
-    out.push(normsSection(r.norms));
-  }
+  const section = (key, title, render) => {
+    if (r[key]) out.push(`## ${title}\n`, render(r[key]));
+  };
+  section('browser', '2. In the browser', browserSection);
+  section('norms', '3. LayerNorm against RMSNorm (core/include/resnorm/norms.h, float)', normsSection);
   if (r.profile || r.engine) {
     out.push('## 4. Where a recompute spends its time\n');
     if (r.engine) out.push(cpuProfileSection(r.engine));
     if (r.profile) out.push('### Phases and replays (bench/phases.h)\n\n' + profileSection(r.profile));
   }
-  if (r.scaling) {
-    out.push('## 5. The cost of growth\n');
-    out.push(growthSection(r.scaling));
-  }
-  if (r.training) {
-    out.push('## 6. Training\n');
-    out.push(trainingSection(r.training));
-  }
+  section('scaling', '5. The cost of growth', growthSection);
+  section('training', '6. Training', trainingSection);
   return out.join('\n') + '\n';
 }

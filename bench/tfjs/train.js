@@ -25,20 +25,10 @@
 //   const losses = tr.step(10);                        // train_loss of each update
 //   tr.dispose();
 
+import { mulberry32 as rng } from '../../web/src/quiz/random.js';
+
 const SUCCESSORS = 3;
 const EPS = 1e-5;
-
-// mulberry32: a small seeded generator for the task's data.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A bigram chain of `vocab` symbols: each followed by one of SUCCESSORS symbols, with random probabilities. */
 export function bigramChain(vocab, seed) {
