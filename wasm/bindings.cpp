@@ -8,6 +8,7 @@
 // memory grows).
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -15,6 +16,7 @@
 #include "resnorm/engine.h"
 #include "resnorm/limits.h"
 #include "resnorm/normlab.h"
+#include "resnorm/trainer.h"
 
 using namespace emscripten;
 
@@ -148,23 +150,227 @@ class Simulation {
   resnorm::PathResults paths_;
 };
 
-// The field table as JSON, so JS shows the same ranges and defaults as the core.
-std::string fieldsJson() {
+// A double as text that reads back as the same double (1e-30 stays 1e-30).
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// At most this many bytes of logged numbers per step() call: the core's logs,
+// their copy here and the wrapper's copy all live in the page's heap at once.
+constexpr double kMaxLogBytes = 32.0 * 1024 * 1024;
+
+// The numbers one log holds: its scalars and its per-layer arrays.
+double log_numbers(const resnorm::TrainConfig& tc) { return 9.0 + 2.0 * (tc.depth + 1) + 3.0 * tc.depth; }
+
+// How many of the next n updates from `done` on are logged (multiples of
+// log_every, and the last of tc.steps).
+double logged_steps(const resnorm::TrainConfig& tc, int64_t done, int64_t n) {
+  const int64_t end = std::min<int64_t>(done + n, tc.steps);
+  if (end <= done) return 0;
+  int64_t k = end / tc.log_every - done / tc.log_every;
+  if (end == tc.steps && tc.steps % tc.log_every != 0) ++k;
+  return static_cast<double>(k);
+}
+
+// One architecture's Trainer<float> (the scalar of the CLI's trainers, so the
+// page and the CLI train alike). Its config is built field by field on the
+// train table's defaults (set, setNumber), then checked (check) or trained
+// (start). Every call that can fail returns "" or "field\tmessage[\tmax]".
+class JsTrainer {
+ public:
+  void reset() { tc_ = resnorm::TrainConfig(); }
+  // A choice or an arch list, as its text.
+  std::string set(const std::string& field, const std::string& text) {
+    return message(resnorm::set_train_field(tc_, field, text));
+  }
+  // A number field: NaN, a fraction for an integer field or a value out of
+  // range is refused by the core's check before it is written as text.
+  std::string setNumber(const std::string& field, double v) {
+    const resnorm::FieldSpec* f = resnorm::find_train_field(field);
+    if (!f) return message(resnorm::set_train_field(tc_, field, "0"));
+    if (f->kind == resnorm::FieldKind::choice || f->kind == resnorm::FieldKind::choice_list)
+      return message(resnorm::field_error(*f, "a number is not a valid value"));
+    resnorm::Status st = resnorm::check_field(*f, v);
+    if (st.ok()) st = resnorm::set_train_field(tc_, field, exact(v));
+    return message(st);
+  }
+  // The checks of start() for the config as built (every arch of it counted
+  // in the budgets, as the CLI's side-by-side run).
+  std::string check() const { return message(resnorm::check_train(tc_)); }
+  // Configures the trainer: the config must name exactly one architecture.
+  std::string start() {
+    if (tc_.archs.size() != 1) {
+      const resnorm::FieldSpec& f = *resnorm::find_train_field("arch");
+      std::string names;
+      for (const char* c : f.choices) names += (names.empty() ? "" : "|") + std::string(c);
+      return message({"arch", "arch: " + std::to_string(tc_.archs.size()) +
+                                  " architectures given; a trainer trains one (allowed one of " + names + ")"});
+    }
+    resnorm::Trainer<float> fresh;
+    const resnorm::Status st = fresh.configure(tc_, tc_.archs[0]);
+    if (!st.ok()) return message(st);
+    trainer_ = std::move(fresh);
+    started_ = true;
+    has_last_ = false;
+    return "";
+  }
+  // The config as the core reads it back: the trainer's once started, else the one being built.
+  std::string configJson() const { return resnorm::train_config_json(started_ ? trainer_.config() : tc_); }
+  std::string archName() const { return resnorm::name(trainer_.arch()); }
+  double chance() const { return started_ ? trainer_.task().chance_loss() : 0.0; }
+  double optimal() const { return started_ ? trainer_.task().optimal_loss() : 0.0; }
+  double stepsDone() const { return started_ ? static_cast<double>(trainer_.steps_done()) : 0.0; }
+  bool stopped() const { return started_ && trainer_.stopped(); }
+
+  // Up to n more updates; their logs are read with logCount, logScalars, logArray.
+  std::string step(double n) {
+    logs_.clear();
+    const resnorm::FieldSpec& steps = *resnorm::find_train_field("steps");
+    resnorm::Status st = whole("n", n, 0, steps.max);
+    if (!st.ok()) return message(st);
+    if (!started_) return message({"trainer", "trainer: not configured"});
+    const resnorm::TrainConfig& tc = trainer_.config();
+    const int64_t done = trainer_.steps_done();
+    auto bytes = [&](double k) { return logged_steps(tc, done, static_cast<int64_t>(k)) * log_numbers(tc) * 8; };
+    if (bytes(n) > kMaxLogBytes) {
+      double lo = 0, hi = n;  // the most updates whose logs fit
+      while (lo < hi) {
+        const double mid = std::floor((lo + hi + 1) / 2);
+        if (bytes(mid) <= kMaxLogBytes)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "n: %.10g updates would log %.10g steps, %.0f MB of numbers (one call may return %.0f MB; "
+                    "allowed 0..%.10g from step %lld)",
+                    n, logged_steps(tc, done, static_cast<int64_t>(n)), bytes(n) / 1048576, kMaxLogBytes / 1048576, lo,
+                    static_cast<long long>(done));
+      return message({"n", buf, lo});
+    }
+    logs_ = trainer_.step(static_cast<int64_t>(n));
+    scalars_.clear();
+    for (const resnorm::TrainLog& g : logs_) {
+      const double row[] = {double(g.step),
+                            g.lr,
+                            g.train_loss,
+                            g.heldout_loss,
+                            g.heldout_accuracy,
+                            g.grad_norm_global,
+                            g.output_change,
+                            g.top_cosine,
+                            double(g.first_nonfinite)};
+      scalars_.insert(scalars_.end(), std::begin(row), std::end(row));
+    }
+    if (!logs_.empty()) {
+      last_ = logs_.back();
+      has_last_ = true;
+    }
+    return "";
+  }
+  int logCount() const { return static_cast<int>(logs_.size()); }
+  // Log i's step, lr, train_loss, heldout_loss, heldout_accuracy,
+  // grad_norm_global, output_change, top_cosine, first_nonfinite (-1: none).
+  val logScalars(int i) const {
+    if (i < 0 || i >= logCount()) return empty();
+    return val(typed_memory_view(9, scalars_.data() + 9 * i));
+  }
+  // which: 0 grad_norm, 1 stream_rms (L + 1), 2 w_grad_norm, 3 update_ratio, 4 contribution (L).
+  val logArray(int i, int which) const {
+    if (i < 0 || i >= logCount()) return empty();
+    const resnorm::TrainLog& g = logs_[i];
+    const std::vector<double>& v = which == 0   ? g.grad_norm
+                                   : which == 1 ? g.stream_rms
+                                   : which == 2 ? g.w_grad_norm
+                                   : which == 3 ? g.update_ratio
+                                                : g.contribution;
+    return view(v);
+  }
+
+  // The core's outcome() of the last logged step; "" when none was logged
+  // since start() or load() (a stopped trainer has diverged all the same).
+  std::string outcome() const {
+    if (!started_) return "";
+    if (!has_last_ && !trainer_.stopped()) return "";
+    resnorm::TrainLog last = last_;
+    if (!has_last_) last.first_nonfinite = trainer_.first_nonfinite();
+    return resnorm::outcome(last, chance(), optimal());
+  }
+
+  // The lesion study; read with lesionBase and lesionArray.
+  std::string lesion() {
+    if (!started_) return message({"trainer", "trainer: not configured"});
+    lesion_ = trainer_.lesion();
+    return "";
+  }
+  double lesionBase() const { return lesion_.base; }
+  // which: 0 loss, 1 increase, 2 relative, 3 contribution, 4 contribution_init (L each).
+  val lesionArray(int which) const {
+    const std::vector<double>& v = which == 0   ? lesion_.loss
+                                   : which == 1 ? lesion_.increase
+                                   : which == 2 ? lesion_.relative
+                                   : which == 3 ? lesion_.contribution
+                                                : lesion_.contribution_init;
+    return view(v);
+  }
+
+  // The saved state as a byte view (copied out by the wrapper, then freed with clearState).
+  val state() {
+    state_ = started_ ? trainer_.state() : std::string();
+    return val(typed_memory_view(state_.size(), reinterpret_cast<const uint8_t*>(state_.data())));
+  }
+  void clearState() { std::string().swap(state_); }
+  // Restores a saved state (of any config and architecture); on a refusal
+  // the trainer is as it was.
+  std::string load(const std::string& blob) {
+    resnorm::Trainer<float> fresh;
+    const resnorm::Status st = (started_ ? trainer_ : fresh).load(blob);
+    if (!st.ok()) return message(st);
+    if (!started_) trainer_ = std::move(fresh);
+    started_ = true;
+    has_last_ = false;
+    logs_.clear();
+    return "";
+  }
+
+ private:
+  static std::string message(const resnorm::Status& st) { return st.ok() ? "" : error_text(st); }
+  static val empty() { return val(typed_memory_view(size_t(0), static_cast<const double*>(nullptr))); }
+  static val view(const std::vector<double>& v) { return val(typed_memory_view(v.size(), v.data())); }
+
+  resnorm::TrainConfig tc_;
+  resnorm::Trainer<float> trainer_;
+  bool started_ = false;
+  std::vector<resnorm::TrainLog> logs_;
+  std::vector<double> scalars_;
+  resnorm::TrainLog last_;
+  bool has_last_ = false;
+  resnorm::Lesion lesion_;
+  std::string state_;
+};
+
+// A field table as JSON, so JS shows the same ranges and defaults as the core.
+std::string specsJson(const std::vector<resnorm::FieldSpec>& specs) {
   std::string s = "[";
   bool first = true;
-  for (const resnorm::FieldSpec& f : resnorm::field_specs()) {
+  for (const resnorm::FieldSpec& f : specs) {
     const char* kinds[] = {"integer", "real", "choice", "choice_list", "uint32"};
     s += first ? "" : ",";
     first = false;
     s += "{\"name\":\"" + std::string(f.name) + "\",\"kind\":\"" + kinds[static_cast<int>(f.kind)] +
-         "\",\"min\":" + std::to_string(f.min) + ",\"max\":" + std::to_string(f.max) + ",\"allowed\":\"" +
-         resnorm::allowed_text(f) + "\",\"default\":\"" + f.default_text + "\",\"help\":\"" + f.help +
-         "\",\"choices\":[";
+         "\",\"min\":" + exact(f.min) + ",\"max\":" + exact(f.max) + ",\"allowed\":\"" + resnorm::allowed_text(f) +
+         "\",\"default\":\"" + f.default_text + "\",\"help\":\"" + f.help + "\",\"choices\":[";
     for (size_t i = 0; i < f.choices.size(); ++i) s += (i ? ",\"" : "\"") + std::string(f.choices[i]) + "\"";
     s += "]}";
   }
   return s + "]";
 }
+
+std::string fieldsJson() { return specsJson(resnorm::field_specs()); }
+std::string trainFieldsJson() { return specsJson(resnorm::train_field_specs()); }
 
 // The norm panel: plain JS arrays in, an object out ({error: "field\tmessage"} on bad input).
 val copyOut(const std::vector<double>& v) { return val(typed_memory_view(v.size(), v.data())).call<val>("slice"); }
@@ -225,6 +431,10 @@ val normLimits() {
   return out;
 }
 
+// The largest saved state the wrapper copies in: a state's tensors are held
+// within one trainer's memory budget, so a larger blob is refused unread.
+double maxStateBytes() { return resnorm::kMemoryBudget; }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(resnorm) {
@@ -256,7 +466,33 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("pathUnits", &Simulation::pathUnits)
       .function("pathFullNorm", &Simulation::pathFullNorm)
       .function("pathArray", &Simulation::pathArray);
+  class_<JsTrainer>("Trainer")
+      .constructor<>()
+      .function("reset", &JsTrainer::reset)
+      .function("set", &JsTrainer::set)
+      .function("setNumber", &JsTrainer::setNumber)
+      .function("check", &JsTrainer::check)
+      .function("start", &JsTrainer::start)
+      .function("configJson", &JsTrainer::configJson)
+      .function("archName", &JsTrainer::archName)
+      .function("chance", &JsTrainer::chance)
+      .function("optimal", &JsTrainer::optimal)
+      .function("stepsDone", &JsTrainer::stepsDone)
+      .function("stopped", &JsTrainer::stopped)
+      .function("step", &JsTrainer::step)
+      .function("logCount", &JsTrainer::logCount)
+      .function("logScalars", &JsTrainer::logScalars)
+      .function("logArray", &JsTrainer::logArray)
+      .function("outcome", &JsTrainer::outcome)
+      .function("lesion", &JsTrainer::lesion)
+      .function("lesionBase", &JsTrainer::lesionBase)
+      .function("lesionArray", &JsTrainer::lesionArray)
+      .function("state", &JsTrainer::state)
+      .function("clearState", &JsTrainer::clearState)
+      .function("load", &JsTrainer::load);
   function("fieldsJson", &fieldsJson);
+  function("trainFieldsJson", &trainFieldsJson);
+  function("maxStateBytes", &maxStateBytes);
   function("normToken", &normToken);
   function("batchVsLayerNorm", &batchVsLayerNorm);
   function("normLimits", &normLimits);

@@ -17,6 +17,16 @@
 // numbers. config in the result is the config that ran, in canonical form
 // (numbers as numbers, arch as an array, causal as a boolean).
 //
+// Training (spec v2):
+//
+//   const tr = rn.trainer({ task: 'reverse', arch: 'pre_ln', depth: 4, steps: 200 });
+//   const logs = tr.step(50);   // the logged updates among the next 50
+//   tr.outcome(); tr.lesion(); const saved = tr.state(); tr.load(saved); tr.delete();
+//
+// rn.trainer() trains one architecture with the C++ Trainer<float> the CLI's
+// `resnorm train` runs, so the same config gives the CLI's numbers; its
+// errors follow the same rules as simulate's (.field, and .max over a budget).
+//
 // This file only converts: the ranges and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
 
@@ -37,6 +47,20 @@ const ARRAYS = [
 ];
 // In the order of bindings.cpp's pathArray(i, which).
 const PATH_ARRAYS = ['count', 'measured', 'mean_norm', 'sd_norm', 'total'];
+// In the order of bindings.cpp's JsTrainer: logScalars(i), logArray(i, which), lesionArray(which).
+const LOG_SCALARS = [
+  'step',
+  'lr',
+  'train_loss',
+  'heldout_loss',
+  'heldout_accuracy',
+  'grad_norm_global',
+  'output_change',
+  'top_cosine',
+  'first_nonfinite',
+];
+const LOG_ARRAYS = ['grad_norm', 'stream_rms', 'w_grad_norm', 'update_ratio', 'contribution'];
+const LESION_ARRAYS = ['loss', 'increase', 'relative', 'contribution', 'contribution_init'];
 
 export class Resnorm {
   constructor(module) {
@@ -46,9 +70,16 @@ export class Resnorm {
     /** The core's field table: [{name, kind, min, max, allowed, default, help, choices}]. */
     this.fields = JSON.parse(module.fieldsJson());
     /** Defaults, as JS values. */
-    this.defaults = Object.fromEntries(this.fields.map((f) => [f.name, parseDefault(f)]));
+    this.defaults = defaultsOf(this.fields);
     this._specs = Object.fromEntries(this.fields.map((f) => [f.name, f]));
     this._limits = module.normLimits();
+    /** The core's train field table (train_field_specs()), in the shape of `fields`. */
+    this.trainFields = JSON.parse(module.trainFieldsJson());
+    /** The train fields' defaults, as JS values. */
+    this.trainDefaults = defaultsOf(this.trainFields);
+    this._trainSpecs = Object.fromEntries(this.trainFields.map((f) => [f.name, f]));
+    this._checker = new module.Trainer();
+    this._maxState = module.maxStateBytes();
   }
 
   /**
@@ -119,21 +150,49 @@ export class Resnorm {
 
   /** The config simulate() would run: defaults filled in, each value checked for its type, unknown fields refused. */
   normalize(config) {
-    if (!isRecord(config))
-      throw fieldError(TypeError, 'config', `must be an object of fields, got ${describe(config)}`);
-    const cfg = { ...this.defaults, arch: [...this.defaults.arch] };
-    for (const key of Object.keys(config)) {
-      const spec = Object.hasOwn(this._specs, key) ? this._specs[key] : null;
-      if (!spec) {
-        throw fieldError(
-          RangeError,
-          key,
-          `${printable(key)}: unknown field (allowed ${Object.keys(this._specs).join(', ')})`,
-        );
-      }
-      cfg[key] = canonical(spec, config[key]);
+    return normalizeWith(this._specs, this.defaults, config);
+  }
+
+  /**
+   * What rn.trainer() and `resnorm train` check, without training: the
+   * config's fields (by their train-table names, missing ones at their
+   * defaults; `arch` a list, every arch of it counted in the budgets as the
+   * CLI's side-by-side run does) and the memory and work budgets. Returns the
+   * canonical config; throws like check().
+   */
+  checkTrain(config = {}) {
+    const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
+    const reset = () => {
+      this._checker = new this._module.Trainer();
+    };
+    return this._guard(
+      () => {
+        buildTrainConfig(this._checker, this.trainFields, cfg);
+        throwIfError(this._checker.check());
+        return JSON.parse(this._checker.configJson());
+      },
+      { reset },
+    );
+  }
+
+  /**
+   * A trainer of one architecture (`arch`: one preset name) on the config's
+   * task: see Trainer below. Throws like checkTrain() for a bad config, and a
+   * RangeError naming `arch` when it lists more than one.
+   */
+  trainer(config = {}) {
+    const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
+    const handle = this._guard(() => new this._module.Trainer());
+    try {
+      this._guard(() => {
+        buildTrainConfig(handle, this.trainFields, cfg);
+        throwIfError(handle.start());
+      });
+    } catch (e) {
+      handle.delete();
+      throw e;
     }
-    return cfg;
+    return new Trainer(this, handle);
   }
 
   /**
@@ -172,10 +231,11 @@ export class Resnorm {
 
   // Runs one call into the module. A C++ exception or an abort must never reach
   // the caller as a bare number: the limits refuse up front every config that
-  // would not fit, so this is the last line: the stack pointer is restored, the
-  // engine object replaced, and a named Error thrown; if the module cannot be
-  // used again, every later call says so.
-  _guard(fn) {
+  // would not fit, so this is the last line: the stack pointer is restored,
+  // reset() replaces the object that failed (the engine's, by default), and an
+  // Error naming `field` is thrown; if the module cannot be used again, every
+  // later call says so.
+  _guard(fn, { field = 'config', what = 'this config', reset = () => this._resetEngine() } = {}) {
     if (this._broken) throw this._broken;
     const sp = this._module.stackSave();
     try {
@@ -183,20 +243,208 @@ export class Resnorm {
     } catch (e) {
       if (e instanceof Error && !(e instanceof WebAssembly.RuntimeError)) throw e;
       this._module.stackRestore(sp);
-      const what = e instanceof Error ? e.message : `C++ exception ${String(e)}`;
+      const cause = e instanceof Error ? e.message : `C++ exception ${String(e)}`;
       try {
-        this._sim = new this._module.Simulation();
+        reset();
       } catch {
-        this._broken = fieldError(Error, 'config', `the engine stopped after a failure (${what}); load it again`);
+        this._broken = fieldError(Error, field, `the engine stopped after a failure (${cause}); load it again`);
         throw this._broken;
       }
-      throw fieldError(Error, 'config', `the engine failed on this config (${what}); it was reset`);
+      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); it was reset`);
     }
   }
 
-  /** Frees the engine's memory; the object is unusable afterwards. */
+  _resetEngine() {
+    this._sim = new this._module.Simulation();
+  }
+
+  /** Frees the engine's memory; the object is unusable afterwards (trainers have their own delete()). */
   dispose() {
     this._sim.delete();
+    this._checker.delete();
+  }
+}
+
+/**
+ * One architecture in training (bindings.cpp's JsTrainer over the core's
+ * Trainer<float>). Made by rn.trainer(config).
+ *   config       the canonical config that runs (arch: the one name)
+ *   task         {chance, optimal}: the task's chance and optimal losses (null if unknown)
+ *   stepsDone    updates done; stopped: true after the first non-finite step
+ *   step(n)      up to n more updates (not past config.steps); the logged ones
+ *   lesion()     the held-out loss with each block skipped
+ *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
+ *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
+ *   delete()     frees it; any later call throws
+ */
+export class Trainer {
+  constructor(rn, handle) {
+    this._rn = rn;
+    this._t = handle;
+    this._gone = null;
+    this._read();
+  }
+
+  get stepsDone() {
+    return this._call(() => this._t.stepsDone());
+  }
+
+  get stopped() {
+    return this._call(() => this._t.stopped());
+  }
+
+  /**
+   * Up to n more updates (n a whole number, 0..the steps field's maximum; not
+   * past config.steps, none once stopped). Returns the logged ones (every
+   * log_every-th update and the last): {step, lr, train_loss, heldout_loss,
+   * heldout_accuracy, grad_norm_global, output_change, top_cosine,
+   * first_nonfinite (the step, or null), grad_norm, stream_rms (Float64Array
+   * L+1), w_grad_norm, update_ratio, contribution (Float64Array L)}. Values
+   * the core has as non-finite stay NaN (heldout_accuracy of the teacher
+   * task; the losses of a step that was not finite, whose arrays may be empty).
+   */
+  step(n = 1) {
+    const count = numberField('n', n);
+    return this._call(() => {
+      throwIfError(this._t.step(count));
+      const logs = [];
+      for (let i = 0, k = this._t.logCount(); i < k; i++) {
+        const s = this._t.logScalars(i).slice();
+        const log = Object.fromEntries(LOG_SCALARS.map((key, j) => [key, s[j]]));
+        if (log.first_nonfinite < 0) log.first_nonfinite = null;
+        LOG_ARRAYS.forEach((key, which) => {
+          log[key] = this._t.logArray(i, which).slice();
+        });
+        logs.push(log);
+      }
+      return logs;
+    });
+  }
+
+  /** {base, loss, increase, relative, contribution, contribution_init} (Float64Arrays of L). */
+  lesion() {
+    return this._call(() => {
+      throwIfError(this._t.lesion());
+      const out = { base: this._t.lesionBase() };
+      LESION_ARRAYS.forEach((key, which) => {
+        out[key] = this._t.lesionArray(which).slice();
+      });
+      return out;
+    });
+  }
+
+  /** The core's outcome() of the last logged step; a RangeError before any step was logged. */
+  outcome() {
+    const name = this._call(() => this._t.outcome());
+    if (!name) {
+      throw fieldError(
+        RangeError,
+        'outcome',
+        'no step has been logged since this trainer was made or loaded (step() first)',
+      );
+    }
+    return name;
+  }
+
+  /** The saved state: a copy of the core's state() blob. */
+  state() {
+    return this._call(() => {
+      const bytes = this._t.state().slice();
+      this._t.clearState();
+      return bytes;
+    });
+  }
+
+  /**
+   * Restores a saved state (a Uint8Array or ArrayBuffer from state(), of any
+   * config and architecture: config and task are read again). A damaged,
+   * truncated or foreign one throws a RangeError naming `state` and what is
+   * wrong; the trainer is then as it was.
+   */
+  load(bytes) {
+    const blob = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(blob instanceof Uint8Array))
+      throw fieldError(TypeError, 'state', `expected a Uint8Array from state(), got ${describe(bytes)}`);
+    if (blob.length > this._rn._maxState) {
+      throw fieldError(
+        RangeError,
+        'state',
+        `${blob.length} bytes is larger than any saved state (allowed at most ${this._rn._maxState})`,
+      );
+    }
+    this._call(() => throwIfError(this._t.load(blob)));
+    this._read();
+  }
+
+  /** Frees the trainer; any later call throws. */
+  delete() {
+    if (!this._t) return;
+    this._t.delete();
+    this._t = null;
+    this._gone = fieldError(Error, 'trainer', 'this trainer was deleted');
+  }
+
+  _read() {
+    const { config, task } = this._call(() => {
+      const c = JSON.parse(this._t.configJson());
+      c.arch = this._t.archName();
+      const optimal = this._t.optimal();
+      return { config: c, task: { chance: this._t.chance(), optimal: Number.isFinite(optimal) ? optimal : null } };
+    });
+    this.config = config;
+    this.task = task;
+  }
+
+  // A call into this trainer's wasm object. Should it fail inside the module,
+  // the object is freed and this trainer answers every later call with that.
+  _call(fn) {
+    if (!this._t) throw this._gone;
+    const reset = () => {
+      const t = this._t;
+      this._t = null;
+      this._gone = fieldError(
+        Error,
+        'trainer',
+        'this trainer failed in the engine and was freed (a new one can load a saved state)',
+      );
+      try {
+        t.delete();
+      } catch {
+        // the module's own failure; the object is gone with it
+      }
+      new this._rn._module.Trainer().delete();
+    };
+    return this._rn._guard(fn, { field: 'trainer', what: 'this trainer', reset });
+  }
+}
+
+/** A field table's defaults as JS values. */
+function defaultsOf(fields) {
+  return Object.fromEntries(fields.map((f) => [f.name, parseDefault(f)]));
+}
+
+/** A config in canonical form over a field table: defaults filled in, each value checked for its type, unknown fields refused. */
+function normalizeWith(specs, defaults, config) {
+  if (!isRecord(config)) throw fieldError(TypeError, 'config', `must be an object of fields, got ${describe(config)}`);
+  const cfg = { ...defaults, arch: [...defaults.arch] };
+  for (const key of Object.keys(config)) {
+    const spec = Object.hasOwn(specs, key) ? specs[key] : null;
+    if (!spec) {
+      throw fieldError(RangeError, key, `${printable(key)}: unknown field (allowed ${Object.keys(specs).join(', ')})`);
+    }
+    cfg[key] = canonical(spec, config[key]);
+  }
+  return cfg;
+}
+
+/** A canonical train config into a JsTrainer, field by field on the core's defaults (the core checks each value). */
+function buildTrainConfig(handle, fields, cfg) {
+  handle.reset();
+  for (const f of fields) {
+    const v = cfg[f.name];
+    if (f.kind === 'choice_list') throwIfError(handle.set(f.name, v.join(',')));
+    else if (f.kind === 'choice') throwIfError(handle.set(f.name, v));
+    else throwIfError(handle.setNumber(f.name, v));
   }
 }
 

@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 
 #include "resnorm/kernels.h"
+#include "resnorm/portable_math.h"
 
 namespace resnorm {
 
@@ -51,30 +50,6 @@ void add_into(S* y, const S* x, long n) {
   for (long i = 0; i < n; ++i) y[i] += x[i];
 }
 
-// exp(x) for x <= 0 (a softmax argument s - max s), from + - * floor and an
-// exact power-of-two scale only, in double: the same bits natively and in
-// WebAssembly. (libm's expf differs between glibc and Emscripten's musl in
-// the last place, and a saturated softmax in a growing residual stream
-// amplifies that to 1e-3; with this, relu and linear stacks stay bit-identical
-// across the two, as the MLP-only ones are.) Cody-Waite reduction x = k ln2 + r,
-// |r| <= ln2/2, then Taylor to r^13 (truncation < 4e-18 relative): accurate to a
-// few ulp of double, so also smooth enough for the finite-difference tests.
-// Below -708 the result (< 1e-307, against the row's max term exp(0) = 1) is 0.
-inline double exp_nonpos(double x) {
-  if (!(x >= -708.0)) return x != x ? x : 0.0;                                             // NaN propagates
-  const double k = std::floor(x * 1.4426950408889634 + 0.5);                               // nearest integer to x / ln2
-  const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;  // ln2 = hi + lo
-  double p = 1.0 / 6227020800.0;                                                           // 1/13!
-  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
-                   1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
-    p = p * r + c;
-  // 2^k for -1022 <= k <= 0, built from its exponent bits (exact).
-  const uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(k) + 1023) << 52;
-  double scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
-}
-
 }  // namespace
 
 template <class S>
@@ -86,7 +61,7 @@ void softmax_forward(S* P, int T, bool causal) {
     for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
     S sum = 0;
     for (int j = 0; j < jn; ++j) {
-      p[j] = S(exp_nonpos(double(p[j] - mx)));
+      p[j] = S(portable::exp_nonpos(double(p[j] - mx)));
       sum += p[j];
     }
     for (int j = 0; j < jn; ++j) p[j] /= sum;
@@ -202,12 +177,11 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
 
   if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
     for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
-    dWq.noalias() = X.transpose() * w.dq;
-    dWk.noalias() = X.transpose() * w.dk;
-    dWv.noalias() = X.transpose() * w.dv;
-    dWo.noalias() = ctx.transpose() * DY;
+    kernels::gemm_tn(x, w.dq.data(), dWq.data(), d, T, d, S(1));
+    kernels::gemm_tn(x, w.dk.data(), dWk.data(), d, T, d, S(1));
+    kernels::gemm_tn(x, w.dv.data(), dWv.data(), d, T, d, S(1));
+    kernels::gemm_tn(ctx.data(), dy, dWo.data(), d, T, d, S(1));
   }
 }
 

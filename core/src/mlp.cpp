@@ -5,18 +5,30 @@
 #include <cmath>
 
 #include "resnorm/kernels.h"
+#include "resnorm/portable_math.h"
 
 namespace resnorm {
 namespace {
 
+// erf, exp (of x <= 0) and tanh for the activations: float, the engine the
+// CLI and the page run, takes the portable ones (the same bits natively and
+// in WebAssembly, portable_math.h); double, the reference of the gradient
+// tests, takes libm's.
+inline float erf_of(float x) { return float(portable::erf(double(x))); }
+inline double erf_of(double x) { return std::erf(x); }
+inline float exp_nonpos_of(float x) { return float(portable::exp_nonpos(double(x))); }
+inline double exp_nonpos_of(double x) { return std::exp(x); }
+inline float tanh_of(float x) { return float(portable::tanh(double(x))); }
+inline double tanh_of(double x) { return std::tanh(x); }
+
 template <class S>
 inline S gelu(S x) {
-  return S(0.5) * x * (S(1) + std::erf(x * S(0.70710678118654752440)));
+  return S(0.5) * x * (S(1) + erf_of(x * S(0.70710678118654752440)));
 }
 template <class S>
 inline S gelu_grad(S x) {
-  const S cdf = S(0.5) * (S(1) + std::erf(x * S(0.70710678118654752440)));
-  const S pdf = S(0.39894228040143267794) * std::exp(S(-0.5) * x * x);
+  const S cdf = S(0.5) * (S(1) + erf_of(x * S(0.70710678118654752440)));
+  const S pdf = S(0.39894228040143267794) * exp_nonpos_of(S(-0.5) * x * x);
   return cdf + x * pdf;
 }
 
@@ -32,7 +44,7 @@ void activation_forward(S* a, const S* p, long n, Activation act) {
       for (long i = 0; i < n; ++i) a[i] = gelu(p[i]);
       break;
     case Activation::tanh:
-      for (long i = 0; i < n; ++i) a[i] = std::tanh(p[i]);
+      for (long i = 0; i < n; ++i) a[i] = tanh_of(p[i]);
       break;
     case Activation::linear:
       for (long i = 0; i < n; ++i) a[i] = p[i];
@@ -89,11 +101,10 @@ void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);
 
   if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
     dW1.resize(d_, m_);
     dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dpre;
-    dW2.noalias() = hidden.transpose() * DY;
+    kernels::gemm_tn(x, dpre.data(), dW1.data(), d_, T_, m_, S(1));     // x^T dpre (d, m)
+    kernels::gemm_tn(hidden.data(), dy, dW2.data(), m_, T_, d_, S(1));  // hidden^T dy (m, d)
   }
 }
 

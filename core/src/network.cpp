@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "resnorm/kernels.h"
 #include "resnorm/rng.h"
 
 namespace resnorm {
@@ -110,6 +111,7 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
                 1.0 / std::sqrt(double(d_)));
     logits_.resize(T_, V_);
     dlogits_.resize(T_, V_);
+    head_grad_.resize(d_, V_);
     add("embedding", embedding_.data(), embedding_.size(), 0, true);
     if (positions_ == Positions::learned) add("positions", positions_table_.data(), positions_table_.size(), 0, true);
   } else {
@@ -118,6 +120,7 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
                 1.0 / std::sqrt(double(d_)));
     logits_.resize(rows_, 1);
     dlogits_.resize(rows_, 1);
+    head_grad_.resize(d_, 1);
   }
   for_each_stack_tensor(model_, [&](const std::string& n, S* w, const S*, long size, int block, bool matrix) {
     add(n, w, size, block, matrix);
@@ -211,7 +214,7 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out)
       for (int t = 0; t < T_; ++t) model_.input().row(t) = embedding_.row(tok[t]) + positions_table_.row(t);
       pass(skip_block);
       Eigen::Map<const Mat<S>> top(model_.output(), T_, d_);
-      logits_.noalias() = top * unembedding_;  // (T, V)
+      kernels::gemm_nn(top.data(), unembedding_.data(), logits_.data(), T_, d_, V_, S(1));  // (T, V)
       // Cross-entropy per scored position, in double: lse - logit[target];
       // dlogits = (softmax - onehot) / N.
       for (int t = 0; t < T_; ++t) {
@@ -236,8 +239,9 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out)
         for (long i = 0; i < long(T_) * d_; ++i) out->top(s, i) = double(top.data()[i]);
       }
       if (!grads) continue;
-      dout.noalias() = dlogits_ * unembedding_.transpose();  // (T, d)
-      Eigen::Map<Mat<S>>(gU, d_, V_).noalias() += top.transpose() * dlogits_;
+      kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout.data(), T_, V_, d_, S(1));  // (T, d)
+      kernels::gemm_tn(top.data(), dlogits_.data(), head_grad_.data(), d_, T_, V_, S(1));     // top^T dlogits
+      for (long i = 0; i < long(d_) * V_; ++i) gU[i] += head_grad_.data()[i];
       model_.backward(true);
       add_stack_grads();
       // dE[tokens[t]] += dh_0[t];  dP[t] += dh_0[t]
@@ -257,7 +261,7 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out)
       for (int i = 0; i < d_; ++i) model_.input()(r, i) = S(b.x(first + r, i));
     pass(skip_block);
     Eigen::Map<const Mat<S>> top(model_.output(), rows_, d_);
-    logits_.noalias() = top * readout_w_;  // yhat (rows, 1)
+    kernels::gemm_nn(top.data(), readout_w_.data(), logits_.data(), rows_, d_, 1, S(1));  // yhat (rows, 1)
     // (yhat - y)^2 / N;  dyhat = 2 (yhat - y) / N
     for (int r = 0; r < rows_; ++r) {
       const double e = double(logits_(r, 0)) - b.y[first + r];
@@ -269,8 +273,9 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out)
       }
     }
     if (!grads) continue;
-    dout.noalias() = dlogits_ * readout_w_.transpose();  // (rows, d)
-    gw.noalias() += top.transpose() * dlogits_.col(0);
+    kernels::gemm_nn(dlogits_.data(), readout_w_.data(), dout.data(), rows_, 1, d_, S(1));  // (rows, d)
+    kernels::gemm_tn(top.data(), dlogits_.data(), head_grad_.data(), d_, rows_, 1, S(1));   // top^T dyhat
+    for (int i = 0; i < d_; ++i) gw(i) += head_grad_.data()[i];
     model_.backward(true);
     add_stack_grads();
   }

@@ -15,10 +15,13 @@ void check_shapes(double tol) {
       for (int N : {1, 2, 5, 8, 16, 17, 31, 64, 70}) {
         Mat<S> A = gaussian_matrix(M * 1000 + K, M, K).cast<S>();
         Mat<S> B = gaussian_matrix(K * 1000 + N, K, N).cast<S>();
-        Mat<S> Bt = B.transpose();
-        Mat<S> C(M, N), D(M, N);
+        Mat<S> Bt = B.transpose(), At = A.transpose();
+        Mat<S> C(M, N), D(M, N), E(M, N);
         kernels::gemm_nn(A.data(), B.data(), C.data(), M, K, N, S(0.5));
         kernels::gemm_nt(A.data(), Bt.data(), D.data(), M, K, N, S(0.5));
+        kernels::gemm_tn(At.data(), B.data(), E.data(), M, K, N, S(0.5));
+        // A^T B from A's transpose: the same sums as gemm_nn, in the same order.
+        REQUIRE(E == C);
         Mat<double> ref = 0.5 * A.template cast<double>() * B.template cast<double>();
         const double scale = ref.cwiseAbs().maxCoeff() + 1e-30;
         const double e1 = (C.template cast<double>() - ref).cwiseAbs().maxCoeff() / scale;
@@ -31,7 +34,7 @@ void check_shapes(double tol) {
   WARN("kernels max relative difference to Eigen: " << worst);
 }
 
-TEST_CASE("gemm_nn and gemm_nt equal Eigen's product", "[kernels]") {
+TEST_CASE("gemm_nn, gemm_nt and gemm_tn equal Eigen's product", "[kernels]") {
   check_shapes<double>(1e-14);
   check_shapes<float>(2e-6);
 }

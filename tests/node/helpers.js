@@ -13,10 +13,25 @@ export function loadWasm() {
   return loadResnorm({ wasmBinary: readFileSync(WASM) });
 }
 
+// A config object in the JS API's shape as the CLI's flags (--final-norm, lists comma-separated).
+const flags = (config) =>
+  Object.entries(config).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v)]);
+
 /** `resnorm simulate --json` for a config object in the JS API's shape. */
 export function cli(config) {
-  const args = ['simulate', '--json'];
-  for (const [k, v] of Object.entries(config))
-    args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
-  return JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(CLI, ['simulate', '--json', ...flags(config)], { encoding: 'utf8' }));
+}
+
+/**
+ * `resnorm train --json` for a config in the JS API's shape: {logs: {<arch>:
+ * [the JSON line of each logged step]}, summary: the final line}.
+ */
+export function cliTrain(config) {
+  const lines = execFileSync(CLI, ['train', '--json', ...flags(config)], { encoding: 'utf8', maxBuffer: 1 << 28 })
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const logs = {};
+  for (const l of lines.slice(0, -1)) (logs[l.arch] ??= []).push(l);
+  return { logs, summary: lines.at(-1) };
 }

@@ -1,4 +1,4 @@
-// resnorm/kernels.h: the two small matrix products every layer spends its time in.
+// resnorm/kernels.h: the small matrix products every layer spends its time in.
 //
 // Written with GCC/Clang generic vectors of 16 bytes, so the same source is
 // SSE natively and v128 (f32x4 / f64x2) under emcc -msimd128, and plain
@@ -45,9 +45,16 @@ inline Vec<double>::type splat(double s) { return Vec<double>::type{s, s}; }
 inline float hsum(Vec<float>::type v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 inline double hsum(Vec<double>::type v) { return v[0] + v[1]; }
 
+// A's entry (i, k) for C = A B: A row-major [M x K] with lda = K, or, with
+// TA, A row-major [K x M] read as its transpose (C = A^T B) with lda = M.
+template <class S, bool TA>
+inline S a_at(const S* A, int lda, int i, int k) {
+  return TA ? A[static_cast<long>(k) * lda + i] : A[static_cast<long>(i) * lda + k];
+}
+
 // One 2-row by 4-vector tile of C = scale * A B (rows i, i+1; columns j..).
-template <class S, int R>
-inline void nn_tile(const S* A, const S* B, S* C, int K, int N, int i, int j, S scale) {
+template <class S, int R, bool TA = false>
+inline void nn_tile(const S* A, int lda, const S* B, S* C, int K, int N, int i, int j, S scale) {
   typedef typename Vec<S>::type V;
   constexpr int W = Vec<S>::lanes;
   V acc[R][4] = {};
@@ -55,7 +62,7 @@ inline void nn_tile(const S* A, const S* B, S* C, int K, int N, int i, int j, S 
     const S* b = B + static_cast<long>(k) * N + j;
     V b0 = load(b), b1 = load(b + W), b2 = load(b + 2 * W), b3 = load(b + 3 * W);
     for (int r = 0; r < R; ++r) {
-      V a = splat(A[static_cast<long>(i + r) * K + k]);
+      V a = splat(a_at<S, TA>(A, lda, i + r, k));
       acc[r][0] += a * b0;
       acc[r][1] += a * b1;
       acc[r][2] += a * b2;
@@ -67,37 +74,53 @@ inline void nn_tile(const S* A, const S* B, S* C, int K, int N, int i, int j, S 
 }
 
 // Column tail of C = scale * A B: one vector, then single columns.
-template <class S>
-inline void nn_tail(const S* A, const S* B, S* C, int M, int K, int N, int j0, S scale) {
+template <class S, bool TA = false>
+inline void nn_tail(const S* A, int lda, const S* B, S* C, int M, int K, int N, int j0, S scale) {
   typedef typename Vec<S>::type V;
   constexpr int W = Vec<S>::lanes;
   int j = j0;
   for (; j + W <= N; j += W)
     for (int i = 0; i < M; ++i) {
       V acc = {};
-      for (int k = 0; k < K; ++k)
-        acc += splat(A[static_cast<long>(i) * K + k]) * load(B + static_cast<long>(k) * N + j);
+      for (int k = 0; k < K; ++k) acc += splat(a_at<S, TA>(A, lda, i, k)) * load(B + static_cast<long>(k) * N + j);
       store(C + static_cast<long>(i) * N + j, acc * scale);
     }
   for (; j < N; ++j)
     for (int i = 0; i < M; ++i) {
       S acc = 0;
-      for (int k = 0; k < K; ++k) acc += A[static_cast<long>(i) * K + k] * B[static_cast<long>(k) * N + j];
+      for (int k = 0; k < K; ++k) acc += a_at<S, TA>(A, lda, i, k) * B[static_cast<long>(k) * N + j];
       C[static_cast<long>(i) * N + j] = acc * scale;
     }
+}
+
+// C[M x N] = scale * A B, A [M x K] (or with TA, A [K x M] transposed) and
+// B [K x N]: every entry summed over k in order. Inlined into gemm_nn and
+// gemm_tn, so each is one function with its own loops, as a profile and the
+// SIMD test name them.
+template <class S, bool TA>
+__attribute__((always_inline)) inline void gemm_ab(const S* A, int lda, const S* B, S* C, int M, int K, int N,
+                                                   S scale) {
+  constexpr int TW = 4 * Vec<S>::lanes;
+  const int Nt = N - N % TW;
+  for (int j = 0; j < Nt; j += TW) {
+    int i = 0;
+    for (; i + 2 <= M; i += 2) nn_tile<S, 2, TA>(A, lda, B, C, K, N, i, j, scale);
+    if (i < M) nn_tile<S, 1, TA>(A, lda, B, C, K, N, i, j, scale);
+  }
+  if (Nt < N) nn_tail<S, TA>(A, lda, B, C, M, K, N, Nt, scale);
 }
 
 // C[M x N] = scale * A[M x K] B[K x N].
 template <class S>
 void gemm_nn(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
-  constexpr int TW = 4 * Vec<S>::lanes;
-  const int Nt = N - N % TW;
-  for (int j = 0; j < Nt; j += TW) {
-    int i = 0;
-    for (; i + 2 <= M; i += 2) nn_tile<S, 2>(A, B, C, K, N, i, j, scale);
-    if (i < M) nn_tile<S, 1>(A, B, C, K, N, i, j, scale);
-  }
-  if (Nt < N) nn_tail(A, B, C, M, K, N, Nt, scale);
+  gemm_ab<S, false>(A, K, B, C, M, K, N, scale);
+}
+
+// C[M x N] = scale * A[K x M]^T B[K x N]: a weight gradient X^T dY, summed
+// over the K rows in order (the same sums as gemm_nn on A transposed).
+template <class S>
+void gemm_tn(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
+  gemm_ab<S, true>(A, M, B, C, M, K, N, scale);
 }
 
 // Lane sums of four vectors, by shuffles: {sum a, sum b, sum c, sum d}.

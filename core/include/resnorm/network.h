@@ -96,6 +96,7 @@ class Network {
   Mat<S> embedding_, positions_table_, unembedding_;  // (V, d), (T, d), (d, V)
   Vecx<S> readout_w_;                                 // (d) teacher readout
   Mat<S> logits_, dlogits_;                           // (T, V) or (rows, 1)
+  Mat<S> head_grad_;                                  // (d, V) or (d, 1): one pass's gradient of U or w
   std::vector<Vecx<S>> grads_;                        // one per param
   std::vector<Param<S>> params_;
   LayerSums sums_;

@@ -10,53 +10,11 @@ import assert from 'node:assert/strict';
 
 import { loadWasm } from '../helpers.js';
 import { createEngineClient, poolSize, sharedEngine, OPS } from '../../../web/src/engine/client.js';
-import { RUN } from '../../../web/src/engine/run.js';
+import { fakeWorkerPool } from './fake-workers.js';
 
 const rn = await loadWasm();
 
-// What web/src/engine/worker.js runs, minus the Worker.
-const HANDLERS = Object.fromEntries(Object.entries(RUN).map(([op, fn]) => [op, (args) => fn(rn, args)]));
-
-/** A pool of fake workers; `log` records [worker, 'start'|'end', op, args] in time order, `active` the jobs running. */
-function fakeWorkers({ delayMs = 2 } = {}) {
-  const pool = { started: [], log: [], active: 0, maxActive: 0 };
-  pool.start = () => {
-    const n = pool.started.length;
-    const w = {
-      onmessage: null,
-      onerror: null,
-      sent: [],
-      queue: Promise.resolve(),
-      terminated: false,
-      postMessage(data) {
-        w.sent.push(structuredClone(data));
-        w.queue = w.queue.then(async () => {
-          pool.active++;
-          pool.maxActive = Math.max(pool.maxActive, pool.active);
-          pool.log.push([n, 'start', data.op, data.args]);
-          await new Promise((r) => setTimeout(r, delayMs));
-          let msg;
-          try {
-            if (!HANDLERS[data.op])
-              throw Object.assign(new Error(`unknown engine operation "${data.op}"`), { field: null });
-            msg = { id: data.id, ok: true, out: HANDLERS[data.op](data.args), ms: 1 };
-          } catch (e) {
-            msg = { id: data.id, ok: false, error: { message: e.message, field: e.field ?? null, max: e.max ?? null } };
-          }
-          pool.active--;
-          pool.log.push([n, 'end', data.op, data.args]);
-          if (!w.terminated) w.onmessage({ data: structuredClone(msg) });
-        });
-      },
-      terminate() {
-        w.terminated = true;
-      },
-    };
-    pool.started.push(w);
-    return w;
-  };
-  return pool;
-}
+const fakeWorkers = fakeWorkerPool(rn);
 
 const depthOf = (r) => (r === null ? null : (r.out ?? r).config.depth);
 

@@ -7,6 +7,8 @@
 //   const r = await lane.request('simulate', [config]);    // {out, ms, roundTripMs}, or null if superseded
 //   lane.cancel();                            // stops the lane's work now: its request resolves null
 //   lane.close();
+//   const tr = await engine.trainer(config);  // a trainer (rn.trainer) living in one worker
+//   const logs = await tr.step(100);          // its methods, async; see trainer() below
 //
 // call(op, args, {exclusive}) resolves with the op's result; bad input rejects
 // with a RangeError whose .field names the field (and whose .max, where a
@@ -25,14 +27,29 @@
 // lane's request is being computed, terminates that worker (a computation
 // cannot be interrupted otherwise); the next work starts a fresh one, and the
 // other lanes' requests keep their turns.
-import { OPS } from './ops.js';
+//
+// trainer(config) makes a trainer in one worker of the pool (the one holding
+// the fewest, starting workers up to the pool's size, so several trainers
+// spread over it) and every call of that trainer goes to that worker, in
+// turn with the other work. A worker that stops (fails, or terminate())
+// takes its trainers with it: their calls reject with an Error whose .field
+// is 'trainer', and the page can make a new trainer and load a saved state
+// into it. A lane's cancel() never terminates a worker holding trainers: its
+// request resolves null and the worker's answer is ignored.
+import { OPS, TRAINER_OPS } from './ops.js';
 
-export { OPS };
+export { OPS, TRAINER_OPS };
 
 function engineError(error) {
   const err = new RangeError(error && error.message ? error.message : 'the engine failed');
   err.field = error ? (error.field ?? null) : null;
   if (Number.isFinite(error?.max)) err.max = error.max;
+  return err;
+}
+
+function fieldError(message, field) {
+  const err = new Error(message);
+  err.field = field;
   return err;
 }
 
@@ -114,13 +131,19 @@ export function archGroups(config, k) {
 export function createEngineClient({ workers = 1, startWorker = startEngineWorker } = {}) {
   let size = Math.max(1, Math.floor(workers) || 1);
   const lostListeners = new Set();
-  const slots = []; // {worker, job}: the workers started, and the job each is computing
-  const turns = []; // {job} for a call, {lane} for a lane with a request waiting, in the order they asked
+  // The workers started: each with the job it is computing, its trainers'
+  // jobs waiting for it (queue), the trainers it holds or is making (hosted,
+  // trainers: their handles), and once it has stopped, the error they get (gone).
+  const slots = [];
+  // {jobs} for a call, {lane} for a lane with a request waiting, in the order
+  // they asked (seq, shared with the trainers' jobs).
+  const turns = [];
   let nextId = 1;
+  let nextSeq = 1;
   let closed = false;
 
   function start() {
-    const slot = { worker: null, job: null };
+    const slot = { worker: null, job: null, queue: [], hosted: 0, trainers: new Set(), gone: null };
     slot.worker = startWorker();
     slot.worker.onmessage = (e) => answer(slot, e.data);
     slot.worker.onerror = (e) => {
@@ -131,15 +154,30 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     return slot;
   }
 
-  // Terminates the worker of `slot`; its job, if any, gets settle(job).
-  function drop(slot, settle) {
+  // Terminates the worker of `slot`; its job, if any, gets settle(job). Its
+  // trainers are lost (`cause` says why): their jobs, waiting or running, reject.
+  function drop(slot, settle, cause = 'it was stopped') {
     const i = slots.indexOf(slot);
     if (i < 0) return;
     slots.splice(i, 1);
     slot.worker.terminate();
-    if (slot.job) settle(slot.job);
+    loseTrainers(
+      slot,
+      fieldError(
+        `trainer: its engine worker stopped (${cause}); make a new trainer and load a saved state into it`,
+        'trainer',
+      ),
+    );
+    if (slot.job?.pin) slot.job.reject(slot.gone);
+    else if (slot.job) settle(slot.job);
     slot.job = null;
     pump();
+  }
+
+  function loseTrainers(slot, err) {
+    slot.gone = err;
+    for (const tr of slot.trainers) tr.lost = err;
+    for (const job of slot.queue.splice(0)) job.reject(err);
   }
 
   // A worker that fails: with others in the pool, the pool shrinks by one, the
@@ -147,14 +185,18 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
   // and onWorkerLost's listeners hear of it; alone, its job is rejected and
   // later work starts a new worker.
   function lost(slot, err) {
-    if (size === 1) return drop(slot, (job) => job.reject(err));
+    if (size === 1) return drop(slot, (job) => job.reject(err), err.message);
     size--;
     for (const fn of lostListeners) fn(err, size);
-    drop(slot, (job) => {
-      if (job.retried) return job.reject(err);
-      job.retried = true;
-      turns.unshift({ jobs: [job] });
-    });
+    drop(
+      slot,
+      (job) => {
+        if (job.retried) return job.reject(err);
+        job.retried = true;
+        turns.unshift({ jobs: [job], seq: 0 });
+      },
+      err.message,
+    );
   }
 
   function answer(slot, msg) {
@@ -182,9 +224,17 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
   // Hands waiting work to idle workers, starting workers up to `size`. A turn
   // is a call's parts or a lane's waiting request's parts (one part, unless a
   // simulate was split over the workers); it keeps its place until every part
-  // has a worker.
+  // has a worker. A trainer's job waits for its own worker, and goes before
+  // the first turn if it asked before it.
   function pump() {
-    while (turns.length && !slots.some((s) => s.job?.exclusive)) {
+    while (!slots.some((s) => s.job?.exclusive)) {
+      const head = turns.length ? turns[0].seq : Infinity;
+      const own = slots.find((s) => !s.job && s.queue.length && s.queue[0].seq < head);
+      if (own) {
+        send(own, own.queue.shift());
+        continue;
+      }
+      if (!turns.length) return;
       const turn = turns[0];
       const job = turn.lane ? turn.lane.peek() : turn.jobs[0];
       if (!job) {
@@ -193,9 +243,9 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
         continue;
       }
       if (job.exclusive && slots.some((s) => s.job)) return;
-      let slot = slots.find((s) => !s.job);
-      if (!slot) {
-        if (slots.length >= size) return;
+      // An idle worker, one with no trainer's job waiting first.
+      let slot = slots.find((s) => !s.job && !s.queue.length);
+      if (!slot && slots.length < size) {
         try {
           slot = start();
         } catch (e) {
@@ -205,6 +255,8 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
           continue;
         }
       }
+      slot ??= slots.find((s) => !s.job);
+      if (!slot) return;
       if (turn.lane) turn.lane.take();
       else turn.jobs.shift();
       send(slot, job);
@@ -260,7 +312,7 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     if (!OPS.includes(op)) return Promise.reject(unknownOp(op));
     if (closed) return Promise.reject(new Error('the engine has been shut down'));
     return new Promise((resolve, reject) => {
-      turns.push({ jobs: jobsOf(op, args, { exclusive }, resolve, reject) });
+      turns.push({ jobs: jobsOf(op, args, { exclusive }, resolve, reject), seq: nextSeq++ });
       pump();
     });
   }
@@ -292,7 +344,7 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
           pending = jobsOf(op, args, { lane: handle }, resolve, reject);
           if (!queued) {
             queued = true;
-            turns.push({ lane: turn });
+            turns.push({ lane: turn, seq: nextSeq++ });
           }
           pump();
         });
@@ -306,7 +358,10 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
           stopped = true;
         }
         for (const slot of slots.filter((s) => s.job?.lane === handle)) {
-          drop(slot, (job) => job.settle(null));
+          // A worker holding trainers is not terminated: the request resolves
+          // null now and its answer is ignored when it comes.
+          if (slot.hosted) slot.job.settle(null);
+          else drop(slot, (job) => job.settle(null));
           stopped = true;
         }
         return stopped;
@@ -327,7 +382,105 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     for (const slot of slots.splice(0)) {
       slot.worker.terminate();
       slot.job?.reject(err);
+      loseTrainers(slot, err);
     }
+  }
+
+  // A trainer's job, for its own worker.
+  function pinned(slot, op, args) {
+    if (closed) return Promise.reject(new Error('the engine has been shut down'));
+    if (slot.gone) return Promise.reject(slot.gone);
+    return new Promise((resolve, reject) => {
+      slot.queue.push({ op, args, pin: slot, seq: nextSeq++, resolve, reject, settle: resolve });
+      pump();
+    });
+  }
+
+  // The worker for a new trainer: one holding none, else a new one while the
+  // pool has room, else the one holding the fewest.
+  function trainerSlot() {
+    const empty = slots.find((s) => !s.hosted);
+    if (empty) return empty;
+    if (slots.length < size) return start();
+    return slots.reduce((a, b) => (b.hosted < a.hosted ? b : a));
+  }
+
+  /**
+   * A trainer of one architecture (rn.trainer(config), wasm/resnorm.js) in one
+   * worker of the pool. Resolves, once made, to a handle with the trainer's
+   * config, task, stepsDone and stopped (updated by step() and load()), lost
+   * (null, or the Error its calls reject with once its worker has stopped), and
+   * async versions of its methods: step(n) resolves to the logs (their typed
+   * arrays transferred from the worker), lesion(), outcome(), state() (a
+   * Uint8Array), load(bytes) (bytes are copied, the caller's stay usable),
+   * delete() (frees it in the worker; later calls reject). A bad config
+   * rejects with a RangeError naming .field, as call() does.
+   */
+  async function trainer(config) {
+    if (closed) throw new Error('the engine has been shut down');
+    let slot;
+    try {
+      slot = trainerSlot();
+    } catch (e) {
+      throw new Error(`engine worker failed: ${e.message}`);
+    }
+    slot.hosted++;
+    let info;
+    try {
+      info = await pinned(slot, 'trainerCreate', [config]);
+    } catch (e) {
+      slot.hosted--;
+      throw e;
+    }
+    return trainerHandle(slot, info);
+  }
+
+  function trainerHandle(slot, info) {
+    const { id } = info;
+    let deleted = false;
+    const use = (op, args) => {
+      if (handle.lost) return Promise.reject(handle.lost);
+      if (deleted) return Promise.reject(fieldError('trainer: this trainer was deleted', 'trainer'));
+      return pinned(slot, op, args);
+    };
+    const read = (r) => {
+      handle.stepsDone = r.stepsDone;
+      handle.stopped = r.stopped;
+      return r;
+    };
+    const handle = {
+      config: info.config,
+      task: info.task,
+      stepsDone: info.stepsDone,
+      stopped: info.stopped,
+      lost: null,
+      step: (n) => use('trainerStep', [id, n]).then((r) => read(r).logs),
+      lesion: () => use('trainerLesion', [id]),
+      outcome: () => use('trainerOutcome', [id]),
+      state: () => use('trainerState', [id]),
+      load: (bytes) =>
+        use('trainerLoad', [id, bytes]).then((r) => {
+          read(r);
+          handle.config = r.config;
+          handle.task = r.task;
+        }),
+      /** Frees the trainer in its worker (at once if the worker is gone); later calls reject. */
+      delete() {
+        if (deleted) return Promise.resolve();
+        const freed = use('trainerDelete', [id]);
+        deleted = true;
+        slot.trainers.delete(handle);
+        slot.hosted--;
+        return freed.then(
+          () => undefined,
+          (e) => {
+            if (e !== slot.gone && e !== handle.lost) throw e;
+          },
+        );
+      },
+    };
+    slot.trainers.add(handle);
+    return handle;
   }
 
   /** fn(error, workersLeft) when a worker of a pool fails and the others carry on; returns an unsubscribe. */
@@ -336,7 +489,7 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     return () => lostListeners.delete(fn);
   }
 
-  return { call, lane, terminate, onWorkerLost, workers: () => slots.length, size: () => size };
+  return { call, lane, trainer, terminate, onWorkerLost, workers: () => slots.length, size: () => size };
 }
 
 /**

@@ -15,3 +15,23 @@ export const OPS = Object.freeze([
   'reproduce',
   'timeRecompute',
 ]);
+
+// The operations on trainers (rn.trainer, wasm/resnorm.js) a worker holds by
+// id between messages. They reach one given worker only, through the
+// client's trainer() handles, never through call() or a lane:
+//   trainerCreate(config)      a new trainer: {id, config, task, stepsDone, stopped}
+//   trainerStep(id, n)         {logs, stepsDone, stopped}
+//   trainerLesion(id)          tr.lesion()
+//   trainerOutcome(id)         tr.outcome()
+//   trainerState(id)           tr.state(): a Uint8Array
+//   trainerLoad(id, bytes)     tr.load(bytes), then {id, config, task, stepsDone, stopped}
+//   trainerDelete(id)          tr.delete(): true
+export const TRAINER_OPS = Object.freeze([
+  'trainerCreate',
+  'trainerStep',
+  'trainerLesion',
+  'trainerOutcome',
+  'trainerState',
+  'trainerLoad',
+  'trainerDelete',
+]);

@@ -1,7 +1,42 @@
 // What each engine op runs on a loaded engine `rn` (wasm/resnorm.js): the wasm
-// API's methods and the papers' reproductions. worker.js answers messages with
-// it; the client's tests run it without a Worker.
+// API's methods, the papers' reproductions and the trainers. worker.js answers
+// messages with it, RUN[op](rn, args, session); the client's tests run it
+// without a Worker.
 import { reproduce, timeRecompute } from './experiments.js';
+
+/**
+ * The buffers of an answer's typed arrays, up to three levels down (simulate's
+ * results.<arch>.<array>, a trainer step's logs[i].<array>): handed over to the
+ * page instead of copied.
+ */
+export function transferables(out, depth = 0, buffers = new Set()) {
+  if (ArrayBuffer.isView(out)) buffers.add(out.buffer);
+  else if (out && typeof out === 'object' && depth < 3)
+    for (const v of Object.values(out)) transferables(v, depth + 1, buffers);
+  return [...buffers];
+}
+
+/** What one worker keeps between messages: its trainers, by the ids it gave them. */
+export function createSession() {
+  return { trainers: new Map(), nextId: 1 };
+}
+
+function trainerOf(session, id) {
+  const tr = session.trainers.get(id);
+  if (tr) return tr;
+  const shown = JSON.stringify(String(id).slice(0, 40));
+  const e = new RangeError(`trainer: no trainer ${shown} in this engine worker (deleted, or never made here)`);
+  e.field = 'trainer';
+  throw e;
+}
+
+const trainerInfo = (id, tr) => ({
+  id,
+  config: tr.config,
+  task: tr.task,
+  stepsDone: tr.stepsDone,
+  stopped: tr.stopped,
+});
 
 export const RUN = {
   // With `archs` (one worker's part of a config split over a pool, client.js):
@@ -18,4 +53,27 @@ export const RUN = {
   pathGradients: (rn, [config]) => rn.pathGradients(config),
   reproduce: (rn, [id, params]) => reproduce(rn, id, params),
   timeRecompute: (rn, [options]) => timeRecompute(rn, options),
+  trainerCreate: (rn, [config], session) => {
+    const tr = rn.trainer(config);
+    const id = session.nextId++;
+    session.trainers.set(id, tr);
+    return trainerInfo(id, tr);
+  },
+  trainerStep: (rn, [id, n], session) => {
+    const tr = trainerOf(session, id);
+    return { logs: tr.step(n), stepsDone: tr.stepsDone, stopped: tr.stopped };
+  },
+  trainerLesion: (rn, [id], session) => trainerOf(session, id).lesion(),
+  trainerOutcome: (rn, [id], session) => trainerOf(session, id).outcome(),
+  trainerState: (rn, [id], session) => trainerOf(session, id).state(),
+  trainerLoad: (rn, [id, bytes], session) => {
+    const tr = trainerOf(session, id);
+    tr.load(bytes);
+    return trainerInfo(id, tr);
+  },
+  trainerDelete: (rn, [id], session) => {
+    trainerOf(session, id).delete();
+    session.trainers.delete(id);
+    return true;
+  },
 };

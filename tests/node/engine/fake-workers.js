@@ -1,0 +1,58 @@
+// Fake engine workers for the client's tests: each runs the real wasm engine
+// through run.js (what web/src/engine/worker.js runs, minus the Worker), with
+// its own session (the trainers it holds), and answers asynchronously, one
+// message at a time, in order, handing over the typed arrays of its answers
+// as worker.js does.
+import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
+
+/**
+ * fakeWorkers({delayMs}) for the engine `rn`: a pool of fake workers; `log`
+ * records [worker, 'start'|'end', op, args] in time order, `active` the jobs running.
+ */
+export function fakeWorkerPool(rn) {
+  return function fakeWorkers({ delayMs = 2 } = {}) {
+    const pool = { started: [], log: [], active: 0, maxActive: 0 };
+    pool.start = () => {
+      const n = pool.started.length;
+      const session = createSession();
+      const w = {
+        onmessage: null,
+        onerror: null,
+        sent: [],
+        queue: Promise.resolve(),
+        terminated: false,
+        postMessage(data) {
+          w.sent.push(structuredClone(data));
+          w.queue = w.queue.then(async () => {
+            pool.active++;
+            pool.maxActive = Math.max(pool.maxActive, pool.active);
+            pool.log.push([n, 'start', data.op, data.args]);
+            await new Promise((r) => setTimeout(r, delayMs));
+            let msg;
+            try {
+              if (!Object.hasOwn(RUN, data.op))
+                throw Object.assign(new Error(`unknown engine operation "${data.op}"`), { field: null });
+              msg = { id: data.id, ok: true, out: RUN[data.op](rn, structuredClone(data.args), session), ms: 1 };
+            } catch (e) {
+              msg = {
+                id: data.id,
+                ok: false,
+                error: { message: e.message, field: e.field ?? null, max: e.max ?? null },
+              };
+            }
+            pool.active--;
+            pool.log.push([n, 'end', data.op, data.args]);
+            if (!w.terminated)
+              w.onmessage({ data: structuredClone(msg, { transfer: msg.ok ? transferables(msg.out) : [] }) });
+          });
+        },
+        terminate() {
+          w.terminated = true;
+        },
+      };
+      pool.started.push(w);
+      return w;
+    };
+    return pool;
+  };
+}
