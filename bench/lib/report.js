@@ -485,7 +485,11 @@ function trainingSection(t) {
       `${c.arch}, L=${c.depth}, d=${c.width}, seq ${c.seq}, vocab ${c.vocab}, batch ${c.batch}`,
       h,
       m?.config?.estimate?.bytes,
-      h ? '' : `not measured: ${t.contenders['wasm-simd']?.skipped ?? 'n/a'}`,
+      !h
+        ? `not measured: ${t.contenders['wasm-simd']?.skipped ?? 'n/a'}`
+        : h.after_steps === h.loaded
+          ? 'the heap did not grow: the trainer fits in the memory the module starts with'
+          : '',
     ),
   );
   const big = m?.largest;
