@@ -1,11 +1,19 @@
-// Part 2 of the benchmark: the page in Debian's Chromium (headless, playwright-core),
-// served from dist/ by scripts/serve.js on localhost.
+// Part 2 of the benchmark: the pages in Debian's Chromium (headless, playwright-core),
+// served from the build (dist/, or RESNORM_DIST) by scripts/serve.js on localhost.
 //  - first chart: navigation to the first painted chart (window.__resnorm.lastPaintMs
 //    of the first render, on the page's clock, whose origin is the navigation start),
 //    over several cold loads (fresh browser context each);
-//  - slider input -> repaint: 100 steps of the depth slider and 100 of the gain
-//    slider at the default scene, one at a time: an `input` event at t0, then
-//    lastPaintMs of the render it caused, minus t0;
+//  - slider input -> repaint: steps of the depth slider and of the gain slider at
+//    the default scene, one at a time: an `input` event at t0, then lastPaintMs of
+//    the render it caused, minus t0; the same for the gain slider on the deep scene
+//    (deepnorm + post_ln, L = 1000, opened by its link #arch=deepnorm,post_ln&depth=1000;
+//    the depth slider ends at 96);
+//  - the papers page, cold loads: navigation until every panel shows its measured
+//    verdict (data-verdict on its [data-panel] section leaves 'pending' once the
+//    engine's result is drawn), and the page's own timing of the transformer scene
+//    (#speed-result[data-median], experiments.js timeRecompute);
+//  - the pool: engine clients of k workers (web/src/engine/client.js, the built
+//    worker) against one worker on the default scene, recomputes per second;
 //  - bytes: every file the page requested, gzip -9 with node:zlib, as page
 //    (HTML, CSS, fonts, ...), JS and wasm.
 // The page's test hook (see tests/browser/harness.js): document.body.dataset.ready
@@ -13,13 +21,16 @@
 // Any other numeric *Ms field of the hook (e.g. a compute or draw time) is
 // summarized too, so the profile can split a step into its parts.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { extname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { summarize } from './lib/stats.js';
+import { PERF_CONFIG } from '../web/src/engine/experiments.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DIST = `${ROOT}dist`;
+// The build to measure, as tests/browser/harness.js chooses it.
+const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
+const SRC = `${ROOT}web/src/`;
 
 function category(file) {
   const ext = extname(file);
@@ -212,13 +223,362 @@ function summarizeSteps(steps, records = []) {
   };
 }
 
+// Marks on the page's clock, set before any page script runs: when the first
+// engine Worker was created (and its URL, so the bench can start the same built
+// worker), its first request and its first answer (with the ms simulate() took).
+function markWorkers() {
+  const marks = (window.__benchLoad = {});
+  // The page replaces its hook on every paint: keep the first paint's time and renders.
+  let hook;
+  Object.defineProperty(window, '__resnorm', {
+    configurable: true,
+    get: () => hook,
+    set(v) {
+      hook = v;
+      if (marks.first_paint === undefined && v && typeof v.lastPaintMs === 'number') marks.first_paint = v.lastPaintMs;
+    },
+  });
+  const Base = window.Worker;
+  if (!Base) return;
+  window.Worker = class extends Base {
+    constructor(...args) {
+      super(...args);
+      if (marks.worker_created === undefined) {
+        marks.worker_created = performance.now();
+        marks.worker_url = String(new URL(args[0], location.href));
+        marks.worker_type = args[1]?.type ?? 'classic';
+      }
+      this.addEventListener('message', (e) => {
+        if (marks.first_answer === undefined) {
+          marks.first_answer = performance.now();
+          marks.first_simulate_ms = e.data && e.data.ms;
+        }
+      });
+    }
+    postMessage(...args) {
+      marks.first_request ??= performance.now();
+      return super.postMessage(...args);
+    }
+  };
+}
+
+// Until the page has drawn the live engine's answer (not only the shipped first
+// paint, which the page draws before its worker has answered).
+async function waitLive(page, check = null) {
+  await waitReady(page);
+  await page.waitForFunction(
+    (check) => {
+      const m = window.__benchLoad;
+      const h = window.__resnorm;
+      if (!m || m.first_answer === undefined || !(h.lastPaintMs >= m.first_answer)) return false;
+      if (!check) return true;
+      const arch = [...h.config.arch].sort().join(',');
+      return arch === [...check.arch].sort().join(',') && h.config.depth === check.depth;
+    },
+    check,
+    { timeout: 120000 },
+  );
+}
+
+// Cold loads of the explorer: navigation -> first painted chart; the files requested.
+async function coldLoads(browser, server, loads) {
+  const firstPaint = [],
+    navigation = [];
+  const requested = new Set();
+  for (let i = 0; i < loads; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(markWorkers);
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('requestfinished', (req) => {
+      const u = new URL(req.url());
+      if (u.origin === new URL(server.url).origin)
+        requested.add(decodeURIComponent(u.pathname).replace(/^\//, '') || 'index.html');
+    });
+    await page.goto(server.url);
+    try {
+      await waitLive(page);
+    } catch (e) {
+      await context.close();
+      return {
+        error: `the page never drew the engine's answer (body[data-ready=1], window.__resnorm after the worker's first answer): ${e.message.split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}`,
+      };
+    }
+    const t = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+      return {
+        paint: window.__benchLoad.first_paint,
+        live_paint: window.__resnorm.lastPaintMs,
+        dcl: nav?.domContentLoadedEventEnd,
+        load: nav?.loadEventEnd,
+        fcp: fcp?.startTime,
+        ...window.__benchLoad,
+      };
+    });
+    firstPaint.push(t.paint);
+    navigation.push(t);
+    await context.close();
+  }
+  return { firstPaint, navigation, requested };
+}
+
+// Slider steps on one page opened at `hash`: each slider of `ids`, `steps` steps.
+async function sliderScene(browser, server, { hash = '', check = null, ids, steps, log, label }) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    await context.addInitScript(markWorkers);
+    const page = await context.newPage();
+    await page.goto(`${server.url}${hash}`);
+    await waitLive(page, check);
+    const config = await page.evaluate(() => window.__resnorm.config);
+    const workers = await instrumentWorkers(page);
+    const sliders = {};
+    for (const id of ids) {
+      // Each slider's steps end where they began.
+      const list = await sliderSteps(page, id, steps);
+      sliders[id] = summarizeSteps(list, await workerRecords(workers));
+      log(`  ${label} ${id} slider: input -> repaint median ${sliders[id].median_ms} ms, p95 ${sliders[id].p95_ms} ms`);
+    }
+    return { page_config: config, slider: sliders };
+  } finally {
+    await context.close();
+  }
+}
+
+// The papers page: every panel's verdict as it is first set to a measured one
+// (and the next animation frame, when it is drawn), and the figure of the
+// page's own timing of the transformer scene.
+function markVerdicts() {
+  const marks = (window.__benchPapers = { verdicts: {} });
+  const look = () => {
+    for (const el of document.querySelectorAll('[data-panel]')) {
+      const id = el.dataset.panel;
+      const v = el.dataset.verdict;
+      if (!v || v === 'pending' || marks.verdicts[id]) continue;
+      const mark = (marks.verdicts[id] = { verdict: v, set_ms: performance.now() });
+      requestAnimationFrame(() => (mark.shown_ms = performance.now()));
+    }
+  };
+  new MutationObserver(look).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
+}
+
+async function papersColdLoads(browser, server, loads, log) {
+  const rows = [];
+  for (let i = 0; i < loads; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      await context.addInitScript(markVerdicts);
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${server.url}papers.html`);
+      const panels = await page.evaluate(() =>
+        [...document.querySelectorAll('[data-panel]')].map((e) => e.dataset.panel),
+      );
+      try {
+        await page.waitForFunction(
+          (n) => {
+            const v = Object.values(window.__benchPapers.verdicts);
+            return v.length === n && v.every((m) => m.shown_ms !== undefined);
+          },
+          panels.length,
+          { timeout: 180000 },
+        );
+      } catch (e) {
+        throw new Error(
+          `not every panel showed a verdict within 180 s: ${e.message.split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}`,
+        );
+      }
+      await page.waitForFunction(() => document.getElementById('speed-result')?.dataset.median !== undefined, null, {
+        timeout: 120000,
+      });
+      const r = await page.evaluate(() => ({
+        verdicts: window.__benchPapers.verdicts,
+        perf: window.__papers?.perf ?? null,
+        median_shown: Number(document.getElementById('speed-result').dataset.median),
+        status: document.getElementById('status')?.textContent ?? '',
+      }));
+      const shown = Object.values(r.verdicts).map((m) => m.shown_ms);
+      rows.push({
+        panels,
+        all_verdicts_ms: Math.max(...shown),
+        verdicts: r.verdicts,
+        recompute_median_ms: r.median_shown,
+        recompute: r.perf && { median: r.perf.median, p90: r.perf.p90, min: r.perf.min, runs: r.perf.runs },
+        status: r.status,
+      });
+      log(
+        `  papers load ${i + 1}: six verdicts after ${Math.round(Math.max(...shown))} ms, transformer recompute ${r.median_shown.toFixed(1)} ms`,
+      );
+    } finally {
+      await context.close();
+    }
+  }
+  return {
+    status: 'ok',
+    loads,
+    all_verdicts: summarize(rows.map((r) => r.all_verdicts_ms)),
+    recompute: summarize(rows.map((r) => r.recompute_median_ms)),
+    recompute_config: PERF_CONFIG,
+    rows,
+  };
+}
+
+/**
+ * A page on the served site's origin from which the bench's scripts can import
+ * web/src/ (a route serves it under __bench/, so `import('./engine/client.js')`
+ * is the client as it is in the source) and start the built engine worker (its
+ * URL as the explorer starts it). Returns {page, worker: {url, type}, close}.
+ */
+export async function benchPage(browser, server) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    await context.addInitScript(markWorkers);
+    const probe = await context.newPage();
+    await probe.goto(server.url);
+    await probe.waitForFunction(() => window.__benchLoad?.worker_url !== undefined, null, { timeout: 30000 });
+    const worker = await probe.evaluate(() => ({
+      url: window.__benchLoad.worker_url,
+      type: window.__benchLoad.worker_type,
+    }));
+    await probe.close();
+    const prefix = `${server.url}__bench/`;
+    await context.route(`${prefix}**`, (route) => {
+      const rel = decodeURIComponent(new URL(route.request().url()).pathname).slice(new URL(prefix).pathname.length);
+      if (rel === 'page.html')
+        return route.fulfill({
+          contentType: 'text/html; charset=utf-8',
+          body: '<!doctype html><meta charset="utf-8"><title>bench</title>',
+        });
+      const file = normalize(join(SRC, rel));
+      if (!file.startsWith(SRC) || !existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
+      return route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: readFileSync(file, 'utf8') });
+    });
+    const page = await context.newPage();
+    await page.goto(`${prefix}page.html`);
+    return { page, worker, close: () => context.close() };
+  } catch (e) {
+    await context.close();
+    throw e;
+  }
+}
+
+/** launch() + serve() + benchPage(), for fn({page, worker}); everything closed after. */
+export async function withBenchPage(fn) {
+  if (!existsSync(`${DIST}/index.html`)) throw new Error(`${DIST}/index.html does not exist: the site is not built`);
+  const { launch, serve } = await import('../tests/browser/harness.js');
+  const browser = await launch();
+  const server = await serve();
+  try {
+    const bp = await benchPage(browser, server);
+    try {
+      return await fn(bp);
+    } finally {
+      await bp.close();
+    }
+  } finally {
+    await server.close();
+    await browser.close();
+  }
+}
+
+// The pool in the page: a client of k workers against a client of one, on the
+// default scene, interleaved in rounds: recomputes per second with one request
+// at a time (as a dragged slider asks) and with `calls` requests at once.
+async function pool(bp, { config, rounds, calls }) {
+  return bp.page.evaluate(
+    async ({ worker, config, rounds, calls }) => {
+      const { createEngineClient, poolSize } = await import('./engine/client.js');
+      const page = poolSize();
+      const ks = [...new Set([1, 2, 4, page])].sort((a, b) => a - b);
+      const startWorker = () => new Worker(worker.url, { type: worker.type });
+      const clients = Object.fromEntries(ks.map((k) => [k, createEngineClient({ workers: k, startWorker })]));
+      const at = (i) => [{ ...config, gain: 1 + (i % 2) * 1e-3 }];
+      try {
+        // Every worker of every client past V8's tier-up; the answers of k workers against one worker's.
+        const first = {};
+        for (const k of ks) for (let i = 0; i < 15; i++) first[k] = await clients[k].call('simulate', at(0));
+        const same = Object.fromEntries(ks.map((k) => [k, JSON.stringify(first[k]) === JSON.stringify(first[1])]));
+        const sequential = Object.fromEntries(ks.map((k) => [k, []]));
+        const concurrent = Object.fromEntries(ks.map((k) => [k, []]));
+        for (let r = 0; r < rounds; r++)
+          for (let j = 0; j < ks.length; j++) {
+            const k = ks[(j + r) % ks.length];
+            let t0 = performance.now();
+            for (let i = 0; i < calls; i++) await clients[k].call('simulate', at(i));
+            sequential[k].push((calls * 1000) / (performance.now() - t0));
+            t0 = performance.now();
+            await Promise.all(Array.from({ length: calls }, (_, i) => clients[k].call('simulate', at(i))));
+            concurrent[k].push((calls * 1000) / (performance.now() - t0));
+          }
+        return { ks, page_pool_size: page, cores: navigator.hardwareConcurrency, same, sequential, concurrent };
+      } finally {
+        for (const c of Object.values(clients)) c.terminate();
+      }
+    },
+    { worker: bp.worker, config, rounds, calls },
+  );
+}
+
+function summarizePool(raw, { rounds, calls }) {
+  const med = (v) => {
+    const s = [...v].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const r2 = (x) => Math.round(x * 100) / 100;
+  const rows = raw.ks.map((k) => {
+    const row = { k, same_numbers: raw.same[k] };
+    for (const mode of ['sequential', 'concurrent']) {
+      const per = raw[mode][k].map((x, i) => x / raw[mode][1][i]);
+      row[mode] = {
+        per_s: r2(med(raw[mode][k])),
+        ratio: r2(med(raw[mode][k]) / med(raw[mode][1])),
+        ratio_round_range: [r2(Math.min(...per)), r2(Math.max(...per))],
+      };
+    }
+    return row;
+  });
+  return {
+    status: 'ok',
+    rounds,
+    calls,
+    cores: raw.cores,
+    page_pool_size: raw.page_pool_size,
+    rows,
+  };
+}
+
+/** The part of the run that fails alone: {status: 'failed', reason} instead of the whole part. */
+async function part(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    return { status: 'failed', reason: String(e && e.message ? e.message : e).split('\n')[0] };
+  }
+}
+
 /**
  * Runs part 2. Returns {status: 'ok', ...} or {status: 'skipped', reason}.
- * options: {loads, steps, log}
+ * options: {loads, steps, deepSteps, papersLoads, poolRounds, log, defaultConfig, deepConfig}
+ * (the configs: bench/lib/scenes.js's default and deep scenes).
  */
-export async function runBrowser({ loads = 5, steps = 100, log = () => {} } = {}) {
+export async function runBrowser({
+  loads = 5,
+  steps = 100,
+  deepSteps = 40,
+  papersLoads = 3,
+  poolRounds = 5,
+  defaultConfig,
+  deepConfig,
+  log = () => {},
+} = {}) {
   if (!existsSync(`${DIST}/index.html`))
-    return { status: 'skipped', reason: 'dist/index.html does not exist: the page is not built (npm run build:web)' };
+    return {
+      status: 'skipped',
+      reason: `${DIST}/index.html does not exist: the page is not built (npm run build:web)`,
+    };
   if (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium'))
     return {
       status: 'skipped',
@@ -230,99 +590,48 @@ export async function runBrowser({ loads = 5, steps = 100, log = () => {} } = {}
   const server = await serve();
   try {
     const version = browser.version();
-    // Cold loads: navigation -> first painted chart; requested files.
-    const firstPaint = [],
-      navigation = [];
-    const requested = new Set();
-    const probe = await (async () => {
-      for (let i = 0; i < loads; i++) {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-        // Marks of the first load on the page's clock: the engine Worker created,
-        // its first request sent, its first answer (with the ms simulate() took).
-        await context.addInitScript(() => {
-          const marks = (window.__benchLoad = {});
-          const Base = window.Worker;
-          if (!Base) return;
-          window.Worker = class extends Base {
-            constructor(...args) {
-              super(...args);
-              marks.worker_created ??= performance.now();
-              this.addEventListener('message', (e) => {
-                if (marks.first_answer === undefined) {
-                  marks.first_answer = performance.now();
-                  marks.first_simulate_ms = e.data && e.data.ms;
-                }
-              });
-            }
-            postMessage(...args) {
-              marks.first_request ??= performance.now();
-              return super.postMessage(...args);
-            }
-          };
-        });
-        const page = await context.newPage();
-        const errors = [];
-        page.on('pageerror', (e) => errors.push(e.message));
-        page.on('requestfinished', (req) => {
-          const u = new URL(req.url());
-          if (u.origin === new URL(server.url).origin)
-            requested.add(decodeURIComponent(u.pathname).replace(/^\//, '') || 'index.html');
-        });
-        await page.goto(server.url);
-        try {
-          await waitReady(page);
-        } catch (e) {
-          await context.close();
-          return {
-            error: `the page never became ready (body[data-ready=1] and window.__resnorm.renders >= 1): ${e.message.split('\n')[0]}; page errors: ${errors.join('; ') || 'none'}`,
-          };
-        }
-        const t = await page.evaluate(() => {
-          const nav = performance.getEntriesByType('navigation')[0];
-          const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-          return {
-            paint: window.__resnorm.lastPaintMs,
-            renders: window.__resnorm.renders,
-            dcl: nav?.domContentLoadedEventEnd,
-            load: nav?.loadEventEnd,
-            fcp: fcp?.startTime,
-            ...window.__benchLoad,
-          };
-        });
-        // Only the first render counts; if the page rendered twice already, lastPaintMs is late (an upper bound).
-        firstPaint.push(t.paint);
-        navigation.push(t);
-        await context.close();
-      }
-      return null;
-    })();
-    if (probe?.error) return { status: 'failed', reason: probe.error, chromium: version, sizes: distSizes() };
-    const files = [...requested].map((p) => (p.endsWith('/') ? `${p}index.html` : p));
+    const cold = await coldLoads(browser, server, loads);
+    if (cold.error) return { status: 'failed', reason: cold.error, chromium: version, sizes: distSizes() };
+    const files = [...cold.requested].map((p) => (p.endsWith('/') ? `${p}index.html` : p));
     const sizes = distSizes(files.length ? files : null);
-    log(`  first chart painted after ${summarize(firstPaint).median_ms} ms (median of ${loads} cold loads)`);
+    log(`  first chart painted after ${summarize(cold.firstPaint).median_ms} ms (median of ${loads} cold loads)`);
 
-    // Slider steps on one page.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(server.url);
-    await waitReady(page);
-    const config = await page.evaluate(() => window.__resnorm.config);
-    const workers = await instrumentWorkers(page);
-    const sliders = {};
-    for (const id of ['depth', 'gain']) {
-      // Each slider's steps end where they began, at the default scene.
-      const list = await sliderSteps(page, id, steps);
-      sliders[id] = summarizeSteps(list, await workerRecords(workers));
-      log(`  ${id} slider: input -> repaint median ${sliders[id].median_ms} ms, p95 ${sliders[id].p95_ms} ms`);
-    }
-    await context.close();
+    const scene = await sliderScene(browser, server, { ids: ['depth', 'gain'], steps, log, label: 'default scene' });
+    const deepHash = `#arch=${deepConfig.arch.join(',')}&depth=${deepConfig.depth}`;
+    const deep = await part(async () => ({
+      status: 'ok',
+      link: deepHash,
+      ...(await sliderScene(browser, server, {
+        hash: deepHash,
+        check: { arch: deepConfig.arch, depth: deepConfig.depth },
+        ids: ['gain'],
+        steps: deepSteps,
+        log,
+        label: 'deep scene',
+      })),
+    }));
+    const papers = await part(() => papersColdLoads(browser, server, papersLoads, log));
+    const poolPlan = { rounds: poolRounds, calls: 20 };
+    const pooled = await part(async () => {
+      const bp = await benchPage(browser, server);
+      try {
+        return summarizePool(await pool(bp, { config: defaultConfig, ...poolPlan }), poolPlan);
+      } finally {
+        await bp.close();
+      }
+    });
+    if (pooled.rows)
+      log(`  pool: ${pooled.rows.map((r) => `k=${r.k} ${r.sequential.ratio}x`).join(', ')} (one request at a time)`);
     return {
       status: 'ok',
       chromium: version,
       headless: true,
-      page_config: config,
-      first_chart: { ...summarize(firstPaint), loads, navigation },
-      slider: sliders,
+      page_config: scene.page_config,
+      first_chart: { ...summarize(cold.firstPaint), loads, navigation: cold.navigation },
+      slider: scene.slider,
+      deep,
+      papers,
+      pool: pooled,
       sizes,
     };
   } finally {

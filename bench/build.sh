@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what bench/run.js measures, beyond `npm run build:wasm` (the shipped WASM SIMD build):
 #   build/bench-v2      native, -O3 -march=x86-64-v2 (SSE4.2, 128-bit vectors): resnorm_bench, resnorm_norm_bench
-#   build/bench-v2-clang  the same with clang++ (the LLVM inside emcc)
+#   build/bench-v2-clang  the same with clang++ (the LLVM inside emcc), and resnorm_train_bench
+#                         (bench/train_bench.cpp: the core's Trainer, for the training table)
 #   build/bench-native  native, -O3 -march=native
 #   build/wasm-scalar   the engine as WebAssembly without -msimd128
 #   build/bench-wasm    bench-only wasm modules (norms, profile): bench/wasm/build.sh
@@ -32,6 +33,15 @@ if command -v clang++ >/dev/null; then
   echo "bench: $dir (clang++, -march=x86-64-v2)"
   cmake --build "$dir" -j"$jobs" --target resnorm_bench resnorm_norm_bench >"$dir/bench-build.log" 2>&1 ||
     { tail -40 "$dir/bench-build.log"; exit 1; }
+  # The training harness, linked against the core library just built, with that build's
+  # flags (CMakeLists.txt: -O3 -DNDEBUG, -ffp-contract=off, the arch flags).
+  train=$dir/resnorm_train_bench
+  if [ ! -f "$train" ] || [ bench/train_bench.cpp -nt "$train" ] || [ bench/isa.h -nt "$train" ] ||
+    [ "$dir/libresnorm_core.a" -nt "$train" ]; then
+    echo "bench: $train"
+    clang++ -std=c++17 -O3 -DNDEBUG -ffp-contract=off -Wall -Wextra -march=x86-64-v2 -Icore/include \
+      -I/usr/include/eigen3 bench/train_bench.cpp "$dir/libresnorm_core.a" -o "$train"
+  fi
 else
   echo "bench: no clang++ (it comes with Debian's emscripten); the native-v2-clang contender will be skipped"
 fi

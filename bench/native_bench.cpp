@@ -21,35 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "isa.h"
 #include "phases.h"
 #include "resnorm/engine.h"
 
 using namespace resnorm;
 using Clock = std::chrono::steady_clock;
-
-// The instruction sets this binary was compiled for (RESNORM_ARCH_FLAGS).
-static std::string isa() {
-  std::string s = "x86-64";
-#ifdef __SSE4_2__
-  s += "+sse4.2";
-#endif
-#ifdef __AVX__
-  s += "+avx";
-#endif
-#ifdef __AVX2__
-  s += "+avx2";
-#endif
-#ifdef __FMA__
-  s += "+fma";
-#endif
-#ifdef __AVX512F__
-  s += "+avx512f";
-#endif
-#if !defined(__x86_64__)
-  s = "non-x86";
-#endif
-  return s;
-}
 
 int main(int argc, char** argv) {
   Config cfg;
@@ -91,14 +68,14 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"configure_ms\": %.4f, \"forward_ms\": %.4f, \"backward_ms\": %.4f, \"result_ms\": %.4f, "
         "\"total_ms\": %.4f, \"kernels_ms\": %.4f, \"norms_ms\": %.4f, \"repeat\": %d, \"isa\": \"%s\"}\n",
-        p.configure, p.forward, p.backward, p.result, p.total, p.kernels, p.norms, phases, isa().c_str());
+        p.configure, p.forward, p.backward, p.result, p.total, p.kernels, p.norms, phases, bench::isa().c_str());
     return 0;
   }
   const double gain = cfg.gain;
   Engine<float> engine;
   Results res;
   if (serve) {
-    std::printf("{\"isa\": \"%s\", \"compiler\": \"gcc %s\"}\n", isa().c_str(), __VERSION__);
+    std::printf("{\"isa\": \"%s\", \"compiler\": \"%s\"}\n", bench::isa().c_str(), bench::compiler().c_str());
     std::fflush(stdout);
     long calls = 0;
     std::string line;
@@ -165,8 +142,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "{\"first_ms\": %.4f, \"median_ms\": %.4f, \"p10_ms\": %.4f, \"p90_ms\": %.4f, \"repeat\": %d, "
-      "\"isa\": \"%s\", \"compiler\": \"gcc %s\", \"samples_ms\": [%s]}\n",
+      "\"isa\": \"%s\", \"compiler\": \"%s\", \"samples_ms\": [%s]}\n",
       first, sorted[sorted.size() / 2], sorted[sorted.size() / 10], sorted[sorted.size() * 9 / 10], repeat,
-      isa().c_str(), __VERSION__, samples.c_str());
+      bench::isa().c_str(), bench::compiler().c_str(), samples.c_str());
   return 0;
 }

@@ -1,38 +1,45 @@
 #!/usr/bin/env node
-// The benchmark of issue #5, in one process tree (`npm run bench` builds first, then runs this):
+// The benchmark, in one process tree (`npm run bench` builds first, then runs this):
 //   1. engine throughput on three scenes: native -march=x86-64-v2 and -march=native,
 //      the WASM SIMD build, the scalar WASM build, plain JS and TensorFlow.js, each
 //      checked against the WASM SIMD build's numbers;
-//   2. the page in headless Chromium (bench/browser.js);
+//   2. the pages in headless Chromium (bench/browser.js): first chart, slider steps on
+//      the default and the deep scene, the papers page's cold load, the worker pool;
 //   3. LayerNorm against RMSNorm, d = 64 .. 4096, native and WASM;
 //   4. where a recompute spends its time (bench/phases.h), native and WASM;
 //   5. the cost of growth: time against L, d, T with fitted exponents, and the slowest
-//      configs the engine's budgets allow, natively and in WASM (bench/lib/scaling.js).
-// Writes <out>/latest.json and <out>/latest.md and prints the Markdown.
+//      configs the engine's budgets allow, natively and in WASM (bench/lib/scaling.js);
+//   6. training throughput of a small transformer natively, in WASM SIMD (Node and the
+//      page) and in TensorFlow.js, and the wasm heap training needs (bench/lib/train.js).
+// Judged against the targets of bench/lib/targets.js. Writes <out>/latest.json and
+// <out>/latest.md and prints the Markdown.
 //
-//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling] [--wait-quiet SECONDS]
+//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training]
+//                     [--wait-quiet SECONDS] [--browser]
 // --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
-// browser part is skipped unless --browser is given.
+// browser part and the page's training contender are skipped unless --browser is given.
 //
 // Timing on a shared machine: every contender runs in rounds, interleaved with the
 // others (the order rotates each round), so a burst of load from a neighbour lands
 // on all of them; we report medians and p10/p90 of all steady-state calls, and the
 // spread of the per-round ratios. The first call of each process is reported apart.
-import { execFile, execFileSync, fork, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { runBrowser } from './browser.js';
+import { runBrowser, withBenchPage } from './browser.js';
 import { renderMarkdown } from './lib/report.js';
+import { targets } from './lib/targets.js';
+import { training } from './lib/train.js';
 import { FLOP_FORMULA, QUICK_SCENES, SCENES, flops } from './lib/scenes.js';
-import { median, quantile, summarize } from './lib/stats.js';
+import { addRatios, median, quantile, summarize } from './lib/stats.js';
 import { limits, scaling } from './lib/scaling.js';
+import { ForkedWorker as Worker, LineProcess, fmtErr, interleave, nativeArgs, startNative } from './lib/procs.js';
 import { ENGINE_ARCHS } from '../web/src/shared/fields.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const WORKER = fileURLToPath(new URL('./lib/worker.js', import.meta.url));
 const run = promisify(execFile);
 
 // ---------------------------------------------------------------- contenders
@@ -92,82 +99,16 @@ const PLAN = {
   },
 };
 const QUICK_PLAN = { rounds: 2, warmup: 1, n: Object.fromEntries(Object.keys(CONTENDERS).map((c) => [c, 2])) };
-const perRound = (n, rounds, r) => Math.floor(((r + 1) * n) / rounds) - Math.floor((r * n) / rounds);
 
 // core's enum Arch order, for the profile module's mask: the engine's arch choices are its names in that order.
 const ARCH_ENUM = ENGINE_ARCHS;
 
 // ---------------------------------------------------------------- plumbing
 
-class Worker {
-  constructor(name, execArgv = []) {
-    this.name = name;
-    this.child = fork(WORKER, [name], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.pending = new Map();
-    this.nextId = 1;
-    this.child.on('message', (m) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.ok) p.resolve(m);
-      else p.reject(new Error(m.error));
-    });
-    this.child.on('exit', (code, signal) => {
-      for (const p of this.pending.values()) p.reject(new Error(`${name} worker exited (${code ?? signal})`));
-      this.pending.clear();
-    });
-  }
-  call(cmd, args = {}) {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.send({ id, cmd, ...args });
-    });
-  }
-  close() {
-    if (this.child.connected) this.child.disconnect();
-  }
-}
-
-function nativeArgs(config) {
-  const args = [];
-  for (const [k, v] of Object.entries(config))
-    args.push(`--${k.replace(/_/g, '-')}`, Array.isArray(v) ? v.join(',') : String(v));
-  return args;
-}
-
-// A native contender: resnorm_bench --serve for one scene, with Worker's call() API.
-class NativeWorker {
+// A native contender: resnorm_bench --serve 1 for one scene, with ForkedWorker's call() API.
+class NativeWorker extends LineProcess {
   constructor(name, bin, config) {
-    this.name = name;
-    this.child = spawn(bin, [...nativeArgs(config), '--serve', '1'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    this.queue = [];
-    this.buffer = '';
-    this.hello = new Promise((resolve, reject) => this.queue.push({ resolve, reject }));
-    this.child.stdout.on('data', (d) => {
-      this.buffer += d;
-      let i;
-      while ((i = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, i);
-        this.buffer = this.buffer.slice(i + 1);
-        const p = this.queue.shift();
-        if (p) p.resolve(JSON.parse(line));
-      }
-    });
-    this.child.on('exit', (code, signal) => {
-      for (const p of this.queue) p.reject(new Error(`${name} exited (${code ?? signal})`));
-      this.queue = [];
-    });
-    this.child.on('error', (e) => {
-      for (const p of this.queue) p.reject(e);
-      this.queue = [];
-    });
-  }
-  send(line) {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ resolve, reject });
-      this.child.stdin.write(`${line}\n`);
-    });
+    super(name, bin, [...nativeArgs(config), '--serve', '1']);
   }
   async call(cmd, args = {}) {
     if (cmd === 'run') {
@@ -178,9 +119,6 @@ class NativeWorker {
     }
     if (cmd === 'results') return this.send(`results ${args.file}`);
     throw new Error(`native contender: no command ${cmd}`);
-  }
-  close() {
-    if (!this.child.stdin.writableEnded) this.child.stdin.end();
   }
 }
 
@@ -221,22 +159,12 @@ export function compareResults(got, ref) {
   return { max_rel: worst, where, values, nonfinite_mismatches: mismatches };
 }
 
-const fmtErr = (e) => String(e && e.message ? e.message : e).split('\n')[0];
-
 // ---------------------------------------------------------------- part 1: engine throughput
 
 async function startContender(name, config) {
   const c = CONTENDERS[name];
   if (c.kind === 'native') {
-    const bin = `${ROOT}${c.dir}/resnorm_bench`;
-    if (!existsSync(bin)) return { skipped: `${c.dir}/resnorm_bench is not built (npm run bench builds it)` };
-    const w = new NativeWorker(name, bin, config);
-    try {
-      return { name, native: true, worker: w, info: await w.hello };
-    } catch (e) {
-      w.close();
-      return { skipped: `could not run: ${fmtErr(e)}` };
-    }
+    return startNative(NativeWorker, name, `${ROOT}${c.dir}/resnorm_bench`, config, 'npm run bench builds it');
   }
   if (c.needs && !existsSync(`${ROOT}${c.needs}`)) return { skipped: `${c.needs} is not built (${c.build})` };
   const w = new Worker(name);
@@ -267,39 +195,24 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
     Object.assign(state[n], { first_ms: null, warmup_ms: [], samples: [], rounds: [], loadavg: [] });
   }
   const live = names.filter((n) => !state[n].skipped);
-  for (let r = 0; r < plan.rounds; r++) {
-    const order = live.map((_, i) => live[(i + r) % live.length]);
-    for (const n of order) {
-      const s = state[n];
-      const k = perRound(plan.n[n], plan.rounds, r);
-      if (s.skipped || (k === 0 && s.first_ms !== null)) {
-        s.rounds.push(null);
-        continue;
-      }
-      try {
-        const out = await s.worker.call('run', { config, repeat: k, warmup: s.first_ms === null ? plan.warmup : 0 });
-        if (s.first_ms === null) {
-          s.first_ms = out.first_ms;
-          s.warmup_ms = out.warmup_ms;
-        }
-        s.samples.push(...out.samples_ms);
-        s.rounds.push(out.samples_ms.length ? median(out.samples_ms) : null);
-      } catch (e) {
-        s.skipped = `failed: ${fmtErr(e)}`;
-        s.worker?.close();
-      }
-    }
-    const load = os.loadavg()[0];
-    for (const n of live) state[n].loadavg.push(load);
-    if (r === plan.rounds - 1 || (r + 1) % Math.ceil(plan.rounds / 4) === 0)
-      log(
-        `  ${sceneName} round ${r + 1}/${plan.rounds} (load ${load.toFixed(1)}): ` +
-          live
-            .filter((n) => !state[n].skipped)
-            .map((n) => `${n} ${median(state[n].samples)?.toFixed(2)}`)
-            .join(', '),
-      );
-  }
+  await interleave(
+    state,
+    live,
+    plan,
+    (s, k, warmup) => s.worker.call('run', { config, repeat: k, warmup }),
+    (r) => {
+      const load = os.loadavg()[0];
+      for (const n of live) state[n].loadavg.push(load);
+      if (r === plan.rounds - 1 || (r + 1) % Math.ceil(plan.rounds / 4) === 0)
+        log(
+          `  ${sceneName} round ${r + 1}/${plan.rounds} (load ${load.toFixed(1)}): ` +
+            live
+              .filter((n) => !state[n].skipped)
+              .map((n) => `${n} ${median(state[n].samples)?.toFixed(2)}`)
+              .join(', '),
+        );
+    },
+  );
 
   // First call with warm code: a new engine object in the same process (weight bank
   // and workspaces cold, compilers done). The wasm builds on every scene, the JS
@@ -395,18 +308,7 @@ async function measureScene(sceneName, scene, plan, log, tmp, state) {
   }
   // Ratios to the WASM SIMD build: time / WASM SIMD time (> 1: slower than WASM SIMD),
   // and the range of the same ratio per round (both ran in that round).
-  const ref = results[REFERENCE];
-  for (const n of names) {
-    const e = results[n];
-    if (e.skipped || !ref || ref.skipped) continue;
-    e.ratio_to_wasm_simd = Math.round((e.median_ms / ref.median_ms) * 1e4) / 1e4;
-    const per = e.round_medians_ms
-      .map((x, i) => (x === null || ref.round_medians_ms[i] === null ? NaN : x / ref.round_medians_ms[i]))
-      .filter(Number.isFinite);
-    e.ratio_round_range = per.length
-      ? [Math.min(...per), Math.max(...per)].map((x) => Math.round(x * 1e3) / 1e3)
-      : null;
-  }
+  addRatios(results, results[REFERENCE]);
   return {
     title: scene.title,
     config,
@@ -636,118 +538,6 @@ async function profile(scenes, quick, log) {
   return out;
 }
 
-// ---------------------------------------------------------------- targets
-
-function targets(report) {
-  const e = report.engine?.scenes || {};
-  const scenes = Object.keys(e);
-  const ratio = (scene, c) => {
-    const x = e[scene]?.contenders?.[c];
-    return x && !x.skipped && Number.isFinite(x.ratio_to_wasm_simd) ? x.ratio_to_wasm_simd : null;
-  };
-  const fmt = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Number(x).toFixed(d));
-  const t = [];
-  const add = (id, text, measured, met, note = '') => t.push({ id, text, measured, met, note });
-  {
-    // WASM time / native time, every scene; the target holds if it holds on every scene.
-    const w = scenes.map((s) => [s, ratio(s, 'native-v2') === null ? null : 1 / ratio(s, 'native-v2')]);
-    const known = w.filter(([, x]) => x !== null);
-    add(
-      'wasm_vs_native_v2',
-      "WASM SIMD within 1.15x of native 128-bit SIMD (-march=x86-64-v2), g++ 12 (the project's compiler)",
-      'WASM SIMD time / native time: ' + w.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      known.length ? known.every(([, x]) => x <= 1.15) : null,
-    );
-    const wc = scenes.map((s) => [s, ratio(s, 'native-v2-clang') === null ? null : 1 / ratio(s, 'native-v2-clang')]);
-    const kc = wc.filter(([, x]) => x !== null);
-    add(
-      'wasm_vs_native_v2_clang',
-      'the same, against clang 14 (the compiler inside emcc: the same LLVM, so the fairer ceiling)',
-      'WASM SIMD time / native time: ' + wc.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      kc.length ? kc.every(([, x]) => x <= 1.15) : null,
-    );
-  }
-  {
-    const w = scenes.map((s) => [s, ratio(s, 'wasm-scalar')]);
-    const known = w.filter(([, x]) => x !== null);
-    add(
-      'wasm_vs_scalar',
-      'WASM SIMD at least 4x faster than scalar WASM',
-      'scalar time / SIMD time: ' + w.map(([s, x]) => `${s} ${fmt(x)}x`).join(', '),
-      known.length ? known.every(([, x]) => x >= 4) : null,
-    );
-  }
-  for (const [c, k, id, name] of [
-    ['js', 10, 'wasm_vs_js', 'plain JS'],
-    ['tfjs', 30, 'wasm_vs_tfjs', 'TF.js'],
-  ]) {
-    const r = ratio('default', c);
-    add(
-      id,
-      `WASM SIMD at least ${k}x faster than ${name} on the default scene`,
-      `${name} time / SIMD time: default ${fmt(r, 1)}x (deep ${fmt(ratio('deep', c), 1)}x, wide ${fmt(ratio('wide', c), 1)}x)`,
-      r === null ? null : r >= k,
-    );
-  }
-  {
-    const d = e.default?.contenders?.['wasm-simd'];
-    const ti = report.engine?.tiering;
-    const ok = d && !d.skipped;
-    add(
-      'tiering',
-      'first call and steady state reported separately (V8: Liftoff first, TurboFan later)',
-      ok
-        ? `default scene: instantiate ${fmt(d.load_ms, 1)} ms, first call ${fmt(d.first_ms, 1)} ms, calls 2-${1 + d.warmup_ms.length} ` +
-            `${d.warmup_ms.map((x) => fmt(x, 1)).join(' / ')} ms, steady ${fmt(d.median_ms)} ms; Liftoff only ${fmt(ti?.liftoff_only?.median_ms)} ms, ` +
-            `TurboFan only ${fmt(ti?.turbofan_only?.median_ms)} ms`
-        : 'n/a',
-      ok ? true : null,
-      'a reporting requirement',
-    );
-  }
-  {
-    const b = report.browser;
-    const ok = b?.status === 'ok';
-    const why = `not measured: ${b?.reason || 'skipped'}`;
-    add(
-      'slider_p95',
-      'slider input to repaint p95 under 16 ms (default scene, headless Chromium)',
-      ok
-        ? `depth p95 ${fmt(b.slider.depth.p95_ms, 1)} ms (median ${fmt(b.slider.depth.median_ms, 1)}), gain p95 ${fmt(b.slider.gain.p95_ms, 1)} ms (median ${fmt(b.slider.gain.median_ms, 1)})`
-        : why,
-      ok ? Math.max(b.slider.depth.p95_ms, b.slider.gain.p95_ms) < 16 : null,
-    );
-    add(
-      'first_chart',
-      'first chart painted under 1 s after navigation from localhost',
-      ok
-        ? `median ${fmt(b.first_chart.median_ms, 0)} ms, max ${fmt(b.first_chart.max_ms, 0)} ms over ${b.first_chart.loads} cold loads`
-        : why,
-      ok ? b.first_chart.max_ms < 1000 : null,
-    );
-    const sz = b?.sizes;
-    add(
-      'bytes',
-      'page, wasm and JS under 350 KB gzip together',
-      sz
-        ? `${fmt(sz.totals.all / 1024, 1)} KB (page ${fmt(sz.totals.page / 1024, 1)}, JS ${fmt(sz.totals.js / 1024, 1)}, wasm ${fmt(sz.totals.wasm / 1024, 1)})`
-        : why,
-      sz ? sz.totals.all < 350 * 1024 : null,
-    );
-  }
-  {
-    const d = e.deep?.contenders?.['wasm-simd'];
-    const ok = d && !d.skipped;
-    add(
-      'deep_100ms',
-      'deep scene (deepnorm + post_ln, L=1000) under 100 ms in WASM SIMD',
-      ok ? `median ${fmt(d.median_ms, 1)} ms (p90 ${fmt(d.p90_ms, 1)} ms)` : 'n/a',
-      ok ? d.median_ms < 100 : null,
-    );
-  }
-  return t;
-}
-
 // ---------------------------------------------------------------- machine
 
 function version(cmd, args, pick = (s) => s.split('\n')[0]) {
@@ -826,6 +616,30 @@ async function growth(quick, log) {
   }
 }
 
+// ---------------------------------------------------------------- part 6
+
+// The training part, with the page's contender in a browser of its own (none when `noPage`).
+async function trainingPart(noPage, quick, log) {
+  const run = (page) => training({ quick, page, log });
+  try {
+    if (noPage) return await run({ skipped: '--quick: the page runs in the full benchmark only (or with --browser)' });
+    if (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium'))
+      return await run({ skipped: '/usr/bin/chromium is not installed (npm run setup installs it)' });
+    let ran = false;
+    try {
+      return await withBenchPage((page) => {
+        ran = true;
+        return run(page);
+      });
+    } catch (e) {
+      if (ran) throw e;
+      return await run({ skipped: `the bench page did not open: ${fmtErr(e)}` });
+    }
+  } catch (e) {
+    return { status: 'failed', reason: fmtErr(e) };
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 export async function main(argv = process.argv.slice(2)) {
@@ -833,7 +647,7 @@ export async function main(argv = process.argv.slice(2)) {
   const opt = (f, d) => (argv.indexOf(f) >= 0 ? argv[argv.indexOf(f) + 1] : d);
   const quick = has('--quick');
   const out = opt('--out', `${ROOT}bench/results`);
-  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling').split(','));
+  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling,training').split(','));
   const log = has('--silent') ? () => {} : (s) => process.stderr.write(`${s}\n`);
   const scenes = quick ? QUICK_SCENES : SCENES;
   // --wait-quiet S: wait up to S seconds for the 1-minute load average to drop to
@@ -863,36 +677,57 @@ export async function main(argv = process.argv.slice(2)) {
       check: 'max relative difference of every per-layer value against the WASM SIMD build at the same config',
     },
   };
+  // The parts in the order they run: [name, what the log says, fn filling the report].
+  const parts = [
+    [
+      'engine',
+      'part 1: engine throughput',
+      async () => {
+        report.engine = { plan: quick ? QUICK_PLAN : PLAN, scenes: {} };
+        for (const [name, scene] of Object.entries(scenes))
+          report.engine.scenes[name] = await engineScene(name, scene, quick ? QUICK_PLAN : PLAN[name], log, tmp);
+        report.engine.tiering = await tiering(scenes.default, quick, log);
+      },
+    ],
+    ['norms', 'part 3: LayerNorm against RMSNorm', async () => (report.norms = await norms(quick, log))],
+    ['profile', 'part 4: profile', async () => (report.profile = await profile(scenes, quick, log))],
+    ['scaling', 'part 5: the cost of growth', async () => (report.scaling = await growth(quick, log))],
+    [
+      'browser',
+      'part 2: browser',
+      async () => {
+        if (quick && !has('--browser'))
+          report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
+        else
+          report.browser = await runBrowser({
+            loads: quick ? 1 : 5,
+            steps: quick ? 4 : 100,
+            deepSteps: quick ? 4 : 40,
+            papersLoads: quick ? 1 : 3,
+            poolRounds: quick ? 1 : 5,
+            defaultConfig: scenes.default.config,
+            deepConfig: scenes.deep.config,
+            log,
+          }).catch((e) => ({ status: 'failed', reason: fmtErr(e) }));
+      },
+    ],
+    [
+      'training',
+      'part 6: training',
+      async () => (report.training = await trainingPart(quick && !has('--browser'), quick, log)),
+    ],
+  ];
+  // Seconds each part took, in the order they ran.
+  report.part_durations_s = {};
   try {
-    if (only.has('engine')) {
-      log('part 1: engine throughput');
-      report.engine = { plan: quick ? QUICK_PLAN : PLAN, scenes: {} };
-      for (const [name, scene] of Object.entries(scenes))
-        report.engine.scenes[name] = await engineScene(name, scene, quick ? QUICK_PLAN : PLAN[name], log, tmp);
-      report.engine.tiering = await tiering(scenes.default, quick, log);
-    }
-    if (only.has('norms')) {
-      log('part 3: LayerNorm against RMSNorm');
-      report.norms = await norms(quick, log);
-    }
-    if (only.has('profile')) {
-      log('part 4: profile');
-      report.profile = await profile(scenes, quick, log);
-    }
-    if (only.has('scaling')) {
-      log('part 5: the cost of growth');
-      report.scaling = await growth(quick, log);
-    }
-    if (only.has('browser')) {
-      log('part 2: browser');
-      if (quick && !has('--browser'))
-        report.browser = { status: 'skipped', reason: '--quick: the browser part runs in the full benchmark only' };
-      else {
-        try {
-          report.browser = await runBrowser({ loads: quick ? 1 : 5, steps: quick ? 4 : 100, log });
-        } catch (e) {
-          report.browser = { status: 'failed', reason: fmtErr(e) };
-        }
+    for (const [name, what, fn] of parts) {
+      if (!only.has(name)) continue;
+      log(what);
+      const t = Date.now();
+      try {
+        await fn();
+      } finally {
+        report.part_durations_s[name] = Math.round((Date.now() - t) / 100) / 10;
       }
     }
   } finally {

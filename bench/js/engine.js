@@ -168,6 +168,18 @@ export function streamKey(parts) {
   return h;
 }
 
+/** One arch's result arrays for depth L (spec v1's metrics), zeroed; first_nonfinite null. */
+export function emptyResult(L) {
+  return {
+    grad_norm: new Float64Array(L + 1),
+    stream_rms: new Float64Array(L + 1),
+    update_ratio: new Float64Array(L),
+    w1_grad_norm: new Float64Array(L),
+    w2_grad_norm: new Float64Array(L),
+    first_nonfinite: null,
+  };
+}
+
 export class NormalRng {
   constructor(key) {
     this.state = BigInt.asUintN(64, BigInt(key));
@@ -854,14 +866,7 @@ class Model {
   result() {
     const { L, T, d } = this;
     const n = T * d;
-    const r = {
-      grad_norm: new Float64Array(L + 1),
-      stream_rms: new Float64Array(L + 1),
-      update_ratio: new Float64Array(L),
-      w1_grad_norm: new Float64Array(L),
-      w2_grad_norm: new Float64Array(L),
-      first_nonfinite: null,
-    };
+    const r = emptyResult(L);
     for (let l = 0; l <= L; ++l) {
       r.grad_norm[l] = Math.sqrt(sqNorm(this.dh[l]));
       r.stream_rms[l] = Math.sqrt(sqNorm(this.h[l]) / n);

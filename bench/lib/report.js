@@ -1,4 +1,5 @@
-// The Markdown table of a benchmark report (bench/run.js writes it to latest.md).
+// The Markdown of a benchmark report (bench/run.js writes it to latest.md).
+import { TARGET_GROUPS } from './targets.js';
 
 const f = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(Number(x)) ? 'n/a' : Number(x).toFixed(d));
 // 3 significant digits for times from 0.01 ms to 100 s.
@@ -262,7 +263,7 @@ function browserSection(b) {
   parts.push(
     `\nCold loads, medians on the page's clock (0 = navigation start): first contentful paint ${ms(med('fcp'))} ms, DOMContentLoaded ${ms(med('dcl'))} ms, ` +
       `engine worker created ${ms(med('worker_created'))} ms, first request posted ${ms(med('first_request'))} ms, first answer ${ms(med('first_answer'))} ms ` +
-      `(of which the first simulate() ${ms(med('first_simulate_ms'))} ms), load event ${ms(med('load'))} ms, first chart painted ${ms(b.first_chart.median_ms)} ms.`,
+      `(of which the first simulate() ${ms(med('first_simulate_ms'))} ms), load event ${ms(med('load'))} ms, first chart painted ${ms(b.first_chart.median_ms)} ms, the engine's answer painted ${ms(med('live_paint'))} ms (the first chart is the default scene's result shipped with the page, when the build ships one).`,
   );
   const names = {
     to_worker: 'input event → request in the engine worker',
@@ -286,8 +287,81 @@ function browserSection(b) {
       "\nThe page's own timings (window.__resnorm), per step:\n\n" +
         table(['slider', 'field', 'median ms', 'p95 ms'], fields),
     );
+  parts.push('\n' + deepSection(b.deep));
+  parts.push('\n' + papersSection(b.papers));
+  parts.push('\n' + poolSection(b.pool));
   parts.push('\n' + sizesTable(b.sizes));
   return parts.join('\n') + '\n';
+}
+
+const failed = (x) => `${x?.status ?? 'not run'}: ${x?.reason ?? 'n/a'}`;
+
+function deepSection(d) {
+  if (!d) return '';
+  if (d.status !== 'ok') return `**Deep scene in the explorer**: ${failed(d)}\n`;
+  const g = d.slider.gain;
+  const rows = [
+    [
+      'gain slider input → repaint',
+      ms(g.median_ms),
+      ms(g.p95_ms),
+      ms(g.max_ms),
+      `${g.n} steps (${g.timed_out} timed out)`,
+    ],
+  ];
+  const names = { to_worker: '… input → worker', in_worker: '… in the worker', back_and_draw: '… worker → painted' };
+  for (const [k, v] of Object.entries(g.split || {}))
+    if (names[k]) rows.push([names[k], ms(v.median_ms), ms(v.p95_ms), ms(v.max_ms), '']);
+  const c = d.page_config;
+  return (
+    `**Deep scene in the explorer**, opened at \`index.html${d.link}\` (${c.arch.join(' + ')}, L=${c.depth}, d=${c.width}, T=${c.tokens}; the depth slider ends at 96, so the gain slider is dragged):\n\n` +
+    table(['measure', 'median ms', 'p95 ms', 'max ms', 'n'], rows)
+  );
+}
+
+function papersSection(p) {
+  if (!p) return '';
+  if (p.status !== 'ok') return `**Papers page, cold loads**: ${failed(p)}\n`;
+  const panels = p.rows[0]?.panels ?? [];
+  const med = (id) => {
+    const v = p.rows.map((r) => r.verdicts[id]?.shown_ms).filter(Number.isFinite);
+    return v.length ? v.sort((a, b) => a - b)[Math.floor(v.length / 2)] : null;
+  };
+  const rows = panels.map((id) => [id, p.rows.map((r) => r.verdicts[id]?.verdict ?? '-').join(', '), ms(med(id))]);
+  rows.push(['**all six**', '', `**${ms(p.all_verdicts.median_ms)}** (max ${ms(p.all_verdicts.max_ms)})`]);
+  const c = p.recompute_config;
+  return (
+    `**Papers page, ${p.loads} cold loads** (a fresh browser context each; a panel's verdict counts once its section's data-verdict is a measured one, drawn at the next frame; ms from navigation, medians):\n\n` +
+    table(['panel', 'verdict (each load)', 'verdict shown, ms'], rows) +
+    `\n\nThe page's own timing of the transformer scene (${c.arch.join(', ')}; L=${c.depth}, d=${c.width}, T=${c.tokens}, ${c.heads} heads; 15 recomputes after 3 warm-up runs, in its engine worker, run alone after the six panels): median ${ms(p.recompute.median_ms)} ms per recompute (the median of the ${p.loads} loads' medians; each load: ${p.rows.map((r) => ms(r.recompute_median_ms)).join(', ')} ms).\n`
+  );
+}
+
+function poolSection(p) {
+  if (!p) return '';
+  if (p.status !== 'ok') return `**The worker pool**: ${failed(p)}\n`;
+  const rows = p.rows.map((r) => [
+    `${r.k}${r.k === p.page_pool_size ? " (the page's pool)" : ''}`,
+    f(r.sequential.per_s, 1),
+    `${f(r.sequential.ratio)}x (${f(r.sequential.ratio_round_range[0])}–${f(r.sequential.ratio_round_range[1])})`,
+    f(r.concurrent.per_s, 1),
+    `${f(r.concurrent.ratio)}x (${f(r.concurrent.ratio_round_range[0])}–${f(r.concurrent.ratio_round_range[1])})`,
+    r.same_numbers ? 'identical' : '**differ**',
+  ]);
+  return (
+    `**The worker pool** (web/src/engine/client.js createEngineClient({workers: k}) with the built engine worker, default scene, ${p.rounds} interleaved rounds of ${p.calls} recomputes per client and mode; the machine reports ${p.cores} cores; ideal ratio: k up to the cores):\n\n` +
+    table(
+      [
+        'workers k',
+        'recomputes/s, one at a time',
+        'vs 1 worker (per-round range)',
+        `recomputes/s, ${p.calls} at once`,
+        'vs 1 worker (per-round range)',
+        'numbers vs 1 worker',
+      ],
+      rows,
+    )
+  );
 }
 
 function sizesTable(sz) {
@@ -338,12 +412,123 @@ function growthSection(g) {
   return out.join('\n') + '\n';
 }
 
+function trainingSection(t) {
+  if (t.status === 'failed') return `Not measured: ${t.reason}\n`;
+  const c = t.config;
+  const out = [
+    `${c.depth} ${c.block} blocks (${c.arch}), d=${c.width}, ${c.heads} heads, MLP ${c.expansion}d (${c.activation}), ${c.positions} positions; task ${c.task}, seq ${c.seq}, vocab ${c.vocab}, batch ${c.batch}; ${c.optimizer}, lr ${c.lr}. One update = one training step on a batch: ${t.tokens_per_step} training tokens (batch x context); no update is logged (a logged one also evaluates the held-out set). ${t.plan.rounds} interleaved rounds; the first update of each contender is timed apart, then ${t.plan.warmup} warm-up update (JS side) outside the samples.\n`,
+  ];
+  const rows = Object.entries(t.contenders).map(([id, e]) => {
+    if (e.skipped) return [`\`${id}\``, e.label, `not measured: ${e.skipped}`, '', '', '', '', '', ''];
+    const check = e.check?.reference
+      ? 'reference'
+      : e.check?.skipped
+        ? `not compared: ${e.check.skipped}`
+        : e.check?.error
+          ? `error: ${e.check.error}`
+          : `${e.check.ok ? 'ok' : '**MISMATCH**'}, ${e.check.max_rel === 0 ? 'identical' : `max rel ${e.check.max_rel?.toExponential(1)}`}`;
+    return [
+      `\`${id}\``,
+      e.isa ? `${e.label} [${e.isa}]` : e.label,
+      Number.isFinite(e.tokens_per_s) ? `**${e.tokens_per_s.toLocaleString('en-US')}**` : 'n/a',
+      ms(e.median_ms),
+      `${ms(e.p10_ms)} – ${ms(e.p90_ms)}`,
+      String(e.n),
+      ms(e.first_ms),
+      id === 'wasm-simd'
+        ? '1 (reference)'
+        : Number.isFinite(e.ratio_to_wasm_simd)
+          ? `${f(e.ratio_to_wasm_simd)}x${e.ratio_round_range ? ` (${f(e.ratio_round_range[0])}–${f(e.ratio_round_range[1])})` : ''}`
+          : 'n/a',
+      check,
+    ];
+  });
+  out.push(
+    table(
+      [
+        'id',
+        'contender',
+        'training tokens/s',
+        'ms per update (median)',
+        'p10 – p90 ms',
+        'n',
+        'first update ms',
+        'time / WASM SIMD in Node (per-round range)',
+        `same numbers (train loss of a new trainer's first ${t.plan.check_steps} updates)`,
+      ],
+      rows,
+    ),
+  );
+  const tf = t.contenders.tfjs;
+  out.push(
+    `\nTF.js (bench/tfjs/train.js) trains the same architecture on the same batch shape: token embedding (a one-hot product: the wasm backend has no gradient kernel for a gather) plus learned positions, pre-LN blocks with causal ${c.heads}-head attention and a GELU MLP of ${c.expansion}d, no biases, final LayerNorm, unembedding, softmax cross-entropy over every position but the last; tf.variableGrads + tf.train.adam. What differs: the ${c.batch} sequences go through as one batched pass (the core runs one pass per sequence and adds the gradients); its own init (the core's scales) and its own data (a random bigram chain like the markov task's, drawn in JS), so its losses are not compared` +
+      (tf?.train_loss
+        ? `; its train loss went from ${f(tf.train_loss[0], 3)} to ${f(tf.train_loss[1], 3)} over the timed updates (chance ln ${c.vocab} = ${f(Math.log(c.vocab), 3)}).`
+        : '.'),
+  );
+  const m = t.memory;
+  const mb = (b) => (Number.isFinite(b) ? `${f(b / 2 ** 20, 1)} MB` : 'n/a');
+  const heapRow = (name, cfg, heap, estimate, extra = '') => [
+    name,
+    cfg,
+    heap ? mb(heap.loaded) : 'n/a',
+    heap ? mb(heap.trainer) : 'n/a',
+    heap ? mb(heap.after_steps) : 'n/a',
+    mb(estimate),
+    extra,
+  ];
+  const rows2 = [];
+  const h = m?.config?.heap_bytes;
+  rows2.push(
+    heapRow(
+      'this config',
+      `${c.arch}, L=${c.depth}, d=${c.width}, seq ${c.seq}, vocab ${c.vocab}, batch ${c.batch}`,
+      h,
+      m?.config?.estimate?.bytes,
+      !h
+        ? `not measured: ${t.contenders['wasm-simd']?.skipped ?? 'n/a'}`
+        : h.after_steps === h.loaded
+          ? 'the heap did not grow: the trainer fits in the memory the module starts with'
+          : '',
+    ),
+  );
+  const big = m?.largest;
+  if (big?.config) {
+    const b = big.config;
+    rows2.push(
+      heapRow(
+        'the largest allowed',
+        `task ${b.task}, ${b.arch}, L=${b.depth}, d=${b.width}, e=${b.expansion}, ${b.heads} heads, seq ${b.seq}, vocab ${b.vocab}, batch ${b.batch}, eval_batches ${b.eval_batches}`,
+        big.heap_bytes,
+        big.estimate_bytes,
+        big.heap_bytes ? `one update: ${ms(big.first_update_ms)} ms` : `not measured: ${big.skipped}`,
+      ),
+    );
+  } else rows2.push(['the largest allowed', '', '', '', '', '', `not measured: ${big?.skipped ?? 'n/a'}`]);
+  out.push(
+    "\n**The wasm heap** (WebAssembly.Memory of the shipped build in Node, a fresh process each; it only grows, so the last column is the high-water mark; the estimate is the core's train_cost(), which the budget of core/src/limits.cpp is checked against; the largest allowed config is the one train_cost() gives the most bytes among the configs check_train() allows, searched by bench/train_bench.cpp --largest: every size field at its maximum, each task, batch 1 to 256 in powers of two, the deepest depth that fits):\n",
+  );
+  out.push(
+    table(
+      ['config', '', 'heap, module loaded', 'after the trainer is made', 'after its updates', "core's estimate", ''],
+      rows2,
+    ),
+  );
+  return out.join('\n') + '\n';
+}
+
 export function renderMarkdown(r) {
   const m = r.machine;
   const out = [];
   out.push(`# resnorm benchmark${r.quick ? ' (QUICK RUN: tiny scenes, not representative)' : ''}\n`);
   out.push(
-    `${r.date}, ${r.duration_s} s. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
+    `${r.date}, ${r.duration_s} s${
+      r.part_durations_s
+        ? ` (${Object.entries(r.part_durations_s)
+            .map(([k, v]) => `${k} ${v} s`)
+            .join(', ')})`
+        : ''
+    }. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
   );
   out.push(
     table(
@@ -365,13 +550,18 @@ export function renderMarkdown(r) {
   out.push('');
   if (r.targets) {
     out.push('## Targets\n');
-    out.push(
-      table(
-        ['target', 'measured', 'status'],
-        r.targets.map((t) => [t.text, t.measured, mark(t.met) + (t.note ? ` (${t.note})` : '')]),
-      ),
-    );
-    out.push('');
+    for (const [group, title] of Object.entries(TARGET_GROUPS)) {
+      const rows = r.targets.filter((t) => (t.group ?? 'speed') === group);
+      if (!rows.length) continue;
+      out.push(`### ${title}\n`);
+      out.push(
+        table(
+          ['target', 'measured', 'status'],
+          rows.map((t) => [t.text, t.measured, mark(t.met) + (t.note ? ` (${t.note})` : '')]),
+        ),
+      );
+      out.push('');
+    }
   }
   if (r.engine) {
     out.push('## 1. Engine throughput\n');
@@ -380,22 +570,17 @@ export function renderMarkdown(r) {
     );
     out.push(engineSection(r.engine));
   }
-  if (r.browser) {
-    out.push('## 2. In the browser\n');
-    out.push(browserSection(r.browser));
-  }
-  if (r.norms) {
-    out.push('## 3. LayerNorm against RMSNorm (core/include/resnorm/norms.h, float)\n');
-    out.push(normsSection(r.norms));
-  }
+  const section = (key, title, render) => {
+    if (r[key]) out.push(`## ${title}\n`, render(r[key]));
+  };
+  section('browser', '2. In the browser', browserSection);
+  section('norms', '3. LayerNorm against RMSNorm (core/include/resnorm/norms.h, float)', normsSection);
   if (r.profile || r.engine) {
     out.push('## 4. Where a recompute spends its time\n');
     if (r.engine) out.push(cpuProfileSection(r.engine));
     if (r.profile) out.push('### Phases and replays (bench/phases.h)\n\n' + profileSection(r.profile));
   }
-  if (r.scaling) {
-    out.push('## 5. The cost of growth\n');
-    out.push(growthSection(r.scaling));
-  }
+  section('scaling', '5. The cost of growth', growthSection);
+  section('training', '6. Training', trainingSection);
   return out.join('\n') + '\n';
 }

@@ -19,6 +19,15 @@
 //   cpuprofile {config, repeat}
 //                             V8's sampling profiler over `repeat` calls: self time per
 //                             function, wasm functions named from the build's symbol map
+// Training (bench/lib/train.js), wasm-simd and tfjs:
+//   trainer {config}          a trainer of `config` (rn.trainer, or bench/tfjs/train.js's
+//                             TfTrainer): {heap_bytes}
+//   train {repeat, warmup}    the trainer's first update is timed alone (first_ms), then
+//                             `warmup` updates (warmup_ms), then `repeat` (samples_ms), each
+//                             timed alone; the train loss of the first and the last
+//   losses {config, steps}    wasm: a new trainer of `config` logging every update: the
+//                             train_loss of its first `steps` updates
+//   heap                      wasm: the heap's size now, in bytes (it only grows)
 import { existsSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -57,7 +66,7 @@ async function load(name) {
     const t0 = performance.now();
     const { initTf, TfEngine } = await import('../tfjs/engine.js');
     const { tf, info } = await initTf();
-    return { engine: new TfEngine(tf), fresh: () => new TfEngine(tf), load_ms: performance.now() - t0, info };
+    return { engine: new TfEngine(tf), tf, fresh: () => new TfEngine(tf), load_ms: performance.now() - t0, info };
   }
   throw new Error(`unknown contender ${name}`);
 }
@@ -65,6 +74,30 @@ async function load(name) {
 const name = process.argv[2];
 let state = null;
 let calls = 0; // calls made in this process: the first one is the cold call
+let trainer = null; // {step(n) -> train losses, delete(), first: whether no update ran yet}
+
+const heapBytes = () => state.engine._module?.HEAP8.buffer.byteLength ?? null;
+
+async function newTrainer(config) {
+  if (name === 'tfjs') {
+    const { TfTrainer } = await import('../tfjs/train.js');
+    const tr = new TfTrainer(state.tf, config);
+    return { step: (n) => tr.step(n), delete: () => tr.dispose() };
+  }
+  const rn = state.engine;
+  if (typeof rn.trainer !== 'function') throw new Error('the JS trainer API is not built (rn.trainer is missing)');
+  const tr = rn.trainer(config);
+  return { step: (n) => tr.step(n).map((log) => log.train_loss), delete: () => tr.delete() };
+}
+
+// One update, timed; its train loss is the first logged one (every update is logged in `losses`).
+function timedStep(losses) {
+  const t = performance.now();
+  const out = trainer.step(1);
+  const ms = performance.now() - t;
+  if (out.length) losses.push(out[out.length - 1]);
+  return ms;
+}
 
 function call(config) {
   const gain = (config.gain ?? 1) + (calls % 2 ? 1e-3 : 0);
@@ -131,6 +164,33 @@ async function handle(msg) {
       engine.dispose?.();
       return { first_ms: ms };
     }
+    case 'trainer': {
+      trainer?.delete();
+      trainer = await newTrainer(msg.config);
+      trainer.first = true;
+      return { heap_bytes: heapBytes() };
+    }
+    case 'train': {
+      const out = { warmup_ms: [], samples_ms: [] };
+      const losses = [];
+      if (trainer.first) {
+        out.first_ms = timedStep(losses);
+        trainer.first = false;
+      }
+      for (let i = 0; i < (msg.warmup || 0); i++) out.warmup_ms.push(timedStep(losses));
+      for (let i = 0; i < msg.repeat; i++) out.samples_ms.push(timedStep(losses));
+      return { ...out, losses, heap_bytes: heapBytes() };
+    }
+    case 'losses': {
+      const tr = await newTrainer({ ...msg.config, log_every: 1 });
+      try {
+        return { losses: tr.step(msg.steps) };
+      } finally {
+        tr.delete();
+      }
+    }
+    case 'heap':
+      return { heap_bytes: heapBytes() };
     case 'cpuprofile':
       return { profile: await cpuProfile(msg.config, msg.repeat, msg.interval_us || 100) };
     default:

@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { WeightBank, inputStream, normalizeConfig, readout, recipe } from '../js/engine.js';
+import { WeightBank, emptyResult, inputStream, normalizeConfig, readout, recipe } from '../js/engine.js';
 
 // TF.js's gradients. The package's Node entry (dist/tf-core.node.js) registers
 // none: the @tensorflow/tfjs union package does it by importing tfjs-core's
@@ -193,14 +193,7 @@ export class TfEngine {
     tf.dispose(kept);
     const n = T * d;
     const skipScale = rec.skip ? rec.alpha : 1.0;
-    const r = {
-      grad_norm: new Float64Array(L + 1),
-      stream_rms: new Float64Array(L + 1),
-      update_ratio: new Float64Array(L),
-      w1_grad_norm: new Float64Array(L),
-      w2_grad_norm: new Float64Array(L),
-      first_nonfinite: null,
-    };
+    const r = emptyResult(L);
     for (let l = 0; l <= L; ++l) {
       r.grad_norm[l] = Math.sqrt(v[l]);
       r.stream_rms[l] = Math.sqrt(v[L + 1 + l] / n);

@@ -1,0 +1,321 @@
+// The targets a benchmark report is judged against (bench/run.js writes them into
+// latest.json and latest.md): each {id, group, text, measured, met, note}, met
+// true, false, or null when not measured (`measured` then says why).
+//   speed     the page and the engine: every figure measured in the same run,
+//             the page's in headless Chromium, the ratios from interleaved rounds;
+//   training  the training table (bench/lib/train.js);
+//   earlier   targets of earlier work, still measured and reported.
+
+const fmt = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Number(x).toFixed(d));
+const every = (pairs, ok) => {
+  const known = pairs.filter(([, x]) => x !== null);
+  return known.length ? known.every(([, x]) => ok(x)) : null;
+};
+// "scalar time / SIMD time: default 5.40x, deep 4.20x", or why nothing was measured.
+const perScene = (lead, pairs, d = 2) =>
+  pairs.length
+    ? `${lead}: ${pairs.map(([s, x]) => `${s} ${fmt(x, d)}x`).join(', ')}`
+    : 'not measured: the engine part did not run';
+const notMeasured = (part, what) => `not measured: ${part?.reason || part?.skipped || `${what} did not run`}`;
+
+// Time / WASM SIMD time of contender c on a scene of part 1, or null.
+function engineRatio(scenes, scene, c) {
+  const x = scenes[scene]?.contenders?.[c];
+  return x && !x.skipped && Number.isFinite(x.ratio_to_wasm_simd) ? x.ratio_to_wasm_simd : null;
+}
+
+// WASM SIMD time / native time on every scene of part 1, within 1.15x on each.
+function wasmVsNative(add, scenes, native, id, text) {
+  const w = Object.keys(scenes).map((s) => {
+    const r = engineRatio(scenes, s, native);
+    return [s, r === null ? null : 1 / r];
+  });
+  add(
+    id,
+    text,
+    perScene('WASM SIMD time / native time', w),
+    every(w, (x) => x <= 1.15),
+  );
+}
+
+function speedTargets(report, add) {
+  const e = report.engine?.scenes || {};
+  const scenes = Object.keys(e);
+  const ratio = (scene, c) => engineRatio(e, scene, c);
+  const b = report.browser;
+  const ok = b?.status === 'ok';
+  const why = notMeasured(b, 'the browser part');
+  {
+    const s = ok ? b.slider : null;
+    const one = (id) => `${id} p95 ${fmt(s[id].p95_ms, 1)} ms, median ${fmt(s[id].median_ms, 1)} ms`;
+    add(
+      'slider_default',
+      'slider step, input to repaint, default scene: p95 <= 16 ms and median <= 8 ms, depth and gain sliders',
+      ok ? `${one('depth')}; ${one('gain')}` : why,
+      ok ? ['depth', 'gain'].every((id) => s[id].p95_ms <= 16 && s[id].median_ms <= 8) : null,
+    );
+  }
+  {
+    const d = b?.deep;
+    const dok = ok && d?.status === 'ok';
+    const g = dok ? d.slider.gain : null;
+    add(
+      'slider_deep',
+      'deep scene (deepnorm + post_ln, L=1000) in the explorer: slider step p95 <= 50 ms',
+      dok
+        ? `gain slider at ${d.link}: p95 ${fmt(g.p95_ms, 1)} ms, median ${fmt(g.median_ms, 1)} ms (${g.n} steps)`
+        : ok
+          ? notMeasured(d, 'the deep scene')
+          : why,
+      dok ? g.p95_ms <= 50 : null,
+      'the depth slider ends at 96: the gain slider, at L=1000',
+    );
+  }
+  {
+    const p = b?.papers;
+    const pok = ok && p?.status === 'ok';
+    const pwhy = ok ? notMeasured(p, 'the papers page') : why;
+    add(
+      'papers_verdicts',
+      'papers page: all six panels show their measured verdicts <= 3 s after navigation (cold load)',
+      pok
+        ? `median ${fmt(p.all_verdicts.median_ms, 0)} ms, max ${fmt(p.all_verdicts.max_ms, 0)} ms over ${p.loads} cold loads`
+        : pwhy,
+      pok ? p.all_verdicts.median_ms <= 3000 : null,
+    );
+    const c = pok ? p.recompute_config : null;
+    add(
+      'papers_recompute',
+      'papers page: transformer-scene recompute (L=96, d=64, T=16, 4 heads, 4 archs) median <= 50 ms in the page',
+      pok
+        ? `median ${fmt(p.recompute.median_ms, 1)} ms (the page's own figure, median over ${p.loads} loads; ${c.arch.length} archs, L=${c.depth}, d=${c.width}, T=${c.tokens}, ${c.heads} heads)`
+        : pwhy,
+      pok ? p.recompute.median_ms <= 50 : null,
+    );
+  }
+  add(
+    'first_chart',
+    'first chart painted after navigation from localhost: median <= 400 ms over 5 cold loads',
+    ok
+      ? `median ${fmt(b.first_chart.median_ms, 0)} ms, max ${fmt(b.first_chart.max_ms, 0)} ms over ${b.first_chart.loads} cold loads`
+      : why,
+    ok ? b.first_chart.median_ms <= 400 : null,
+  );
+  {
+    wasmVsNative(
+      add,
+      e,
+      'native-v2-clang',
+      'wasm_vs_native_clang',
+      'WASM SIMD vs native clang 14 -O3 -march=x86-64-v2: <= 1.15x on every scene',
+    );
+    const sc = scenes.map((s) => [s, ratio(s, 'wasm-scalar')]);
+    add(
+      'wasm_vs_scalar',
+      'WASM SIMD vs scalar WASM: >= 4.5x on every scene',
+      perScene('scalar time / SIMD time', sc),
+      every(sc, (x) => x >= 4.5),
+    );
+  }
+  {
+    const p = b?.pool;
+    const pok = ok && p?.status === 'ok';
+    const rows = pok ? p.rows.filter((r) => r.k > 1) : [];
+    add(
+      'pool',
+      'the pool: k workers vs 1 worker, default scene in the page, throughput ratio (ideal k)',
+      pok
+        ? rows
+            .map(
+              (r) =>
+                `k=${r.k}${r.k === p.page_pool_size ? " (the page's pool here)" : ''}: ${fmt(r.sequential.ratio)}x one request at a time, ${fmt(r.concurrent.ratio)}x with ${p.calls} at once`,
+            )
+            .join('; ') + ` (${p.cores} cores)`
+        : ok
+          ? notMeasured(p, 'the pool')
+          : why,
+      pok ? true : null,
+      'a reporting target',
+    );
+  }
+  {
+    const g = report.scaling;
+    const sw = g?.scaling?.sweeps;
+    add(
+      'scaling',
+      'recompute time against L (24..1000), d (16..512), T (1..64), with fitted exponents (part 5)',
+      sw
+        ? `exponents: ${Object.entries(sw)
+            .map(([k, v]) => `${k} ${fmt(v.exponent)}`)
+            .join(', ')}`
+        : notMeasured(g, 'part 5'),
+      sw ? true : null,
+      'a reporting target',
+    );
+  }
+}
+
+function trainingTargets(report, add) {
+  const t = report.training;
+  const c = t?.contenders;
+  const get = (n) => (c?.[n] && !c[n].skipped ? c[n] : null);
+  const native = get('native-v2-clang'),
+    node = get('wasm-simd'),
+    page = get('wasm-simd-page'),
+    tfjs = get('tfjs');
+  const why = (n, label = n) =>
+    `${label}: not measured: ${c?.[n]?.skipped ?? t?.reason ?? 'the training part did not run'}`;
+  const wasm = [
+    ['Node', node, 'wasm-simd'],
+    ['page', page, 'wasm-simd-page'],
+  ];
+  // "Node 1.05x, page 1.10x", a contender not measured saying why.
+  const each = (value, unit) =>
+    wasm.map(([w, x, n]) => [w, x ? value(x) : null, x ? `${w} ${unit(value(x))}` : why(n, w)]);
+  {
+    const pairs = native
+      ? each(
+          (x) => x.median_ms / native.median_ms,
+          (r) => `${fmt(r)}x`,
+        )
+      : [];
+    add(
+      'train_vs_native',
+      'training: WASM SIMD within 1.2x of native (clang 14, -march=x86-64-v2)',
+      native ? `WASM SIMD time / native time: ${pairs.map((p) => p[2]).join(', ')}` : why('native-v2-clang', 'native'),
+      every(pairs, (x) => x <= 1.2),
+    );
+  }
+  {
+    const r = node && tfjs ? tfjs.median_ms / node.median_ms : null;
+    add(
+      'train_vs_tfjs',
+      'training: WASM SIMD at least 10x TF.js (wasm backend, the same model and batch, Node)',
+      r !== null
+        ? `TF.js time / WASM SIMD time: ${fmt(r, 1)}x`
+        : [node ? null : why('wasm-simd', 'Node'), tfjs ? null : why('tfjs', 'TF.js')].filter(Boolean).join('; '),
+      r === null ? null : r >= 10,
+    );
+  }
+  {
+    const pairs = each(
+      (x) => x.tokens_per_s,
+      (v) => `${Math.round(v).toLocaleString('en-US')} tokens/s`,
+    );
+    add(
+      'train_tokens',
+      'training: at least 10,000 training tokens/s per worker (WASM SIMD, one trainer in one worker)',
+      pairs.map((p) => p[2]).join(', '),
+      every(pairs, (x) => x >= 10000),
+    );
+  }
+  {
+    const m = t?.memory;
+    const mb = (b) => (Number.isFinite(b) ? `${fmt(b / 2 ** 20, 0)} MB` : 'n/a');
+    const heap = m?.config?.heap_bytes;
+    const big = m?.largest;
+    const parts = [];
+    parts.push(
+      heap
+        ? `this config ${mb(heap.after_steps ?? heap.trainer)} (core's estimate ${mb(m.config.estimate?.bytes)})`
+        : why('wasm-simd', 'this config'),
+    );
+    parts.push(
+      big?.heap_bytes
+        ? `the largest allowed config ${mb(big.heap_bytes.after_steps)} (estimate ${mb(big.estimate_bytes)})`
+        : `the largest allowed config: not measured: ${big?.skipped ?? 'n/a'}`,
+    );
+    add(
+      'train_memory',
+      'training: wasm heap for this config and for the largest allowed training config',
+      parts.join('; '),
+      heap || big?.heap_bytes ? true : null,
+      'a reporting target',
+    );
+  }
+}
+
+function earlierTargets(report, add) {
+  const e = report.engine?.scenes || {};
+  const scenes = Object.keys(e);
+  const ratio = (scene, c) => engineRatio(e, scene, c);
+  wasmVsNative(
+    add,
+    e,
+    'native-v2',
+    'wasm_vs_native_v2',
+    "WASM SIMD within 1.15x of native g++ 12 -O3 -march=x86-64-v2 (the project's native compiler)",
+  );
+  for (const [c, k, id, name] of [
+    ['js', 10, 'wasm_vs_js', 'plain JS'],
+    ['tfjs', 30, 'wasm_vs_tfjs', 'TF.js'],
+  ]) {
+    const r = ratio('default', c);
+    add(
+      id,
+      `WASM SIMD at least ${k}x faster than ${name} on the default scene`,
+      perScene(
+        `${name} time / SIMD time`,
+        scenes.map((s) => [s, ratio(s, c)]),
+        1,
+      ),
+      r === null ? null : r >= k,
+    );
+  }
+  {
+    const d = e.default?.contenders?.['wasm-simd'];
+    const ti = report.engine?.tiering;
+    const ok = d && !d.skipped;
+    add(
+      'tiering',
+      'first call and steady state reported separately (V8: Liftoff first, TurboFan later)',
+      ok
+        ? `default scene: instantiate ${fmt(d.load_ms, 1)} ms, first call ${fmt(d.first_ms, 1)} ms, calls 2-${1 + d.warmup_ms.length} ` +
+            `${d.warmup_ms.map((x) => fmt(x, 1)).join(' / ')} ms, steady ${fmt(d.median_ms)} ms; Liftoff only ${fmt(ti?.liftoff_only?.median_ms)} ms, ` +
+            `TurboFan only ${fmt(ti?.turbofan_only?.median_ms)} ms`
+        : 'not measured: the engine part did not run',
+      ok ? true : null,
+      'a reporting target',
+    );
+  }
+  {
+    const sz = report.browser?.sizes;
+    add(
+      'bytes',
+      'page, wasm and JS under 350 KB gzip together',
+      sz
+        ? `${fmt(sz.totals.all / 1024, 1)} KB (page ${fmt(sz.totals.page / 1024, 1)}, JS ${fmt(sz.totals.js / 1024, 1)}, wasm ${fmt(sz.totals.wasm / 1024, 1)})`
+        : notMeasured(report.browser, 'the browser part'),
+      sz ? sz.totals.all < 350 * 1024 : null,
+    );
+  }
+  {
+    const d = e.deep?.contenders?.['wasm-simd'];
+    const ok = d && !d.skipped;
+    add(
+      'deep_100ms',
+      'deep scene (deepnorm + post_ln, L=1000) under 100 ms in WASM SIMD (Node)',
+      ok
+        ? `median ${fmt(d.median_ms, 1)} ms (p90 ${fmt(d.p90_ms, 1)} ms)`
+        : 'not measured: the engine part did not run',
+      ok ? d.median_ms < 100 : null,
+    );
+  }
+}
+
+export const TARGET_GROUPS = {
+  speed: 'Speed: the page and the engine',
+  training: 'Training',
+  earlier: 'Earlier targets, still measured',
+};
+
+export function targets(report) {
+  const t = [];
+  for (const [group, fn] of [
+    ['speed', speedTargets],
+    ['training', trainingTargets],
+    ['earlier', earlierTargets],
+  ])
+    fn(report, (id, text, measured, met, note = '') => t.push({ id, group, text, measured, met, note }));
+  return t;
+}
