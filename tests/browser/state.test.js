@@ -269,7 +269,9 @@ const HOSTILE = [
 ];
 const hashOf = (k, v) => `#${new URLSearchParams([[k, v]]).toString()}`;
 
-// The page, minus the notice and the timing in the status line.
+// The page, minus the notice and the timings: the status line's, and the
+// "computing for ... s" box that a recompute over a second shows (on a loaded
+// machine, while one page is still computing and the other is not).
 function snapshot(page) {
   return page.evaluate(() => {
     const c = document.body.cloneNode(true);
@@ -277,6 +279,10 @@ function snapshot(page) {
     n.replaceChildren();
     n.hidden = true;
     c.querySelector('#status').textContent = '';
+    for (const p of c.querySelectorAll('.pending')) {
+      p.hidden = true;
+      p.querySelector('.pending-time').textContent = '';
+    }
     return c.innerHTML;
   });
 }
