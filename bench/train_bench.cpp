@@ -8,7 +8,7 @@
 //       step K     K updates, each timed alone; the first update of the process
 //                  is timed apart: {"first_ms": ..., "samples_ms": [...]}
 //       losses K   a new trainer of the same config logging every step: the
-//                  train_loss of its first K updates {"losses": [...]}
+//                  train_loss of its first K updates, every digit {"losses": [...]}
 //     exits at EOF.
 //   resnorm_train_bench [flags] --cost 1
 //     check_train() and train_cost() of the config:
@@ -142,7 +142,7 @@ int serve(const TrainConfig& tc) {
       std::string out = "{\"losses\": [";
       int i = 0;
       for (const TrainLog& log : fresh.step(k)) {
-        std::snprintf(buf, sizeof buf, "%s%.9g", i++ ? ", " : "", log.train_loss);
+        std::snprintf(buf, sizeof buf, "%s%.17g", i++ ? ", " : "", log.train_loss);
         out += buf;
       }
       std::printf("%s]}\n", out.c_str());

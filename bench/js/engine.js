@@ -459,15 +459,30 @@ class Norm {
   }
 }
 
+// The norms sum over a token's d features in the core's order (norms.h): four
+// lanes, lane j adding the features i = j mod 4 of the vector part (the first
+// d - d mod 4) in order, the lanes combined as (l0 + l2) + (l1 + l3), then the
+// tail features one by one. lanes4(l) combines the four lanes l = [l0, l1, l2, l3].
+const lanes4 = (l) => fround(fround(l[0] + l[2]) + fround(l[1] + l[3]));
+
 // y = (x - mean) * rstd * gamma + beta,  rstd = 1 / sqrt(var + eps).
 function layernormForward(y, mean, rstd, x, gamma, beta, T, d) {
+  const n = d - (d % 4);
+  const l = [0, 0, 0, 0];
   for (let t = 0; t < T; ++t) {
     const o = t * d;
-    let m = 0;
-    for (let i = 0; i < d; ++i) m = fround(m + x[o + i]);
+    l.fill(0);
+    for (let i = 0; i < n; ++i) l[i & 3] = fround(l[i & 3] + x[o + i]);
+    let m = lanes4(l);
+    for (let i = n; i < d; ++i) m = fround(m + x[o + i]);
     m = fround(m / d);
-    let v = 0;
-    for (let i = 0; i < d; ++i) {
+    l.fill(0);
+    for (let i = 0; i < n; ++i) {
+      const c = fround(x[o + i] - m);
+      l[i & 3] = fround(l[i & 3] + fround(c * c));
+    }
+    let v = lanes4(l);
+    for (let i = n; i < d; ++i) {
       const c = fround(x[o + i] - m);
       v = fround(v + fround(c * c));
     }
@@ -481,17 +496,31 @@ function layernormForward(y, mean, rstd, x, gamma, beta, T, d) {
 
 // dx += rstd * (g - mean(g) - xhat * mean(g * xhat)),  g = dy * gamma.
 function layernormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, rstd, T, d) {
+  const n = d - (d % 4);
+  const gl = [0, 0, 0, 0],
+    gxl = [0, 0, 0, 0];
   for (let t = 0; t < T; ++t) {
     const o = t * d;
     const m = mean[t],
       r = rstd[t];
+    gl.fill(0);
+    gxl.fill(0);
     let gMean = 0,
       gxMean = 0;
     for (let i = 0; i < d; ++i) {
       const xhat = fround(fround(x[o + i] - m) * r);
       const g = fround(dy[o + i] * gamma[i]);
-      gMean = fround(gMean + g);
-      gxMean = fround(gxMean + fround(g * xhat));
+      if (i < n) {
+        gl[i & 3] = fround(gl[i & 3] + g);
+        gxl[i & 3] = fround(gxl[i & 3] + fround(g * xhat));
+        if (i === n - 1) {
+          gMean = lanes4(gl);
+          gxMean = lanes4(gxl);
+        }
+      } else {
+        gMean = fround(gMean + g);
+        gxMean = fround(gxMean + fround(g * xhat));
+      }
     }
     gMean = fround(gMean / d);
     gxMean = fround(gxMean / d);
@@ -507,10 +536,14 @@ function layernormBackward(dx, dgamma, dbeta, dy, x, gamma, mean, rstd, T, d) {
 
 // y = x * rstd * gamma,  rstd = 1 / sqrt(mean(x^2) + eps).
 function rmsnormForward(y, rstd, x, gamma, T, d) {
+  const n = d - (d % 4);
+  const l = [0, 0, 0, 0];
   for (let t = 0; t < T; ++t) {
     const o = t * d;
-    let ms = 0;
-    for (let i = 0; i < d; ++i) ms = fround(ms + fround(x[o + i] * x[o + i]));
+    l.fill(0);
+    for (let i = 0; i < n; ++i) l[i & 3] = fround(l[i & 3] + fround(x[o + i] * x[o + i]));
+    let ms = lanes4(l);
+    for (let i = n; i < d; ++i) ms = fround(ms + fround(x[o + i] * x[o + i]));
     ms = fround(ms / d);
     const r = fround(1 / fround(Math.sqrt(fround(ms + EPS32))));
     for (let i = 0; i < d; ++i) y[o + i] = fround(x[o + i] * r) * gamma[i];
@@ -520,11 +553,16 @@ function rmsnormForward(y, rstd, x, gamma, T, d) {
 
 // dx += rstd * (g - xhat * mean(g * xhat)),  g = dy * gamma.
 function rmsnormBackward(dx, dgamma, dy, x, gamma, rstd, T, d) {
+  const n = d - (d % 4);
+  const l = [0, 0, 0, 0];
   for (let t = 0; t < T; ++t) {
     const o = t * d;
     const r = rstd[t];
-    let gxMean = 0;
-    for (let i = 0; i < d; ++i) gxMean = fround(gxMean + fround(fround(fround(dy[o + i] * gamma[i]) * x[o + i]) * r));
+    const term = (i) => fround(fround(fround(dy[o + i] * gamma[i]) * x[o + i]) * r);
+    l.fill(0);
+    for (let i = 0; i < n; ++i) l[i & 3] = fround(l[i & 3] + term(i));
+    let gxMean = lanes4(l);
+    for (let i = n; i < d; ++i) gxMean = fround(gxMean + term(i));
     gxMean = fround(gxMean / d);
     for (let i = 0; i < d; ++i) {
       const xhat = fround(x[o + i] * r);
