@@ -2,8 +2,8 @@
 // plus what only the page has: the presets, the "Embed" dialog, the link in
 // the address bar (read on load and on hashchange, written after each good
 // paint), the theme toggle, the test hook and the offline service worker.
-import 'uplot/dist/uPlot.min.css';
-import '../shared/app.css'; // after uPlot's CSS, so ours wins
+import '../shared/uplot.css';
+import '../explorer/page.css';
 import { FIELDS, configToHash, defaultView, parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
@@ -15,7 +15,6 @@ import { printCharts, settingsList } from '../explorer/print.js';
 import { el, replace } from '../shared/dom.js';
 import { sharedEngine } from '../engine/client.js';
 import { noticeWorkerLost } from '../shared/notice.js';
-import '../explorer/print.css';
 
 const $ = (id) => document.getElementById(id);
 

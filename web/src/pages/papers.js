@@ -10,7 +10,7 @@ import { createPanel } from '../papers/panels.js';
 import { panelEmbed } from '../papers/embed-views.js';
 import { createViewEmbedDialog } from '../embed/dialog.js';
 import { PANEL_IDS } from '../papers/repro.js';
-import '../papers/papers.css'; // after uPlot's CSS (imported by chart.js), so ours wins
+import '../papers/papers.css';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');

@@ -3,8 +3,7 @@
 // on hashchange, written after each change of the settings), the theme
 // toggle, "All settings" on a narrow screen, the test hook and the offline
 // service worker.
-import 'uplot/dist/uPlot.min.css';
-import '../shared/app.css'; // after uPlot's CSS, so ours wins
+import '../shared/uplot.css';
 import '../train/train.css';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker } from '../shared/register-sw.js';

@@ -6,7 +6,7 @@
 //   const c = createChart(el);
 //   c.draw({ x, xLog, xTicks, xLabel, yLog, yLabel, series: [{label, values, color, dash, width, points}] });
 //   c.retheme();   // after a theme change: rebuilds with the last spec
-import 'uplot/dist/uPlot.min.css';
+import '../shared/uplot.css';
 import { palette, themeColor } from '../shared/theme.js';
 import { axisStyle, createChartHost, layerAxis, tickRoom } from '../shared/chart-host.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';

@@ -3,7 +3,7 @@
 // finite and positive are left out (gaps). Colours come from quiz.css custom properties
 // (--curve-0 ... --curve-3, --curve-guess, --curve-answer), read again when the theme changes.
 
-import 'uplot/dist/uPlot.min.css';
+import '../../shared/uplot.css';
 import { axisStyle, createChartHost, layerAxis, tickRoom } from '../../shared/chart-host.js';
 import { decadeRange, decadeTicks, log10OrNull, logLabel } from '../../shared/log-axis.js';
 import { fmtValue } from '../../shared/format.js';
