@@ -92,7 +92,7 @@ class Workspace {
     std::swap(cols_, o.cols_);
   }
   S* data_ = nullptr;
-  int capacity_ = 0, rows_ = 0, cols_ = 0;
+  int capacity_ = 0, rows_ = 0, cols_ = Base::ColsAtCompileTime == 1 ? 1 : 0;  // an empty vector is (0, 1)
 };
 
 template <class S>

@@ -289,7 +289,9 @@ export function mountExplorer(
       // Posted before the page writes anything, so the engine starts at once.
       const answer = lane.request('simulate', [config]);
       status.computing();
-      startWaiting();
+      // No time and no Cancel for what the charts show already (the shipped
+      // first paint's config): there is nothing to wait for, nor to put back.
+      if (!shownConfig || !sameConfig(config, shownConfig)) startWaiting();
       r = await answer;
     } catch (e) {
       if (n !== seq || destroyed) return; // a newer request is on its way
