@@ -12,11 +12,11 @@
 namespace resnorm {
 
 template <class S>
-void AttnScratch<S>::resize(int T, int d) {
+void AttnScratch<S>::resize(int T, int d, bool train) {
   for (Mat<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
   for (Vecx<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  for (Mat<S>* m : {&dscores, &transposed}) m->resize(T, T);
-  gram.resize(T, 2 * d);
+  dscores.resize(T, T);
+  if (!train) gram.resize(T, 2 * d);
 }
 
 namespace {
@@ -39,12 +39,6 @@ void merge_heads(S* out, const S* in, int T, int d, int H) {
       const S* src = in + (static_cast<long>(h) * T + t) * dh;
       std::copy(src, src + dh, out + static_cast<long>(t) * d + h * dh);
     }
-}
-// out (T, T) = a^T, a (T, T).
-template <class S>
-void transpose_square(S* out, const S* a, int T) {
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j) out[static_cast<long>(j) * T + i] = a[static_cast<long>(i) * T + j];
 }
 template <class S>
 void add_into(S* y, const S* x, long n) {
@@ -75,6 +69,38 @@ inline double exp_nonpos(double x) {
   return p * scale;
 }
 
+// exp_nonpos() of both lanes, operation for operation, so each lane has the
+// scalar's bits. floor(y) for |y| < 2^51 is r - (r > y) with r = (y + 1.5 2^52)
+// - 1.5 2^52, y rounded to an integer; 2^k is (k + 1023 + 2^52)'s low mantissa
+// bits shifted into the exponent.
+inline kernels::Vec<double>::type exp_nonpos(kernels::Vec<double>::type x) {
+  typedef kernels::Vec<double>::type V;
+  typedef decltype(V{} > V{}) I;  // a lane mask: all ones or zero
+  auto bits = [](V v) {
+    I i;
+    std::memcpy(&i, &v, sizeof i);
+    return i;
+  };
+  auto value = [](I i) {
+    V v;
+    std::memcpy(&v, &i, sizeof v);
+    return v;
+  };
+  using kernels::splat;
+  const V y = x * 1.4426950408889634 + 0.5;
+  const V round = splat(0x1.8p52);
+  V k = (y + round) - round;
+  k -= value((k > y) & bits(splat(1.0)));
+  const V r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+  V p = splat(1.0 / 6227020800.0);
+  for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
+                   1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
+    p = p * r + c;
+  const V e = p * value(bits(k + (0x1p52 + 1023.0)) << 52);
+  const I in_range = x >= splat(-708.0), nan = x != x;
+  return value((in_range & bits(e)) | (~in_range & nan & bits(x)));
+}
+
 }  // namespace
 
 template <class S>
@@ -84,39 +110,48 @@ void softmax_forward(S* P, int T, bool causal) {
     const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
     S mx = p[0];
     for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
-    S sum = 0;
-    for (int j = 0; j < jn; ++j) {
-      p[j] = S(exp_nonpos(double(p[j] - mx)));
-      sum += p[j];
+    int j = 0;
+    for (; j + 2 <= jn; j += 2) {
+      const kernels::Vec<double>::type e =
+          exp_nonpos(kernels::Vec<double>::type{double(p[j] - mx), double(p[j + 1] - mx)});
+      p[j] = S(e[0]);
+      p[j + 1] = S(e[1]);
     }
-    for (int j = 0; j < jn; ++j) p[j] /= sum;
-    for (int j = jn; j < T; ++j) p[j] = S(0);
+    if (j < jn) p[j] = S(exp_nonpos(double(p[j] - mx)));
+    S sum = 0;
+    for (j = 0; j < jn; ++j) sum += p[j];
+    for (j = 0; j < jn; ++j) p[j] /= sum;
+    for (j = jn; j < T; ++j) p[j] = S(0);
   }
 }
 
 template <class S>
-void softmax_backward(S* dP, const S* P, int T, S scale) {
+void softmax_backward(S* dP, const S* P, int T, S scale, bool lower) {
   for (int i = 0; i < T; ++i) {
     const S* p = P + static_cast<long>(i) * T;
     S* g = dP + static_cast<long>(i) * T;
+    const int jn = lower ? i + 1 : T;
     S dot = 0;
-    for (int j = 0; j < T; ++j) dot += g[j] * p[j];
-    for (int j = 0; j < T; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+    for (int j = 0; j < jn; ++j) dot += g[j] * p[j];
+    for (int j = 0; j < jn; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+    for (int j = jn; j < T; ++j) g[j] = S(0);
   }
 }
 
 template <class S>
-Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
-    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), scratch_(std::move(scratch)) {
+Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch, bool train)
+    : causal(causal_mask), T_(T), d_(d), H_(heads), dh_(d / heads), train_(train), scratch_(std::move(scratch)) {
   const long n = static_cast<long>(T) * d;
   q.resize(n);
   k.resize(n);
   v.resize(n);
   att.resize(static_cast<long>(heads) * T * T);
   ctx.resize(T, d);
+  if (train)
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) *m = Mat<S>::Zero(d, d);
   if (!scratch_) {
     scratch_ = std::make_shared<AttnScratch<S>>();
-    scratch_->resize(T, d);
+    scratch_->resize(T, d, train);
   }
 }
 
@@ -135,12 +170,14 @@ void Attention<S>::forward(S* y, const S* x) {
   kernels::gemm_nn(x, weights.base->Bv.data(), row, T, d, d, weights.sv);
   split_heads(v.data(), row, T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
+  const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   for (int h = 0; h < H; ++h) {
     const long off = static_cast<long>(h) * T * dh;
     S* P = att.data() + static_cast<long>(h) * T * T;
-    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale);  // scores (T,T)
+    // scores (T,T); causal: the masked ones are not computed (softmax_forward does not read them)
+    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale, causal);
     softmax_forward(P, T, causal);
-    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1));  // (T,dh)
+    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1), lower);  // (T,dh)
   }
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
   kernels::gemm_nn(ctx.data(), weights.base->Bo.data(), y, T, d, d, weights.so);
@@ -159,19 +196,20 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   kernels::gemm_nt(dy, weights.base->Bo.data(), w.dctx.data(), T, d, d, weights.so);
   split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
+  const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   S* dP = w.dscores.data();
-  S* Pt = w.transposed.data();
+  // dV and dK are P^T dctx and dS^T Q, summed into zeroed buffers (gemm_tn from 0 is A^T B).
+  w.hdv.setZero();
+  w.hdk.setZero();
   for (int h = 0; h < H; ++h) {
     const long off = static_cast<long>(h) * T * dh;
     const S* P = att.data() + static_cast<long>(h) * T * T;
     const S* dc = w.hctx.data() + off;
-    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1));
-    transpose_square(Pt, P, T);
-    kernels::gemm_nn(Pt, dc, w.hdv.data() + off, T, T, dh, S(1));
-    softmax_backward(dP, P, T, scale);
-    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1));
-    transpose_square(Pt, dP, T);
-    kernels::gemm_nn(Pt, q.data() + off, w.hdk.data() + off, T, T, dh, S(1));
+    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1), lower);
+    kernels::gemm_tn(P, dc, w.hdv.data() + off, T, T, dh, lower);
+    softmax_backward(dP, P, T, scale, lower);
+    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1), lower);
+    kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, T, T, dh, lower);
   }
   merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
   merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
@@ -195,26 +233,25 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   const int T = T_, d = d_;
   AttnScratch<S>& w = *scratch_;
   input_grad(dx, dy);
-  kernels::gram(x, w.gram.a.data(), T, d);
-  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
-  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
-  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
-  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
-
-  if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T, d), DY(dy, T, d);
-    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
-    dWq.noalias() = X.transpose() * w.dq;
-    dWk.noalias() = X.transpose() * w.dk;
-    dWv.noalias() = X.transpose() * w.dv;
-    dWo.noalias() = ctx.transpose() * DY;
+  if (!train_) {
+    kernels::gram(x, w.gram.a.data(), T, d);
+    wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
+    wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
+    wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
+    wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
+    if (!materialize) return;
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->setZero(d, d);
   }
+  kernels::gemm_tn(x, w.dq.data(), dWq.data(), T, d, d);  // (d, d) += x^T dQ
+  kernels::gemm_tn(x, w.dk.data(), dWk.data(), T, d, d);
+  kernels::gemm_tn(x, w.dv.data(), dWv.data(), T, d, d);
+  kernels::gemm_tn(ctx.data(), dy, dWo.data(), T, d, d);  // += ctx^T dy
 }
 
 template void softmax_forward(float*, int, bool);
 template void softmax_forward(double*, int, bool);
-template void softmax_backward(float*, const float*, int, float);
-template void softmax_backward(double*, const double*, int, double);
+template void softmax_backward(float*, const float*, int, float, bool);
+template void softmax_backward(double*, const double*, int, double, bool);
 template struct AttnScratch<float>;
 template struct AttnScratch<double>;
 template class Attention<float>;

@@ -70,7 +70,7 @@ bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkB
 }  // namespace
 
 // One model (one architecture) configured for cfg.
-double model_bytes(const Config& c, Arch arch, int sb) {
+double model_bytes(const Config& c, Arch arch, int sb, bool train) {
   const double T = c.tokens, d = c.width, m = c.hidden(), H = c.heads;
   const int P = c.sublayers_per_block();
   const double U = double(c.depth) * P;
@@ -78,13 +78,16 @@ double model_bytes(const Config& c, Arch arch, int sb) {
   auto norm = [&](NormKind k) { return k == NormKind::none ? 0.0 : (4 * d + 2 * T) * sb + 6 * kAllocBytes; };
   const double unit_norms = norm(rec.wrap.in) + norm(rec.wrap.out) + norm(rec.wrap.outer);
   const double unit = 4 * T * d * sb + unit_norms + 4 * kAllocBytes;
-  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
+  // Training: GELU's cdf instead of the Gram scratch (the weight gradients are the parameters' own).
+  const double mlp = train ? 4 * T * m * sb + 4 * kAllocBytes
+                           : (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
   const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
   double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + norm(c.final_norm);
   bytes += U * unit + c.depth * mlp;
   if (c.block == Block::transformer) {
     bytes += c.depth * attn;
-    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
+    // the shared attention scratch
+    bytes += train ? (9 * T * d + T * T) * sb : (9 * T * d + 3 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;
   }
   return bytes + 12 * (c.depth + 1) * 8.0;  // the result's arrays
 }

@@ -9,13 +9,18 @@
 namespace resnorm {
 namespace {
 
+// GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, from e = erf(x / sqrt 2).
 template <class S>
-inline S gelu(S x) {
-  return S(0.5) * x * (S(1) + std::erf(x * S(0.70710678118654752440)));
+inline S gelu_erf(S x) {
+  return std::erf(x * S(0.70710678118654752440));
 }
 template <class S>
-inline S gelu_grad(S x) {
-  const S cdf = S(0.5) * (S(1) + std::erf(x * S(0.70710678118654752440)));
+inline S gelu_cdf(S e) {
+  return S(0.5) * (S(1) + e);
+}
+// GELU'(x) = Phi(x) + x phi(x).
+template <class S>
+inline S gelu_grad(S x, S cdf) {
   const S pdf = S(0.39894228040143267794) * std::exp(S(-0.5) * x * x);
   return cdf + x * pdf;
 }
@@ -23,13 +28,17 @@ inline S gelu_grad(S x) {
 }  // namespace
 
 template <class S>
-void activation_forward(S* a, const S* p, long n, Activation act) {
+void activation_forward(S* a, const S* p, long n, Activation act, S* cdf) {
   switch (act) {
     case Activation::relu:
       for (long i = 0; i < n; ++i) a[i] = (p[i] > S(0) || p[i] != p[i]) ? p[i] : S(0);
       break;
     case Activation::gelu:
-      for (long i = 0; i < n; ++i) a[i] = gelu(p[i]);
+      for (long i = 0; i < n; ++i) {
+        const S e = gelu_erf(p[i]);
+        a[i] = S(0.5) * p[i] * (S(1) + e);
+        if (cdf) cdf[i] = gelu_cdf(e);
+      }
       break;
     case Activation::tanh:
       for (long i = 0; i < n; ++i) a[i] = std::tanh(p[i]);
@@ -41,13 +50,16 @@ void activation_forward(S* a, const S* p, long n, Activation act) {
 }
 
 template <class S>
-void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Activation act) {
+void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Activation act, const S* cdf) {
   switch (act) {
     case Activation::relu:
       for (long i = 0; i < n; ++i) dp[i] = da[i] * ((p[i] > S(0) || p[i] != p[i]) ? S(1) : S(0));
       break;
     case Activation::gelu:
-      for (long i = 0; i < n; ++i) dp[i] = da[i] * gelu_grad(p[i]);
+      if (cdf)
+        for (long i = 0; i < n; ++i) dp[i] = da[i] * gelu_grad(p[i], cdf[i]);
+      else
+        for (long i = 0; i < n; ++i) dp[i] = da[i] * gelu_grad(p[i], gelu_cdf(gelu_erf(p[i])));
       break;
     case Activation::tanh:
       for (long i = 0; i < n; ++i) dp[i] = da[i] * (S(1) - a[i] * a[i]);
@@ -59,24 +71,31 @@ void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Act
 }
 
 template <class S>
-Mlp<S>::Mlp(int T, int d, int m) : T_(T), d_(d), m_(m) {
+Mlp<S>::Mlp(int T, int d, int m, bool train) : T_(T), d_(d), m_(m), train_(train) {
   pre.resize(T, m);
   hidden.resize(T, m);
   dpre.resize(T, m);
-  gram.resize(T, d + m);
+  if (train) {
+    cdf.resize(T, m);
+    dW1 = Mat<S>::Zero(d, m);
+    dW2 = Mat<S>::Zero(m, d);
+  } else {
+    gram.resize(T, d + m);
+  }
 }
 
 template <class S>
 void Mlp<S>::forward(S* y, const S* x) {
   kernels::gemm_nn(x, weights.base->B1.data(), pre.data(), T_, d_, m_, weights.s1);  // (T, m)
-  activation_forward(hidden.data(), pre.data(), static_cast<long>(T_) * m_, activation);
+  activation_forward(hidden.data(), pre.data(), static_cast<long>(T_) * m_, activation, train_ ? cdf.data() : nullptr);
   kernels::gemm_nn(hidden.data(), weights.base->B2.data(), y, T_, m_, d_, weights.s2);  // (T, d)
 }
 
 template <class S>
 void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
   kernels::gemm_nt(dy, weights.base->B2.data(), dpre.data(), T_, d_, m_, weights.s2);  // dhidden (T, m)
-  activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), static_cast<long>(T_) * m_, activation);
+  activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), static_cast<long>(T_) * m_, activation,
+                      train_ ? cdf.data() : nullptr);
   kernels::gemm_nt(dpre.data(), weights.base->B1.data(), dx, T_, m_, d_, weights.s1);  // (T, d)
 }
 
@@ -85,22 +104,22 @@ void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
 template <class S>
 void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   backward_input(dx, dy, x);
-  w2_grad_sq = grad_sq(hidden.data(), m_, dy, d_, T_, gram);
-  w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);
-
-  if (materialize) {
-    Eigen::Map<const Mat<S>> X(x, T_, d_), DY(dy, T_, d_);
-    dW1.resize(d_, m_);
-    dW2.resize(m_, d_);
-    dW1.noalias() = X.transpose() * dpre;
-    dW2.noalias() = hidden.transpose() * DY;
+  if (!train_) {
+    w2_grad_sq = grad_sq(hidden.data(), m_, dy, d_, T_, gram);
+    w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);
+    if (!materialize) return;
+    dW1.setZero(d_, m_);
+    dW2.setZero(m_, d_);
   }
+  kernels::gemm_tn(x, dpre.data(), dW1.data(), T_, d_, m_);     // (d, m) += x^T dpre
+  kernels::gemm_tn(hidden.data(), dy, dW2.data(), T_, m_, d_);  // (m, d) += hidden^T dy
 }
 
-template void activation_forward(float*, const float*, long, Activation);
-template void activation_forward(double*, const double*, long, Activation);
-template void activation_backward(float*, const float*, const float*, const float*, long, Activation);
-template void activation_backward(double*, const double*, const double*, const double*, long, Activation);
+template void activation_forward(float*, const float*, long, Activation, float*);
+template void activation_forward(double*, const double*, long, Activation, double*);
+template void activation_backward(float*, const float*, const float*, const float*, long, Activation, const float*);
+template void activation_backward(double*, const double*, const double*, const double*, long, Activation,
+                                  const double*);
 template class Mlp<float>;
 template class Mlp<double>;
 

@@ -8,7 +8,7 @@
 namespace resnorm {
 
 template <class S>
-void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank) {
+void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train) {
   const int L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.hidden();
   const bool transformer = cfg.block == Block::transformer;
   const int P = cfg.sublayers_per_block();
@@ -16,7 +16,8 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   // Same shape, other depth: the units kept from a deeper config are reused
   // and new ones added only past them, so a depth change allocates nothing
   // below the deepest depth seen (the engine drops the model to give them back).
-  const bool reshaped = T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || units_.empty();
+  const bool reshaped =
+      T != T_ || d != d_ || m != m_ || cfg.block != block_ || heads != heads_ || train != train_ || units_.empty();
   const bool new_inputs = reshaped || cfg.seed != cfg_.seed;
   cfg_ = cfg;
   arch_ = arch;
@@ -26,6 +27,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   d_ = d;
   m_ = m;
   heads_ = heads;
+  train_ = train;
   sublayers_per_block_ = P;
   const Recipe rec = recipe(arch, L, P);
   if (reshaped) {
@@ -33,7 +35,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     attn_scratch_.reset();
     if (transformer) {
       attn_scratch_ = std::make_shared<AttnScratch<S>>();
-      attn_scratch_->resize(T, d);
+      attn_scratch_->resize(T, d, train);
     }
     for (Mat<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
       buf->resize(T, d);
@@ -42,9 +44,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   for (int k = static_cast<int>(units_.size()); k < n_units_; ++k) {
     Unit<S>& u = units_.emplace_back();
     if (transformer && k % P == 0)
-      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
+      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_, train);
     else
-      u.f = std::make_unique<Mlp<S>>(T, d, m);
+      u.f = std::make_unique<Mlp<S>>(T, d, m, train);
     for (Mat<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
   }
   const long stream_size = static_cast<long>(n_units_ + 1) * T * d;
@@ -98,6 +100,7 @@ void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
   else
     for (long i = 0; i < n; ++i) sum[i] = update[i];
   if (u.outer.kind != NormKind::none) u.outer.forward(hout, sum, T, d);
+  if (train_) return;
   const double skip_scale = u.wrap.skip ? u.wrap.alpha : 1.0;
   const double num = std::sqrt(sq_norm(update, n)), den = skip_scale * std::sqrt(sq_norm(hin, n));
   u.update_ratio = (num == 0 && den == 0) ? 0.0 : num / den;  // a zero update to a zero stream: 0
@@ -190,18 +193,20 @@ void Model<S>::backward(bool materialize) {
   for (int k = units(); k >= 1; --k) backward_step(k, materialize);
 }
 
-// Zeroes every stream and parameter gradient, then dh(L) = d loss / d h_L:
-// r, or r through the final norm.
+// Zeroes every stream gradient and (not for training) the norms' parameter
+// gradients, then dh(L) = d loss / d h_L: r, or r through the final norm.
 template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
   dstreams_.head(static_cast<long>(n_units_ + 1) * n).setZero();
-  final_.zero_grad();
-  for (int k = 0; k < n_units_; ++k) {
-    Unit<S>& u = units_[k];
-    u.in.zero_grad();
-    u.out.zero_grad();
-    u.outer.zero_grad();
+  if (!train_) {
+    final_.zero_grad();
+    for (int k = 0; k < n_units_; ++k) {
+      Unit<S>& u = units_[k];
+      u.in.zero_grad();
+      u.out.zero_grad();
+      u.outer.zero_grad();
+    }
   }
   if (final_.kind != NormKind::none)
     final_.backward(dh(depth_), readout_.data(), h(depth_), T_, d_);
