@@ -75,30 +75,19 @@ inline double exp_nonpos(double x) {
 // bits shifted into the exponent.
 inline kernels::Vec<double>::type exp_nonpos(kernels::Vec<double>::type x) {
   typedef kernels::Vec<double>::type V;
-  typedef decltype(V{} > V{}) I;  // a lane mask: all ones or zero
-  auto bits = [](V v) {
-    I i;
-    std::memcpy(&i, &v, sizeof i);
-    return i;
-  };
-  auto value = [](I i) {
-    V v;
-    std::memcpy(&v, &i, sizeof v);
-    return v;
-  };
-  using kernels::splat;
+  using kernels::bits, kernels::splat, kernels::value;
   const V y = x * 1.4426950408889634 + 0.5;
   const V round = splat(0x1.8p52);
   V k = (y + round) - round;
-  k -= value((k > y) & bits(splat(1.0)));
+  k -= value<double>((k > y) & bits<double>(splat(1.0)));
   const V r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
   V p = splat(1.0 / 6227020800.0);
   for (double c : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0,
                    1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
     p = p * r + c;
-  const V e = p * value(bits(k + (0x1p52 + 1023.0)) << 52);
-  const I in_range = x >= splat(-708.0), nan = x != x;
-  return value((in_range & bits(e)) | (~in_range & nan & bits(x)));
+  const V e = p * value<double>(bits<double>(k + (0x1p52 + 1023.0)) << 52);
+  const kernels::Mask<double> in_range = x >= splat(-708.0);
+  return kernels::select<double>(in_range, e, value<double>((x != x) & bits<double>(x)));
 }
 
 }  // namespace
