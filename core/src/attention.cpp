@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "resnorm/kernels.h"
+#include "resnorm/lanes.h"
 
 namespace resnorm {
 
@@ -75,7 +77,7 @@ inline double exp_nonpos(double x) {
 // bits shifted into the exponent.
 inline kernels::Vec<double>::type exp_nonpos(kernels::Vec<double>::type x) {
   typedef kernels::Vec<double>::type V;
-  using kernels::bits, kernels::splat, kernels::value;
+  using kernels::splat, lanes::bits, lanes::value;
   const V y = x * 1.4426950408889634 + 0.5;
   const V round = splat(0x1.8p52);
   V k = (y + round) - round;
@@ -86,31 +88,46 @@ inline kernels::Vec<double>::type exp_nonpos(kernels::Vec<double>::type x) {
                    1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0})
     p = p * r + c;
   const V e = p * value<double>(bits<double>(k + (0x1p52 + 1023.0)) << 52);
-  const kernels::Mask<double> in_range = x >= splat(-708.0);
-  return kernels::select<double>(in_range, e, value<double>((x != x) & bits<double>(x)));
+  const lanes::Mask<double> in_range = x >= splat(-708.0);
+  return lanes::select<double>(in_range, e, value<double>((x != x) & bits<double>(x)));
+}
+
+// p[j] = exp(p[j] - mx) for j < n: exp_nonpos() in double, two lanes at a
+// time; for training in float, lanes.h's float exp, four at a time.
+template <class S>
+void softmax_exps(S* p, int n, S mx, bool train) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (train) {
+      lanes::by_fours<1, 1>(n, {p}, {p}, [mx](const auto& o, const auto& x) {
+        kernels::store(o[0], lanes::exp_nonpos(kernels::load(x[0]) - mx));
+      });
+      return;
+    }
+  }
+  int j = 0;
+  for (; j + 2 <= n; j += 2) {
+    const kernels::Vec<double>::type e =
+        exp_nonpos(kernels::Vec<double>::type{double(p[j] - mx), double(p[j + 1] - mx)});
+    p[j] = S(e[0]);
+    p[j + 1] = S(e[1]);
+  }
+  if (j < n) p[j] = S(exp_nonpos(double(p[j] - mx)));
 }
 
 }  // namespace
 
 template <class S>
-void softmax_forward(S* P, int T, bool causal) {
+void softmax_forward(S* P, int T, bool causal, bool train) {
   for (int i = 0; i < T; ++i) {
     S* p = P + static_cast<long>(i) * T;
     const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
     S mx = p[0];
     for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
-    int j = 0;
-    for (; j + 2 <= jn; j += 2) {
-      const kernels::Vec<double>::type e =
-          exp_nonpos(kernels::Vec<double>::type{double(p[j] - mx), double(p[j + 1] - mx)});
-      p[j] = S(e[0]);
-      p[j + 1] = S(e[1]);
-    }
-    if (j < jn) p[j] = S(exp_nonpos(double(p[j] - mx)));
+    softmax_exps(p, jn, mx, train);
     S sum = 0;
-    for (j = 0; j < jn; ++j) sum += p[j];
-    for (j = 0; j < jn; ++j) p[j] /= sum;
-    for (j = jn; j < T; ++j) p[j] = S(0);
+    for (int j = 0; j < jn; ++j) sum += p[j];
+    for (int j = 0; j < jn; ++j) p[j] /= sum;
+    for (int j = jn; j < T; ++j) p[j] = S(0);
   }
 }
 
@@ -165,7 +182,7 @@ void Attention<S>::forward(S* y, const S* x) {
     S* P = att.data() + static_cast<long>(h) * T * T;
     // scores (T,T); causal: the masked ones are not computed (softmax_forward does not read them)
     kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale, causal);
-    softmax_forward(P, T, causal);
+    softmax_forward(P, T, causal, train_);
     kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1), lower);  // (T,dh)
   }
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
@@ -237,8 +254,8 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   kernels::gemm_tn(ctx.data(), dy, dWo.data(), T, d, d);  // += ctx^T dy
 }
 
-template void softmax_forward(float*, int, bool);
-template void softmax_forward(double*, int, bool);
+template void softmax_forward(float*, int, bool, bool);
+template void softmax_forward(double*, int, bool, bool);
 template void softmax_backward(float*, const float*, int, float, bool);
 template void softmax_backward(double*, const double*, int, double, bool);
 template struct AttnScratch<float>;

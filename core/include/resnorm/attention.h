@@ -17,9 +17,11 @@ namespace resnorm {
 // Row-wise softmax of the (T, T) scores P, in place: row i over j < T, or over
 // j <= i when causal (the masked entries become exactly 0). The exponential is
 // computed in double from + - * and an exact power of two only, so the
-// probabilities are the same bits natively and in WebAssembly.
+// probabilities are the same bits natively and in WebAssembly. train (float):
+// with lanes.h's float exp instead, four at a time (the same bits natively
+// and in WebAssembly too).
 template <class S>
-void softmax_forward(S* P, int T, bool causal);
+void softmax_forward(S* P, int T, bool causal, bool train = false);
 // dS = P * (dP - rowsum(dP * P)) * scale, in place over dP (T, T), with P the
 // forward's probabilities; masked entries (P = 0) get 0. scale: the scores'
 // 1 / sqrt(dh), folded in here. lower: P is causal and dP is read only on and

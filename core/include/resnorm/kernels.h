@@ -46,27 +46,6 @@ inline Vec<double>::type splat(double s) { return Vec<double>::type{s, s}; }
 inline float hsum(Vec<float>::type v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 inline double hsum(Vec<double>::type v) { return v[0] + v[1]; }
 
-// A comparison's lane mask (all ones or all zeros per lane), a vector's bits
-// as such a mask and back, and the select of a where the mask is set, else b.
-template <class S>
-using Mask = decltype(typename Vec<S>::type{} > typename Vec<S>::type{});
-template <class S>
-inline Mask<S> bits(typename Vec<S>::type v) {
-  Mask<S> m;
-  std::memcpy(&m, &v, sizeof m);
-  return m;
-}
-template <class S>
-inline typename Vec<S>::type value(Mask<S> m) {
-  typename Vec<S>::type v;
-  std::memcpy(&v, &m, sizeof v);
-  return v;
-}
-template <class S>
-inline typename Vec<S>::type select(Mask<S> m, typename Vec<S>::type a, typename Vec<S>::type b) {
-  return value<S>((m & bits<S>(a)) | (~m & bits<S>(b)));
-}
-
 // Causal attention's (T, T) operands are lower triangular: the probabilities
 // and their gradient are exactly 0 above the diagonal. The `lower` variants
 // below leave out the products with those zeros. For finite values that is
