@@ -98,8 +98,12 @@ template <class S>
 void softmax_exps(S* p, int n, S mx, bool train) {
   if constexpr (std::is_same_v<S, float>) {
     if (train) {
-      lanes::by_fours<1, 1>(n, {p}, {p}, [mx](const auto& o, const auto& x) {
-        kernels::store(o[0], lanes::exp_nonpos(kernels::load(x[0]) - mx));
+      lanes::by_lanes<2, 1, 1>(n, {p}, {p}, [mx](auto lanes_n, const auto& o, const auto& x) {
+        constexpr int N = decltype(lanes_n)::value;
+        lanes::F4 e[N];
+        for (int i = 0; i < N; ++i) e[i] = kernels::load(x[0] + 4 * i) - mx;
+        lanes::exp_nonpos(e);
+        for (int i = 0; i < N; ++i) kernels::store(o[0] + 4 * i, e[i]);
       });
       return;
     }

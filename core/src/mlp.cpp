@@ -26,6 +26,9 @@ inline S gelu_grad(S x, S cdf) {
   return cdf + x * pdf;
 }
 
+// Vectors of the GELU lanes in flight at once (lanes.h).
+constexpr int kGeluLanes = 2;
+
 // The activation of a training Mlp: for float GELU in four lanes with
 // lanes.h's erf and exp (a = GELU(p), cdf = Phi(p); dp = da (Phi(p) + p
 // phi(p))), else activation_forward() and activation_backward() with the cdf kept.
@@ -36,11 +39,18 @@ void train_activation_forward(S* a, S* cdf, const S* p, long n, Activation act) 
 template <>
 void train_activation_forward(float* a, float* cdf, const float* p, long n, Activation act) {
   if (act != Activation::gelu) return activation_forward(a, p, n, act, cdf);
-  lanes::by_fours<2, 1>(n, {a, cdf}, {p}, [](const auto& o, const auto& x) {
-    const lanes::F4 v = kernels::load(x[0]);
-    const lanes::F4 e = lanes::erf(v * 0.70710678118654752440f);
-    kernels::store(o[0], 0.5f * v * (1.0f + e));
-    kernels::store(o[1], 0.5f * (1.0f + e));
+  lanes::by_lanes<kGeluLanes, 2, 1>(n, {a, cdf}, {p}, [](auto lanes_n, const auto& o, const auto& x) {
+    constexpr int N = decltype(lanes_n)::value;
+    lanes::F4 v[N], e[N];
+    for (int i = 0; i < N; ++i) {
+      v[i] = kernels::load(x[0] + 4 * i);
+      e[i] = v[i] * 0.70710678118654752440f;
+    }
+    lanes::erf(e);
+    for (int i = 0; i < N; ++i) {
+      kernels::store(o[0] + 4 * i, 0.5f * v[i] * (1.0f + e[i]));
+      kernels::store(o[1] + 4 * i, 0.5f * (1.0f + e[i]));
+    }
   });
 }
 template <class S>
@@ -51,10 +61,18 @@ template <>
 void train_activation_backward(float* dp, const float* da, const float* p, const float* a, const float* cdf, long n,
                                Activation act) {
   if (act != Activation::gelu) return activation_backward(dp, da, p, a, n, act, cdf);
-  lanes::by_fours<1, 3>(n, {dp}, {da, p, cdf}, [](const auto& o, const auto& x) {
-    const lanes::F4 v = kernels::load(x[1]);
-    const lanes::F4 pdf = 0.39894228040143267794f * lanes::exp_nonpos(-0.5f * v * v);
-    kernels::store(o[0], kernels::load(x[0]) * (kernels::load(x[2]) + v * pdf));
+  lanes::by_lanes<kGeluLanes, 1, 3>(n, {dp}, {da, p, cdf}, [](auto lanes_n, const auto& o, const auto& x) {
+    constexpr int N = decltype(lanes_n)::value;
+    lanes::F4 v[N], e[N];
+    for (int i = 0; i < N; ++i) {
+      v[i] = kernels::load(x[1] + 4 * i);
+      e[i] = -0.5f * v[i] * v[i];
+    }
+    lanes::exp_nonpos(e);
+    for (int i = 0; i < N; ++i) {
+      const lanes::F4 pdf = 0.39894228040143267794f * e[i];
+      kernels::store(o[0] + 4 * i, kernels::load(x[0] + 4 * i) * (kernels::load(x[2] + 4 * i) + v[i] * pdf));
+    }
   });
 }
 
