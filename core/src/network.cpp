@@ -142,14 +142,7 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
 
 template <class S>
 Param<S>& Network<S>::add(const std::string& name, S* w, S* g, long n, int block, bool matrix) {
-  Param<S> p;
-  p.name = name;
-  p.w = w;
-  p.g = g;
-  p.n = n;
-  p.block = block;
-  p.matrix = matrix;
-  params_.push_back(p);
+  params_.push_back(Param<S>{name, w, g, n, block, matrix});
   return params_.back();
 }
 
