@@ -4,18 +4,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "resnorm/kernels.h"
+#include "resnorm/lanes.h"
 #include "resnorm/portable_math.h"
 
 namespace resnorm {
 
 template <class S>
-void AttnScratch<S>::resize(int T, int d) {
+void AttnScratch<S>::resize(int T, int d, bool train) {
   for (Workspace<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
   for (VecWorkspace<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  for (Workspace<S>* m : {&dscores, &transposed}) m->resize(T, T);
-  gram.resize(T, 2 * d);
+  dscores.resize(T, T);
+  if (!train) gram.resize(T, 2 * d);
 }
 
 namespace {
@@ -39,50 +41,64 @@ void merge_heads(S* out, const S* in, int T, int d, int H) {
       std::copy(src, src + dh, out + static_cast<long>(t) * d + h * dh);
     }
 }
-// out (T, T) = a^T, a (T, T).
-template <class S>
-void transpose_square(S* out, const S* a, int T) {
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j) out[static_cast<long>(j) * T + i] = a[static_cast<long>(i) * T + j];
-}
 template <class S>
 void add_into(S* y, const S* x, long n) {
   for (long i = 0; i < n; ++i) y[i] += x[i];
 }
 
+// p[j] = exp(p[j] - mx) for j < n: portable_math.h's exp in double (the
+// same bits natively and in WebAssembly); for training in float, lanes.h's
+// float exp, four at a time.
+template <class S>
+void softmax_exps(S* p, int n, S mx, bool train) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (train) {
+      lanes::by_lanes<2, 1, 1>(n, {p}, {p}, [mx](auto lanes_n, const auto& o, const auto& x) {
+        constexpr int N = decltype(lanes_n)::value;
+        lanes::F4 e[N];
+        for (int i = 0; i < N; ++i) e[i] = kernels::load(x[0] + 4 * i) - mx;
+        lanes::exp_nonpos(e);
+        for (int i = 0; i < N; ++i) kernels::store(o[0] + 4 * i, e[i]);
+      });
+      return;
+    }
+  }
+  for (int j = 0; j < n; ++j) p[j] = S(portable::exp_nonpos(double(p[j] - mx)));
+}
+
 }  // namespace
 
 template <class S>
-void softmax_forward(S* P, int T, bool causal) {
+void softmax_forward(S* P, int T, bool causal, bool train) {
   for (int i = 0; i < T; ++i) {
     S* p = P + static_cast<long>(i) * T;
     const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
     S mx = p[0];
     for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
+    softmax_exps(p, jn, mx, train);
     S sum = 0;
-    for (int j = 0; j < jn; ++j) {
-      p[j] = S(portable::exp_nonpos(double(p[j] - mx)));
-      sum += p[j];
-    }
+    for (int j = 0; j < jn; ++j) sum += p[j];
     for (int j = 0; j < jn; ++j) p[j] /= sum;
     for (int j = jn; j < T; ++j) p[j] = S(0);
   }
 }
 
 template <class S>
-void softmax_backward(S* dP, const S* P, int T, S scale) {
+void softmax_backward(S* dP, const S* P, int T, S scale, bool lower) {
   for (int i = 0; i < T; ++i) {
     const S* p = P + static_cast<long>(i) * T;
     S* g = dP + static_cast<long>(i) * T;
+    const int jn = lower ? i + 1 : T;
     S dot = 0;
-    for (int j = 0; j < T; ++j) dot += g[j] * p[j];
-    for (int j = 0; j < T; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+    for (int j = 0; j < jn; ++j) dot += g[j] * p[j];
+    for (int j = 0; j < jn; ++j) g[j] = p[j] * (g[j] - dot) * scale;  // masked: p = 0, so 0
+    for (int j = jn; j < T; ++j) g[j] = S(0);
   }
 }
 
 template <class S>
-Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch)
-    : causal(causal_mask), scratch_(std::move(scratch)) {
+Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch, bool train)
+    : causal(causal_mask), train_(train), scratch_(std::move(scratch)) {
   if (!scratch_) scratch_ = std::make_shared<AttnScratch<S>>();
   reshape(T, d, heads);
 }
@@ -92,7 +108,9 @@ void Attention<S>::reshape(int T, int d, int heads) {
   for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
   att.resize(static_cast<long>(heads) * T * T);
   ctx.resize(T, d);
-  scratch_->resize(T, d);
+  if (train_)
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) *m = Mat<S>::Zero(d, d);
+  scratch_->resize(T, d, train_);
   T_ = T;
   d_ = d;
   H_ = heads;
@@ -114,12 +132,14 @@ void Attention<S>::forward(S* y, const S* x) {
   kernels::gemm_nn(x, weights.base->Bv.data(), row, T, d, d, weights.sv);
   split_heads(v.data(), row, T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
+  const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   for (int h = 0; h < H; ++h) {
     const long off = static_cast<long>(h) * T * dh;
     S* P = att.data() + static_cast<long>(h) * T * T;
-    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale);  // scores (T,T)
-    softmax_forward(P, T, causal);
-    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1));  // (T,dh)
+    // scores (T,T); causal: the masked ones are not computed (softmax_forward does not read them)
+    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale, causal);
+    softmax_forward(P, T, causal, train_);
+    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1), lower);  // (T,dh)
   }
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
   kernels::gemm_nn(ctx.data(), weights.base->Bo.data(), y, T, d, d, weights.so);
@@ -138,19 +158,20 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   kernels::gemm_nt(dy, weights.base->Bo.data(), w.dctx.data(), T, d, d, weights.so);
   split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
+  const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   S* dP = w.dscores.data();
-  S* Pt = w.transposed.data();
+  // dV and dK are P^T dctx and dS^T Q, summed into zeroed buffers (gemm_tn from 0 is A^T B).
+  w.hdv.setZero();
+  w.hdk.setZero();
   for (int h = 0; h < H; ++h) {
     const long off = static_cast<long>(h) * T * dh;
     const S* P = att.data() + static_cast<long>(h) * T * T;
     const S* dc = w.hctx.data() + off;
-    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1));
-    transpose_square(Pt, P, T);
-    kernels::gemm_nn(Pt, dc, w.hdv.data() + off, T, T, dh, S(1));
-    softmax_backward(dP, P, T, scale);
-    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1));
-    transpose_square(Pt, dP, T);
-    kernels::gemm_nn(Pt, q.data() + off, w.hdk.data() + off, T, T, dh, S(1));
+    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1), lower);
+    kernels::gemm_tn(P, dc, w.hdv.data() + off, T, T, dh, lower);
+    softmax_backward(dP, P, T, scale, lower);
+    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1), lower);
+    kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, T, T, dh, lower);
   }
   merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
   merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
@@ -174,25 +195,25 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   const int T = T_, d = d_;
   AttnScratch<S>& w = *scratch_;
   input_grad(dx, dy);
-  kernels::gram(x, w.gram.a.data(), T, d);
-  wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
-  wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
-  wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
-  wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
-
-  if (materialize) {
-    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->resize(d, d);
-    kernels::gemm_tn(x, w.dq.data(), dWq.data(), d, T, d, S(1));
-    kernels::gemm_tn(x, w.dk.data(), dWk.data(), d, T, d, S(1));
-    kernels::gemm_tn(x, w.dv.data(), dWv.data(), d, T, d, S(1));
-    kernels::gemm_tn(ctx.data(), dy, dWo.data(), d, T, d, S(1));
+  if (!train_) {
+    kernels::gram(x, w.gram.a.data(), T, d);
+    wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);
+    wk_grad_sq = grad_sq_given(x, d, w.dk.data(), d, T, w.gram);
+    wv_grad_sq = grad_sq_given(x, d, w.dv.data(), d, T, w.gram);
+    wo_grad_sq = grad_sq(ctx.data(), d, dy, d, T, w.gram);
+    if (!materialize) return;
+    for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) m->setZero(d, d);
   }
+  kernels::gemm_tn(x, w.dq.data(), dWq.data(), T, d, d);  // (d, d) += x^T dQ
+  kernels::gemm_tn(x, w.dk.data(), dWk.data(), T, d, d);
+  kernels::gemm_tn(x, w.dv.data(), dWv.data(), T, d, d);
+  kernels::gemm_tn(ctx.data(), dy, dWo.data(), T, d, d);  // += ctx^T dy
 }
 
-template void softmax_forward(float*, int, bool);
-template void softmax_forward(double*, int, bool);
-template void softmax_backward(float*, const float*, int, float);
-template void softmax_backward(double*, const double*, int, double);
+template void softmax_forward(float*, int, bool, bool);
+template void softmax_forward(double*, int, bool, bool);
+template void softmax_backward(float*, const float*, int, float, bool);
+template void softmax_backward(double*, const double*, int, double, bool);
 template struct AttnScratch<float>;
 template struct AttnScratch<double>;
 template class Attention<float>;

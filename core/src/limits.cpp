@@ -68,20 +68,24 @@ int largest_depth(Config c, Fits fits) {
 bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
 
 // One model's buffers for these sizes: `unit_norms` norms in each of its
-// depth * P units, `final_norms` (0 or 1) after the stack.
+// depth * P units, `final_norms` (0 or 1) after the stack; train: a training
+// stack (model.h), with GELU's cdf instead of the Gram scratch (its weight
+// gradients are the parameters' own).
 double stack_bytes(double T, double d, double m, double H, int depth, Block block, int unit_norms, int final_norms,
-                   int sb) {
+                   int sb, bool train) {
   const int P = block == Block::transformer ? 2 : 1;
   const double U = double(depth) * P;
   const double norm = (4 * d + 2 * T) * sb + 6 * kAllocBytes;
   const double unit = 4 * T * d * sb + unit_norms * norm + 4 * kAllocBytes;
-  const double mlp = (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
+  const double mlp = train ? 4 * T * m * sb + 4 * kAllocBytes
+                           : (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
   const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
   double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + final_norms * norm;
   bytes += U * unit + depth * mlp;
   if (block == Block::transformer) {
     bytes += depth * attn;
-    bytes += (9 * T * d + 4 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;  // the shared attention scratch
+    // the shared attention scratch
+    bytes += train ? (9 * T * d + T * T) * sb : (9 * T * d + 3 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;
   }
   return bytes + 12 * (depth + 1) * 8.0;  // the result's arrays
 }
@@ -89,16 +93,16 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
 }  // namespace
 
 // One model (one architecture) configured for cfg.
-double model_bytes(const Config& c, Arch arch, int sb) {
+double model_bytes(const Config& c, Arch arch, int sb, bool train) {
   const Recipe rec = recipe(arch, c.depth, c.sublayers_per_block());
   const int unit_norms =
       (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
-                     c.final_norm != NormKind::none, sb);
+                     c.final_norm != NormKind::none, sb, train);
 }
 
 double capacity_bytes(const Capacity& k, int sb) {
-  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, sb);
+  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, sb, false);
 }
 
 // Forward and backward of one architecture's stack, with the weight-gradient norms.

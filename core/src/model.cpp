@@ -21,16 +21,17 @@ Capacity Model<S>::capacity_after(const Config& cfg) const {
 }
 
 template <class S>
-void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank) {
+void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train) {
   const int L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.hidden();
   const bool transformer = cfg.block == Block::transformer;
   const int P = cfg.sublayers_per_block();
   const int heads = transformer ? cfg.heads : 0;
-  // Another block kind starts afresh. Otherwise the units kept from a deeper
-  // config are reused and new ones added only past them, and every buffer is
-  // resized in the storage it has (Workspace), so nothing is allocated within
-  // the capacity (the engine drops the model to give it back).
-  const bool afresh = cfg.block != block_ || units_.empty();
+  // Another block kind, or training instead of simulating or back, starts
+  // afresh. Otherwise the units kept from a deeper config are reused and new
+  // ones added only past them, and every buffer is resized in the storage it
+  // has (Workspace), so nothing is allocated within the capacity (the engine
+  // drops the model to give it back).
+  const bool afresh = cfg.block != block_ || train != train_ || units_.empty();
   const bool reshaped = afresh || T != T_ || d != d_ || m != m_ || heads != heads_;
   const bool new_inputs = reshaped || cfg.seed != cfg_.seed;
   capacity_ = capacity_after(cfg);
@@ -42,6 +43,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   d_ = d;
   m_ = m;
   heads_ = heads;
+  train_ = train;
   sublayers_per_block_ = P;
   const Recipe rec = recipe(arch, L, P);
   if (afresh) {
@@ -49,7 +51,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     attn_scratch_.reset();
     if (transformer) attn_scratch_ = std::make_shared<AttnScratch<S>>();
   }
-  if (transformer) attn_scratch_->resize(T, d);
+  if (transformer) attn_scratch_->resize(T, d, train);
   for (Workspace<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
     buf->resize(T, d);
   n_units_ = L * P;
@@ -57,9 +59,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   for (int k = static_cast<int>(units_.size()); k < n_units_; ++k) {
     Unit<S>& u = units_.emplace_back();
     if (transformer && k % P == 0)
-      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_);
+      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_, train);
     else
-      u.f = std::make_unique<Mlp<S>>(T, d, m);
+      u.f = std::make_unique<Mlp<S>>(T, d, m, train);
   }
   const long stream_size = static_cast<long>(n_units_ + 1) * T * d;
   streams_.resize(stream_size);
@@ -113,6 +115,7 @@ void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
   else
     for (long i = 0; i < n; ++i) sum[i] = update[i];
   if (u.outer.kind != NormKind::none) u.outer.forward(hout, sum, T, d);
+  if (train_) return;
   const double skip_scale = u.wrap.skip ? u.wrap.alpha : 1.0;
   const double num = std::sqrt(sq_norm(update, n)), den = skip_scale * std::sqrt(sq_norm(hin, n));
   u.update_ratio = (num == 0 && den == 0) ? 0.0 : num / den;  // a zero update to a zero stream: 0
@@ -205,18 +208,20 @@ void Model<S>::backward(bool materialize) {
   for (int k = units(); k >= 1; --k) backward_step(k, materialize);
 }
 
-// Zeroes every stream and parameter gradient, then dh(L) = d loss / d h_L:
-// r, or r through the final norm.
+// Zeroes every stream gradient and (not for training) the norms' parameter
+// gradients, then dh(L) = d loss / d h_L: r, or r through the final norm.
 template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
   dstreams_.setZero();
-  final_.zero_grad();
-  for (int k = 0; k < n_units_; ++k) {
-    Unit<S>& u = units_[k];
-    u.in.zero_grad();
-    u.out.zero_grad();
-    u.outer.zero_grad();
+  if (!train_) {
+    final_.zero_grad();
+    for (int k = 0; k < n_units_; ++k) {
+      Unit<S>& u = units_[k];
+      u.in.zero_grad();
+      u.out.zero_grad();
+      u.outer.zero_grad();
+    }
   }
   if (final_.kind != NormKind::none)
     final_.backward(dh(depth_), readout_.data(), h(depth_), T_, d_);

@@ -13,9 +13,8 @@ namespace {
 
 // Every tensor of the stack in one fixed order, block by block (attention's
 // W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms), then the final
-// norm: fn(name, values, gradient source, size, block, matrix). The sources
-// are the sublayers' materialized dW and the norms' dgamma, dbeta of the last
-// backward.
+// norm: fn(name, values, gradient, size, block, matrix). The gradients are
+// the training stack's own: the sublayers' dW, the norms' dgamma, dbeta.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
   const int L = m.depth(), P = m.sublayers_per_block();
@@ -71,7 +70,7 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
   rows_ = language_ ? T_ : (transformer ? 1 : tc.batch);
   const Config cfg = stack_config(tc, arch, rows_);
   bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, transformer);
-  model_.configure(cfg, arch, bank_);
+  model_.configure(cfg, arch, bank_, true);
   // W = s B into the bank, then s = 1: the bank's matrices are the parameters.
   for (int l = 1; l <= L_; ++l) {
     Mlp<S>& f = model_.mlp(l);
@@ -111,29 +110,29 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
                 1.0 / std::sqrt(double(d_)));
     logits_.resize(T_, V_);
     dlogits_.resize(T_, V_);
-    head_grad_.resize(d_, V_);
-    add("embedding", embedding_.data(), embedding_.size(), 0, true);
-    if (positions_ == Positions::learned) add("positions", positions_table_.data(), positions_table_.size(), 0, true);
+    exps_.resize(V_);
+    dembedding_ = Mat<S>::Zero(V_, d_);
+    dunembedding_ = Mat<S>::Zero(d_, V_);
+    add("embedding", embedding_.data(), dembedding_.data(), embedding_.size(), 0, true);
+    if (positions_ == Positions::learned) {
+      dpositions_ = Mat<S>::Zero(T_, d_);
+      add("positions", positions_table_.data(), dpositions_.data(), positions_table_.size(), 0, true);
+    }
   } else {
     readout_w_.resize(d_);
     fill_normal(readout_w_.data(), d_, stream_key({seed, uint64_t(Stream::unembedding), uint64_t(d_), 1}),
                 1.0 / std::sqrt(double(d_)));
+    dreadout_w_ = Vecx<S>::Zero(d_);
     logits_.resize(rows_, 1);
     dlogits_.resize(rows_, 1);
-    head_grad_.resize(d_, 1);
   }
-  for_each_stack_tensor(model_, [&](const std::string& n, S* w, const S*, long size, int block, bool matrix) {
-    add(n, w, size, block, matrix);
+  for_each_stack_tensor(model_, [&](const std::string& n, S* w, S* g, long size, int block, bool matrix) {
+    add(n, w, g, size, block, matrix);
   });
   if (language_)
-    add("unembedding", unembedding_.data(), unembedding_.size(), L_ + 1, true);
+    add("unembedding", unembedding_.data(), dunembedding_.data(), unembedding_.size(), L_ + 1, true);
   else
-    add("readout", readout_w_.data(), d_, L_ + 1, true);
-  grads_.resize(params_.size());
-  for (size_t i = 0; i < params_.size(); ++i) {
-    grads_[i] = Vecx<S>::Zero(params_[i].n);
-    params_[i].g = grads_[i].data();
-  }
+    add("readout", readout_w_.data(), dreadout_w_.data(), d_, L_ + 1, true);
   const int U = model_.units();
   sums_.stream_sq.assign(L_ + 1, 0.0);
   sums_.grad_sq.assign(L_ + 1, 0.0);
@@ -142,144 +141,174 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
 }
 
 template <class S>
-Param<S>& Network<S>::add(const std::string& name, S* w, long n, int block, bool matrix) {
-  Param<S> p;
-  p.name = name;
-  p.w = w;
-  p.n = n;
-  p.block = block;
-  p.matrix = matrix;
-  params_.push_back(p);
+Param<S>& Network<S>::add(const std::string& name, S* w, S* g, long n, int block, bool matrix) {
+  params_.push_back(Param<S>{name, w, g, n, block, matrix});
   return params_.back();
 }
 
 // Forward of one pass from model_.input() (rows_, d), block skip_block (if
-// any) replaced by the identity, adding to the stream and update sums.
+// any) replaced by the identity, adding to the stream and update sums when asked.
 template <class S>
-void Network<S>::pass(int skip_block) {
+void Network<S>::pass(int skip_block, bool sums) {
   const int P = model_.sublayers_per_block(), U = model_.units();
   const long n = static_cast<long>(rows_) * d_;
   model_.forward_begin();
-  sums_.stream_sq[0] += sq_norm(model_.stream(0), n);
+  if (sums) sums_.stream_sq[0] += sq_norm(model_.stream(0), n);
   for (int k = 1; k <= U; ++k) {
     if ((k - 1) / P + 1 == skip_block) {
       std::copy(model_.stream(k - 1), model_.stream(k - 1) + n, model_.stream(k));
     } else {
       model_.forward_step(k);
-      const Unit<S>& u = model_.unit_at(k);
-      const double a = u.wrap.skip ? u.wrap.alpha : 1.0;
-      sums_.update_sq[k - 1] += sq_norm(u.branch_output(), n);
-      sums_.skip_sq[k - 1] += a * a * sq_norm(model_.stream(k - 1), n);
+      if (sums) {
+        const Unit<S>& u = model_.unit_at(k);
+        const double a = u.wrap.skip ? u.wrap.alpha : 1.0;
+        sums_.update_sq[k - 1] += sq_norm(u.branch_output(), n);
+        sums_.skip_sq[k - 1] += a * a * sq_norm(model_.stream(k - 1), n);
+      }
     }
-    if (k % P == 0) sums_.stream_sq[k / P] += sq_norm(model_.stream(k), n);
+    if (sums && k % P == 0) sums_.stream_sq[k / P] += sq_norm(model_.stream(k), n);
   }
   model_.forward_end();
 }
 
-// dW of every sublayer and dgamma, dbeta of every norm of the last backward, += into the gradients.
 template <class S>
-void Network<S>::add_stack_grads() {
-  size_t i = language_ ? (positions_ == Positions::learned ? 2 : 1) : 0;
-  for_each_stack_tensor(model_, [&](const std::string&, S*, const S* src, long size, int, bool) {
-    S* g = grads_[i++].data();
-    for (long j = 0; j < size; ++j) g[j] += src[j];
-  });
-  const long n = static_cast<long>(rows_) * d_;
-  for (int l = 0; l <= L_; ++l) sums_.grad_sq[l] += sq_norm(model_.dh(l), n);
+void Network<S>::embed(const Batch& b, int first) {
+  if (language_) {
+    // h_0 = E[tokens] + P  (T, d)
+    const int32_t* tok = b.tokens.data() + static_cast<long>(first) * T_;
+    for (int t = 0; t < T_; ++t) model_.input().row(t) = embedding_.row(tok[t]) + positions_table_.row(t);
+    return;
+  }
+  for (int r = 0; r < rows_; ++r)
+    for (int i = 0; i < d_; ++i) model_.input()(r, i) = S(b.x(first + r, i));
 }
 
 template <class S>
-double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out) {
+void Network<S>::head(const Batch& b, int first, double N, bool grads, long* correct, double& loss) {
+  const S* top = model_.output();
+  if (!language_) {
+    kernels::gemm_nn(top, readout_w_.data(), logits_.data(), rows_, d_, 1, S(1));  // yhat (rows, 1)
+    // (yhat - y)^2 / N;  dyhat = 2 (yhat - y) / N
+    for (int r = 0; r < rows_; ++r) {
+      const double e = double(logits_(r, 0)) - b.y[first + r];
+      loss += e * e;
+      if (grads) dlogits_(r, 0) = S(2 * e / N);
+    }
+    return;
+  }
+  const int32_t* tgt = b.targets.data() + static_cast<long>(first) * T_;
+  kernels::gemm_nn(top, unembedding_.data(), logits_.data(), T_, d_, V_, S(1));  // (T, V)
+  // Cross-entropy per scored position, in double: lse - logit[target];
+  // dlogits = (softmax - onehot) / N.
+  for (int t = 0; t < T_; ++t) {
+    const S* z = logits_.data() + static_cast<long>(t) * V_;
+    S* dz = dlogits_.data() + static_cast<long>(t) * V_;
+    if (tgt[t] < 0) {
+      if (grads) std::fill(dz, dz + V_, S(0));
+      continue;
+    }
+    int best = 0;
+    double mx = double(z[0]);
+    for (int v = 1; v < V_; ++v)
+      if (double(z[v]) > mx) mx = double(z[v]), best = v;
+    double sum = 0;
+    for (int v = 0; v < V_; ++v) sum += exps_[v] = std::exp(double(z[v]) - mx);
+    loss += mx + std::log(sum) - double(z[tgt[t]]);
+    if (correct && best == tgt[t]) ++*correct;
+    if (grads)
+      for (int v = 0; v < V_; ++v) dz[v] = S((exps_[v] / sum - (v == tgt[t] ? 1.0 : 0.0)) / N);
+  }
+}
+
+template <class S>
+void Network<S>::head_backward() {
+  S* dout = model_.readout_matrix().data();  // (rows, d): d loss / d out, read by backward()
+  const S* top = model_.output();
+  if (language_) {
+    kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout, T_, V_, d_, S(1));  // (T, d) = dlogits U^T
+    kernels::gemm_tn(top, dlogits_.data(), dunembedding_.data(), T_, d_, V_);        // (d, V) += out^T dlogits
+  } else {
+    kernels::gemm_nn(dlogits_.data(), readout_w_.data(), dout, rows_, 1, d_, S(1));  // (rows, d) = dyhat w^T
+    kernels::gemm_tn(top, dlogits_.data(), dreadout_w_.data(), rows_, d_, 1);        // (d) += out^T dyhat
+  }
+}
+
+template <class S>
+double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out, bool sums) {
   const double N = double(b.scored());
   if (grads)
-    for (Vecx<S>& g : grads_) g.setZero();
+    for (Param<S>& p : params_) std::fill(p.g, p.g + p.n, S(0));
   for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
     std::fill(v->begin(), v->end(), 0.0);
   sums_.rows = double(b.size) * b.length;
-  double loss = 0;
   if (out) {
     out->f.resize(b.size, language_ ? long(T_) * V_ : 1);
     out->top.resize(b.size, language_ ? long(T_) * d_ : d_);
     out->correct = 0;
   }
-  Mat<S>& dout = model_.readout_matrix();  // (rows, d): d loss / d out, read by backward()
-  if (language_) {
-    Vecx<S>& gE = grads_[0];
-    S* gP = positions_ == Positions::learned ? grads_[1].data() : nullptr;
-    S* gU = grads_.back().data();
-    for (int s = 0; s < b.size; ++s) {
-      const int32_t* tok = b.tokens.data() + static_cast<long>(s) * T_;
-      const int32_t* tgt = b.targets.data() + static_cast<long>(s) * T_;
-      // h_0 = E[tokens] + P  (T, d)
-      for (int t = 0; t < T_; ++t) model_.input().row(t) = embedding_.row(tok[t]) + positions_table_.row(t);
-      pass(skip_block);
-      Eigen::Map<const Mat<S>> top(model_.output(), T_, d_);
-      kernels::gemm_nn(top.data(), unembedding_.data(), logits_.data(), T_, d_, V_, S(1));  // (T, V)
-      // Cross-entropy per scored position, in double: lse - logit[target];
-      // dlogits = (softmax - onehot) / N.
-      for (int t = 0; t < T_; ++t) {
-        const S* z = logits_.data() + static_cast<long>(t) * V_;
-        S* dz = dlogits_.data() + static_cast<long>(t) * V_;
-        if (tgt[t] < 0) {
-          std::fill(dz, dz + V_, S(0));
-          continue;
+  const long n = static_cast<long>(rows_) * d_;
+  const int items = language_ ? 1 : rows_;  // items per pass
+  double loss = 0;
+  for (int first = 0; first < b.size; first += items) {
+    embed(b, first);
+    pass(skip_block, sums);
+    head(b, first, N, grads, out ? &out->correct : nullptr, loss);
+    if (out) {
+      const S* top = model_.output();
+      if (language_) {
+        for (long i = 0; i < long(T_) * V_; ++i) out->f(first, i) = double(logits_.data()[i]);
+        for (long i = 0; i < long(T_) * d_; ++i) out->top(first, i) = double(top[i]);
+      } else {
+        for (int r = 0; r < rows_; ++r) {
+          out->f(first + r, 0) = double(logits_(r, 0));
+          for (int i = 0; i < d_; ++i) out->top(first + r, i) = double(top[static_cast<long>(r) * d_ + i]);
         }
-        int best = 0;
-        double mx = double(z[0]);
-        for (int v = 1; v < V_; ++v)
-          if (double(z[v]) > mx) mx = double(z[v]), best = v;
-        double sum = 0;
-        for (int v = 0; v < V_; ++v) sum += std::exp(double(z[v]) - mx);
-        loss += mx + std::log(sum) - double(z[tgt[t]]);
-        if (out && best == tgt[t]) ++out->correct;
-        for (int v = 0; v < V_; ++v) dz[v] = S((std::exp(double(z[v]) - mx) / sum - (v == tgt[t] ? 1.0 : 0.0)) / N);
-      }
-      if (out) {
-        for (long i = 0; i < long(T_) * V_; ++i) out->f(s, i) = double(logits_.data()[i]);
-        for (long i = 0; i < long(T_) * d_; ++i) out->top(s, i) = double(top.data()[i]);
-      }
-      if (!grads) continue;
-      kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout.data(), T_, V_, d_, S(1));  // (T, d)
-      kernels::gemm_tn(top.data(), dlogits_.data(), head_grad_.data(), d_, T_, V_, S(1));     // top^T dlogits
-      for (long i = 0; i < long(d_) * V_; ++i) gU[i] += head_grad_.data()[i];
-      model_.backward(true);
-      add_stack_grads();
-      // dE[tokens[t]] += dh_0[t];  dP[t] += dh_0[t]
-      const S* dh0 = model_.dstream(0);
-      for (int t = 0; t < T_; ++t)
-        for (int i = 0; i < d_; ++i) {
-          gE(static_cast<long>(tok[t]) * d_ + i) += dh0[static_cast<long>(t) * d_ + i];
-          if (gP) gP[static_cast<long>(t) * d_ + i] += dh0[static_cast<long>(t) * d_ + i];
-        }
-    }
-    return loss / N;
-  }
-  Vecx<S>& gw = grads_.back();
-  for (int c = 0; c * rows_ < b.size; ++c) {
-    const int first = c * rows_;
-    for (int r = 0; r < rows_; ++r)
-      for (int i = 0; i < d_; ++i) model_.input()(r, i) = S(b.x(first + r, i));
-    pass(skip_block);
-    Eigen::Map<const Mat<S>> top(model_.output(), rows_, d_);
-    kernels::gemm_nn(top.data(), readout_w_.data(), logits_.data(), rows_, d_, 1, S(1));  // yhat (rows, 1)
-    // (yhat - y)^2 / N;  dyhat = 2 (yhat - y) / N
-    for (int r = 0; r < rows_; ++r) {
-      const double e = double(logits_(r, 0)) - b.y[first + r];
-      loss += e * e;
-      dlogits_(r, 0) = S(2 * e / N);
-      if (out) {
-        out->f(first + r, 0) = double(logits_(r, 0));
-        for (int i = 0; i < d_; ++i) out->top(first + r, i) = double(top(r, i));
       }
     }
     if (!grads) continue;
-    kernels::gemm_nn(dlogits_.data(), readout_w_.data(), dout.data(), rows_, 1, d_, S(1));  // (rows, d)
-    kernels::gemm_tn(top.data(), dlogits_.data(), head_grad_.data(), d_, rows_, 1, S(1));   // top^T dyhat
-    for (int i = 0; i < d_; ++i) gw(i) += head_grad_.data()[i];
+    head_backward();
     model_.backward(true);
-    add_stack_grads();
+    if (sums)
+      for (int l = 0; l <= L_; ++l) sums_.grad_sq[l] += sq_norm(model_.dh(l), n);
+    if (language_) {
+      // dE[tokens[t]] += dh_0[t];  dP[t] += dh_0[t]
+      const int32_t* tok = b.tokens.data() + static_cast<long>(first) * T_;
+      const S* dh0 = model_.dstream(0);
+      S* gP = positions_ == Positions::learned ? dpositions_.data() : nullptr;
+      for (int t = 0; t < T_; ++t)
+        for (int i = 0; i < d_; ++i) {
+          dembedding_(tok[t], i) += dh0[static_cast<long>(t) * d_ + i];
+          if (gP) gP[static_cast<long>(t) * d_ + i] += dh0[static_cast<long>(t) * d_ + i];
+        }
+    }
   }
   return loss / N;
+}
+
+template <class S>
+void Network<S>::lesion_losses(const Batch& b, std::vector<double>& loss) {
+  const double N = double(b.scored());
+  for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
+    std::fill(v->begin(), v->end(), 0.0);
+  loss.assign(L_ + 1, 0.0);
+  const int P = model_.sublayers_per_block(), U = model_.units();
+  const long n = static_cast<long>(rows_) * d_;
+  const int items = language_ ? 1 : rows_;
+  for (int first = 0; first < b.size; first += items) {
+    embed(b, first);
+    pass(0, false);
+    head(b, first, N, false, nullptr, loss[0]);
+    // Block l skipped: h_l = h_{l-1}, then blocks l+1..L. From l = L down, each
+    // lesion overwrites only the streams above h_{l-1}, which the next one no longer reads.
+    for (int l = L_; l >= 1; --l) {
+      for (int k = (l - 1) * P + 1; k <= l * P; ++k)
+        std::copy(model_.stream(k - 1), model_.stream(k - 1) + n, model_.stream(k));
+      for (int k = l * P + 1; k <= U; ++k) model_.forward_step(k);
+      model_.forward_end();
+      head(b, first, N, false, nullptr, loss[l]);
+    }
+  }
+  for (double& x : loss) x /= N;
 }
 
 template class Network<float>;

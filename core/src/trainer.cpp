@@ -89,7 +89,7 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     const double params = param_count(tc, a, cfg, T);
     // Model caches; values, gradient, two moments and the logged step's copy of each parameter;
     // logits, their gradient, and two Outputs of held-out batch 0 in double.
-    k.bytes += model_bytes(cfg, a, sb) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
+    k.bytes += model_bytes(cfg, a, sb, true) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
     k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
@@ -159,15 +159,16 @@ std::vector<double> Trainer<S>::contributions() const {
 }
 
 template <class S>
-double Trainer<S>::heldout_loss(int skip_block, long* correct, long* scored) {
+double Trainer<S>::heldout_loss(long* correct, long* scored, Outputs* first) {
   double total = 0;
   *correct = 0;
   *scored = 0;
-  Outputs out;
+  Outputs rest;
   for (const Batch& b : task_->heldout()) {
+    Outputs* out = (first && &b == &task_->heldout().front()) ? first : &rest;
     const long n = b.scored();
-    total += net_->run(b, false, skip_block, &out) * double(n);
-    *correct += out.correct;
+    total += net_->run(b, false, 0, out, false) * double(n);
+    *correct += out->correct;
     *scored += n;
   }
   return total / double(*scored);
@@ -182,10 +183,10 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     const int64_t t = steps_done() + 1;
     const bool logged = t % tc_.log_every == 0 || t == tc_.steps;
     Outputs before, after;
-    if (logged) net_->run(task_->heldout()[0], false, 0, &before);
+    if (logged) net_->run(task_->heldout()[0], false, 0, &before, false);
     TrainLog log;
     log.step = t;
-    log.train_loss = net_->run(task_->train_batch(t - 1), true);
+    log.train_loss = net_->run(task_->train_batch(t - 1), true, 0, nullptr, logged);
     std::vector<double> w_sq(L, 0.0);
     if (logged) {
       const LayerSums& s = net_->sums();
@@ -222,9 +223,8 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
       }
     for (int l = 0; l < L; ++l) log.update_ratio.push_back(w0[l] > 0 ? std::sqrt(du[l] / w0[l]) : 0.0);
     long correct = 0, scored = 0;
-    log.heldout_loss = heldout_loss(0, &correct, &scored);
+    log.heldout_loss = heldout_loss(&correct, &scored, &after);
     log.heldout_accuracy = task_->language() ? double(correct) / double(scored) : kNaN;
-    net_->run(task_->heldout()[0], false, 0, &after);
     log.output_change = std::sqrt((after.f - before.f).squaredNorm() / double(after.f.size()));
     log.top_cosine = mean_pairwise_cosine(after.top);
     if (!std::isfinite(log.heldout_loss)) first_nonfinite_ = log.first_nonfinite = t;
@@ -236,10 +236,19 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
 template <class S>
 Lesion Trainer<S>::lesion() {
   Lesion les;
-  long correct = 0, scored = 0;
-  les.base = heldout_loss(0, &correct, &scored);
-  for (int l = 1; l <= tc_.depth; ++l) {
-    const double loss = heldout_loss(l, &correct, &scored);
+  // Held-out losses as heldout_loss() sums them, for the whole model and each block skipped.
+  const int L = tc_.depth;
+  std::vector<double> total(L + 1, 0.0), part;
+  long scored = 0;
+  for (const Batch& b : task_->heldout()) {
+    net_->lesion_losses(b, part);
+    const long n = b.scored();
+    for (int l = 0; l <= L; ++l) total[l] += part[l] * double(n);
+    scored += n;
+  }
+  les.base = total[0] / double(scored);
+  for (int l = 1; l <= L; ++l) {
+    const double loss = total[l] / double(scored);
     les.loss.push_back(loss);
     les.increase.push_back(loss - les.base);
     les.relative.push_back((loss - les.base) / les.base);

@@ -17,14 +17,17 @@ namespace resnorm {
 // Row-wise softmax of the (T, T) scores P, in place: row i over j < T, or over
 // j <= i when causal (the masked entries become exactly 0). The exponential is
 // computed in double from + - * and an exact power of two only, so the
-// probabilities are the same bits natively and in WebAssembly.
+// probabilities are the same bits natively and in WebAssembly. train (float):
+// with lanes.h's float exp instead, four at a time (the same bits natively
+// and in WebAssembly too).
 template <class S>
-void softmax_forward(S* P, int T, bool causal);
+void softmax_forward(S* P, int T, bool causal, bool train = false);
 // dS = P * (dP - rowsum(dP * P)) * scale, in place over dP (T, T), with P the
 // forward's probabilities; masked entries (P = 0) get 0. scale: the scores'
-// 1 / sqrt(dh), folded in here.
+// 1 / sqrt(dh), folded in here. lower: P is causal and dP is read only on and
+// below the diagonal (kernels.h's `lower`), dS above it set to 0.
 template <class S>
-void softmax_backward(S* dP, const S* P, int T, S scale);
+void softmax_backward(S* dP, const S* P, int T, S scale, bool lower = false);
 
 // Backward scratch of attention, shared by every attention sublayer of a
 // model (backward runs one sublayer at a time). Shapes in Attention below.
@@ -32,10 +35,10 @@ template <class S>
 struct AttnScratch {
   Workspace<S> dctx, dq, dk, dv, staging;  // (T, d)
   VecWorkspace<S> hctx, hdq, hdk, hdv;     // (heads, T, dh) head-major
-  Workspace<S> dscores, transposed;        // (T, T)
-  GramScratch<S> gram;                     // for ||dW||
+  Workspace<S> dscores;                    // (T, T)
+  GramScratch<S> gram;                     // for ||dW||; not sized for training
   // (T, d), in the buffers it has where they are large enough.
-  void resize(int T, int d);
+  void resize(int T, int d, bool train = false);
 };
 
 // Multi-head self-attention over the T tokens, heads h = 0..H-1 owning the
@@ -52,12 +55,15 @@ template <class S>
 class Attention final : public Sublayer<S> {
  public:
   // scratch: shared backward workspace; nullptr allocates a private one.
-  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr);
+  // train: built for training (sublayer.h): dWq .. dWo held and added to by every backward.
+  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr,
+            bool train = false);
   // New shapes (heads must divide d), in the buffers it has where they are
   // large enough; the scratch is resized too.
   void reshape(int T, int d, int heads);
   void forward(S* y, const S* x) override;
   // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
+  // Training: dWq += x^T dQ, dWk += x^T dK, dWv += x^T dV, dWo += ctx^T dy, and no norms.
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
   void backward_input(S* dx, const S* dy, const S* x) override;
 
@@ -66,7 +72,7 @@ class Attention final : public Sublayer<S> {
   VecWorkspace<S> q, k, v;    // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
   VecWorkspace<S> att;        // (heads, T, T) softmax probabilities; 0 where masked
   Workspace<S> ctx;           // (T, d) concatenated head outputs
-  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized: d loss / d W
+  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized, or training: d loss / d W
   double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
 
   int heads() const { return H_; }
@@ -76,6 +82,7 @@ class Attention final : public Sublayer<S> {
   // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
   void input_grad(S* dx, const S* dy);
   int T_, d_, H_, dh_;
+  bool train_;
   std::shared_ptr<AttnScratch<S>> scratch_;
 };
 

@@ -1,4 +1,4 @@
-// resnorm/kernels.h: the small matrix products every layer spends its time in.
+// resnorm/kernels.h: the two small matrix products every layer spends its time in.
 //
 // Written with GCC/Clang generic vectors of 16 bytes, so the same source is
 // SSE natively and v128 (f32x4 / f64x2) under emcc -msimd128, and plain
@@ -10,6 +10,7 @@
 // result is bit-identical from run to run.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -45,24 +46,24 @@ inline Vec<double>::type splat(double s) { return Vec<double>::type{s, s}; }
 inline float hsum(Vec<float>::type v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 inline double hsum(Vec<double>::type v) { return v[0] + v[1]; }
 
-// A's entry (i, k) for C = A B: A row-major [M x K] with lda = K, or, with
-// TA, A row-major [K x M] read as its transpose (C = A^T B) with lda = M.
-template <class S, bool TA>
-inline S a_at(const S* A, int lda, int i, int k) {
-  return TA ? A[static_cast<long>(k) * lda + i] : A[static_cast<long>(i) * lda + k];
-}
+// Causal attention's (T, T) operands are lower triangular: the probabilities
+// and their gradient are exactly 0 above the diagonal. The `lower` variants
+// below leave out the products with those zeros. For finite values that is
+// the same result bit for bit: a product with 0 is +-0, and adding +-0 to a
+// sum that started at +0 changes nothing; only an infinite or NaN factor of a
+// left-out zero would have made a difference (NaN).
 
-// One 2-row by 4-vector tile of C = scale * A B (rows i, i+1; columns j..).
-template <class S, int R, bool TA = false>
-inline void nn_tile(const S* A, int lda, const S* B, S* C, int K, int N, int i, int j, S scale) {
+// One R-row by 4-vector tile of C = scale * A B (rows i.., columns j..), over k < kend.
+template <class S, int R>
+inline void nn_tile(const S* A, const S* B, S* C, int K, int N, int i, int j, S scale, int kend) {
   typedef typename Vec<S>::type V;
   constexpr int W = Vec<S>::lanes;
   V acc[R][4] = {};
-  for (int k = 0; k < K; ++k) {
+  for (int k = 0; k < kend; ++k) {
     const S* b = B + static_cast<long>(k) * N + j;
     V b0 = load(b), b1 = load(b + W), b2 = load(b + 2 * W), b3 = load(b + 3 * W);
     for (int r = 0; r < R; ++r) {
-      V a = splat(a_at<S, TA>(A, lda, i + r, k));
+      V a = splat(A[static_cast<long>(i + r) * K + k]);
       acc[r][0] += a * b0;
       acc[r][1] += a * b1;
       acc[r][2] += a * b2;
@@ -73,54 +74,98 @@ inline void nn_tile(const S* A, int lda, const S* B, S* C, int K, int N, int i, 
     for (int v = 0; v < 4; ++v) store(C + static_cast<long>(i + r) * N + j + v * W, acc[r][v] * scale);
 }
 
-// Column tail of C = scale * A B: one vector, then single columns.
-template <class S, bool TA = false>
-inline void nn_tail(const S* A, int lda, const S* B, S* C, int M, int K, int N, int j0, S scale) {
+// Column tail of C = scale * A B: one vector, then single columns (lower: row i over k <= i).
+template <class S>
+inline void nn_tail(const S* A, const S* B, S* C, int M, int K, int N, int j0, S scale, bool lower) {
   typedef typename Vec<S>::type V;
   constexpr int W = Vec<S>::lanes;
   int j = j0;
   for (; j + W <= N; j += W)
     for (int i = 0; i < M; ++i) {
+      const int kend = lower ? i + 1 : K;
       V acc = {};
-      for (int k = 0; k < K; ++k) acc += splat(a_at<S, TA>(A, lda, i, k)) * load(B + static_cast<long>(k) * N + j);
+      for (int k = 0; k < kend; ++k)
+        acc += splat(A[static_cast<long>(i) * K + k]) * load(B + static_cast<long>(k) * N + j);
       store(C + static_cast<long>(i) * N + j, acc * scale);
     }
   for (; j < N; ++j)
     for (int i = 0; i < M; ++i) {
+      const int kend = lower ? i + 1 : K;
       S acc = 0;
-      for (int k = 0; k < K; ++k) acc += a_at<S, TA>(A, lda, i, k) * B[static_cast<long>(k) * N + j];
+      for (int k = 0; k < kend; ++k) acc += A[static_cast<long>(i) * K + k] * B[static_cast<long>(k) * N + j];
       C[static_cast<long>(i) * N + j] = acc * scale;
     }
 }
 
-// C[M x N] = scale * A B, A [M x K] (or with TA, A [K x M] transposed) and
-// B [K x N]: every entry summed over k in order. Inlined into gemm_nn and
-// gemm_tn, so each is one function with its own loops, as a profile and the
-// SIMD test name them.
-template <class S, bool TA>
-__attribute__((always_inline)) inline void gemm_ab(const S* A, int lda, const S* B, S* C, int M, int K, int N,
-                                                   S scale) {
+// C[M x N] = scale * A[M x K] B[K x N]. lower: A is lower triangular (M = K),
+// and row i's sum stops at its tile's last row.
+template <class S>
+void gemm_nn(const S* A, const S* B, S* C, int M, int K, int N, S scale, bool lower = false) {
   constexpr int TW = 4 * Vec<S>::lanes;
   const int Nt = N - N % TW;
   for (int j = 0; j < Nt; j += TW) {
     int i = 0;
-    for (; i + 2 <= M; i += 2) nn_tile<S, 2, TA>(A, lda, B, C, K, N, i, j, scale);
-    if (i < M) nn_tile<S, 1, TA>(A, lda, B, C, K, N, i, j, scale);
+    for (; i + 2 <= M; i += 2) nn_tile<S, 2>(A, B, C, K, N, i, j, scale, lower ? i + 2 : K);
+    if (i < M) nn_tile<S, 1>(A, B, C, K, N, i, j, scale, lower ? i + 1 : K);
   }
-  if (Nt < N) nn_tail<S, TA>(A, lda, B, C, M, K, N, Nt, scale);
+  if (Nt < N) nn_tail(A, B, C, M, K, N, Nt, scale, lower);
 }
 
-// C[M x N] = scale * A[M x K] B[K x N].
-template <class S>
-void gemm_nn(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
-  gemm_ab<S, false>(A, K, B, C, M, K, N, scale);
+// One R-row by 4-vector tile of C += A^T B (rows i.., columns j..): the
+// products of A's column i + r with B's rows k = kbegin.., added to C in row order.
+template <class S, int R>
+inline void tn_tile(const S* A, const S* B, S* C, int M, int K, int N, int i, int j, int kbegin) {
+  typedef typename Vec<S>::type V;
+  constexpr int W = Vec<S>::lanes;
+  V acc[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v) acc[r][v] = load(C + static_cast<long>(i + r) * N + j + v * W);
+  for (int k = kbegin; k < M; ++k) {
+    const S* b = B + static_cast<long>(k) * N + j;
+    V b0 = load(b), b1 = load(b + W), b2 = load(b + 2 * W), b3 = load(b + 3 * W);
+    for (int r = 0; r < R; ++r) {
+      V a = splat(A[static_cast<long>(k) * K + i + r]);
+      acc[r][0] += a * b0;
+      acc[r][1] += a * b1;
+      acc[r][2] += a * b2;
+      acc[r][3] += a * b3;
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v) store(C + static_cast<long>(i + r) * N + j + v * W, acc[r][v]);
 }
 
-// C[M x N] = scale * A[K x M]^T B[K x N]: a weight gradient X^T dY, summed
-// over the K rows in order (the same sums as gemm_nn on A transposed).
+// C[K x N] += A[M x K]^T B[M x N]: the weight gradient x^T dy of a layer,
+// summed over the M rows. Every element of C gets its M products added one
+// by one in row order, so calls over consecutive row blocks of A and B give
+// the bits of one call over all of them. lower: A is lower triangular (M = K),
+// and C's row i sums over A's rows from its tile's first row on.
 template <class S>
-void gemm_tn(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
-  gemm_ab<S, true>(A, M, B, C, M, K, N, scale);
+void gemm_tn(const S* A, const S* B, S* C, int M, int K, int N, bool lower = false) {
+  typedef typename Vec<S>::type V;
+  constexpr int W = Vec<S>::lanes;
+  constexpr int TW = 4 * W;
+  const int Nt = N - N % TW;
+  for (int j = 0; j < Nt; j += TW) {
+    int i = 0;
+    for (; i + 2 <= K; i += 2) tn_tile<S, 2>(A, B, C, M, K, N, i, j, lower ? i : 0);
+    if (i < K) tn_tile<S, 1>(A, B, C, M, K, N, i, j, lower ? i : 0);
+  }
+  int j = Nt;
+  for (; j + W <= N; j += W)
+    for (int i = 0; i < K; ++i) {
+      S* c = C + static_cast<long>(i) * N + j;
+      V acc = load(c);
+      for (int k = lower ? i : 0; k < M; ++k)
+        acc += splat(A[static_cast<long>(k) * K + i]) * load(B + static_cast<long>(k) * N + j);
+      store(c, acc);
+    }
+  for (; j < N; ++j)
+    for (int i = 0; i < K; ++i) {
+      S acc = C[static_cast<long>(i) * N + j];
+      for (int k = lower ? i : 0; k < M; ++k) acc += A[static_cast<long>(k) * K + i] * B[static_cast<long>(k) * N + j];
+      C[static_cast<long>(i) * N + j] = acc;
+    }
 }
 
 // Lane sums of four vectors, by shuffles: {sum a, sum b, sum c, sum d}.
@@ -185,11 +230,12 @@ inline void nt_tile(const S* A, const S* B, S* Cm, int K, int N, int i, int j, S
   }
 }
 
+// Columns 0..ncols-1 of rows i.. of C = scale * A B^T.
 template <class S, int R>
-inline void nt_row(const S* A, const S* B, S* C, int K, int N, int i, S scale) {
+inline void nt_row(const S* A, const S* B, S* C, int K, int N, int i, S scale, int ncols) {
   int j = 0;
-  for (; j + 4 <= N; j += 4) nt_tile<S, R, 4>(A, B, C, K, N, i, j, scale);
-  switch (N - j) {
+  for (; j + 4 <= ncols; j += 4) nt_tile<S, R, 4>(A, B, C, K, N, i, j, scale);
+  switch (ncols - j) {
     case 3: nt_tile<S, R, 3>(A, B, C, K, N, i, j, scale); break;
     case 2: nt_tile<S, R, 2>(A, B, C, K, N, i, j, scale); break;
     case 1: nt_tile<S, R, 1>(A, B, C, K, N, i, j, scale); break;
@@ -197,12 +243,15 @@ inline void nt_row(const S* A, const S* B, S* C, int K, int N, int i, S scale) {
   }
 }
 
-// C[M x N] = scale * A[M x K] B[N x K]^T: dot products of rows of A with rows of B.
+// C[M x N] = scale * A[M x K] B[N x K]^T: dot products of rows of A with rows
+// of B. lower: only C's lower triangle is wanted (M = N, causal scores), and
+// each row pair is computed up to its last row's column; the columns past
+// that are not written.
 template <class S>
-void gemm_nt(const S* A, const S* B, S* C, int M, int K, int N, S scale) {
+void gemm_nt(const S* A, const S* B, S* C, int M, int K, int N, S scale, bool lower = false) {
   int i = 0;
-  for (; i + 2 <= M; i += 2) nt_row<S, 2>(A, B, C, K, N, i, scale);
-  if (i < M) nt_row<S, 1>(A, B, C, K, N, i, scale);
+  for (; i + 2 <= M; i += 2) nt_row<S, 2>(A, B, C, K, N, i, scale, lower ? std::min(N, i + 2) : N);
+  if (i < M) nt_row<S, 1>(A, B, C, K, N, i, scale, lower ? std::min(N, i + 1) : N);
 }
 
 // C[M x M] = A[M x K] A^T, the Gram matrix: only the tiles reaching the

@@ -35,9 +35,10 @@ inline constexpr double kMemoryBudget = 768.0 * 1024 * 1024;
 // measures the slowest configs the budget allows).
 inline constexpr double kWorkBudget = 5.0e10;
 
-// The bytes one Model<S> of `arch` holds configured for cfg, and the work of
-// its forward and backward with the weight-gradient norms.
-double model_bytes(const Config& cfg, Arch arch, int scalar_bytes);
+// The bytes one Model<S> of `arch` holds configured for cfg (train: a
+// training stack, model.h), and the work of its forward and backward with
+// the weight-gradient norms.
+double model_bytes(const Config& cfg, Arch arch, int scalar_bytes, bool train = false);
 
 // What a Model's workspaces are sized for (model.h): the largest tokens,
 // width, hidden width and heads (0 for MLP blocks) it has been configured with

@@ -54,7 +54,7 @@ struct Unit {
   // (T, d) caches of the forward (see the top of this file); normed_in, branch
   // and sum are written only when their norm exists.
   Workspace<S> normed_in, branch_raw, branch, sum;
-  double update_ratio = 0;  // ||branch output|| / ||alpha h||
+  double update_ratio = 0;  // ||branch output|| / ||alpha h||; not computed for training
   // What the branch adds to the stream: branch with a norm on the branch
   // output, branch_raw without.
   const S* branch_output() const { return out.kind != NormKind::none ? branch.data() : branch_raw.data(); }
@@ -67,7 +67,11 @@ class Model {
   // units for `arch`, using base weights from `bank` (prepared by the caller
   // for cfg.depth layers, with attention = true for transformer blocks). For
   // Admin it also runs the profiling forward pass that sets each unit's alpha.
-  void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank);
+  // train: a stack for training (network.h): sublayers built for training
+  // (sublayer.h), no update ratios, and backward() adds (+=) into the norms'
+  // dgamma and dbeta instead of zeroing them first, so every parameter
+  // gradient sums over backward passes until the caller zeroes it.
+  void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train = false);
   // Loss <r, out> and every cache. Returns the loss.
   double forward();
   // Loss when the stream after block l is replaced by h (T x d): runs blocks l+1..L.
@@ -134,6 +138,7 @@ class Model {
   Block block_ = Block::mlp;
   int depth_ = 0, T_ = 0, d_ = 0, m_ = 0, heads_ = 0;
   int sublayers_per_block_ = 1;
+  bool train_ = false;
   std::vector<Unit<S>> units_;  // at least L P, block by block; the first n_units_ are the stack
   int n_units_ = 0;             // L P
   Capacity capacity_;           // what the workspaces are sized for (capacity_after)

@@ -23,9 +23,11 @@
 // sin(t / 10000^(2i/d)), P[t][2i+1] = cos(...).
 //
 // The backward reuses the stack's: dloss/dout is put where spec v1's readout
-// r is, so Model::backward() is the chain rule from the head down; the
-// materialized dW of every sublayer and each norm's dgamma, dbeta are added
-// (+=) over the passes of a batch into one gradient per parameter.
+// r is, so Model::backward() is the chain rule from the head down. The stack
+// is built for training (model.h): every sublayer's dW and each norm's
+// dgamma, dbeta are added (+=) over the passes of a batch, and they are the
+// parameters' gradients themselves (Param::g points at them). Every matrix
+// product is one of kernels.h's.
 #pragma once
 
 #include <string>
@@ -74,7 +76,12 @@ class Network {
   // The batch's mean loss. With `grads`, every Param::g is overwritten with
   // d loss / d w. skip_block in 1..L replaces that block by the identity
   // (h_l = h_{l-1}; the lesion study). `out` receives the items' outputs.
-  double run(const Batch& b, bool grads, int skip_block = 0, Outputs* out = nullptr);
+  // sums(): of this run with `sums`, else all zero.
+  double run(const Batch& b, bool grads, int skip_block = 0, Outputs* out = nullptr, bool sums = true);
+  // loss[0] = run(b, false) and loss[l] = run(b, false, l) for l = 1..L, the
+  // same bits, from one forward per item: the lesions run from the top block
+  // down, each from the base pass's stream below it. sums() are left zero.
+  void lesion_losses(const Batch& b, std::vector<double>& loss);
   std::vector<Param<S>>& params() { return params_; }
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }
@@ -82,10 +89,18 @@ class Network {
   bool language() const { return language_; }
 
  private:
-  // The stack's forward on model_.input() (rows_, d), adding to the sums.
-  void pass(int skip_block);
-  void add_stack_grads();
-  Param<S>& add(const std::string& name, S* w, long n, int block, bool matrix);
+  // The stack's forward on model_.input() (rows_, d), adding to the sums when asked.
+  void pass(int skip_block, bool sums);
+  // h_0 of item `first` (language: sequence first's tokens; teacher: rows first.. of x) into model_.input().
+  void embed(const Batch& b, int first);
+  // The head on the stack's output for the item at `first`: logits (or yhat),
+  // each of its losses added to `loss`; with `grads`, dlogits_ = d loss / d
+  // logits (the mean's 1/N in it). Language: `correct` counts argmax hits.
+  void head(const Batch& b, int first, double N, bool grads, long* correct, double& loss);
+  // The head's backward: d loss / d out into the stack's readout, U's (or w's)
+  // gradient added to.
+  void head_backward();
+  Param<S>& add(const std::string& name, S* w, S* g, long n, int block, bool matrix);
 
   Arch arch_;
   bool language_;
@@ -94,10 +109,10 @@ class Network {
   WeightBank<S> bank_;
   Model<S> model_;
   Mat<S> embedding_, positions_table_, unembedding_;  // (V, d), (T, d), (d, V)
-  Vecx<S> readout_w_;                                 // (d) teacher readout
+  Mat<S> dembedding_, dpositions_, dunembedding_;     // their gradients
+  Vecx<S> readout_w_, dreadout_w_;                    // (d) teacher readout, its gradient
   Mat<S> logits_, dlogits_;                           // (T, V) or (rows, 1)
-  Mat<S> head_grad_;                                  // (d, V) or (d, 1): one pass's gradient of U or w
-  std::vector<Vecx<S>> grads_;                        // one per param
+  std::vector<double> exps_;                          // (V) a position's exp(z - max z)
   std::vector<Param<S>> params_;
   LayerSums sums_;
 };

@@ -3,6 +3,10 @@
 // Mlp (mlp.h) and Attention (attention.h) implement it; a unit of the stack
 // (model.h) wraps one. forward() caches what backward needs, so backward()
 // takes only the gradient at the output and the input x the forward saw.
+// A sublayer built for training (its constructor's `train`) holds its weight
+// gradients dW and adds each backward's x^T dy to them (+=), so the passes of
+// a batch sum into one gradient (the caller zeroes dW before a batch); it
+// computes no weight-gradient norms and has no scratch for them.
 #pragma once
 
 namespace resnorm {
@@ -15,7 +19,8 @@ class Sublayer {
   virtual void forward(S* y, const S* x) = 0;
   // dx = df/dx^T dy (writes dx, which the caller then adds where it belongs);
   // also fills the sublayer's weight-gradient norms, and materializes the
-  // weight gradients themselves when asked (for the tests).
+  // weight gradients themselves when asked (for the tests). Training: dx, and
+  // dW += the weight gradients, whatever materialize_weight_grads says.
   virtual void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) = 0;
   // The same dx, with the same arithmetic, and nothing else: no weight-gradient
   // norms, no materialized gradients (what backward() stored stays as it was).

@@ -102,7 +102,8 @@ class Trainer {
   Network<S>& network() { return *net_; }
 
  private:
-  double heldout_loss(int skip_block, long* correct, long* scored);
+  // The held-out set's loss after the update; first: held-out batch 0's outputs.
+  double heldout_loss(long* correct, long* scored, Outputs* first);
   std::vector<double> contributions() const;  // per block, from the network's last sums
 
   TrainConfig tc_;
