@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { main, CONTENDERS } from '../../../bench/run.js';
+import { TRAIN_CONTENDERS } from '../../../bench/lib/train.js';
 
 const SCENES = ['default', 'deep', 'wide'];
 
@@ -69,6 +70,30 @@ test(
         assert.ok(Number.isFinite(sw.exponent), `scaling ${field} exponent`);
       }
       for (const row of report.scaling.limits.rows) assert.ok(row.wasm_ms > 0 && row.config.depth >= 1, row.name);
+      // Part 6: every training contender measured (or skipped with a reason), and the
+      // native and in-page trainers checked against WASM SIMD's losses in Node.
+      const tr = report.training;
+      assert.ok(tr.tokens_per_step > 0, 'training tokens per step');
+      for (const name of Object.keys(TRAIN_CONTENDERS)) {
+        const c = tr.contenders[name];
+        assert.ok(c, `training: ${name} is missing`);
+        if (c.skipped) {
+          assert.ok(c.skipped.length > 5, `training: ${name} skipped without a reason`);
+          continue;
+        }
+        assert.ok(c.tokens_per_s > 0, `training: ${name} tokens/s`);
+        if (c.check.reference) assert.ok(c.check.losses.every(Number.isFinite), `training: ${name} losses`);
+        else if (!c.check.skipped) assert.equal(c.check.ok, true, `training: ${name}: ${JSON.stringify(c.check)}`);
+      }
+      // The shipped build needs nothing beyond npm test's build.
+      assert.ok(
+        !tr.contenders['wasm-simd'].skipped,
+        `training: wasm-simd skipped: ${tr.contenders['wasm-simd'].skipped}`,
+      );
+      assert.ok(
+        report.targets.some((t) => t.group === 'training'),
+        'the training targets',
+      );
       for (const heading of [
         '## Targets',
         '## 1. Engine throughput',
@@ -76,6 +101,7 @@ test(
         '## 3. LayerNorm against RMSNorm',
         '## 4. Where',
         '## 5. The cost of growth',
+        '## 6. Training',
       ])
         assert.ok(md.includes(heading), `latest.md lacks "${heading}"`);
     } finally {
