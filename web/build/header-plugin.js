@@ -1,6 +1,9 @@
-// The site header (brand, navigation, status line, theme toggle) of every
-// page, written once: a page holds `<!-- site-header: PAGE -->` and gets the
-// header with its own link marked aria-current. The quiz page marks its two
+// What every page has, written once. `<!-- site-head -->` in a page's <head>
+// becomes the tags every page starts its head with (charset, viewport, both
+// colour schemes, the icon); the page adds its title, description and
+// script. `<!-- site-header: PAGE -->` becomes the site header (brand,
+// navigation, status line, theme toggle), with the page's own link marked
+// aria-current. The quiz page marks its two
 // links (quizzes, norm panel) itself, by route, so none is marked for it here.
 const NAV = [
   { href: './', text: 'Explorer', page: 'index' },
@@ -10,6 +13,12 @@ const NAV = [
   { href: './train.html', text: 'Training lab', page: 'train' },
 ];
 const MARKER = /<!--\s*site-header:\s*([a-z-]+)\s*-->/g;
+const HEAD_MARKER = /<!--\s*site-head\s*-->/;
+
+export const SITE_HEAD = `<meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    <link rel="icon" href="./src/favicon.svg" type="image/svg+xml" />`;
 
 export function siteHeader(page) {
   const links = NAV.map((n) => {
@@ -38,6 +47,9 @@ export function siteHeader(page) {
 export function headerPlugin() {
   return {
     name: 'resnorm-site-header',
-    transformIndexHtml: { order: 'pre', handler: (html) => html.replace(MARKER, (_, page) => siteHeader(page)) },
+    transformIndexHtml: {
+      order: 'pre',
+      handler: (html) => html.replace(HEAD_MARKER, SITE_HEAD).replace(MARKER, (_, page) => siteHeader(page)),
+    },
   };
 }
