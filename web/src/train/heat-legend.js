@@ -47,8 +47,8 @@ export function createHeatLegend(box, { title, colours }) {
     h.fillRect(0, 0, hatch.width, hatch.height);
   }
 
+  let width = 0; // the bar's, from the resize observer: reading it here would force a layout mid-frame
   function layout() {
-    const width = barBox.clientWidth;
     ticks.replaceChildren();
     if (!scale) {
       range.textContent = ': no values yet';
@@ -63,7 +63,10 @@ export function createHeatLegend(box, { title, colours }) {
       ticks.append(tick);
     }
   }
-  const ro = new ResizeObserver(layout);
+  const ro = new ResizeObserver(([entry]) => {
+    width = entry.contentRect.width;
+    layout();
+  });
   ro.observe(barBox);
   paintHatch();
 

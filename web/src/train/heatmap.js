@@ -97,6 +97,9 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   let sharedStep = null;
   let size = { width: 0, height: 0 };
   const image = document.createElement('canvas'); // one pixel per cell, scaled up when drawn
+  // each canvas's one context, taken once (resizing a canvas keeps its context)
+  const ctx = canvas.getContext('2d');
+  const imageCtx = image.getContext('2d');
   let frame = 0;
 
   const rows = () => data.rows;
@@ -162,7 +165,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     if (!img || img.key !== key || body < img.painted || img.first !== data.columns[0]) {
       image.width = cols;
       image.height = Math.max(1, n);
-      const pixels = image.getContext('2d').createImageData(cols, image.height);
+      const pixels = imageCtx.createImageData(cols, image.height);
       img = { key, cap, cols, rows: n, pixels, painted: 0, bad: [], first: data.columns[0] };
     }
     if (body === img.painted) return img;
@@ -194,7 +197,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     for (let i = img.painted; i < body; i++)
       for (let r = 0; r < n; r++) if (!Number.isFinite(data.columns[i][r])) img.bad.push([i, r]);
     img.painted = body;
-    image.getContext('2d').putImageData(img.pixels, 0, 0);
+    imageCtx.putImageData(img.pixels, 0, 0);
     return img;
   }
 
@@ -227,7 +230,6 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     if (!size.width) resize();
     const c = colours();
     const dpr = devicePixelRatio || 1;
-    const ctx = canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, size.width, size.height);
     const p = plot();
@@ -255,7 +257,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
         }
       }
       // non-finite cells: hatched, whatever their neighbours
-      ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
+      if (bad.length) ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
       for (const [i, r] of bad) {
         const x0 = cellLeft(i);
         ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);

@@ -3,7 +3,7 @@
 //
 //   const p = createProgress(box);
 //   p.update(progress, state);
-import { el } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 
 /** A time left as words: "under a second", "12 s", "3 min 05 s", "2 h 10 min". */
 export function durationText(seconds) {
@@ -15,7 +15,8 @@ export function durationText(seconds) {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-const whole = (v) => Math.round(v).toLocaleString('en');
+const WHOLE = new Intl.NumberFormat('en');
+const whole = (v) => WHOLE.format(Math.round(v));
 
 /** The session's states in words (the progress line and the page's status line). */
 export const STATE_WORDS = {
@@ -39,14 +40,16 @@ export function createProgress(box) {
 
   return {
     update(p, runState) {
-      bar.max = Math.max(1, p.total);
-      bar.value = p.done;
-      bar.setAttribute('aria-valuetext', `${whole(p.done)} of ${whole(p.total)} steps`);
-      state.textContent = STATE_WORDS[runState] ?? runState;
-      steps.textContent = p.total ? `\u00b7 ${whole(p.done)} of ${whole(p.total)} steps` : '';
-      speed.textContent = p.tokensPerSecond > 0 ? `\u00b7 ${whole(p.tokensPerSecond)} tokens/s` : '';
+      // written only where they change: a frame that rewrites nothing lays nothing out
+      const max = Math.max(1, p.total);
+      if (bar.max !== max) bar.max = max;
+      if (bar.value !== p.done) bar.value = p.done;
+      setAttr(bar, 'aria-valuetext', `${whole(p.done)} of ${whole(p.total)} steps`);
+      setText(state, STATE_WORDS[runState] ?? runState);
+      setText(steps, p.total ? `\u00b7 ${whole(p.done)} of ${whole(p.total)} steps` : '');
+      setText(speed, p.tokensPerSecond > 0 ? `\u00b7 ${whole(p.tokensPerSecond)} tokens/s` : '');
       const going = runState === 'running' || runState === 'pausing';
-      left.textContent = going && p.tokensPerSecond > 0 ? `\u00b7 about ${durationText(p.secondsLeft)} left` : '';
+      setText(left, going && p.tokensPerSecond > 0 ? `\u00b7 about ${durationText(p.secondsLeft)} left` : '');
     },
   };
 }

@@ -49,6 +49,9 @@ const ENABLED = {
   done: ['reset'],
 };
 
+/** The least time between two frames drawn for the workers' answers, in ms. */
+const ENGINE_FRAME_MS = 100;
+
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
 
@@ -226,16 +229,33 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     typeof engine?.trainer === 'function'
       ? engine
       : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
-  const session = createSession({ engine: trainers, onChange: () => schedule() });
+  const session = createSession({ engine: trainers, onChange: () => scheduleFromEngine() });
   let frame = 0;
   let frames = 0;
   let destroyed = false;
+  let lastRender = -Infinity;
+  let engineTimer = 0;
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(render);
+  };
+  // The workers' answers draw at most once every ENGINE_FRAME_MS: a frame lays
+  // out and paints every chart and heatmap, and at the display's rate it would
+  // keep the main thread busy and take a core from the workers. What the reader
+  // does (a pointer, a key, a button) draws at the next frame.
+  const scheduleFromEngine = () => {
+    if (destroyed || frame || engineTimer) return;
+    const wait = lastRender + ENGINE_FRAME_MS - performance.now();
+    if (wait <= 0) schedule();
+    else
+      engineTimer = setTimeout(() => {
+        engineTimer = 0;
+        schedule();
+      }, wait);
   };
 
   function render() {
     frame = 0;
+    lastRender = performance.now();
     const snap = session.snapshot();
     const config = snap.config ?? store.get();
     const runs = snap.runs.length ? snap.runs : config.arch.map((arch) => ({ arch, logs: [], firstNonfinite: null }));
@@ -376,6 +396,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     destroy() {
       destroyed = true;
       cancelAnimationFrame(frame);
+      clearTimeout(engineTimer);
       offTheme?.();
       session.reset();
       charts.destroy();
