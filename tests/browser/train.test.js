@@ -12,25 +12,11 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
+import { DIVERGES, tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });
 
-// A config that trains in well under a second per architecture, as a link, with `over` in place of its fields.
-const TINY = {
-  task: 'copy',
-  seq: 2,
-  vocab: 4,
-  depth: 2,
-  width: 16,
-  heads: 2,
-  batch: 4,
-  log_every: 2,
-  arch: 'post_ln,pre_ln',
-};
-const tiny = (over) => new URLSearchParams({ ...TINY, ...over }).toString().replaceAll('%2C', ',');
 const lab = (url, hash) => `${url}train.html#${hash}`;
-// Plain SGD at a learning rate of 5: Post-LN's loss overflows within a few logged steps.
-const DIVERGES = tiny({ steps: 30, log_every: 3, optimizer: 'sgd', lr: 5 });
 
 /** The page's hook with its typed arrays as plain arrays (NaN and Infinity kept). */
 const hook = (page) =>

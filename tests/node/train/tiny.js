@@ -1,0 +1,24 @@
+// The training lab's tiny run, shared by its Node and browser tests: it trains
+// in well under a second per architecture.
+import { defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+
+export const TINY = {
+  task: 'copy',
+  seq: 2,
+  vocab: 4,
+  depth: 2,
+  width: 16,
+  heads: 2,
+  batch: 4,
+  log_every: 2,
+  arch: 'post_ln,pre_ln',
+};
+
+/** TINY with `over` in place of its fields, as a link's fragment (no '#'). */
+export const tiny = (over) => new URLSearchParams({ ...TINY, ...over }).toString().replaceAll('%2C', ',');
+
+/** Plain SGD at a learning rate of 5: Post-LN's loss overflows within a few logged steps. */
+export const DIVERGES = tiny({ steps: 30, log_every: 3, optimizer: 'sgd', lr: 5 });
+
+/** TINY with `over` as a whole config (every training field, `arch` a list), as the session holds it. */
+export const tinyConfig = (over = {}) => ({ ...defaultTrainConfig(), ...TINY, arch: TINY.arch.split(','), ...over });
