@@ -15,6 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash, trainToHash } from '../../web/src/shared/train-fields.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
+import { fmtPlain } from '../../web/src/shared/format.js';
 import { DIVERGES, tiny as tinyHash } from '../node/train/tiny.js';
 
 const tiny = (over) => tinyHash({ steps: 20, ...over });
@@ -255,8 +256,21 @@ test('a saved model loads into a fresh page: settings, link and held-out loss re
       await page.click('#train-step');
       await page.waitForFunction((n) => window.__resnormTrain.runs.pre_ln?.logs.length === n, i + 1);
       await waitState(page, 'paused');
+      await page.waitForFunction((n) => document.querySelectorAll('#train-data-table tbody tr').length === n, i + 1);
+      // the numbers table keeps the rows it has written: the first one is the same element after every step
+      if (i === 0) await page.$eval('#train-data-table tbody tr', (tr) => (tr.dataset.first = '1'));
+      assert.equal(await page.locator('#train-data-table tbody tr[data-first="1"]').count(), 1);
     }
+    const firstRow = await page.locator('#train-data-table tbody tr').first().locator('th, td').allTextContents();
+    assert.equal(firstRow[0], '2');
     const saved = await hookRuns(page);
+    // the table's first row: step, learning rate, then per arch held-out loss, training loss, accuracy, grad norm
+    const l0 = saved.runs.post_ln.logs[0];
+    assert.deepEqual(firstRow.slice(0, 6), [
+      '2',
+      fmtPlain(l0.lr),
+      ...['heldout_loss', 'train_loss', 'heldout_accuracy', 'grad_norm_global'].map((k) => fmtPlain(l0[k])),
+    ]);
     const file = await download(page, '#train-save-model');
     assert.equal(file.name, 'resnorm-train-copy-d2-s0-step10.rnmodel');
     // the file: the settings and, per run, the logs and a state that gives the saved held-out loss again
