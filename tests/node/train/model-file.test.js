@@ -17,6 +17,7 @@ import {
   decodeModel,
   encodeModel,
   fnv1a32,
+  tooLarge,
 } from '../../../web/src/train/model-file.js';
 import { createSession } from '../../../web/src/train/session.js';
 
@@ -281,6 +282,9 @@ test('every kind of damage is refused by name', () => {
     );
   }
   assert.equal({}.x, undefined, 'no prototype pollution');
+  // a file too large to be a model is refused before it is read
+  assert.match(tooLarge(2 ** 40), /the file is 1048576 MB; a model file is at most 832 MB/);
+  assert.equal(tooLarge(bytes.length), null);
 });
 
 test('the session saves a paused run and loads it into a new session, which goes on bit for bit', async () => {
@@ -347,6 +351,14 @@ test('a load the engine refuses keeps the session\u2019s run and frees the train
   assert.equal(s.snapshot().runs, before);
   assert.equal(s.snapshot().state, 'paused');
   assert.equal(s.snapshot().runs[0].logs.length, 1);
+  // a Reset while the file loads wins: the loaded trainers are freed
+  const pending = s.loadModel(m);
+  const reset = s.reset();
+  await assert.rejects(pending, /the run was reset while the file loaded/);
+  await reset;
+  assert.equal(s.snapshot().state, 'idle');
+  assert.equal(engine.deleted, engine.made, 'every trainer freed');
+  await s.step(CONFIG);
   // and a good one replaces the run, freeing the old trainers
   const deleted = engine.deleted;
   await s.loadModel(m);

@@ -1,5 +1,5 @@
-// Charts as one PNG: blocks stacked under a title and a caption on the
-// theme's surface colour, each block a heading (title, sub line) over the
+// Charts as one PNG: blocks stacked under a title and a caption (the image
+// is wide enough for both) on the theme's surface colour, each block a heading (title, sub line) over the
 // canvas the page shows or a drawing of its own (paint), then the
 // architectures' legend (a line in each one's colour and dash, its name).
 // The explorer's and the training lab's PNG exports.
@@ -18,7 +18,17 @@ export function stackToPng({ title, caption = '', blocks, archs, pal, scale = nu
   const first = blocks.find((b) => b.canvas)?.canvas;
   const s = scale ?? (first ? first.width / Math.max(1, first.clientWidth || first.width) : 1);
   const pad = 16 * s;
-  const widest = Math.max(...blocks.map((b) => (b.canvas ? b.canvas.width : (b.width ?? 600) * s)));
+  // as wide as the widest block, and wide enough for the title and the caption
+  const probe = document.createElement('canvas').getContext('2d');
+  const textWidth = (t, size, weight) => {
+    probe.font = `${weight} ${size * s}px ${FONT}`;
+    return probe.measureText(t).width;
+  };
+  const widest = Math.max(
+    ...blocks.map((b) => (b.canvas ? b.canvas.width : (b.width ?? 600) * s)),
+    textWidth(title, 17, 700),
+    textWidth(caption, 12, 400),
+  );
   const width = widest + 2 * pad;
   const titleH = 64 * s,
     headH = (b) => (b.title ? 44 * s : 0),

@@ -35,8 +35,24 @@ export const MODEL_FORMAT = 'resnorm-train-model';
 export const MODEL_HEAD = 20;
 /** The state blob's own magic (core/include/resnorm/trainer.h kStateMagic). */
 const STATE_MAGIC = 'RNTRAIN1';
-/** Bounds a file is held to before anything is read: header size, runs, logs per run, keys per log. */
-export const MODEL_LIMITS = { header: 64 * 1024 * 1024, runs: 32, logs: 1_000_001, keys: 64, array: 1024 };
+/**
+ * Bounds a file is held to before anything is read: the whole file (the
+ * header's bound and the engine's memory budget, 768 MB, which every state
+ * fits in), the header, runs, logs per run, entries per log.
+ */
+export const MODEL_LIMITS = {
+  file: (64 + 768) * 1024 * 1024,
+  header: 64 * 1024 * 1024,
+  runs: 32,
+  logs: 1_000_001,
+  keys: 64,
+};
+
+/** The refusal of a file of `size` bytes before it is read, or null. */
+export const tooLarge = (size) =>
+  size > MODEL_LIMITS.file
+    ? `the file is ${Math.round(size / 2 ** 20)} MB; a model file is at most ${MODEL_LIMITS.file / 2 ** 20} MB`
+    : null;
 
 export class ModelFileError extends RangeError {
   constructor(message, field) {
@@ -182,6 +198,7 @@ export function decodeModel(input) {
   const bytes = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : null;
   if (!bytes) fail('file', 'not a file');
   if (bytes.length === 0) fail('file', 'the file is empty');
+  if (tooLarge(bytes.length)) fail('file', tooLarge(bytes.length));
   const n = Math.min(bytes.length, MODEL_MAGIC.length);
   for (let i = 0; i < n; i++) if (bytes[i] !== MODEL_MAGIC[i]) fail('magic', foreign(bytes));
   if (bytes.length < MODEL_HEAD)

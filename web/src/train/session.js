@@ -193,6 +193,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
    * run and what is wrong, and the session is as it was.
    */
   async function loadModel(model) {
+    const gen = generation;
     const cfg = { ...model.config };
     const made = await Promise.allSettled(model.runs.map((r) => engine.trainer({ ...cfg, arch: r.arch })));
     const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
@@ -211,36 +212,37 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
         const why = loadedMismatch(t, model.runs[i], cfg);
         if (why) throw Object.assign(new Error(`${name(i)}: ${why}`), { field: 'state' });
       });
-      generation++;
-      const old = runs;
-      runs = trainers.map((t, i) => {
-        const logs = [...model.runs[i].logs];
-        const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
-        return {
-          arch: model.runs[i].arch,
-          trainer: t,
-          config: t.config ?? null,
-          task: t.task ?? null,
-          logs,
-          stepsDone: t.stepsDone,
-          stopped: Boolean(t.stopped),
-          firstNonfinite: stop ? stop.first_nonfinite : null,
-          error: null,
-          busy: false,
-          activeSteps: 0,
-        };
-      });
-      config = cfg;
-      error = null;
-      setState(runs.every(finished) ? 'done' : 'paused');
-      activeMs = 0;
-      runningSince = 0;
-      changed();
-      await Promise.all(old.map((r) => r.trainer.delete().catch(() => {})));
+      if (gen !== generation) throw new Error('the run was reset while the file loaded');
     } catch (e) {
       await drop();
       throw e;
     }
+    generation++;
+    const old = runs;
+    runs = made.map(({ value: t }, i) => {
+      const logs = [...model.runs[i].logs];
+      const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+      return {
+        arch: model.runs[i].arch,
+        trainer: t,
+        config: t.config ?? null,
+        task: t.task ?? null,
+        logs,
+        stepsDone: t.stepsDone,
+        stopped: Boolean(t.stopped),
+        firstNonfinite: stop ? stop.first_nonfinite : null,
+        error: null,
+        busy: false,
+        activeSteps: 0,
+      };
+    });
+    config = cfg;
+    error = null;
+    setState(runs.every(finished) ? 'done' : 'paused');
+    activeMs = 0;
+    runningSince = 0;
+    changed();
+    await Promise.all(old.map((r) => r.trainer.delete().catch(() => {})));
   }
 
   return {

@@ -24,7 +24,7 @@ import { VIRIDIS } from './colormap.js';
 import { labFileBase, toLabCsv, toLabJson } from './export-data.js';
 import { labToSvg } from './export-svg.js';
 import { ZERO_RGB, hatchPattern } from './heatmap.js';
-import { MODEL_EXT, decodeModel, encodeModel } from './model-file.js';
+import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
 import { HEAT_METRICS, heatScale } from './series.js';
 
 export const LAB_EXPORTS = [
@@ -230,6 +230,7 @@ export function createLabTools({ root, session, store }) {
   async function loadFile(f) {
     const name = String(f.name ?? 'the file').slice(0, 80);
     try {
+      if (tooLarge(f.size)) throw new ModelFileError(tooLarge(f.size), 'file');
       const model = decodeModel(new Uint8Array(await f.arrayBuffer()));
       await session.loadModel(model);
       store.set(model.config);
