@@ -12,26 +12,11 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
+import { DIVERGES, tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });
 
-// A config that trains in well under a second per architecture, as a link, with `over` in place of its fields.
-const TINY = {
-  task: 'copy',
-  seq: 2,
-  vocab: 4,
-  depth: 2,
-  width: 16,
-  heads: 2,
-  batch: 4,
-  log_every: 2,
-  arch: 'post_ln,pre_ln',
-};
-const tiny = (over) => new URLSearchParams({ ...TINY, ...over }).toString().replaceAll('%2C', ',');
 const lab = (url, hash) => `${url}train.html#${hash}`;
-// Plain SGD at a learning rate of 10 (the most allowed): Post-LN's loss overflows to a non-finite value
-// within 30 updates (at 5 it grows to 1e30 and stays finite).
-const DIVERGES = tiny({ steps: 30, log_every: 3, optimizer: 'sgd', lr: 10 });
 
 /** The page's hook with its typed arrays as plain arrays (NaN and Infinity kept). */
 const hook = (page) =>

@@ -8,7 +8,7 @@
 import { embedDialogShell, themeRow, themeSelect } from './dialog.js';
 import { quizIframeSnippet, quizSnippet, quizUrl } from './snippets.js';
 import { MESSAGE } from './height.js';
-import { download } from '../explorer/export/download.js';
+import { download } from '../shared/download.js';
 import { el, replace } from '../shared/dom.js';
 import { matches } from '../quiz/schedule.js';
 import { toHtml } from '../quiz/text.js';

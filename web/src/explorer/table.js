@@ -5,6 +5,7 @@ import { archLabel } from '../shared/archs.js';
 import { fixed, fmtPlain } from '../shared/format.js';
 import { OVERFLOW } from './series.js';
 import { setAttr } from '../shared/dom.js';
+import { numbersToggle } from '../shared/numbers-toggle.js';
 
 const METRICS = [
   ['grad', 'gradient norm'],
@@ -18,18 +19,7 @@ export function createTable({ table, wrap, button }) {
   let timer = 0;
   let lastUpdate = -Infinity;
   let shown = null; // the config the table holds the numbers of
-  // On screen the box scrolls, so it is a named region keyboard users can
-  // focus and scroll with the arrow keys; off screen it is not a stop.
-  wrap.setAttribute('role', 'region');
-  wrap.setAttribute('aria-label', 'Numbers behind the charts');
-  button.addEventListener('click', () => {
-    const show = button.getAttribute('aria-pressed') !== 'true';
-    button.setAttribute('aria-pressed', String(show));
-    button.textContent = show ? 'Hide numbers' : 'Show numbers';
-    wrap.classList.toggle('visually-hidden', !show);
-    if (show) wrap.tabIndex = 0;
-    else wrap.removeAttribute('tabindex');
-  });
+  numbersToggle({ wrap, button, label: 'Numbers behind the charts' });
 
   function build({ out, prepared, archs }) {
     const key = JSON.stringify(out.config);

@@ -11,7 +11,7 @@ import { ARCH_BY_KEY } from '../shared/archs.js';
 import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
-import { finiteValues, logValues } from './series.js';
+import { finiteValues, logValues, yRange } from './series.js';
 
 let instances = 0;
 
@@ -48,23 +48,6 @@ function fade(color) {
   if (!m) return color;
   const n = parseInt(m[1], 16);
   return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, 0.55)`;
-}
-
-/** The y range of plotted values (log10 units on a log chart) and reference levels, a little padded. */
-function yRange(columns, refs, log) {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const col of [...columns, refs])
-    for (const v of col)
-      if (v !== null && Number.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-  if (lo > hi) return log ? [-1, 1] : [0, 1];
-  if (!log) return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1];
-  const span = Math.max(hi - lo, 0.3);
-  const mid = (hi + lo) / 2;
-  return [mid - span * 0.55, mid + span * 0.55];
 }
 
 /**

@@ -2,6 +2,7 @@
 // charts' arrays on one step axis, and each heatmap's columns. Pure
 // functions, no DOM; the page's test hook holds their output.
 import { log10OrNull } from '../shared/log-axis.js';
+import { logExtent } from './colormap.js';
 
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
 export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'];
@@ -32,6 +33,23 @@ export const logValues = (values) => values.map((v) => (v === null ? null : log1
 /** Values for a linear axis: finite values, null for the rest. */
 export const finiteValues = (values) => values.map((v) => (Number.isFinite(v) ? v : null));
 
+/** The y range of plotted values (log10 units on a log chart) and reference levels, a little padded. */
+export function yRange(columns, refs, log) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const col of [...columns, refs])
+    for (const v of col)
+      if (v !== null && Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+  if (lo > hi) return log ? [-1, 1] : [0, 1];
+  if (!log) return [Math.min(0, lo), hi > 0 ? hi * 1.08 : 1];
+  const span = Math.max(hi - lo, 0.3);
+  const mid = (hi + lo) / 2;
+  return [mid - span * 0.55, mid + span * 0.55];
+}
+
 /**
  * The metrics a heatmap can draw: per layer (L + 1 entries) or per block (L
  * entries); `rows(depth)` is how many. A step's array can be shorter (the
@@ -47,3 +65,6 @@ export const HEAT_METRICS = {
 export function heatColumns(run, metric) {
   return { steps: run.logs.map((l) => l.step), columns: run.logs.map((l) => l[metric]) };
 }
+
+/** The colour scale of `metric`'s maps, shared by every run: colormap.js's log extent over every value logged. */
+export const heatScale = (runs, metric) => logExtent(runs.flatMap((r) => heatColumns(r, metric).columns));

@@ -9,6 +9,8 @@
 //   await s.step(config);    // one logged step per architecture, then paused
 //   await s.reset();         // trainers deleted, logs dropped
 //   s.snapshot()             // {state, runs, progress, ...}
+//   await s.saveModel();     // paused or done: {config, runs: [{arch, logs, state}]} (model-file.js encodes it)
+//   await s.loadModel(model); // the trainers made again from a decoded file, paused; refused: as it was
 //
 // States: idle (no trainers), starting (trainers being made), running,
 // pausing (a pause waits for the requests under way), paused, done (every
@@ -160,6 +162,89 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     };
   }
 
+  // ---- saving and loading a model: the file's format is model-file.js's
+
+  /** The run as a model file holds it: the settings and, per run, its arch, logs and the engine's state blob. */
+  async function saveModel() {
+    if (!runs.length || (state !== 'paused' && state !== 'done'))
+      throw new Error('nothing to save: a model is saved when its run is paused or done');
+    const states = await Promise.all(runs.map((r) => r.trainer.state()));
+    return { config: { ...config }, runs: runs.map((r, i) => ({ arch: r.arch, logs: r.logs, state: states[i] })) };
+  }
+
+  /** Why a loaded trainer does not match its file's run (null when it does): its arch, settings and step. */
+  function loadedMismatch(t, r, cfg) {
+    const got = t.config ?? {};
+    if (got.arch !== undefined && got.arch !== r.arch) return `its state is of ${got.arch}, not ${r.arch}`;
+    for (const k of Object.keys(got))
+      if (k !== 'arch' && k in cfg && JSON.stringify(got[k]) !== JSON.stringify(cfg[k]))
+        return `its state was trained with ${k} ${JSON.stringify(got[k])}, the settings say ${JSON.stringify(cfg[k])}`;
+    const last = r.logs.at(-1)?.step ?? 0;
+    if (t.stepsDone !== last) return `its state is at step ${t.stepsDone}, its logs end at step ${last}`;
+    return null;
+  }
+
+  /**
+   * Makes the trainers of a decoded model file ({config, runs: [{arch, logs,
+   * state}]}) again and loads their states. Only when every one has loaded
+   * does the session take them, paused (or done), and the run before is
+   * deleted; a refusal (settings the engine refuses, a state it cannot load,
+   * logs that end elsewhere than the state) rejects with an Error naming the
+   * run and what is wrong, and the session is as it was.
+   */
+  async function loadModel(model) {
+    const gen = generation;
+    const cfg = { ...model.config };
+    const made = await Promise.allSettled(model.runs.map((r) => engine.trainer({ ...cfg, arch: r.arch })));
+    const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
+    const name = (i) => model.runs[i].arch;
+    try {
+      const refused = made.findIndex((m) => m.status === 'rejected');
+      if (refused >= 0)
+        throw Object.assign(new Error(`${name(refused)}: ${made[refused].reason?.message}`), {
+          field: made[refused].reason?.field,
+        });
+      const trainers = made.map((m) => m.value);
+      const loaded = await Promise.allSettled(trainers.map((t, i) => t.load(model.runs[i].state)));
+      const bad = loaded.findIndex((m) => m.status === 'rejected');
+      if (bad >= 0) throw Object.assign(new Error(`${name(bad)}: ${loaded[bad].reason?.message}`), { field: 'state' });
+      trainers.forEach((t, i) => {
+        const why = loadedMismatch(t, model.runs[i], cfg);
+        if (why) throw Object.assign(new Error(`${name(i)}: ${why}`), { field: 'state' });
+      });
+      if (gen !== generation) throw new Error('the run was reset while the file loaded');
+    } catch (e) {
+      await drop();
+      throw e;
+    }
+    generation++;
+    const old = runs;
+    runs = made.map(({ value: t }, i) => {
+      const logs = [...model.runs[i].logs];
+      const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+      return {
+        arch: model.runs[i].arch,
+        trainer: t,
+        config: t.config ?? null,
+        task: t.task ?? null,
+        logs,
+        stepsDone: t.stepsDone,
+        stopped: Boolean(t.stopped),
+        firstNonfinite: stop ? stop.first_nonfinite : null,
+        error: null,
+        busy: false,
+        activeSteps: 0,
+      };
+    });
+    config = cfg;
+    error = null;
+    setState(runs.every(finished) ? 'done' : 'paused');
+    activeMs = 0;
+    runningSince = 0;
+    changed();
+    await Promise.all(old.map((r) => r.trainer.delete().catch(() => {})));
+  }
+
   return {
     snapshot,
     get state() {
@@ -199,6 +284,8 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       afterRequests();
       changed();
     },
+    saveModel,
+    loadModel,
     /** Deletes the trainers and forgets the run; answers still on their way are ignored. */
     async reset() {
       generation++;

@@ -30,6 +30,8 @@ import { createHeatLegend } from './heat-legend.js';
 import { createLogExtent } from './colormap.js';
 import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
 import { archLabel } from '../shared/archs.js';
+import { createLabTools } from './tools.js';
+import { createLabNumbers } from './numbers.js';
 
 const CHARTS = [
   ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
@@ -230,6 +232,12 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       ? engine
       : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
   const session = createSession({ engine: trainers, onChange: () => scheduleFromEngine() });
+  // ---- exports, the model file and the numbers (tools.js, numbers.js)
+  const tools = createLabTools({ root, session, store });
+  runError.after(tools.el);
+  const numbersBox = el('div', { class: 'foot train-numbers' });
+  root.append(numbersBox);
+  const numbers = createLabNumbers(numbersBox);
   let frame = 0;
   let frames = 0;
   let destroyed = false;
@@ -295,6 +303,8 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       .join('; ');
     progress.update(snap.progress, snap.state);
     showState(snap);
+    tools.update(snap);
+    numbers.update(snap.runs, config);
     frames++;
     onUpdate({
       state: snap.state,
@@ -401,6 +411,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       session.reset();
       charts.destroy();
       controls.destroy();
+      tools.destroy();
       for (const h of Object.values(heat)) {
         h.legend.destroy();
         for (const m of Object.values(h.maps)) m.destroy();

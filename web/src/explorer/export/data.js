@@ -3,6 +3,7 @@
 // functions of the engine's output document; no DOM.
 
 import { fixed } from '../../shared/format.js';
+import { configText, csvCell, jsonNumber, numberText } from '../../shared/export-text.js';
 
 export const FORMAT = 'resnorm-export';
 export const VERSION = 1;
@@ -14,17 +15,6 @@ const isArray = (v) => v != null && typeof v === 'object' && typeof v.length ===
 
 /** The array-valued keys of one arch's results, in the engine's order. */
 export const arraysOf = (result) => Object.keys(result).filter((k) => isArray(result[k]));
-
-/** Shortest text that reads back as the same double; NaN/Infinity spelled out. */
-export function numberText(v) {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return 'Infinity';
-  if (v === -Infinity) return '-Infinity';
-  return String(v);
-}
-
-const csvCell = (s) => (/[",\n\r#]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
-const configText = (v) => (Array.isArray(v) ? v.join(',') : String(v));
 
 /**
  * CSV: `# key,value` lines for the config (and the link), then a header row
@@ -59,7 +49,7 @@ export function toJson(out, { link = '' } = {}) {
   for (const [arch, r] of Object.entries(out.results)) {
     const o = {};
     for (const [k, v] of Object.entries(r)) {
-      if (isArray(v)) o[k] = Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+      if (isArray(v)) o[k] = Array.from(v, jsonNumber);
       else o[k] = v;
     }
     results[arch] = o;

@@ -8,7 +8,7 @@
 import { chartsToPng } from './png.js';
 import { chartsToSvg } from './svg.js';
 import { fileBase, toCsv, toJson } from './data.js';
-import { download } from './download.js';
+import { download } from '../../shared/download.js';
 import { fixed } from '../../shared/format.js';
 
 export const EXPORTS = [

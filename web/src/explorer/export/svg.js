@@ -7,40 +7,11 @@ import { ARCH_BY_KEY, REFERENCE_LINE } from '../../shared/archs.js';
 import { LAYER_INCRS } from '../../shared/chart-host.js';
 import { decadeTicks, logLabel } from '../../shared/log-axis.js';
 import { CHART_INFO } from '../chart-info.js';
+import { LEGEND_ROW, archLegend, esc, f, line, segments as runs, svgDocument } from '../../shared/svg.js';
 
 const W = 760;
 const H = 250; // one chart's plot + axes
 const M = { left: 62, right: 18, top: 46, bottom: 42 };
-const LEGEND_ROW = 22;
-const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif';
-
-export const esc = (s) =>
-  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const f = (v) => (Math.round(v * 100) / 100).toString();
-
-/** Splits a series at its nulls into runs of [x, y] points. */
-function runs(xs, ys) {
-  const out = [];
-  let cur = [];
-  for (let i = 0; i < xs.length; i++) {
-    if (ys[i] == null || !Number.isFinite(ys[i])) {
-      if (cur.length) out.push(cur);
-      cur = [];
-    } else cur.push([xs[i], ys[i]]);
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
-function line(points, sx, sy, stroke, width, dash) {
-  if (points.length === 1) {
-    const [x, y] = points[0];
-    return `<circle cx="${f(sx(x))}" cy="${f(sy(y))}" r="${width}" fill="${esc(stroke)}"/>`;
-  }
-  const d = points.map(([x, y], i) => `${i ? 'L' : 'M'}${f(sx(x))} ${f(sy(y))}`).join('');
-  const dashAttr = dash && dash.length ? ` stroke-dasharray="${dash.join(' ')}"` : '';
-  return `<path d="${d}" fill="none" stroke="${esc(stroke)}" stroke-width="${width}"${dashAttr} stroke-linejoin="round"/>`;
-}
 
 function oneChart({ metric, prepared, depth, reference }, archs, pal, top) {
   const info = CHART_INFO[metric];
@@ -128,17 +99,6 @@ export function chartsToSvg({ charts, archs, pal, caption = '' }) {
   );
   body.push(`<text x="${M.left}" y="44" font-size="12" fill="${esc(pal.muted)}">${esc(caption)}</text>`);
   charts.forEach((c, i) => body.push(oneChart(c, archs, pal, head + i * H)));
-  const ly = head + charts.length * H + 8;
-  archs.forEach((arch, i) => {
-    const x = M.left + (i % 3) * 230,
-      y = ly + Math.floor(i / 3) * LEGEND_ROW;
-    const dash = ARCH_BY_KEY[arch].dash;
-    body.push(
-      `<line x1="${x}" x2="${x + 34}" y1="${y + 8}" y2="${y + 8}" stroke="${esc(pal.arch[arch])}" stroke-width="2.5"${dash.length ? ` stroke-dasharray="${dash.join(' ')}"` : ''}/>`,
-    );
-    body.push(
-      `<text x="${x + 42}" y="${y + 12}" font-size="13" fill="${esc(pal.text)}">${esc(ARCH_BY_KEY[arch].label)}</text>`,
-    );
-  });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="${esc(FONT)}">\n<title>resnorm charts</title>\n${body.join('\n')}\n</svg>\n`;
+  body.push(archLegend(archs, pal, M.left, head + charts.length * H + 8));
+  return svgDocument({ width: W, height, title: 'resnorm charts', body });
 }

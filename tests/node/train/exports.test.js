@@ -1,0 +1,205 @@
+// The training lab's exports as files (web/src/train/export-data.js,
+// export-svg.js): the CSV and JSON hold every logged number of every run, bit
+// for bit, with the settings; non-finite values are written as the
+// explorer's exports write them (NaN, Infinity, -Infinity in the CSV, null in
+// the JSON), an array the stopping step has none of is empty cells; the SVG
+// draws every heatmap cell with its value, the legend's ticks and the
+// hatching, and escapes every piece of text; the file names say the run.
+// Run: node --test tests/node/train/exports.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { loadWasm } from '../helpers.js';
+import { tinyConfig } from './tiny.js';
+import { numberText } from '../../../web/src/shared/export-text.js';
+import { LAB_FORMAT, labFileBase, toLabCsv, toLabJson } from '../../../web/src/train/export-data.js';
+import { labToSvg } from '../../../web/src/train/export-svg.js';
+
+const rn = await loadWasm();
+
+const CONFIG = tinyConfig({ steps: 10 });
+
+/** The runs of CONFIG through the engine, as the session holds them. */
+function runsOf(config = CONFIG) {
+  return config.arch.map((arch) => {
+    const tr = rn.trainer({ ...config, arch });
+    const logs = tr.step(config.steps);
+    const run = { arch, config: tr.config, task: tr.task, logs, stepsDone: tr.stepsDone, stopped: tr.stopped };
+    const stop = logs.find((l) => l.first_nonfinite !== null);
+    run.firstNonfinite = stop ? stop.first_nonfinite : null;
+    tr.delete();
+    return run;
+  });
+}
+
+/** A run whose last step is not finite: NaN, ±Infinity, and no update ratios. */
+function brokenRun() {
+  const f = (...v) => Float64Array.from(v);
+  const ok = {
+    step: 2,
+    lr: 0.5,
+    train_loss: 1.25,
+    heldout_loss: 1.5,
+    heldout_accuracy: 0.25,
+    grad_norm_global: 3,
+    first_nonfinite: null,
+    grad_norm: f(1, 2, 3),
+    update_ratio: f(0.1, 0),
+  };
+  const bad = {
+    step: 3,
+    lr: 0.5,
+    train_loss: NaN,
+    heldout_loss: Infinity,
+    heldout_accuracy: NaN,
+    grad_norm_global: -Infinity,
+    first_nonfinite: 3,
+    grad_norm: f(NaN, Infinity, -Infinity),
+    update_ratio: f(),
+  };
+  return {
+    arch: 'post_ln',
+    config: { depth: 2 },
+    task: { chance: Math.log(4), optimal: 0 },
+    logs: [ok, bad],
+    stepsDone: 3,
+    stopped: true,
+    firstNonfinite: 3,
+  };
+}
+
+function parseCsv(text) {
+  const lines = text.trimEnd().split('\n');
+  const meta = lines.filter((l) => l.startsWith('#'));
+  const [head, ...rows] = lines.filter((l) => !l.startsWith('#')).map((l) => l.split(','));
+  return { meta, head, rows };
+}
+
+test('the CSV holds every logged number of every run, bit for bit, with the settings and the link', () => {
+  const runs = runsOf();
+  const csv = toLabCsv({ config: CONFIG, runs, link: 'https://x/train.html#task=copy' });
+  const { meta, head, rows } = parseCsv(csv);
+  assert.ok(meta.includes('# link,"https://x/train.html#task=copy"'), meta.join('\n'));
+  assert.ok(meta.includes('# arch,"post_ln,pre_ln"'));
+  assert.ok(meta.includes('# lr,0.001'));
+  assert.ok(meta.some((l) => l.startsWith('# run,post_ln,steps_done,10,')));
+  assert.deepEqual(head.slice(0, 3), ['arch', 'step', 'lr']);
+  for (const col of [
+    'grad_norm.layer0',
+    'grad_norm.layer2',
+    'stream_rms.layer2',
+    'update_ratio.block1',
+    'update_ratio.block2',
+  ])
+    assert.ok(head.includes(col), col);
+  assert.ok(!head.includes('update_ratio.block0') && !head.includes('grad_norm.layer3'));
+  assert.equal(rows.length, 10);
+  for (const r of runs) {
+    const mine = rows.filter((row) => row[0] === r.arch);
+    r.logs.forEach((l, i) => {
+      head.forEach((col, j) => {
+        if (col === 'arch') return;
+        const m = /^(.+)\.(layer|block)(\d+)$/.exec(col);
+        const want = m ? l[m[1]][m[2] === 'layer' ? Number(m[3]) : Number(m[3]) - 1] : l[col];
+        const cell = mine[i][j];
+        if (want === null) assert.equal(cell, '', col);
+        else assert.ok(Object.is(Number(cell), want), `${r.arch} ${col}: ${cell} != ${want}`);
+      });
+    });
+  }
+});
+
+test('non-finite values: NaN, Infinity, -Infinity in the CSV, null in the JSON; a missing array is empty cells; never a throw', () => {
+  const run = brokenRun();
+  const config = { ...CONFIG, arch: ['post_ln'], steps: 3 };
+  const { head, rows } = parseCsv(toLabCsv({ config, runs: [run] }));
+  const cell = (i, col) => rows[i][head.indexOf(col)];
+  assert.equal(cell(1, 'train_loss'), 'NaN');
+  assert.equal(cell(1, 'heldout_loss'), 'Infinity');
+  assert.equal(cell(1, 'grad_norm_global'), '-Infinity');
+  assert.deepEqual(
+    ['grad_norm.layer0', 'grad_norm.layer1', 'grad_norm.layer2'].map((c) => cell(1, c)),
+    ['NaN', 'Infinity', '-Infinity'],
+  );
+  assert.deepEqual([cell(1, 'update_ratio.block1'), cell(1, 'update_ratio.block2')], ['', '']);
+  assert.deepEqual([cell(0, 'update_ratio.block1'), cell(0, 'update_ratio.block2')], ['0.1', '0']);
+  assert.equal(cell(0, 'first_nonfinite'), '');
+  assert.equal(cell(1, 'first_nonfinite'), '3');
+  const json = JSON.parse(toLabJson({ config, runs: [run] }));
+  const bad = json.runs[0].logs[1];
+  assert.equal(bad.train_loss, null);
+  assert.equal(bad.heldout_loss, null);
+  assert.deepEqual(bad.grad_norm, [null, null, null]);
+  assert.deepEqual(bad.update_ratio, []);
+  assert.equal(json.runs[0].first_nonfinite, 3);
+  assert.equal(json.runs[0].stopped, true);
+  assert.equal(numberText(-0), '0');
+  // an empty run exports headers only
+  assert.doesNotThrow(() => toLabCsv({ config, runs: [{ ...run, logs: [] }] }));
+  assert.doesNotThrow(() => labToSvg({ config, runs: [{ ...run, logs: [] }], pal: PAL }));
+});
+
+test('the JSON holds the settings and every run\u2019s logs as the engine gave them', () => {
+  const runs = runsOf();
+  const json = JSON.parse(toLabJson({ config: CONFIG, runs, link: '#a' }));
+  assert.equal(json.format, LAB_FORMAT);
+  assert.equal(json.version, 1);
+  assert.equal(json.link, '#a');
+  assert.deepEqual(json.config, CONFIG);
+  for (const [i, r] of runs.entries()) {
+    const j = json.runs[i];
+    assert.equal(j.arch, r.arch);
+    assert.deepEqual(j.config, r.config);
+    assert.equal(j.steps_done, 10);
+    r.logs.forEach((l, q) => {
+      for (const [k, v] of Object.entries(l))
+        if (ArrayBuffer.isView(v)) assert.deepEqual(j.logs[q][k], Array.from(v), k);
+        else assert.ok(Object.is(j.logs[q][k], v), k);
+    });
+  }
+});
+
+const PAL = {
+  arch: { post_ln: '#123456', pre_ln: '#654321' },
+  text: '#111',
+  muted: '#666',
+  grid: '#ddd',
+  reference: '#999',
+  surface: '#fff',
+  laneText: '#333',
+  danger: '#b3261e',
+  pending: '#eee',
+};
+
+test('the SVG draws every heatmap cell with its value, the legends with ticks, and escapes its text', () => {
+  const runs = [...runsOf(), brokenRun()].slice(0, 2);
+  runs[1] = { ...brokenRun(), arch: 'pre_ln' };
+  const config = { ...CONFIG, steps: 10 };
+  const svg = labToSvg({ config, runs, pal: PAL, caption: '<script>alert(1)</script> & "x"' });
+  assert.ok(svg.startsWith('<?xml'));
+  assert.ok(!svg.includes('<script>'));
+  assert.ok(svg.includes('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;'));
+  for (const metric of ['grad_norm', 'update_ratio'])
+    for (const r of runs) {
+      const g = new RegExp(`<g class="heatmap heatmap-${metric}" data-arch="${r.arch}">([\\s\\S]*?)</g>`).exec(svg)[1];
+      const cells = [...g.matchAll(/data-step="(\d+)" data-row="(\d+)" data-v="([^"]+)"/g)];
+      const rows = metric === 'grad_norm' ? 3 : 2;
+      assert.equal(cells.length, r.logs.length * rows, `${r.arch} ${metric}`);
+      for (const [, step, row, v] of cells) {
+        const l = r.logs.find((x) => x.step === Number(step));
+        const want = l[metric][Number(row) - (metric === 'update_ratio' ? 1 : 0)];
+        assert.equal(v, want === undefined ? 'none' : numberText(want), `${r.arch} ${metric} ${step}/${row}`);
+      }
+    }
+  assert.match(svg, /fill="url\(#hatch\)" data-step="3"/);
+  assert.ok((svg.match(/class="heat-tick"/g) ?? []).length >= 4, 'legend ticks');
+  assert.ok(svg.includes('not finite (diverged)') && svg.includes('exactly 0') && svg.includes('not run (yet)'));
+  assert.ok(svg.includes('diverged at step 3'));
+  // a series per arch per loss line, per arch for the gradient norm, one learning rate
+  assert.equal((svg.match(/data-series="1"/g) ?? []).length, 3 * 2 + 1);
+});
+
+test('file names say the task, depth, seed and the last logged step', () => {
+  assert.equal(labFileBase(CONFIG, runsOf()), 'resnorm-train-copy-d2-s0-step10');
+  assert.equal(labFileBase(CONFIG, []), 'resnorm-train-copy-d2-s0-step0');
+});

@@ -1,0 +1,126 @@
+// The training lab's logged numbers as files: CSV (the settings in `#`
+// header lines, one row per run and logged step, one column per number and
+// per layer or block of each array) and JSON (the settings and every run's
+// logs as the engine gave them). Non-finite values are written as the
+// explorer's exports write them: NaN, Infinity, -Infinity in the CSV, null
+// in the JSON. Pure functions of the session's runs; no DOM.
+//
+//   toLabCsv({ config, runs, link }); toLabJson({ config, runs, link }); labFileBase(config)
+//
+// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite}]
+// (session.js's runs; `config` the run's canonical config, its depth L).
+import { configText, csvCell, jsonNumber, numberText } from '../shared/export-text.js';
+
+export const LAB_FORMAT = 'resnorm-train-export';
+export const LAB_VERSION = 1;
+
+const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+
+/** The logged keys of the runs, in the engine's order: {scalars, arrays}. */
+export function logKeys(runs) {
+  const scalars = [];
+  const arrays = [];
+  for (const r of runs)
+    for (const l of r.logs.slice(0, 1))
+      for (const [k, v] of Object.entries(l)) {
+        const to = isArray(v) ? arrays : scalars;
+        if (!to.includes(k)) to.push(k);
+      }
+  return { scalars, arrays };
+}
+
+const depthOf = (r, config) => r.config?.depth ?? config.depth;
+
+/** Whether run r's `key` arrays are per layer (L + 1 entries at most) rather than per block (L). */
+function perLayer(key, r, config) {
+  const n = Math.max(0, ...r.logs.map((l) => (isArray(l[key]) ? l[key].length : 0)));
+  return n === depthOf(r, config) + 1;
+}
+
+/**
+ * The CSV columns of an array key over every run: per layer (L + 1 entries,
+ * `grad_norm.layer0` .. `.layerL`) or per block (L entries,
+ * `update_ratio.block1` .. `.blockL`); each {name, layer, i}, i the index
+ * into a run's array of that kind.
+ */
+function arrayColumns(key, runs, config) {
+  const cols = new Map();
+  for (const r of runs) {
+    const layer = perLayer(key, r, config);
+    const n = Math.max(0, ...r.logs.map((l) => (isArray(l[key]) ? l[key].length : 0)));
+    for (let i = 0; i < n; i++) {
+      const name = layer ? `${key}.layer${i}` : `${key}.block${i + 1}`;
+      if (!cols.has(name)) cols.set(name, { name, layer, i });
+    }
+  }
+  return [...cols.values()];
+}
+
+/** One logged value as CSV text: an empty cell for null or absent. */
+const cellText = (v) =>
+  v === null || v === undefined ? '' : typeof v === 'number' ? numberText(v) : csvCell(String(v));
+
+export function toLabCsv({ config, runs, link = '' }) {
+  const lines = [
+    '# resnorm training lab: every logged step of every run',
+    '# arrays: <name>.layer<l> is at the block boundary h_l (0..L), <name>.block<l> is block l (1..L)',
+    '# non-finite values are written NaN, Infinity or -Infinity; an empty cell has no value',
+  ];
+  if (link) lines.push(`# link,${csvCell(link)}`);
+  for (const [k, v] of Object.entries(config)) lines.push(`# ${k},${csvCell(configText(v))}`);
+  for (const r of runs) {
+    const t = r.task ?? {};
+    lines.push(
+      `# run,${r.arch},steps_done,${r.stepsDone ?? ''},first_nonfinite,${r.firstNonfinite ?? ''},chance,${cellText(t.chance)},optimal,${cellText(t.optimal)}`,
+    );
+  }
+  const { scalars, arrays } = logKeys(runs);
+  const cols = arrays.map((k) => [k, arrayColumns(k, runs, config)]);
+  lines.push(['arch', ...scalars, ...cols.flatMap(([, c]) => c.map((col) => col.name))].join(','));
+  for (const r of runs) {
+    const kinds = cols.map(([k]) => perLayer(k, r, config));
+    for (const l of r.logs) {
+      const row = [r.arch, ...scalars.map((k) => cellText(l[k]))];
+      cols.forEach(([k, c], j) => {
+        const arr = isArray(l[k]) ? l[k] : [];
+        for (const col of c) row.push(col.layer === kinds[j] && col.i < arr.length ? numberText(arr[col.i]) : '');
+      });
+      lines.push(row.join(','));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A log as JSON: arrays as plain arrays, non-finite numbers null. */
+function logJson(l) {
+  const o = {};
+  for (const [k, v] of Object.entries(l))
+    o[k] = isArray(v) ? Array.from(v, jsonNumber) : typeof v === 'number' ? jsonNumber(v) : v;
+  return o;
+}
+
+/** JSON: {format, version, link, config, runs: [{arch, config, task, steps_done, stopped, first_nonfinite, logs}]}. */
+export function toLabJson({ config, runs, link = '' }) {
+  const out = {
+    format: LAB_FORMAT,
+    version: LAB_VERSION,
+    link,
+    config,
+    runs: runs.map((r) => ({
+      arch: r.arch,
+      config: r.config ?? null,
+      task: r.task ? { chance: jsonNumber(r.task.chance), optimal: r.task.optimal ?? null } : null,
+      steps_done: r.stepsDone ?? 0,
+      stopped: Boolean(r.stopped),
+      first_nonfinite: r.firstNonfinite ?? null,
+      logs: r.logs.map(logJson),
+    })),
+  };
+  return `${JSON.stringify(out, null, 1)}\n`;
+}
+
+/** A file name that says what is in it: resnorm-train-copy-d4-s0-step200 */
+export function labFileBase(config, runs = []) {
+  const step = Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
+  return `resnorm-train-${config.task}-d${config.depth}-s${config.seed}-step${step}`;
+}

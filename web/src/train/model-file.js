@@ -1,0 +1,244 @@
+// The training lab's model file: the settings, and per run its architecture,
+// its logs and the engine's state blob (trainer.state()), so a page can make
+// the trainers again, load the blobs into them and go on training bit for
+// bit. A binary file: a fixed head, a JSON header, then the blobs as they are
+// (a blob is most of the file; base64 in JSON would make it a third larger
+// and cost a pass over every byte both ways). Pure functions, no DOM.
+//
+//   offset  size  what
+//   0       8     magic: the bytes 52 4E 4C 41 42 0D 0A 1A ("RNLAB\r\n\x1a": a
+//                 file whose line ends were rewritten no longer matches)
+//   8       4     version, uint32 little-endian: 1
+//   12      4     H, the header's length in bytes, uint32 little-endian
+//   16      4     FNV-1a 32 of the header's bytes, uint32 little-endian
+//   20      H     the header: UTF-8 JSON {format: 'resnorm-train-model',
+//                 config: every training field, link, runs: [{arch, bytes,
+//                 logs}]}; `bytes` is the length of the run's blob; in the
+//                 logs a number that JSON cannot hold is a string: "NaN",
+//                 "Infinity", "-Infinity", "-0"
+//   20 + H        the runs' blobs, one after another in the runs' order (each
+//                 begins "RNTRAIN1" and ends with the core's own checksum)
+//   the file ends there: its length is exactly 20 + H + the blobs' lengths.
+//
+//   encodeModel({ config, link, runs: [{arch, logs, state}] }) -> Uint8Array
+//   decodeModel(bytes) -> { config, link, runs: [{arch, logs, state}] }
+//
+// decodeModel refuses a damaged, truncated, foreign or hostile file with a
+// ModelFileError whose message names what is wrong (and .field the part),
+// reading nothing out of bounds and trusting no length it has not checked.
+import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { readField, writeField } from '../shared/state.js';
+
+export const MODEL_MAGIC = Uint8Array.from([0x52, 0x4e, 0x4c, 0x41, 0x42, 0x0d, 0x0a, 0x1a]);
+export const MODEL_VERSION = 1;
+export const MODEL_FORMAT = 'resnorm-train-model';
+export const MODEL_HEAD = 20;
+/** The state blob's own magic (core/include/resnorm/trainer.h kStateMagic). */
+const STATE_MAGIC = 'RNTRAIN1';
+/**
+ * Bounds a file is held to before anything is read: the whole file (the
+ * header's bound and the engine's memory budget, 768 MB, which every state
+ * fits in), the header, runs, logs per run, entries per log.
+ */
+export const MODEL_LIMITS = {
+  file: (64 + 768) * 1024 * 1024,
+  header: 64 * 1024 * 1024,
+  runs: 32,
+  logs: 1_000_001,
+  keys: 64,
+};
+
+/** The refusal of a file of `size` bytes before it is read, or null. */
+export const tooLarge = (size) =>
+  size > MODEL_LIMITS.file
+    ? `the file is ${Math.round(size / 2 ** 20)} MB; a model file is at most ${MODEL_LIMITS.file / 2 ** 20} MB`
+    : null;
+
+export class ModelFileError extends RangeError {
+  constructor(message, field) {
+    super(message);
+    this.name = 'ModelFileError';
+    this.field = field;
+  }
+}
+const fail = (field, message) => {
+  throw new ModelFileError(message, field);
+};
+
+/** FNV-1a 32 of bytes. */
+export function fnv1a32(bytes) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i];
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+const NONFINITE = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+const numberOut = (v) => (Object.is(v, -0) ? '-0' : Number.isFinite(v) ? v : String(v));
+const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+
+/** A log as the header holds it: arrays plain, numbers JSON cannot hold as their names. */
+function logOut(l) {
+  const o = {};
+  for (const [k, v] of Object.entries(l))
+    o[k] = isArray(v) ? Array.from(v, numberOut) : typeof v === 'number' ? numberOut(v) : v;
+  return o;
+}
+
+export function encodeModel({ config, link = '', runs }) {
+  const header = {
+    format: MODEL_FORMAT,
+    config,
+    link,
+    runs: runs.map((r) => ({ arch: r.arch, bytes: r.state.length, logs: r.logs.map(logOut) })),
+  };
+  const head = new TextEncoder().encode(JSON.stringify(header));
+  const total = MODEL_HEAD + head.length + runs.reduce((n, r) => n + r.state.length, 0);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  out.set(MODEL_MAGIC, 0);
+  view.setUint32(8, MODEL_VERSION, true);
+  view.setUint32(12, head.length, true);
+  view.setUint32(16, fnv1a32(head), true);
+  out.set(head, MODEL_HEAD);
+  let at = MODEL_HEAD + head.length;
+  for (const r of runs) {
+    out.set(r.state, at);
+    at += r.state.length;
+  }
+  return out;
+}
+
+const plain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const KEY = /^[a-z][a-z0-9_]{0,39}$/;
+
+/** What a foreign file looks like, for the refusal. */
+function foreign(bytes) {
+  const start = new TextDecoder().decode(bytes.subarray(0, 16));
+  if (start.startsWith(STATE_MAGIC)) return 'a bare trainer state, not a lab model file';
+  if (/^\s*\{/.test(start)) return 'JSON, not a model file (the lab\u2019s JSON export holds numbers, no model)';
+  if (start.startsWith('#') || start.startsWith('arch,')) return 'text, not a model file (a CSV export?)';
+  if (bytes.length >= 6 && bytes[0] === 0x52 && bytes[1] === 0x4e && bytes[4] === 0x42)
+    return 'a model file whose first bytes were changed (line ends rewritten?)';
+  return 'not a resnorm model file';
+}
+
+/** The settings, every training field, each read back through the lab's field table. */
+function readConfig(c) {
+  if (!plain(c)) fail('config', 'the settings are missing');
+  for (const k of Object.keys(c))
+    if (!Object.hasOwn(TRAIN_TABLE, k)) fail(`config.${k.slice(0, 40)}`, `unknown setting "${k.slice(0, 40)}"`);
+  const config = {};
+  for (const k of TRAIN_KEYS) {
+    if (!Object.hasOwn(c, k)) fail(`config.${k}`, `the setting ${k} is missing`);
+    const v = c[k];
+    const ok = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || Array.isArray(v);
+    const r = ok ? readField(k, writeField(k, v, TRAIN_TABLE), TRAIN_TABLE) : { ok: false, reason: 'not a value' };
+    if (!r.ok || r.dropped || JSON.stringify(r.value) !== JSON.stringify(v))
+      fail(`config.${k}`, `the setting ${k} is not usable (${r.ok ? 'not as the lab writes it' : r.reason})`);
+    config[k] = r.value;
+  }
+  return config;
+}
+
+/** One log: known-shaped keys, numbers (or their names), arrays of them, first_nonfinite null or a number. */
+function readLog(l, where, L) {
+  if (!plain(l)) fail(where, `${where} is not a log`);
+  const keys = Object.keys(l);
+  if (keys.length > MODEL_LIMITS.keys) fail(where, `${where} has ${keys.length} entries`);
+  const num = (v, at) => {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && Object.hasOwn(NONFINITE, v)) return NONFINITE[v];
+    return fail(at, `${at} is not a number`);
+  };
+  const out = {};
+  for (const k of keys) {
+    if (!KEY.test(k)) fail(where, `${where} has an unknown entry "${k.slice(0, 40)}"`);
+    const v = l[k];
+    const at = `${where}.${k}`;
+    if (Array.isArray(v)) {
+      if (v.length > L + 1) fail(at, `${at} has ${v.length} entries (the depth is ${L})`);
+      out[k] = Float64Array.from(v, (x, i) => num(x, `${at}[${i}]`));
+    } else if (v === null) out[k] = null;
+    else out[k] = num(v, at);
+  }
+  if (!Number.isInteger(out.step) || out.step < 1) fail(`${where}.step`, `${where} has no step`);
+  return out;
+}
+
+/** The runs: one per architecture of the settings, in their order, each with logs ascending and a blob length. */
+function readRuns(runs, config) {
+  if (!Array.isArray(runs)) fail('runs', 'the runs are missing');
+  if (runs.length > MODEL_LIMITS.runs) fail('runs', `${runs.length} runs (at most ${MODEL_LIMITS.runs})`);
+  const archs = config.arch;
+  if (runs.length !== archs.length)
+    fail('runs', `${runs.length} runs for ${archs.length} architectures in the settings`);
+  return runs.map((r, i) => {
+    const where = `runs[${i}]`;
+    if (!plain(r)) fail(where, `${where} is not a run`);
+    if (r.arch !== archs[i])
+      fail(`${where}.arch`, `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${archs[i]}`);
+    if (!Number.isSafeInteger(r.bytes) || r.bytes < 0)
+      fail(`${where}.bytes`, `the state length of ${r.arch} is not a length`);
+    if (!Array.isArray(r.logs) || r.logs.length > MODEL_LIMITS.logs)
+      fail(`${where}.logs`, `the logs of ${r.arch} are not a list`);
+    const logs = r.logs.map((l, j) => readLog(l, `${r.arch} log ${j + 1}`, config.depth));
+    logs.forEach((l, j) => {
+      if ((j > 0 && l.step <= logs[j - 1].step) || l.step > config.steps)
+        fail(`${where}.logs`, `the logs of ${r.arch} are out of order at step ${l.step}`);
+    });
+    return { arch: r.arch, bytes: r.bytes, logs };
+  });
+}
+
+/** bytes: a Uint8Array or ArrayBuffer of a whole file. */
+export function decodeModel(input) {
+  const bytes = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : null;
+  if (!bytes) fail('file', 'not a file');
+  if (bytes.length === 0) fail('file', 'the file is empty');
+  if (tooLarge(bytes.length)) fail('file', tooLarge(bytes.length));
+  const n = Math.min(bytes.length, MODEL_MAGIC.length);
+  for (let i = 0; i < n; i++) if (bytes[i] !== MODEL_MAGIC[i]) fail('magic', foreign(bytes));
+  if (bytes.length < MODEL_HEAD)
+    fail('file', `truncated: ${bytes.length} bytes, a model file has at least ${MODEL_HEAD}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== MODEL_VERSION) fail('version', `version ${version}; this page reads version ${MODEL_VERSION}`);
+  const H = view.getUint32(12, true);
+  if (H > MODEL_LIMITS.header) fail('header', `a header of ${H} bytes (at most ${MODEL_LIMITS.header})`);
+  if (bytes.length < MODEL_HEAD + H)
+    fail('file', `truncated: ${bytes.length} bytes, the header alone ends at byte ${MODEL_HEAD + H}`);
+  const head = bytes.subarray(MODEL_HEAD, MODEL_HEAD + H);
+  if (fnv1a32(head) !== view.getUint32(16, true)) fail('header', 'the header is damaged (its checksum does not match)');
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(head));
+  } catch {
+    fail('header', 'the header is not JSON');
+  }
+  if (!plain(header) || header.format !== MODEL_FORMAT) fail('header', `the header is not of a ${MODEL_FORMAT} file`);
+  const config = readConfig(header.config);
+  const link = typeof header.link === 'string' ? header.link.slice(0, 16384) : '';
+  const runs = readRuns(header.runs, config);
+  const end = MODEL_HEAD + H + runs.reduce((s, r) => s + r.bytes, 0);
+  if (bytes.length < end) fail('file', `truncated: ${bytes.length} bytes of ${end}`);
+  if (bytes.length > end) fail('file', `${bytes.length - end} bytes after the end of the model`);
+  let at = MODEL_HEAD + H;
+  const magic = new TextEncoder().encode(STATE_MAGIC);
+  return {
+    config,
+    link,
+    runs: runs.map((r) => {
+      const state = bytes.slice(at, at + r.bytes);
+      at += r.bytes;
+      if (state.length < magic.length || magic.some((b, i) => state[i] !== b))
+        fail(`state.${r.arch}`, `the state of ${r.arch} is not a trainer state`);
+      return { arch: r.arch, logs: r.logs, state };
+    }),
+  };
+}
+
+/** A file name for a model: the lab's export name with .rnmodel. */
+export const MODEL_EXT = '.rnmodel';

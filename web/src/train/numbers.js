@@ -1,0 +1,102 @@
+// The numbers behind the lab's line charts as a real <table>, for screen
+// readers always and on screen behind "Show numbers" (the explorer's toggle,
+// shared/numbers-toggle.js): one row per logged step, its learning rate and,
+// per architecture, the held-out and training loss, held-out accuracy and
+// gradient norm. Updated as training goes: the rows every run has finished
+// stay as they are, only the new ones (and those a run behind the others
+// has yet to fill) are written; a new run or other architectures build the
+// table again.
+//
+//   const n = createLabNumbers(box);   // fills box with the toggle and the table
+//   n.update(runs, config);            // session.js's runs
+import { archLabel } from '../shared/archs.js';
+import { el } from '../shared/dom.js';
+import { fmtPlain } from '../shared/format.js';
+import { numbersToggle } from '../shared/numbers-toggle.js';
+import { lineSeries } from './series.js';
+
+const COLUMNS = [
+  ['heldout_loss', 'held-out loss'],
+  ['train_loss', 'training loss'],
+  ['heldout_accuracy', 'accuracy'],
+  ['grad_norm_global', 'grad norm'],
+];
+
+/** The rows the table holds at most (the CSV export has every step). */
+export const MAX_ROWS = 5000;
+
+const cell = (v) => (v === null || v === undefined ? '\u2014' : fmtPlain(v));
+
+export function createLabNumbers(box) {
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      id: 'train-show-numbers',
+      class: 'secondary',
+      'aria-pressed': 'false',
+      'aria-controls': 'train-numbers',
+    },
+    'Show numbers',
+  );
+  const table = el('table', { id: 'train-data-table', class: 'data-table' });
+  const wrap = el('div', { id: 'train-numbers', class: 'numbers-wrap visually-hidden' }, table);
+  box.append(button, wrap);
+  numbersToggle({ wrap, button, label: 'Numbers behind the lab\u2019s charts' });
+
+  let shown = null; // {runs, archs}: what the table was built for
+  let tbody = null;
+  let final = 0; // rows every run has finished: never written again
+  let caption = null;
+
+  function build(runs, archs) {
+    shown = { runs, archs: archs.join() };
+    caption = el('caption', {});
+    const head1 = el(
+      'tr',
+      {},
+      el('th', { scope: 'col', rowspan: 2 }, 'step'),
+      el('th', { scope: 'col', rowspan: 2 }, 'learning rate'),
+    );
+    const head2 = el('tr');
+    for (const arch of archs) {
+      head1.append(el('th', { scope: 'colgroup', colspan: COLUMNS.length, class: 'group-start' }, archLabel(arch)));
+      COLUMNS.forEach(([, name], i) => head2.append(el('th', { scope: 'col', class: i ? null : 'group-start' }, name)));
+    }
+    tbody = el('tbody');
+    table.replaceChildren(caption, el('thead', {}, head1, head2), tbody);
+    final = 0;
+  }
+
+  function row(data, archs, i) {
+    const tr = el('tr', {}, el('th', { scope: 'row' }, String(data.x[i])), el('td', {}, cell(data.lr[i])));
+    for (const arch of archs)
+      COLUMNS.forEach(([key], j) =>
+        tr.append(el('td', { class: j ? null : 'group-start' }, cell(data.series[arch][key][i]))),
+      );
+    return tr;
+  }
+
+  return {
+    update(runs, config) {
+      const archs = runs.map((r) => r.arch);
+      if (!shown || shown.runs !== runs || shown.archs !== archs.join()) build(runs, archs);
+      const data = lineSeries(runs);
+      const n = Math.min(MAX_ROWS, data.x.length);
+      const done = (r) => r.stopped || r.error || r.stepsDone >= config.steps;
+      const complete = Math.min(n, ...runs.map((r) => (done(r) ? Infinity : r.logs.length)));
+      // rows past `final` may change (a run still behind): written again; the rest stay
+      while (tbody.rows.length > final) tbody.lastChild.remove();
+      const rows = [];
+      for (let i = final; i < n; i++) rows.push(row(data, archs, i));
+      tbody.append(...rows);
+      final = complete;
+      const more = data.x.length > n ? ` (the first ${MAX_ROWS}; the CSV export has all ${data.x.length})` : '';
+      caption.textContent = data.x.length
+        ? `The logged steps of every architecture${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+        : 'Nothing trained yet: the logged steps appear here as the run goes.';
+    },
+    /** The rows written so far, for tests. */
+    rows: () => tbody?.rows.length ?? 0,
+  };
+}

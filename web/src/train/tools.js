@@ -1,0 +1,258 @@
+// The lab's exports and model file: the logged numbers as CSV or JSON, the
+// charts (line charts and heatmaps with their legends) as PNG or SVG, "Save
+// model" (the settings and every run's logs and engine state, model-file.js)
+// and "Load model" (a file's trainers made again, their states loaded, the
+// settings and the link restored; a file that cannot be loaded is named in a
+// notice and the current run is kept). Every button is a button the keyboard
+// reaches; those that need logged steps say they are unavailable
+// (aria-disabled) until there are some.
+//
+//   const t = createLabTools({ root, session, store });
+//   t.el; t.update(snapshot); t.destroy();
+//
+// root: the lab's element (its charts and heatmaps are drawn from there);
+// session: session.js's; store: the settings (set on load).
+import { archLabel } from '../shared/archs.js';
+import { el } from '../shared/dom.js';
+import { download } from '../shared/download.js';
+import { fmtValue } from '../shared/format.js';
+import { logLabel, logTicks } from '../shared/log-axis.js';
+import { stackToPng } from '../shared/png.js';
+import { palette, themeColor } from '../shared/theme.js';
+import { trainToHash } from '../shared/train-fields.js';
+import { VIRIDIS } from './colormap.js';
+import { labFileBase, toLabCsv, toLabJson } from './export-data.js';
+import { labToSvg } from './export-svg.js';
+import { ZERO_RGB, hatchPattern } from './heatmap.js';
+import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
+import { HEAT_METRICS, heatScale } from './series.js';
+
+export const LAB_EXPORTS = [
+  { key: 'csv', text: 'CSV', label: 'Export the numbers as CSV' },
+  { key: 'json', text: 'JSON', label: 'Export the numbers and settings as JSON' },
+  { key: 'png', text: 'PNG', label: 'Export the charts as PNG' },
+  { key: 'svg', text: 'SVG', label: 'Export the charts as SVG' },
+];
+
+/** One line naming the run, for the images. */
+export function labCaption(c, step) {
+  const block = c.block === 'transformer' ? `transformer, ${c.heads} heads` : 'MLP blocks';
+  return `${c.task} \u00b7 n ${c.seq} \u00b7 V ${c.vocab} \u00b7 depth ${c.depth} \u00b7 width ${c.width} \u00b7 ${block} \u00b7 ${c.optimizer} lr ${fmtValue(c.lr)} \u00b7 ${c.schedule} \u00b7 batch ${c.batch} \u00b7 seed ${c.seed} \u00b7 step ${step} of ${c.steps}`;
+}
+
+const SAVABLE = ['paused', 'done'];
+const BUSY = ['starting', 'stepping', 'pausing'];
+
+export function createLabTools({ root, session, store }) {
+  const button = (key, text, extra = {}) =>
+    el('button', { type: 'button', class: 'secondary lab-tool', id: `train-${key}`, ...extra }, text);
+  const exports = LAB_EXPORTS.map((e) =>
+    button(`export-${e.key}`, e.text, { 'data-export': e.key, 'aria-label': e.label }),
+  );
+  const save = button('save-model', 'Save', { 'aria-label': 'Save the model to a file' });
+  const load = button('load-model', 'Load\u2026', { 'aria-label': 'Load a model from a file\u2026' });
+  const file = el('input', {
+    type: 'file',
+    id: 'train-model-file',
+    accept: `${MODEL_EXT},application/octet-stream`,
+    hidden: true,
+    'aria-hidden': 'true',
+    tabindex: -1,
+  });
+  const status = el('p', { class: 'lab-tools-status', role: 'status' });
+  const problem = el('p', { class: 'field-error lab-tools-error', role: 'alert', hidden: true });
+  const box = el(
+    'div',
+    { class: 'lab-tools', role: 'group', 'aria-label': 'Exports and model file' },
+    el(
+      'div',
+      { class: 'lab-tools-row' },
+      el('span', { class: 'lab-tools-group' }, el('span', { class: 'lab-tools-label' }, 'Export'), ...exports),
+      el('span', { class: 'lab-tools-group' }, el('span', { class: 'lab-tools-label' }, 'Model'), save, load, file),
+    ),
+    status,
+    problem,
+  );
+
+  const snap = () => session.snapshot();
+  const logged = (s) => s.runs.some((r) => r.logs.length > 0);
+  const pal = () => ({
+    ...palette(root),
+    danger: themeColor('--danger', root),
+    pending: themeColor('--surface-2', root),
+  });
+  const link = (config) => new URL(trainToHash(config) || '#', location.href).href;
+  const lastStep = (runs) => Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
+
+  /** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the three marks. */
+  function legendBlock(metric, runs, p) {
+    const info = HEAT_METRICS[metric];
+    const scale = heatScale(runs, metric);
+    return {
+      title: `${info.title} per ${info.rowLabel} and step`,
+      sub: `${info.metric}, log scale shared by every architecture; ${info.rowLabel} ${info.firstRow} at the bottom`,
+      height: 56,
+      width: 600,
+      paint(ctx, x, y, s, text) {
+        const w = 360 * s;
+        for (let i = 0; i < 256; i++) {
+          ctx.fillStyle = `rgb(${VIRIDIS[i].join(',')})`;
+          ctx.fillRect(x + (w * i) / 256, y, w / 256 + 1, 14 * s);
+        }
+        if (scale)
+          for (const t of logTicks(scale.lo, scale.hi, 6)) {
+            const tx = x + (w * (t - scale.lo)) / (scale.hi - scale.lo);
+            ctx.fillStyle = p.muted;
+            ctx.fillRect(tx, y + 14 * s, 1 * s, 5 * s);
+            text(logLabel(t), tx, y + 32 * s, 11, p.muted, 400, 'center');
+          }
+        const marks = [
+          [hatchPattern(ctx, p.danger, p.surface, s), 'not finite (diverged)'],
+          [`rgb(${ZERO_RGB.join(',')})`, 'exactly 0'],
+          [p.pending, 'not run (yet)'],
+        ];
+        marks.forEach(([fill, label], i) => {
+          const mx = x + w + 24 * s;
+          const my = y + i * 17 * s - 2 * s;
+          ctx.fillStyle = fill;
+          ctx.fillRect(mx, my, 12 * s, 12 * s);
+          text(label, mx + 18 * s, my + 10 * s, 12, p.text);
+        });
+      },
+    };
+  }
+
+  /** The PNG: the page's line-chart canvases, then per metric its legend and every architecture's map. */
+  function png(s, caption) {
+    const p = pal();
+    const blocks = [];
+    for (const fig of root.querySelectorAll('.train-chart')) {
+      const canvas = fig.querySelector('canvas');
+      const cap = fig.closest('figure')?.querySelector('figcaption');
+      if (canvas)
+        blocks.push({
+          title: cap?.querySelector('.chart-title')?.textContent ?? '',
+          sub: cap?.querySelector('.chart-sub')?.textContent ?? '',
+          canvas,
+        });
+    }
+    for (const metric of Object.keys(HEAT_METRICS)) {
+      blocks.push(legendBlock(metric, s.runs, p));
+      const section = root.querySelector(`#train-heat-${metric.replace('_', '-')}`);
+      for (const r of s.runs) {
+        const canvas = section?.querySelector(`figure[data-arch="${r.arch}"] canvas.heatmap-canvas`);
+        if (canvas)
+          blocks.push({
+            title: `${archLabel(r.arch)}${r.firstNonfinite !== null ? ` \u00b7 diverged at step ${r.firstNonfinite}` : ''}`,
+            sub: '',
+            canvas,
+          });
+      }
+    }
+    return stackToPng({
+      title: 'resnorm: training, step by step',
+      caption,
+      blocks,
+      archs: s.runs.map((r) => r.arch),
+      pal: p,
+    });
+  }
+
+  async function makeExport(kind) {
+    const s = snap();
+    const config = s.config;
+    const base = labFileBase(config, s.runs);
+    const caption = labCaption(config, lastStep(s.runs));
+    const data = { config, runs: s.runs, link: link(config) };
+    switch (kind) {
+      case 'csv':
+        return { blob: new Blob([toLabCsv(data)], { type: 'text/csv;charset=utf-8' }), name: `${base}.csv` };
+      case 'json':
+        return { blob: new Blob([toLabJson(data)], { type: 'application/json' }), name: `${base}.json` };
+      case 'png':
+        return { blob: await png(s, caption), name: `${base}.png` };
+      case 'svg': {
+        const svg = labToSvg({ config, runs: s.runs, pal: pal(), caption });
+        return { blob: new Blob([svg], { type: 'image/svg+xml' }), name: `${base}.svg` };
+      }
+      default:
+        throw new Error(`unknown export ${kind}`);
+    }
+  }
+
+  const usable = (b) => b.getAttribute('aria-disabled') !== 'true';
+  const say = (text) => {
+    problem.hidden = true;
+    status.textContent = text;
+  };
+  const refuse = (text) => {
+    status.textContent = '';
+    problem.textContent = text;
+    problem.hidden = false;
+  };
+
+  for (const b of exports)
+    b.addEventListener('click', async () => {
+      if (!usable(b)) return;
+      try {
+        const { blob, name } = await makeExport(b.dataset.export);
+        download(blob, name, blob.type, box);
+        say(`Saved ${name}`);
+      } catch (e) {
+        refuse(`Export failed: ${e.message}`);
+      }
+    });
+
+  save.addEventListener('click', async () => {
+    if (!usable(save)) return;
+    try {
+      const s = snap();
+      const model = await session.saveModel();
+      const bytes = encodeModel({ ...model, link: link(model.config) });
+      const name = `${labFileBase(s.config, s.runs)}${MODEL_EXT}`;
+      download(new Blob([bytes], { type: 'application/octet-stream' }), name, 'application/octet-stream', box);
+      say(`Saved ${name} (${Math.ceil(bytes.length / 1024)} kB)`);
+    } catch (e) {
+      refuse(`Not saved: ${e.message}`);
+    }
+  });
+
+  load.addEventListener('click', () => {
+    if (usable(load)) file.click();
+  });
+  file.addEventListener('change', async () => {
+    const f = file.files?.[0];
+    file.value = '';
+    if (f) await loadFile(f);
+  });
+
+  /** Reads, checks and loads a model file; any refusal is named and the run on the page is kept. */
+  async function loadFile(f) {
+    const name = String(f.name ?? 'the file').slice(0, 80);
+    try {
+      if (tooLarge(f.size)) throw new ModelFileError(tooLarge(f.size), 'file');
+      const model = decodeModel(new Uint8Array(await f.arrayBuffer()));
+      await session.loadModel(model);
+      store.set(model.config);
+      say(
+        `Loaded ${name}: ${model.runs.map((r) => `${archLabel(r.arch)} at step ${r.logs.at(-1)?.step ?? 0}`).join(', ')}`,
+      );
+    } catch (e) {
+      refuse(`Not loaded: ${name}: ${e.message}. The current run is kept.`);
+    }
+  }
+
+  return {
+    el: box,
+    loadFile,
+    update(s) {
+      const has = logged(s);
+      for (const b of exports) b.setAttribute('aria-disabled', String(!has));
+      save.setAttribute('aria-disabled', String(!(has && SAVABLE.includes(s.state))));
+      load.setAttribute('aria-disabled', String(BUSY.includes(s.state)));
+    },
+    destroy() {
+      box.remove();
+    },
+  };
+}
