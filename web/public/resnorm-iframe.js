@@ -22,15 +22,4 @@
       return;
     }
   });
-  // An embed that loaded before this script reported its height to nobody: ask each one again,
-  // now and whenever it loads. The request holds nothing, hence '*' (a frame still loading has
-  // another origin, and a named one would be refused with a console error).
-  function ask(frame) {
-    if (frame.contentWindow) frame.contentWindow.postMessage({ type: 'resnorm:height-request' }, '*');
-  }
-  var all = document.querySelectorAll('iframe[data-resnorm]');
-  for (var j = 0; j < all.length; j++) {
-    all[j].addEventListener('load', ask.bind(null, all[j]));
-    ask(all[j]);
-  }
 })();

@@ -27,6 +27,8 @@ export function mountTrainEmbed(
   { state, siteUrl, theme, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link', engine = sharedEngine() },
 ) {
   wrapper.classList.add('lab', 'rn-lab');
+  // the heatmaps' titles are h3s: the lab page has its h2 above them, the embed its own
+  wrapper.append(el('h2', { class: 'visually-hidden' }, 'Training lab: settings, run and charts'));
   const { controls, lock } = state.view;
   let view = null;
   view = mountTrainer(wrapper, {
