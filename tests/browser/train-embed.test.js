@@ -93,7 +93,10 @@ test('embed.html and <resnorm-train> on a host page at a sub-path, under the str
   assert.equal(shown.stepsLocked, true);
   assert.equal(shown.stepsFixed, 'fixed');
   assert.equal(shown.warmupLocked, false);
-  assert.match(shown.link, /\/course\/week-3\/train\.html#task=copy&seq=4&vocab=8&depth=4&width=32&heads=2/);
+  assert.match(
+    shown.link,
+    /\/course\/week-3\/train\.html#task=copy&seq=4&vocab=8&width=16&heads=2&lr=0.01&batch=16&steps=200$/,
+  );
   const reported = await frame.evaluate(() =>
     Math.ceil(document.getElementById('embed').getBoundingClientRect().height),
   );
