@@ -24,8 +24,7 @@ export const TRAIN_VIEW_TABLE = {
   theme: FIELDS_TABLE.theme,
 };
 
-/** Every field an embedded lab reads: the training fields (group 'train') and its view's. */
-// mode first, so that a link says at once which embed it is
+/** Every field an embedded lab reads: the training fields (group 'train') and its view's, mode first (a link says at once which embed it is). */
 export const TRAIN_EMBED_TABLE = { mode: TRAIN_VIEW_TABLE.mode, ...TRAIN_TABLE, ...TRAIN_VIEW_TABLE };
 
 const GROUPS = ['train', 'view'];

@@ -8,9 +8,10 @@
 //   embed.html#mode=train&task=copy&depth=4&steps=200&controls=lr,warmup,steps&lock=steps
 //   <resnorm-train task="copy" depth="4" controls="lr,warmup,steps" lock="steps"></resnorm-train>
 //
-// The fields are train-view.js's. `controls` lists the settings shown (all of them unless given), `lock` those
-// shown but fixed; a hidden setting keeps the link's value. Every other
-// setting is the reader's, and the view locks them all while a run exists.
+// The fields are train-view.js's. `controls` lists the settings shown (all
+// of them unless given), `lock` those shown but fixed; a hidden setting keeps
+// the link's value. Every other setting is the reader's, and the view locks
+// them all while a run exists.
 import { TRAIN_EMBED_TABLE, labLink } from './train-view.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
@@ -30,7 +31,7 @@ export function mountTrainEmbed(
   // the heatmaps' titles are h3s: the lab page has its h2 above them, the embed its own
   wrapper.append(el('h2', { class: 'visually-hidden' }, 'Training lab: settings, run and charts'));
   const { controls, lock } = state.view;
-  let view = null;
+  let view = null; // the first frame is drawn inside mountTrainer, before it returns
   view = mountTrainer(wrapper, {
     state: { config: state.train, notices: state.notices },
     theme,
