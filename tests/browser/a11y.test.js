@@ -2,8 +2,8 @@
 // dark: the explorer (default and transformer blocks, numbers shown), the
 // quiz's three areas and an answered item, the papers page once its panels
 // show their verdicts, the training lab before and after a short run (one
-// architecture diverging), embed.html (explorer and quiz), the SCORM launch page
-// and the embedding guide's served examples (plain, events; lms.html is a
+// architecture diverging), embed.html (explorer, quiz and training lab), the SCORM launch page
+// and the embedding guide's served examples (plain, events, lab; lms.html is a
 // snippet for another host's page). No serious or critical violation.
 // axe runs under the site's CSP: page.evaluate() goes through the DevTools
 // protocol, which the page's policy does not govern, so no inline script is
@@ -129,12 +129,13 @@ test('axe: the training lab, before and after a short run', () =>
     });
   }));
 
-test('axe: embed.html, the explorer and the quiz', () =>
+test('axe: embed.html, the explorer, the quiz and the training lab', () =>
   served({ csp: SITE_CSP }, async (url) => {
     for (const [name, hash] of [
       ['embed.html, explorer', '#depth=24&controls=all'],
       ['embed.html, transformer blocks', '#block=transformer&depth=12&charts=grad'],
       ['embed.html, quiz', '#mode=quiz&items=tf-01,why-03'],
+      ['embed.html, training lab', '#mode=train&task=copy&lock=task,arch&controls=task,arch,lr,warmup,steps'],
     ])
       await eachTheme(url, `embed.html${hash}`, async (page, theme) => {
         await ready(page);
@@ -148,12 +149,12 @@ test('axe: the SCORM launch page and the embedding examples', () =>
       await page.locator('.quiz-item').first().waitFor({ timeout: 30000 });
       await check(page, 'scorm.html', theme);
     });
-    for (const name of ['plain', 'events'])
+    for (const name of ['plain', 'events', 'lab'])
       await eachTheme(url, `examples/${name}.html`, async (page, theme) => {
         // every element has drawn, and every iframe's embed is ready
         await page.waitForFunction(
           () =>
-            [...document.querySelectorAll('resnorm-explorer, resnorm-quiz')].every((e) =>
+            [...document.querySelectorAll('resnorm-explorer, resnorm-quiz, resnorm-train')].every((e) =>
               e.shadowRoot?.querySelector('canvas, .quiz-item'),
             ),
           null,

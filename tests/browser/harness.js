@@ -36,11 +36,19 @@ export async function launch() {
   });
 }
 
-/** Serves dist/ on a free port; returns {url, close}. */
-export async function serve({ base = '/', csp = null } = {}) {
-  const server = await startServer({ port: 0, root: DIST, base, csp });
+/**
+ * Serves dist/ (or the folder `root`) on a free port (or `port`); returns {url, port, close}, close()
+ * ending every open connection too, so the site is down once it resolves.
+ */
+export async function serve({ base = '/', csp = null, root = DIST, port = 0 } = {}) {
+  const server = await startServer({ port, root, base, csp });
   const url = `http://127.0.0.1:${server.address().port}${base}`;
-  return { url, close: () => new Promise((ok) => server.close(ok)) };
+  const close = () =>
+    new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections?.();
+    });
+  return { url, port: server.address().port, close };
 }
 
 /** Runs fn(url) with dist/ served as serve(options) says, and stops the server after. */
@@ -107,3 +115,37 @@ export async function waitForRender(page, partial, afterRenders = 0) {
 
 /** An init script (context.addInitScript) for Workers that load and never answer: whatever a page then draws, no engine computed it. */
 export const SILENT_WORKERS = `window.Worker = class { postMessage() {} terminate() {} addEventListener() {} };`;
+
+/**
+ * Pairs of text boxes on screen that overlap by more than a pixel each way (visually hidden text
+ * left out), in the page's body or, with `host`, in the shadow root of the element it selects.
+ */
+export const overlaps = (page, host = null) =>
+  page.evaluate((sel) => {
+    const boxes = [];
+    const root = sel ? document.querySelector(sel).shadowRoot : document.body;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const text = n.textContent.trim();
+      const parent = n.parentElement;
+      if (!text || !parent || parent.closest('.visually-hidden, [hidden], option, script, style, template')) continue;
+      // a closed <details> lays out only its summary
+      const shut = parent.closest('details:not([open])');
+      if (shut && !parent.closest('summary')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      for (const r of range.getClientRects())
+        if (r.width > 1 && r.height > 1) boxes.push({ text: text.slice(0, 30), r, node: n });
+    }
+    const out = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].r;
+        const b = boxes[j].r;
+        if (boxes[i].node === boxes[j].node) continue;
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 1) out.push(`${boxes[i].text} / ${boxes[j].text}`);
+      }
+    return out;
+  }, host);

@@ -3,7 +3,8 @@
 // random values (markup, javascript: URLs, quotes, NUL and control
 // characters, 10 kB values, 1e309 / -0 / 0x10, nested percent-encodings,
 // repeated keys), a 100 kB fragment, the same values as attributes of
-// <resnorm-explorer> and <resnorm-quiz> on a host page, and corrupted or
+// <resnorm-explorer> and <resnorm-quiz> on a host page, every training field of
+// the embedded lab (embed.html#mode=train, <resnorm-train>), and corrupted or
 // oversized saved quiz progress. Each time: no script runs (a window flag any
 // injected handler would set stays unset, no dialog opens), no console error or
 // page error, and the notice names every field that was ignored.
@@ -12,6 +13,7 @@ import assert from 'node:assert/strict';
 import { SITE_CSP, pageIn, served, useBrowser } from './harness.js';
 import { FIELDS_TABLE, LIMITS, keysOf, readField } from '../../web/src/shared/state.js';
 import { STORAGE_KEY } from '../../web/src/quiz/store.js';
+import { TRAIN_EMBED_TABLE } from '../../web/src/embed/train-view.js';
 
 const it = useBrowser();
 
@@ -84,17 +86,17 @@ function batches(keys, raw) {
   return Array.from({ length: Math.ceil(keys.length / size) }, (_, i) => keys.slice(i * size, i * size + size));
 }
 
-/** The fields of `keys` whose value `raw` cannot be used as given (a notice must name them). */
-const refused = (keys, raw) =>
+/** The fields of `keys` (of `table`) whose value `raw` cannot be used as given (a notice must name them). */
+const refused = (keys, raw, table = FIELDS_TABLE) =>
   keys.filter((k) => {
-    const r = readField(k, raw);
+    const r = readField(k, raw, table);
     return !r.ok || r.dropped;
   });
 
 /** What would show that something ran or leaked: the flag, a dialog, markup in a notice, a polluted prototype. */
 async function harmless(page, label, noticeSelector) {
   const r = await page.evaluate((sel) => {
-    const shadowed = document.querySelector('#embed, resnorm-explorer, resnorm-quiz')?.shadowRoot;
+    const shadowed = document.querySelector('#embed, resnorm-explorer, resnorm-quiz, resnorm-train')?.shadowRoot;
     const notices = [...document.querySelectorAll(sel), ...(shadowed ? shadowed.querySelectorAll(sel) : [])];
     return {
       pwned: window.__pwned,
@@ -127,16 +129,17 @@ const noticeOf = (page, shadow) =>
     return n.hidden ? '' : n.textContent;
   }, shadow);
 
-async function fragments(page, { keys, shadow, ready }) {
-  for (const raw of VALUES)
+/** Every value of VALUES in every field of `keys` (of `table`), in batches, after the `before` pairs. */
+async function fragments(page, { keys, shadow, ready, before = [], table = FIELDS_TABLE, values = VALUES }) {
+  for (const raw of values)
     for (const batch of batches(keys, raw)) {
-      const hash = `#${new URLSearchParams(batch.map((k) => [k, raw])).toString()}`;
+      const hash = `#${new URLSearchParams([...before, ...batch.map((k) => [k, raw])]).toString()}`;
       const label = `${batch.join(',')} = ${JSON.stringify(raw.slice(0, 30))}`;
       await page.evaluate((h) => {
         location.hash = h;
       }, hash);
       await ready(page);
-      const names = refused(batch, raw);
+      const names = refused(batch, raw, table);
       if (names.length) {
         await page
           .waitForFunction(
@@ -262,6 +265,49 @@ test('<resnorm-explorer> and <resnorm-quiz>: every attribute with hostile and ra
             assert.ok(notice.includes(`(${k})`), `${label}: the notice does not name ${k}: ${notice}`);
           await harmless(page, label, '.notice');
         }
+    await context.close();
+  }));
+
+test('the embedded lab: every training and view field with hostile and random values, in the link and as attributes', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const keys = [
+      ...keysOf('train', TRAIN_EMBED_TABLE),
+      ...keysOf('view', TRAIN_EMBED_TABLE).filter((k) => k !== 'mode'),
+    ];
+    // every hostile value and four random ones: each new link mounts the whole lab again (charts, heatmaps)
+    const values = VALUES.slice(0, HOSTILE.length + 4);
+    const page = await watched(context, `${url}embed.html#mode=train`);
+    await fragments(page, {
+      keys,
+      shadow: true,
+      ready: settled,
+      before: [['mode', 'train']],
+      table: TRAIN_EMBED_TABLE,
+      values,
+    });
+    await page.close();
+    const host = await watched(context, `${url}examples/lab.html`, { ready: false });
+    await host.waitForFunction(() => customElements.get('resnorm-train'));
+    for (const raw of values)
+      for (const batch of batches(keys, raw)) {
+        const label = `<resnorm-train> ${batch.join(',')} = ${JSON.stringify(raw.slice(0, 30))}`;
+        const notice = await host.evaluate(
+          ([list, value]) => {
+            const el = document.createElement('resnorm-train');
+            for (const k of list) el.setAttribute(k.replaceAll('_', '-'), value);
+            document.body.append(el);
+            const n = el.shadowRoot.querySelector('.notice');
+            const text = n && !n.hidden ? n.textContent : '';
+            el.remove();
+            return text;
+          },
+          [batch, raw],
+        );
+        for (const k of refused(batch, raw, TRAIN_EMBED_TABLE))
+          assert.ok(notice.includes(`(${k})`), `${label}: the notice does not name ${k}: ${notice}`);
+        await harmless(host, label, '.notice');
+      }
     await context.close();
   }));
 

@@ -141,6 +141,32 @@ test("a live experiment opens the explorer set to the item's preset; a norm item
   await done(page);
 });
 
+test('a training claim\u2019s live experiment opens the training lab set to the item\u2019s settings', async () => {
+  const page = await openPage(browser, quizUrl('#quiz/why-06'));
+  const item = rawBank.items.find((it) => it.id === 'why-06');
+  await page.locator('[data-action=reveal]').click();
+  assert.match(await page.locator('.exp-train').textContent(), /Post-LN, Pre-LN · copy · depth 6 · width 16/);
+  assert.match(
+    await page.locator('.exp-train-check').textContent(),
+    /^Checked by the project\u2019s tests.*Post-LN without warmup/,
+  );
+  await Promise.all([page.waitForURL(/\/train\.html#/), page.locator('[data-action=lab]').click()]);
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnormTrain, null, {
+    timeout: 20000,
+  });
+  const config = await page.evaluate(() => window.__resnormTrain.config ?? null);
+  assert.equal(config, null, 'nothing trains before Start');
+  for (const [key, value] of Object.entries(item.experiment.train))
+    if (key !== 'arch')
+      assert.equal(await page.locator(`#train-${key.replaceAll('_', '-')}`).inputValue(), String(value), key);
+  assert.equal(await page.locator('#train-arch-post_ln').isChecked(), true);
+  assert.equal(await page.locator('#train-arch-pre_ln').isChecked(), true);
+  // Back comes to the same question.
+  await page.goBack();
+  await page.locator('.quiz-item[data-id="why-06"]').waitFor();
+  await done(page);
+});
+
 test('damaged or old saved progress is reset with a visible notice, and the quiz works', async () => {
   for (const bad of [
     '{not json',

@@ -10,7 +10,7 @@
 // test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, openPage, overlaps, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { DIVERGES, tiny } from '../node/train/tiny.js';
 
@@ -256,36 +256,6 @@ test('a learning rate that diverges shows the step it diverged at, and no consol
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
-
-/** Pairs of text boxes on screen that overlap by more than a pixel each way (visually hidden text left out). */
-const overlaps = (page) =>
-  page.evaluate(() => {
-    const boxes = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const text = n.textContent.trim();
-      const parent = n.parentElement;
-      if (!text || !parent || parent.closest('.visually-hidden, [hidden], option, script, style, template')) continue;
-      // a closed <details> lays out only its summary
-      const shut = parent.closest('details:not([open])');
-      if (shut && !parent.closest('summary')) continue;
-      const range = document.createRange();
-      range.selectNodeContents(n);
-      for (const r of range.getClientRects())
-        if (r.width > 1 && r.height > 1) boxes.push({ text: text.slice(0, 30), r, node: n });
-    }
-    const out = [];
-    for (let i = 0; i < boxes.length; i++)
-      for (let j = i + 1; j < boxes.length; j++) {
-        const a = boxes[i].r;
-        const b = boxes[j].r;
-        if (boxes[i].node === boxes[j].node) continue;
-        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-        if (w > 1 && h > 1) out.push(`${boxes[i].text} / ${boxes[j].text}`);
-      }
-    return out;
-  });
 
 test('360 px in the dark theme: no text overlaps, nothing scrolls sideways, the run comes before its charts', () =>
   served({ csp: SITE_CSP }, async (url) => {

@@ -7,7 +7,15 @@
 import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 import { el } from '../shared/dom.js';
-import { elementSnippet, embedUrl, iframeSnippet } from './snippets.js';
+import {
+  elementSnippet,
+  embedUrl,
+  iframeSnippet,
+  trainElementSnippet,
+  trainEmbedUrl,
+  trainIframeSnippet,
+} from './snippets.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
 
 const MODES = [
   ['live', 'can change'],
@@ -114,6 +122,47 @@ const IFRAME_LABEL =
 const ELEMENT_LABEL =
   'Web component: pages that may load scripts from this site. On another origin the site must send CORS headers (Access-Control-Allow-Origin) and the page\u2019s Content-Security-Policy must allow worker-src blob:; where it cannot, use the iframe.';
 
+/**
+ * The "Controls" fieldset: for each of `fields` (labels from `table`) a select of MODES, 'live'
+ * for those of `live`, else 'hidden'. Returns {node, read()}, read() giving {controls, lock}.
+ */
+function modeFields(prefix, fields, table, live) {
+  const selects = fields.map((f) => {
+    const s = el('select', { id: `${prefix}-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
+    s.value = live.includes(f) ? 'live' : 'hidden';
+    s.dataset.field = f;
+    return s;
+  });
+  const node = el(
+    'fieldset',
+    { class: 'embed-controls' },
+    el('legend', {}, 'Controls'),
+    el(
+      'div',
+      { class: 'embed-grid' },
+      ...fields.flatMap((f, i) => [el('label', { for: selects[i].id }, table[f].label), selects[i]]),
+    ),
+  );
+  const read = () => ({
+    controls: selects.filter((s) => s.value !== 'hidden').map((s) => s.dataset.field),
+    lock: selects.filter((s) => s.value === 'fixed').map((s) => s.dataset.field),
+  });
+  return { node, read };
+}
+
+/** Writes the snippets again on every change of the form, and on `button` opens the dialog with them; returns update. */
+function wire({ form, status, button, open, update }) {
+  form.addEventListener('input', () => {
+    status.textContent = '';
+    update();
+  });
+  button.addEventListener('click', () => {
+    update();
+    open();
+  });
+  return update;
+}
+
 /** button: the "Embed" button; getConfig(): the config on screen; siteUrl: the site's base URL. */
 export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const dflt = defaultView();
@@ -125,12 +174,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const chartBoxes = CHART_KEYS.map((k) =>
     el('input', { type: 'checkbox', id: `embed-chart-${k}`, value: k, checked: true }),
   );
-  const modeSelects = FIELDS.map((f) => {
-    const s = el('select', { id: `embed-mode-${f}` }, ...MODES.map(([v, t]) => new Option(t, v)));
-    s.value = dflt.controls.includes(f) ? 'live' : 'hidden';
-    s.dataset.field = f;
-    return s;
-  });
+  const modes = modeFields('embed', FIELDS, CONTROLS, dflt.controls);
   const theme = themeSelect('embed-theme');
   const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
   const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
@@ -150,16 +194,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
       ...CHART_KEYS.map((k, i) => el('label', { class: 'embed-check' }, chartBoxes[i], ` ${CHART_INFO[k].title}`)),
     ),
     refusal,
-    el(
-      'fieldset',
-      { class: 'embed-controls' },
-      el('legend', {}, 'Controls'),
-      el(
-        'div',
-        { class: 'embed-grid' },
-        ...FIELDS.flatMap((f, i) => [el('label', { for: modeSelects[i].id }, CONTROLS[f].label), modeSelects[i]]),
-      ),
-    ),
+    modes.node,
     themeRow(theme, caption, ' caption under the charts'),
     ...snippetNodes,
     status,
@@ -167,13 +202,10 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
 
   function viewOf() {
     const charts = CHART_KEYS.filter((k, i) => chartBoxes[i].checked);
-    const shown = modeSelects.filter((s) => s.value !== 'hidden').map((s) => s.dataset.field);
-    const lock = modeSelects.filter((s) => s.value === 'fixed').map((s) => s.dataset.field);
     return {
       ...dflt,
       charts,
-      controls: shown,
-      lock,
+      ...modes.read(),
       theme: theme.value,
       caption: caption.checked,
     };
@@ -192,15 +224,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     else preview.href = embedUrl(siteUrl, config, view);
   }
 
-  form.addEventListener('input', () => {
-    status.textContent = '';
-    update();
-  });
-  button.addEventListener('click', () => {
-    update();
-    open();
-  });
-  return { update, dialog };
+  return { update: wire({ form, status, button, open, update }), dialog };
 }
 
 /**
@@ -250,4 +274,32 @@ export function createViewEmbedDialog({ siteUrl }) {
       open();
     },
   };
+}
+
+/**
+ * The training lab's Embed dialog: button, the lab's "Embed" button; getConfig(), the lab's
+ * settings on screen; siteUrl, the site's base URL. Each setting can be left to the reader, shown
+ * but fixed, or hidden (its value then holds as on screen now).
+ */
+export function createTrainEmbedDialog({ button, getConfig, siteUrl }) {
+  const { dialog, form, status, open, snippets } = embedDialogShell({
+    id: 'train-embed',
+    title: 'Embed this lab',
+    hint: 'The embedded lab starts with the settings on screen now; the reader presses Start. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+  });
+  const modes = modeFields('train-embed', TRAIN_KEYS, TRAIN_TABLE, TRAIN_KEYS);
+  const theme = themeSelect('train-embed-theme');
+  const preview = el('a', { id: 'train-embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
+  const { iframeOut, elementOut, nodes } = snippets('train-embed', preview);
+  form.append(modes.node, themeRow(theme), ...nodes, status);
+
+  function update() {
+    const config = getConfig();
+    const view = { ...modes.read(), theme: theme.value };
+    iframeOut.value = trainIframeSnippet({ siteUrl, config, view });
+    elementOut.value = trainElementSnippet({ siteUrl, config, view });
+    preview.href = trainEmbedUrl(siteUrl, config, view);
+  }
+
+  return { update: wire({ form, status, button, open, update }), dialog };
 }

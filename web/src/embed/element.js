@@ -3,11 +3,14 @@
 //   <script type="module" src="https://example.org/resnorm/resnorm-embed.js"></script>
 //   <resnorm-explorer arch="pre_ln,post_ln" depth="48" charts="grad"></resnorm-explorer>
 //   <resnorm-quiz items="tf-01,why-03"></resnorm-quiz>
+//   <resnorm-train task="copy" depth="4" controls="lr,warmup" lock="lr"></resnorm-train>
 //
 // Attributes are the link's fields (state.js), read through the same table:
 // every config field of the engine (arch, depth, gain, ..., final-norm or
 // final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
-// caption for the explorer; items, section, tag, theme for the quiz. A value
+// caption for the explorer; items, section, tag, theme for the quiz; for the
+// lab every training field (train-fields.js) and controls, lock, theme
+// (embed/train.js). A value
 // that does not fit shows a notice inside the element and its default is used.
 // Text inside an element (the snippets' "if this text stays" message, snippets.js)
 // shows only while the element is not defined: when its script cannot load, it
@@ -20,6 +23,8 @@ import { keysOf, parseEntries } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
+import { mountTrainEmbed } from './train.js';
+import { TRAIN_EMBED_TABLE } from './train-view.js';
 import { shadowWrapper } from './styles.js';
 import { eventSink } from './events.js';
 
@@ -31,15 +36,19 @@ const GLOBAL =
   /^(id|class|style|hidden|slot|title|lang|dir|tabindex|role|part|is|nonce|inert|autofocus|translate|draggable|spellcheck|contenteditable|enterkeyhint|inputmode|popover|(aria|data|on)-?.*)$/;
 // final-norm for final_norm: attribute names are usually spelled with hyphens.
 const alias = (name) => name.replaceAll('-', '_');
-const attributesOf = (group) => keysOf(group).flatMap((k) => (k.includes('_') ? [k, k.replaceAll('_', '-')] : [k]));
+const attributesOf = (group, table) =>
+  keysOf(group, table).flatMap((k) => (k.includes('_') ? [k, k.replaceAll('_', '-')] : [k]));
 
-function readAttributes(el, groups) {
+function readAttributes(el, groups, table) {
   const entries = [...el.attributes].filter((a) => !GLOBAL.test(a.name)).map((a) => [a.name, a.value]);
-  return parseEntries(entries, { groups, alias });
+  return parseEntries(entries, { groups, alias, table });
 }
 
 class ResnormElement extends HTMLElement {
   static groups = [];
+  static table = undefined; // state.js's FIELDS_TABLE unless another view's
+  static configGroup = 'config';
+  static lab = false;
   #mounted = null;
   #ac = null;
   #queued = false;
@@ -60,9 +69,10 @@ class ResnormElement extends HTMLElement {
     queueMicrotask(() => {
       this.#queued = false;
       if (!this.isConnected || !this.#mounted) return;
-      const state = readAttributes(this, this.constructor.groups);
+      const { groups, table, configGroup } = this.constructor;
+      const state = readAttributes(this, groups, table);
       if (this.#viewKey(state) !== this.#view || !this.#mounted.setConfig) this.#mount();
-      else this.#mounted.setConfig(state.config);
+      else this.#mounted.setConfig(state[configGroup]);
     });
   }
 
@@ -78,9 +88,9 @@ class ResnormElement extends HTMLElement {
 
   #mount() {
     this.#unmount();
-    const state = readAttributes(this, this.constructor.groups);
+    const state = readAttributes(this, this.constructor.groups, this.constructor.table);
     this.#view = this.#viewKey(state);
-    const wrapper = shadowWrapper(this);
+    const wrapper = shadowWrapper(this, { lab: this.constructor.lab });
     this.#ac = new AbortController();
     const theme = createTheme(null, { root: wrapper, choice: state.view.theme, signal: this.#ac.signal });
     const onPaint = (snap) => {
@@ -112,9 +122,20 @@ export class ResnormQuiz extends ResnormElement {
   static kind = 'quiz';
 }
 
+export class ResnormTrain extends ResnormElement {
+  static groups = ['train', 'view'];
+  static table = TRAIN_EMBED_TABLE;
+  static configGroup = 'train';
+  static lab = true;
+  static observedAttributes = [...attributesOf('train', TRAIN_EMBED_TABLE), ...attributesOf('view', TRAIN_EMBED_TABLE)];
+  static mount = mountTrainEmbed;
+  static kind = 'train';
+}
+
 export function defineElements() {
   if (!customElements.get('resnorm-explorer')) customElements.define('resnorm-explorer', ResnormExplorer);
   if (!customElements.get('resnorm-quiz')) customElements.define('resnorm-quiz', ResnormQuiz);
+  if (!customElements.get('resnorm-train')) customElements.define('resnorm-train', ResnormTrain);
 }
 
 defineElements();

@@ -1,8 +1,13 @@
 // Tells the page around an iframe how tall the embed is, so it can size the
 // iframe (web/public/resnorm-iframe.js, or the snippet in the README):
 //   parent.postMessage({type: 'resnorm:height', height}, '*')
-// The height is not a secret, hence '*'; the host checks event.source.
+// The height is not a secret, hence '*'; the host checks event.source. The
+// height goes again at RESEND_MS after the first report, changed or not: a
+// host whose sizing script starts after the embed's first report (a deferred
+// script behind the page's modules) would otherwise wait for good on an embed
+// whose height never changes (the training lab before a run).
 export const MESSAGE = 'resnorm:height';
+export const RESEND_MS = [500, 1500, 4000];
 
 export function reportHeight(el, signal) {
   if (window.parent === window) return;
@@ -19,6 +24,15 @@ export function reportHeight(el, signal) {
     if (!frame) frame = requestAnimationFrame(send);
   });
   ro.observe(el);
-  signal?.addEventListener('abort', () => ro.disconnect());
+  const timers = RESEND_MS.map((ms) =>
+    setTimeout(() => {
+      last = 0;
+      send();
+    }, ms),
+  );
+  signal?.addEventListener('abort', () => {
+    ro.disconnect();
+    timers.forEach(clearTimeout);
+  });
   send();
 }

@@ -1,9 +1,10 @@
 // The snippets the Embed dialogs write: an iframe of embed.html (works in
 // any page, Markdown and most LMS editors) and the custom element (for pages
-// that may run the site's script), for the explorer and for the quiz. Pure
-// functions: state in, text out.
+// that may run the site's script), for the explorer, the quiz and the
+// training lab. Pure functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
+import { TRAIN_EMBED_TABLE, trainEmbedHash } from './train-view.js';
 
 export const escapeAttr = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -84,14 +85,17 @@ export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view)
   return frameSnippet({ siteUrl, src, title, height: estimateHeight(view, config) });
 }
 
-/** The attributes of a custom element: one per field of each [group, values] that differs from its default. */
-function attributes(groups) {
+/**
+ * The attributes of a custom element: one per field of each [group, values] that differs from its
+ * default, the fields of `table` (state.js's FIELDS_TABLE unless another view's).
+ */
+function attributes(groups, table = FIELDS_TABLE) {
   const attrs = [];
   for (const [group, values] of groups) {
-    for (const [key, c] of Object.entries(FIELDS_TABLE)) {
+    for (const [key, c] of Object.entries(table)) {
       if (c.group !== group || key === 'mode' || values[key] === undefined) continue;
-      const v = writeField(key, values[key]);
-      if (v !== writeField(key, c.default)) attrs.push(`${key.replace('_', '-')}="${escapeAttr(v)}"`);
+      const v = writeField(key, values[key], table);
+      if (v !== writeField(key, c.default, table)) attrs.push(`${key.replaceAll('_', '-')}="${escapeAttr(v)}"`);
     }
   }
   return attrs;
@@ -186,4 +190,59 @@ export function quizSnippet({ siteUrl, theme = 'auto', ...choice }) {
     ['view', { theme }],
   ]);
   return customElementSnippet(siteUrl, 'resnorm-quiz', attrs, 'quiz');
+}
+
+// ---- the training lab
+
+/** embed.html with the lab: its settings (`config`, the train fields) and view ({controls, lock, theme}). */
+export const trainEmbedUrl = (siteUrl, config, view) =>
+  new URL(`embed.html${trainEmbedHash(config, view)}`, siteUrl).href;
+
+/**
+ * The lab's parts in px, measured in Chromium with the embed in a 420 px column
+ * (tests/browser/train-embed.test.js measures the whole again): the frame (run bar, readout head,
+ * the three line charts, the heatmaps' titles and legends, the link under them), what each
+ * architecture adds (a readout row and its two heatmaps), each section of settings shown, each row
+ * of two settings, the architectures' checkboxes, and a margin.
+ */
+const LAB_PARTS_420 = Object.freeze({
+  frame: 1240,
+  arch: 486,
+  section: 48,
+  row: 68,
+  archPicker: 250,
+  margin: 40,
+});
+
+/** The lab iframe's height before the embed reports its own: its whole content in a 420 px column. */
+export function estimateTrainHeight(view, config) {
+  const p = LAB_PARTS_420;
+  const shown = view.controls;
+  const sections = new Set(shown.map((k) => TRAIN_EMBED_TABLE[k].section ?? 'more'));
+  const others = shown.filter((k) => k !== 'arch' && !TRAIN_EMBED_TABLE[k].more);
+  const settings = shown.length
+    ? p.section * sections.size + p.row * Math.ceil(others.length / 2) + (shown.includes('arch') ? p.archPicker : 0)
+    : 0;
+  return Math.round(p.frame + p.arch * config.arch.length + settings + p.margin);
+}
+
+export function trainIframeSnippet({ siteUrl, config, view, title = 'resnorm training lab' }) {
+  return frameSnippet({
+    siteUrl,
+    src: trainEmbedUrl(siteUrl, config, view),
+    title,
+    height: estimateTrainHeight(view, config),
+  });
+}
+
+/** <resnorm-train> with one attribute per training or view field that differs from its default. */
+export function trainElementSnippet({ siteUrl, config, view }) {
+  const attrs = attributes(
+    [
+      ['train', config],
+      ['view', view],
+    ],
+    TRAIN_EMBED_TABLE,
+  );
+  return customElementSnippet(siteUrl, 'resnorm-train', attrs, 'training lab');
 }

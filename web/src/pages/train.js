@@ -1,8 +1,8 @@
 // The training lab page (train.html): the lab view in the page's own places,
 // plus what only the page has: the link in the address bar (read on load and
 // on hashchange, written after each change of the settings), the theme
-// toggle, "All settings" on a narrow screen, the test hook and the offline
-// service worker.
+// toggle, "All settings" on a narrow screen, the Embed dialog (the lab's
+// snippets for another page), the test hook and the offline service worker.
 import '../shared/uplot.css';
 import '../train/train.css';
 import { createTheme } from '../shared/theme.js';
@@ -11,6 +11,8 @@ import { noticeWorkerLost } from '../shared/notice.js';
 import { trainFromHash, trainToHash } from '../shared/train-fields.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
+import { createTrainEmbedDialog } from '../embed/dialog.js';
+import { el } from '../shared/dom.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +30,15 @@ const view = mountTrainer($('lab'), {
   },
 });
 document.body.dataset.ready = '1';
+
+// "Embed": the snippets for this lab's settings, beside the run's heading.
+const embedButton = el('button', { type: 'button', id: 'train-embed-button', class: 'secondary' }, 'Embed');
+document.querySelector('#lab .charts-head').append(embedButton);
+createTrainEmbedDialog({
+  button: embedButton,
+  getConfig: () => view.store.get(),
+  siteUrl: new URL('./', location.href),
+});
 
 // On a narrow screen the settings wait behind "All settings" (train.css), so the run comes first.
 const toggle = $('settings-toggle');

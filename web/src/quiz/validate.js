@@ -8,11 +8,16 @@
 //      and $comment are ignored.
 //   2. Semantic checks the subset cannot express: unique ids, id/section/type consistency,
 //      `answer` boolean iff type is true-false, preset values within the engine's ranges (and its
-//      memory budget), known check ids whose preconditions the preset meets, balanced math
-//      delimiters in the text fields.
+//      memory budget), training settings (`train`) that the training lab's link reads back as
+//      given, known check ids whose preconditions the preset or the settings meet, balanced math
+//      delimiters in the text fields, and an experiment for every item that makes a claim
+//      (CLAIM_TAGS).
 // No dependencies: runs in the browser and in Node.
 
 import { CONFIG_FIELDS, ENGINE_ARCHS } from '../shared/fields.js';
+import { TRAIN_TABLE } from '../shared/train-fields.js';
+import { readField, writeField } from '../shared/state.js';
+import { TRAIN_CHECKS, TRAIN_CHECK_IDS, trainSettings } from './train-checks.js';
 
 export const SUPPORTED_KEYWORDS = Object.freeze([
   'type',
@@ -58,6 +63,14 @@ export const PRESET_DEFAULTS = Object.freeze({
 export const WEIGHT_BUDGET = 64 * 1024 * 1024;
 
 export const PANELS = Object.freeze(['norm']);
+
+/**
+ * What makes an item a claim about gradients, norms or training: a tag among these (every topic
+ * tag of the schema is one). Such an item must have an experiment: a simulation preset, the norm
+ * panel, or the training lab's settings.
+ */
+export const CLAIM_TAGS = Object.freeze(['residuals', 'layernorm', 'placement', 'warmup', 'rmsnorm', 'init']);
+export const makesClaim = (item) => Array.isArray(item.tags) && item.tags.some((t) => CLAIM_TAGS.includes(t));
 
 /** Archs whose block has a bare identity path (h + ...): gradient exactly 1 at gain 0. */
 export const IDENTITY_ARCHS = Object.freeze(['residual', 'pre_ln', 'pre_rms', 'sandwich', 'gpt2']);
@@ -294,9 +307,12 @@ function checkExperiment(exp, where, errors) {
   }
   const hasPreset = 'preset' in exp;
   const hasPanel = 'panel' in exp;
-  if (hasPreset === hasPanel) {
-    errors.push(`${where}: needs exactly one of "preset" or "panel"`);
+  const hasTrain = 'train' in exp;
+  if (Number(hasPreset) + Number(hasPanel) + Number(hasTrain) !== 1) {
+    errors.push(`${where}: needs exactly one of "preset" or "panel" or "train"`);
   }
+  if (hasTrain) checkTrain(exp, where, errors);
+  else if ('train_check' in exp) errors.push(`${where}.train_check: needs "train"`);
   if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${show(exp.panel)}`);
   if (hasPreset) {
     if (isObject(exp.preset)) checkPreset(exp.preset, `${where}.preset`, errors);
@@ -314,6 +330,37 @@ function checkExperiment(exp, where, errors) {
       const why = check.need(exp.preset);
       if (why) errors.push(`${where}.check: "${exp.check}" ${why}`);
     }
+  }
+}
+
+/** An experiment's training settings: each a field of the lab, each value as its link reads it back. */
+function checkTrain(exp, where, errors) {
+  const train = exp.train;
+  if (!isObject(train)) {
+    errors.push(`${where}.train: must be an object`);
+    return;
+  }
+  if (!Array.isArray(train.arch)) errors.push(`${where}.train.arch: the architectures to train are needed`);
+  for (const [key, value] of Object.entries(train)) {
+    if (!Object.hasOwn(TRAIN_TABLE, key)) {
+      errors.push(`${where}.train.${key}: not a setting of the training lab`);
+      continue;
+    }
+    const text = Array.isArray(value) || typeof value !== 'object' ? writeField(key, value, TRAIN_TABLE) : '';
+    const r = readField(key, text, TRAIN_TABLE);
+    if (!r.ok || r.dropped || JSON.stringify(r.value) !== JSON.stringify(value))
+      errors.push(
+        `${where}.train.${key}: ${show(value)} is not a value the lab takes (${r.reason ?? 'read back differently'})`,
+      );
+  }
+  if (!('train_check' in exp)) return;
+  if (!Object.hasOwn(TRAIN_CHECKS, exp.train_check)) {
+    errors.push(
+      `${where}.train_check: unknown check id ${show(exp.train_check)} (known: ${TRAIN_CHECK_IDS.join(', ')})`,
+    );
+  } else if (Array.isArray(train.arch)) {
+    const why = TRAIN_CHECKS[exp.train_check].need(trainSettings(train));
+    if (why) errors.push(`${where}.train_check: "${exp.train_check}" ${why}`);
   }
 }
 
@@ -361,6 +408,8 @@ function semanticErrors(bank) {
       if (isObject(item.experiment)) {
         for (const e of mathDelimiterErrors(item.experiment.look)) errors.push(`${where}.experiment.look: ${e}`);
       }
+    } else if (makesClaim(item)) {
+      errors.push(`${where}: makes a claim (tags ${item.tags.join(', ')}) and needs an experiment`);
     }
   });
   return errors;

@@ -6,7 +6,9 @@
 //   config  the engine's fields: every control of the explorer, built from
 //           the engine's own field table (`rn.fields` of wasm/resnorm.js, as
 //           fields.js reads it); the engine still checks every value.
-//   view    what an embed shows: mode, charts, controls shown or locked, theme.
+//   view    what an embed shows: mode (explorer, quiz or the training lab,
+//           whose own fields embed/train.js reads), charts, controls shown or
+//           locked, theme.
 //   quiz    the quiz filter: items, section, tag.
 // Every reader (the explorer's and embed's hash, the custom elements'
 // attributes) goes through parseEntries(); a value that does not fit is
@@ -18,7 +20,7 @@ import { CONFIG_FIELDS, CONFIG_KEYS } from './fields.js';
 export const CHART_KEYS = ['grad', 'stream', 'update'];
 export const QUIZ_SECTIONS = ['true-false', 'spot-the-error', 'why', 'edge-cases', 'recall', 'rapid-fire'];
 
-/** Limits on what a link may hold; longer values are refused, never cut. */
+/** Limits on what a link may hold; longer values are refused, never cut (a field's `maxLength` may allow more). */
 export const LIMITS = { value: 200, key: 40, entries: 64, hash: 16384, listItems: 50 };
 
 export const FIELDS_TABLE = {
@@ -26,7 +28,13 @@ export const FIELDS_TABLE = {
   ...CONFIG_FIELDS,
 
   // ---- view: what an embed shows
-  mode: { group: 'view', kind: 'choice', choices: ['explorer', 'quiz'], default: 'explorer', label: 'What to show' },
+  mode: {
+    group: 'view',
+    kind: 'choice',
+    choices: ['explorer', 'quiz', 'train'],
+    default: 'explorer',
+    label: 'What to show',
+  },
   charts: { group: 'view', kind: 'set', choices: CHART_KEYS, default: CHART_KEYS, label: 'Charts', nonEmpty: true },
   controls: {
     group: 'view',
@@ -116,8 +124,9 @@ const describeChoices = (choices) => `allowed ${choices.join(', ')}`;
 export function readField(key, raw, table = FIELDS_TABLE) {
   const c = table[key];
   if (typeof raw !== 'string') return { ok: false, reason: 'not text' };
-  if (raw.length > LIMITS.value)
-    return { ok: false, reason: `too long (${raw.length} characters; at most ${LIMITS.value})` };
+  // a list of field names (the lab's controls) may be as long as all its names together
+  const longest = c.maxLength ?? LIMITS.value;
+  if (raw.length > longest) return { ok: false, reason: `too long (${raw.length} characters; at most ${longest})` };
   if (raw === '') return { ok: false, reason: 'empty' };
   switch (c.kind) {
     case 'integer':

@@ -5,9 +5,11 @@
 // A value outside its field's range is named beside the field and not taken;
 // the engine's own refusals (a head count that does not divide the width, a
 // config over the budget) are shown the same way. While a run exists the
-// settings are locked: Reset frees them.
+// settings are locked: Reset frees them. An embed shows only the fields of
+// `show` and fixes those of `lock` (shown, disabled, marked "fixed"): the
+// link's value holds for them whatever the reader does.
 //
-//   const c = createTrainControls({ form, store, prefix });
+//   const c = createTrainControls({ form, store, prefix, show, lock });
 //   c.invalid()            // the fields whose box holds a value not taken
 //   c.showError(field, message); c.clearErrors(); c.lock(true | false)
 import { ARCHS, archLabel } from '../shared/archs.js';
@@ -18,10 +20,11 @@ import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE } from '../shared/train-fields.
 
 const SECTION_TITLES = { task: 'Data', arch: 'Architectures', model: 'Model', training: 'Training', more: 'More' };
 
-export function createTrainControls({ form, store, prefix = 'train-' }) {
+export function createTrainControls({ form, store, prefix = 'train-', show = TRAIN_KEYS, lock = [] }) {
   const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
   const boxes = new Map(); // field -> {input(s), error, kind}
   const invalid = new Set();
+  const fixedMark = (field) => (lock.includes(field) ? [' ', el('span', { class: 'fixed' }, 'fixed')] : null);
 
   function errorLine(field) {
     return el('p', { id: `${idOf(field)}-error`, class: 'field-error', hidden: true });
@@ -35,6 +38,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
         type: 'checkbox',
         id: `${idOf(field)}-${a.key}`,
         value: a.key,
+        disabled: lock.includes(field),
         'aria-describedby': `${idOf(field)}-error`,
       });
       checks.push(input);
@@ -73,7 +77,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
     if (c.kind === 'choice') {
       input = el(
         'select',
-        { id, 'aria-describedby': described },
+        { id, disabled: lock.includes(field), 'aria-describedby': described },
         c.choices.map((v) => new Option(c.names?.[v] ?? String(v), String(v))),
       );
     } else {
@@ -85,13 +89,18 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
         max: c.max,
         step: c.step ?? 1,
         inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
+        disabled: lock.includes(field),
         'aria-describedby': described,
       });
     }
     boxes.set(field, { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error });
     let control = input;
     if (c.reroll) {
-      const again = el('button', { type: 'button', class: 'secondary', id: `${id}-reroll` }, 're-roll');
+      const again = el(
+        'button',
+        { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: lock.includes(field) },
+        're-roll',
+      );
       again.addEventListener('click', () => {
         const [v] = crypto.getRandomValues(new Uint32Array(1));
         store.set({ [field]: Math.min(c.max, v) });
@@ -101,7 +110,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
     return el(
       'div',
       { class: `field small field-${field}`, 'data-field': field, title: c.help ?? null },
-      el('label', { for: id }, c.label, hint),
+      el('label', { for: id }, c.label, fixedMark(field), hint),
       control,
       error,
     );
@@ -110,7 +119,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
   const settings = el('fieldset', { class: 'train-settings' });
   const lockNote = el('p', { class: 'hint train-lock-note', hidden: true }, 'Reset the run to change its settings.');
   for (const section of TRAIN_SECTIONS) {
-    const fields = TRAIN_KEYS.filter((k) => (TRAIN_TABLE[k].section ?? 'more') === section);
+    const fields = TRAIN_KEYS.filter((k) => show.includes(k) && (TRAIN_TABLE[k].section ?? 'more') === section);
     if (!fields.length) continue;
     const main = fields.filter((k) => !TRAIN_TABLE[k].more || section === 'more');
     const more = fields.filter((k) => TRAIN_TABLE[k].more && section !== 'more');
@@ -119,7 +128,13 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
       el(
         'fieldset',
         { class: `field train-section train-section-${section}`, id: `${prefix}section-${section}` },
-        el('legend', { class: 'field-title' }, SECTION_TITLES[section] ?? section),
+        // the architectures' checkboxes have no label of their own: their section's legend says they are fixed
+        el(
+          'legend',
+          { class: 'field-title' },
+          SECTION_TITLES[section] ?? section,
+          main.filter((k) => TRAIN_TABLE[k].kind === 'choice_list').map(fixedMark),
+        ),
         main.length ? el('div', { class: section === 'arch' ? null : 'grid2' }, main.map(node)) : null,
         more.length
           ? el(
@@ -188,6 +203,8 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
   const onSubmit = (e) => e.preventDefault();
   form.addEventListener('submit', onSubmit);
 
+  // The focused element of the form's own root: in an embed's shadow root the document's is the host.
+  const focused = () => form.getRootNode().activeElement ?? document.activeElement;
   function render(config) {
     for (const [field, b] of boxes) {
       if (invalid.has(field)) continue;
@@ -196,7 +213,7 @@ export function createTrainControls({ form, store, prefix = 'train-' }) {
         for (const i of b.inputs) i.checked = v.includes(i.value);
         if (b.inputs.some((i) => i.checked && ARCHS.find((a) => a.key === i.value)?.group !== 'article'))
           form.querySelector(`#${idOf(field)}-more`).open = true;
-      } else if (document.activeElement !== b.inputs[0] || b.kind === 'choice') b.inputs[0].value = String(v);
+      } else if (focused() !== b.inputs[0] || b.kind === 'choice') b.inputs[0].value = String(v);
     }
   }
   render(store.get());

@@ -15,6 +15,9 @@
 // slots: {notice, status, form}: the page's places for the notices, the
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
 // what is on screen, exactly as the engine gave it (the page's test hook).
+// An embed (embed/train.js) also gives `controls` ({show, lock} for
+// controls.js), `noticeTable` (the table its notices' fields are of) and
+// `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el } from '../shared/dom.js';
 import { palette, themeColor } from '../shared/theme.js';
@@ -57,14 +60,17 @@ const ENGINE_FRAME_MS = 100;
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
 
-export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate = () => {} }) {
+export function mountTrainer(
+  root,
+  { state, theme, engine, slots = {}, onUpdate = () => {}, controls: shown = {}, noticeTable, noticeSource },
+) {
   const store = createStore(state.config, { keys: TRAIN_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
   const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
   const parts = [];
   if (!slots.notice) parts.push(notice);
   if (!slots.form) parts.push(form);
-  const controls = createTrainControls({ form, store });
+  const controls = createTrainControls({ form, store, ...shown });
   const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
   if (!slots.status) parts.push(statusEl);
 
@@ -368,7 +374,8 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
     });
 
   let linkNotices = state.notices;
-  const renderNotice = () => showNotices(notice, linkNotices, { table: TRAIN_TABLE });
+  const renderNotice = () =>
+    showNotices(notice, linkNotices, { table: noticeTable ?? TRAIN_TABLE, source: noticeSource });
   renderNotice();
   // A new setting after a refusal: the refusal is of the old settings, so it goes, and the next Start asks again.
   store.subscribe(() => {

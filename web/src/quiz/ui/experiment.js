@@ -1,5 +1,7 @@
 // An item's live experiment: what to look at, a link to the explorer set to the item's preset (or to
-// the norm panel), and, where the item names a check, the engine's verdict on its claim.
+// the norm panel, or to the training lab set to the item's training settings), and, where the item
+// names a check, the engine's verdict on its claim. A training claim (train_check) takes seconds to
+// train, so it is not run here: the block says what the project's tests train and confirm.
 // "Confirmed by the engine" is shown only for status 'confirmed'; a refuted claim is said to be
 // refuted, and a check that could not run says so. Never the other way round.
 
@@ -8,6 +10,8 @@ import { toHtml } from '../text.js';
 import { configToHash, defaultConfig } from '../../shared/state.js';
 import { archLabel } from '../../shared/archs.js';
 import { el } from '../../shared/dom.js';
+import { TRAIN_CHECKS, labHref, trainSettings } from '../train-checks.js';
+import { TRAIN_TABLE, defaultTrainConfig } from '../../shared/train-fields.js';
 
 /** The explorer's URL for a preset: './#arch=...&depth=...' (defaults left out). */
 export function explorerHref(preset) {
@@ -23,6 +27,19 @@ export function describePreset(preset) {
     if (k in preset && String(preset[k]) !== String(dflt[k])) parts.push(`${k.replace('_', ' ')} ${preset[k]}`);
   }
   return parts.join(' · ');
+}
+
+/** "Post-LN, Pre-LN · copy · depth 6 · width 16 · lr 0.01 · 200 steps" for training settings. */
+export function describeTraining(train) {
+  const s = trainSettings(train);
+  const dflt = defaultTrainConfig();
+  const name = (k) => TRAIN_TABLE[k].names?.[s[k]] ?? String(s[k]);
+  const parts = [s.arch.map(archLabel).join(', '), name('task')];
+  const always = ['depth', 'lr', 'warmup', 'steps'];
+  for (const k of ['depth', 'width', 'optimizer', 'lr', 'warmup', 'steps', 'seed'])
+    if (always.includes(k) || String(s[k]) !== String(dflt[k]))
+      parts.push(k === 'optimizer' ? name(k) : `${k === 'lr' ? 'learning rate' : k} ${s[k]}`);
+  return parts.join(' \u00b7 ');
 }
 
 /**
@@ -90,6 +107,19 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
         ),
       ),
     );
+  } else if (exp.train) {
+    node.append(
+      el('p', { class: 'exp-preset exp-train' }, describeTraining(exp.train)),
+      el(
+        'p',
+        { class: 'exp-actions' },
+        el(
+          'a',
+          { class: 'button-link', href: labHref(exp.train), 'data-action': 'lab', onclick: () => onLeave(item.id) },
+          'Open in the training lab',
+        ),
+      ),
+    );
   } else if (exp.panel === 'norm') {
     node.append(
       el(
@@ -105,7 +135,17 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
   }
 
   let started = null;
-  if (exp.check) {
+  const trainCheck =
+    exp.train_check && Object.hasOwn(TRAIN_CHECKS, exp.train_check) ? TRAIN_CHECKS[exp.train_check] : null;
+  if (trainCheck) {
+    node.append(
+      el(
+        'p',
+        { class: 'exp-check exp-train-check', dataset: { status: 'tested' } },
+        `Checked by the project\u2019s tests, which train this setting with the engine: ${trainCheck.claim}`,
+      ),
+    );
+  } else if (exp.check) {
     const verdict = el('p', { class: 'exp-check', dataset: { status: 'pending' } }, VERDICT.pending());
     node.append(verdict);
     started = check(item).then((r) => {

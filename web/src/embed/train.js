@@ -1,0 +1,58 @@
+// The training lab embedded: embed.html#mode=train&... and <resnorm-train>
+// mount the lab's one view (train/view.js's mountTrainer) with what both
+// embeds add: the fields of the embed's own view (which settings the reader
+// sees and which are fixed, the theme), read with the training field table
+// (shared/train-fields.js) through state.js, and the link that opens the same
+// settings in the full lab.
+//
+//   embed.html#mode=train&task=copy&depth=4&steps=200&controls=lr,warmup,steps&lock=steps
+//   <resnorm-train task="copy" depth="4" controls="lr,warmup,steps" lock="steps"></resnorm-train>
+//
+// The fields are train-view.js's. `controls` lists the settings shown (all
+// of them unless given), `lock` those shown but fixed; a hidden setting keeps
+// the link's value. Every other setting is the reader's, and the view locks
+// them all while a run exists.
+import { TRAIN_EMBED_TABLE, labLink } from './train-view.js';
+import { sharedEngine } from '../engine/client.js';
+import { mountTrainer } from '../train/view.js';
+import { el } from '../shared/dom.js';
+
+/**
+ * Mounts the lab in `wrapper` (a shadow root's, styles.js): state {train, view, notices} from
+ * trainEmbedFromHash or trainEmbedEntries; siteUrl, theme as the explorer's embed; onPaint(snapshot)
+ * after every drawn frame; onEvent(type, fields) for the host page's events (events.js): `ready`
+ * with the config at the first frame, `config` whenever the reader's settings change.
+ */
+export function mountTrainEmbed(
+  wrapper,
+  { state, siteUrl, theme, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link', engine = sharedEngine() },
+) {
+  wrapper.classList.add('lab', 'rn-lab');
+  // the heatmaps' titles are h3s: the lab page has its h2 above them, the embed its own
+  wrapper.append(el('h2', { class: 'visually-hidden' }, 'Training lab: settings, run and charts'));
+  const { controls, lock } = state.view;
+  let view = null; // the first frame is drawn inside mountTrainer, before it returns
+  view = mountTrainer(wrapper, {
+    state: { config: state.train, notices: state.notices },
+    theme,
+    engine,
+    controls: { show: controls, lock: lock.filter((k) => controls.includes(k)) },
+    noticeTable: TRAIN_EMBED_TABLE,
+    noticeSource,
+    // config: the settings on screen; run: those of the run (null before one)
+    onUpdate: (snap) => onPaint({ ...snap, config: view ? view.store.get() : state.train, run: snap.config }),
+  });
+  if (!controls.length) wrapper.querySelector('form.controls').hidden = true;
+  const open = el('a', { class: 'open-full', target: '_blank', rel: 'noopener' }, 'Open in the lab \u2197');
+  wrapper.append(el('div', { class: 'foot' }, open));
+  const setLink = (config) => {
+    open.href = labLink(siteUrl, config);
+  };
+  setLink(view.store.get());
+  onEvent('ready', { config: view.store.get() });
+  view.store.subscribe((config) => {
+    setLink(config);
+    onEvent('config', { config });
+  });
+  return view;
+}
