@@ -22,6 +22,7 @@ function cliRuns(preset, config) {
     const out = cliTrain(c);
     runs[preset.runs[i].key] = fromCli([...Object.values(out.logs).flat(), out.summary], c.arch, {
       key: preset.runs[i].key,
+      stopWhenTrained: preset.runs[i].stopWhenTrained,
     });
   });
   return runs;

@@ -3,7 +3,10 @@
 // "Reproductions of training claims"; tests/core/test_reproductions.cpp).
 // A preset is the shared settings (`config`, over the lab's defaults) and its
 // runs, each an architecture with its own overrides (depth, warmup) and a
-// label. verdicts.js judges a preset's runs. Pure data, no DOM.
+// label; a run that only has to show it trains can stop once it has
+// (stopWhenTrained: at its first logged step below halfway from chance to the
+// optimum, as the C++ test stops it). verdicts.js judges a preset's runs.
+// Pure data, no DOM.
 //
 //   presetConfig(PRESET_BY_ID.warmup, defaults)  // the lab's config for it
 //   PRESET_BY_ID.warmup.runs                     // session.js's run specs
@@ -58,11 +61,18 @@ export const PRESETS = [
     setting: 'reverse 4 of 8 symbols, Adam at 4\u00d710\u207b\u00b3 without warmup, 200 steps, 6 and 18 blocks',
     config: { ...REVERSE, depth: 18, lr: 4e-3, warmup: 0, steps: 200, log_every: 10 },
     runs: [
-      { key: 'post_ln_6', arch: 'post_ln', label: 'Post-LN, 6 blocks', overrides: { depth: 6 }, dash: [] },
+      {
+        key: 'post_ln_6',
+        arch: 'post_ln',
+        label: 'Post-LN, 6 blocks',
+        overrides: { depth: 6 },
+        dash: [],
+        stopWhenTrained: true,
+      },
       { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, 18 blocks' },
-      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 18 blocks' },
-      { key: 'deepnorm', arch: 'deepnorm', label: 'DeepNorm, 18 blocks' },
-      { key: 'admin', arch: 'admin', label: 'Admin, 18 blocks' },
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 18 blocks', stopWhenTrained: true },
+      { key: 'deepnorm', arch: 'deepnorm', label: 'DeepNorm, 18 blocks', stopWhenTrained: true },
+      { key: 'admin', arch: 'admin', label: 'Admin, 18 blocks', stopWhenTrained: true },
     ],
   },
   {

@@ -21,12 +21,15 @@
 // Runs: by default one per architecture of config.arch, keyed by the arch; a
 // paper's comparison passes its own specs instead, runs that differ in more
 // than the architecture (depth, warmup, ...), each {key, arch, label,
-// overrides}. When every run has finished, the session asks each trainer for
+// overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
+// logged step whose held-out loss is below halfway from chance to the optimum
+// (verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
 // its lesion() and keeps it on the run (`lesion`, or `lesionError`) before it
 // says done.
+import { belowHalfway } from './verdicts.js';
 
 /**
- * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?})
+ * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
  * or one per arch of `config.arch`; each with its own config, the shared one
  * with its overrides and its single arch. Keys are unique (the arch, else
  * given).
@@ -41,6 +44,7 @@ export function runSpecs(config, specs = null) {
       arch: s.arch,
       label: s.label ?? null,
       dash: s.dash ?? null,
+      stopWhenTrained: Boolean(s.stopWhenTrained),
       config: { ...shared, ...(s.overrides ?? {}), arch: s.arch },
     };
   });
@@ -71,7 +75,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   let settled = null; // resolves when the running loops have all stopped
 
   const changed = () => onChange(snapshot());
-  const finished = (r) => r.stopped || r.error || r.stepsDone >= r.steps;
+  const finished = (r) => r.stopped || r.error || r.trainedAt !== null || r.stepsDone >= r.steps;
 
   // The clock runs while the run is running or finishing a pause: the rates leave paused time out.
   const clocked = (st) => st === 'running' || st === 'pausing';
@@ -117,6 +121,8 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       label: specs[i].label,
       dash: specs[i].dash,
       steps: specs[i].config.steps,
+      stopWhenTrained: specs[i].stopWhenTrained,
+      trainedAt: null,
       logEvery: specs[i].config.log_every,
       lesion: null,
       lesionError: null,
@@ -159,6 +165,8 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       r.stepsDone = stop.step;
     } else r.stepsDone += n;
     if (clocked(state)) r.activeSteps += n;
+    const last = logs.at(-1);
+    if (r.stopWhenTrained && !r.stopped && last && belowHalfway(last, r.task)) r.trainedAt = last.step;
   }
 
   async function afterRequests(gen) {

@@ -20,12 +20,28 @@ import { PRESET_BY_ID } from './presets.js';
 /** A log or lesion value as a number: the CLI's null (not finite) is NaN. */
 const num = (v) => (v === null || v === undefined ? NaN : Number(v));
 
-/** One architecture's run from the CLI's `--json` lines (parsed objects): its logs, the task's losses, its lesion. */
-export function fromCli(lines, arch, { key = arch, label = null } = {}) {
+/** The task's "trained" line: halfway from chance to the optimum (0 when the optimum is unknown). */
+export function halfway(task) {
+  const optimal = Number.isFinite(task?.optimal) ? task.optimal : 0;
+  return optimal + 0.5 * (task.chance - optimal);
+}
+
+/** A logged step's held-out loss is below the task's halfway line (finite, so a NaN is not). */
+export const belowHalfway = (log, task) => Boolean(task) && num(log.heldout_loss) < halfway(task);
+
+/**
+ * One architecture's run from the CLI's `--json` lines (parsed objects): its
+ * logs, the task's losses, its lesion. With `stopWhenTrained` the logs end at
+ * the first one below halfway, where the lab's session stops such a run.
+ */
+export function fromCli(lines, arch, { key = arch, label = null, stopWhenTrained = false } = {}) {
   const final = lines.find((l) => l.summary);
-  const logs = lines
+  const task = final ? { chance: num(final.chance_loss), optimal: num(final.optimal_loss) } : null;
+  let logs = lines
     .filter((l) => l.arch === arch && l.step !== undefined)
     .map((l) => ({ ...l, heldout_loss: num(l.heldout_loss), train_loss: num(l.train_loss) }));
+  const at = stopWhenTrained ? logs.findIndex((l) => belowHalfway(l, task)) : -1;
+  if (at >= 0) logs = logs.slice(0, at + 1);
   const raw = final?.summary?.[arch]?.lesion ?? null;
   const arrays = ['loss', 'increase', 'relative', 'contribution', 'contribution_init'];
   const lesion = raw && {
@@ -38,7 +54,7 @@ export function fromCli(lines, arch, { key = arch, label = null } = {}) {
     label,
     config: final?.config ?? null,
     logs,
-    task: final ? { chance: num(final.chance_loss), optimal: num(final.optimal_loss) } : null,
+    task,
     lesion,
   };
 }
@@ -51,8 +67,7 @@ export function summarize(run) {
   const { chance } = run.task;
   const optimal = Number.isFinite(run.task.optimal) ? run.task.optimal : 0;
   const finite = Number.isFinite(loss) && (last.first_nonfinite === null || last.first_nonfinite === undefined);
-  const halfway = optimal + 0.5 * (chance - optimal);
-  const firstTrained = run.logs.find((l) => Number.isFinite(num(l.heldout_loss)) && num(l.heldout_loss) < halfway);
+  const firstTrained = run.logs.find((l) => belowHalfway(l, run.task));
   return {
     loss,
     finite,
@@ -60,7 +75,7 @@ export function summarize(run) {
     optimal,
     step: last.step,
     topCosine: num(last.top_cosine),
-    trained: finite && loss < halfway,
+    trained: finite && loss < halfway(run.task),
     fails: !finite || loss > 0.9 * chance,
     firstTrainedStep: firstTrained ? firstTrained.step : null,
   };
@@ -126,7 +141,10 @@ const RULES = {
   },
   depth(s) {
     const { post_ln_6: post6, post_ln: post18, pre_ln: pre, deepnorm: deep, admin } = s;
-    const by = (x) => (x.firstTrainedStep === null ? '' : `, below halfway from step ${x.firstTrainedStep}`);
+    const by = (x) =>
+      x.firstTrainedStep === null
+        ? `not below halfway in ${x.step} steps (held-out loss ${lossText(x)})`
+        : `step ${x.firstTrainedStep} (${lossText(x)})`;
     return {
       checks: [
         check('Post-LN trains at 6 blocks', post6.trained, lossText(post6)),
@@ -141,9 +159,10 @@ const RULES = {
         check('Admin trains at 18 blocks', admin.trained, lossText(admin)),
       ],
       caption:
-        `Post-LN ended at held-out loss ${lossText(post6)} at 6 blocks${by(post6)}, and ${lossText(post18)} ` +
-        `at 18 (chance ${significant(post18.chance, 3)}, top cosine ${significant(post18.topCosine, 3)}); at 18 blocks ` +
-        `Pre-LN ${lossText(pre)}${by(pre)}, DeepNorm ${lossText(deep)}${by(deep)}, Admin ${lossText(admin)}${by(admin)}.`,
+        `Below halfway from chance to the optimum (held-out loss), by step: Post-LN at 6 blocks ${by(post6)}; ` +
+        `at 18 blocks Pre-LN ${by(pre)}, DeepNorm ${by(deep)}, Admin ${by(admin)}. Post-LN at 18 blocks ended at ` +
+        `${lossText(post18)} after ${post18.step} steps (chance ${significant(post18.chance, 3)}, top cosine ` +
+        `${significant(post18.topCosine, 3)}).`,
     };
   },
   degradation(s) {
