@@ -34,7 +34,7 @@ const CHARTS = [
   {
     key: 'contribution',
     title: 'Contribution of each block',
-    sub: '\u2016u_l\u2016 / \u2016h_{l\u22121}\u2016, log scale: thick at the end of training, thin at initialization',
+    sub: '\u2016u\u2097\u2016 / \u2016h\u2097\u208b\u2081\u2016, log scale: thick at the end of training, thin at initialization',
   },
 ];
 

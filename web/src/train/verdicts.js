@@ -84,8 +84,15 @@ export function summarize(run) {
 /** a ends lower than b: a finite and b not, or a's held-out loss below b's. */
 const lower = (a, b) => a.finite && (!b.finite || a.loss < b.loss);
 
-/** A held-out loss for prose: 3 significant digits, "not finite" for NaN or infinity. */
-export const lossText = (s) => (s.finite ? significant(s.loss, 3) : 'not finite');
+/** A loss for prose: 3 significant digits, plain decimals down to 10^-4 ("0.0008"), a power of ten below. */
+export function prose(v) {
+  const a = Math.abs(v);
+  if (a >= 1e-4 && a < 1e-3) return v.toPrecision(3).replace(/\.?0+$/, '');
+  return significant(v, 3);
+}
+
+/** A held-out loss for prose, "not finite" for NaN or infinity. */
+export const lossText = (s) => (s.finite ? prose(s.loss) : 'not finite');
 
 /** The median of a list of numbers (NaN for none). */
 export function median(values) {
@@ -250,8 +257,12 @@ export function verdict(id, runs) {
 
 /**
  * Does the network get deeper as it trains? Per run with a lesion: the median
- * block's contribution ||u_l|| / ||h_{l-1}|| at the end and at init, and one
- * sentence from those numbers.
+ * block's contribution ||u_l|| / ||h_{l-1}|| at the end and at init, how many
+ * blocks grew, and one sentence from those numbers: "deeper" when the median
+ * block adds at least 10% more of the stream than at init, "shallower" when
+ * at least 10% less, "about the same" between. A plain stack has no skip
+ * path, so every layer is on its only path whatever it adds: the sentence says
+ * so instead.
  */
 export function depthSentence(run, label) {
   const l = run?.lesion;
@@ -259,13 +270,24 @@ export function depthSentence(run, label) {
   const now = median(Array.from(l.contribution));
   const init = median(Array.from(l.contribution_init));
   if (!Number.isFinite(now) || !Number.isFinite(init) || init <= 0)
-    return { now, init, deeper: null, text: `${label}: a block's contribution is not finite, so no answer.` };
+    return {
+      now,
+      init,
+      ratio: NaN,
+      deeper: null,
+      text: `${label}: a block's contribution is not finite, so no answer.`,
+    };
   const ratio = now / init;
   const grew = l.contribution.filter((c, i) => c > l.contribution_init[i]).length;
-  const deeper = ratio > 1;
-  const what = deeper
-    ? 'its blocks add more to the stream than they did at the start, so more of its depth is in use'
-    : 'its blocks add less to the stream than they did at the start: the stream passes through them more nearly unchanged';
+  const deeper = ratio >= 1.1 ? true : ratio <= 1 / 1.1 ? false : null;
+  const what =
+    run.arch === 'plain'
+      ? 'a plain stack has no skip path, so every layer is on its only path whatever it adds'
+      : deeper === true
+        ? 'its blocks add more to the stream than at the start, so the network uses more of its depth'
+        : deeper === false
+          ? 'its blocks add less than at the start: the stream passes through them closer to unchanged, so the network acts shallower'
+          : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
   return {
     now,
     init,
