@@ -211,6 +211,10 @@ test('the depth sentence answers from the contributions, and says when it cannot
   assert.match(depthSentence({ arch: 'plain', ...l([1], [0.5]) }, 'plain').text, /no skip path/);
   assert.match(depthSentence({ arch: 'pre_ln', ...l([NaN], [0.5]) }, 'Pre-LN').text, /not finite/);
   assert.equal(depthSentence({ lesion: null }, 'x'), null);
+  // a run that did not train says so
+  const stuck = { ...run([2.0, 2.07]), arch: 'post_ln', ...l([0.6], [0.3]) };
+  assert.match(depthSentence(stuck, 'Post-LN').text, /did not train/);
+  assert.doesNotMatch(depthSentence({ ...stuck, logs: run([2.0, 0.1]).logs }, 'Post-LN').text, /did not train/);
 });
 
 test('every preset is a valid session: unique run keys, its settings and overrides as the runs take them', () => {

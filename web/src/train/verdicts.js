@@ -288,6 +288,9 @@ export function depthSentence(run, label) {
         : deeper === false
           ? 'its blocks add less than at the start: the stream passes through them closer to unchanged, so the network acts shallower'
           : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
+  const s = run.logs?.length && run.task ? summarize(run) : null;
+  const untrained =
+    s && !s.trained ? ' It did not train, so this tells how its weights moved, not what it learned.' : '';
   return {
     now,
     init,
@@ -295,6 +298,6 @@ export function depthSentence(run, label) {
     deeper,
     text:
       `${label}: the median block adds ${significant(now, 2)} of the stream it reads at the end, ` +
-      `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${l.contribution.length} blocks grew): ${what}.`,
+      `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${l.contribution.length} blocks grew): ${what}.${untrained}`,
   };
 }
