@@ -184,45 +184,27 @@ export function createAfterTraining(section, { palette }) {
     drawnTheme = theme;
   }
 
+  /** Per block and run: the increase, the relative increase and both contributions, as the engine gave them. */
   function numbersTable(lesions, blocks) {
-    const head = ['increase', 'relative', 'contribution', 'at init'];
-    const cell = (arr, b) => el('td', {}, b <= arr.length ? fmtPlain(arr[b - 1]) : '\u2014');
-    return el(
-      'table',
-      { class: 'readout-table after-table' },
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col', rowspan: 2 }, 'block'),
-          lesions.map((r) => el('th', { scope: 'colgroup', colspan: 4 }, r.look.label)),
-        ),
-        el(
-          'tr',
-          {},
-          lesions.flatMap(() => head.map((h) => el('th', { scope: 'col' }, h))),
-        ),
-      ),
-      el(
-        'tbody',
-        {},
-        blocks.map((b) =>
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'row' }, String(b)),
-            lesions.flatMap(({ lesion: l }) => [
-              cell(l.increase, b),
-              cell(l.relative, b),
-              cell(l.contribution, b),
-              cell(l.contribution_init, b),
-            ]),
-          ),
-        ),
-      ),
-    );
+    const KEYS = [
+      ['increase', 'increase'],
+      ['relative', 'relative'],
+      ['contribution', 'contribution'],
+      ['contribution_init', 'at init'],
+    ];
+    const th = (text, attrs = {}) => el('th', { scope: 'col', ...attrs }, text);
+    const value = (arr, b) => (b <= arr.length ? fmtPlain(arr[b - 1]) : '\u2014');
+    const runsRow = [
+      th('block', { rowspan: 2 }),
+      ...lesions.map((r) => th(r.look.label, { scope: 'colgroup', colspan: 4 })),
+    ];
+    const keysRow = lesions.flatMap(() => KEYS.map(([, h]) => th(h)));
+    const body = blocks.map((b) => {
+      const cells = lesions.flatMap(({ lesion: l }) => KEYS.map(([k]) => el('td', {}, value(l[k], b))));
+      return el('tr', {}, el('th', { scope: 'row' }, String(b)), cells);
+    });
+    const thead = el('thead', {}, el('tr', {}, runsRow), el('tr', {}, keysRow));
+    return el('table', { class: 'readout-table after-table' }, thead, el('tbody', {}, body));
   }
 
   return {

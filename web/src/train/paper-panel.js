@@ -17,6 +17,20 @@ import { verdict } from './verdicts.js';
 
 const NONE = 'none';
 
+/** The verdict's table: each part of the claim, what was measured, and whether it holds here. */
+function checksTable(checks) {
+  const cells = (tag, texts) => texts.map((t) => el(tag, tag === 'th' ? { scope: 'col' } : {}, t));
+  const head = el('tr', {}, cells('th', ['claimed', 'measured (held-out loss)', 'here']));
+  const rows = checks.map((c) =>
+    el(
+      'tr',
+      { 'data-holds': String(c.holds) },
+      cells('td', [c.claimed, c.measured, c.holds ? 'holds' : 'does not hold']),
+    ),
+  );
+  return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
+}
+
 /** The fields whose value differs from the preset's settings (arch aside). */
 function differences(preset, config, defaults) {
   const want = presetConfig(preset, defaults);
@@ -119,38 +133,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
       replace(
         result,
         el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
-        el(
-          'div',
-          { class: 'readout-scroll' },
-          el(
-            'table',
-            { class: 'paper-checks' },
-            el(
-              'thead',
-              {},
-              el(
-                'tr',
-                {},
-                el('th', { scope: 'col' }, 'claimed'),
-                el('th', { scope: 'col' }, 'measured (held-out loss)'),
-                el('th', { scope: 'col' }, 'here'),
-              ),
-            ),
-            el(
-              'tbody',
-              {},
-              shown.checks.map((c) =>
-                el(
-                  'tr',
-                  { 'data-holds': String(c.holds) },
-                  el('td', {}, c.claimed),
-                  el('td', {}, c.measured),
-                  el('td', {}, c.holds ? 'holds' : 'does not hold'),
-                ),
-              ),
-            ),
-          ),
-        ),
+        el('div', { class: 'readout-scroll' }, checksTable(shown.checks)),
       );
       caption.textContent = shown.caption;
       return { id, ...shown };

@@ -11,8 +11,8 @@
 //   presetConfig(PRESET_BY_ID.warmup, defaults)  // the lab's config for it
 //   PRESET_BY_ID.warmup.runs                     // session.js's run specs
 
-/** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum. */
-const TEACHER = {
+/** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum (also scripts/search-reproductions.js's). */
+export const TEACHER_TASK = {
   task: 'teacher',
   block: 'mlp',
   width: 32,
@@ -24,8 +24,8 @@ const TEACHER = {
   momentum: 0.9,
 };
 
-/** Reverse 4 symbols of 8: transformer blocks d = 16, m = 32, 4 heads, 16 fresh sequences a step, Adam. */
-const REVERSE = {
+/** Reverse 4 symbols of 8: transformer blocks d = 16, m = 32, 4 heads, 16 fresh sequences a step, Adam (also the search's). */
+export const REVERSE_TASK = {
   task: 'reverse',
   block: 'transformer',
   width: 16,
@@ -46,7 +46,7 @@ export const PRESETS = [
     paper: 'Xiong et al. 2020, On Layer Normalization in the Transformer Architecture',
     claim: 'At a large learning rate Post-LN needs a warmup of the learning rate to train; Pre-LN trains without one.',
     setting: 'reverse 4 of 8 symbols, 6 transformer blocks, Adam at 1.2\u00d710\u207b\u00b2, 300 steps',
-    config: { ...REVERSE, depth: 6, lr: 1.2e-2, warmup: 0, steps: 300, log_every: 10 },
+    config: { ...REVERSE_TASK, depth: 6, lr: 1.2e-2, warmup: 0, steps: 300, log_every: 10 },
     runs: [
       { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, no warmup' },
       { key: 'post_ln_warmup', arch: 'post_ln', label: 'Post-LN, warmup 200', overrides: { warmup: 200 }, dash: [] },
@@ -59,7 +59,7 @@ export const PRESETS = [
     paper: 'Liu et al. 2020 (Admin); Wang et al. 2022 (DeepNet)',
     claim: 'Post-LN trains when shallow and fails when deep; Pre-LN, DeepNorm and Admin train at the same depth.',
     setting: 'reverse 4 of 8 symbols, Adam at 4\u00d710\u207b\u00b3 without warmup, 200 steps, 6 and 18 blocks',
-    config: { ...REVERSE, depth: 18, lr: 4e-3, warmup: 0, steps: 200, log_every: 10 },
+    config: { ...REVERSE_TASK, depth: 18, lr: 4e-3, warmup: 0, steps: 200, log_every: 10 },
     runs: [
       {
         key: 'post_ln_6',
@@ -82,7 +82,7 @@ export const PRESETS = [
     claim:
       'A deeper plain stack fits worse than a shallower one; a residual stack of the same depth fits better than both.',
     setting: 'teacher regression, MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
-    config: { ...TEACHER, depth: 56, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
+    config: { ...TEACHER_TASK, depth: 56, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
     runs: [
       { key: 'plain_20', arch: 'plain', label: 'plain, 20 layers', overrides: { depth: 20 }, dash: [6, 3] },
       { key: 'plain', arch: 'plain', label: 'plain, 56 layers' },
@@ -96,7 +96,7 @@ export const PRESETS = [
     claim:
       'Removing one block of a trained residual stack costs little; removing one layer of a plain stack costs nearly all.',
     setting: 'teacher regression, 20 MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
-    config: { ...TEACHER, depth: 20, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
+    config: { ...TEACHER_TASK, depth: 20, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
     needsLesion: true,
     runs: [
       { key: 'plain', arch: 'plain', label: 'plain, 20 layers' },
