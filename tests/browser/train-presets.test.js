@@ -46,6 +46,7 @@ const shown = (page) =>
         Object.entries(h.runs).map(([k, r]) => [k, { config: r.config, lesion: lesion(r.lesion) }]),
       ),
       lesions: h.lesions && Object.fromEntries(Object.entries(h.lesions).map(([k, l]) => [k, lesion(l)])),
+      lesionPlot: h.lesionPlot,
       badge: document.querySelector('#train-paper .verdict-badge')?.textContent ?? null,
       caption: document.querySelector('#train-paper-caption')?.textContent ?? null,
       depth: [...document.querySelectorAll('#train-after-depth li')].map((li) => li.textContent),
@@ -57,6 +58,7 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
   await served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, `${url}train.html`);
     const times = {};
+    const cliRunsOf = new Map();
     for (const preset of PRESETS) {
       await page.click(`#train-presets [data-preset="${preset.id}"]`);
       await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
@@ -71,7 +73,8 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
       // the link names the preset and nothing else: its settings are the preset's
       await page.waitForFunction((id) => location.hash === `#preset=${id}`, preset.id, { timeout: 5000 });
 
-      const want = verdict(preset.id, cliRuns(preset, h.config));
+      cliRunsOf.set(preset.id, cliRuns(preset, h.config));
+      const want = verdict(preset.id, cliRunsOf.get(preset.id));
       assert.ok(want, `${preset.id}: the CLI's runs give a verdict`);
       assert.equal(h.verdict.holds, want.holds, `${preset.id}: page ${h.verdict.holds}, CLI ${want.holds}`);
       assert.deepEqual(
@@ -91,7 +94,39 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
       });
       // the after-training charts draw the engine's lesion arrays, for every run
       assert.deepEqual(Object.keys(h.lesions).sort(), preset.runs.map((r) => r.key).sort());
-      for (const r of preset.runs) assert.deepEqual(h.lesions[r.key], h.runs[r.key].lesion, `${r.key}: lesion drawn`);
+      const cli = cliRunsOf.get(preset.id);
+      const log10 = (v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null);
+      for (const r of preset.runs) {
+        const l = h.runs[r.key].lesion;
+        assert.deepEqual(h.lesions[r.key], l, `${r.key}: lesion drawn`);
+        // the charts plot the engine's arrays (log10, to the last bits the two engines' log10 may part by; null where not drawn)
+        const plot = h.lesionPlot;
+        const same = (drawn, values, what) =>
+          values.forEach((v, i) => {
+            const want = log10(v);
+            const got = drawn[i];
+            assert.ok(
+              want === null ? got === null : Math.abs(got - want) <= 1e-12,
+              `${r.key} ${what}[${i}]: ${got}, ${want}`,
+            );
+          });
+        same(plot.loss[r.key], l.loss, 'lesion chart');
+        same(
+          plot.relative[r.key],
+          l.loss.map((v) => v / l.base),
+          'relative chart',
+        );
+        same(plot.contribution[r.key], l.contribution, 'contribution chart');
+        same(plot.contribution[`${r.key}:init`], l.contribution_init, 'contribution chart at init');
+        // and those are the CLI's lesion of the same run (a run the session stopped once trained is lesioned there)
+        if (r.stopWhenTrained) continue;
+        const want = cli[r.key].lesion;
+        assert.ok(rel(l.base, want.base) <= 1e-4, `${r.key} lesion base: page ${l.base}, CLI ${want.base}`);
+        for (const k of ['loss', 'increase', 'relative', 'contribution', 'contribution_init'])
+          l[k].forEach((v, i) =>
+            assert.ok(rel(v, want[k][i]) <= 1e-4, `${r.key} lesion ${k}[${i}]: page ${v}, CLI ${want[k][i]}`),
+          );
+      }
       assert.equal(h.depth.length, preset.runs.length, 'one depth sentence per run');
       console.log(`# ${preset.id}: ${times[preset.id].toFixed(1)} s in the page, verdict ${h.badge}`);
       await page.screenshot({ path: `${SHOTS}/train-preset-${preset.id}.png`, fullPage: true });

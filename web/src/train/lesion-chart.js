@@ -10,6 +10,7 @@
 //
 //   const a = createAfterTraining(section, { palette });
 //   a.update({ runs, looks, state, theme })   // returns {key: lesion} drawn (the engine's arrays)
+//   a.plotted()                               // what each chart plots, per run
 import { FONT, axisStyle, createChartHost, layerAxis, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { el } from '../shared/dom.js';
 import { fmtPlain } from '../shared/format.js';
@@ -231,6 +232,21 @@ export function createAfterTraining(section, { palette }) {
         drawn = Object.fromEntries(lesions.map((r) => [r.key, r.lesion]));
       }
       return drawn;
+    },
+    /**
+     * What the charts plot, for the test hook: {blocks, <chart key>: {<run
+     * key>: [log10 values, null where not drawn]}}; the contribution chart's
+     * run keys take ':init' for the values at initialization.
+     */
+    plotted() {
+      if (!drawn || !charts[0].view) return null;
+      const keys = Object.keys(drawn);
+      const out = { blocks: charts[0].host.u ? Array.from(charts[0].host.u.data[0]) : null };
+      for (const c of charts) {
+        const names = c.key === 'contribution' ? keys.flatMap((k) => [k, `${k}:init`]) : keys;
+        out[c.key] = Object.fromEntries(names.map((n, i) => [n, c.view.cols[i]]));
+      }
+      return out;
     },
     destroy() {
       for (const c of charts) c.host.destroy();

@@ -349,6 +349,7 @@ export function mountTrainer(root, { state, theme, engine, slots = {}, onUpdate 
       preset: papers.id(),
       verdict: verdictShown,
       lesions,
+      lesionPlot: after.plotted(),
       plotted: charts.plotted(),
       heatmaps: shown,
       scales,
