@@ -101,7 +101,6 @@ export const defaultTrainConfig = () =>
  * (#preset=warmup&seed=1: the preset, with the seed changed).
  */
 export const TRAIN_LINK_TABLE = {
-  ...TRAIN_TABLE,
   preset: {
     group: 'lab',
     kind: 'choice',
@@ -109,6 +108,7 @@ export const TRAIN_LINK_TABLE = {
     default: 'none',
     label: 'Paper preset',
   },
+  ...TRAIN_TABLE,
 };
 
 /** The link table with the defaults of `preset`'s settings (the lab's own for 'none'). */

@@ -49,7 +49,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     el(
       'button',
       { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false', title: p.paper },
-      `${p.title} (${p.paper.split(/[,;(]/)[0].trim()})`,
+      `${p.title} (${p.cite})`,
     ),
   );
   bar.append(

@@ -1,8 +1,9 @@
 // The training lab's paper presets: four published claims about training,
 // each in the small setting that reproduces it natively (README.md,
 // "Reproductions of training claims"; tests/core/test_reproductions.cpp).
-// A preset is the shared settings (`config`, over the lab's defaults) and its
-// runs, each an architecture with its own overrides (depth, warmup) and a
+// A preset (its button names it by `title` and `cite`) is the shared
+// settings (`config`, over the lab's defaults) and its runs, each an
+// architecture with its own overrides (depth, warmup) and a
 // label; a run that only has to show it trains can stop once it has
 // (stopWhenTrained: at its first logged step below halfway from chance to the
 // optimum, as the C++ test stops it). verdicts.js judges a preset's runs.
@@ -42,6 +43,7 @@ export const REVERSE_TASK = {
 export const PRESETS = [
   {
     id: 'warmup',
+    cite: 'Xiong et al. 2020',
     title: 'Warmup',
     paper: 'Xiong et al. 2020, On Layer Normalization in the Transformer Architecture',
     claim: 'At a large learning rate Post-LN needs a warmup of the learning rate to train; Pre-LN trains without one.',
@@ -55,6 +57,7 @@ export const PRESETS = [
   },
   {
     id: 'depth',
+    cite: 'Liu et al. 2020; DeepNet 2022',
     title: 'Depth',
     paper: 'Liu et al. 2020 (Admin); Wang et al. 2022 (DeepNet)',
     claim: 'Post-LN trains when shallow and fails when deep; Pre-LN, DeepNorm and Admin train at the same depth.',
@@ -77,6 +80,7 @@ export const PRESETS = [
   },
   {
     id: 'degradation',
+    cite: 'He et al. 2016',
     title: 'Degradation',
     paper: 'He et al. 2016, Deep Residual Learning for Image Recognition',
     claim:
@@ -91,6 +95,7 @@ export const PRESETS = [
   },
   {
     id: 'lesion',
+    cite: 'Veit et al. 2016',
     title: 'Lesion',
     paper: 'Veit et al. 2016, Residual Networks Behave Like Ensembles of Relatively Shallow Networks',
     claim:
