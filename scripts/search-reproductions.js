@@ -32,34 +32,16 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { REVERSE_TASK, TEACHER_TASK } from '../web/src/train/presets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// The teacher's outputs are scaled to mean square 1 over the held-out set, so
+// The two tasks as `resnorm train` flags: the lab's paper presets' (web/src/train/presets.js),
+// one definition. The teacher's outputs are scaled to mean square 1 over the held-out set, so
 // its size is part of the task: 8 batches here and in the tests.
-const TEACHER = {
-  task: 'teacher',
-  block: 'mlp',
-  width: 32,
-  expansion: 1,
-  activation: 'relu',
-  batch: 32,
-  'eval-batches': 8,
-  optimizer: 'sgd',
-  momentum: 0.9,
-};
-const REVERSE = {
-  task: 'reverse',
-  block: 'transformer',
-  width: 16,
-  expansion: 2,
-  heads: 4,
-  seq: 4,
-  vocab: 8,
-  batch: 16,
-  optimizer: 'adam',
-  schedule: 'constant',
-};
+const asFlags = (config) => Object.fromEntries(Object.entries(config).map(([k, v]) => [k.replaceAll('_', '-'), v]));
+const TEACHER = asFlags(TEACHER_TASK);
+const REVERSE = asFlags(REVERSE_TASK);
 
 // One point: the flags every run shares, and the runs (architectures, depth, warmup).
 function point(label, flags, runs, chosen = false) {

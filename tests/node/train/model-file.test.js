@@ -328,6 +328,66 @@ test('the session saves a paused run and loads it into a new session, which goes
   await b.reset();
 });
 
+test('a paper preset\u2019s runs (two of one arch, with their own settings) save and load with their keys and overrides', async () => {
+  const engine = wasmEngine();
+  const specs = [
+    { key: 'post_ln', arch: 'post_ln', label: 'Post-LN' },
+    { key: 'post_ln_deep', arch: 'post_ln', label: 'Post-LN, 3 blocks', overrides: { depth: 3 }, dash: [] },
+    { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN', overrides: { warmup: 5 } },
+  ];
+  const a = createSession({ engine });
+  await a.step(CONFIG, specs);
+  const saved = await a.saveModel();
+  assert.deepEqual(
+    saved.runs.map((r) => [r.key, r.overrides]),
+    [
+      ['post_ln', {}],
+      ['post_ln_deep', { depth: 3 }],
+      ['pre_ln', { warmup: 5 }],
+    ],
+  );
+  const back = decodeModel(encodeModel(saved));
+  assert.deepEqual(
+    back.runs.map((r) => [r.key, r.label, r.overrides]),
+    saved.runs.map((r) => [r.key, r.label, r.overrides]),
+  );
+  const b = createSession({ engine });
+  await b.loadModel(back);
+  const runs = b.snapshot().runs;
+  assert.deepEqual(
+    runs.map((r) => [r.key, r.label, r.trainer.config.depth, r.trainer.config.warmup]),
+    [
+      ['post_ln', 'Post-LN', CONFIG.depth, CONFIG.warmup],
+      ['post_ln_deep', 'Post-LN, 3 blocks', 3, CONFIG.warmup],
+      ['pre_ln', 'Pre-LN', CONFIG.depth, 5],
+    ],
+  );
+  await a.step(CONFIG, specs);
+  await b.step(CONFIG, specs);
+  for (const [i, r] of b.snapshot().runs.entries())
+    same(r.logs.at(-1).heldout_loss, a.snapshot().runs[i].logs.at(-1).heldout_loss, r.key);
+  // a run whose overrides name no setting, or two runs of one key, are refused by name
+  const bad = (edit) => {
+    const m = structuredClone({ ...saved, runs: saved.runs.map((r) => ({ ...r, state: r.state })) });
+    edit(m);
+    return () => decodeModel(encodeModel(m));
+  };
+  assert.throws(
+    bad((m) => (m.runs[1].overrides = { nonsense: 1 })),
+    (e) => e instanceof ModelFileError && /unknown setting "nonsense"/.test(e.message),
+  );
+  assert.throws(
+    bad((m) => (m.runs[1].overrides = { depth: 100000 })),
+    (e) => e instanceof ModelFileError && e.field === 'runs[1].overrides.depth',
+  );
+  assert.throws(
+    bad((m) => (m.runs[2].key = 'post_ln')),
+    (e) => e instanceof ModelFileError && /same key/.test(e.message),
+  );
+  await a.reset();
+  await b.reset();
+});
+
 test('a load the engine refuses keeps the session\u2019s run and frees the trainers it made', async () => {
   const engine = wasmEngine();
   const s = createSession({ engine });

@@ -20,7 +20,7 @@ const theme = createTheme($('theme-toggle'));
 const engine = sharedEngine();
 const fromLink = trainFromHash(location.hash);
 const view = mountTrainer($('lab'), {
-  state: { config: fromLink.config, notices: fromLink.notices },
+  state: { config: fromLink.config, notices: fromLink.notices, preset: fromLink.preset },
   theme,
   engine,
   slots: { notice: $('notice'), status: $('status'), form: $('controls') },
@@ -48,12 +48,13 @@ toggle.addEventListener('click', () => {
   $('controls').classList.toggle('is-open', open);
 });
 
-// The settings go into the URL fragment, at most a few times a second (browsers throttle rapid history updates).
+// The settings (and the paper preset) go into the URL fragment, at most a few times a second (browsers throttle
+// rapid history updates).
 let urlTimer = 0;
-view.store.subscribe((config) => {
+view.onSettings((config, preset) => {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
-    const hash = trainToHash(config);
+    const hash = trainToHash(config, preset);
     if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 300);
 });
@@ -63,7 +64,7 @@ window.addEventListener('hashchange', () => {
   const next = trainFromHash(location.hash);
   if (next.anchor) return;
   view.showNotices(next.notices);
-  view.setConfig(next.config);
+  view.setConfig(next.config, next.preset);
 });
 
 registerServiceWorker();

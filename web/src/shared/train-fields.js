@@ -8,6 +8,7 @@
 import ENGINE_TRAIN_FIELDS from './engine-train-fields.js';
 import { PRESENTATION, webFields } from './fields.js';
 import { parseHash, stateToHash } from './state.js';
+import { PRESET_BY_ID, PRESET_IDS, presetConfig } from '../train/presets.js';
 
 /** The sections of the lab's form, in order; a field without one goes to 'more'. */
 export const TRAIN_SECTIONS = ['task', 'arch', 'model', 'training', 'more'];
@@ -94,13 +95,52 @@ export const TRAIN_TABLE = train.fields;
 export const defaultTrainConfig = () =>
   Object.fromEntries(TRAIN_KEYS.map((k) => [k, structuredClone(TRAIN_TABLE[k].default)]));
 
-/** The lab's fragment: {config, notices, anchor}, every value read through TRAIN_TABLE. */
-export function trainFromHash(hash) {
-  const r = parseHash(hash, { groups: ['train'], table: TRAIN_TABLE });
-  return { config: r.train, notices: r.notices, anchor: r.anchor };
+/**
+ * The lab's link table: the train fields and `preset`, a paper preset of the
+ * lab (train/presets.js) whose settings and runs a link can name
+ * (#preset=warmup&seed=1: the preset, with the seed changed).
+ */
+export const TRAIN_LINK_TABLE = {
+  preset: {
+    group: 'lab',
+    kind: 'choice',
+    choices: ['none', ...PRESET_IDS],
+    default: 'none',
+    label: 'Paper preset',
+  },
+  ...TRAIN_TABLE,
+};
+
+/** The link table with the defaults of `preset`'s settings (the lab's own for 'none'). */
+function tableOf(preset) {
+  const p = PRESET_BY_ID[preset];
+  if (!p) return TRAIN_LINK_TABLE;
+  const base = presetConfig(p, defaultTrainConfig());
+  return Object.fromEntries(
+    Object.entries(TRAIN_LINK_TABLE).map(([k, c]) => [k, k in base ? { ...c, default: base[k] } : c]),
+  );
 }
 
-/** The lab's config as a fragment: the fields that differ from their defaults; '' when none do. */
-export const trainToHash = (config) => stateToHash({ train: config }, { groups: ['train'], table: TRAIN_TABLE });
+/**
+ * The lab's fragment: {config, preset, notices, anchor}, every value read
+ * through TRAIN_LINK_TABLE; with a preset, the fields the link does not give
+ * are the preset's.
+ */
+export function trainFromHash(hash) {
+  const r = parseHash(hash, { groups: ['train', 'lab'], table: TRAIN_LINK_TABLE });
+  const preset = r.lab.preset;
+  if (preset === 'none') return { config: r.train, preset, notices: r.notices, anchor: r.anchor };
+  const base = presetConfig(PRESET_BY_ID[preset], defaultTrainConfig());
+  const given = Object.fromEntries(r.given.filter((k) => k in r.train).map((k) => [k, r.train[k]]));
+  return { config: { ...base, ...given }, preset, notices: r.notices, anchor: r.anchor };
+}
+
+/**
+ * The lab's config as a fragment: the fields that differ from their defaults
+ * (from the preset's settings when `preset` names one, which the fragment
+ * then names); '' when none do.
+ */
+export const trainToHash = (config, preset = 'none') =>
+  stateToHash({ train: config, lab: { preset } }, { groups: ['train', 'lab'], table: tableOf(preset) });
 
 export { ENGINE_TRAIN_FIELDS };

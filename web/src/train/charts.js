@@ -7,11 +7,11 @@
 //
 //   const charts = createLineCharts({ els: {loss, grad, lr}, palette, onCursor });
 //   charts.update({ data, archs, xMax, task, diverged, theme });
-import { ARCH_BY_KEY } from '../shared/archs.js';
 import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
 import { finiteValues, logValues, yRange } from './series.js';
+import { lookOf } from './looks.js';
 
 let instances = 0;
 
@@ -22,17 +22,17 @@ const STEP_INCRS = [1, 2, 5].flatMap((m) => [1, 10, 100, 1000, 1e4, 1e5].map((p)
 const CHARTS = {
   loss: {
     log: true,
-    series: (archs, pal) =>
-      archs.flatMap((a) => [
-        { label: `${ARCH_BY_KEY[a].label} held-out`, stroke: pal.arch[a], width: 2, dash: ARCH_BY_KEY[a].dash },
-        { label: `${ARCH_BY_KEY[a].label} training`, stroke: fade(pal.arch[a]), width: 1 },
+    series: (archs, pal, look) =>
+      archs.map(look).flatMap((a) => [
+        { label: `${a.label} held-out`, stroke: pal.arch[a.arch], width: 2, dash: a.dash },
+        { label: `${a.label} training`, stroke: fade(pal.arch[a.arch]), width: 1 },
       ]),
     values: (d, archs) => archs.flatMap((a) => [d.series[a].heldout_loss, d.series[a].train_loss]),
   },
   grad: {
     log: true,
-    series: (archs, pal) =>
-      archs.map((a) => ({ label: ARCH_BY_KEY[a].label, stroke: pal.arch[a], width: 2, dash: ARCH_BY_KEY[a].dash })),
+    series: (archs, pal, look) =>
+      archs.map(look).map((a) => ({ label: a.label, stroke: pal.arch[a.arch], width: 2, dash: a.dash })),
     values: (d, archs) => archs.map((a) => d.series[a].grad_norm_global),
   },
   lr: {
@@ -43,7 +43,7 @@ const CHARTS = {
 };
 
 /** A colour at 55% opacity (the training loss, behind the held-out one). */
-function fade(color) {
+export function fade(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (!m) return color;
   const n = parseInt(m[1], 16);
@@ -66,7 +66,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
   let shape = null;
   let last = null;
 
-  function options(c, archs, pal, xMax) {
+  function options(c, archs, pal, xMax, look) {
     const spec = CHARTS[c.key];
     const axis = axisStyle(pal);
     return {
@@ -100,7 +100,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
             : { values: (u, splits) => splits.map(fmtValue) }),
         },
       ],
-      series: [{ label: 'step' }, ...spec.series(archs, pal).map((s) => ({ points: { show: false }, ...s }))],
+      series: [{ label: 'step' }, ...spec.series(archs, pal, look).map((s) => ({ points: { show: false }, ...s }))],
       hooks: {
         draw: [(u) => drawMarks(u, c.view, pal)],
         setCursor: [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.cursor.idx)],
@@ -156,7 +156,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
           below: true,
         });
     }
-    const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.arch] }));
+    const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
     const range = yRange(
       plotted,
       refs.map((r) => r.at),
@@ -167,19 +167,22 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
 
   return {
     /**
-     * data: series.js lineSeries(); archs: their order; xMax(): the axis's end;
-     * task: {chance, optimal} or null; diverged: [{arch, step}]. Resolves
-     * after the charts have drawn.
+     * data: series.js lineSeries(); archs: the runs' keys in order; looks:
+     * their looks.js looks (by key; an arch's own when absent); xMax(): the
+     * axis's end; task: {chance, optimal} or null; diverged: [{arch, step,
+     * colour}] (arch: the run's key, colour: its arch). Resolves after the
+     * charts have drawn.
      */
     update(next) {
       last = next;
       const pal = palette();
       for (const c of charts) c.view = viewOf(c, next);
-      const key = `${next.archs.join()}|${next.theme}`;
+      const look = (a) => lookOf(next.looks, a);
+      const key = `${next.archs.map((a) => `${a}:${look(a).label}`).join()}|${next.theme}`;
       if (key !== shape) {
         shape = key;
         for (const c of charts)
-          c.host.draw(() => ({ opts: options(c, next.archs, pal, () => last.xMax), data: c.view.data }));
+          c.host.draw(() => ({ opts: options(c, next.archs, pal, () => last.xMax, look), data: c.view.data }));
       } else for (const c of charts) c.host.setData(c.view.data);
     },
     /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */

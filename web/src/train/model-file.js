@@ -12,16 +12,20 @@
 //   12      4     H, the header's length in bytes, uint32 little-endian
 //   16      4     FNV-1a 32 of the header's bytes, uint32 little-endian
 //   20      H     the header: UTF-8 JSON {format: 'resnorm-train-model',
-//                 config: every training field, link, runs: [{arch, bytes,
-//                 logs}]}; `bytes` is the length of the run's blob; in the
+//                 config: every training field, link, runs: [{arch, key,
+//                 label, dash, overrides, stopWhenTrained, trainedAt, bytes,
+//                 logs}]}; a paper preset's runs differ from the settings in
+//                 `overrides` (key and label name them; without them a run is
+//                 the settings with its arch); `bytes` is the length of the run's blob; in the
 //                 logs a number that JSON cannot hold is a string: "NaN",
 //                 "Infinity", "-Infinity", "-0"
 //   20 + H        the runs' blobs, one after another in the runs' order (each
 //                 begins "RNTRAIN1" and ends with the core's own checksum)
 //   the file ends there: its length is exactly 20 + H + the blobs' lengths.
 //
-//   encodeModel({ config, link, runs: [{arch, logs, state}] }) -> Uint8Array
-//   decodeModel(bytes) -> { config, link, runs: [{arch, logs, state}] }
+//   encodeModel({ config, link, runs: [{arch, logs, state, ...spec}] }) -> Uint8Array
+//   decodeModel(bytes) -> { config, link, runs: [{arch, logs, state, ...spec}] }
+//   (spec: key, label, dash, overrides, stopWhenTrained, trainedAt)
 //
 // decodeModel refuses a damaged, truncated, foreign or hostile file with a
 // ModelFileError whose message names what is wrong (and .field the part),
@@ -92,7 +96,17 @@ export function encodeModel({ config, link = '', runs }) {
     format: MODEL_FORMAT,
     config,
     link,
-    runs: runs.map((r) => ({ arch: r.arch, bytes: r.state.length, logs: r.logs.map(logOut) })),
+    runs: runs.map((r) => ({
+      arch: r.arch,
+      key: r.key ?? r.arch,
+      label: r.label ?? null,
+      dash: r.dash ?? null,
+      overrides: r.overrides ?? {},
+      stopWhenTrained: Boolean(r.stopWhenTrained),
+      trainedAt: r.trainedAt ?? null,
+      bytes: r.state.length,
+      logs: r.logs.map(logOut),
+    })),
   };
   const head = new TextEncoder().encode(JSON.stringify(header));
   const total = MODEL_HEAD + head.length + runs.reduce((n, r) => n + r.state.length, 0);
@@ -125,6 +139,15 @@ function foreign(bytes) {
   return 'not a resnorm model file';
 }
 
+/** One setting as the lab writes it, read back through the lab's field table, or a refusal naming `at`. */
+function readSetting(k, v, at) {
+  const ok = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || Array.isArray(v);
+  const r = ok ? readField(k, writeField(k, v, TRAIN_TABLE), TRAIN_TABLE) : { ok: false, reason: 'not a value' };
+  if (!r.ok || r.dropped || JSON.stringify(r.value) !== JSON.stringify(v))
+    fail(at, `the setting ${k} is not usable (${r.ok ? 'not as the lab writes it' : r.reason})`);
+  return r.value;
+}
+
 /** The settings, every training field, each read back through the lab's field table. */
 function readConfig(c) {
   if (!plain(c)) fail('config', 'the settings are missing');
@@ -133,12 +156,7 @@ function readConfig(c) {
   const config = {};
   for (const k of TRAIN_KEYS) {
     if (!Object.hasOwn(c, k)) fail(`config.${k}`, `the setting ${k} is missing`);
-    const v = c[k];
-    const ok = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || Array.isArray(v);
-    const r = ok ? readField(k, writeField(k, v, TRAIN_TABLE), TRAIN_TABLE) : { ok: false, reason: 'not a value' };
-    if (!r.ok || r.dropped || JSON.stringify(r.value) !== JSON.stringify(v))
-      fail(`config.${k}`, `the setting ${k} is not usable (${r.ok ? 'not as the lab writes it' : r.reason})`);
-    config[k] = r.value;
+    config[k] = readSetting(k, c[k], `config.${k}`);
   }
   return config;
 }
@@ -168,29 +186,69 @@ function readLog(l, where, L) {
   return out;
 }
 
+/** A run's spec beyond its arch: key, label, dash, overrides of the settings, and its stop. */
+function readSpec(r, where, arch) {
+  const key = r.key ?? arch;
+  if (typeof key !== 'string' || !KEY.test(key)) fail(`${where}.key`, `the key of run ${where} is not a key`);
+  const label = r.label ?? null;
+  if (label !== null && (typeof label !== 'string' || label.length > 80))
+    fail(`${where}.label`, `the label of run ${key} is not a short text`);
+  const dash = r.dash ?? null;
+  if (
+    dash !== null &&
+    !(Array.isArray(dash) && dash.length <= 8 && dash.every((x) => Number.isInteger(x) && x >= 0 && x <= 40))
+  )
+    fail(`${where}.dash`, `the dash of run ${key} is not a dash pattern`);
+  const given = r.overrides ?? {};
+  if (!plain(given)) fail(`${where}.overrides`, `the overrides of run ${key} are not settings`);
+  const overrides = {};
+  for (const [k, v] of Object.entries(given)) {
+    if (k === 'arch' || !Object.hasOwn(TRAIN_TABLE, k))
+      fail(`${where}.overrides.${k.slice(0, 40)}`, `run ${key} overrides an unknown setting "${k.slice(0, 40)}"`);
+    overrides[k] = readSetting(k, v, `${where}.overrides.${k}`);
+  }
+  const trainedAt = r.trainedAt ?? null;
+  if (trainedAt !== null && !(Number.isInteger(trainedAt) && trainedAt >= 1))
+    fail(`${where}.trainedAt`, `the trained step of run ${key} is not a step`);
+  return { key, label, dash, overrides, stopWhenTrained: r.stopWhenTrained === true, trainedAt };
+}
+
 /** The runs: one per architecture of the settings, in their order, each with logs ascending and a blob length. */
 function readRuns(runs, config) {
   if (!Array.isArray(runs)) fail('runs', 'the runs are missing');
   if (runs.length > MODEL_LIMITS.runs) fail('runs', `${runs.length} runs (at most ${MODEL_LIMITS.runs})`);
   const archs = config.arch;
-  if (runs.length !== archs.length)
+  // The ordinary lab: one run per architecture, in the settings' order. A paper
+  // preset's runs (each with its own key) may use one architecture twice: each
+  // must be one of the settings', and each of those used.
+  const preset = runs.some((r) => plain(r) && r.key !== undefined && r.key !== r.arch);
+  if (!preset && runs.length !== archs.length)
     fail('runs', `${runs.length} runs for ${archs.length} architectures in the settings`);
-  return runs.map((r, i) => {
+  const out = runs.map((r, i) => {
     const where = `runs[${i}]`;
     if (!plain(r)) fail(where, `${where} is not a run`);
-    if (r.arch !== archs[i])
-      fail(`${where}.arch`, `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${archs[i]}`);
+    if (preset ? !archs.includes(r.arch) : r.arch !== archs[i])
+      fail(
+        `${where}.arch`,
+        `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${preset ? archs.join(', ') : archs[i]}`,
+      );
     if (!Number.isSafeInteger(r.bytes) || r.bytes < 0)
       fail(`${where}.bytes`, `the state length of ${r.arch} is not a length`);
     if (!Array.isArray(r.logs) || r.logs.length > MODEL_LIMITS.logs)
       fail(`${where}.logs`, `the logs of ${r.arch} are not a list`);
-    const logs = r.logs.map((l, j) => readLog(l, `${r.arch} log ${j + 1}`, config.depth));
+    const spec = readSpec(r, where, r.arch);
+    const own = { ...config, ...spec.overrides };
+    const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth));
     logs.forEach((l, j) => {
-      if ((j > 0 && l.step <= logs[j - 1].step) || l.step > config.steps)
-        fail(`${where}.logs`, `the logs of ${r.arch} are out of order at step ${l.step}`);
+      if ((j > 0 && l.step <= logs[j - 1].step) || l.step > own.steps)
+        fail(`${where}.logs`, `the logs of ${spec.key} are out of order at step ${l.step}`);
     });
-    return { arch: r.arch, bytes: r.bytes, logs };
+    return { arch: r.arch, ...spec, bytes: r.bytes, logs };
   });
+  if (new Set(out.map((r) => r.key)).size !== out.length) fail('runs', 'two runs have the same key');
+  const unused = archs.filter((a) => !out.some((r) => r.arch === a));
+  if (unused.length) fail('runs', `no run of ${unused.join(', ')}, which the settings name`);
+  return out;
 }
 
 /** bytes: a Uint8Array or ArrayBuffer of a whole file. */
@@ -235,7 +293,9 @@ export function decodeModel(input) {
       at += r.bytes;
       if (state.length < magic.length || magic.some((b, i) => state[i] !== b))
         fail(`state.${r.arch}`, `the state of ${r.arch} is not a trainer state`);
-      return { arch: r.arch, logs: r.logs, state };
+      const run = { ...r, state };
+      delete run.bytes;
+      return run;
     }),
   };
 }

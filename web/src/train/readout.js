@@ -4,11 +4,11 @@
 // learning rate; a run that stopped says at which step it diverged.
 //
 //   const r = createTrainReadout(box);
-//   r.set({ data, archs, diverged, index });   // index null: the latest step
-import { archLabel } from '../shared/archs.js';
+//   r.set({ data, archs, looks, diverged, index });   // index null: the latest step; archs: the runs' keys
 import { el, replace } from '../shared/dom.js';
 import { fmtValue, percent } from '../shared/format.js';
-import { swatch } from '../shared/swatch.js';
+import { lineSwatch } from '../shared/swatch.js';
+import { lookOf } from './looks.js';
 
 // Short headers, so four numbers and a name fit a phone's width; the head line says what they are.
 const COLUMNS = [
@@ -47,7 +47,7 @@ export function createTrainReadout(box) {
   box.append(head, el('div', { class: 'readout-scroll' }, table));
 
   return {
-    set({ data, archs, diverged, index }) {
+    set({ data, archs, looks = null, diverged, index }) {
       const last = data.x.length - 1;
       const i = index ?? last;
       if (i < 0) {
@@ -62,6 +62,7 @@ export function createTrainReadout(box) {
         );
       }
       const rows = archs.map((arch) => {
+        const look = lookOf(looks, arch);
         const s = data.series[arch];
         const stop = diverged.find((d) => d.arch === arch);
         return el(
@@ -70,8 +71,8 @@ export function createTrainReadout(box) {
           el(
             'th',
             { scope: 'row' },
-            swatch(arch),
-            archLabel(arch),
+            lineSwatch(look.arch, look.dash),
+            look.label,
             stop ? el('span', { class: 'diverged-note' }, `diverged at step ${stop.step}`) : null,
           ),
           COLUMNS.map(([key]) => el('td', { 'data-key': key }, i < 0 ? '\u2014' : stepValue(key, s[key][i]))),

@@ -9,7 +9,8 @@ export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'gra
 
 /**
  * The logged steps of every run on one axis (the runs log the same steps;
- * one that stopped early has fewer) and, per run's arch, each LINE_KEYS
+ * one that stopped early has fewer) and, per run's key (its arch unless the
+ * run has a key of its own), each LINE_KEYS
  * series aligned to it, null past the run's last log: {x, lr, series: {arch:
  * {key: values}}}. `lr` is the learning rate at each step, the same for every
  * run (one schedule), from whichever run got that far.
@@ -19,7 +20,7 @@ export function lineSeries(runs) {
   const x = longest.map((l) => l.step);
   const series = {};
   for (const r of runs) {
-    series[r.arch] = Object.fromEntries(
+    series[r.key ?? r.arch] = Object.fromEntries(
       LINE_KEYS.map((k) => [k, x.map((_, i) => (i < r.logs.length ? r.logs[i][k] : null))]),
     );
   }

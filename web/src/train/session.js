@@ -5,11 +5,13 @@
 //
 //   const s = createSession({ engine, onChange });
 //   await s.start(config);   // idle: new trainers; paused: continues where it stopped
+//   await s.start(config, specs); // the same, one trainer per spec (runSpecs below)
 //   s.pause();               // the requests under way finish, then nothing more is asked
 //   await s.step(config);    // one logged step per architecture, then paused
 //   await s.reset();         // trainers deleted, logs dropped
 //   s.snapshot()             // {state, runs, progress, ...}
-//   await s.saveModel();     // paused or done: {config, runs: [{arch, logs, state}]} (model-file.js encodes it)
+//   await s.saveModel();     // paused or done: {config, runs: [{arch, key, label, overrides, ..., logs, state}]}
+//                            // (model-file.js encodes it)
 //   await s.loadModel(model); // the trainers made again from a decoded file, paused; refused: as it was
 //
 // States: idle (no trainers), starting (trainers being made), running,
@@ -18,6 +20,41 @@
 // (the trainers could not be made: `error` holds the engine's refusal).
 // A run goes on from exactly where it stopped, so a paused and continued run
 // logs the numbers of an uninterrupted one.
+//
+// Runs: by default one per architecture of config.arch, keyed by the arch; a
+// paper's comparison passes its own specs instead, runs that differ in more
+// than the architecture (depth, warmup, ...), each {key, arch, label,
+// overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
+// logged step whose held-out loss is below halfway from chance to the optimum
+// (verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
+// its lesion() and keeps it on the run (`lesion`, or `lesionError`) before it
+// says done.
+import { belowHalfway } from './verdicts.js';
+
+/**
+ * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
+ * or one per arch of `config.arch`; each with its own config, the shared one
+ * with its overrides and its single arch. Keys are unique (the arch, else
+ * given).
+ */
+export function runSpecs(config, specs = null) {
+  const list = specs ?? config.arch.map((arch) => ({ arch }));
+  const out = list.map((s) => {
+    const shared = { ...config };
+    delete shared.arch;
+    return {
+      key: s.key ?? s.arch,
+      arch: s.arch,
+      label: s.label ?? null,
+      dash: s.dash ?? null,
+      stopWhenTrained: Boolean(s.stopWhenTrained),
+      config: { ...shared, ...(s.overrides ?? {}), arch: s.arch },
+    };
+  });
+  const keys = new Set(out.map((s) => s.key));
+  if (keys.size !== out.length) throw new RangeError('runs: two runs have the same key');
+  return out;
+}
 
 /** Tokens one update trains on: B sequences of T tokens (T = 2n for copy, reverse, sort; 2 for modadd; n for markov), or B examples. */
 export function tokensPerStep(config) {
@@ -34,14 +71,14 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   let state = 'idle';
   let runs = []; // {arch, trainer, config, task, logs, stepsDone, stopped, error, busy, activeSteps}
   let generation = 0; // bumped by reset(): answers of an older generation are dropped
-  let config = null; // the shared config of the runs (every field but arch)
+  let config = null; // the shared config of the runs (a run's own is run.config)
   let error = null;
   let activeMs = 0; // time spent running (not paused), for the rates
   let runningSince = 0;
   let settled = null; // resolves when the running loops have all stopped
 
   const changed = () => onChange(snapshot());
-  const finished = (r) => r.stopped || r.error || r.stepsDone >= config.steps;
+  const finished = (r) => r.stopped || r.error || r.trainedAt !== null || r.stepsDone >= r.steps;
 
   // The clock runs while the run is running or finishing a pause: the rates leave paused time out.
   const clocked = (st) => st === 'running' || st === 'pausing';
@@ -53,14 +90,23 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     state = next;
   }
 
-  /** The trainers for `cfg`, one per arch, made in parallel; on a refusal none is kept. */
-  async function open(cfg) {
+  /** The trainers for `cfg`, one per run spec (runSpecs), made in parallel; on a refusal none is kept. */
+  async function open(cfg, given = null) {
     const gen = generation;
-    config = { ...cfg };
+    let specs;
+    try {
+      specs = runSpecs(cfg, given);
+    } catch (e) {
+      error = e;
+      setState('error');
+      changed();
+      return false;
+    }
+    config = { ...cfg, arch: specs.map((s) => s.arch) };
     error = null;
     setState('starting');
     changed();
-    const made = await Promise.allSettled(cfg.arch.map((arch) => engine.trainer({ ...cfg, arch })));
+    const made = await Promise.allSettled(specs.map((s) => engine.trainer(s.config)));
     const refused = made.find((m) => m.status === 'rejected');
     if (gen !== generation || refused) {
       for (const m of made) if (m.status === 'fulfilled') m.value.delete().catch(() => {});
@@ -73,7 +119,16 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       return false;
     }
     runs = made.map((m, i) => ({
-      arch: cfg.arch[i],
+      arch: specs[i].arch,
+      key: specs[i].key,
+      label: specs[i].label,
+      dash: specs[i].dash,
+      steps: specs[i].config.steps,
+      stopWhenTrained: specs[i].stopWhenTrained,
+      trainedAt: null,
+      logEvery: specs[i].config.log_every,
+      lesion: null,
+      lesionError: null,
       trainer: m.value,
       config: m.value.config ?? null,
       task: m.value.task ?? null,
@@ -91,7 +146,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
 
   /** One request of `r`: the updates up to its next logged step. */
   async function advance(r, gen) {
-    const n = chunkSize(r.stepsDone, config.steps, config.log_every);
+    const n = chunkSize(r.stepsDone, r.steps, r.logEvery);
     if (n <= 0) return;
     r.busy = true;
     let logs;
@@ -113,11 +168,30 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       r.stepsDone = stop.step;
     } else r.stepsDone += n;
     if (clocked(state)) r.activeSteps += n;
+    const last = logs.at(-1);
+    if (r.stopWhenTrained && !r.stopped && last && belowHalfway(last, r.task)) r.trainedAt = last.step;
   }
 
-  function afterRequests() {
-    if (runs.length && runs.every(finished)) setState('done');
-    else if (state === 'pausing' || state === 'stepping') setState('paused');
+  async function afterRequests(gen) {
+    if (runs.length && runs.every(finished)) {
+      await lesionAll(gen);
+      if (gen === generation) setState('done');
+    } else if (state === 'pausing' || state === 'stepping') setState('paused');
+  }
+
+  // ---- after training: each run's lesion (its trainer's lesion()), kept on the run
+  async function lesionAll(gen) {
+    await Promise.all(
+      runs.map(async (r) => {
+        if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;
+        try {
+          const l = await r.trainer.lesion();
+          if (gen === generation) r.lesion = l;
+        } catch (e) {
+          if (gen === generation) r.lesionError = e;
+        }
+      }),
+    );
   }
 
   async function loop(r, gen) {
@@ -133,17 +207,17 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     changed();
     await Promise.all(runs.map((r) => loop(r, gen)));
     if (gen !== generation) return;
-    afterRequests();
+    await afterRequests(gen);
+    if (gen !== generation) return;
     changed();
   }
 
   function snapshot() {
-    const steps = config?.steps ?? 0;
-    const total = steps * runs.length;
-    const done = runs.reduce((s, r) => s + (finished(r) ? steps : r.stepsDone), 0);
+    const total = runs.reduce((s, r) => s + r.steps, 0);
+    const done = runs.reduce((s, r) => s + (finished(r) ? r.steps : r.stepsDone), 0);
     const ms = activeMs + (clocked(state) ? now() - runningSince : 0);
     const rates = runs.map((r) => (ms > 0 ? r.activeSteps / (ms / 1000) : 0));
-    const left = runs.map((r, i) => (finished(r) ? 0 : rates[i] > 0 ? (steps - r.stepsDone) / rates[i] : Infinity));
+    const left = runs.map((r, i) => (finished(r) ? 0 : rates[i] > 0 ? (r.steps - r.stepsDone) / rates[i] : Infinity));
     const stepsPerSecond = rates.reduce((a, b) => a + b, 0);
     return {
       state,
@@ -169,7 +243,30 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     if (!runs.length || (state !== 'paused' && state !== 'done'))
       throw new Error('nothing to save: a model is saved when its run is paused or done');
     const states = await Promise.all(runs.map((r) => r.trainer.state()));
-    return { config: { ...config }, runs: runs.map((r, i) => ({ arch: r.arch, logs: r.logs, state: states[i] })) };
+    const shared = { ...config };
+    delete shared.arch;
+    // a run's overrides: the settings its trainer has that differ from the shared ones
+    const overridesOf = (r) =>
+      Object.fromEntries(
+        Object.keys(shared)
+          .filter((k) => r.config && k in r.config && JSON.stringify(r.config[k]) !== JSON.stringify(shared[k]))
+          .map((k) => [k, r.config[k]]),
+      );
+    return {
+      // the settings name each architecture once, whatever runs use it
+      config: { ...config, arch: [...new Set(config.arch)] },
+      runs: runs.map((r, i) => ({
+        arch: r.arch,
+        key: r.key ?? r.arch,
+        label: r.label ?? null,
+        dash: r.dash ?? null,
+        overrides: overridesOf(r),
+        stopWhenTrained: Boolean(r.stopWhenTrained),
+        trainedAt: r.trainedAt ?? null,
+        logs: r.logs,
+        state: states[i],
+      })),
+    };
   }
 
   /** Why a loaded trainer does not match its file's run (null when it does): its arch, settings and step. */
@@ -195,9 +292,11 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   async function loadModel(model) {
     const gen = generation;
     const cfg = { ...model.config };
-    const made = await Promise.allSettled(model.runs.map((r) => engine.trainer({ ...cfg, arch: r.arch })));
+    // each run's own settings: the shared ones with its overrides (a paper preset's) and its arch
+    const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
+    const made = await Promise.allSettled(own.map((c) => engine.trainer(c)));
     const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
-    const name = (i) => model.runs[i].arch;
+    const name = (i) => model.runs[i].key ?? model.runs[i].arch;
     try {
       const refused = made.findIndex((m) => m.status === 'rejected');
       if (refused >= 0)
@@ -209,7 +308,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       const bad = loaded.findIndex((m) => m.status === 'rejected');
       if (bad >= 0) throw Object.assign(new Error(`${name(bad)}: ${loaded[bad].reason?.message}`), { field: 'state' });
       trainers.forEach((t, i) => {
-        const why = loadedMismatch(t, model.runs[i], cfg);
+        const why = loadedMismatch(t, model.runs[i], own[i]);
         if (why) throw Object.assign(new Error(`${name(i)}: ${why}`), { field: 'state' });
       });
       if (gen !== generation) throw new Error('the run was reset while the file loaded');
@@ -222,8 +321,18 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     runs = made.map(({ value: t }, i) => {
       const logs = [...model.runs[i].logs];
       const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+      const r = model.runs[i];
       return {
-        arch: model.runs[i].arch,
+        arch: r.arch,
+        key: r.key ?? r.arch,
+        label: r.label ?? null,
+        dash: r.dash ?? null,
+        steps: own[i].steps,
+        stopWhenTrained: Boolean(r.stopWhenTrained),
+        trainedAt: r.trainedAt ?? null,
+        logEvery: own[i].log_every,
+        lesion: null,
+        lesionError: null,
         trainer: t,
         config: t.config ?? null,
         task: t.task ?? null,
@@ -238,6 +347,8 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     });
     config = cfg;
     error = null;
+    // a finished run's lesions are asked again, as at the end of a run (they are not in the file)
+    if (runs.every(finished)) await lesionAll(generation);
     setState(runs.every(finished) ? 'done' : 'paused');
     activeMs = 0;
     runningSince = 0;
@@ -251,13 +362,13 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       return state;
     },
     /** Starts (idle, done with new settings, error) or continues (paused) the run. */
-    async start(cfg) {
+    async start(cfg, specs = null) {
       if (state === 'running' || state === 'starting' || state === 'stepping') return settled;
       if (state === 'pausing') {
         await settled; // the loops stop first; then they start again from where they are
-        return this.start(cfg);
+        return this.start(cfg, specs);
       }
-      if (state !== 'paused' && !(await open(cfg))) return null;
+      if (state !== 'paused' && !(await open(cfg, specs))) return null;
       settled = runAll();
       return settled;
     },
@@ -267,21 +378,22 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       setState('pausing');
       changed();
       if (runs.every((r) => !r.busy)) {
-        afterRequests();
-        changed();
+        const gen = generation;
+        afterRequests(gen).then(() => gen === generation && changed());
       }
     },
     /** One logged step of every architecture that has not finished, then paused (or done). */
-    async step(cfg) {
+    async step(cfg, specs = null) {
       if (state === 'running' || state === 'pausing' || state === 'starting' || state === 'stepping') return;
-      if ((state === 'idle' || state === 'error') && !(await open(cfg))) return;
+      if ((state === 'idle' || state === 'error') && !(await open(cfg, specs))) return;
       if (state === 'done') return;
       const gen = generation;
       setState('stepping');
       changed();
       await Promise.all(runs.filter((r) => !finished(r)).map((r) => advance(r, gen)));
       if (gen !== generation) return;
-      afterRequests();
+      await afterRequests(gen);
+      if (gen !== generation) return;
       changed();
     },
     saveModel,

@@ -9,8 +9,8 @@
 //   const v = mountTrainer(root, { state, theme, engine, slots, onUpdate });
 //   v.setConfig(config); v.showNotices(notices); v.destroy();
 //
-// root: the element to fill. state: {config, notices} (shared/train-fields.js's
-// trainFromHash). theme: shared/theme.js's createTheme(). engine: the page's
+// root: the element to fill. state: {config, notices, preset} (shared/train-fields.js's
+// trainFromHash; preset: a paper preset's id, presets.js). theme: shared/theme.js's createTheme(). engine: the page's
 // engine client (engine/client.js), whose trainer(config) makes a trainer.
 // slots: {notice, status, form}: the page's places for the notices, the
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
@@ -22,7 +22,7 @@ import { createStore } from '../shared/state.js';
 import { el } from '../shared/dom.js';
 import { palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
-import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
 import { createSession } from './session.js';
 import { createTrainControls } from './controls.js';
 import { createLineCharts } from './charts.js';
@@ -35,6 +35,10 @@ import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
 import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
 import { createLabNumbers } from './numbers.js';
+import { looksOf } from './looks.js';
+import { runSpecs } from './session.js';
+import { createPaperPresets } from './paper-panel.js';
+import { createAfterTraining } from './lesion-chart.js';
 
 const CHARTS = [
   ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
@@ -84,6 +88,24 @@ export function mountTrainer(
     reset: button('reset', 'Reset'),
   };
   buttons.start.classList.add('primary');
+  // ---- paper presets (paper-panel.js): their buttons above the run bar, their verdict under the line charts
+  const presetBar = el('div', { class: 'field train-presets', id: 'train-presets' });
+  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The paper preset' });
+  const papers = createPaperPresets({
+    bar: presetBar,
+    panel: paperPanel,
+    store,
+    defaults: defaultTrainConfig(),
+    initial: state.preset,
+    apply: async (config, id) => {
+      await session.reset();
+      controls.reset();
+      papers.choose(id);
+      store.set(config);
+      schedule();
+    },
+  });
+  parts.push(presetBar);
   const progressBox = el('div', { class: 'run-progress' });
   const progress = createProgress(progressBox);
   const runError = el('p', { class: 'field-error run-error', role: 'alert', hidden: true });
@@ -128,6 +150,15 @@ export function mountTrainer(
       ),
     );
   }
+
+  // ---- after training (lesion-chart.js): the lesion study and the contributions, when every run has finished
+  const afterBox = el(
+    'section',
+    { class: 'after-training', id: 'train-after', 'aria-labelledby': 'train-after-title' },
+    el('h3', { class: 'heat-title', id: 'train-after-title' }, 'After training: lesions and contributions'),
+  );
+  parts.push(paperPanel, afterBox);
+  const after = createAfterTraining(afterBox, { palette: () => palette(root) });
 
   // ---- heatmaps: one section per metric, its legend, one map per architecture
   const colours = () => ({
@@ -195,11 +226,12 @@ export function mountTrainer(
       charts.showIndex(to === null ? null : Math.max(0, Math.min(n - 1, to)));
     });
 
-  /** The heatmaps for `archs` (made again when the architectures change). */
+  /** The heatmaps for the runs `archs` (their keys; made again when the runs change), named by `looks`. */
   let heatArchs = '';
-  function heatmapsFor(archs) {
-    if (archs.join() === heatArchs) return;
-    heatArchs = archs.join();
+  function heatmapsFor(archs, looks) {
+    const shape = archs.map((a) => `${a}:${looks[a].label}`).join();
+    if (shape === heatArchs) return;
+    heatArchs = shape;
     for (const h of Object.values(heat)) {
       for (const m of Object.values(h.maps)) m.destroy();
       h.maps = {};
@@ -207,7 +239,7 @@ export function mountTrainer(
       for (const arch of archs) {
         const box = el('figure', { class: 'heatmap-figure', 'data-arch': arch });
         h.grid.append(box);
-        h.maps[arch] = createHeatmap(box, { name: archLabel(arch), ...h.info, colours });
+        h.maps[arch] = createHeatmap(box, { name: looks[arch].label, ...h.info, colours });
       }
     }
   }
@@ -224,9 +256,10 @@ export function mountTrainer(
       extent.of = createLogExtent();
     }
     for (const r of runs) {
-      const { columns } = cols[r.arch];
-      for (let i = extent.seen.get(r.arch) ?? 0; i < columns.length; i++) extent.of.add(columns[i]);
-      extent.seen.set(r.arch, columns.length);
+      const key = r.key ?? r.arch;
+      const { columns } = cols[key];
+      for (let i = extent.seen.get(key) ?? 0; i < columns.length; i++) extent.of.add(columns[i]);
+      extent.seen.set(key, columns.length);
     }
     return extent.of.scale();
   }
@@ -267,46 +300,62 @@ export function mountTrainer(
       }, wait);
   };
 
+  /** The runs before a run exists: one per arch, or the paper preset's (with its overrides). */
+  function pendingRuns(config) {
+    let specs;
+    try {
+      specs = runSpecs(config, papers.specs());
+    } catch {
+      specs = runSpecs(config);
+    }
+    return specs.map((s) => ({ ...s, steps: s.config.steps, logs: [], firstNonfinite: null, lesion: null }));
+  }
+
   function render() {
     frame = 0;
     lastRender = performance.now();
     const snap = session.snapshot();
     const config = snap.config ?? store.get();
-    const runs = snap.runs.length ? snap.runs : config.arch.map((arch) => ({ arch, logs: [], firstNonfinite: null }));
-    const archs = runs.map((r) => r.arch);
+    const runs = snap.runs.length ? snap.runs : pendingRuns(config);
+    const archs = runs.map((r) => r.key ?? r.arch);
+    const looks = looksOf(runs);
     const data = lineSeries(runs);
     const diverged = runs
       .filter((r) => r.firstNonfinite !== null)
-      .map((r) => ({ arch: r.arch, step: r.firstNonfinite }));
+      .map((r) => ({ arch: r.key ?? r.arch, colour: r.arch, step: r.firstNonfinite }));
     const task = snap.runs[0]?.task ?? null;
     const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
 
-    charts.update({ data, archs, xMax: config.steps, task, diverged, theme: theme.current() });
-    readout.set({ data, archs, diverged, index });
-    heatmapsFor(archs);
+    charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
+    readout.set({ data, archs, looks, diverged, index });
+    heatmapsFor(archs, looks);
     const shown = {};
     const scales = {};
     for (const [metric, h] of Object.entries(heat)) {
-      const cols = Object.fromEntries(runs.map((r) => [r.arch, heatColumns(r, metric)]));
+      const cols = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, heatColumns(r, metric)]));
       const scale = sharedScale(h.extent, runs, cols);
       h.legend.update(scale);
       for (const r of runs) {
-        h.maps[r.arch].update({
-          ...cols[r.arch],
-          rows: h.info.rows(config.depth),
+        const key = r.key ?? r.arch;
+        h.maps[key].update({
+          ...cols[key],
+          rows: h.info.rows(r.config?.depth ?? config.depth),
           xMax: config.steps,
           logEvery: config.log_every,
           scale,
           divergedAt: r.firstNonfinite,
         });
-        h.maps[r.arch].showStep(index === null ? null : data.x[index]);
-        (shown[r.arch] ??= {})[metric] = cols[r.arch];
+        h.maps[key].showStep(index === null ? null : data.x[index]);
+        (shown[key] ??= {})[metric] = cols[key];
       }
       scales[metric] = scale;
     }
     lossNote.textContent = diverged
-      .map((d) => `${archLabel(d.arch)} diverged at step ${d.step} (dashed line)`)
+      .map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`)
       .join('; ');
+    // ---- the paper preset's verdict and the after-training charts
+    const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
+    const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
     progress.update(snap.progress, snap.state);
     showState(snap);
     tools.update(snap);
@@ -319,10 +368,24 @@ export function mountTrainer(
       archs,
       runs: Object.fromEntries(
         snap.runs.map((r) => [
-          r.arch,
-          { stepsDone: r.stepsDone, stopped: r.stopped, firstNonfinite: r.firstNonfinite, task: r.task, logs: r.logs },
+          r.key ?? r.arch,
+          {
+            stepsDone: r.stepsDone,
+            stopped: r.stopped,
+            firstNonfinite: r.firstNonfinite,
+            task: r.task,
+            logs: r.logs,
+            arch: r.arch,
+            label: looks[r.key ?? r.arch].label,
+            config: r.config,
+            lesion: r.lesion,
+          },
         ]),
       ),
+      preset: papers.id(),
+      verdict: verdictShown,
+      lesions,
+      lesionPlot: after.plotted(),
       plotted: charts.plotted(),
       heatmaps: shown,
       scales,
@@ -350,7 +413,9 @@ export function mountTrainer(
       } else runError.hidden = true;
     } else {
       runError.hidden = !failed.length;
-      runError.textContent = failed.map((r) => `${archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' ');
+      runError.textContent = failed
+        .map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`)
+        .join(' ');
     }
   }
 
@@ -358,12 +423,12 @@ export function mountTrainer(
   const actions = {
     start: () => {
       controls.clearErrors();
-      return session.start(store.get());
+      return session.start(store.get(), papers.specs());
     },
     pause: () => session.pause(),
     step: () => {
       controls.clearErrors();
-      return session.step(store.get());
+      return session.step(store.get(), papers.specs());
     },
     reset: () => session.reset(),
   };
@@ -375,7 +440,7 @@ export function mountTrainer(
 
   let linkNotices = state.notices;
   const renderNotice = () =>
-    showNotices(notice, linkNotices, { table: noticeTable ?? TRAIN_TABLE, source: noticeSource });
+    showNotices(notice, linkNotices, { table: noticeTable ?? TRAIN_LINK_TABLE, source: noticeSource });
   renderNotice();
   // A new setting after a refusal: the refusal is of the old settings, so it goes, and the next Start asks again.
   store.subscribe(() => {
@@ -399,12 +464,22 @@ export function mountTrainer(
     store,
     controls,
     session,
-    /** New settings from the outside (a link): any run is reset first. */
-    async setConfig(config) {
+    /** New settings from the outside (a link; `preset` a paper preset's id or 'none'): any run is reset first. */
+    async setConfig(config, preset = 'none') {
       await session.reset();
       controls.reset();
+      papers.choose(preset);
       store.set(config);
       schedule();
+    },
+    /** fn(config, preset) after every change of the settings or of the paper preset (the page's link). */
+    onSettings(fn) {
+      const offStore = store.subscribe(() => fn(store.get(), papers.id()));
+      const offPreset = papers.onChange(() => fn(store.get(), papers.id()));
+      return () => {
+        offStore();
+        offPreset();
+      };
     },
     showNotices(notices) {
       linkNotices = notices;
@@ -417,6 +492,7 @@ export function mountTrainer(
       offTheme?.();
       session.reset();
       charts.destroy();
+      after.destroy();
       controls.destroy();
       tools.destroy();
       for (const h of Object.values(heat)) {

@@ -1,0 +1,166 @@
+// The training lab's paper presets (web/src/train/presets.js) in Debian's
+// Chromium under the site's CSP: each preset, chosen by its button, trains
+// its runs in the page; the verdict the page shows equals the one verdicts.js
+// computes on the same runs through `resnorm train --json`, and so do the
+// caption and its numbers (to 1e-4 relative); the after-training charts hold
+// exactly the engine's lesion arrays; a preset is a link (#preset=...), which
+// the address bar keeps; no console message. Prints how long each preset took
+// in the page. Screenshots in test-results/.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
+import { cliTrain } from '../node/helpers.js';
+import { PRESETS, runConfigs } from '../../web/src/train/presets.js';
+import { fromCli, verdict } from '../../web/src/train/verdicts.js';
+
+const it = useBrowser();
+
+/** Every run of a preset through the CLI, keyed by the preset's run keys (fromCli's runs). */
+function cliRuns(preset, config) {
+  const runs = {};
+  runConfigs(preset, config).forEach((c, i) => {
+    const out = cliTrain(c);
+    runs[preset.runs[i].key] = fromCli([...Object.values(out.logs).flat(), out.summary], c.arch, {
+      key: preset.runs[i].key,
+      stopWhenTrained: preset.runs[i].stopWhenTrained,
+    });
+  });
+  return runs;
+}
+
+/** |a - b| / |b| (0 when equal; both non-finite count as equal). */
+const rel = (a, b) => (a === b || (!Number.isFinite(a) && !Number.isFinite(b)) ? 0 : Math.abs(a - b) / Math.abs(b));
+
+/** The page's hook after a preset: the verdict shown, the runs' configs, the lesions drawn (arrays as plain arrays). */
+const shown = (page) =>
+  page.evaluate(() => {
+    const h = window.__resnormTrain;
+    const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
+    const lesion = (l) => l && Object.fromEntries(Object.entries(l).map(([k, v]) => [k, plain(v)]));
+    return {
+      state: h.state,
+      preset: h.preset,
+      verdict: h.verdict,
+      config: h.config,
+      runs: Object.fromEntries(
+        Object.entries(h.runs).map(([k, r]) => [k, { config: r.config, lesion: lesion(r.lesion) }]),
+      ),
+      lesions: h.lesions && Object.fromEntries(Object.entries(h.lesions).map(([k, l]) => [k, lesion(l)])),
+      lesionPlot: h.lesionPlot,
+      badge: document.querySelector('#train-paper .verdict-badge')?.textContent ?? null,
+      caption: document.querySelector('#train-paper-caption')?.textContent ?? null,
+      depth: [...document.querySelectorAll('#train-after-depth li')].map((li) => li.textContent),
+      hash: location.hash,
+    };
+  });
+
+test('each paper preset trains in the page to the verdict, caption and lesions of the CLI on the same runs', async () => {
+  await served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, `${url}train.html`);
+    const times = {};
+    const cliRunsOf = new Map();
+    for (const preset of PRESETS) {
+      await page.click(`#train-presets [data-preset="${preset.id}"]`);
+      await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
+      const t0 = Date.now();
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict, null, {
+        timeout: 120000,
+      });
+      times[preset.id] = (Date.now() - t0) / 1000;
+      const h = await shown(page);
+      assert.equal(h.preset, preset.id);
+      // the link names the preset and nothing else: its settings are the preset's
+      await page.waitForFunction((id) => location.hash === `#preset=${id}`, preset.id, { timeout: 5000 });
+
+      cliRunsOf.set(preset.id, cliRuns(preset, h.config));
+      const want = verdict(preset.id, cliRunsOf.get(preset.id));
+      assert.ok(want, `${preset.id}: the CLI's runs give a verdict`);
+      assert.equal(h.verdict.holds, want.holds, `${preset.id}: page ${h.verdict.holds}, CLI ${want.holds}`);
+      assert.deepEqual(
+        h.verdict.checks.map((c) => c.holds),
+        want.checks.map((c) => c.holds),
+        `${preset.id}: each check`,
+      );
+      assert.equal(h.badge, want.holds ? 'holds' : 'does not hold here');
+      assert.equal(h.caption, want.caption, `${preset.id}: the caption`);
+      assert.deepEqual(Object.keys(h.verdict.numbers), Object.keys(want.numbers));
+      for (const [k, v] of Object.entries(want.numbers))
+        assert.ok(rel(h.verdict.numbers[k], v) <= 1e-4, `${preset.id} ${k}: page ${h.verdict.numbers[k]}, CLI ${v}`);
+      // every run of the preset with its own overrides, as the CLI ran it
+      runConfigs(preset, h.config).forEach((c, i) => {
+        const r = h.runs[preset.runs[i].key];
+        for (const k of ['arch', 'depth', 'warmup', 'steps', 'lr', 'seed']) assert.equal(r.config[k], c[k], `${k}`);
+      });
+      // the after-training charts draw the engine's lesion arrays, for every run
+      assert.deepEqual(Object.keys(h.lesions).sort(), preset.runs.map((r) => r.key).sort());
+      const cli = cliRunsOf.get(preset.id);
+      const log10 = (v) => (v > 0 && Number.isFinite(v) ? Math.log10(v) : null);
+      for (const r of preset.runs) {
+        const l = h.runs[r.key].lesion;
+        assert.deepEqual(h.lesions[r.key], l, `${r.key}: lesion drawn`);
+        // the charts plot the engine's arrays (log10, to the last bits the two engines' log10 may part by; null where not drawn)
+        const plot = h.lesionPlot;
+        const same = (drawn, values, what) =>
+          values.forEach((v, i) => {
+            const want = log10(v);
+            const got = drawn[i];
+            assert.ok(
+              want === null ? got === null : Math.abs(got - want) <= 1e-12,
+              `${r.key} ${what}[${i}]: ${got}, ${want}`,
+            );
+          });
+        same(plot.loss[r.key], l.loss, 'lesion chart');
+        same(
+          plot.relative[r.key],
+          l.loss.map((v) => v / l.base),
+          'relative chart',
+        );
+        same(plot.contribution[r.key], l.contribution, 'contribution chart');
+        same(plot.contribution[`${r.key}:init`], l.contribution_init, 'contribution chart at init');
+        // and those are the CLI's lesion of the same run (a run the session stopped once trained is lesioned there)
+        if (r.stopWhenTrained) continue;
+        const want = cli[r.key].lesion;
+        assert.ok(rel(l.base, want.base) <= 1e-4, `${r.key} lesion base: page ${l.base}, CLI ${want.base}`);
+        for (const k of ['loss', 'increase', 'relative', 'contribution', 'contribution_init'])
+          l[k].forEach((v, i) =>
+            assert.ok(rel(v, want[k][i]) <= 1e-4, `${r.key} lesion ${k}[${i}]: page ${v}, CLI ${want[k][i]}`),
+          );
+      }
+      assert.equal(h.depth.length, preset.runs.length, 'one depth sentence per run');
+      console.log(`# ${preset.id}: ${times[preset.id].toFixed(1)} s in the page, verdict ${h.badge}`);
+      await page.screenshot({ path: `${SHOTS}/train-preset-${preset.id}.png`, fullPage: true });
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});
+
+test('a preset link opens the preset with its settings; changing the architectures leaves it', async () => {
+  await served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, `${url}train.html#preset=warmup&seed=2`, {
+      viewport: { width: 360, height: 780 },
+      colorScheme: 'dark',
+    });
+    const h = await shown(page);
+    assert.equal(h.preset, 'warmup');
+    assert.equal(await page.getAttribute('[data-preset="warmup"]', 'aria-pressed'), 'true');
+    const cfg = await page.evaluate(() => ({
+      depth: document.querySelector('#train-depth').value,
+      lr: document.querySelector('#train-lr').value,
+      seed: document.querySelector('#train-seed').value,
+    }));
+    assert.deepEqual(cfg, { depth: '6', lr: '0.012', seed: '2' });
+    assert.match(await page.textContent('#train-paper'), /Xiong/);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true);
+    await page.screenshot({ path: `${SHOTS}/train-preset-link-360-dark.png`, fullPage: true });
+    // adding an architecture is another comparison: the preset goes, and so does its name in the link
+    await page.click('#settings-toggle');
+    await page.check('#train-arch-plain');
+    await page.waitForFunction(() => window.__resnormTrain?.preset === 'none');
+    await page.waitForFunction(() => !location.hash.includes('preset='), null, { timeout: 5000 });
+    assert.equal(await page.isHidden('#train-paper'), true);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});

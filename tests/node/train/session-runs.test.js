@@ -1,0 +1,137 @@
+// The session's own runs (web/src/train/session.js): a list of run specs, each
+// an architecture with overrides of the shared config and a label, trains one
+// trainer per spec with its own config; a run marked stopWhenTrained ends at
+// its first logged step below halfway from chance to the optimum; when every
+// run has finished, each trainer's lesion() is kept on its run before the
+// session says done, and a lesion that fails is kept as lesionError.
+// Run: node --test tests/node/train/session-runs.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { createSession } from '../../../web/src/train/session.js';
+
+/** Trainers whose held-out loss is chance / (1 + step / depth); lesion() answers from the config (or throws). */
+function standIn({ lesionFails = [] } = {}) {
+  const engine = { made: [], lesions: 0 };
+  engine.trainer = async (config) => {
+    engine.made.push(config);
+    let done = 0;
+    const chance = Math.log(config.vocab);
+    return {
+      config,
+      task: { chance, optimal: 0 },
+      async step(n) {
+        await new Promise((r) => setTimeout(r, 1));
+        const logs = [];
+        for (let k = 0; k < n && done < config.steps; k++) {
+          done++;
+          if (done % config.log_every && done !== config.steps) continue;
+          logs.push({
+            step: done,
+            lr: config.lr,
+            heldout_loss: chance / (1 + done / config.depth),
+            first_nonfinite: null,
+          });
+        }
+        return logs;
+      },
+      async lesion() {
+        engine.lesions++;
+        if (lesionFails.includes(config.depth)) throw new Error('lesion refused');
+        return { base: 1, loss: Float64Array.from({ length: config.depth }, (_, i) => 1 + i) };
+      },
+      async delete() {},
+    };
+  };
+  return engine;
+}
+
+const CONFIG = {
+  task: 'copy',
+  arch: ['post_ln'],
+  seq: 4,
+  vocab: 8,
+  depth: 2,
+  steps: 40,
+  log_every: 10,
+  lr: 1e-3,
+  warmup: 0,
+};
+
+test('runs with their own overrides and labels, each to its own config, and a lesion on each when all are done', async () => {
+  const engine = standIn();
+  const states = [];
+  const s = createSession({ engine, onChange: (snap) => states.push([snap.state, snap.runs.every((r) => r.lesion)]) });
+  const specs = [
+    { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, no warmup' },
+    { key: 'post_ln_warm', arch: 'post_ln', label: 'Post-LN, warmup 20', overrides: { warmup: 20 } },
+    { key: 'pre_ln_8', arch: 'pre_ln', overrides: { depth: 8 } },
+  ];
+  await s.start(CONFIG, specs);
+  const snap = s.snapshot();
+  assert.equal(snap.state, 'done');
+  assert.deepEqual(
+    engine.made.map((c) => [c.arch, c.warmup, c.depth]),
+    [
+      ['post_ln', 0, 2],
+      ['post_ln', 20, 2],
+      ['pre_ln', 0, 8],
+    ],
+  );
+  assert.deepEqual(
+    snap.runs.map((r) => [r.key, r.label, r.stepsDone, r.lesion.loss.length]),
+    [
+      ['post_ln', 'Post-LN, no warmup', 40, 2],
+      ['post_ln_warm', 'Post-LN, warmup 20', 40, 2],
+      ['pre_ln_8', null, 40, 8],
+    ],
+  );
+  assert.deepEqual(snap.config.arch, ['post_ln', 'post_ln', 'pre_ln']);
+  assert.equal(engine.lesions, 3);
+  // "done" is said only once every lesion is in
+  for (const [state, lesioned] of states) if (state === 'done') assert.equal(lesioned, true);
+  assert.equal(snap.progress.done, 120);
+  await s.reset();
+});
+
+test('the ordinary lab: one run per arch, keyed by the arch, lesions after done', async () => {
+  const engine = standIn();
+  const s = createSession({ engine });
+  await s.start({ ...CONFIG, arch: ['post_ln', 'pre_ln'] });
+  const snap = s.snapshot();
+  assert.deepEqual(
+    snap.runs.map((r) => [r.key, r.arch, r.label, Boolean(r.lesion)]),
+    [
+      ['post_ln', 'post_ln', null, true],
+      ['pre_ln', 'pre_ln', null, true],
+    ],
+  );
+});
+
+test('a run marked stopWhenTrained ends at its first logged step below halfway; a failed lesion is kept as an error', async () => {
+  const engine = standIn({ lesionFails: [4] });
+  const s = createSession({ engine });
+  // chance / (1 + t / depth) < chance / 2 once t > depth: depth 15 crosses at the first log past 15, i.e. 20
+  await s.start({ ...CONFIG, depth: 15 }, [
+    { key: 'stops', arch: 'pre_ln', stopWhenTrained: true },
+    { key: 'goes_on', arch: 'post_ln' },
+    { key: 'no_lesion', arch: 'admin', overrides: { depth: 4 } },
+  ]);
+  const [stops, goesOn, noLesion] = s.snapshot().runs;
+  assert.equal(stops.trainedAt, 20);
+  assert.equal(stops.stepsDone, 20);
+  assert.equal(goesOn.stepsDone, 40);
+  assert.equal(s.snapshot().state, 'done');
+  assert.equal(s.snapshot().progress.fraction, 1);
+  assert.equal(noLesion.lesion, null);
+  assert.match(noLesion.lesionError.message, /refused/);
+});
+
+test('two runs with one key are refused as an error, with no trainer made', async () => {
+  const engine = standIn();
+  const s = createSession({ engine });
+  await s.start(CONFIG, [{ arch: 'pre_ln' }, { arch: 'pre_ln' }]);
+  assert.equal(s.snapshot().state, 'error');
+  assert.match(s.snapshot().error.message, /same key/);
+  assert.equal(engine.made.length, 0);
+});

@@ -1,0 +1,242 @@
+// The lab's paper verdicts (web/src/train/verdicts.js) on hand-made logs: each
+// preset holds on runs that show its claim and does not hold on runs that do
+// not; a run that diverged (a non-finite loss, the CLI's null) counts as
+// failed, never as trained, and never crashes a caption; the CLI's JSON lines
+// read as the page's runs (stopping where the session stops a run that
+// trained); the lesion shares and the depth sentence come from the numbers.
+// Run: node --test tests/node/train/verdicts.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  belowHalfway,
+  depthSentence,
+  fromCli,
+  lesionShares,
+  median,
+  summarize,
+  verdict,
+} from '../../../web/src/train/verdicts.js';
+import { PRESETS, PRESET_BY_ID, presetConfig, runConfigs } from '../../../web/src/train/presets.js';
+import { runSpecs } from '../../../web/src/train/session.js';
+
+const REVERSE = { chance: Math.log(8), optimal: 0 };
+const TEACHER = { chance: 1, optimal: 0 };
+
+/** A run whose held-out loss goes through `losses` at steps 10, 20, ...; a NaN is a non-finite step. */
+function run(losses, task = REVERSE, extra = {}) {
+  const logs = losses.map((loss, i) => ({
+    step: 10 * (i + 1),
+    heldout_loss: loss,
+    top_cosine: 0.5,
+    first_nonfinite: Number.isFinite(loss) ? null : 10 * (i + 1),
+  }));
+  return { logs, task, lesion: null, ...extra };
+}
+
+test('warmup holds when Post-LN without warmup stays near chance and the other two train', () => {
+  const v = verdict('warmup', {
+    post_ln: run([2.0, 1.9, 1.89]),
+    post_ln_warmup: run([2.0, 0.5, 0.004]),
+    pre_ln: run([1.0, 0.01, 0.0008]),
+  });
+  assert.equal(v.holds, true);
+  assert.ok(v.checks.every((c) => c.holds));
+  assert.equal(
+    v.caption,
+    'Post-LN without warmup ended at held-out loss 1.89 (chance 2.08); with 200 warmup steps 0.004; Pre-LN without warmup 0.0008.',
+  );
+  assert.deepEqual(v.numbers, { 'post_ln.heldout': 1.89, 'post_ln_warmup.heldout': 0.004, 'pre_ln.heldout': 0.0008 });
+});
+
+test('warmup does not hold when Post-LN trains without warmup', () => {
+  const v = verdict('warmup', {
+    post_ln: run([1.0, 0.3]),
+    post_ln_warmup: run([1.0, 0.4]),
+    pre_ln: run([1.0, 0.01]),
+  });
+  assert.equal(v.holds, false);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [false, false, true, true],
+  );
+});
+
+test('a diverged run fails and is never trained; its caption says "not finite"', () => {
+  const v = verdict('warmup', {
+    post_ln: run([2.0, NaN]),
+    post_ln_warmup: run([2.0, 0.1]),
+    pre_ln: run([1.0, 0.01]),
+  });
+  assert.equal(v.holds, true, 'diverging without warmup is what the claim says can happen');
+  assert.match(v.caption, /without warmup ended at held-out loss not finite/);
+  const bad = verdict('warmup', {
+    post_ln: run([2.0, 1.9]),
+    post_ln_warmup: run([2.0, Infinity]),
+    pre_ln: run([1.0, NaN]),
+  });
+  assert.equal(bad.holds, false);
+  assert.deepEqual(
+    bad.checks.map((c) => c.holds),
+    [true, false, false, false],
+  );
+  const s = summarize(run([0.1, NaN]));
+  assert.equal(s.finite, false);
+  assert.equal(s.trained, false);
+  assert.equal(s.fails, true);
+  // the CLI's null for a non-finite value reads as NaN, not as 0
+  assert.equal(summarize({ logs: [{ step: 1, heldout_loss: null }], task: REVERSE }).trained, false);
+  assert.equal(belowHalfway({ heldout_loss: NaN }, REVERSE), false);
+});
+
+test('depth: Post-LN trains at 6 and fails at 18 with every value finite; the others train at 18', () => {
+  const good = {
+    post_ln_6: run([2.0, 0.9]),
+    post_ln: run([2.07, 2.08]),
+    pre_ln: run([1.2, 0.8]),
+    deepnorm: run([0.9]),
+    admin: run([1.5, 1.0]),
+  };
+  const v = verdict('depth', good);
+  assert.equal(v.holds, true);
+  assert.match(v.caption, /Post-LN at 6 blocks step 20 \(0\.9\)/);
+  // Post-LN at 18 diverging is a failure, but not the claimed one (every value finite)
+  const diverged = verdict('depth', { ...good, post_ln: run([2.0, NaN]) });
+  assert.equal(diverged.holds, false);
+  assert.deepEqual(
+    diverged.checks.map((c) => c.holds),
+    [true, true, false, true, true, true],
+  );
+  // 1.8 of chance 2.08 is within 14%: not "within 10% of chance"
+  assert.equal(verdict('depth', { ...good, post_ln: run([1.8]) }).holds, false);
+  assert.equal(verdict('depth', { ...good, admin: run([1.5, 1.2]) }).holds, false);
+});
+
+test('degradation: plain 56 above plain 20, Pre-LN 56 below both', () => {
+  const runs = { plain_20: run([0.5, 0.33], TEACHER), plain: run([1, 1], TEACHER), pre_ln: run([0.4, 0.17], TEACHER) };
+  assert.equal(verdict('degradation', runs).holds, true);
+  const v = verdict('degradation', { ...runs, pre_ln: run([0.4, 0.35], TEACHER) });
+  assert.equal(v.holds, false);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, false, true],
+  );
+  // a diverged plain 56 is above plain 20 (finite below not finite)
+  assert.equal(verdict('degradation', { ...runs, plain: run([NaN], TEACHER) }).checks[0].holds, true);
+});
+
+test('lesion: the median removal of a residual block costs little, of a plain layer nearly all', () => {
+  const lesion = (base, loss) => ({
+    base,
+    loss: Float64Array.from(loss),
+    increase: Float64Array.from(loss, (l) => l - base),
+    relative: Float64Array.from(loss, (l) => (l - base) / base),
+    contribution: Float64Array.from(loss, () => 0.5),
+    contribution_init: Float64Array.from(loss, () => 0.25),
+  });
+  const pre = run([0.5, 0.15], TEACHER, { arch: 'pre_ln', lesion: lesion(0.15, [0.6, 0.18, 0.19, 0.2, 0.17]) });
+  const plain = run([0.6, 0.3], TEACHER, { arch: 'plain', lesion: lesion(0.3, [1.2, 0.9, 1.3, 0.5, 1.1]) });
+  const v = verdict('lesion', { pre_ln: pre, plain });
+  assert.equal(v.holds, true);
+  assert.ok(Math.abs(v.numbers['pre_ln.lesion_median'] - (0.19 - 0.15) / 0.85) < 1e-12);
+  assert.match(v.caption, /largest 0\.6 \(block 1\)/);
+  const shares = lesionShares(pre.lesion, 1);
+  assert.equal(shares.largest.block, 1);
+  assert.equal(shares.medianLoss, 0.19);
+  // no lesion yet: no verdict (the preset needs one)
+  assert.equal(verdict('lesion', { pre_ln: { ...pre, lesion: null }, plain }), null);
+  // a lesion that is not finite: the verdict does not hold, and says so without a crash
+  const nan = run([0.5, 0.15], TEACHER, { lesion: lesion(NaN, [NaN, NaN]) });
+  const w = verdict('lesion', { pre_ln: nan, plain });
+  assert.equal(w.holds, false);
+  assert.match(w.caption, /NaN/);
+  // a plain stack whose median removal goes under 0.7 of the way: does not hold
+  const mild = run([0.6, 0.3], TEACHER, { lesion: lesion(0.3, [0.5, 0.4, 0.6]) });
+  assert.equal(verdict('lesion', { pre_ln: pre, plain: mild }).holds, false);
+});
+
+test('no verdict while a run has no log, or for an unknown preset', () => {
+  assert.equal(verdict('warmup', { post_ln: run([2]), post_ln_warmup: run([]), pre_ln: run([1]) }), null);
+  assert.equal(verdict('warmup', { post_ln: run([2]) }), null);
+  assert.equal(verdict('nope', {}), null);
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
+  assert.ok(Number.isNaN(median([])));
+});
+
+test('the CLI JSON lines read as a run: null is NaN, the task from the final line, a stop where the session stops', () => {
+  const lines = [
+    { arch: 'pre_ln', step: 10, heldout_loss: 2.0, train_loss: 2.1, first_nonfinite: null },
+    { arch: 'post_ln', step: 10, heldout_loss: null, train_loss: null, first_nonfinite: 7 },
+    { arch: 'pre_ln', step: 20, heldout_loss: 0.9, train_loss: 1.0, first_nonfinite: null },
+    { arch: 'pre_ln', step: 30, heldout_loss: 0.5, train_loss: 0.6, first_nonfinite: null },
+    {
+      config: { depth: 2 },
+      chance_loss: 2.0794,
+      optimal_loss: 0,
+      summary: { pre_ln: { lesion: { base: 0.5, loss: [0.6, null], increase: [0.1, null] } } },
+    },
+  ];
+  const r = fromCli(lines, 'pre_ln');
+  assert.deepEqual(
+    r.logs.map((l) => l.step),
+    [10, 20, 30],
+  );
+  assert.deepEqual(r.task, { chance: 2.0794, optimal: 0 });
+  assert.equal(r.lesion.base, 0.5);
+  assert.ok(Number.isNaN(r.lesion.loss[1]));
+  const stopped = fromCli(lines, 'pre_ln', { stopWhenTrained: true });
+  assert.deepEqual(
+    stopped.logs.map((l) => l.step),
+    [10, 20],
+  );
+  const post = fromCli(lines, 'post_ln');
+  assert.ok(Number.isNaN(post.logs[0].heldout_loss));
+  assert.equal(post.lesion, null);
+  assert.equal(summarize(post).finite, false);
+});
+
+test('the depth sentence answers from the contributions, and says when it cannot', () => {
+  const l = (now, init) => ({
+    lesion: { contribution: Float64Array.from(now), contribution_init: Float64Array.from(init) },
+  });
+  const up = depthSentence({ arch: 'pre_ln', ...l([0.4, 0.5, 0.6], [0.2, 0.2, 0.3]) }, 'Pre-LN');
+  assert.equal(up.deeper, true);
+  assert.match(
+    up.text,
+    /^Pre-LN: the median block adds 0\.5 of the stream it reads at the end, 0\.2 at initialization \(2\.5×; 3 of 3 blocks grew\)/,
+  );
+  assert.equal(depthSentence({ arch: 'post_ln', ...l([0.1, 0.1], [0.3, 0.3]) }, 'Post-LN').deeper, false);
+  assert.equal(depthSentence({ arch: 'post_ln', ...l([0.3], [0.29]) }, 'Post-LN').deeper, null);
+  assert.match(depthSentence({ arch: 'plain', ...l([1], [0.5]) }, 'plain').text, /no skip path/);
+  assert.match(depthSentence({ arch: 'pre_ln', ...l([NaN], [0.5]) }, 'Pre-LN').text, /not finite/);
+  assert.equal(depthSentence({ lesion: null }, 'x'), null);
+  // a run that did not train says so
+  const stuck = { ...run([2.0, 2.07]), arch: 'post_ln', ...l([0.6], [0.3]) };
+  assert.match(depthSentence(stuck, 'Post-LN').text, /did not train/);
+  assert.doesNotMatch(depthSentence({ ...stuck, logs: run([2.0, 0.1]).logs }, 'Post-LN').text, /did not train/);
+});
+
+test('every preset is a valid session: unique run keys, its settings and overrides as the runs take them', () => {
+  const defaults = { task: 'copy', depth: 4, warmup: 0, steps: 100, log_every: 10, arch: ['pre_ln'], seed: 0 };
+  for (const p of PRESETS) {
+    const config = presetConfig(p, defaults);
+    const specs = runSpecs(config, p.runs);
+    assert.equal(specs.length, p.runs.length);
+    assert.deepEqual(
+      specs.map((s) => s.config),
+      runConfigs(p, config),
+    );
+    assert.deepEqual([...new Set(p.runs.map((r) => r.arch))].sort(), [...config.arch].sort());
+  }
+  const warm = runSpecs(presetConfig(PRESET_BY_ID.warmup, defaults), PRESET_BY_ID.warmup.runs);
+  assert.deepEqual(
+    warm.map((s) => [s.key, s.arch, s.config.warmup, s.config.depth]),
+    [
+      ['post_ln', 'post_ln', 0, 6],
+      ['post_ln_warmup', 'post_ln', 200, 6],
+      ['pre_ln', 'pre_ln', 0, 6],
+    ],
+  );
+  assert.throws(() => runSpecs(defaults, [{ arch: 'pre_ln' }, { arch: 'pre_ln' }]), /same key/);
+});

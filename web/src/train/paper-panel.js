@@ -1,0 +1,142 @@
+// The lab's paper presets (presets.js): a row of buttons that sets the
+// settings and the runs of one paper's comparison, and a panel under the line
+// charts with the paper's claim, the setting, and the verdict computed from
+// the runs on screen (verdicts.js), claimed beside measured, with a caption
+// written from the numbers. Changing the architectures leaves the preset (its
+// runs are defined by it); any other setting keeps it, and the panel says
+// which settings differ from the paper's.
+//
+//   const p = createPaperPresets({ bar, panel, store, defaults, initial, apply });
+//   p.specs()      // the preset's run specs for session.js, or null
+//   p.id(); p.choose(id); p.onChange(fn)
+//   p.update({ runs, state, config })   // returns the verdict shown (or null)
+import { el, replace } from '../shared/dom.js';
+import { TRAIN_TABLE } from '../shared/train-fields.js';
+import { PRESETS, PRESET_BY_ID, presetConfig } from './presets.js';
+import { verdict } from './verdicts.js';
+
+const NONE = 'none';
+
+/** The verdict's table: each part of the claim, what was measured, and whether it holds here. */
+function checksTable(checks) {
+  const cells = (tag, texts) => texts.map((t) => el(tag, tag === 'th' ? { scope: 'col' } : {}, t));
+  const head = el('tr', {}, cells('th', ['claimed', 'measured (held-out loss)', 'here']));
+  const rows = checks.map((c) =>
+    el(
+      'tr',
+      { 'data-holds': String(c.holds) },
+      cells('td', [c.claimed, c.measured, c.holds ? 'holds' : 'does not hold']),
+    ),
+  );
+  return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
+}
+
+/** The fields whose value differs from the preset's settings (arch aside). */
+function differences(preset, config, defaults) {
+  const want = presetConfig(preset, defaults);
+  return Object.keys(want).filter((k) => k !== 'arch' && String(want[k]) !== String(config[k]));
+}
+
+/**
+ * bar, panel: the elements to fill. store: the lab's config store. defaults:
+ * the lab's default config. initial: the preset of the link. apply(config,
+ * id): the view's way to reset the run and take new settings.
+ */
+export function createPaperPresets({ bar, panel, store, defaults, initial = NONE, apply }) {
+  let id = PRESET_BY_ID[initial] ? initial : NONE;
+  const listeners = new Set();
+  const buttons = PRESETS.map((p) =>
+    el(
+      'button',
+      { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false', title: p.paper },
+      `${p.title} (${p.cite})`,
+    ),
+  );
+  bar.append(
+    el('h3', { class: 'field-title', id: 'train-presets-title' }, 'Paper presets'),
+    el('div', { class: 'presets', role: 'group', 'aria-labelledby': 'train-presets-title' }, buttons),
+  );
+  for (const b of buttons)
+    b.addEventListener('click', () => {
+      const p = PRESET_BY_ID[b.dataset.preset];
+      apply(presetConfig(p, defaults), p.id);
+    });
+
+  const title = el('h3', { class: 'paper-title' });
+  const claim = el('p', { class: 'paper-claim' });
+  const setting = el('p', { class: 'paper-setting' });
+  const differ = el('p', { class: 'hint paper-differ', hidden: true });
+  const result = el('div', { class: 'verdict paper-verdict', 'data-verdict': 'pending', role: 'status' });
+  const caption = el('p', { class: 'caption paper-caption', id: 'train-paper-caption' });
+  panel.append(title, claim, setting, differ, result, caption);
+
+  function changed() {
+    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.preset === id));
+    panel.hidden = id === NONE;
+    listeners.forEach((fn) => fn(id));
+  }
+  changed();
+
+  // A new choice of architectures is not the preset's comparison any more.
+  store.subscribe((config) => {
+    if (id === NONE) return;
+    const archs = presetConfig(PRESET_BY_ID[id], defaults).arch;
+    if ([...archs].sort().join() !== [...config.arch].sort().join()) choose(NONE);
+  });
+
+  function choose(next) {
+    const n = PRESET_BY_ID[next] ? next : NONE;
+    if (n === id) return;
+    id = n;
+    changed();
+  }
+
+  let shown = null; // the verdict on screen, and what it was computed from
+  let shownFrom = null;
+  return {
+    id: () => id,
+    choose,
+    onChange(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    /** The run specs of the preset for session.js (null: one run per arch). */
+    specs: () => (id === NONE ? null : PRESET_BY_ID[id].runs),
+    /** Writes the panel for the session's runs; the verdict once every run has finished. */
+    update({ runs, state, config }) {
+      if (id === NONE) return null;
+      const p = PRESET_BY_ID[id];
+      title.textContent = `${p.title}: ${p.paper}`;
+      replace(claim, el('strong', {}, 'Claim: '), p.claim);
+      replace(setting, el('strong', {}, 'Setting: '), `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`);
+      const diff = config ? differences(p, config, defaults) : [];
+      differ.hidden = !diff.length;
+      differ.textContent = diff.length
+        ? `These settings differ from the paper preset's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
+        : '';
+      const mine = runs.length === p.runs.length && p.runs.every((s, i) => runs[i].key === s.key);
+      const from = state === 'done' && mine ? runs : null;
+      if (from !== shownFrom) {
+        shownFrom = from;
+        shown = from ? verdict(id, Object.fromEntries(runs.map((r) => [r.key, r]))) : null;
+      }
+      if (!shown) {
+        result.dataset.verdict = 'pending';
+        result.textContent =
+          state === 'idle' || state === 'error'
+            ? 'Start trains the runs; the verdict appears when every run has finished.'
+            : 'The verdict appears when every run has finished.';
+        caption.textContent = '';
+        return null;
+      }
+      result.dataset.verdict = shown.holds ? 'holds' : 'fails';
+      replace(
+        result,
+        el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
+        el('div', { class: 'readout-scroll' }, checksTable(shown.checks)),
+      );
+      caption.textContent = shown.caption;
+      return { id, ...shown };
+    },
+  };
+}

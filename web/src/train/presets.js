@@ -1,0 +1,125 @@
+// The training lab's paper presets: four published claims about training,
+// each in the small setting that reproduces it natively (README.md,
+// "Reproductions of training claims"; tests/core/test_reproductions.cpp).
+// A preset (its button names it by `title` and `cite`) is the shared
+// settings (`config`, over the lab's defaults) and its runs, each an
+// architecture with its own overrides (depth, warmup) and a
+// label; a run that only has to show it trains can stop once it has
+// (stopWhenTrained: at its first logged step below halfway from chance to the
+// optimum, as the C++ test stops it). verdicts.js judges a preset's runs.
+// Pure data, no DOM.
+//
+//   presetConfig(PRESET_BY_ID.warmup, defaults)  // the lab's config for it
+//   PRESET_BY_ID.warmup.runs                     // session.js's run specs
+
+/** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum (also scripts/search-reproductions.js's). */
+export const TEACHER_TASK = {
+  task: 'teacher',
+  block: 'mlp',
+  width: 32,
+  expansion: 1,
+  activation: 'relu',
+  batch: 32,
+  eval_batches: 8,
+  optimizer: 'sgd',
+  momentum: 0.9,
+};
+
+/** Reverse 4 symbols of 8: transformer blocks d = 16, m = 32, 4 heads, 16 fresh sequences a step, Adam (also the search's). */
+export const REVERSE_TASK = {
+  task: 'reverse',
+  block: 'transformer',
+  width: 16,
+  expansion: 2,
+  heads: 4,
+  seq: 4,
+  vocab: 8,
+  batch: 16,
+  optimizer: 'adam',
+  schedule: 'constant',
+  eval_batches: 2,
+};
+
+export const PRESETS = [
+  {
+    id: 'warmup',
+    cite: 'Xiong et al. 2020',
+    title: 'Warmup',
+    paper: 'Xiong et al. 2020, On Layer Normalization in the Transformer Architecture',
+    claim: 'At a large learning rate Post-LN needs a warmup of the learning rate to train; Pre-LN trains without one.',
+    setting: 'reverse 4 of 8 symbols, 6 transformer blocks, Adam at 1.2\u00d710\u207b\u00b2, 300 steps',
+    config: { ...REVERSE_TASK, depth: 6, lr: 1.2e-2, warmup: 0, steps: 300, log_every: 10 },
+    runs: [
+      { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, no warmup' },
+      { key: 'post_ln_warmup', arch: 'post_ln', label: 'Post-LN, warmup 200', overrides: { warmup: 200 }, dash: [] },
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, no warmup' },
+    ],
+  },
+  {
+    id: 'depth',
+    cite: 'Liu et al. 2020; DeepNet 2022',
+    title: 'Depth',
+    paper: 'Liu et al. 2020 (Admin); Wang et al. 2022 (DeepNet)',
+    claim: 'Post-LN trains when shallow and fails when deep; Pre-LN, DeepNorm and Admin train at the same depth.',
+    setting: 'reverse 4 of 8 symbols, Adam at 4\u00d710\u207b\u00b3 without warmup, 200 steps, 6 and 18 blocks',
+    config: { ...REVERSE_TASK, depth: 18, lr: 4e-3, warmup: 0, steps: 200, log_every: 10 },
+    runs: [
+      {
+        key: 'post_ln_6',
+        arch: 'post_ln',
+        label: 'Post-LN, 6 blocks',
+        overrides: { depth: 6 },
+        dash: [],
+        stopWhenTrained: true,
+      },
+      { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, 18 blocks' },
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 18 blocks', stopWhenTrained: true },
+      { key: 'deepnorm', arch: 'deepnorm', label: 'DeepNorm, 18 blocks', stopWhenTrained: true },
+      { key: 'admin', arch: 'admin', label: 'Admin, 18 blocks', stopWhenTrained: true },
+    ],
+  },
+  {
+    id: 'degradation',
+    cite: 'He et al. 2016',
+    title: 'Degradation',
+    paper: 'He et al. 2016, Deep Residual Learning for Image Recognition',
+    claim:
+      'A deeper plain stack fits worse than a shallower one; a residual stack of the same depth fits better than both.',
+    setting: 'teacher regression, MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
+    config: { ...TEACHER_TASK, depth: 56, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
+    runs: [
+      { key: 'plain_20', arch: 'plain', label: 'plain, 20 layers', overrides: { depth: 20 }, dash: [6, 3] },
+      { key: 'plain', arch: 'plain', label: 'plain, 56 layers' },
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 56 layers' },
+    ],
+  },
+  {
+    id: 'lesion',
+    cite: 'Veit et al. 2016',
+    title: 'Lesion',
+    paper: 'Veit et al. 2016, Residual Networks Behave Like Ensembles of Relatively Shallow Networks',
+    claim:
+      'Removing one block of a trained residual stack costs little; removing one layer of a plain stack costs nearly all.',
+    setting: 'teacher regression, 20 MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
+    config: { ...TEACHER_TASK, depth: 20, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
+    needsLesion: true,
+    runs: [
+      { key: 'plain', arch: 'plain', label: 'plain, 20 layers' },
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 20 blocks' },
+    ],
+  },
+];
+
+export const PRESET_BY_ID = Object.fromEntries(PRESETS.map((p) => [p.id, p]));
+
+export const PRESET_IDS = PRESETS.map((p) => p.id);
+
+/** The lab's config of `preset`: the defaults, the preset's settings, and its runs' architectures. */
+export function presetConfig(preset, defaults) {
+  return { ...defaults, ...preset.config, arch: [...new Set(preset.runs.map((r) => r.arch))] };
+}
+
+/** Each run's config as `resnorm train` takes it: the shared config with the run's overrides. */
+export function runConfigs(preset, config) {
+  return preset.runs.map((r) => ({ ...config, ...(r.overrides ?? {}), arch: r.arch }));
+}

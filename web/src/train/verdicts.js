@@ -1,0 +1,303 @@
+// The training lab's verdicts on the paper presets (presets.js), computed from
+// the runs in front of the reader with the rules of the C++ reproductions
+// (tests/core/test_reproductions.cpp): a run "trains" when its held-out loss
+// ends below halfway from chance to the optimum, it "fails" when that loss is
+// within 10% of chance or not finite, and one run ends "lower" than another
+// when its held-out loss is lower. The C++ test also asks each comparison to
+// clear 3 standard errors of the held-out items; a trainer reports only the
+// held-out mean, so the page compares the means. Pure functions, no DOM: Node
+// runs them on the CLI's JSON lines (fromCli) as the page runs them on its
+// trainers.
+//
+//   const v = verdict('warmup', { post_ln: run, post_ln_warmup: run, pre_ln: run });
+//   v.holds; v.checks; v.caption; v.numbers
+//
+// A run here is {key, label, logs, task: {chance, optimal}, lesion}: the
+// session's run, or fromCli()'s.
+import { significant } from '../shared/format.js';
+import { PRESET_BY_ID } from './presets.js';
+
+/** A log or lesion value as a number: the CLI's null (not finite) is NaN. */
+const num = (v) => (v === null || v === undefined ? NaN : Number(v));
+
+/** The task's "trained" line: halfway from chance to the optimum (0 when the optimum is unknown). */
+export function halfway(task) {
+  const optimal = Number.isFinite(task?.optimal) ? task.optimal : 0;
+  return optimal + 0.5 * (task.chance - optimal);
+}
+
+/** A logged step's held-out loss is below the task's halfway line (finite, so a NaN is not). */
+export const belowHalfway = (log, task) => Boolean(task) && num(log.heldout_loss) < halfway(task);
+
+/**
+ * One architecture's run from the CLI's `--json` lines (parsed objects): its
+ * logs, the task's losses, its lesion. With `stopWhenTrained` the logs end at
+ * the first one below halfway, where the lab's session stops such a run.
+ */
+export function fromCli(lines, arch, { key = arch, label = null, stopWhenTrained = false } = {}) {
+  const final = lines.find((l) => l.summary);
+  const task = final ? { chance: num(final.chance_loss), optimal: num(final.optimal_loss) } : null;
+  let logs = lines
+    .filter((l) => l.arch === arch && l.step !== undefined)
+    .map((l) => ({ ...l, heldout_loss: num(l.heldout_loss), train_loss: num(l.train_loss) }));
+  const at = stopWhenTrained ? logs.findIndex((l) => belowHalfway(l, task)) : -1;
+  if (at >= 0) logs = logs.slice(0, at + 1);
+  const raw = final?.summary?.[arch]?.lesion ?? null;
+  const arrays = ['loss', 'increase', 'relative', 'contribution', 'contribution_init'];
+  const lesion = raw && {
+    base: num(raw.base),
+    ...Object.fromEntries(arrays.map((k) => [k, Float64Array.from(raw[k] ?? [], num)])),
+  };
+  return {
+    key,
+    arch,
+    label,
+    config: final?.config ?? null,
+    logs,
+    task,
+    lesion,
+  };
+}
+
+/** What a verdict reads of one run: its last held-out loss, finite or not, and the thresholds of its task. */
+export function summarize(run) {
+  const last = run?.logs?.at(-1);
+  if (!last || !run.task) return null;
+  const loss = num(last.heldout_loss);
+  const { chance } = run.task;
+  const optimal = Number.isFinite(run.task.optimal) ? run.task.optimal : 0;
+  const finite = Number.isFinite(loss) && (last.first_nonfinite === null || last.first_nonfinite === undefined);
+  const firstTrained = run.logs.find((l) => belowHalfway(l, run.task));
+  return {
+    loss,
+    finite,
+    chance,
+    optimal,
+    step: last.step,
+    topCosine: num(last.top_cosine),
+    trained: finite && loss < halfway(run.task),
+    fails: !finite || loss > 0.9 * chance,
+    firstTrainedStep: firstTrained ? firstTrained.step : null,
+  };
+}
+
+/** a ends lower than b: a finite and b not, or a's held-out loss below b's. */
+const lower = (a, b) => a.finite && (!b.finite || a.loss < b.loss);
+
+/** A loss for prose: 3 significant digits, plain decimals down to 10^-4 ("0.0008"), a power of ten below. */
+export function prose(v) {
+  const a = Math.abs(v);
+  if (a >= 1e-4 && a < 1e-3) return v.toPrecision(3).replace(/\.?0+$/, '');
+  return significant(v, 3);
+}
+
+/** A held-out loss for prose, "not finite" for NaN or infinity. */
+export const lossText = (s) => (s.finite ? prose(s.loss) : 'not finite');
+
+/** The median of a list of numbers (NaN for none). */
+export function median(values) {
+  const x = [...values].sort((a, b) => a - b);
+  if (!x.length) return NaN;
+  const m = x.length >> 1;
+  return x.length % 2 ? x[m] : 0.5 * (x[m - 1] + x[m]);
+}
+
+/**
+ * Each removal of a block as the fraction of the way from the trained loss to
+ * chance it goes: (lesioned - base) / (chance - base); {fractions, median,
+ * largest: {block, loss, fraction}}. Null without a lesion.
+ */
+export function lesionShares(lesion, chance) {
+  if (!lesion || !lesion.loss?.length) return null;
+  const fractions = Array.from(lesion.loss, (l) => (l - lesion.base) / (chance - lesion.base));
+  let best = 0;
+  for (let i = 1; i < fractions.length; i++) if (!(fractions[i] <= fractions[best])) best = i;
+  return {
+    fractions,
+    median: median(fractions),
+    medianLoss: median(Array.from(lesion.loss)),
+    largest: { block: best + 1, loss: lesion.loss[best], fraction: fractions[best] },
+  };
+}
+
+const check = (claimed, holds, measured) => ({ claimed, holds: Boolean(holds), measured });
+
+/** Per preset: (runs' summaries, runs) -> {checks, caption, numbers}. */
+const RULES = {
+  warmup(s) {
+    const { post_ln: post, post_ln_warmup: warm, pre_ln: pre } = s;
+    return {
+      checks: [
+        check(
+          'Post-LN without warmup does not train (above half of chance, or not finite)',
+          !post.finite || post.loss > 0.5 * post.chance,
+          `${lossText(post)}, half of chance ${significant(0.5 * post.chance, 3)}`,
+        ),
+        check(
+          'with 200 warmup steps Post-LN ends lower',
+          lower(warm, post),
+          `${lossText(warm)} against ${lossText(post)}`,
+        ),
+        check('with warmup Post-LN trains', warm.trained, lossText(warm)),
+        check('Pre-LN trains without warmup', pre.trained, lossText(pre)),
+      ],
+      caption:
+        `Post-LN without warmup ended at held-out loss ${lossText(post)} (chance ${significant(post.chance, 3)}); ` +
+        `with 200 warmup steps ${lossText(warm)}; Pre-LN without warmup ${lossText(pre)}.`,
+    };
+  },
+  depth(s) {
+    const { post_ln_6: post6, post_ln: post18, pre_ln: pre, deepnorm: deep, admin } = s;
+    const by = (x) =>
+      x.firstTrainedStep === null
+        ? `not below halfway in ${x.step} steps (held-out loss ${lossText(x)})`
+        : `step ${x.firstTrainedStep} (${lossText(x)})`;
+    return {
+      checks: [
+        check('Post-LN trains at 6 blocks', post6.trained, lossText(post6)),
+        check(
+          'Post-LN fails at 18 blocks (within 10% of chance)',
+          post18.fails,
+          `${lossText(post18)}, chance ${significant(post18.chance, 3)}`,
+        ),
+        check('Post-LN at 18 blocks fails with every value finite', post18.finite, lossText(post18)),
+        check('Pre-LN trains at 18 blocks', pre.trained, lossText(pre)),
+        check('DeepNorm trains at 18 blocks', deep.trained, lossText(deep)),
+        check('Admin trains at 18 blocks', admin.trained, lossText(admin)),
+      ],
+      caption:
+        `Below halfway from chance to the optimum (held-out loss), by step: Post-LN at 6 blocks ${by(post6)}; ` +
+        `at 18 blocks Pre-LN ${by(pre)}, DeepNorm ${by(deep)}, Admin ${by(admin)}. Post-LN at 18 blocks ended at ` +
+        `${lossText(post18)} after ${post18.step} steps (chance ${significant(post18.chance, 3)}, top cosine ` +
+        `${significant(post18.topCosine, 3)}).`,
+    };
+  },
+  degradation(s) {
+    const { plain_20: p20, plain: p56, pre_ln: pre } = s;
+    return {
+      checks: [
+        check(
+          'plain at 56 layers ends above plain at 20',
+          lower(p20, p56),
+          `${lossText(p56)} against ${lossText(p20)}`,
+        ),
+        check(
+          'Pre-LN at 56 layers ends below plain at 20',
+          lower(pre, p20),
+          `${lossText(pre)} against ${lossText(p20)}`,
+        ),
+        check(
+          'Pre-LN at 56 layers ends below plain at 56',
+          lower(pre, p56),
+          `${lossText(pre)} against ${lossText(p56)}`,
+        ),
+      ],
+      caption:
+        `Plain at 20 layers ended at held-out loss ${lossText(p20)}, plain at 56 layers ${lossText(p56)} ` +
+        `(chance ${significant(p56.chance, 3)}, top cosine ${significant(p56.topCosine, 3)}); ` +
+        `Pre-LN at 56 layers ${lossText(pre)}.`,
+    };
+  },
+  lesion(s, runs) {
+    const { pre_ln: pre, plain } = s;
+    const sp = lesionShares(runs.pre_ln.lesion, pre.chance);
+    const sq = lesionShares(runs.plain.lesion, plain.chance);
+    const share = (x) => (x ? significant(x.median, 2) : 'not measured');
+    const text = (x, base) =>
+      x
+        ? `median ${significant(x.medianLoss, 3)} from ${significant(base, 3)} (${share(x)} of the way to chance), ` +
+          `largest ${significant(x.largest.loss, 3)} (block ${x.largest.block})`
+        : 'no lesion';
+    return {
+      checks: [
+        check('both stacks train first', pre.trained && plain.trained, `${lossText(pre)}, ${lossText(plain)}`),
+        check(
+          'removing the median block of Pre-LN costs little (under 0.1 of the way to chance)',
+          sp && sp.median < 0.1,
+          share(sp),
+        ),
+        check(
+          'removing the median layer of the plain stack goes most of the way to chance (over 0.7)',
+          sq && sq.median > 0.7,
+          share(sq),
+        ),
+      ],
+      caption:
+        `One block removed from the trained Pre-LN stack: ${text(sp, runs.pre_ln.lesion?.base)}; ` +
+        `one layer removed from the plain stack: ${text(sq, runs.plain.lesion?.base)} (chance ${significant(pre.chance, 3)}).`,
+      numbers: {
+        'pre_ln.lesion_median': sp?.median,
+        'plain.lesion_median': sq?.median,
+        'pre_ln.lesion_base': runs.pre_ln.lesion?.base,
+        'plain.lesion_base': runs.plain.lesion?.base,
+      },
+    };
+  },
+};
+
+/**
+ * The verdict of preset `id` on `runs` (keyed by the preset's run keys):
+ * {holds, checks: [{claimed, holds, measured}], caption, numbers}, or null
+ * while a run has no log yet (or, for a preset that needs them, no lesion).
+ */
+export function verdict(id, runs) {
+  const preset = PRESET_BY_ID[id];
+  if (!preset || !runs) return null;
+  const s = {};
+  for (const r of preset.runs) {
+    s[r.key] = summarize(runs[r.key]);
+    if (!s[r.key]) return null;
+    if (preset.needsLesion && !runs[r.key].lesion) return null;
+  }
+  const out = RULES[id](s, runs);
+  const numbers = { ...Object.fromEntries(preset.runs.map((r) => [`${r.key}.heldout`, s[r.key].loss])) };
+  Object.assign(numbers, out.numbers ?? {});
+  return { holds: out.checks.every((c) => c.holds), checks: out.checks, caption: out.caption, numbers };
+}
+
+/**
+ * Does the network get deeper as it trains? Per run with a lesion: the median
+ * block's contribution ||u_l|| / ||h_{l-1}|| at the end and at init, how many
+ * blocks grew, and one sentence from those numbers: "deeper" when the median
+ * block adds at least 10% more of the stream than at init, "shallower" when
+ * at least 10% less, "about the same" between. A plain stack has no skip
+ * path, so every layer is on its only path whatever it adds: the sentence says
+ * so instead.
+ */
+export function depthSentence(run, label) {
+  const l = run?.lesion;
+  if (!l || !l.contribution?.length) return null;
+  const now = median(Array.from(l.contribution));
+  const init = median(Array.from(l.contribution_init));
+  if (!Number.isFinite(now) || !Number.isFinite(init) || init <= 0)
+    return {
+      now,
+      init,
+      ratio: NaN,
+      deeper: null,
+      text: `${label}: a block's contribution is not finite, so no answer.`,
+    };
+  const ratio = now / init;
+  const grew = l.contribution.filter((c, i) => c > l.contribution_init[i]).length;
+  const deeper = ratio >= 1.1 ? true : ratio <= 1 / 1.1 ? false : null;
+  const what =
+    run.arch === 'plain'
+      ? 'a plain stack has no skip path, so every layer is on its only path whatever it adds'
+      : deeper === true
+        ? 'its blocks add more to the stream than at the start, so the network uses more of its depth'
+        : deeper === false
+          ? 'its blocks add less than at the start: the stream passes through them closer to unchanged, so the network acts shallower'
+          : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
+  const s = run.logs?.length && run.task ? summarize(run) : null;
+  const untrained =
+    s && !s.trained ? ' It did not train, so this tells how its weights moved, not what it learned.' : '';
+  return {
+    now,
+    init,
+    ratio,
+    deeper,
+    text:
+      `${label}: the median block adds ${significant(now, 2)} of the stream it reads at the end, ` +
+      `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${l.contribution.length} blocks grew): ${what}.${untrained}`,
+  };
+}
