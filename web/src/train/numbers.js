@@ -10,7 +10,7 @@
 //   const n = createLabNumbers(box);   // fills box with the toggle and the table
 //   n.update(runs, config);            // session.js's runs
 import { archLabel } from '../shared/archs.js';
-import { el } from '../shared/dom.js';
+import { el, setText } from '../shared/dom.js';
 import { fmtPlain } from '../shared/format.js';
 import { numbersToggle } from '../shared/numbers-toggle.js';
 import { lineSeries } from './series.js';
@@ -44,13 +44,13 @@ export function createLabNumbers(box) {
   box.append(button, wrap);
   numbersToggle({ wrap, button, label: 'Numbers behind the lab\u2019s charts' });
 
-  let shown = null; // {runs, archs}: what the table was built for
+  let shown = null; // {runs, sig}: what the table was built for
   let tbody = null;
   let final = 0; // rows every run has finished: never written again
   let caption = null;
 
-  function build(runs, archs) {
-    shown = { runs, archs: archs.join() };
+  function build(runs, keys, names) {
+    shown = { runs, sig: `${keys.join()}|${names.join()}` };
     caption = el('caption', {});
     const head1 = el(
       'tr',
@@ -59,42 +59,62 @@ export function createLabNumbers(box) {
       el('th', { scope: 'col', rowspan: 2 }, 'learning rate'),
     );
     const head2 = el('tr');
-    for (const arch of archs) {
-      head1.append(el('th', { scope: 'colgroup', colspan: COLUMNS.length, class: 'group-start' }, archLabel(arch)));
-      COLUMNS.forEach(([, name], i) => head2.append(el('th', { scope: 'col', class: i ? null : 'group-start' }, name)));
+    for (const name of names) {
+      head1.append(el('th', { scope: 'colgroup', colspan: COLUMNS.length, class: 'group-start' }, name));
+      COLUMNS.forEach(([, label], i) =>
+        head2.append(el('th', { scope: 'col', class: i ? null : 'group-start' }, label)),
+      );
     }
     tbody = el('tbody');
     table.replaceChildren(caption, el('thead', {}, head1, head2), tbody);
     final = 0;
   }
 
-  function row(data, archs, i) {
-    const tr = el('tr', {}, el('th', { scope: 'row' }, String(data.x[i])), el('td', {}, cell(data.lr[i])));
-    for (const arch of archs)
-      COLUMNS.forEach(([key], j) =>
-        tr.append(el('td', { class: j ? null : 'group-start' }, cell(data.series[arch][key][i]))),
-      );
-    return tr;
+  /** Row i's texts: the step, the learning rate, then each run's COLUMNS. */
+  const texts = (data, keys, i) => [
+    String(data.x[i]),
+    cell(data.lr[i]),
+    ...keys.flatMap((k) => COLUMNS.map(([c]) => cell(data.series[k][c][i]))),
+  ];
+
+  function row(data, keys, i) {
+    const [step, lr, ...rest] = texts(data, keys, i);
+    return el(
+      'tr',
+      {},
+      el('th', { scope: 'row' }, step),
+      el('td', {}, lr),
+      rest.map((t, j) => el('td', { class: j % COLUMNS.length ? null : 'group-start' }, t)),
+    );
   }
 
   return {
     update(runs, config) {
-      const archs = runs.map((r) => r.arch);
-      if (!shown || shown.runs !== runs || shown.archs !== archs.join()) build(runs, archs);
+      const keys = runs.map((r) => r.key ?? r.arch);
+      const names = runs.map((r) => r.label ?? archLabel(r.arch));
+      if (!shown || shown.runs !== runs || shown.sig !== `${keys.join()}|${names.join()}`) build(runs, keys, names);
       const data = lineSeries(runs);
       const n = Math.min(MAX_ROWS, data.x.length);
-      const done = (r) => r.stopped || r.error || r.stepsDone >= config.steps;
+      const done = (r) => r.stopped || r.error || r.trainedAt != null || r.stepsDone >= (r.steps ?? config.steps);
       const complete = Math.min(n, ...runs.map((r) => (done(r) ? Infinity : r.logs.length)));
-      // rows past `final` may change (a run still behind): written again; the rest stay
-      while (tbody.rows.length > final) tbody.lastChild.remove();
+      // rows past `final` may still change (a run behind the others): their cells are
+      // rewritten where they differ, so a frame lays out only what changed
+      while (tbody.rows.length > n) tbody.lastChild.remove();
+      for (let i = final; i < tbody.rows.length; i++) {
+        const cells = tbody.rows[i].cells;
+        texts(data, keys, i).forEach((t, j) => setText(cells[j], t));
+      }
       const rows = [];
-      for (let i = final; i < n; i++) rows.push(row(data, archs, i));
+      for (let i = tbody.rows.length; i < n; i++) rows.push(row(data, keys, i));
       tbody.append(...rows);
       final = complete;
       const more = data.x.length > n ? ` (the first ${MAX_ROWS}; the CSV export has all ${data.x.length})` : '';
-      caption.textContent = data.x.length
-        ? `The logged steps of every architecture${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
-        : 'Nothing trained yet: the logged steps appear here as the run goes.';
+      setText(
+        caption,
+        data.x.length
+          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+          : 'Nothing trained yet: the logged steps appear here as the run goes.',
+      );
     },
     /** The rows written so far, for tests. */
     rows: () => tbody?.rows.length ?? 0,

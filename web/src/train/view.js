@@ -278,6 +278,7 @@ export function mountTrainer(
   root.append(numbersBox);
   const numbers = createLabNumbers(numbersBox);
   let frame = 0;
+  let rest = 0; // the second frame of a render (renderRest)
   let frames = 0;
   let destroyed = false;
   let lastRender = -Infinity;
@@ -328,6 +329,21 @@ export function mountTrainer(
 
     charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
     readout.set({ data, archs, looks, diverged, index });
+    lossNote.textContent = diverged
+      .map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`)
+      .join('; ');
+    progress.update(snap.progress, snap.state);
+    showState(snap);
+    tools.update(snap);
+    // The rest in the next frame: one frame drawing everything would be one task
+    // long enough to hold up the page (a pointer, a key) while it trains.
+    cancelAnimationFrame(rest);
+    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index }));
+  }
+
+  /** The heatmaps, the preset's verdict, the after-training charts and the numbers of render()'s frame. */
+  function renderRest({ snap, config, runs, archs, looks, data, index }) {
+    rest = 0;
     heatmapsFor(archs, looks);
     const shown = {};
     const scales = {};
@@ -350,16 +366,15 @@ export function mountTrainer(
       }
       scales[metric] = scale;
     }
-    lossNote.textContent = diverged
-      .map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`)
-      .join('; ');
-    // ---- the paper preset's verdict and the after-training charts
+    numbers.update(snap.runs, config);
+    // the preset's verdict and the after-training charts (three charts made when a run ends) a frame later again
+    rest = requestAnimationFrame(() => renderLast({ snap, archs, looks, shown, scales }));
+  }
+
+  function renderLast({ snap, archs, looks, shown, scales }) {
+    rest = 0;
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
-    progress.update(snap.progress, snap.state);
-    showState(snap);
-    tools.update(snap);
-    numbers.update(snap.runs, config);
     frames++;
     onUpdate({
       state: snap.state,
@@ -488,6 +503,7 @@ export function mountTrainer(
     destroy() {
       destroyed = true;
       cancelAnimationFrame(frame);
+      cancelAnimationFrame(rest);
       clearTimeout(engineTimer);
       offTheme?.();
       session.reset();
