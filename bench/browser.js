@@ -551,6 +551,50 @@ function summarizePool(raw, { rounds, calls }) {
 }
 
 /** The part of the run that fails alone: {status: 'failed', reason} instead of the whole part. */
+// The training lab while it trains: three runs (plain, Post-LN, Pre-LN) on the
+// page's pool, a logged step per update, so most frames draw a new column of
+// every heatmap. Every main-thread task of over 50 ms (the Long Tasks API) from
+// Start until the run is done, per load.
+export const LAB_HASH =
+  'task=copy&seq=2&vocab=4&depth=6&width=32&heads=2&batch=4&log_every=1&steps=240&arch=plain,post_ln,pre_ln';
+
+async function labLongTasks(browser, server, loads) {
+  const out = [];
+  for (let i = 0; i < loads; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}train.html#${LAB_HASH}`);
+      await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+      await page.evaluate(() => {
+        window.__benchTasks = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.__benchTasks.push(Math.round(e.duration));
+        }).observe({ type: 'longtask' });
+        window.__benchStart = performance.now();
+      });
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 180000 });
+      out.push(
+        await page.evaluate(() => ({
+          seconds: Math.round(performance.now() - window.__benchStart) / 1000,
+          tasks_ms: window.__benchTasks,
+        })),
+      );
+    } finally {
+      await context.close();
+    }
+  }
+  const all = out.flatMap((r) => r.tasks_ms);
+  return {
+    status: 'ok',
+    link: `#${LAB_HASH}`,
+    loads: out,
+    max_ms: all.length ? Math.max(...all) : 0,
+    count: all.length,
+  };
+}
+
 async function part(fn) {
   try {
     return await fn();
@@ -561,7 +605,7 @@ async function part(fn) {
 
 /**
  * Runs part 2. Returns {status: 'ok', ...} or {status: 'skipped', reason}.
- * options: {loads, steps, deepSteps, papersLoads, poolRounds, log, defaultConfig, deepConfig}
+ * options: {loads, steps, deepSteps, papersLoads, poolRounds, labLoads, log, defaultConfig, deepConfig}
  * (the configs: bench/lib/scenes.js's default and deep scenes).
  */
 export async function runBrowser({
@@ -570,6 +614,7 @@ export async function runBrowser({
   deepSteps = 40,
   papersLoads = 3,
   poolRounds = 5,
+  labLoads = 3,
   defaultConfig,
   deepConfig,
   log = () => {},
@@ -622,6 +667,8 @@ export async function runBrowser({
     });
     if (pooled.rows)
       log(`  pool: ${pooled.rows.map((r) => `k=${r.k} ${r.sequential.ratio}x`).join(', ')} (one request at a time)`);
+    const lab = await part(() => labLongTasks(browser, server, labLoads));
+    if (lab.status === 'ok') log(`  lab: ${lab.count} main-thread tasks over 50 ms, the longest ${lab.max_ms} ms`);
     return {
       status: 'ok',
       chromium: version,
@@ -632,6 +679,7 @@ export async function runBrowser({
       deep,
       papers,
       pool: pooled,
+      lab,
       sizes,
     };
   } finally {

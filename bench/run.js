@@ -705,6 +705,7 @@ export async function main(argv = process.argv.slice(2)) {
             deepSteps: quick ? 4 : 40,
             papersLoads: quick ? 1 : 3,
             poolRounds: quick ? 1 : 5,
+            labLoads: quick ? 1 : 3,
             defaultConfig: scenes.default.config,
             deepConfig: scenes.deep.config,
             log,

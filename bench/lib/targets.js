@@ -118,6 +118,20 @@ function speedTargets(report, add) {
     );
   }
   {
+    const l = b?.lab;
+    const lok = ok && l?.status === 'ok';
+    add(
+      'lab_long_tasks',
+      'training lab: no main-thread task over 50 ms from Start to done (three runs, a logged step per update)',
+      lok
+        ? `${l.count} over 50 ms in ${l.loads.length} runs of ${l.loads.map((r) => `${r.seconds} s`).join(', ')}${l.count ? `: ${l.loads.map((r) => r.tasks_ms.join(' / ') || 'none').join('; ')} ms` : ''}`
+        : ok
+          ? notMeasured(l, 'the lab')
+          : why,
+      lok ? l.count === 0 : null,
+    );
+  }
+  {
     const p = b?.pool;
     const pok = ok && p?.status === 'ok';
     const rows = pok ? p.rows.filter((r) => r.k > 1) : [];

@@ -367,8 +367,11 @@ export function mountTrainer(
       scales[metric] = scale;
     }
     numbers.update(snap.runs, config);
-    // the preset's verdict and the after-training charts (three charts made when a run ends) a frame later again
-    rest = requestAnimationFrame(() => renderLast({ snap, archs, looks, shown, scales }));
+    // the preset's verdict and the after-training charts (three charts made when a run ends) a frame after the
+    // heatmaps, which draw in the frame after their update
+    rest = requestAnimationFrame(() => {
+      rest = requestAnimationFrame(() => renderLast({ snap, archs, looks, shown, scales }));
+    });
   }
 
   function renderLast({ snap, archs, looks, shown, scales }) {
