@@ -145,7 +145,13 @@ test('a training claim\u2019s live experiment opens the training lab set to the 
   const page = await openPage(browser, quizUrl('#quiz/why-06'));
   const item = rawBank.items.find((it) => it.id === 'why-06');
   await page.locator('[data-action=reveal]').click();
-  assert.match(await page.locator('.exp-train').textContent(), /Post-LN, Pre-LN · copy · depth 6 · width 16/);
+  // the settings' summary names the item's own task, depth and width
+  const { task, depth, width } = item.experiment.train;
+  assert.ok(
+    (await page.locator('.exp-train').textContent()).includes(
+      `Post-LN, Pre-LN \u00b7 ${task} \u00b7 depth ${depth} \u00b7 width ${width}`,
+    ),
+  );
   assert.match(
     await page.locator('.exp-train-check').textContent(),
     /^Checked by the project\u2019s tests.*Post-LN without warmup/,
