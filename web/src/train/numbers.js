@@ -44,13 +44,13 @@ export function createLabNumbers(box) {
   box.append(button, wrap);
   numbersToggle({ wrap, button, label: 'Numbers behind the lab\u2019s charts' });
 
-  let shown = null; // {runs, sig}: what the table was built for
+  let builtFor = null; // {runs, sig}: what the table was built for
   let tbody = null;
   let final = 0; // rows every run has finished: never written again
   let caption = null;
 
   function build(runs, keys, names) {
-    shown = { runs, sig: `${keys.join()}|${names.join()}` };
+    builtFor = { runs, sig: `${keys.join()}|${names.join()}` };
     caption = el('caption', {});
     const head1 = el(
       'tr',
@@ -92,7 +92,8 @@ export function createLabNumbers(box) {
     update(runs, config) {
       const keys = runs.map((r) => r.key ?? r.arch);
       const names = runs.map((r) => r.label ?? archLabel(r.arch));
-      if (!shown || shown.runs !== runs || shown.sig !== `${keys.join()}|${names.join()}`) build(runs, keys, names);
+      if (!builtFor || builtFor.runs !== runs || builtFor.sig !== `${keys.join()}|${names.join()}`)
+        build(runs, keys, names);
       const data = lineSeries(runs);
       const n = Math.min(MAX_ROWS, data.x.length);
       const done = (r) => r.stopped || r.error || r.trainedAt != null || r.stepsDone >= (r.steps ?? config.steps);
@@ -112,7 +113,7 @@ export function createLabNumbers(box) {
       setText(
         caption,
         data.x.length
-          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm. While the runs train, the rows are added every second.`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

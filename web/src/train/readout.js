@@ -5,7 +5,7 @@
 //
 //   const r = createTrainReadout(box);
 //   r.set({ data, archs, looks, diverged, index });   // index null: the latest step; archs: the runs' keys
-import { el, replace } from '../shared/dom.js';
+import { el, replace, setText } from '../shared/dom.js';
 import { fmtValue, percent } from '../shared/format.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { lookOf } from './looks.js';
@@ -46,39 +46,63 @@ export function createTrainReadout(box) {
   );
   box.append(head, el('div', { class: 'readout-scroll' }, table));
 
+  // the head and each row are built when what they show changes shape (the
+  // runs, their names, a divergence); a new step only rewrites texts that
+  // differ, so a frame lays out nothing else
+  const step = el('strong');
+  const latest = document.createTextNode('');
+  const rate = document.createTextNode('');
+  const headParts = [
+    step,
+    latest,
+    rate,
+    el('span', { class: 'train-readout-key' }, 'loss held-out and training, held-out accuracy, gradient norm'),
+  ];
+  let headShown = null; // 'empty' or 'step'
+  let rowsShape = null;
+  let cells = {}; // by run key: [td per COLUMNS]
+
   return {
     set({ data, archs, looks = null, diverged, index }) {
       const last = data.x.length - 1;
       const i = index ?? last;
       if (i < 0) {
-        head.textContent = 'No step trained yet: Start trains, Step trains one logged step.';
+        if (headShown !== 'empty') head.textContent = 'No step trained yet: Start trains, Step trains one logged step.';
+        headShown = 'empty';
       } else {
-        replace(
-          head,
-          el('strong', {}, `Step ${data.x[i]}`),
-          index === null ? ' (the latest)' : '',
-          ` \u00b7 learning rate ${stepValue('lr', data.lr[i])}`,
-          el('span', { class: 'train-readout-key' }, 'loss held-out and training, held-out accuracy, gradient norm'),
-        );
+        if (headShown !== 'step') replace(head, ...headParts);
+        headShown = 'step';
+        setText(step, `Step ${data.x[i]}`);
+        setText(latest, index === null ? ' (the latest)' : '');
+        setText(rate, ` \u00b7 learning rate ${stepValue('lr', data.lr[i])}`);
       }
-      const rows = archs.map((arch) => {
-        const look = lookOf(looks, arch);
+      const stops = archs.map((arch) => diverged.find((d) => d.arch === arch)?.step ?? null);
+      const shape = archs.map((arch, j) => `${arch}:${lookOf(looks, arch).label}:${stops[j]}`).join();
+      if (shape !== rowsShape) {
+        rowsShape = shape;
+        cells = {};
+        const rows = archs.map((arch, j) => {
+          const look = lookOf(looks, arch);
+          cells[arch] = COLUMNS.map(([key]) => el('td', { 'data-key': key }));
+          return el(
+            'tr',
+            { 'data-arch': arch },
+            el(
+              'th',
+              { scope: 'row' },
+              lineSwatch(look.arch, look.dash),
+              look.label,
+              stops[j] !== null ? el('span', { class: 'diverged-note' }, `diverged at step ${stops[j]}`) : null,
+            ),
+            cells[arch],
+          );
+        });
+        body.replaceChildren(...rows);
+      }
+      for (const arch of archs) {
         const s = data.series[arch];
-        const stop = diverged.find((d) => d.arch === arch);
-        return el(
-          'tr',
-          { 'data-arch': arch },
-          el(
-            'th',
-            { scope: 'row' },
-            lineSwatch(look.arch, look.dash),
-            look.label,
-            stop ? el('span', { class: 'diverged-note' }, `diverged at step ${stop.step}`) : null,
-          ),
-          COLUMNS.map(([key]) => el('td', { 'data-key': key }, i < 0 ? '\u2014' : stepValue(key, s[key][i]))),
-        );
-      });
-      body.replaceChildren(...rows);
+        COLUMNS.forEach(([key], j) => setText(cells[arch][j], i < 0 ? '\u2014' : stepValue(key, s[key][i])));
+      }
     },
   };
 }

@@ -60,6 +60,13 @@ const ENABLED = {
 
 /** The least time between two frames drawn for the workers' answers, in ms. */
 const ENGINE_FRAME_MS = 100;
+/**
+ * The least time between two writes of the numbers table while a run trains,
+ * in ms: every row it gains makes the browser lay the whole table out again
+ * where it is on screen, a cost that grows with the run. Paused, stopped or
+ * done, it is written at once.
+ */
+const NUMBERS_LIVE_MS = 1000;
 
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
@@ -282,6 +289,7 @@ export function mountTrainer(
   let frames = 0;
   let destroyed = false;
   let lastRender = -Infinity;
+  let numbersAt = -Infinity; // when renderRest last wrote the numbers table
   let engineTimer = 0;
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(render);
@@ -366,7 +374,11 @@ export function mountTrainer(
       }
       scales[metric] = scale;
     }
-    numbers.update(snap.runs, config);
+    const now = performance.now();
+    if (snap.state !== 'running' || now - numbersAt >= NUMBERS_LIVE_MS) {
+      numbersAt = now;
+      numbers.update(snap.runs, config);
+    }
     // the preset's verdict and the after-training charts (three charts made when a run ends) a frame after the
     // heatmaps, which draw in the frame after their update
     rest = requestAnimationFrame(() => {
