@@ -163,7 +163,7 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
   }
   function clearError(field) {
     const b = boxes.get(field);
-    if (!b) return;
+    if (!b || b.error.hidden) return; // nothing shown: nothing written, so Start restyles nothing
     b.error.hidden = true;
     b.error.textContent = '';
     b.error.closest('.field')?.classList.remove('has-error');

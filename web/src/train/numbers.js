@@ -8,7 +8,7 @@
 // table again.
 //
 //   const n = createLabNumbers(box);   // fills box with the toggle and the table
-//   n.update(runs, config);            // session.js's runs
+//   n.update(runs, config, data);      // session.js's runs; data: their lineSeries(runs), made when absent
 import { archLabel } from '../shared/archs.js';
 import { el, setText } from '../shared/dom.js';
 import { fmtPlain } from '../shared/format.js';
@@ -89,12 +89,11 @@ export function createLabNumbers(box) {
   }
 
   return {
-    update(runs, config) {
+    update(runs, config, data = lineSeries(runs)) {
       const keys = runs.map((r) => r.key ?? r.arch);
       const names = runs.map((r) => r.label ?? archLabel(r.arch));
       if (!builtFor || builtFor.runs !== runs || builtFor.sig !== `${keys.join()}|${names.join()}`)
         build(runs, keys, names);
-      const data = lineSeries(runs);
       const n = Math.min(MAX_ROWS, data.x.length);
       const done = (r) => r.stopped || r.error || r.trainedAt != null || r.stepsDone >= (r.steps ?? config.steps);
       const complete = Math.min(n, ...runs.map((r) => (done(r) ? Infinity : r.logs.length)));

@@ -13,7 +13,7 @@
 // root: the lab's element (its charts and heatmaps are drawn from there);
 // session: session.js's; store: the settings (set on load).
 import { archLabel } from '../shared/archs.js';
-import { el } from '../shared/dom.js';
+import { el, setAttr } from '../shared/dom.js';
 import { download } from '../shared/download.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
@@ -247,9 +247,9 @@ export function createLabTools({ root, session, store }) {
     loadFile,
     update(s) {
       const has = logged(s);
-      for (const b of exports) b.setAttribute('aria-disabled', String(!has));
-      save.setAttribute('aria-disabled', String(!(has && SAVABLE.includes(s.state))));
-      load.setAttribute('aria-disabled', String(BUSY.includes(s.state)));
+      for (const b of exports) setAttr(b, 'aria-disabled', String(!has));
+      setAttr(save, 'aria-disabled', String(!(has && SAVABLE.includes(s.state))));
+      setAttr(load, 'aria-disabled', String(BUSY.includes(s.state)));
     },
     destroy() {
       box.remove();

@@ -19,7 +19,7 @@
 // controls.js), `noticeTable` (the table its notices' fields are of) and
 // `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
-import { el } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 import { palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
@@ -337,9 +337,10 @@ export function mountTrainer(
 
     charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
     readout.set({ data, archs, looks, diverged, index });
-    lossNote.textContent = diverged
-      .map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`)
-      .join('; ');
+    setText(
+      lossNote,
+      diverged.map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`).join('; '),
+    );
     progress.update(snap.progress, snap.state);
     showState(snap);
     tools.update(snap);
@@ -377,7 +378,7 @@ export function mountTrainer(
     const now = performance.now();
     if (snap.state !== 'running' || now - numbersAt >= NUMBERS_LIVE_MS) {
       numbersAt = now;
-      numbers.update(snap.runs, config);
+      numbers.update(snap.runs, config, runs === snap.runs ? data : undefined);
     }
     // the preset's verdict and the after-training charts (three charts made when a run ends) a frame after the
     // heatmaps, which draw in the frame after their update
@@ -429,23 +430,25 @@ export function mountTrainer(
     const blocked = controls.invalid().length > 0;
     for (const [key, b] of Object.entries(buttons)) {
       const ok = on.includes(key) && !(blocked && (key === 'start' || key === 'step'));
-      b.setAttribute('aria-disabled', String(!ok));
+      setAttr(b, 'aria-disabled', String(!ok));
     }
     controls.lock(snap.state !== 'idle' && snap.state !== 'error');
-    statusEl.dataset.state = { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing';
+    // every frame calls this: what reads the same is not written again (a live region would be announced again)
+    setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
     const failed = snap.runs.filter((r) => r.error);
-    statusEl.textContent = snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state];
+    setText(statusEl, snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state]);
     if (snap.state === 'error' && snap.error) {
       const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
       if (!field || !controls.showError(field, refusalText(snap.error))) {
-        runError.textContent = `Not started: ${refusalText(snap.error)}`;
+        setText(runError, `Not started: ${refusalText(snap.error)}`);
         runError.hidden = false;
       } else runError.hidden = true;
     } else {
       runError.hidden = !failed.length;
-      runError.textContent = failed
-        .map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`)
-        .join(' ');
+      setText(
+        runError,
+        failed.map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' '),
+      );
     }
   }
 
