@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "fd.h"
 #include "resnorm/network.h"
@@ -125,6 +126,33 @@ TEST_CASE("spec v2: the gates and DenseFormer's weights are parameters with thei
   CHECK(entries == 2 + 3);
   CHECK(count(Arch::pre_ln, "gate", &entries) == 0);
   CHECK(count(Arch::pre_ln, "dwa", &entries) == 0);
+}
+
+TEST_CASE("spec v2: DenseFormer at init is Pre-LN exactly: the same loss, the same gradients", "[network]") {
+  for (Block block : {Block::mlp, Block::transformer})
+    for (Task task : {Task::copy, Task::teacher}) {
+      TrainConfig tc = small(task, block);
+      tc.depth = 4;
+      TaskData data(tc);
+      Network<double> dwa(tc, Arch::dwa, data), pre(tc, Arch::pre_ln, data);
+      const Batch batch = data.train_batch(0);
+      INFO(name(block) << " " << name(task));
+      CHECK(dwa.run(batch, true) == pre.run(batch, true));
+      // Pre-LN's parameters are DenseFormer's, in order, with the dwa[l] rows among them.
+      size_t j = 0;
+      for (const Param<double>& p : dwa.params()) {
+        if (p.name.rfind("dwa[", 0) == 0) continue;
+        REQUIRE(j < pre.params().size());
+        const Param<double>& q = pre.params()[j++];
+        REQUIRE(p.name == q.name);
+        CHECK(std::vector<double>(p.g, p.g + p.n) == std::vector<double>(q.g, q.g + q.n));
+      }
+      CHECK(j == pre.params().size());
+      std::vector<double> la, lb;
+      dwa.lesion_losses(batch, la);
+      pre.lesion_losses(batch, lb);
+      CHECK(la == lb);  // a skipped block too: y_l = x_{l-1}, then the identity average
+    }
 }
 
 TEST_CASE("spec v2: every parameter is listed once and has a gradient", "[network]") {
