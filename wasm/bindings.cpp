@@ -317,6 +317,12 @@ class JsTrainer {
     return view(v);
   }
 
+  // DenseFormer's averaging weights now: (L, L + 1) row-major (Trainer::dwa_weights()); empty for other presets.
+  val dwaWeights() {
+    dwa_ = started_ ? trainer_.dwa_weights() : std::vector<double>();
+    return view(dwa_);
+  }
+
   // The saved state as a byte view (copied out by the wrapper, then freed with clearState).
   val state() {
     state_ = started_ ? trainer_.state() : std::string();
@@ -346,6 +352,7 @@ class JsTrainer {
   bool started_ = false;
   std::vector<resnorm::TrainLog> logs_;
   std::vector<double> scalars_;
+  std::vector<double> dwa_;
   resnorm::TrainLog last_;
   bool has_last_ = false;
   resnorm::Lesion lesion_;
@@ -487,6 +494,7 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("lesion", &JsTrainer::lesion)
       .function("lesionBase", &JsTrainer::lesionBase)
       .function("lesionArray", &JsTrainer::lesionArray)
+      .function("dwaWeights", &JsTrainer::dwaWeights)
       .function("state", &JsTrainer::state)
       .function("clearState", &JsTrainer::clearState)
       .function("load", &JsTrainer::load);

@@ -273,6 +273,7 @@ export class Resnorm {
  *   stepsDone    updates done; stopped: true after the first non-finite step
  *   step(n)      up to n more updates (not past config.steps); the logged ones
  *   lesion()     the held-out loss with each block skipped
+ *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other presets)
  *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
  *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
  *   delete()     frees it; any later call throws
@@ -330,6 +331,21 @@ export class Trainer {
         out[key] = this._t.lesionArray(which).slice();
       });
       return out;
+    });
+  }
+
+  /**
+   * DenseFormer's learned averaging weights now, for the dwa preset: L rows,
+   * row l - 1 a Float64Array of l + 1 weights w_{l,0..l}, how much the stream
+   * after block l takes of h_0 (j = 0) and of block j's output (j = 1..l).
+   * At init row l - 1 is 0 but for a 1 at j = l. null for every other preset.
+   */
+  dwaWeights() {
+    return this._call(() => {
+      const m = this._t.dwaWeights().slice();
+      if (m.length === 0) return null;
+      const L = this.config.depth;
+      return Array.from({ length: L }, (_, r) => m.slice(r * (L + 1), r * (L + 1) + r + 2));
     });
   }
 

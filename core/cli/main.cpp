@@ -67,7 +67,7 @@ int train(const TrainConfig& tc, bool json) {
   const double chance = trainers[0]->task().chance_loss(), optimal = trainers[0]->task().optimal_loss();
   if (!json) {
     std::printf("train %s\nchance loss %.4f, optimal loss %.4f\n", train_config_text(tc).c_str(), chance, optimal);
-    std::printf("%8s %-9s %10s %10s %10s %8s %10s %10s %8s\n", "step", "arch", "lr", "train", "held-out", "acc",
+    std::printf("%8s %-10s %10s %10s %10s %8s %10s %10s %8s\n", "step", "arch", "lr", "train", "held-out", "acc",
                 "grad norm", "out chg", "cosine");
   }
   std::vector<TrainLog> last(trainers.size());
@@ -79,7 +79,7 @@ int train(const TrainConfig& tc, bool json) {
           std::printf("%s\n", train_log_json(tc.archs[i], g).c_str());
           continue;
         }
-        std::printf("%8lld %-9s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s\n", (long long)g.step,
+        std::printf("%8lld %-10s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s\n", (long long)g.step,
                     name(tc.archs[i]), g.lr, g.train_loss, g.heldout_loss, g.heldout_accuracy, g.grad_norm_global,
                     g.output_change, g.top_cosine, g.first_nonfinite >= 0 ? "  non-finite: stopped" : "");
       }
@@ -94,7 +94,7 @@ int train(const TrainConfig& tc, bool json) {
     }
     const double mx = les.increase.empty() ? NAN : *std::max_element(les.increase.begin(), les.increase.end());
     std::printf(
-        "%-9s %s after %lld steps: held-out loss %.4f; lesion: one block skipped raises it by %.4f (median), "
+        "%-10s %s after %lld steps: held-out loss %.4f; lesion: one block skipped raises it by %.4f (median), "
         "%.4f (max)\n",
         name(tc.archs[i]), outcome(last[i], chance, optimal), (long long)last[i].step, last[i].heldout_loss,
         median(les.increase), mx);

@@ -185,6 +185,26 @@ TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {
   CHECK(bad2.err.find("--heads: '3' is not one of 1, 2, 4, 8") != std::string::npos);
 }
 
+TEST_CASE("the CLI simulates and trains the five presets after admin", "[cli][train]") {
+  Run r = run("simulate --arch rezero,layerscale,lns,mix_ln,dwa --depth 8 --width 16 --tokens 4 --json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  for (const char* key : {"\"arch\": [\"rezero\", \"layerscale\", \"lns\", \"mix_ln\", \"dwa\"]", "\"rezero\": {",
+                          "\"layerscale\": {", "\"lns\": {", "\"mix_ln\": {", "\"dwa\": {"})
+    CHECK(r.out.find(key) != std::string::npos);
+  Run table = run("simulate --arch rezero,layerscale --depth 4 --width 8 --tokens 2");
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find("layerscale ") != std::string::npos);
+  Run t =
+      run("train --task copy --arch rezero,layerscale,lns,mix_ln,dwa --depth 2 --width 16 --heads 2 --seq 3 "
+          "--vocab 6 --batch 4 --steps 4 --log-every 4 --json");
+  REQUIRE(t.status == 0);
+  CHECK(t.err.empty());
+  for (const char* key : {"{\"arch\": \"rezero\", \"step\": 4, ", "{\"arch\": \"dwa\", \"step\": 4, ",
+                          "\"mix_ln\": {\"steps\": 4, \"outcome\": "})
+    CHECK(t.out.find(key) != std::string::npos);
+}
+
 TEST_CASE("resnorm train: one JSON line per logged step per arch, then the summary with the lesion", "[cli][train]") {
   Run r =
       run("train --task copy --arch post_ln,pre_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 "

@@ -1,9 +1,13 @@
 // Known analytic results the engine must reproduce.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <vector>
 
 #include "helpers.h"
 #include "resnorm/engine.h"
+#include "resnorm/model.h"
+#include "resnorm/recipes.h"
 
 using namespace resnorm;
 
@@ -191,5 +195,135 @@ TEST_CASE("transformer blocks: known results", "[attention][known]") {
           std::sqrt(r.attn_update_ratio[l] * r.attn_update_ratio[l] + r.mlp_update_ratio[l] * r.mlp_update_ratio[l]));
     CHECK(r.wq_grad_norm[l] > 0);
     CHECK(r.wo_grad_norm[l] > 0);
+  }
+}
+
+TEST_CASE("ReZero at init is the identity: every gradient equals the top's exactly, no block updates", "[known]") {
+  // alpha = 0 in every unit: h_l = h_0 and d loss / d h_l = r, bit for bit.
+  for (Block block : {Block::mlp, Block::transformer}) {
+    Config cfg = block == Block::mlp ? Config{} : test::small_transformer();
+    cfg.depth = 48;
+    ArchResult f = run<float>(cfg, Arch::rezero);
+    ArchResult d = run<double>(cfg, Arch::rezero);
+    INFO(name(block));
+    for (const ArchResult* r : {&f, &d}) {
+      for (int l = 0; l <= cfg.depth; ++l) {
+        CHECK(r->grad_norm[l] == r->grad_norm[cfg.depth]);
+        CHECK(r->stream_rms[l] == r->stream_rms[0]);
+      }
+      for (double u : r->update_ratio) CHECK(u == 0.0);
+      CHECK(r->first_nonfinite == -1);
+    }
+    // With alpha = 0 no weight has a gradient yet: only alpha does (its first update starts the branches).
+    for (double w : d.w2_grad_norm) CHECK(w == 0.0);
+  }
+}
+
+TEST_CASE("LayerScale at init: every block's update ratio is epsilon times Pre-LN's first block's", "[known]") {
+  // Block 1 reads h_0 in both, so its update is exactly epsilon times Pre-LN's.
+  // Above it LayerScale's stream stays h_0 + O(epsilon), so each block sees
+  // what Pre-LN's first block saw (other weights): ratio ~ epsilon r_1.
+  for (int L : {12, 24, 48}) {
+    Config cfg;
+    cfg.depth = L;
+    const double eps = layerscale_epsilon(L);
+    CHECK(eps == (L <= 18 ? 0.1 : L <= 24 ? 1e-5 : 1e-6));
+    ArchResult ls = run<double>(cfg, Arch::layerscale), pre = run<double>(cfg, Arch::pre_ln);
+    INFO("L=" << L << " eps=" << eps);
+    CHECK(ls.update_ratio[0] == Approx(eps * pre.update_ratio[0]).epsilon(1e-12));
+    double lo = 1e300, hi = 0;
+    for (int l = 0; l < L; ++l) {
+      lo = std::min(lo, ls.update_ratio[l] / (eps * pre.update_ratio[0]));
+      hi = std::max(hi, ls.update_ratio[l] / (eps * pre.update_ratio[0]));
+    }
+    WARN("layerscale L=" << L << ": update ratio / (eps r_1 of pre_ln) in [" << lo << ", " << hi << "]");
+    CHECK(lo > 0.8);
+    CHECK(hi < 1.5);
+  }
+}
+
+TEST_CASE("LNS: one block is Pre-LN; block l's branch is f(LN(h)) / sqrt(l) for a ReLU MLP", "[known]") {
+  Config cfg;
+  cfg.depth = 1;
+  ArchResult a = run<double>(cfg, Arch::lns), b = run<double>(cfg, Arch::pre_ln);
+  CHECK(a.grad_norm == b.grad_norm);
+  CHECK(a.stream_rms == b.stream_rms);
+  CHECK(a.update_ratio == b.update_ratio);
+  // ReLU and the bias-free MLP are positively homogeneous: f(c x) = c f(x).
+  cfg.depth = 12;
+  cfg.width = 16;
+  cfg.tokens = 4;
+  WeightBank<double> bank;
+  bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth);
+  Model<double> m;
+  m.configure(cfg, Arch::lns, bank);
+  m.forward();
+  const long n = static_cast<long>(cfg.tokens) * cfg.width;
+  Norm<double> ln;
+  ln.resize(NormKind::layernorm, cfg.tokens, cfg.width);
+  std::vector<double> x(n), y(n);
+  for (int l = 1; l <= cfg.depth; ++l) {
+    ln.forward(x.data(), m.h(l - 1), cfg.tokens, cfg.width);
+    const std::vector<double> raw(m.unit(l).branch_raw.data(), m.unit(l).branch_raw.data() + n);
+    m.mlp(l).forward(y.data(), x.data());
+    double worst = 0, top = 0;
+    for (long i = 0; i < n; ++i) {
+      worst = std::max(worst, std::abs(raw[i] - y[i] / std::sqrt(double(l))));
+      top = std::max(top, std::abs(raw[i]));
+    }
+    INFO("block " << l);
+    CHECK(worst <= 1e-14 * top);
+  }
+}
+
+TEST_CASE("LNS stream: mean over seeds of stream_rms[l]^2 is 1 + g^2 H_l, H_l = sum_{i<=l} 1/i", "[known]") {
+  // As for Pre-LN (E[rms_l^2] = 1 + g^2 l), with block i's update scaled by
+  // 1/sqrt(i): its variance is g^2 / i. The stream grows like log l, not l.
+  const int seeds = 48, L = 32;
+  const double g = 1.0;
+  Config cfg;
+  cfg.depth = L;
+  cfg.gain = g;
+  std::vector<double> mean_sq(L + 1, 0.0);
+  for (int s = 0; s < seeds; ++s) {
+    cfg.seed = s;
+    ArchResult r = run<float>(cfg, Arch::lns);
+    for (int l = 0; l <= L; ++l) mean_sq[l] += r.stream_rms[l] * r.stream_rms[l] / seeds;
+  }
+  double harmonic = 0, worst = 0;
+  for (int l = 1; l <= L; ++l) {
+    harmonic += 1.0 / l;
+    const double expect = 1.0 + g * g * harmonic;
+    const double rel = std::abs(mean_sq[l] / expect - 1.0);
+    worst = std::max(worst, rel);
+    INFO("l=" << l << " measured " << mean_sq[l] << " expected " << expect);
+    CHECK(rel < 0.08);  // the Pre-LN test's bound (its increments' spread is the same)
+  }
+  WARN("lns: max relative deviation from 1 + g^2 H_l over l: " << worst);
+}
+
+TEST_CASE("DenseFormer at init is Pre-LN exactly; Mix-LN's early blocks are Post-LN's", "[known]") {
+  for (Block block : {Block::mlp, Block::transformer}) {
+    Config cfg = block == Block::mlp ? Config{} : test::small_transformer();
+    cfg.depth = 16;
+    cfg.final_norm = NormKind::layernorm;
+    cfg.archs = {Arch::dwa, Arch::pre_ln, Arch::mix_ln, Arch::post_ln};
+    Engine<float> engine;
+    Results res;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    const ArchResult &dwa = res.archs[0], &pre = res.archs[1], &mix = res.archs[2], &post = res.archs[3];
+    INFO(name(block));
+    for (auto field :
+         {&ArchResult::grad_norm, &ArchResult::stream_rms, &ArchResult::update_ratio, &ArchResult::w1_grad_norm,
+          &ArchResult::w2_grad_norm, &ArchResult::wq_grad_norm, &ArchResult::wo_grad_norm})
+      CHECK(dwa.*field == pre.*field);
+    // Mix-LN: floor(16 / 4) = 4 Post-LN blocks read and write what Post-LN's
+    // first four do (the same weights); block 5 is Pre-LN.
+    const int early = mix_ln_early_blocks(cfg.depth, cfg.mix_fraction);
+    REQUIRE(early == 4);
+    for (int l = 0; l <= early; ++l) CHECK(mix.stream_rms[l] == post.stream_rms[l]);
+    for (int l = 0; l < early; ++l) CHECK(mix.update_ratio[l] == post.update_ratio[l]);
+    CHECK(mix.stream_rms[early + 1] != post.stream_rms[early + 1]);
+    CHECK(std::abs(mix.stream_rms[early] - 1.0) < 1e-5);  // a LayerNorm's output
   }
 }

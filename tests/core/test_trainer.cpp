@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "resnorm/trainer.h"
 #include "tiny_train.h"
@@ -92,6 +94,52 @@ TEST_CASE("trainer: the same config twice, and a restored state, give bit-identi
     check_same(a2, c.step(8));
     check_same(a2, b.step(8));
     CHECK(c.state() == a.state());
+  }
+}
+
+TEST_CASE("trainer: the gates and DenseFormer's weights train, are saved and restored, and are readable",
+          "[trainer][state]") {
+  TrainConfig tc = tiny();
+  tc.steps = 30;
+  for (Arch arch : {Arch::rezero, Arch::layerscale, Arch::dwa}) {
+    INFO(name(arch));
+    Trainer<float> a, b;
+    REQUIRE(a.configure(tc, arch).ok());
+    auto values = [](Trainer<float>& t, const std::string& prefix) {
+      std::vector<float> v;
+      for (const Param<float>& p : t.network().params())
+        if (p.name.rfind(prefix, 0) == 0) v.insert(v.end(), p.w, p.w + p.n);
+      return v;
+    };
+    const std::string prefix = arch == Arch::dwa ? "dwa[" : "gate[";
+    const std::vector<float> init = values(a, prefix);
+    REQUIRE(!init.empty());
+    if (arch == Arch::rezero)
+      for (float g : init) CHECK(g == 0.0f);
+    if (arch == Arch::layerscale)
+      for (float g : init) CHECK(g == 0.1f);  // 2 blocks: CaiT's 0.1
+    // The averaging weights: the identity at init, as a (L, L + 1) matrix.
+    const std::vector<double> w0 = a.dwa_weights();
+    if (arch == Arch::dwa) {
+      REQUIRE(w0.size() == 2 * 3);
+      CHECK(w0 == std::vector<double>{0, 1, 0, 0, 0, 1});
+    } else {
+      CHECK(w0.empty());
+    }
+    a.step(10);
+    const std::vector<float> trained = values(a, prefix);
+    CHECK(trained != init);  // they learn
+    if (arch == Arch::dwa) {
+      const std::vector<double> w = a.dwa_weights();
+      CHECK(w != w0);
+      CHECK(w[2] == 0.0);  // w_{1,2} does not exist: always 0
+    }
+    const std::string blob = a.state();
+    REQUIRE(b.load(blob).ok());
+    CHECK(values(b, prefix) == trained);
+    CHECK(b.dwa_weights() == a.dwa_weights());
+    check_same(a.step(10), b.step(10));
+    CHECK(b.state() == a.state());
   }
 }
 

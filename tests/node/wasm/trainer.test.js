@@ -50,7 +50,31 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.equal(field('eps').min, 1e-30, 'a small bound stays exact');
   assert.equal(field('clip').max, 1e30);
   assert.deepEqual(field('task').choices, ['copy', 'reverse', 'sort', 'modadd', 'markov', 'teacher']);
-  assert.equal(field('arch').choices.length, 10);
+  assert.equal(field('arch').choices.length, 15);
+  assert.deepEqual(field('arch').choices.slice(9), ['admin', 'rezero', 'layerscale', 'lns', 'mix_ln', 'dwa']);
+});
+
+test('dwaWeights: the identity at init, learned after training, as in the saved state; null for other presets', () => {
+  const tr = rn.trainer({ ...CONFIG, arch: 'dwa' });
+  const init = tr.dwaWeights();
+  assert.equal(init.length, 3);
+  init.forEach((row, r) => {
+    assert.ok(row instanceof Float64Array);
+    assert.equal(row.length, r + 2, 'w_{l,0..l}');
+    row.forEach((w, j) => assert.equal(w, j === r + 1 ? 1 : 0));
+  });
+  tr.step(10);
+  const trained = tr.dwaWeights();
+  assert.notDeepEqual(trained, init);
+  const saved = tr.state();
+  const other = rn.trainer({ ...CONFIG, arch: 'dwa' });
+  other.load(saved);
+  assert.equal(bits(other.dwaWeights()), bits(trained));
+  other.delete();
+  tr.delete();
+  const pre = rn.trainer(CONFIG);
+  assert.equal(pre.dwaWeights(), null);
+  pre.delete();
 });
 
 test('a trainer: config, task, logs with typed arrays of L+1 and L, lesion, outcome, state', () => {

@@ -79,6 +79,20 @@ const CONFIGS = {
     tokens: 16,
     heads: 4,
   },
+  'ReZero, LayerScale, LNS, Mix-LN, DenseFormer: MLP blocks, gelu, final layernorm': {
+    arch: ['rezero', 'layerscale', 'lns', 'mix_ln', 'dwa', 'pre_ln'],
+    depth: 32,
+    activation: 'gelu',
+    final_norm: 'layernorm',
+    seed: 4,
+  },
+  'ReZero, LayerScale, LNS, Mix-LN, DenseFormer: transformer blocks': {
+    arch: ['rezero', 'layerscale', 'lns', 'mix_ln', 'dwa'],
+    block: 'transformer',
+    depth: 20,
+    tokens: 8,
+    heads: 4,
+  },
   'transformer blocks, 2 heads, no mask, gelu': {
     arch: ['pre_rms', 'sandwich', 'post_rms'],
     block: 'transformer',
