@@ -68,19 +68,23 @@ int largest_depth(Config c, Fits fits) {
 bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
 
 // One model's buffers for these sizes: `unit_norms` norms in each of its
-// depth * P units, `final_norms` (0 or 1) after the stack; train: a training
-// stack (model.h), with GELU's cdf instead of the Gram scratch (its weight
-// gradients are the parameters' own).
+// depth * P units, `final_norms` (0 or 1) after the stack, a gate of
+// `gate_entries` (0, 1 or d) in each unit, the buffers of dense averaging;
+// train: a training stack (model.h), with GELU's cdf instead of the Gram
+// scratch (its weight gradients are the parameters' own).
 double stack_bytes(double T, double d, double m, double H, int depth, Block block, int unit_norms, int final_norms,
-                   int sb, bool train) {
+                   double gate_entries, bool dense, int sb, bool train) {
   const int P = block == Block::transformer ? 2 : 1;
   const double U = double(depth) * P;
   const double norm = (4 * d + 2 * T) * sb + 6 * kAllocBytes;
-  const double unit = 4 * T * d * sb + unit_norms * norm + 4 * kAllocBytes;
+  const double gate = gate_entries > 0 ? (T * d + 2 * gate_entries) * sb + 3 * kAllocBytes : 0.0;
+  const double unit = 4 * T * d * sb + unit_norms * norm + gate + 4 * kAllocBytes;
   const double mlp = train ? 4 * T * m * sb + 4 * kAllocBytes
                            : (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
   const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
-  double bytes = 2 * (U + 1) * T * d * sb + 8 * T * d * sb + final_norms * norm;
+  double bytes = 2 * (U + 1) * T * d * sb + 9 * T * d * sb + final_norms * norm;
+  // y_j and dy_j (L + 1, T, d), the weights and their gradients.
+  if (dense) bytes += 2 * (depth + 1.0) * T * d * sb + depth * (depth + 3.0) * sb + 4 * kAllocBytes;
   bytes += U * unit + depth * mlp;
   if (block == Block::transformer) {
     bytes += depth * attn;
@@ -95,14 +99,23 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
 // One model (one architecture) configured for cfg.
 double model_bytes(const Config& c, Arch arch, int sb, bool train) {
   const Recipe rec = recipe(arch, c.depth, c.sublayers_per_block());
+  // Mix-LN's early blocks hold as many norms as the others (one each).
   const int unit_norms =
       (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
+  const double gate = rec.wrap.gate == Gate::scalar ? 1.0 : rec.wrap.gate == Gate::channel ? double(c.width) : 0.0;
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
-                     c.final_norm != NormKind::none, sb, train);
+                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train);
 }
 
 double capacity_bytes(const Capacity& k, int sb) {
-  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, sb, false);
+  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, k.width, true, sb, false);
+}
+
+// Dense averaging's forward and backward (model.h): L (L + 3) / 2 weights,
+// each an axpy of T d entries forward, a dot product and an axpy backward.
+double mix_work(const Config& c, Arch a) {
+  if (!recipe(a, c.depth, c.sublayers_per_block()).dense_average) return 0;
+  return 0.5 * c.depth * (c.depth + 3.0) * 6.0 * c.tokens * c.width;
 }
 
 // Forward and backward of one architecture's stack, with the weight-gradient norms.
@@ -119,7 +132,7 @@ Cost simulate_cost(const Config& c, int sb) {
   k.work = bank_work(c);
   for (Arch a : c.archs) {
     k.bytes += model_bytes(c, a, sb);
-    k.work += arch_factor(a) * stack_work(c);
+    k.work += arch_factor(a) * stack_work(c) + mix_work(c, a);
   }
   k.bytes *= kMargin;
   return k;

@@ -6,6 +6,50 @@
 #include <cmath>
 
 namespace resnorm {
+// gated = gate * b (b: ungated_output()): a scalar gate times every entry, a
+// channel gate (d) times column i of b (T, d).
+template <class S>
+void Unit<S>::gate_forward(int T, int d) {
+  const S* b = ungated_output();
+  for (int t = 0; t < T; ++t) {
+    const S* bt = b + static_cast<long>(t) * d;
+    S* gt = gated.data() + static_cast<long>(t) * d;
+    for (int i = 0; i < d; ++i) gt[i] = (wrap.gate == Gate::scalar ? gate(0) : gate(i)) * bt[i];
+  }
+}
+
+// db = gate * dgated (written); with `grads` also dgate += the sum, over the
+// entries each gate entry scales, of dgated * b, in double.
+template <class S>
+void Unit<S>::gate_backward(S* db, const S* dgated, int T, int d, bool grads) {
+  const S* b = ungated_output();
+  double scalar = 0;
+  for (int i = 0; grads && wrap.gate == Gate::channel && i < d; ++i) {
+    double sum = 0;
+    for (int t = 0; t < T; ++t)
+      sum += double(dgated[static_cast<long>(t) * d + i]) * double(b[static_cast<long>(t) * d + i]);
+    dgate(i) += S(sum);
+  }
+  for (int t = 0; t < T; ++t) {
+    const long at = static_cast<long>(t) * d;
+    for (int i = 0; i < d; ++i) {
+      db[at + i] = (wrap.gate == Gate::scalar ? gate(0) : gate(i)) * dgated[at + i];
+      if (grads && wrap.gate == Gate::scalar) scalar += double(dgated[at + i]) * double(b[at + i]);
+    }
+  }
+  if (grads && wrap.gate == Gate::scalar) dgate(0) += S(scalar);
+}
+
+// d loss / d Nin's output = in_scale * d loss / d normed_in, in place (n entries).
+template <class S>
+void Unit<S>::scale_in_gradient(S* dx, long n) const {
+  if (wrap.in_scale == 1.0) return;
+  const S c = S(wrap.in_scale);
+  for (long i = 0; i < n; ++i) dx[i] *= c;
+}
+
+template struct Unit<float>;
+template struct Unit<double>;
 
 template <class S>
 Capacity Model<S>::capacity_after(const Config& cfg) const {
@@ -45,14 +89,15 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   heads_ = heads;
   train_ = train;
   sublayers_per_block_ = P;
-  const Recipe rec = recipe(arch, L, P);
+  const Recipe rec = recipe(arch, L, P, cfg.mix_fraction);
   if (afresh) {
     units_.clear();
     attn_scratch_.reset();
     if (transformer) attn_scratch_ = std::make_shared<AttnScratch<S>>();
   }
   if (transformer) attn_scratch_->resize(T, d, train);
-  for (Workspace<S>* buf : {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &path_grad_[0], &path_grad_[1]})
+  for (Workspace<S>* buf :
+       {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &dungated_, &path_grad_[0], &path_grad_[1]})
     buf->resize(T, d);
   n_units_ = L * P;
   if (n_units_ > static_cast<int>(units_.capacity())) units_.reserve(n_units_);
@@ -66,6 +111,16 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   const long stream_size = static_cast<long>(n_units_ + 1) * T * d;
   streams_.resize(stream_size);
   dstreams_.resize(stream_size);
+  // Dense averaging: w_{l,l} = 1, every other weight 0 (the Pre-LN stack).
+  dense_ = rec.dense_average;
+  const long blocks_in_mix = dense_ ? static_cast<long>(L) * (L + 3) / 2 : 0;
+  ys_.resize(dense_ ? static_cast<long>(L + 1) * T * d : 0);
+  dys_.resize(ys_.size());
+  mix_.resize(blocks_in_mix);
+  dmix_.resize(blocks_in_mix);
+  mix_.setZero();
+  dmix_.setZero();
+  for (int l = 1; dense_ && l <= L; ++l) mix_row(l)[l] = S(1);
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
     readout_ = readout(cfg.seed, T, d).cast<S>();
@@ -74,11 +129,17 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   for (int l = 1; l <= L; ++l)
     for (int j = 0; j < P; ++j) {
       Unit<S>& u = unit(l, j);
-      u.wrap = rec.wrap;
-      u.in.resize(rec.wrap.in, T, d);
-      u.out.resize(rec.wrap.out, T, d);
-      u.outer.resize(rec.wrap.outer, T, d);
+      u.wrap = block_wrapping(rec, l);
+      u.in.resize(u.wrap.in, T, d);
+      u.out.resize(u.wrap.out, T, d);
+      u.outer.resize(u.wrap.outer, T, d);
       for (Workspace<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
+      const int gate_size = u.wrap.gate == Gate::scalar ? 1 : u.wrap.gate == Gate::channel ? d : 0;
+      u.gated.resize(gate_size ? T : 0, gate_size ? d : 0);
+      u.gate.resize(gate_size);
+      u.dgate.resize(gate_size);
+      std::fill(u.gate.data(), u.gate.data() + gate_size, S(u.wrap.gate_init));
+      u.dgate.setZero();
       if (j == P - 1) {
         Mlp<S>& f = static_cast<Mlp<S>&>(*u.f);
         f.reshape(T, d, m);
@@ -103,10 +164,16 @@ void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
   const S* f_in = hin;
   if (u.in.kind != NormKind::none) {
     u.in.forward(u.normed_in.data(), hin, T, d);
+    if (u.wrap.in_scale != 1.0) {
+      const S c = S(u.wrap.in_scale);
+      S* x = u.normed_in.data();
+      for (long i = 0; i < n; ++i) x[i] *= c;
+    }
     f_in = u.normed_in.data();
   }
   u.f->forward(u.branch_raw.data(), f_in);
   if (u.out.kind != NormKind::none) u.out.forward(u.branch.data(), u.branch_raw.data(), T, d);
+  if (u.wrap.gate != Gate::none) u.gate_forward(T, d);
   const S* update = u.branch_output();
   S* sum = (u.outer.kind != NormKind::none) ? u.sum.data() : hout;
   const S alpha = S(u.wrap.alpha);
@@ -138,15 +205,21 @@ void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, 
     const S alpha = S(u.wrap.alpha);
     for (long i = 0; i < n; ++i) dhin[i] += alpha * dsum[i];
   }
-  const S* dbranch_raw = dsum;  // d loss / d (branch output) = d loss / d sum
+  const S* dungated = dsum;  // d loss / d (branch output) = d loss / d sum, before the gate
+  if (u.wrap.gate != Gate::none) {
+    u.gate_backward(dungated_.data(), dsum, T, d, true);
+    dungated = dungated_.data();
+  }
+  const S* dbranch_raw = dungated;
   if (u.out.kind != NormKind::none) {
     dbranch_raw_.setZero();
-    u.out.backward(dbranch_raw_.data(), dsum, u.branch_raw.data(), T, d);
+    u.out.backward(dbranch_raw_.data(), dungated, u.branch_raw.data(), T, d);
     dbranch_raw = dbranch_raw_.data();
   }
   const S* f_in = (u.in.kind != NormKind::none) ? u.normed_in.data() : hin;
   u.f->backward(dbranch_in_.data(), dbranch_raw, f_in, materialize);
   if (u.in.kind != NormKind::none) {
+    u.scale_in_gradient(dbranch_in_.data(), n);
     u.in.backward(dhin, dbranch_in_.data(), hin, T, d);
   } else {
     const S* dx = dbranch_in_.data();
@@ -178,11 +251,78 @@ double Model<S>::forward() {
 template <class S>
 void Model<S>::forward_begin() {
   std::copy(input_.data(), input_.data() + input_.size(), stream(0));
+  if (dense_) std::copy(input_.data(), input_.data() + input_.size(), y(0));
+}
+
+template <class S>
+S* Model<S>::unit_output(int k) {
+  return dense_ && k % sublayers_per_block_ == 0 ? y(k / sublayers_per_block_) : stream(k);
 }
 
 template <class S>
 void Model<S>::forward_step(int k) {
-  forward_unit(units_[k - 1], stream(k), stream(k - 1));
+  forward_unit(units_[k - 1], unit_output(k), stream(k - 1));
+  if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
+}
+
+template <class S>
+void Model<S>::skip_step(int k) {
+  const long n = static_cast<long>(T_) * d_;
+  std::copy(stream(k - 1), stream(k - 1) + n, unit_output(k));
+  if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
+}
+
+// x_l = sum_j w_{l,j} y_j over the terms of nonzero weight, in order of j; the
+// first such term is w y_j itself (not 0 + w y_j), so w_{l,l} = 1 alone gives
+// y_l bit for bit, signed zeros included.
+template <class S>
+void Model<S>::mix_forward(int l) {
+  const long n = static_cast<long>(T_) * d_;
+  const S* w = mix_row(l);
+  S* x = h(l);
+  bool first = true;
+  for (int j = 0; j <= l; ++j) {
+    if (w[j] == S(0)) continue;
+    const S wj = w[j];
+    const S* yj = y(j);
+    if (first)
+      for (long i = 0; i < n; ++i) x[i] = wj * yj[i];
+    else
+      for (long i = 0; i < n; ++i) x[i] += wj * yj[i];
+    first = false;
+  }
+  if (first) std::fill(x, x + n, S(0));
+}
+
+// dx_l = dh(l) is complete here (block l + 1's backward has run). Every
+// weight's gradient is computed, a zero weight's too; a zero weight passes
+// nothing to its dy_j.
+template <class S>
+void Model<S>::mix_backward(int l) {
+  const long n = static_cast<long>(T_) * d_;
+  const S* dx = dh(l);
+  const S* w = mix_row(l);
+  S* dw = dmix_row(l);
+  for (int j = 0; j <= l; ++j) {
+    const S* yj = y(j);
+    double dot = 0;
+    for (long i = 0; i < n; ++i) dot += double(yj[i]) * double(dx[i]);
+    dw[j] += S(dot);
+    if (w[j] == S(0)) continue;
+    const S wj = w[j];
+    S* dyj = dys_.data() + static_cast<long>(j) * n;
+    for (long i = 0; i < n; ++i) dyj[i] += wj * dx[i];
+  }
+}
+
+template <class S>
+std::vector<double> Model<S>::mix_matrix() const {
+  if (!dense_) return {};
+  const int L = depth_;
+  std::vector<double> m(static_cast<size_t>(L) * (L + 1), 0.0);
+  for (int l = 1; l <= L; ++l)
+    for (int j = 0; j <= l; ++j) m[static_cast<size_t>(l - 1) * (L + 1) + j] = double(mix_.data()[mix_offset(l) + j]);
+  return m;
 }
 
 template <class S>
@@ -193,7 +333,8 @@ double Model<S>::forward_end() {
 template <class S>
 double Model<S>::forward_from_unit(int k0, const S* hk) {
   std::copy(hk, hk + static_cast<long>(T_) * d_, stream(k0));
-  for (int k = k0 + 1; k <= units(); ++k) forward_unit(units_[k - 1], stream(k), stream(k - 1));
+  if (dense_ && k0 == 0) std::copy(hk, hk + static_cast<long>(T_) * d_, y(0));  // y_0 = h_0
+  for (int k = k0 + 1; k <= units(); ++k) forward_step(k);
   return loss_from_top();
 }
 
@@ -214,6 +355,7 @@ template <class S>
 void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
   dstreams_.setZero();
+  dys_.setZero();
   if (!train_) {
     final_.zero_grad();
     for (int k = 0; k < n_units_; ++k) {
@@ -221,7 +363,9 @@ void Model<S>::backward_begin() {
       u.in.zero_grad();
       u.out.zero_grad();
       u.outer.zero_grad();
+      u.dgate.setZero();
     }
+    dmix_.setZero();
   }
   if (final_.kind != NormKind::none)
     final_.backward(dh(depth_), readout_.data(), h(depth_), T_, d_);
@@ -231,7 +375,19 @@ void Model<S>::backward_begin() {
 
 template <class S>
 void Model<S>::backward_step(int k, bool materialize) {
-  backward_unit(units_[k - 1], dstream(k - 1), dstream(k), stream(k - 1), materialize);
+  const long n = static_cast<long>(T_) * d_;
+  const S* dout = dstream(k);
+  if (dense_ && k % sublayers_per_block_ == 0) {
+    const int l = k / sublayers_per_block_;
+    mix_backward(l);
+    dout = dys_.data() + static_cast<long>(l) * n;  // dy_l, complete now
+  }
+  backward_unit(units_[k - 1], dstream(k - 1), dout, stream(k - 1), materialize);
+  if (dense_ && k == 1) {
+    S* dh0 = dstream(0);
+    const S* dy0 = dys_.data();
+    for (long i = 0; i < n; ++i) dh0[i] += dy0[i];  // dh_0 = dx_0 + dy_0
+  }
 }
 
 template class Model<float>;

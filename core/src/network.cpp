@@ -12,9 +12,10 @@ namespace resnorm {
 namespace {
 
 // Every tensor of the stack in one fixed order, block by block (attention's
-// W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms), then the final
-// norm: fn(name, values, gradient, size, block, matrix). The gradients are
-// the training stack's own: the sublayers' dW, the norms' dgamma, dbeta.
+// W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms and gate, then the
+// block's averaging weights), then the final norm: fn(name, values, gradient,
+// size, block, matrix). The gradients are the training stack's own: the
+// sublayers' dW, the norms' dgamma, dbeta, the gates' dgate, the dmix rows.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
   const int L = m.depth(), P = m.sublayers_per_block();
@@ -44,7 +45,10 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
       norms(u.in, "in" + unit, l);
       norms(u.out, "out" + unit, l);
       norms(u.outer, "outer" + unit, l);
+      if (u.wrap.gate != Gate::none) fn("gate" + unit, u.gate.data(), u.dgate.data(), u.gate.size(), l, false);
     }
+    // w_{l,0..l}: how block l's stream averages h_0 and the outputs of blocks 1..l.
+    if (m.dense()) fn("dwa" + at, m.mix_row(l), m.dmix_row(l), l + 1, l, false);
   }
   norms(m.final_norm(), "final", L + 1);
 }
@@ -156,7 +160,7 @@ void Network<S>::pass(int skip_block, bool sums) {
   if (sums) sums_.stream_sq[0] += sq_norm(model_.stream(0), n);
   for (int k = 1; k <= U; ++k) {
     if ((k - 1) / P + 1 == skip_block) {
-      std::copy(model_.stream(k - 1), model_.stream(k - 1) + n, model_.stream(k));
+      model_.skip_step(k);
     } else {
       model_.forward_step(k);
       if (sums) {
@@ -292,17 +296,16 @@ void Network<S>::lesion_losses(const Batch& b, std::vector<double>& loss) {
     std::fill(v->begin(), v->end(), 0.0);
   loss.assign(L_ + 1, 0.0);
   const int P = model_.sublayers_per_block(), U = model_.units();
-  const long n = static_cast<long>(rows_) * d_;
   const int items = language_ ? 1 : rows_;
   for (int first = 0; first < b.size; first += items) {
     embed(b, first);
     pass(0, false);
     head(b, first, N, false, nullptr, loss[0]);
-    // Block l skipped: h_l = h_{l-1}, then blocks l+1..L. From l = L down, each
-    // lesion overwrites only the streams above h_{l-1}, which the next one no longer reads.
+    // Block l skipped: h_l = h_{l-1} (with dense averaging y_l = x_{l-1}, then
+    // x_l averaged), then blocks l+1..L. From l = L down, each lesion
+    // overwrites only the streams (and y's) above h_{l-1}, which the next one no longer reads.
     for (int l = L_; l >= 1; --l) {
-      for (int k = (l - 1) * P + 1; k <= l * P; ++k)
-        std::copy(model_.stream(k - 1), model_.stream(k - 1) + n, model_.stream(k));
+      for (int k = (l - 1) * P + 1; k <= l * P; ++k) model_.skip_step(k);
       for (int k = l * P + 1; k <= U; ++k) model_.forward_step(k);
       model_.forward_end();
       head(b, first, N, false, nullptr, loss[l]);

@@ -17,12 +17,18 @@
 namespace resnorm {
 
 // backward_unit() split in two: dsum = J_outer^T dh_out is common to both
-// routes; the skip route gives alpha dsum, the branch route J_in^T J_f^T
-// J_out^T dsum, with the arithmetic of backward_unit() (whose dh_in is their
-// sum), through the input-only backward of each norm and sublayer.
+// routes; the skip route gives alpha dsum, the branch route J_in^T c J_f^T
+// J_out^T G^T dsum (c the input scale, G the gate), with the arithmetic of
+// backward_unit() (whose dh_in is their sum), through the input-only backward
+// of each norm and sublayer. Dense averaging is a sum over more paths than
+// the subsets of units: with weights other than its init (the identity, which
+// a simulation always has) the expansion is not defined here, and the result is NaN.
 template <class S>
 double Model<S>::backward_path(const std::vector<char>& through_branch) {
   if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
+  for (int l = 1; dense_ && l <= depth_; ++l)
+    for (int j = 0; j <= l; ++j)
+      if (mix_row(l)[j] != S(j == l ? 1 : 0)) return std::numeric_limits<double>::quiet_NaN();
   const long n = static_cast<long>(T_) * d_;
   S* g = path_grad_[0].data();  // d loss / d (stream after unit k), along the path
   S* next = path_grad_[1].data();
@@ -42,14 +48,20 @@ double Model<S>::backward_path(const std::vector<char>& through_branch) {
       dsum = dsum_.data();
     }
     if (through_branch[k - 1]) {
-      const S* dbranch_raw = dsum;
+      const S* dungated = dsum;
+      if (u.wrap.gate != Gate::none) {
+        u.gate_backward(dungated_.data(), dsum, T_, d_, false);
+        dungated = dungated_.data();
+      }
+      const S* dbranch_raw = dungated;
       if (u.out.kind != NormKind::none) {
         dbranch_raw_.setZero();
-        u.out.backward_input(dbranch_raw_.data(), dsum, u.branch_raw.data(), T_, d_);
+        u.out.backward_input(dbranch_raw_.data(), dungated, u.branch_raw.data(), T_, d_);
         dbranch_raw = dbranch_raw_.data();
       }
       if (u.in.kind != NormKind::none) {
         u.f->backward_input(dbranch_in_.data(), dbranch_raw, u.normed_in.data());
+        u.scale_in_gradient(dbranch_in_.data(), n);
         std::fill(next, next + n, S(0));
         u.in.backward_input(next, dbranch_in_.data(), hin, T_, d_);
       } else {

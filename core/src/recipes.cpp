@@ -1,6 +1,7 @@
 // Every preset's wiring and init rule (see recipes.h).
 #include "resnorm/recipes.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "resnorm/model.h"
@@ -17,7 +18,22 @@ namespace resnorm {
 //    n_layer) on every c_proj). So N = L P, P sublayers per block: 2L for
 //    transformer blocks, L for MLP blocks. It multiplies W2 and W_O.
 //  - admin: Post-LN with alpha per unit, profiled by profile_admin_omegas().
-Recipe recipe(Arch arch, int blocks, int sublayers_per_block) {
+// The presets of learnable or depth-dependent residual scales:
+//  - rezero: ReZero (Bachlechner et al. 2020), x_{i+1} = x_i + alpha_i F(x_i),
+//    alpha_i a learnable scalar initialized to 0, no norm: at init every unit
+//    is the identity. One alpha per unit (the paper's per residual sublayer;
+//    its reference transformer code shares one between a layer's attention
+//    and FFN, which we do not).
+//  - layerscale: LayerScale (CaiT, Touvron et al. 2021), x' = x + diag(lambda)
+//    F(LN(x)), a learnable lambda (d) per unit, every entry layerscale_epsilon(L).
+//  - lns: LayerNorm Scaling (Sun et al. 2025, "The Curse of Depth in Large
+//    Language Models"), Pre-LN with each LayerNorm's output scaled by 1 /
+//    sqrt(l) in block l, a constant.
+//  - mix_ln: Mix-LN (Li et al. 2024), Post-LN in the first floor(f L) blocks,
+//    Pre-LN in the rest, f = mix_fraction (the paper's 0.25 by default).
+//  - dwa: DenseFormer (Pagliardini et al. 2024), Pre-LN blocks with
+//    depth-weighted averaging after every block (model.h).
+Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
   Wrapping& w = r.wrap;
@@ -47,8 +63,43 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block) {
       w.outer = NormKind::layernorm;
       r.profile_alpha = true;
       break;
+    case Arch::rezero:
+      w.gate = Gate::scalar;
+      w.gate_init = 0.0;
+      break;
+    case Arch::layerscale:
+      w.in = NormKind::layernorm;
+      w.gate = Gate::channel;
+      w.gate_init = layerscale_epsilon(N);
+      break;
+    case Arch::lns:
+      w.in = NormKind::layernorm;
+      r.depth_scaled_in = true;
+      break;
+    case Arch::mix_ln:
+      w.in = NormKind::layernorm;
+      r.early.outer = NormKind::layernorm;
+      r.early_blocks = mix_ln_early_blocks(N, mix_fraction);
+      break;
+    case Arch::dwa:
+      w.in = NormKind::layernorm;
+      r.dense_average = true;
+      break;
   }
   return r;
+}
+
+Wrapping block_wrapping(const Recipe& r, int l) {
+  Wrapping w = l <= r.early_blocks ? r.early : r.wrap;
+  if (r.depth_scaled_in) w.in_scale = 1.0 / std::sqrt(double(l));
+  return w;
+}
+
+double layerscale_epsilon(int blocks) { return blocks <= 18 ? 0.1 : blocks <= 24 ? 1e-5 : 1e-6; }
+
+// The 1e-9 keeps a product like 0.29 * 100 = 28.999999999999996 at 29.
+int mix_ln_early_blocks(int blocks, double fraction) {
+  return std::min(blocks, static_cast<int>(std::floor(fraction * blocks + 1e-9)));
 }
 
 WeightScales weight_scales(const Config& cfg, const BranchScale& scale) {

@@ -259,7 +259,11 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
   }
   switch (arch) {
     case Arch::pre_ln:
-    case Arch::gpt2: return NormKind::layernorm;
+    case Arch::gpt2:
+    case Arch::layerscale:
+    case Arch::lns:
+    case Arch::mix_ln:
+    case Arch::dwa: return NormKind::layernorm;
     case Arch::pre_rms:
     case Arch::sandwich: return NormKind::rmsnorm;
     default: return NormKind::none;
@@ -281,6 +285,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.block = t.block;
   c.heads = t.heads;
   c.causal = true;
+  c.mix_fraction = t.mix_fraction;
   return c;
 }
 

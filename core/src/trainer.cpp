@@ -46,8 +46,11 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const double d = tc.width;
   double n = tc.depth * cfg.weights_per_block();
   auto norm = [&](NormKind k) { return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0; };
-  const Wrapping w = recipe(arch, tc.depth, cfg.sublayers_per_block()).wrap;
-  n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer));
+  const Recipe rec = recipe(arch, tc.depth, cfg.sublayers_per_block(), tc.mix_fraction);
+  const Wrapping& w = rec.wrap;  // Mix-LN's early blocks hold as many norms
+  const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
+  n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer) + gate);
+  if (rec.dense_average) n += 0.5 * tc.depth * (tc.depth + 3.0);
   n += norm(cfg.final_norm);
   if (tc.task == Task::teacher) return n + d;
   return n + 2 * d * tc.vocab + (tc.positions == Positions::learned ? T * d : 0.0);
@@ -94,7 +97,8 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
     const double head = language ? 6.0 * T * d * V : 6.0 * rows * d;
-    k.work += passes * (1.5 * stack_work(cfg) + head) * (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
+    k.work += passes * (1.5 * stack_work(cfg) + mix_work(cfg, a) + head) *
+              (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
     k.work += 20 * params;
   }
   return k;

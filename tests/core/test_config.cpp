@@ -94,9 +94,20 @@ TEST_CASE("block, heads and causal: parsing, errors and the memory budget", "[co
   Config x;
   REQUIRE(set_field(x, "arch", "admin,pre_ln").ok());
   CHECK(x.archs == std::vector<Arch>{Arch::admin, Arch::pre_ln});
-  CHECK(all_archs().size() == 10);
-  CHECK(all_archs().back() == Arch::admin);
+  CHECK(all_archs().size() == 15);
+  CHECK(all_archs().back() == Arch::dwa);
   CHECK(std::string(name(Arch::admin)) == "admin");
+  // The presets after admin keep the numbering of the ten before them (saved training states hold the number).
+  CHECK(static_cast<int>(Arch::admin) == 9);
+  const char* added[] = {"rezero", "layerscale", "lns", "mix_ln", "dwa"};
+  for (int i = 0; i < 5; ++i) {
+    Arch a;
+    REQUIRE(parse_arch(added[i], &a));
+    CHECK(static_cast<int>(a) == 10 + i);
+    CHECK(std::string(name(a)) == added[i]);
+  }
+  REQUIRE(set_field(x, "arch", "rezero,layerscale,lns,mix_ln,dwa").ok());
+  CHECK(x.archs.size() == 5);
 
   // heads must divide width, for transformer blocks.
   Engine<float> engine;

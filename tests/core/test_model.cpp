@@ -32,8 +32,10 @@ namespace {
 constexpr double kFloor = 1e-10;  // absolute, round-off of the central difference
 constexpr double kGramMargin = 1e-9;
 
-// A double model of cfg with non-trivial gamma and beta in every norm, so
-// their part of each backward formula is exercised.
+// A double model of cfg with non-trivial gamma and beta in every norm, gates
+// away from their init (ReZero's 0 would hide every branch) and dense
+// averaging weights away from the identity, so their part of each backward
+// formula is exercised.
 struct StackFixture {
   Config cfg;
   Arch arch;
@@ -56,6 +58,12 @@ struct StackFixture {
       randomize(model.unit_at(k).outer);
     }
     randomize(model.final_norm());
+    for (int k = 1; k <= model.units(); ++k) {
+      Unit<double>& u = model.unit_at(k);
+      for (int i = 0; i < u.gate.size(); ++i) u.gate(i) = 0.7 + 0.3 * rng.normal();
+    }
+    for (int l = 1; model.dense() && l <= cfg.depth; ++l)
+      for (int j = 0; j <= l; ++j) model.mix_row(l)[j] = (j == l ? 1.0 : 0.0) + 0.3 * rng.normal();
   }
 
   // Which ReLU units of every MLP are on (empty for other activations).
@@ -190,6 +198,23 @@ void check_stack(StackFixture& fx) {
     check_norm(m.unit_at(k).outer, "outer", k);
   }
   check_norm(m.final_norm(), "final", U);
+
+  // Every gate (ReZero's alpha, LayerScale's lambda) and dense averaging weight.
+  auto check_params = [&](double* w, long size, const std::vector<double>& analytic, const std::string& what) {
+    const fd::Check c = report.add(what, fd::tensor(w, size, analytic.data(), full_loss, same_piece));
+    INFO(c.line(what));
+    CHECK(passes(c));
+    CHECK(c.few_skipped());
+  };
+  for (int k = 1; k <= U; ++k) {
+    Unit<double>& u = m.unit_at(k);
+    if (u.wrap.gate == Gate::none) continue;
+    check_params(u.gate.data(), u.gate.size(), std::vector<double>(u.dgate.data(), u.dgate.data() + u.dgate.size()),
+                 "dgate[unit " + std::to_string(k) + "]");
+  }
+  for (int l = 1; m.dense() && l <= L; ++l)
+    check_params(m.mix_row(l), l + 1, std::vector<double>(m.dmix_row(l), m.dmix_row(l) + l + 1),
+                 "dmix[" + std::to_string(l) + "]");
 }
 
 }  // namespace
@@ -242,6 +267,25 @@ TEST_CASE("transformer blocks: gradients with other heads, orthogonal init and r
       cfg.final_norm = NormKind::rmsnorm;
       DYNAMIC_SECTION(name(arch) << " heads=" << heads) {
         StackFixture fx(cfg, arch, 78);
+        check_stack(fx);
+      }
+    }
+}
+
+TEST_CASE("Mix-LN with Post-LN early blocks: every gradient equals a central finite difference", "[gradients]") {
+  // The default share (floor(0.25 L)) leaves the small transformer stack no
+  // Post-LN block; these fractions give it one and two.
+  for (double fraction : {0.34, 0.67})
+    for (Block block : {Block::mlp, Block::transformer}) {
+      Config cfg = test::small_transformer();
+      cfg.block = block;
+      cfg.activation = Activation::gelu;
+      cfg.final_norm = NormKind::layernorm;
+      cfg.mix_fraction = fraction;
+      DYNAMIC_SECTION(name(block) << " mix_fraction=" << fraction) {
+        StackFixture fx(cfg, Arch::mix_ln, 79);
+        REQUIRE(fx.model.unit(1).outer.kind == NormKind::layernorm);
+        REQUIRE(fx.model.unit(3).in.kind == NormKind::layernorm);
         check_stack(fx);
       }
     }

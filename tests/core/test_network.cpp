@@ -2,7 +2,8 @@
 // training loss against central finite differences in double (fd.h), every
 // parameter tensor (up to 16 entries of each, spread over it), for every
 // preset x block kind x task family. GELU throughout, so the loss has no kinks.
-// Norms get random gamma and beta first, so their part of every formula is exercised.
+// Norms get random gamma and beta first, gates and dense averaging weights
+// values away from their init, so their part of every formula is exercised.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -31,20 +32,26 @@ TrainConfig small(Task task, Block block) {
   return tc;
 }
 
-void randomize_norms(Network<double>& net) {
+void randomize_params(Network<double>& net) {
   NormalRng rng(stream_key({91, uint64_t(net.arch())}));
   for (Param<double>& p : net.params()) {
     if (p.name.rfind("gamma", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = 1.0 + 0.3 * rng.normal();
     if (p.name.rfind("beta", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = 0.2 * rng.normal();
+    // Gates away from their init (ReZero's 0 would hide every branch), dense
+    // averaging weights away from the identity.
+    if (p.name.rfind("gate", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 0.7 + 0.3 * rng.normal();
+    if (p.name.rfind("dwa", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = (i == p.n - 1 ? 1.0 : 0.0) + 0.3 * rng.normal();
   }
 }
 
 void check_network(const TrainConfig& tc, Arch arch) {
   TaskData task(tc);
   Network<double> net(tc, arch, task);
-  randomize_norms(net);
+  randomize_params(net);
   const Batch batch = task.train_batch(0);
   net.run(batch, true);
   auto loss = [&] { return net.run(batch, false); };
@@ -83,6 +90,41 @@ TEST_CASE("spec v2: gradients with sinusoidal positions, explicit final norms an
       tc.final_norm = arch == Arch::post_ln ? FinalNorm::rmsnorm : FinalNorm::layernorm;
       DYNAMIC_SECTION(name(arch) << " " << name(task)) { check_network(tc, arch); }
     }
+}
+
+TEST_CASE("spec v2: Mix-LN's gradients with a Post-LN block below the Pre-LN one", "[network][gradients]") {
+  for (Block block : {Block::mlp, Block::transformer})
+    for (Task task : {Task::copy, Task::teacher}) {
+      TrainConfig tc = small(task, block);
+      tc.mix_fraction = 0.5;  // block 1 of 2
+      DYNAMIC_SECTION(name(block) << " " << name(task)) { check_network(tc, Arch::mix_ln); }
+    }
+}
+
+TEST_CASE("spec v2: the gates and DenseFormer's weights are parameters with their own names", "[network]") {
+  TrainConfig tc = small(Task::copy, Block::transformer);
+  TaskData task(tc);
+  auto count = [&](Arch arch, const std::string& prefix, long* entries) {
+    Network<float> net(tc, arch, task);
+    int n = 0;
+    *entries = 0;
+    for (const Param<float>& p : net.params())
+      if (p.name.rfind(prefix, 0) == 0) {
+        ++n;
+        *entries += p.n;
+        CHECK(!p.matrix);  // no weight decay
+      }
+    return n;
+  };
+  long entries = 0;
+  CHECK(count(Arch::rezero, "gate[unit ", &entries) == 4);  // 2 blocks x 2 units, a scalar each
+  CHECK(entries == 4);
+  CHECK(count(Arch::layerscale, "gate[unit ", &entries) == 4);
+  CHECK(entries == 4 * tc.width);
+  CHECK(count(Arch::dwa, "dwa[", &entries) == 2);  // w_{1,0..1}, w_{2,0..2}
+  CHECK(entries == 2 + 3);
+  CHECK(count(Arch::pre_ln, "gate", &entries) == 0);
+  CHECK(count(Arch::pre_ln, "dwa", &entries) == 0);
 }
 
 TEST_CASE("spec v2: every parameter is listed once and has a gradient", "[network]") {

@@ -15,12 +15,15 @@ using namespace resnorm;
 namespace {
 
 // Sum over all 2^U masks of the path gradients, against dstream(0) of backward().
-// Returns max |sum - full| / max |full|.
-double expansion_error(const Config& cfg, Arch arch) {
+// Returns max |sum - full| / max |full|. gate: every gate entry set to it
+// first (ReZero's init of 0 would leave only the all-skip path).
+double expansion_error(const Config& cfg, Arch arch, double gate = -1) {
   WeightBank<double> bank;
   bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
   Model<double> m;
   m.configure(cfg, arch, bank);
+  if (gate >= 0)
+    for (int k = 1; k <= m.units(); ++k) m.unit_at(k).gate.map().setConstant(gate * (1.0 + 0.1 * k));
   m.forward();
   m.backward();
   const long n = static_cast<long>(cfg.tokens) * cfg.width;
@@ -55,22 +58,40 @@ TEST_CASE("the 2^U path terms add up to the full gradient at h_0", "[paths]") {
   // Exact identity: each unit's backward is a sum of a skip and a branch term
   // at the forward point, so the product over units expands into 2^U terms.
   for (int L : {4, 5, 6})
-    for (Arch arch :
-         {Arch::residual, Arch::pre_ln, Arch::plain, Arch::post_ln, Arch::sandwich, Arch::deepnorm, Arch::admin})
+    for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::plain, Arch::post_ln, Arch::sandwich, Arch::deepnorm,
+                      Arch::admin, Arch::rezero, Arch::layerscale, Arch::lns, Arch::mix_ln, Arch::dwa})
       for (NormKind fn : {NormKind::none, NormKind::layernorm}) {
         Config cfg = small(L);
         cfg.final_norm = fn;
         INFO("L=" << L << " " << name(arch) << " final=" << name(fn));
         CHECK(expansion_error(cfg, arch) < 1e-10);
+        // The gates' Jacobian on the branch route, away from ReZero's 0 and LayerScale's epsilon.
+        if (arch == Arch::rezero || arch == Arch::layerscale) CHECK(expansion_error(cfg, arch, 0.6) < 1e-10);
       }
   // Transformer blocks: two sublayers per block, attention then MLP.
-  for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::post_ln, Arch::gpt2}) {
+  for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::post_ln, Arch::gpt2, Arch::rezero, Arch::layerscale, Arch::lns,
+                    Arch::mix_ln, Arch::dwa}) {
     Config cfg = small(3);
     cfg.block = Block::transformer;
     cfg.heads = 2;
     cfg.activation = Activation::gelu;
+    cfg.mix_fraction = 0.5;  // one Post-LN block of three
     INFO("transformer " << name(arch));
     CHECK(expansion_error(cfg, arch) < 1e-10);
+    if (arch == Arch::rezero || arch == Arch::layerscale) CHECK(expansion_error(cfg, arch, 0.6) < 1e-10);
+  }
+  // Dense averaging away from its init has more paths than the subsets of units: NaN.
+  {
+    Config cfg = small(3);
+    WeightBank<double> bank;
+    bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth);
+    Model<double> m;
+    m.configure(cfg, Arch::dwa, bank);
+    m.forward();
+    std::vector<char> mask(m.units(), 1);
+    CHECK(std::isfinite(m.backward_path(mask)));
+    m.mix_row(2)[0] = 0.5;
+    CHECK(std::isnan(m.backward_path(mask)));
   }
 }
 

@@ -15,16 +15,21 @@ namespace resnorm {
 
 // Where the residual and the norm go (see recipe() in recipes.h for the wiring).
 enum class Arch : uint8_t {
-  plain,     // h <- f(h)
-  residual,  // h <- h + f(h)
-  post_ln,   // h <- LN(h + f(h))
-  post_rms,  // h <- RMS(h + f(h))
-  pre_ln,    // h <- h + f(LN(h))
-  pre_rms,   // h <- h + f(RMS(h))
-  sandwich,  // h <- h + RMS(f(RMS(h)))           (Gemma 2)
-  deepnorm,  // h <- LN(alpha h + f(h)), beta-scaled init   (DeepNet)
-  gpt2,      // pre_ln with W2 (and W_O) scaled by 1/sqrt(N) at init
-  admin,     // h <- LN(omega_i h + f(h)), omega_i profiled at init (Admin, Liu et al. 2020)
+  plain,       // h <- f(h)
+  residual,    // h <- h + f(h)
+  post_ln,     // h <- LN(h + f(h))
+  post_rms,    // h <- RMS(h + f(h))
+  pre_ln,      // h <- h + f(LN(h))
+  pre_rms,     // h <- h + f(RMS(h))
+  sandwich,    // h <- h + RMS(f(RMS(h)))           (Gemma 2)
+  deepnorm,    // h <- LN(alpha h + f(h)), beta-scaled init   (DeepNet)
+  gpt2,        // pre_ln with W2 (and W_O) scaled by 1/sqrt(N) at init
+  admin,       // h <- LN(omega_i h + f(h)), omega_i profiled at init (Admin, Liu et al. 2020)
+  rezero,      // h <- h + alpha f(h), learnable scalar alpha = 0 at init      (ReZero)
+  layerscale,  // h <- h + diag(lambda) f(LN(h)), lambda = eps(L) at init      (CaiT)
+  lns,         // h <- h + f(LN(h) / sqrt(l)) in block l                       (LayerNorm Scaling)
+  mix_ln,      // post_ln in the first floor(0.25 L) blocks, pre_ln above      (Mix-LN)
+  dwa,         // pre_ln blocks, h_l <- sum_j w_lj y_j over h_0 and every block output (DenseFormer)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -33,8 +38,11 @@ enum class NormKind : uint8_t { none, layernorm, rmsnorm };
 // (two residual sublayers, each wrapped the same way with its own norms).
 enum class Block : uint8_t { mlp, transformer };
 
-inline constexpr int kNumArchs = 10;
+inline constexpr int kNumArchs = 15;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
+// Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
+// first 25% of the layers").
+inline constexpr double kMixLnFraction = 0.25;
 
 struct Config {
   std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
@@ -51,6 +59,9 @@ struct Config {
   Block block = Block::mlp;
   int heads = 4;       // in {1, 2, 4, 8}, must divide width (checked for transformer blocks only)
   bool causal = true;  // token i attends to tokens j <= i only
+  // Mix-LN: the fraction of the blocks, from the bottom, that are Post-LN
+  // (recipes.h); in [0, 1], read only by mix_ln.
+  double mix_fraction = kMixLnFraction;
 
   int hidden() const { return expansion * width; }
   int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }

@@ -8,13 +8,26 @@
 //               norms are; recipes.h)
 //   sublayer  = Mlp (mlp.h) or Attention (attention.h), behind Sublayer (sublayer.h)
 // A unit computes, with its caches named as in Unit below,
-//   normed_in  = Nin(h)                                        (T, d)
+//   normed_in  = c Nin(h)                                      (T, d)
 //   branch_raw = f(normed_in), or f(h) without Nin             (T, d)
 //   branch     = Nout(branch_raw), or branch_raw without Nout  (T, d)
-//   sum        = alpha h + branch, or branch without skip      (T, d)
+//   gated      = gate * branch (the gate broadcast over rows)  (T, d)
+//   sum        = alpha h + u, or u without skip                (T, d)
 //   h'         = Nouter(sum), or sum without Nouter            (T, d)
+// with c the wrapping's in_scale, u = gated with a gate and branch without,
 // and recipe() says which pieces each preset uses. The unit's forward caches
 // what its backward needs; the backward accumulates (+=) into d loss / d h.
+//
+// Dense averaging (DenseFormer's DWA, recipes.h): with it the stream after
+// block l is not the block's output y_l but x_l = sum_{j=0..l} w_{l,j} y_j
+// with y_0 = h_0: block l reads x_{l-1} and writes y_l (the last unit's
+// output, kept in y(l)), then x_l goes to h(l). The weights w_{l,j}, l = 1..L,
+// j = 0..l (L (L + 3) / 2 of them, mix_row(l)) are 1 for j = l and 0 otherwise
+// at init, so the stack is then exactly the Pre-LN one (a term whose weight is
+// exactly 0 is skipped, so even a non-finite y_j does not reach x_l through a
+// 0). Backward: dx_l is complete once block l + 1's backward has run; then
+// dw_{l,j} = <y_j, dx_l> and dy_j += w_{l,j} dx_l for j <= l, and dy_l is
+// complete, so block l's backward starts from it; dh_0 = dx_0 + dy_0.
 //
 // Streams and gradients are kept at every unit boundary: stream(k), dstream(k)
 // are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
@@ -53,11 +66,21 @@ struct Unit {
   std::unique_ptr<Sublayer<S>> f;
   // (T, d) caches of the forward (see the top of this file); normed_in, branch
   // and sum are written only when their norm exists.
-  Workspace<S> normed_in, branch_raw, branch, sum;
+  Workspace<S> normed_in, branch_raw, branch, sum, gated;
+  // The gate's entries (1 for a scalar gate, d for a channel gate, none
+  // without) and d loss / d gate, which backward() adds to like dgamma.
+  VecWorkspace<S> gate, dgate;
   double update_ratio = 0;  // ||branch output|| / ||alpha h||; not computed for training
-  // What the branch adds to the stream: branch with a norm on the branch
-  // output, branch_raw without.
-  const S* branch_output() const { return out.kind != NormKind::none ? branch.data() : branch_raw.data(); }
+  // The branch before the gate: branch with a norm on the branch output, branch_raw without.
+  const S* ungated_output() const { return out.kind != NormKind::none ? branch.data() : branch_raw.data(); }
+  // What the branch adds to the stream: gated with a gate, ungated_output() without.
+  const S* branch_output() const { return wrap.gate != Gate::none ? gated.data() : ungated_output(); }
+  // The gate's forward into `gated`, and its backward: db = gate * dgated,
+  // and with `grads` dgate += d loss / d gate (model.cpp).
+  void gate_forward(int T, int d);
+  void gate_backward(S* db, const S* dgated, int T, int d, bool grads);
+  // dx (n) *= in_scale: from d loss / d normed_in to d loss / d Nin's output.
+  void scale_in_gradient(S* dx, long n) const;
 };
 
 template <class S>
@@ -91,6 +114,10 @@ class Model {
   double forward_end();  // the loss
   void backward_begin();
   void backward_step(int k, bool materialize_weight_grads = false);
+  // forward_step(k) with unit k replaced by the identity (its output = its
+  // input; with dense averaging the block's y is then its input stream, and
+  // the average is taken as ever). The lesion study's step.
+  void skip_step(int k);
   // The per-block metrics of the last forward() and backward() (results.h).
   ArchResult result() const;
 
@@ -127,11 +154,26 @@ class Model {
   // out (T, d) of the last forward(): FinalNorm(h_L), or h_L without a final norm.
   const S* output() { return final_.kind != NormKind::none ? final_out_.data() : h(depth_); }
   Mat<S>& readout_matrix() { return readout_; }
+  // Dense averaging (see the top of this file); false, and the rest empty, for other presets.
+  bool dense() const { return dense_; }
+  S* y(int j) { return ys_.data() + static_cast<long>(j) * T_ * d_; }  // (T, d), j = 0..L
+  S* mix_row(int l) { return mix_.data() + mix_offset(l); }            // (l + 1): w_{l,0..l}
+  S* dmix_row(int l) { return dmix_.data() + mix_offset(l); }          // d loss / d w_{l,0..l}
+  long mix_size() const { return mix_.size(); }                        // L (L + 3) / 2
+  // Row-major (L, L + 1): entry (l - 1, j) = w_{l,j} for j <= l, 0 above. Empty without dense averaging.
+  std::vector<double> mix_matrix() const;
 
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
   double loss_from_top();
+  // Block l's average x_l = sum_j w_{l,j} y_j into h(l).
+  void mix_forward(int l);
+  // dw_{l,j} += <y_j, dx_l>, dy_j += w_{l,j} dx_l for j = 0..l.
+  void mix_backward(int l);
+  // Where unit k writes: y(l) for the last unit of block l with dense averaging, else stream(k).
+  S* unit_output(int k);
+  static long mix_offset(int l) { return static_cast<long>(l - 1) * (l + 2) / 2; }
 
   Config cfg_;
   Arch arch_ = Arch::plain;
@@ -144,15 +186,19 @@ class Model {
   Capacity capacity_;           // what the workspaces are sized for (capacity_after)
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
   Norm<S> final_;
-  Mat<S> input_, readout_;     // (T, d): h_0 and r
-  VecWorkspace<S> streams_;    // (L P + 1, T, d): stream(k)
-  VecWorkspace<S> dstreams_;   // (L P + 1, T, d): dstream(k)
-  Workspace<S> final_out_;     // (T, d) the final norm's output
-  Workspace<S> dsum_;          // (T, d) backward scratch: d loss / d sum
-  Workspace<S> dbranch_raw_;   // (T, d) d loss / d branch_raw, with a norm on the branch output
-  Workspace<S> dbranch_in_;    // (T, d) d loss / d the sublayer's input, the branch route's part of dh_in
-  Workspace<S> path_grad_[2];  // (T, d) backward_path(): the path gradient, ping-pong
-  int path_grad_at_ = 0;       // which of path_grad_ holds the result
+  Mat<S> input_, readout_;      // (T, d): h_0 and r
+  VecWorkspace<S> streams_;     // (L P + 1, T, d): stream(k)
+  VecWorkspace<S> dstreams_;    // (L P + 1, T, d): dstream(k)
+  Workspace<S> final_out_;      // (T, d) the final norm's output
+  Workspace<S> dsum_;           // (T, d) backward scratch: d loss / d sum
+  Workspace<S> dbranch_raw_;    // (T, d) d loss / d branch_raw, with a norm on the branch output
+  Workspace<S> dbranch_in_;     // (T, d) d loss / d the sublayer's input, the branch route's part of dh_in
+  Workspace<S> dungated_;       // (T, d) d loss / d the branch before its gate
+  bool dense_ = false;          // dense averaging (DenseFormer)
+  VecWorkspace<S> ys_, dys_;    // (L + 1, T, d): y(j) and d loss / d y(j), dense averaging only
+  VecWorkspace<S> mix_, dmix_;  // (L (L + 3) / 2): w_{l,j} row by row, and their gradients
+  Workspace<S> path_grad_[2];   // (T, d) backward_path(): the path gradient, ping-pong
+  int path_grad_at_ = 0;        // which of path_grad_ holds the result
 };
 
 }  // namespace resnorm

@@ -14,7 +14,8 @@
 // is a sequence of one token.
 //
 // Every parameter trains: E, P (learned positions; sinusoidal ones are fixed),
-// every W of every block, every gamma and beta, U or w. The stack's weights
+// every W of every block, every gamma and beta, every gate (ReZero's alpha,
+// LayerScale's lambda), DenseFormer's averaging weights, U or w. The stack's weights
 // are the bank's base matrices with the recipe's scales multiplied in at
 // construction (W = s B, then s = 1), so a gradient of the bank's matrix is
 // the gradient of W. DeepNet's alpha and Admin's omegas stay the constants of
@@ -42,9 +43,10 @@ namespace resnorm {
 
 template <class S>
 struct Param {
-  std::string name;  // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "beta.final", "unembedding"
-  S* w = nullptr;    // the values, n of them
-  S* g = nullptr;    // d loss / d w, n of them
+  // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "gate[unit 4]", "dwa[3]", "beta.final", "unembedding"
+  std::string name;
+  S* w = nullptr;  // the values, n of them
+  S* g = nullptr;  // d loss / d w, n of them
   long n = 0;
   int block = 0;        // 0 below the stack (E, P), 1..L block l, L + 1 above it (final norm, U, w)
   bool matrix = false;  // a weight matrix or embedding (weight decay applies); not gamma or beta

@@ -1,10 +1,14 @@
 // resnorm/recipes.h: every preset's wiring and init rule, in one place.
 //
 // A unit of the stack (model.h) wraps a sublayer f:
-//   normed_in = Nin(h);  branch = Nout(f(normed_in));  sum = alpha h + branch  (or branch without skip);
+//   normed_in = c Nin(h);  branch = G (Nout(f(normed_in)));  sum = alpha h + branch  (or branch without skip);
 //   h' = Nouter(sum)
-// A preset is a Recipe: which of the three norms exist, the skip and its
-// alpha, and the multipliers of the init (DeepNet's beta, GPT-2's 1/sqrt(N)).
+// with c the input scale (LNS's 1/sqrt(l)) and G a learnable gate (ReZero's
+// scalar, LayerScale's diag(lambda)). A preset is a Recipe: which of the
+// three norms exist, the skip and its alpha, the gate, the multipliers of the
+// init (DeepNet's beta, GPT-2's 1/sqrt(N)), and what differs by block: Mix-LN's
+// early blocks, LNS's depth-scaled input, DenseFormer's averaging of the
+// block outputs (model.h).
 // weight_scales() turns a recipe and a config into the scales of the base
 // weights, and Admin's omegas are profiled here too.
 #pragma once
@@ -13,12 +17,21 @@
 
 namespace resnorm {
 
+// A learnable gate on the branch output, G(b) = gate * b: none, one scalar per
+// unit (ReZero's alpha), or one entry per channel, gate (d) scaling column i of
+// b (T, d) (LayerScale's diag(lambda)). Every entry is gate_init at init; the
+// training stack learns it (network.h), a simulation keeps it at init.
+enum class Gate : uint8_t { none, scalar, channel };
+
 struct Wrapping {
   bool skip = true;                 // identity path present
   double alpha = 1.0;               // skip scale (DeepNet's alpha; Admin's omega, set per unit)
   NormKind in = NormKind::none;     // on the branch input
   NormKind out = NormKind::none;    // on the branch output
   NormKind outer = NormKind::none;  // on the sum
+  double in_scale = 1.0;            // multiplies Nin's output (LNS: 1 / sqrt(l)), a constant; unused without Nin
+  Gate gate = Gate::none;
+  double gate_init = 0.0;
 };
 struct BranchScale {
   double w1 = 1.0, w2 = 1.0;                      // multiply W1, W2 at init, on top of fan-in and gain
@@ -30,12 +43,28 @@ struct Recipe {
   // Admin: each unit's alpha (the paper's omega_i) is profiled by a forward
   // pass at init (profile_admin_omegas(), run by Model::configure), replacing wrap.alpha.
   bool profile_alpha = false;
+  // Mix-LN: blocks 1..early_blocks are wrapped by `early` instead of `wrap`.
+  int early_blocks = 0;
+  Wrapping early;
+  // LNS: block l's in_scale is 1 / sqrt(l) (l 1-based, both units of a transformer block).
+  bool depth_scaled_in = false;
+  // DenseFormer: the stream after block l is a learned weighted average of h_0
+  // and the outputs of blocks 1..l (model.h).
+  bool dense_average = false;
 };
+// Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
+Wrapping block_wrapping(const Recipe& r, int l);
+// LayerScale's init of lambda (CaiT, Touvron et al. 2021, Section 2): 0.1 up
+// to 18 blocks, 1e-5 up to 24, 1e-6 deeper.
+double layerscale_epsilon(int blocks);
+// Mix-LN's Post-LN blocks: floor(fraction L).
+int mix_ln_early_blocks(int blocks, double fraction);
 // blocks: L. sublayers_per_block: 1 for MLP blocks, 2 for transformer blocks.
 // What "N" is differs by preset and is each paper's own (see recipes.cpp):
 // DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
 // transformer blocks). For MLP blocks both are L, as in spec v1.
-Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1);
+// mix_fraction: Mix-LN's share of Post-LN blocks (Config::mix_fraction).
+Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1, double mix_fraction = kMixLnFraction);
 
 // The multipliers s of the base weights B (weights.h), W = s B:
 //   W1: sqrt(c / d), c = 2 for relu and gelu, 1 for tanh and linear;  W2: g / sqrt(m);

@@ -57,6 +57,7 @@ struct TrainConfig {
   int log_every = 10;
   int eval_batches = 2;  // the held-out set: eval_batches batches of `batch`
   uint32_t seed = 0;
+  double mix_fraction = kMixLnFraction;  // Mix-LN's share of Post-LN blocks (config.h)
 };
 
 // The one table of the train fields, in display order.
@@ -82,9 +83,10 @@ const char* name(Positions p);
 const char* name(FinalNorm f);
 
 // The final norm a preset gets under `auto`: LayerNorm after Pre-LN stacks
-// (pre_ln, gpt2), RMSNorm after pre_rms and sandwich, none after post-norm
-// stacks (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
-// output) and after plain and residual.
+// (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are
+// Pre-LN), RMSNorm after pre_rms and sandwich, none after post-norm stacks
+// (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
+// output) and after the norm-free plain, residual and rezero.
 NormKind final_norm_of(const TrainConfig& tc, Arch arch);
 // The stack's Config for one arch: `tokens` is the rows one forward pass
 // carries (a sequence's context, or a teacher batch), causal attention.

@@ -100,6 +100,10 @@ class Trainer {
   int64_t first_nonfinite() const { return first_nonfinite_; }
   const TaskData& task() const { return *task_; }
   Network<S>& network() { return *net_; }
+  // DenseFormer's learned averaging weights now, row-major (L, L + 1): entry
+  // (l - 1, j) is w_{l,j}, how much the stream after block l takes of y_j (h_0
+  // for j = 0, block j's output otherwise), 0 for j > l. Empty for other presets.
+  std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
 
  private:
   // The held-out set's loss after the update; first: held-out batch 0's outputs.
