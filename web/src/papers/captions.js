@@ -130,8 +130,8 @@ export function caption(id, result, view = {}) {
         `${decimals(v.lns[last])}× (slope ${fixed(d.fit.lns.slope, 2)}); at L = ${d.depths[last]} LNS's is ` +
         `${fixed(s.facts.ratios[last], 2)}× Pre-LN's. Each branch of block l reads its LayerNorm's output divided ` +
         'by √l, so what block l adds to the stream shrinks with l instead of staying unit-size. At initialization ' +
-        'Pre-LN’s variance grows linearly here (Lemma 2), the lower end of the paper’s Θ(L) to exp(L); the ' +
-        'paper’s exponential case comes with training.';
+        'Pre-LN’s variance grows linearly (as Lemma 2 has it for MLP blocks), the lower end of the paper’s ' +
+        'Θ(L) to exp(L).';
       break;
     }
     case 'mixln': {
@@ -152,7 +152,11 @@ export function caption(id, result, view = {}) {
           : beaten.length === 1
             ? `Mix-LN’s are more uniform than ${beaten[0]}’s only.`
             : 'Mix-LN’s are not more uniform than either.';
-      text += ' How uniform they stay after training needs training, which this page does not do.';
+      if (sp.post_ln < sp.mix_ln)
+        text +=
+          ' Above its Post-LN blocks Mix-LN is Pre-LN, whose block gradients fall as the stream grows (as in Figure ' +
+          '3’s panel), while at this width Post-LN’s stay nearly level: at initialization Post-LN is the uniform one.';
+      text += ' How uniform they are after training needs training, which this page does not do.';
       break;
     }
     case 'layerscale': {

@@ -408,7 +408,7 @@ export function summarize(id, result, view = {}) {
           label: `${name}: max/min of the block gradients (CV ${fixed(cv[arch], 2)})`,
           value: s[arch],
           measured: fmtFactor(s[arch]),
-          claimed: arch === 'mix_ln' ? 'below both' : '—',
+          claimed: arch === 'mix_ln' ? '— (judged in the two rows below)' : '—',
           ok: null,
         });
       for (const [arch, name] of [
@@ -444,9 +444,9 @@ export function summarize(id, result, view = {}) {
       };
       rows.push({
         key: 'ls_about_eps',
-        label: `LayerScale: update ratio / ε (ε = ${sci(eps)}), farthest from 1 over the blocks`,
+        label: `LayerScale: update ratio / ε (ε = ${sci(eps)}), farthest from 1 over the blocks (${fixed(facts.lo, 2)}–${fixed(facts.hi, 2)})`,
         value: worst,
-        measured: `${fixed(worst, 2)}× (${fixed(facts.lo, 2)}–${fixed(facts.hi, 2)})`,
+        measured: `${fixed(worst, 2)}×`,
         claimed: `about 1 (≤ ${C.about}×)`,
         ok: worst <= C.about,
       });
