@@ -1,7 +1,7 @@
 // The papers page's Embed buttons (web/src/papers/embed-views.js, the shared Embed dialog): each
 // panel's iframe snippet, loaded, draws the explorer with the panel's config and charts; its
-// element snippet does the same on a host page; DeepNet's, the one panel whose figure is an
-// explorer view, draws the panel's own numbers; the others say they are the nearest view.
+// element snippet does the same on a host page; DeepNet's and LayerScale's, the panels whose
+// figures are explorer views, draw the panel's own numbers; the others say they are the nearest view.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -70,9 +70,14 @@ test('every panel\u2019s Embed snippets draw the explorer with the panel\u2019s 
     assert.equal(shown.charts, want.charts.length, `${id}: charts`);
     assert.deepEqual(Object.keys(shown.plotted).sort(), [...want.charts].sort(), `${id}: plotted charts`);
     assert.deepEqual(shown.controls, ['range', 'number'], `${id}: the depth control`);
+    // layers 0..L, or blocks 1..L on the update chart
     for (const chart of want.charts)
       for (const arch of want.config.arch)
-        assert.equal(shown.plotted[chart].series[arch].length, want.config.depth + 1, `${id} ${chart} ${arch}`);
+        assert.equal(
+          shown.plotted[chart].series[arch].length,
+          want.config.depth + (chart === 'update' ? 0 : 1),
+          `${id} ${chart} ${arch}`,
+        );
     // DeepNet's embed is the panel's figure: its numbers are the panel's
     if (id === 'deepnet') {
       const rows = await page.evaluate(() => window.__papers.results.deepnet.rows);
@@ -85,6 +90,13 @@ test('every panel\u2019s Embed snippets draw the explorer with the panel\u2019s 
           const embed = spread(shown.plotted[chart].series[arch]);
           assert.ok(Math.abs(embed / panel - 1) < 1e-9, `${arch} ${metric}: embed ${embed}, panel ${panel}`);
         }
+    }
+    // and so is LayerScale's: its update ratios over eps (0.1 at 12 blocks) are the panel's
+    if (id === 'layerscale') {
+      const rows = await page.evaluate(() => window.__papers.results.layerscale.rows);
+      const panel = rows.find((r) => r.key === 'ls_about_eps').value;
+      const embed = Math.max(...shown.plotted.update.series.layerscale.map((v) => Math.max(v / 0.1, 0.1 / v)));
+      assert.ok(Math.abs(embed / panel - 1) < 1e-9, `layerscale: embed ${embed}, panel ${panel}`);
     }
     elements.push([id, want, got.element]);
   }

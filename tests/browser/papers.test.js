@@ -1,5 +1,5 @@
 // The papers page in Debian's Chromium: it loads under a strict CSP with no
-// console message, all six panels render with their numbers, and every
+// console message, all ten panels render with their numbers, and every
 // verdict its caption states agrees with numbers this test computes itself,
 // through the wasm API, with its own code (not the page's repro.js).
 import test from 'node:test';
@@ -8,7 +8,7 @@ import { SHOTS, STRICT_CSP, pageIn, served, useBrowser } from './harness.js';
 
 const it = useBrowser({ wasm: true });
 
-const PANELS = ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit'];
+const PANELS = ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit', 'rezero', 'lns', 'mixln', 'layerscale'];
 
 /** Opens papers.html and waits until all six panels have rendered (slow machines: up to 3 minutes). */
 async function openPapers(url, options = {}) {
@@ -170,6 +170,64 @@ const INDEPENDENT = {
       oks: [k95 < r.pre_ln.units / 2],
     };
   },
+  rezero(p) {
+    const L = p.depth;
+    const r = it.rn.simulate({ ...tf(p, 'rezero', L, p.seed), arch: ['rezero', 'pre_ln'], final_norm: 'none' }).results;
+    const off = (a, ref) => Math.max(...Array.from(a, (v) => Math.abs(v / ref - 1)));
+    const v = {
+      rezero_grad: off(r.rezero.grad_norm, r.rezero.grad_norm[L]),
+      rezero_stream: off(r.rezero.stream_rms, r.rezero.stream_rms[0]),
+      pre_ln_grad: off(r.pre_ln.grad_norm, r.pre_ln.grad_norm[L]),
+    };
+    return { values: v, oks: [v.rezero_grad <= 1e-6, v.rezero_stream <= 1e-6], unjudged: ['pre_ln_grad'] };
+  },
+  lns(p) {
+    const depths = depthsOf(p.deepest).filter((L) => L >= 12);
+    const variance = { pre_ln: depths.map(() => 0), lns: depths.map(() => 0) };
+    for (const seed of seedsOf(p))
+      depths.forEach((L, i) => {
+        const r = it.rn.simulate({ ...tf(p, 'pre_ln', L, seed), arch: ['pre_ln', 'lns'] }).results;
+        for (const a of ['pre_ln', 'lns']) variance[a][i] += (r[a].stream_rms[L] / r[a].stream_rms[0]) ** 2 / p.seeds;
+      });
+    const lx = depths.map(Math.log);
+    const v = {
+      lns_slope: slope(lx, variance.lns.map(Math.log)),
+      pre_ln_slope: slope(lx, variance.pre_ln.map(Math.log)),
+      lns_over_pre: Math.max(...variance.lns.map((x, i) => x / variance.pre_ln[i])),
+    };
+    return { values: v, oks: [v.lns_slope <= 0.5 * v.pre_ln_slope, v.lns_over_pre < 1], unjudged: ['pre_ln_slope'] };
+  },
+  mixln(p) {
+    const keys = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
+    const norms = {};
+    for (const arch of ['post_ln', 'pre_ln', 'mix_ln']) {
+      norms[arch] = new Array(p.depth).fill(0);
+      for (const seed of seedsOf(p)) {
+        const r = it.rn.simulate({ ...tf(p, arch, p.depth, seed) }).results[arch];
+        for (let l = 0; l < p.depth; l++)
+          norms[arch][l] += Math.sqrt(keys.reduce((s, k) => s + r[`${k}_grad_norm`][l] ** 2, 0)) / p.seeds;
+      }
+    }
+    const v = Object.fromEntries(Object.entries(norms).map(([a, n]) => [`${a}_spread`, maxOverMin(n)]));
+    v.mix_over_post_ln = v.mix_ln_spread / v.post_ln_spread;
+    v.mix_over_pre_ln = v.mix_ln_spread / v.pre_ln_spread;
+    return {
+      values: v,
+      oks: [v.mix_over_post_ln <= 0.9, v.mix_over_pre_ln <= 0.9],
+      unjudged: ['post_ln_spread', 'pre_ln_spread', 'mix_ln_spread'],
+    };
+  },
+  layerscale(p) {
+    const eps = p.depth <= 18 ? 0.1 : p.depth <= 24 ? 1e-5 : 1e-6;
+    const r = it.rn.simulate({ ...tf(p, 'layerscale', p.depth, p.seed), arch: ['layerscale', 'pre_ln'] }).results;
+    const over = Array.from(r.layerscale.update_ratio, (x) => x / eps);
+    const v = {
+      ls_about_eps: Math.max(...over.map((x) => Math.max(x, 1 / x))),
+      ls_first: r.layerscale.attn_update_ratio[0] / (eps * r.pre_ln.attn_update_ratio[0]),
+      pre_ln_range: Math.min(...r.pre_ln.update_ratio),
+    };
+    return { values: v, oks: [v.ls_about_eps <= 2, Math.abs(v.ls_first - 1) <= 1e-4], unjudged: ['pre_ln_range'] };
+  },
 };
 
 const verdictOf = (oks) => (oks.every(Boolean) ? 'holds' : oks.some(Boolean) ? 'partly' : 'fails');
@@ -192,7 +250,7 @@ function checkPanel(id, shown) {
 
 // ---------------------------------------------------------------- tests
 
-test('papers.html under a strict CSP and a sub-path: no console message, six panels, verdicts that match the engine', () =>
+test('papers.html under a strict CSP and a sub-path: no console message, ten panels, verdicts that match the engine', () =>
   served({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
     const dom = await page.evaluate(
@@ -311,6 +369,52 @@ test('the four-arch transformer recompute (L = 96, d = 64, T = 16, 4 heads) is m
     );
     const shown = await page.textContent('#speed-result');
     assert.match(shown, /median \d+\.\d ms/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+// The four answers to the open question, each panel on its own, at 1280 and 360 px in both
+// themes from one load: the page is never wider than the window, a panel's table and caption
+// stay inside it, and the canvas follows its chart box.
+test('the answers\u2019 panels at 1280 and 360 px, light and dark: inside the window, charts redrawn', () =>
+  served({}, async (url) => {
+    const page = await openPapers(url, { colorScheme: 'light' });
+    const ANSWERS = ['rezero', 'lns', 'mixln', 'layerscale'];
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: width > 400 ? 900 : 780 });
+      for (const theme of ['light', 'dark']) {
+        if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) {
+          const renders = await page.evaluate(() => window.__papers.renders);
+          await page.click('#theme-toggle');
+          await page.waitForFunction((n) => window.__papers.renders >= n + 10, renders);
+        }
+        await page.waitForTimeout(300); // the charts' resize observers
+        for (const id of ANSWERS) {
+          const fit = await page.evaluate((pid) => {
+            const s = document.querySelector(`[data-panel="${pid}"]`);
+            const r = s.getBoundingClientRect();
+            const charts = [...s.querySelectorAll('.chart')].map((c) => {
+              const b = c.getBoundingClientRect(),
+                canvas = c.querySelector('canvas').getBoundingClientRect();
+              return { box: [b.left, b.right], canvas: [canvas.left, canvas.right] };
+            });
+            return { page: document.documentElement.scrollWidth, left: r.left, right: r.right, charts };
+          }, id);
+          assert.ok(
+            fit.page <= width && fit.left >= 0 && fit.right <= width,
+            `${id} ${width} ${theme}: ${JSON.stringify(fit)}`,
+          );
+          for (const c of fit.charts)
+            assert.ok(
+              c.canvas[0] >= c.box[0] - 1 && c.canvas[1] <= c.box[1] + 1,
+              `${id} ${width}: ${JSON.stringify(c)}`,
+            );
+          await page
+            .locator(`[data-panel="${id}"]`)
+            .screenshot({ path: `${SHOTS}/papers-${id}-${width}-${theme}.png` });
+        }
+      }
+    }
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

@@ -1,11 +1,12 @@
 // The papers page's engine side under Node: rn.pathGradients (the path
 // expansion of Veit et al.), and the six reproductions of web/src/engine/experiments.js
-// run on the shipped wasm module with the verdicts their captions state.
+// run on the shipped wasm module with the verdicts their captions state
+// (the six of the article's papers and four answers to its open question).
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
-import { reproduce, timeRecompute, fit, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
-import { summarize, spread, quantileLength, PANEL_IDS } from '../../../web/src/papers/repro.js';
+import { reproduce, timeRecompute, fit, layerscaleEpsilon, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
+import { summarize, spread, quantileLength, sci, PANEL_IDS } from '../../../web/src/papers/repro.js';
 import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/format.js';
 import { caption } from '../../../web/src/papers/captions.js';
 
@@ -143,6 +144,10 @@ const EXPECTED = {
   deepnet: 'holds', // DeepNorm within 2x, Post-LN's gradient spans ~4e5 (its unit stream is shown, not judged)
   gpt2: 'holds', // GPT-2 ~1.3x at every depth; Pre-LN slope ~0.51
   veit: 'holds', // 95% of the gradient from paths <= 15 of 54
+  rezero: 'holds', // every |g_l/g_L - 1| and stream deviation exactly 0 at 96 blocks; Pre-LN's 9.9
+  lns: 'holds', // slope 0.22 against Pre-LN's 0.99; LNS at most 0.25x Pre-LN's variance
+  mixln: 'fails', // max/min 4.35 against Post-LN's 1.62 and Pre-LN's 4.36: no 10% better than either
+  layerscale: 'holds', // ratio / eps 0.98-1.19 over the 12 blocks; block 1's attention exactly eps x Pre-LN's
 };
 
 for (const id of PANEL_IDS) {
@@ -177,6 +182,16 @@ for (const id of PANEL_IDS) {
         break;
       case 'veit':
         assert.ok(s.facts.pre.k95 < 27 && s.facts.res.k95 > 27, msg);
+        break;
+      case 'rezero':
+        assert.equal(s.facts.grad, 0, 'the identity: bit for bit');
+        assert.ok(r.data.rezero.rel_grad.every((g) => g === 1));
+        break;
+      case 'mixln':
+        assert.equal(r.data.early, 6, 'floor(24 / 4) Post-LN blocks');
+        break;
+      case 'layerscale':
+        assert.equal(r.data.epsilon, 0.1);
         break;
       default:
     }
@@ -227,4 +242,91 @@ test('DeepNet: the verdict comes from the claim rows only and says what they say
   const oks = s.rows.filter((x) => CLAIM.includes(x.key)).map((x) => x.ok);
   assert.equal(s.verdict, verdictOf(oks));
   assert.equal(s.rows.find((x) => x.key === 'post_ln_stream_rms').ok, null);
+});
+
+// The four answers to the article's open question: each verdict from synthetic
+// numbers, so every branch of holds / partly / fails is reached by the rows it names.
+test('ReZero: exact identity holds; a gradient or stream off by more than 1e-6 is partly', () => {
+  const result = (grad, stream) => ({
+    params: { depth: 3 },
+    data: {
+      rezero: { grad_norm: grad, rel_grad: grad.map((g) => g / grad[3]), stream_rms: stream },
+      pre_ln: { grad_norm: [4, 3, 2, 1], rel_grad: [4, 3, 2, 1], stream_rms: [1, 1.2, 1.4, 1.6] },
+    },
+  });
+  const byKey = (s) => Object.fromEntries(s.rows.map((x) => [x.key, x]));
+  let s = summarize('rezero', result([2, 2, 2, 2], [1, 1, 1, 1]));
+  assert.equal(s.verdict, 'holds');
+  assert.equal(byKey(s).pre_ln_grad.ok, null, 'the contrast is not judged');
+  assert.equal(byKey(s).pre_ln_grad.value, 3);
+  s = summarize('rezero', result([2, 2.00001, 2, 2], [1, 1, 1, 1]));
+  assert.equal(s.verdict, 'partly');
+  assert.ok(Math.abs(byKey(s).rezero_grad.value - 5e-6) < 1e-12);
+  assert.equal(summarize('rezero', result([3, 2, 2, 2], [1, 1, 1.5, 1])).verdict, 'fails');
+});
+
+test('LNS: the slope at most half Pre-LN\u2019s and below it at every depth; either alone is partly', () => {
+  const result = (pre, lns) => ({
+    params: { seeds: 1 },
+    data: {
+      depths: [12, 24, 48],
+      variance: { pre_ln: pre, lns },
+      fit: {
+        pre_ln: fit([12, 24, 48].map(Math.log), pre.map(Math.log)),
+        lns: fit([12, 24, 48].map(Math.log), lns.map(Math.log)),
+      },
+    },
+  });
+  assert.equal(summarize('lns', result([6, 12, 24], [2, 2.2, 2.4])).verdict, 'holds');
+  assert.equal(summarize('lns', result([6, 12, 24], [5, 10, 20])).verdict, 'partly'); // below, same slope
+  assert.equal(summarize('lns', result([6, 12, 24], [7, 7.1, 7.2])).verdict, 'partly'); // flat, above
+  assert.equal(summarize('lns', result([6, 12, 24], [7, 14, 28])).verdict, 'fails');
+  const s = summarize('lns', result([6, 12, 24], [2, 2.2, 2.4]));
+  assert.equal(s.rows.find((x) => x.key === 'pre_ln_slope').ok, null);
+  assert.ok(Math.abs(s.rows.find((x) => x.key === 'lns_over_pre').value - 2 / 6) < 1e-12);
+});
+
+test('Mix-LN: more uniform (a max/min 10% lower) than both holds, than one is partly, than neither fails', () => {
+  const result = (mix) => ({
+    params: { depth: 4, seeds: 1 },
+    data: { blocks: [1, 2, 3, 4], early: 1, norms: { post_ln: [1, 2, 4, 8], pre_ln: [3, 2, 1.5, 1], mix_ln: mix } },
+  });
+  assert.equal(summarize('mixln', result([1, 1.2, 1.1, 1])).verdict, 'holds');
+  assert.equal(summarize('mixln', result([1, 2, 4, 4])).verdict, 'partly'); // 4x: below Post-LN's 8, above Pre-LN's 3
+  assert.equal(summarize('mixln', result([1, 2, 4, 10])).verdict, 'fails');
+  assert.equal(summarize('mixln', result([1, 2, 2.9, 2.9])).verdict, 'partly', '2.9x against 3x is a tie, not a win');
+  const s = summarize('mixln', result([1, 1.2, 1.1, 1]));
+  for (const a of ['post_ln', 'pre_ln', 'mix_ln']) assert.equal(s.rows.find((x) => x.key === `${a}_spread`).ok, null);
+  assert.equal(s.rows.find((x) => x.key === 'mix_over_post_ln').value, 1.2 / 8);
+  assert.ok(
+    Math.abs(s.facts.cv.post_ln - Math.sqrt(((1 - 3.75) ** 2 + 1.75 ** 2 + 0.25 ** 2 + 4.25 ** 2) / 4) / 3.75) < 1e-12,
+  );
+});
+
+test('LayerScale: every ratio within 2x of eps and block 1 exactly eps x Pre-LN\u2019s', () => {
+  const result = (ls, attn0) => ({
+    params: { depth: 3 },
+    data: {
+      epsilon: 0.1,
+      layerscale: { update_ratio: ls, attn_update_ratio: [attn0, 0, 0], mlp_update_ratio: [0, 0, 0] },
+      pre_ln: { update_ratio: [1, 0.7, 0.5], attn_update_ratio: [0.5, 0, 0], mlp_update_ratio: [0, 0, 0] },
+    },
+  });
+  assert.equal(summarize('layerscale', result([0.1, 0.12, 0.09], 0.05)).verdict, 'holds');
+  assert.equal(summarize('layerscale', result([0.1, 0.3, 0.09], 0.05)).verdict, 'partly');
+  assert.equal(summarize('layerscale', result([0.1, 0.12, 0.09], 0.06)).verdict, 'partly');
+  assert.equal(summarize('layerscale', result([1, 1, 1], 0.5)).verdict, 'fails');
+  const s = summarize('layerscale', result([0.1, 0.12, 0.04], 0.05));
+  assert.ok(Math.abs(s.rows[0].value - 2.5) < 1e-12, 'the farthest factor, 1/0.4');
+  assert.equal(s.rows.find((x) => x.key === 'pre_ln_range').ok, null);
+  assert.equal(layerscaleEpsilon(18), 0.1);
+  assert.equal(layerscaleEpsilon(24), 1e-5);
+  assert.equal(layerscaleEpsilon(36), 1e-6);
+});
+
+test('sci(): powers of ten as 10⁻ⁿ, anything else as decimals()', () => {
+  assert.equal(sci(1e-6), '10⁻⁶');
+  assert.equal(sci(1e-5), '10⁻⁵');
+  assert.equal(sci(0.1), '0.10');
+  assert.equal(sci(3e-8), '3.0×10⁻⁸');
 });

@@ -15,6 +15,10 @@ export const DEFAULTS = {
   deepnet: { depth: 1000, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
   gpt2: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
   veit: { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 },
+  rezero: { depth: 96, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
+  lns: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
+  mixln: { depth: 24, seeds: 4, seed0: 0, width: 64, tokens: 16, heads: 4, causal: true },
+  layerscale: { depth: 12, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
 };
 
 function withDefaults(id, params = {}) {
@@ -46,7 +50,9 @@ export function fit(x, y) {
 
 const mean = (a) => a.reduce((s, v) => s + v, 0) / a.length;
 const seedList = (seed0, seeds) => Array.from({ length: seeds }, (_, i) => seed0 + i);
-const finalNorm = (arch) => (arch === 'post_ln' || arch === 'deepnorm' ? 'none' : 'layernorm');
+// The stacks whose last block ends in a LayerNorm (Post-LN's) or that have no
+// norm at all (ReZero's) get no final norm; the pre-norm ones end in one.
+const finalNorm = (arch) => (['post_ln', 'deepnorm', 'rezero'].includes(arch) ? 'none' : 'layernorm');
 const transformer = (p, arch, depth, seed) => ({
   arch: [arch],
   block: 'transformer',
@@ -60,9 +66,17 @@ const transformer = (p, arch, depth, seed) => ({
   expansion: p.expansion ?? 1,
 });
 
-function depthsUpTo(deepest) {
-  return deepest > 96 ? [...DEPTHS, 192] : DEPTHS.filter((L) => L <= deepest);
+function depthsUpTo(deepest, from = DEPTHS[0]) {
+  return (deepest > 96 ? [...DEPTHS, 192] : DEPTHS.filter((L) => L <= deepest)).filter((L) => L >= from);
 }
+
+/** LayerScale's lambda at init (CaiT, Touvron et al. 2021): 0.1 up to 18 blocks, 1e-5 up to 24, 1e-6 deeper. */
+export const layerscaleEpsilon = (blocks) => (blocks <= 18 ? 0.1 : blocks <= 24 ? 1e-5 : 1e-6);
+
+// The norm of the gradient of all of block l's weights together, l = 1..L.
+const WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
+const blockGradNorms = (r) =>
+  r.w2_grad_norm.map((_, l) => Math.sqrt(WEIGHTS.reduce((s, k) => s + r[`${k}_grad_norm`][l] ** 2, 0)));
 
 // ---------------------------------------------------------------- compute
 
@@ -99,7 +113,7 @@ const COMPUTE = {
   // Per-layer weight-gradient norms of a 6-block model, means over seeds.
   figure3(rn, p) {
     const archs = ['post_ln', 'pre_ln'];
-    const keys = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
+    const keys = WEIGHTS;
     const sums = Object.fromEntries(
       archs.map((a) => [a, Object.fromEntries([...keys, 'all'].map((k) => [k, new Array(6).fill(0)]))]),
     );
@@ -185,6 +199,67 @@ const COMPUTE = {
       });
     const lx = depths.map(Math.log);
     return { depths, ratio, fit: Object.fromEntries(archs.map((a) => [a, fit(lx, ratio[a].map(Math.log))])) };
+  },
+
+  // One stack of ReZero and of Pre-LN, no final norm: the gradient at every
+  // layer over the top's, and the stream.
+  rezero(rn, p) {
+    const L = p.depth;
+    const out = rn.simulate({ ...transformer(p, 'rezero', L, p.seed), arch: ['rezero', 'pre_ln'] }).results;
+    const pick = (r) => ({
+      grad_norm: Array.from(r.grad_norm),
+      rel_grad: Array.from(r.grad_norm, (g) => g / r.grad_norm[L]),
+      stream_rms: Array.from(r.stream_rms),
+    });
+    return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln) };
+  },
+
+  // The top stream's variance over the input's, Var(h_L) / Var(h_0) =
+  // (RMS h_L / RMS h_0)^2, for each depth from 12 up, mean over seeds.
+  lns(rn, p) {
+    const depths = depthsUpTo(p.deepest, 12);
+    const archs = ['pre_ln', 'lns'];
+    const variance = Object.fromEntries(archs.map((a) => [a, depths.map(() => 0)]));
+    const seeds = seedList(p.seed0, p.seeds);
+    for (const seed of seeds)
+      depths.forEach((L, i) => {
+        const r = rn.simulate({ ...transformer(p, 'lns', L, seed), arch: archs }).results;
+        for (const a of archs) variance[a][i] += (r[a].stream_rms[L] / r[a].stream_rms[0]) ** 2 / seeds.length;
+      });
+    const lx = depths.map(Math.log);
+    return {
+      depths,
+      variance,
+      fit: Object.fromEntries(archs.map((a) => [a, fit(lx, variance[a].map(Math.log))])),
+    };
+  },
+
+  // Per-block weight-gradient norms (all six matrices), mean over seeds, of
+  // Post-LN, Pre-LN and Mix-LN, each with its own final norm.
+  mixln(rn, p) {
+    const L = p.depth;
+    const archs = ['post_ln', 'pre_ln', 'mix_ln'];
+    const norms = Object.fromEntries(archs.map((a) => [a, new Array(L).fill(0)]));
+    const seeds = seedList(p.seed0, p.seeds);
+    for (const seed of seeds)
+      for (const arch of archs) {
+        const g = blockGradNorms(rn.simulate(transformer(p, arch, L, seed)).results[arch]);
+        g.forEach((v, l) => (norms[arch][l] += v / seeds.length));
+      }
+    // early: the engine's default share of Post-LN blocks (config.h, kMixLnFraction = 0.25)
+    return { blocks: Array.from({ length: L }, (_, l) => l + 1), early: Math.floor(0.25 * L), norms };
+  },
+
+  // Each block's update ratio ||u_l|| / ||h_{l-1}|| of LayerScale and Pre-LN, on one weight bank.
+  layerscale(rn, p) {
+    const L = p.depth;
+    const out = rn.simulate({ ...transformer(p, 'layerscale', L, p.seed), arch: ['layerscale', 'pre_ln'] }).results;
+    const pick = (r) => ({
+      update_ratio: Array.from(r.update_ratio),
+      attn_update_ratio: Array.from(r.attn_update_ratio),
+      mlp_update_ratio: Array.from(r.mlp_update_ratio),
+    });
+    return { epsilon: layerscaleEpsilon(L), layerscale: pick(out.layerscale), pre_ln: pick(out.pre_ln) };
   },
 
   // Path statistics of a Pre-LN and an unnormalized residual MLP stack.

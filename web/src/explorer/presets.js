@@ -32,6 +32,13 @@ export const PRESETS = [
     label: 'Transformer blocks',
     config: { arch: ['post_ln', 'pre_ln', 'admin'], block: 'transformer', heads: 4, depth: 24 },
   },
+  // The article's open question, how to keep Pre-LN's highway and still make
+  // layer 80 count, and the answers published since, at the depth it names.
+  {
+    key: 'late',
+    label: 'Make layer 80 count',
+    config: { arch: ['pre_ln', 'rezero', 'layerscale', 'lns', 'mix_ln', 'dwa'], depth: 80, gain: 1.0 },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
   {
     key: 'gpt2',

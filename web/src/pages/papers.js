@@ -1,4 +1,4 @@
-// The papers page: six reproductions, each a panel computed by the engine (two
+// The papers page: the reproductions (repro.js's PANEL_IDS), each a panel computed by the engine (two
 // workers where the machine has two cores, each panel on its own lane), then
 // the timing of the explorer's transformer scene, run alone.
 import { sharedEngine } from '../engine/client.js';
@@ -37,7 +37,7 @@ function onRender(id, info) {
   if (!state.ready) setStatus('loading', `computed ${done} of ${PANEL_IDS.length}…`);
   if (!state.ready && done === PANEL_IDS.length) {
     state.ready = true;
-    setStatus('ready', `all six computed in ${fixed((performance.now() - t0) / 1000, 1)} s`);
+    setStatus('ready', `all ${PANEL_IDS.length} computed in ${fixed((performance.now() - t0) / 1000, 1)} s`);
     document.body.dataset.ready = '1';
     measureSpeed();
   }

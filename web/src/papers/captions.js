@@ -1,7 +1,7 @@
 // The sentence under each panel, written from the numbers (pure: text only, no
 // DOM), so it says whether the claim holds at the settings that ran.
 import { decimals, fixed, fmtFactor } from '../shared/format.js';
-import { FIG3_WEIGHTS, summarize } from './repro.js';
+import { FIG3_WEIGHTS, sci, summarize } from './repro.js';
 
 export const VERDICT_TEXT = { holds: 'Holds', partly: 'Holds in part', fails: 'Does not hold' };
 
@@ -11,6 +11,8 @@ const LEAD = {
   fails: 'The claim does not hold at these settings.',
 };
 
+const argmin = (a) => a.indexOf(Math.min(...a));
+const argmax = (a) => a.indexOf(Math.max(...a));
 const trend = (r, up = 1.2) => (r >= up ? 'rises' : r <= 1 / up ? 'falls' : 'stays roughly level');
 
 /** {verdict, lead, text} for a panel's result; `view` as in summarize(). */
@@ -102,6 +104,72 @@ export function caption(id, result, view = {}) {
         `initialization, the gradient follows the path count, and 95% of it needs paths up to ${res.k95} blocks: ` +
         'there the claim would not hold. ' +
         `(${p.samples} paths per length: the jagged curve is sampling noise, one path can weigh more than the rest.)`;
+      break;
+    }
+    case 'rezero': {
+      const { grad, stream, preGrad, preBottom } = s.facts;
+      const L = p.depth;
+      text =
+        `With α = 0 in all ${2 * L} sublayers of the ${L} blocks, every branch is multiplied by zero: the stream ` +
+        `stays h₀ (largest |RMS(h_l)/RMS(h₀) − 1| = ${stream === 0 ? '0' : decimals(stream)}) and the gradient ` +
+        `reaching every layer is the top's (largest |g_l/g_L − 1| = ${grad === 0 ? '0' : decimals(grad)}). ` +
+        `Pre-LN, on the same weights, departs from the top's gradient by up to ${decimals(preGrad)} ` +
+        `(layer 0 receives ${decimals(preBottom)}× the top's): its branches add their Jacobians to the identity. ` +
+        'The identity is where ReZero starts, not where it stays: the gradient of each α is the stream gradient ' +
+        'against the branch output, which is not zero, so α moves at the first step. Whether a deep ReZero stack ' +
+        'then trains where the plain stack does not needs training, which this page does not do.';
+      break;
+    }
+    case 'lns': {
+      const v = d.variance;
+      const last = d.depths.length - 1;
+      text =
+        `Over L = ${d.depths.join(', ')} (${p.seeds} seed${p.seeds > 1 ? 's' : ''}), Pre-LN's top variance grows ` +
+        `from ${decimals(v.pre_ln[0])}× to ${decimals(v.pre_ln[last])}× the input's (log–log slope ` +
+        `${fixed(d.fit.pre_ln.slope, 2)}; Var ∝ L would be 1) and LNS's from ${decimals(v.lns[0])}× to ` +
+        `${decimals(v.lns[last])}× (slope ${fixed(d.fit.lns.slope, 2)}); at L = ${d.depths[last]} LNS's is ` +
+        `${fixed(s.facts.ratios[last], 2)}× Pre-LN's. Each branch of block l reads its LayerNorm's output divided ` +
+        'by √l, so what block l adds to the stream shrinks with l instead of staying unit-size. At initialization ' +
+        'Pre-LN’s variance grows linearly (as Lemma 2 has it for MLP blocks), the lower end of the paper’s ' +
+        'Θ(L) to exp(L).';
+      break;
+    }
+    case 'mixln': {
+      const { spread: sp, cv } = s.facts;
+      const n = d.norms;
+      const NAME = { post_ln: 'Post-LN', pre_ln: 'Pre-LN', mix_ln: 'Mix-LN' };
+      const beaten = ['post_ln', 'pre_ln'].filter((a) => sp.mix_ln <= 0.9 * sp[a]).map((a) => NAME[a]);
+      const where = (a) => `smallest at block ${argmin(n[a]) + 1}, largest at ${argmax(n[a]) + 1}`;
+      text =
+        `Over the ${p.depth} blocks (mean of ${p.seeds} seed${p.seeds > 1 ? 's' : ''}), the gradient of each block's ` +
+        `weights spans ${fmtFactor(sp.post_ln)} in Post-LN (CV ${fixed(cv.post_ln, 2)}; ${where('post_ln')}), ` +
+        `${fmtFactor(sp.pre_ln)} in Pre-LN (CV ${fixed(cv.pre_ln, 2)}; ${where('pre_ln')}) and ` +
+        `${fmtFactor(sp.mix_ln)} in Mix-LN (CV ${fixed(cv.mix_ln, 2)}; ${where('mix_ln')}), whose first ` +
+        `${d.early} blocks are Post-LN. `;
+      text +=
+        beaten.length === 2
+          ? 'Mix-LN’s are the most uniform of the three.'
+          : beaten.length === 1
+            ? `Mix-LN’s are more uniform than ${beaten[0]}’s only.`
+            : 'Mix-LN’s are not more uniform than either.';
+      if (sp.post_ln < sp.mix_ln)
+        text +=
+          ' Above its Post-LN blocks Mix-LN is Pre-LN, whose block gradients fall as the stream grows (as in Figure ' +
+          '3’s panel), while at this width Post-LN’s stay nearly level: at initialization Post-LN is the uniform one.';
+      text += ' How uniform they are after training needs training, which this page does not do.';
+      break;
+    }
+    case 'layerscale': {
+      const { eps, lo, hi, preLo, preHi } = s.facts;
+      const first = s.rows.find((r) => r.key === 'ls_first').value;
+      text =
+        `With λ = ε = ${sci(eps)} at L = ${p.depth} (CaiT's rule: 0.1 up to 18 blocks, 10⁻⁵ up to 24, 10⁻⁶ ` +
+        `deeper), every block's update ratio ‖u_l‖/‖h_{l−1}‖ is ${fixed(lo, 2)}–${fixed(hi, 2)} times ε: λ scales ` +
+        'every branch, whose output at initialization is about the size of the stream it reads, and LayerScale’s ' +
+        `stream stays near h₀. Pre-LN's ratios on the same weights run from ${decimals(preHi)} down to ` +
+        `${decimals(preLo)}, falling as its stream grows. In block 1 both read h₀, and LayerScale's attention ` +
+        `ratio is ${fixed(first, 6)} × ε × Pre-LN's. How the ratio moves once λ trains needs training, which this ` +
+        'page does not do.';
       break;
     }
     default:

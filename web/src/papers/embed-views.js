@@ -2,11 +2,12 @@
 // config and charts) at the panel's current parameters, and whether that view is the panel's
 // own figure or the nearest explorer view of its setting, said in words. Pure: no DOM.
 //
-// Only DeepNet's figure is an explorer view as it stands (one stack; gradient and stream per
-// layer; the same numbers). Lemma 2 plots the square of the explorer's stream chart, averaged
-// over seeds. The other four plot quantities the explorer does not draw (a fit over depths, weight
-// gradients per block, gradients per path length); their embed is the explorer on the same
-// stacks, which a reader can deepen or shorten.
+// Only DeepNet's and LayerScale's figures are explorer views as they stand (one stack;
+// gradient and stream, or update ratio, per layer; the same numbers). Lemma 2 plots the square
+// of the explorer's stream chart, averaged over seeds, and ReZero divides the explorer's
+// gradient by the top's. The others plot quantities the explorer does not draw (a fit over
+// depths, weight gradients per block, gradients per path length); their embed is the explorer
+// on the same stacks, which a reader can deepen or shorten.
 import { defaultConfig } from '../shared/state.js';
 import { PANELS } from './repro.js';
 
@@ -64,6 +65,43 @@ const VIEWS = {
       `The panel plots the top of the stream over its input against the depth L, over ${p.seeds} seeds; the embed ` +
       `shows the stream at every layer of the deepest stack (L = ${p.deepest}, seed ${p.seed0}), whose last point ` +
       `over its first is the panel\u2019s ratio at that depth.`,
+  }),
+  rezero: (p) => ({
+    config: { ...stacks(p), arch: ['pre_ln', 'rezero'], depth: p.depth, final_norm: 'none', seed: p.seed },
+    charts: ['grad', 'stream'],
+    note:
+      'The same stacks, both charts: the panel divides each layer\u2019s gradient by the top\u2019s, the explorer ' +
+      `draws it as it is (${p.depth} transformer blocks, seed ${p.seed}, no final norm).`,
+  }),
+  lns: (p) => ({
+    config: { ...stacks(p), arch: ['pre_ln', 'lns'], depth: p.deepest, final_norm: 'layernorm', seed: p.seed0 },
+    charts: ['stream'],
+    note:
+      `The panel plots the top of the stream\u2019s variance over its input\u2019s against the depth L, over ${p.seeds} ` +
+      `seeds; the embed shows the stream at every layer of the deepest stack (L = ${p.deepest}, seed ${p.seed0}), ` +
+      'whose last point over its first, squared, is the panel\u2019s ratio at that depth.',
+  }),
+  mixln: (p) => ({
+    config: {
+      ...stacks(p),
+      arch: ['post_ln', 'pre_ln', 'mix_ln'],
+      depth: p.depth,
+      final_norm: 'layernorm',
+      seed: p.seed0,
+    },
+    charts: ['grad'],
+    note:
+      `The panel plots the gradient of each block\u2019s weights, mean over ${p.seeds} seed${p.seeds === 1 ? '' : 's'}; ` +
+      `the explorer draws the gradient of the stream at each layer. The embed shows the same ${p.depth} blocks, ` +
+      `seed ${p.seed0}, with a final LayerNorm for all three (the panel gives none to Post-LN).`,
+  }),
+  layerscale: (p) => ({
+    config: { ...stacks(p), arch: ['pre_ln', 'layerscale'], depth: p.depth, final_norm: 'layernorm', seed: p.seed },
+    charts: ['update'],
+    exact: true,
+    note:
+      'This is the panel\u2019s figure: the same stacks and update ratios, where the explorer draws its 1/\u221al ' +
+      'line the panel draws \u03b5.',
   }),
   veit: (p) => ({
     config: { arch: ['residual', 'pre_ln'], depth: p.depth, width: p.width, tokens: p.tokens, seed: p.seed },

@@ -16,6 +16,10 @@ const LABELS = {
   deepnorm: 'DeepNorm',
   gpt2: 'GPT-2 init (Pre-LN)',
   residual: 'residual, no norm',
+  rezero: 'ReZero',
+  lns: 'LNS (Pre-LN, 1/√l)',
+  mix_ln: 'Mix-LN',
+  layerscale: 'LayerScale',
 };
 const CLAIM_DASH = [6, 5];
 
@@ -134,6 +138,68 @@ const VIEWS = {
       ]),
     ];
   },
+  rezero(r, col) {
+    const layers = r.data.rezero.grad_norm.map((_, l) => l);
+    const perLayer = (chart, metric) => ({
+      chart,
+      spec: {
+        x: layers,
+        xLabel: 'layer l',
+        yLog: true,
+        series: ['rezero', 'pre_ln'].map((a) => archSeries(col, a, r.data[a][metric])),
+      },
+    });
+    return [perLayer('rezero', 'rel_grad'), perLayer('rezero-stream', 'stream_rms')];
+  },
+  lns(r, col) {
+    const { depths, variance } = r.data;
+    return [
+      overDepth('lns', col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
+        claimSeries(
+          col,
+          '∝ L',
+          depths.map((L) => (variance.pre_ln[0] * L) / depths[0]),
+        ),
+      ]),
+    ];
+  },
+  mixln(r, col) {
+    const { blocks, norms } = r.data;
+    return [
+      {
+        chart: 'mixln',
+        spec: {
+          x: blocks,
+          xLabel: 'block l',
+          yLog: true,
+          series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
+        },
+      },
+    ];
+  },
+  layerscale(r, col) {
+    const d = r.data;
+    const blocks = d.layerscale.update_ratio.map((_, l) => l + 1);
+    return [
+      {
+        chart: 'layerscale',
+        spec: {
+          x: blocks,
+          xLabel: 'block l',
+          yLog: true,
+          series: [
+            archSeries(col, 'layerscale', d.layerscale.update_ratio, { points: true }),
+            archSeries(col, 'pre_ln', d.pre_ln.update_ratio, { points: true }),
+            claimSeries(
+              col,
+              'claimed: ε',
+              blocks.map(() => d.epsilon),
+            ),
+          ],
+        },
+      },
+    ];
+  },
   veit(r, col) {
     const pre = r.data.pre_ln,
       res = r.data.residual;
@@ -198,6 +264,10 @@ const CONTROLS = {
   deepnet: ['depth', 'seed'],
   gpt2: ['seeds', 'deepest', 'seed0'],
   veit: ['depth', 'samples', 'path_seed', 'seed'],
+  rezero: ['depth', 'seed'],
+  lns: ['seeds', 'deepest', 'seed0'],
+  mixln: ['depth', 'seeds', 'seed0'],
+  layerscale: ['depth', 'seed'],
 };
 const VIEW_ONLY = new Set(['weight']); // changes what is shown, not what is computed
 const MAX_SEED = 4294967295;

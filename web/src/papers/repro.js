@@ -1,4 +1,5 @@
-// The six reproductions of the papers page, as text: each panel's title and the
+// The reproductions of the papers page (the six of the article's papers, then
+// four of the answers to its open question), as text: each panel's title and the
 // choices its controls offer, the criteria, and summarize(id, result, view),
 // which turns a result of ../engine/experiments.js (computed in the engine
 // worker) into the measured-vs-claimed rows and the verdict the caption states.
@@ -8,7 +9,13 @@
 //
 // Verdicts: 'holds' (every criterion met), 'partly' (some), 'fails' (none).
 import { DEFAULTS } from '../engine/experiments.js';
-import { fixed, fmtFactor, percent } from '../shared/format.js';
+import { decimals, fixed, fmtFactor, percent, powerOfTen } from '../shared/format.js';
+
+/** A power of ten below 0.01 as 10⁻⁶, any other number as decimals() writes it. */
+export function sci(v) {
+  const e = Math.round(Math.log10(v));
+  return v < 0.01 && Math.abs(v / 10 ** e - 1) < 1e-9 ? powerOfTen(e) : decimals(v);
+}
 
 // Each panel's parameters: defaults and the choices its controls offer.
 export const PANELS = {
@@ -42,6 +49,26 @@ export const PANELS = {
     defaults: DEFAULTS.veit,
     choices: { depth: [18, 36, 54], samples: [16, 32, 64] },
   },
+  rezero: {
+    title: 'Bachlechner et al. (2020), ReZero',
+    defaults: DEFAULTS.rezero,
+    choices: { depth: [12, 48, 96, 192] },
+  },
+  lns: {
+    title: 'Sun et al. (2025), LayerNorm Scaling',
+    defaults: DEFAULTS.lns,
+    choices: { seeds: [1, 2, 4, 8], deepest: [48, 96, 192] },
+  },
+  mixln: {
+    title: 'Li et al. (2024), Mix-LN',
+    defaults: DEFAULTS.mixln,
+    choices: { depth: [12, 24, 48], seeds: [1, 2, 4, 8] },
+  },
+  layerscale: {
+    title: 'Touvron et al. (2021), LayerScale',
+    defaults: DEFAULTS.layerscale,
+    choices: { depth: [12, 18, 24, 36] },
+  },
 };
 
 export const PANEL_IDS = Object.keys(PANELS);
@@ -66,6 +93,10 @@ export const CRITERIA = {
   deepnet: { small: 2 }, // "within a small factor": max/min over layers <= 2
   gpt2: { near: 1.5, flatSlope: 0.1, preSlope: 0.5, preTol: 0.15 },
   veit: {}, // 95% of the gradient from paths shorter than U/2
+  rezero: { exact: 1e-6 }, // every |g_l / g_L - 1| and |RMS h_l / RMS h_0 - 1| <= 1e-6 (float32 sums of zeros)
+  lns: { slopeShare: 0.5 }, // LNS's log-log slope of Var(h_L)/Var(h_0) at most half Pre-LN's, and below it at every L
+  mixln: { margin: 0.9 }, // Mix-LN's max/min of the block gradients at most 0.9x Post-LN's and 0.9x Pre-LN's
+  layerscale: { about: 2, same: 1e-4 }, // every block's ratio / eps within 1/2..2; block 1's attention unit exactly eps x Pre-LN's
 };
 
 export function spread(values) {
@@ -106,6 +137,19 @@ export function pathSummary(r) {
     count95: quantileLength(r.count, 0.95),
   };
 }
+
+/** Coefficient of variation, the standard deviation over the mean (population SD). */
+export function variation(values) {
+  const m = values.reduce((s, v) => s + v, 0) / values.length;
+  const v = values.reduce((s, x) => s + (x - m) ** 2, 0) / values.length;
+  return Math.sqrt(v) / m;
+}
+
+/** The largest |v / ref - 1| over `values`. */
+export const worstDeviation = (values, ref) => values.reduce((m, v) => Math.max(m, Math.abs(v / ref - 1)), 0);
+
+/** How far the values stray from 1, as a factor: max over values of max(v, 1/v). */
+export const worstFactor = (values) => values.reduce((m, v) => Math.max(m, v, 1 / v), 1);
 
 const verdictOf = (oks) => (oks.every(Boolean) ? 'holds' : oks.some(Boolean) ? 'partly' : 'fails');
 
@@ -283,6 +327,146 @@ export function summarize(id, result, view = {}) {
         ok: null,
       });
       return { rows, verdict: pre.k95 < U / 2 ? 'holds' : 'fails', facts: { pre, res, U } };
+    }
+    case 'rezero': {
+      const z = d.rezero,
+        pre = d.pre_ln;
+      const L = p.depth;
+      const grad = worstDeviation(z.grad_norm, z.grad_norm[L]);
+      const stream = worstDeviation(z.stream_rms, z.stream_rms[0]);
+      const preGrad = worstDeviation(pre.grad_norm, pre.grad_norm[L]);
+      facts = { ...facts, grad, stream, preGrad, preBottom: pre.rel_grad[0] };
+      rows.push({
+        key: 'rezero_grad',
+        label: 'ReZero: largest |g_l / g_L − 1| over the layers',
+        value: grad,
+        measured: grad === 0 ? '0' : decimals(grad),
+        claimed: `0 (≤ ${sci(C.exact)})`,
+        ok: grad <= C.exact,
+      });
+      rows.push({
+        key: 'rezero_stream',
+        label: 'ReZero: largest |RMS(h_l) / RMS(h_0) − 1|',
+        value: stream,
+        measured: stream === 0 ? '0' : decimals(stream),
+        claimed: `0, the identity (≤ ${sci(C.exact)})`,
+        ok: stream <= C.exact,
+      });
+      rows.push({
+        key: 'pre_ln_grad',
+        label: 'Pre-LN (contrast): largest |g_l / g_L − 1|',
+        value: preGrad,
+        measured: decimals(preGrad),
+        claimed: '— (the highway plus every branch)',
+        ok: null,
+      });
+      break;
+    }
+    case 'lns': {
+      const sL = d.fit.lns.slope,
+        sP = d.fit.pre_ln.slope;
+      const ratios = d.variance.lns.map((v, i) => v / d.variance.pre_ln[i]);
+      const worst = Math.max(...ratios);
+      facts = { ...facts, ratios, worst };
+      rows.push({
+        key: 'lns_slope',
+        label: 'LNS: slope of log(Var h_L / Var h_0) over log L',
+        value: sL,
+        measured: fixed(sL, 2),
+        claimed: `≤ ${fixed(C.slopeShare * sP, 2)} (half of Pre-LN’s)`,
+        ok: sL <= C.slopeShare * sP,
+      });
+      rows.push({
+        key: 'pre_ln_slope',
+        label: 'Pre-LN: slope of log(Var h_L / Var h_0) over log L',
+        value: sP,
+        measured: fixed(sP, 2),
+        claimed: '— (the growth LNS is to bound; 1 is Var ∝ L)',
+        ok: null,
+      });
+      rows.push({
+        key: 'lns_over_pre',
+        label: 'LNS’s top variance over Pre-LN’s, largest over the depths',
+        value: worst,
+        measured: `${fixed(worst, 2)}×`,
+        claimed: '< 1 at every depth',
+        ok: worst < 1,
+      });
+      break;
+    }
+    case 'mixln': {
+      const s = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, spread(v)]));
+      const cv = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, variation(v)]));
+      facts = { ...facts, spread: s, cv };
+      for (const [arch, name] of [
+        ['post_ln', 'Post-LN'],
+        ['pre_ln', 'Pre-LN'],
+        ['mix_ln', 'Mix-LN'],
+      ])
+        rows.push({
+          key: `${arch}_spread`,
+          label: `${name}: max/min of the block gradients (CV ${fixed(cv[arch], 2)})`,
+          value: s[arch],
+          measured: fmtFactor(s[arch]),
+          claimed: arch === 'mix_ln' ? '— (judged in the two rows below)' : '—',
+          ok: null,
+        });
+      for (const [arch, name] of [
+        ['post_ln', 'Post-LN'],
+        ['pre_ln', 'Pre-LN'],
+      ]) {
+        const r = s.mix_ln / s[arch];
+        rows.push({
+          key: `mix_over_${arch}`,
+          label: `Mix-LN’s max/min over ${name}’s`,
+          value: r,
+          measured: `${fixed(r, 3)}×`,
+          claimed: `≤ ${C.margin} (more uniform by 10% or more)`,
+          ok: r <= C.margin,
+        });
+      }
+      break;
+    }
+    case 'layerscale': {
+      const eps = d.epsilon;
+      const ls = d.layerscale.update_ratio.map((v) => v / eps);
+      const pre = d.pre_ln.update_ratio;
+      const first = d.layerscale.attn_update_ratio[0] / (eps * d.pre_ln.attn_update_ratio[0]);
+      const worst = worstFactor(ls);
+      facts = {
+        ...facts,
+        eps,
+        ls,
+        lo: Math.min(...ls),
+        hi: Math.max(...ls),
+        preLo: Math.min(...pre),
+        preHi: Math.max(...pre),
+      };
+      rows.push({
+        key: 'ls_about_eps',
+        label: `LayerScale: update ratio / ε (ε = ${sci(eps)}), farthest from 1 over the blocks (${fixed(facts.lo, 2)}–${fixed(facts.hi, 2)})`,
+        value: worst,
+        measured: `${fixed(worst, 2)}×`,
+        claimed: `about 1 (≤ ${C.about}×)`,
+        ok: worst <= C.about,
+      });
+      rows.push({
+        key: 'ls_first',
+        label: 'Block 1’s attention: LayerScale’s ratio over ε × Pre-LN’s',
+        value: first,
+        measured: fixed(first, 6),
+        claimed: `1 (same input and weights; ± ${sci(C.same)})`,
+        ok: Math.abs(first - 1) <= C.same,
+      });
+      rows.push({
+        key: 'pre_ln_range',
+        label: 'Pre-LN (contrast): update ratio, lowest–highest over the blocks',
+        value: facts.preLo,
+        measured: `${decimals(facts.preLo)}–${decimals(facts.preHi)}`,
+        claimed: '— (ε = 1 in effect)',
+        ok: null,
+      });
+      break;
     }
     default:
       throw new RangeError(`unknown reproduction: ${id}`);

@@ -1,6 +1,8 @@
 // The engine's presets, as the pages show them: a label, a group
 // (the article's four are on the first row, the rest under "more", named
-// there by `short` or the label), a dash
+// there by `short` or the label; the five answers to the article's open
+// question, how to keep the highway and make late layers count, come last
+// there, in the order the explorer's "late layers" preset lists them), a dash
 // pattern so lines differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -38,6 +40,38 @@ export const ARCHS = [
   },
   { key: 'gpt2', label: 'GPT-2 init', group: 'more', dash: [16, 5], block: 'Pre-LN with W₂ × 1/√L' },
   { key: 'admin', label: 'Admin', group: 'more', dash: [4, 2, 10, 2], block: 'h ← LN(ωh + f(h)), ω profiled at init' },
+  { key: 'rezero', label: 'ReZero', group: 'more', dash: [10, 2, 2, 2, 2, 2], block: 'h ← h + α f(h), α = 0 at init' },
+  {
+    key: 'layerscale',
+    label: 'LayerScale (CaiT)',
+    short: 'LayerScale',
+    group: 'more',
+    dash: [3, 6],
+    block: 'h ← h + diag(λ) f(LN(h)), λ = ε at init',
+  },
+  {
+    key: 'lns',
+    label: 'LayerNorm Scaling',
+    short: 'LNS',
+    group: 'more',
+    dash: [8, 3, 8, 3, 2, 3],
+    block: 'h ← h + f(LN(h) / √l) in block l',
+  },
+  {
+    key: 'mix_ln',
+    label: 'Mix-LN',
+    group: 'more',
+    dash: [18, 4, 4, 4],
+    block: 'Post-LN in the first ¼ of the blocks, Pre-LN above',
+  },
+  {
+    key: 'dwa',
+    label: 'DenseFormer (DWA)',
+    short: 'DenseFormer',
+    group: 'more',
+    dash: [2, 2, 2, 6],
+    block: 'Pre-LN, h_l ← Σ_j w_lj y_j over h_0 and every block output',
+  },
 ];
 
 /** The grey 1/sqrt(l) line of the update chart: a dash no arch uses. */
