@@ -113,7 +113,12 @@ const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$/;
 const BOOLEAN = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false };
 
 const describeRange = (c) => `allowed ${c.min}..${c.max}`;
-const describeChoices = (choices) => `allowed ${choices.join(', ')}`;
+/** The allowed choices, in a notice: all of a short list, the first of a long one (the settings show every one). */
+const LISTED_CHOICES = 6;
+const describeChoices = (choices) =>
+  choices.length <= LISTED_CHOICES + 4
+    ? `allowed ${choices.join(', ')}`
+    : `allowed ${choices.slice(0, LISTED_CHOICES).join(', ')} and ${choices.length - LISTED_CHOICES} more, all in the settings`;
 
 /**
  * One raw string against one field of `table` (FIELDS_TABLE unless another
