@@ -321,3 +321,50 @@ TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little,
     }
   }
 }
+
+// Bachlechner et al. 2020 (ReZero): h <- h + a f(h) with a = 0 at init trains
+// at a depth where the plain stack does not and the residual stack without a
+// norm is not finite (each of its blocks doubles the stream's variance at
+// He's init, the same reason He's claim above uses pre_ln for residual-56).
+TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized residual do not", "[repro]") {
+  std::printf("ReZero 2020: teacher, SGD lr 3e-3, 200 steps, 56 blocks\n");
+  for (uint32_t seed : kSeeds) {
+    const std::vector<Run> r =
+        train_each(seed, teacher(seed),
+                   {{Arch::plain, 56, 200, 3e-3}, {Arch::residual, 56, 200, 3e-3}, {Arch::rezero, 56, 200, 3e-3}});
+    const Run &plain = r[0], &residual = r[1], &rezero = r[2];
+    // Plain does not train: above halfway from chance by kZ standard errors
+    // (its loss sits at chance, but the teacher's items scatter too widely for
+    // "within 10% of chance" by kZ of them), and ReZero ends lower, item by item.
+    const double halfway = plain.optimal + 0.5 * (plain.chance - plain.optimal);
+    CHECK(plain.heldout.mean - kZ * plain.heldout.se > halfway);
+    CHECK(lower(rezero, plain));
+    CHECK(!trained(residual));
+    CHECK(trained(rezero));
+  }
+}
+
+// The article's open question: how much do the last blocks of a trained
+// stack matter? Each stack trains (asserted: a lesion says something only of
+// a network that learned), then each block is skipped in turn; printed per
+// preset: the mean held-out loss increase for a block of the last quarter,
+// of the first quarter, and their ratio. The comparison is a measurement,
+// not a claim any one paper makes at this scale, so the ratios are printed
+// and the README reports them; the lab's Late layers preset judges them
+// against Pre-LN's.
+TEST_CASE("Late layers: which presets make the last quarter of a trained stack count", "[repro]") {
+  std::printf("Late layers: reverse, 8 blocks, Adam lr 2e-3, 300 steps (Post-LN with warmup 100)\n");
+  for (uint32_t seed : kSeeds) {
+    for (Arch a : {Arch::pre_ln, Arch::post_ln, Arch::rezero, Arch::layerscale, Arch::lns, Arch::mix_ln, Arch::dwa}) {
+      Spec s{a, 8, 300, 2e-3, a == Arch::post_ln ? 100 : 0};
+      const Run r = train(with(reverse(seed), s), a, Until::end, true);
+      print(seed, r);
+      CHECK(trained(r));
+      const std::vector<double>& inc = r.lesion.increase;
+      REQUIRE(inc.size() == 8u);
+      const double early = 0.5 * (inc[0] + inc[1]), late = 0.5 * (inc[6] + inc[7]);
+      std::printf("    %s: one block skipped, last quarter +%.4f, first quarter +%.4f, ratio %.4f\n", r.name.c_str(),
+                  late, early, late / early);
+    }
+  }
+}

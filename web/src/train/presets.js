@@ -1,4 +1,4 @@
-// The training lab's paper presets: four published claims about training,
+// The training lab's paper presets: published claims about training,
 // each in the small setting that reproduces it natively (README.md,
 // "Reproductions of training claims"; tests/core/test_reproductions.cpp).
 // A preset (its button names it by `title` and `cite`) is the shared
@@ -11,6 +11,8 @@
 //
 //   presetConfig(PRESET_BY_ID.warmup, defaults)  // the lab's config for it
 //   PRESET_BY_ID.warmup.runs                     // session.js's run specs
+
+import { sortArchs } from '../shared/archs.js';
 
 /** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum (also scripts/search-reproductions.js's). */
 export const TEACHER_TASK = {
@@ -108,15 +110,52 @@ export const PRESETS = [
       { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 20 blocks' },
     ],
   },
+  {
+    id: 'rezero',
+    cite: 'Bachlechner et al. 2020',
+    title: 'ReZero',
+    paper: 'Bachlechner et al. 2020, ReZero is All You Need: Fast Convergence at Large Depth',
+    claim:
+      'A residual stack whose every branch starts behind a gate at zero trains at a depth where the plain stack does not and the residual stack without a norm diverges.',
+    setting: 'teacher regression, 56 MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
+    config: { ...TEACHER_TASK, depth: 56, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 },
+    runs: [
+      { key: 'plain', arch: 'plain', label: 'plain, 56 layers' },
+      { key: 'residual', arch: 'residual', label: 'residual, no norm, 56 blocks' },
+      { key: 'rezero', arch: 'rezero', label: 'ReZero, 56 blocks' },
+    ],
+  },
+  {
+    id: 'late',
+    cite: 'the article\u2019s open question',
+    title: 'Late layers',
+    paper:
+      'ReZero (Bachlechner et al. 2020), LayerScale (Touvron et al. 2021), LNS (Sun et al. 2025), Mix-LN (Li et al. 2024), DenseFormer (Pagliardini et al. 2024)',
+    claim:
+      'Pre-LN keeps the gradient highway, but its late blocks add little to a stream that keeps growing; each of these answers aims to make the late blocks count.',
+    setting:
+      'reverse 4 of 8 symbols, 8 transformer blocks, Adam at 2\u00d710\u207b\u00b3, 300 steps (Post-LN with 100 warmup steps); then each block skipped in turn',
+    config: { ...REVERSE_TASK, depth: 8, lr: 2e-3, warmup: 0, steps: 300, log_every: 10 },
+    needsLesion: true,
+    runs: [
+      { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN' },
+      { key: 'post_ln_warmup', arch: 'post_ln', label: 'Post-LN, warmup 100', overrides: { warmup: 100 } },
+      { key: 'rezero', arch: 'rezero', label: 'ReZero' },
+      { key: 'layerscale', arch: 'layerscale', label: 'LayerScale' },
+      { key: 'lns', arch: 'lns', label: 'LNS' },
+      { key: 'mix_ln', arch: 'mix_ln', label: 'Mix-LN' },
+      { key: 'dwa', arch: 'dwa', label: 'DenseFormer' },
+    ],
+  },
 ];
 
 export const PRESET_BY_ID = Object.fromEntries(PRESETS.map((p) => [p.id, p]));
 
 export const PRESET_IDS = PRESETS.map((p) => p.id);
 
-/** The lab's config of `preset`: the defaults, the preset's settings, and its runs' architectures. */
+/** The lab's config of `preset`: the defaults, the preset's settings, and its runs' architectures (in the engine's order, as the settings keep them). */
 export function presetConfig(preset, defaults) {
-  return { ...defaults, ...preset.config, arch: [...new Set(preset.runs.map((r) => r.arch))] };
+  return { ...defaults, ...preset.config, arch: sortArchs([...new Set(preset.runs.map((r) => r.arch))]) };
 }
 
 /** Each run's config as `resnorm train` takes it: the shared config with the run's overrides. */

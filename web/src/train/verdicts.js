@@ -122,6 +122,24 @@ export function lesionShares(lesion, chance) {
 
 const check = (claimed, holds, measured) => ({ claimed, holds: Boolean(holds), measured });
 
+/** The mean of a list of numbers (NaN for none). */
+const mean = (x) => (x.length ? x.reduce((a, b) => a + b, 0) / x.length : NaN);
+
+/**
+ * How much the last quarter of a trained stack's blocks matters against its
+ * first quarter: the mean held-out loss increase when one block of the last
+ * floor(L/4) is skipped, over the same for the first floor(L/4) (at least one
+ * block each). {early, late, ratio, quarter}, or null without a lesion.
+ */
+export function lateOverEarly(lesion) {
+  const inc = Array.from(lesion?.increase ?? []);
+  if (!inc.length) return null;
+  const quarter = Math.max(1, Math.floor(inc.length / 4));
+  const early = mean(inc.slice(0, quarter));
+  const late = mean(inc.slice(-quarter));
+  return { early, late, ratio: late / early, quarter };
+}
+
 /** Per preset: (runs' summaries, runs) -> {checks, caption, numbers}. */
 const RULES = {
   warmup(s) {
@@ -198,6 +216,61 @@ const RULES = {
         `Pre-LN at 56 layers ${lossText(pre)}.`,
     };
   },
+  rezero(s, runs) {
+    const { plain, residual, rezero } = s;
+    const stop = runs.residual.logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+    const residualText = residual.finite
+      ? lossText(residual)
+      : `not finite (from step ${stop?.first_nonfinite ?? '?'})`;
+    return {
+      checks: [
+        check('ReZero trains at 56 blocks', rezero.trained, lossText(rezero)),
+        check(
+          'plain at 56 layers does not (within 10% of chance)',
+          plain.fails,
+          `${lossText(plain)}, chance ${significant(plain.chance, 3)}`,
+        ),
+        check('the residual stack without a norm does not train', !residual.trained, residualText),
+      ],
+      caption:
+        `At 56 blocks ReZero ended at held-out loss ${lossText(rezero)} (chance ${significant(rezero.chance, 3)}); ` +
+        `the plain stack at ${lossText(plain)}; the residual stack without a norm or a gate ${residualText}.`,
+    };
+  },
+  late(s, runs, preset) {
+    const r = Object.fromEntries(preset.runs.map((p) => [p.key, lateOverEarly(runs[p.key].lesion)]));
+    const label = Object.fromEntries(preset.runs.map((p) => [p.key, p.label]));
+    const ratio = (k) => (r[k] && r[k].ratio > 0 ? `${significant(r[k].ratio, 2)}` : 'not measured');
+    const costs = (k) =>
+      r[k] ? `${label[k]} ${significant(r[k].late, 2)} against ${significant(r[k].early, 2)} (${ratio(k)})` : label[k];
+    const pre = r.pre_ln;
+    const answers = preset.runs.filter((p) => p.key !== 'pre_ln' && p.key !== 'post_ln_warmup').map((p) => p.key);
+    const above = answers.filter((k) => r[k]?.ratio > 0 && pre?.ratio > 0 && r[k].ratio > pre.ratio);
+    const below = answers.filter((k) => !above.includes(k));
+    const names = (keys) => keys.map((k) => label[k]).join(', ');
+    return {
+      checks: [
+        check(
+          'every stack trains first (held-out loss below halfway from chance)',
+          preset.runs.every((p) => s[p.key].trained),
+          preset.runs.map((p) => `${label[p.key]} ${lossText(s[p.key])}`).join('; '),
+        ),
+        ...answers.map((k) =>
+          check(
+            `${label[k]}: its last quarter counts more, for its first, than Pre-LN\u2019s`,
+            above.includes(k),
+            `ratio ${ratio(k)} against Pre-LN\u2019s ${ratio('pre_ln')}`,
+          ),
+        ),
+      ],
+      caption:
+        `After training, skipping one block of the last quarter raises the held-out loss, on average, by (against ` +
+        `one of the first quarter, and the ratio): ${preset.runs.map((p) => costs(p.key)).join('; ')}. ` +
+        (above.length ? `A higher ratio than Pre-LN\u2019s: ${names(above)}` : 'None has a higher ratio than Pre-LN') +
+        (below.length ? `; not higher: ${names(below)}.` : '.'),
+      numbers: Object.fromEntries(preset.runs.map((p) => [`${p.key}.late_over_early`, r[p.key]?.ratio])),
+    };
+  },
   lesion(s, runs) {
     const { pre_ln: pre, plain } = s;
     const sp = lesionShares(runs.pre_ln.lesion, pre.chance);
@@ -249,7 +322,7 @@ export function verdict(id, runs) {
     if (!s[r.key]) return null;
     if (preset.needsLesion && !runs[r.key].lesion) return null;
   }
-  const out = RULES[id](s, runs);
+  const out = RULES[id](s, runs, preset);
   const numbers = { ...Object.fromEntries(preset.runs.map((r) => [`${r.key}.heldout`, s[r.key].loss])) };
   Object.assign(numbers, out.numbers ?? {});
   return { holds: out.checks.every((c) => c.holds), checks: out.checks, caption: out.caption, numbers };
