@@ -343,7 +343,91 @@ test('generated questions: which is which, predict the number; counted in the sc
   assert.match(await page.locator('#predict .gen-result').textContent(), /the engine says/);
   assert.equal(await page.locator('#predict canvas').count(), 1);
   assert.match(await page.locator('#score').textContent(), /of 2 correct/);
+
+  // Pick the preset: a radio per preset; the right one is graded right, the chart is drawn.
+  await page.waitForFunction(() => document.getElementById('pick').dataset.state === 'asked', null, {
+    timeout: 30000,
+  });
+  assert.equal(await page.locator('#pick input[type=radio]').count(), 4);
+  await page.locator('#pick input[type=radio]').first().check();
+  await page.locator('[data-action=pick-check]').click();
+  assert.equal(await page.locator('#pick').getAttribute('data-state'), 'checked');
+  assert.match(await page.locator('#pick .gen-result').textContent(), /^(Right|Not quite): it is /);
+  assert.equal(await page.locator('#pick canvas').count(), 1);
+  assert.match(await page.locator('#score').textContent(), /of 3 correct/);
   await page.screenshot({ path: `${SHOTS}/quiz-generated.png`, fullPage: true });
+  await done(page);
+});
+
+test('generated questions on the newer presets: every new kind is asked and graded', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  const state = (id, s) =>
+    page.waitForFunction(([i, v]) => document.getElementById(i).dataset.state === v, [id, s], { timeout: 30000 });
+  await state('predict', 'asked');
+  // Predict the number: each new kind; the rule's value (from the explanation's numbers) is not
+  // needed, the engine's own answer is read back from the result and must be graded right.
+  for (const kind of ['lns-stream', 'lns-vs-preln', 'layerscale-update', 'mix-ln-post-blocks']) {
+    await page.locator('#predict-kind').selectOption(kind);
+    await page.waitForFunction(
+      (k) =>
+        document.getElementById('predict').dataset.kind === k &&
+        document.getElementById('predict').dataset.state === 'asked',
+      kind,
+      { timeout: 30000 },
+    );
+    await page.locator('#guess').fill('1');
+    await page.locator('#guess').press('Enter');
+    await state('predict', 'checked');
+    const result = await page.locator('#predict .gen-result').textContent();
+    assert.match(result, /the engine says/, kind);
+    assert.match(await page.locator('#predict .gen-explain').textContent(), /The engine/, kind);
+    assert.equal(await page.locator('#predict canvas').count(), 1);
+  }
+  // The count question: a guess equal to the engine's answer is graded right.
+  await page.locator('[data-action=predict-new]').click();
+  await state('predict', 'asked');
+  const depth = Number((await page.locator('#predict .gen-prompt').textContent()).match(/depth (\d+)/)[1]);
+  await page.locator('#guess').fill(String(Math.floor(depth / 4)));
+  await page.locator('#guess').press('Enter');
+  await state('predict', 'checked');
+  assert.equal(await page.locator('#predict .gen-result').getAttribute('data-correct'), 'true');
+
+  // Pick the preset, every gradient equal to the top's: ReZero is right, another is wrong.
+  for (const [choice, correct] of [
+    ['rezero', 'true'],
+    ['other', 'false'],
+  ]) {
+    await page.locator('#pick-kind').selectOption('identity-gradient');
+    await page.locator('[data-action=pick-new]').click();
+    await state('pick', 'asked');
+    const radio =
+      choice === 'rezero'
+        ? page.locator('#pick input[value=rezero]')
+        : page.locator('#pick input:not([value=rezero])').first();
+    await radio.check();
+    await page.locator('[data-action=pick-check]').click();
+    await state('pick', 'checked');
+    assert.equal(await page.locator('#pick .gen-result').getAttribute('data-correct'), correct);
+    assert.match(await page.locator('#pick .gen-result').textContent(), /it is rezero/);
+    assert.match(await page.locator('#pick .gen-explain').textContent(), /exactly 1 at every layer/);
+  }
+
+  // Which is which from the newer presets: the choices include one of them.
+  await page.locator('#which-pool').selectOption('newer');
+  await page.waitForFunction(
+    () =>
+      document.getElementById('which').dataset.pool === 'newer' &&
+      document.getElementById('which').dataset.state === 'asked',
+    null,
+    { timeout: 30000 },
+  );
+  const options = await page.locator('#which .assign select').first().locator('option').allTextContents();
+  assert.ok(
+    options.some((o) => /\((rezero|layerscale|lns|mix_ln|dwa)\)/.test(o)),
+    options.join(' | '),
+  );
+  assert.match(await page.locator('#score').textContent(), /of 7 correct/);
+  await page.screenshot({ path: `${SHOTS}/quiz-generated-newer.png`, fullPage: true });
   await done(page);
 });
 

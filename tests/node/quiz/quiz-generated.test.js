@@ -8,6 +8,17 @@ import { loadWasm } from '../helpers.js';
 import {
   whichIsWhich,
   predictNumber,
+  pickPreset,
+  harmonic,
+  layerScaleEpsilon,
+  leadingNormalizedBlocks,
+  PICK_KINDS,
+  PICK_KIND_IDS,
+  PICK_DISTRACTORS,
+  MIN_GRADIENT_DEPARTURE,
+  MIN_UPDATE_GAP,
+  WHICH_POOLS,
+  NEWER_PRESETS,
   drawWhichConfig,
   distinguishable,
   separation,
@@ -169,15 +180,27 @@ test('separation: the pairs the rule is meant to reject', () => {
 });
 
 // The engine's number for a predict-the-number question, computed here from scratch.
-function directAnswer(kind, config) {
+function directAnswer(kind, config, detail) {
   const out = rn.simulate(config);
+  const L = config.depth;
   if (kind === 'plain-gradient') {
     const g = out.results.plain.grad_norm;
-    return g[0] / g[config.depth];
+    return g[0] / g[L];
   }
-  if (kind === 'preln-stream') return out.results.pre_ln.stream_rms[config.depth];
+  if (kind === 'preln-stream') return out.results.pre_ln.stream_rms[L];
+  if (kind === 'lns-stream') return out.results.lns.stream_rms[L];
+  if (kind === 'lns-vs-preln') return out.results.pre_ln.stream_rms[L] / out.results.lns.stream_rms[L];
+  if (kind === 'layerscale-update') return out.results.layerscale.update_ratio[detail.block - 1];
+  if (kind === 'mix-ln-post-blocks') {
+    // The Post-LN blocks: those whose output stream has RMS 1 (a LayerNorm's), counted from block 1.
+    const s = out.results.mix_ln.stream_rms;
+    let m = 0;
+    while (m < L && Math.abs(s[m + 1] - 1) < 1e-3) m += 1;
+    return m;
+  }
+  assert.equal(kind, 'residual-growth');
   const s = out.results.residual.stream_rms;
-  return s[config.depth] / s[0];
+  return s[L] / s[0];
 }
 
 test('predict the number: answers agree with the engine, grading on a log scale', async () => {
@@ -186,7 +209,7 @@ test('predict the number: answers agree with the engine, grading on a log scale'
     for (const seed of SEEDS) {
       const q = await predictNumber(simulate, { seed, kind });
       assert.equal(q.kind, kind);
-      assert.equal(q.answer, directAnswer(kind, q.config), `${kind} seed ${seed}`);
+      assert.equal(q.answer, directAnswer(kind, q.config, q.detail), `${kind} seed ${seed}`);
       assert.equal(q.toleranceDex, tol);
       assert.ok(q.config.depth >= 16 && q.config.depth <= 96);
       assert.ok(q.config.gain >= 0.8 && q.config.gain <= 1.2);
@@ -269,4 +292,168 @@ test('parseGuess and gradeGuess', () => {
   assert.equal(w.correct, false);
   assert.match(w.message, /high by a factor of 8\.55/);
   assert.match(gradeGuess('x', 117, 0.3).message, /positive number/);
+});
+
+test('predict the number, the newer presets: each rule passes its tolerance in nearly every draw', async () => {
+  // Measured over seeds 0..299: lns-stream, lns-vs-preln and mix-ln-post-blocks pass in all 300,
+  // layerscale-update in 299 (its worst draw is 0.114 decades off, the tolerance 0.1).
+  const minRate = { 'lns-stream': 1, 'lns-vs-preln': 1, 'layerscale-update': 0.99, 'mix-ln-post-blocks': 1 };
+  for (const [kind, min] of Object.entries(minRate)) {
+    let pass = 0;
+    const N = 300;
+    for (let seed = 0; seed < N; seed++) {
+      const q = await predictNumber(simulate, { seed, kind });
+      if (q.grade(q.rule.value).correct) pass += 1;
+    }
+    assert.ok(pass / N >= min, `${kind}: the rule passes in ${pass} of ${N}`);
+  }
+  // The rules' parts: H_L, ε by depth, floor(L/4) read from the stream.
+  assert.ok(Math.abs(harmonic(4) - 25 / 12) < 1e-15 && Math.abs(harmonic(48) - 4.4587972) < 1e-6);
+  assert.deepEqual([16, 18, 19, 24, 25, 96].map(layerScaleEpsilon), [0.1, 0.1, 1e-5, 1e-5, 1e-6, 1e-6]);
+  for (const depth of [16, 17, 48, 95]) {
+    const out = rn.simulate({ arch: ['mix_ln'], depth, gain: 1 });
+    assert.equal(leadingNormalizedBlocks(out.results.mix_ln.stream_rms), Math.floor(depth / 4));
+  }
+  // Only the exact count passes mix-ln-post-blocks; the LNS kinds reject Pre-LN's rule.
+  for (const seed of SEEDS) {
+    const m = await predictNumber(simulate, { seed, kind: 'mix-ln-post-blocks' });
+    assert.equal(m.grade(m.answer + 1).correct, false);
+    assert.equal(m.grade(m.answer - 1).correct, false);
+    const l = await predictNumber(simulate, { seed, kind: 'lns-stream' });
+    const preRule = Math.sqrt(1 + l.config.gain ** 2 * l.config.depth);
+    assert.equal(l.grade(preRule).correct, false, `${l.config.depth} ${l.config.gain}`);
+    const u = await predictNumber(simulate, { seed, kind: 'layerscale-update' });
+    assert.ok(u.detail.block >= 1 && u.detail.block <= u.config.depth);
+    assert.ok(u.prompt.includes(`block ${u.detail.block}`));
+    assert.equal(u.grade(u.answer * 10).correct, false, 'a wrong ε (a factor of 10) is wrong');
+  }
+});
+
+test('which is which, the newer pool: a newer preset in every draw, the engine tells every pair apart', async () => {
+  const pool = WHICH_POOLS.newer;
+  const rand = mulberry32(41);
+  const seen = new Set();
+  for (let i = 0; i < 2000; i++) {
+    const c = drawWhichConfig(rand, 'newer');
+    assert.ok(c.arch.length >= 2 && c.arch.length <= 4);
+    assert.ok(c.arch.every((a) => pool.archs.includes(a)));
+    assert.ok(
+      c.arch.some((a) => NEWER_PRESETS.includes(a)),
+      c.arch.join(),
+    );
+    for (const [a, b] of pool.neverTogether) assert.ok(!(c.arch.includes(a) && c.arch.includes(b)), c.arch.join());
+    c.arch.forEach((a) => seen.add(a));
+  }
+  assert.deepEqual([...seen].sort(), [...pool.archs].sort());
+  // dwa is pre_ln at init and LayerScale's tiny ε makes it ReZero's twin: the rule would reject both.
+  const out = rn.simulate({ arch: ['dwa', 'pre_ln', 'rezero', 'layerscale'], depth: 16, gain: 1 });
+  assert.ok(separation(out.results.dwa, out.results.pre_ln) < MIN_SEPARATION);
+  assert.ok(separation(out.results.rezero, out.results.layerscale) < MIN_SEPARATION);
+  assert.ok(distinguishable(rn.simulate(pool.fallback), pool.fallback.arch).ok);
+  for (const seed of SEEDS) {
+    const q = await whichIsWhich(simulate, { seed, pool: 'newer' });
+    assert.equal(q.pool, 'newer');
+    const direct = rn.simulate(q.config);
+    const truth = q.reveal();
+    for (const c of q.curves) assert.deepEqual(arr(c.stream_rms), arr(direct.results[truth[c.label]].stream_rms));
+    assert.ok(distinguishable(direct, q.config.arch).ok);
+    assert.equal(q.check(truth).allCorrect, true);
+    assert.deepEqual(
+      (await whichIsWhich(asyncSimulate, { seed, pool: 'newer' })).reveal(),
+      truth,
+      'the same seed, the same question',
+    );
+  }
+  // The classic pool is the default, so earlier seeds keep their questions.
+  assert.deepEqual(
+    (await whichIsWhich(simulate, { seed: 3 })).config,
+    (await whichIsWhich(simulate, { seed: 3, pool: 'classic' })).config,
+  );
+  await assert.rejects(whichIsWhich(simulate, { seed: 1, pool: 'nope' }), RangeError);
+});
+
+// The answer of a pick-the-preset question, found here from the engine's numbers alone.
+function directPick(kind, config) {
+  const out = rn.simulate(config);
+  if (kind === 'identity-gradient') {
+    const departure = (a) => {
+      const g = arr(out.results[a].grad_norm);
+      return Math.max(...g.map((v) => Math.abs(v / g[config.depth] - 1)));
+    };
+    const exact = config.arch.filter((a) => departure(a) === 0);
+    assert.equal(exact.length, 1, config.arch.join());
+    for (const a of config.arch) if (a !== exact[0]) assert.ok(departure(a) >= MIN_GRADIENT_DEPARTURE, a);
+    return exact[0];
+  }
+  const meanLog = (a) => arr(out.results[a].update_ratio).reduce((s, v) => s + Math.log10(v), 0) / config.depth;
+  const sorted = [...config.arch].sort((a, b) => meanLog(a) - meanLog(b));
+  assert.ok(meanLog(sorted[1]) - meanLog(sorted[0]) >= MIN_UPDATE_GAP);
+  return sorted[0];
+}
+
+test("pick the preset: the answer is the engine's, distractors differ, grading works", async () => {
+  const answers = {};
+  for (const kind of PICK_KIND_IDS) {
+    for (let seed = 0; seed < 40; seed++) {
+      const q = await pickPreset(simulate, { seed, kind });
+      assert.equal(q.kind, kind);
+      assert.equal(q.choices.length, 4);
+      assert.equal(new Set(q.choices).size, 4);
+      assert.ok(q.config.depth >= 16 && q.config.depth <= 96 && q.config.gain >= 0.8 && q.config.gain <= 1.2);
+      assert.equal(q.answer, directPick(kind, q.config), `${kind} seed ${seed}`);
+      assert.deepEqual(
+        q.curves.map((c) => c.arch),
+        q.choices,
+      );
+      const key = `${kind}:${q.answer}`;
+      answers[key] = (answers[key] ?? 0) + 1;
+      assert.equal(q.check(q.answer).correct, true);
+      assert.equal(q.check(q.answer).message, `Right: it is ${q.answer}.`);
+      for (const wrong of q.choices.filter((a) => a !== q.answer)) {
+        const r = q.check(wrong);
+        assert.equal(r.correct, false);
+        assert.equal(r.message, `Not quite: it is ${q.answer}, not ${wrong}.`);
+      }
+      assert.equal(q.check(undefined).correct, false);
+      assert.ok(q.prompt.includes(String(q.config.depth)) && q.choices.every((a) => q.prompt.includes(a)));
+      assert.ok(q.explanation.includes(q.answer));
+    }
+  }
+  // rezero always for identity-gradient; LayerScale nearly always for smallest-update.
+  assert.equal(answers['identity-gradient:rezero'], 40);
+  assert.ok(answers['smallest-update:layerscale'] >= 36, JSON.stringify(answers));
+  assert.ok(PICK_DISTRACTORS.every((a) => a !== 'rezero'));
+  assert.ok(!PICK_KINDS['smallest-update'].draw(mulberry32(1)).arch.includes('rezero'));
+});
+
+test('pick the preset: deterministic per seed, async engine, kind drawn from the seed, undecided draws re-drawn', async () => {
+  const strip = (q) => ({ kind: q.kind, config: q.config, answer: q.answer, explanation: q.explanation });
+  for (const seed of [0, 5, 'abc']) {
+    assert.deepEqual(strip(await pickPreset(simulate, { seed })), strip(await pickPreset(asyncSimulate, { seed })));
+  }
+  const kinds = new Set();
+  for (let seed = 0; seed < 20; seed++) kinds.add((await pickPreset(simulate, { seed })).kind);
+  assert.deepEqual([...kinds].sort(), [...PICK_KIND_IDS].sort());
+  // A draw where every arch keeps a flat gradient does not decide the question: re-drawn.
+  let calls = 0;
+  const flatFirst = (c) => {
+    calls += 1;
+    const out = rn.simulate(c);
+    if (calls === 1) for (const a of c.arch) out.results[a] = out.results.rezero;
+    return out;
+  };
+  const q = await pickPreset(flatFirst, { seed: 2, kind: 'identity-gradient' });
+  assert.ok(q.draws >= 2);
+  await assert.rejects(pickPreset(simulate, { kind: 'nope' }), RangeError);
+  await assert.rejects(
+    pickPreset(
+      (c) => {
+        const out = rn.simulate(c);
+        for (const a of c.arch) out.results[a] = out.results[c.arch[0]];
+        return out;
+      },
+      { seed: 1, kind: 'identity-gradient' },
+    ),
+    /did not decide/,
+  );
 });

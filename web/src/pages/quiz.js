@@ -293,7 +293,13 @@ replace(
 $('all-items-title').textContent = `All questions (${session.items().length})`;
 
 // ---------------- generated questions and the norm panel ----------------
-const generated = createGeneratedView({ which: $('which'), predict: $('predict'), engine: engineApi, session });
+const generated = createGeneratedView({
+  which: $('which'),
+  predict: $('predict'),
+  pick: $('pick'),
+  engine: engineApi,
+  session,
+});
 const normPanel = createNormPanel({ token: $('token-norm'), batch: $('batch-norm'), engine: engineApi });
 theme.onChange(() => generated.redraw());
 

@@ -3,9 +3,12 @@
 //   every curve an architecture, then checks.
 //   "Predict the number": a number the engine computes, guessed on a log scale; after the guess the
 //   curve is drawn with the answer and the guess on it.
-// Both count toward the session score. Text from generated.js is plain Unicode, set as text.
+//   "Pick the preset": one of four presets, answered from the engine's numbers; after the check the
+//   curves the answer was read from are drawn, labelled.
+// A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
+// data-state is loading, asked or checked. All three count toward the session score. Text from generated.js is plain Unicode, set as text.
 
-import { whichIsWhich, predictNumber } from '../generated.js';
+import { whichIsWhich, predictNumber, pickPreset, PREDICT_KIND_IDS, PICK_KIND_IDS } from '../generated.js';
 import { significant } from '../../shared/format.js';
 import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
@@ -41,7 +44,60 @@ const PREDICT_CHARTS = {
     },
     at: (c) => c.depth,
   },
+  'lns-stream': {
+    title: 'Stream RMS of LNS at layer l, stream_rms[l]',
+    xLabel: 'layer l',
+    curve: (doc) => Array.from(doc.results.lns.stream_rms),
+    at: (c) => c.depth,
+  },
+  'lns-vs-preln': {
+    title: "Pre-LN's stream RMS over LNS's at layer l",
+    xLabel: 'layer l',
+    curve: (doc) => Array.from(doc.results.pre_ln.stream_rms, (v, i) => v / doc.results.lns.stream_rms[i]),
+    at: (c) => c.depth,
+  },
+  'layerscale-update': {
+    title: 'Update ratio of LayerScale block l, ‖u_l‖ / ‖h_(l−1)‖',
+    xLabel: 'block l',
+    // Block l's ratio at x = l (x = 0 has none).
+    curve: (doc) => [NaN, ...Array.from(doc.results.layerscale.update_ratio)],
+    at: (c, d) => d.block,
+  },
+  'mix-ln-post-blocks': {
+    title: 'Stream RMS of Mix-LN at layer l: 1 after each Post-LN block',
+    xLabel: 'layer l',
+    curve: (doc) => Array.from(doc.results.mix_ln.stream_rms),
+    // The answer is a count of blocks, not a value on this axis: mark where the stream leaves 1.
+    at: (c, d, answer) => answer,
+    onCurve: true,
+  },
 };
+
+// What the kind selects offer (the ids are generated.js's).
+const PREDICT_KIND_NAMES = {
+  'plain-gradient': 'plain stack: gradient at layer 0',
+  'preln-stream': 'Pre-LN: stream RMS at the top',
+  'residual-growth': 'residual, no norm: stream growth',
+  'lns-stream': 'LNS: stream RMS at the top',
+  'lns-vs-preln': 'Pre-LN over LNS: stream ratio',
+  'layerscale-update': 'LayerScale: update ratio of a block',
+  'mix-ln-post-blocks': 'Mix-LN: how many Post-LN blocks',
+};
+const PICK_KIND_NAMES = {
+  'identity-gradient': 'every gradient equal to the top’s',
+  'smallest-update': 'the smallest updates',
+};
+const POOL_NAMES = { classic: 'the article’s presets', newer: 'ReZero, LayerScale, LNS, Mix-LN, DenseFormer' };
+
+function kindSelect(id, label, ids, names, anyLabel) {
+  const select = el(
+    'select',
+    { id },
+    anyLabel ? el('option', { value: '' }, anyLabel) : null,
+    ids.map((k) => el('option', { value: k }, names[k] ?? k)),
+  );
+  return { select, row: el('p', { class: 'gen-kind' }, el('label', { for: id }, `${label} `), select) };
+}
 
 function chartBox(id, title, label) {
   const host = el('div', { class: 'mini-chart', id, role: 'img', 'aria-label': label });
@@ -59,7 +115,7 @@ function chartBox(id, title, label) {
 /**
  * @param {{which: HTMLElement, predict: HTMLElement, engine: {call: Function}, session: object}} deps
  */
-export function createGeneratedView({ which, predict, engine, session }) {
+export function createGeneratedView({ which, predict, pick, engine, session }) {
   const simulate = (cfg) => engine.call('simulate', [cfg]);
   const charts = [];
   let started = false;
@@ -67,6 +123,8 @@ export function createGeneratedView({ which, predict, engine, session }) {
   // ---------------- which is which ----------------
   const w = {};
   w.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
+  w.pool = kindSelect('which-pool', 'Presets:', Object.keys(POOL_NAMES), POOL_NAMES, null);
+  w.pool.select.addEventListener('change', () => newWhich());
   w.grad = chartBox(
     'which-grad',
     'Gradient reaching layer l (log scale)',
@@ -94,6 +152,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
   replace(
     which,
     el('h3', { id: 'which-title' }, 'Which is which?'),
+    w.pool.row,
     w.prompt,
     w.grad.figure,
     w.stream.figure,
@@ -107,12 +166,13 @@ export function createGeneratedView({ which, predict, engine, session }) {
   let qDone = false;
 
   async function newWhich() {
+    which.dataset.state = 'loading';
     w.fresh.disabled = true;
     w.check.disabled = true;
     w.result.textContent = 'Asking the engine…';
     replace(w.after);
     try {
-      q = await whichIsWhich(simulate, { seed: randomSeed() });
+      q = await whichIsWhich(simulate, { seed: randomSeed(), pool: w.pool.select.value });
     } catch (e) {
       w.result.textContent = `The engine could not make a question: ${e.message}`;
       w.fresh.disabled = false;
@@ -122,6 +182,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
     w.prompt.textContent = q.prompt;
     w.result.textContent = '';
     which.dataset.seed = String(q.seed);
+    which.dataset.pool = q.pool;
     const x = Array.from({ length: q.config.depth + 1 }, (_, i) => i);
     const lines = (key, names) =>
       q.curves.map((c, i) => ({
@@ -251,6 +312,8 @@ export function createGeneratedView({ which, predict, engine, session }) {
   // ---------------- predict the number ----------------
   const p = {};
   p.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
+  p.kind = kindSelect('predict-kind', 'Kind:', PREDICT_KIND_IDS, PREDICT_KIND_NAMES, 'any');
+  p.kind.select.addEventListener('change', () => newPredict());
   p.input = el('input', {
     id: 'guess',
     type: 'text',
@@ -293,6 +356,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
   replace(
     predict,
     el('h3', { id: 'predict-title' }, 'Predict the number'),
+    p.kind.row,
     p.prompt,
     form,
     p.hint,
@@ -307,11 +371,15 @@ export function createGeneratedView({ which, predict, engine, session }) {
   let pDone = false;
 
   async function newPredict() {
+    predict.dataset.state = 'loading';
     p.fresh.disabled = true;
     p.result.textContent = 'Asking the engine…';
     let doc = null;
     try {
-      pq = await predictNumber(async (cfg) => (doc = await simulate(cfg)), { seed: randomSeed() });
+      pq = await predictNumber(async (cfg) => (doc = await simulate(cfg)), {
+        seed: randomSeed(),
+        kind: p.kind.select.value || undefined,
+      });
     } catch (e) {
       p.result.textContent = `The engine could not make a question: ${e.message}`;
       p.fresh.disabled = false;
@@ -330,7 +398,12 @@ export function createGeneratedView({ which, predict, engine, session }) {
     p.lineChart.clear();
     replace(p.after);
     const factor = Number((10 ** pq.toleranceDex).toPrecision(2));
-    p.hint.textContent = `A number or an expression such as 120, 1.5e-3, 2*10^-4, sqrt(2) or 1.1^50. Counted right within a factor of ${factor} of the engine's value (log scale).`;
+    // A tolerance this tight (mix-ln-post-blocks) accepts only the exact count.
+    const how =
+      pq.toleranceDex <= 0.01
+        ? 'Only the exact value is counted right.'
+        : `Counted right within a factor of ${factor} of the engine's value (log scale).`;
+    p.hint.textContent = `A number or an expression such as 120, 1.5e-3, 2*10^-4, sqrt(2) or 1.1^50. ${how}`;
     predict.dataset.kind = pq.kind;
     predict.dataset.state = 'asked';
     p.fresh.disabled = false;
@@ -355,22 +428,26 @@ export function createGeneratedView({ which, predict, engine, session }) {
     if (spec && pDoc) {
       const curve = spec.curve(pDoc);
       const x = curve.map((_, i) => i);
-      const at = spec.at(pq.config);
+      const at = spec.at(pq.config, pq.detail, r.answer);
+      const mark = spec.onCurve ? curve[at] : r.answer;
       p.chart.figure.querySelector('.chart-title').textContent = spec.title;
       p.chart.figure.hidden = false;
       p.lineChart.draw({
         x,
         lines: [
           { label: 'engine', values: curve, color: '--curve-0' },
-          { label: 'your guess', values: x.map(() => r.guess), color: '--curve-guess', dash: [6, 4], width: 1.5 },
+          // A count is not a value on the curve's axis: then the guess is in the text only.
+          spec.onCurve
+            ? null
+            : { label: 'your guess', values: x.map(() => r.guess), color: '--curve-guess', dash: [6, 4], width: 1.5 },
           {
-            label: 'answer',
-            values: x.map((i) => (i === at ? r.answer : NaN)),
+            label: spec.onCurve ? `answer (layer ${at})` : 'answer',
+            values: x.map((i) => (i === at ? mark : NaN)),
             color: '--curve-answer',
             points: true,
             width: 1,
           },
-        ],
+        ].filter(Boolean),
       });
     }
     replace(
@@ -384,6 +461,121 @@ export function createGeneratedView({ which, predict, engine, session }) {
 
   p.fresh.addEventListener('click', newPredict);
 
+  // ---------------- pick the preset ----------------
+  const k = {};
+  k.kind = kindSelect('pick-kind', 'Kind:', PICK_KIND_IDS, PICK_KIND_NAMES, 'any');
+  k.kind.select.addEventListener('change', () => newPick());
+  k.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
+  k.choices = el('fieldset', { class: 'assign pick-choices' }, el('legend', {}, 'Your answer'));
+  k.check = el('button', { type: 'button', class: 'primary', 'data-action': 'pick-check', disabled: true }, 'Check');
+  k.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': 'pick-new' }, 'New question');
+  k.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
+  k.explain = el('p', { class: 'gen-explain' });
+  k.chart = chartBox('pick-chart', '', "Chart: the engine's curves the answer was read from, one per preset.");
+  k.chart.figure.hidden = true;
+  k.lineChart = createLineChart(k.chart.host, { xLabel: 'layer l' });
+  charts.push(k.lineChart);
+  k.after = el('p', { class: 'exp-actions' });
+  replace(
+    pick,
+    el('h3', { id: 'pick-title' }, 'Pick the preset'),
+    k.kind.row,
+    k.prompt,
+    k.choices,
+    el('div', { class: 'item-actions' }, k.check, k.fresh),
+    k.result,
+    k.explain,
+    k.chart.figure,
+    k.after,
+  );
+  let kq = null;
+  let kDone = false;
+  const picked = () => k.choices.querySelector('input:checked')?.value;
+
+  async function newPick() {
+    pick.dataset.state = 'loading';
+    k.fresh.disabled = true;
+    k.check.disabled = true;
+    k.result.textContent = 'Asking the engine…';
+    try {
+      kq = await pickPreset(simulate, { seed: randomSeed(), kind: k.kind.select.value || undefined });
+    } catch (e) {
+      k.result.textContent = `The engine could not make a question: ${e.message}`;
+      k.fresh.disabled = false;
+      return;
+    }
+    kDone = false;
+    k.prompt.textContent = kq.prompt;
+    k.result.textContent = '';
+    delete k.result.dataset.correct;
+    k.explain.textContent = '';
+    k.chart.figure.hidden = true;
+    k.lineChart.clear();
+    replace(k.after);
+    replace(
+      k.choices,
+      el('legend', {}, 'Your answer'),
+      kq.choices.map((a) =>
+        el(
+          'label',
+          { class: 'pick-choice' },
+          el('input', {
+            type: 'radio',
+            name: 'pick-choice',
+            value: a,
+            onchange: () => {
+              k.check.disabled = kDone;
+            },
+          }),
+          ` ${archLabel(a)} (${a})`,
+        ),
+      ),
+    );
+    pick.dataset.kind = kq.kind;
+    pick.dataset.state = 'asked';
+    k.fresh.disabled = false;
+  }
+
+  function checkPick() {
+    if (!kq || kDone) return;
+    const choice = picked();
+    if (!choice) {
+      k.result.textContent = 'Choose a preset first.';
+      return;
+    }
+    const r = kq.check(choice);
+    kDone = true;
+    for (const input of k.choices.querySelectorAll('input')) input.disabled = true;
+    k.check.disabled = true;
+    session.answerGenerated(r.correct);
+    k.result.textContent = r.message;
+    k.result.dataset.correct = String(r.correct);
+    k.explain.textContent = kq.explanation;
+    const first = kq.curves[0];
+    const x = first.values.map((_, i) => (first.x === 'blocks' ? i + 1 : i));
+    k.chart.figure.querySelector('.chart-title').textContent = first.title;
+    k.chart.figure.hidden = false;
+    k.lineChart.draw({
+      x,
+      lines: kq.curves.map((c, i) => ({
+        label: `${archLabel(c.arch)}${c.arch === kq.answer ? ' (answer)' : ''}`,
+        values: c.values,
+        color: `--curve-${i}`,
+        dash: DASHES[i],
+      })),
+    });
+    replace(
+      k.after,
+      el('a', { class: 'button-link', href: explorerHref(kq.config) }, 'Open in the explorer'),
+      el('span', { class: 'hint' }, ` ${describePreset(kq.config)}`),
+    );
+    pick.dataset.state = 'checked';
+    k.fresh.focus();
+  }
+
+  k.check.addEventListener('click', checkPick);
+  k.fresh.addEventListener('click', newPick);
+
   return {
     /** Draws the first questions (once the area is first shown). */
     start() {
@@ -391,6 +583,7 @@ export function createGeneratedView({ which, predict, engine, session }) {
       started = true;
       newWhich();
       newPredict();
+      newPick();
     },
     redraw: () => charts.forEach((c) => c.redraw()),
   };
