@@ -155,6 +155,76 @@ test('lesion: the median removal of a residual block costs little, of a plain la
   assert.equal(verdict('lesion', { pre_ln: pre, plain: mild }).holds, false);
 });
 
+test('rezero: ReZero trains where plain stays at chance and the unnormalized residual stack diverges', () => {
+  const v = verdict('rezero', {
+    plain: run([1.0, 0.9998], TEACHER),
+    residual: run([NaN], TEACHER),
+    rezero: run([0.6, 0.09], TEACHER),
+  });
+  assert.equal(v.holds, true);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true],
+  );
+  assert.match(v.caption, /ReZero ended at held-out loss 0\.09 .*without a norm or a gate not finite \(from step 10\)/);
+  // a plain stack that trains: the claim does not hold here
+  const w = verdict('rezero', {
+    plain: run([0.3], TEACHER),
+    residual: run([NaN], TEACHER),
+    rezero: run([0.09], TEACHER),
+  });
+  assert.equal(w.holds, false);
+});
+
+test('late layers: each answer against Pre-LN by last-quarter over first-quarter lesion cost, Mix-LN by its gradient spread', () => {
+  const preset = PRESET_BY_ID.late;
+  const lesion = (inc) => ({
+    base: 0.01,
+    increase: Float64Array.from(inc),
+    loss: Float64Array.from(inc, (x) => x + 0.01),
+  });
+  // 8 blocks: quarters are blocks 1-2 and 7-8
+  const costs = {
+    pre_ln: [3, 3, 1, 1, 1, 1, 0.1, 0.1], // ratio 0.033
+    post_ln_warmup: [2, 2, 1, 1, 1, 1, 1, 1], // 0.5
+    rezero: [0.1, 0.1, 0, 0, 0, 0, 0.1, 0.1], // 1
+    layerscale: [0.4, 0.4, 0, 0, 0, 0, 0.1, 0.1], // 0.25
+    lns: [2, 2, 0, 0, 0, 0, 0.01, 0.01], // 0.005
+    mix_ln: [3, 3, 0, 0, 0, 0, 0.1, 0.1], // 0.033: equal to Pre-LN's is not higher
+    dwa: [3, 3, 0, 0, 0, 0, 0.15, 0.15], // 0.05
+  };
+  const w = { pre_ln: [1, 3], post_ln_warmup: [1, 2], mix_ln: [1, 9] };
+  const runs = Object.fromEntries(
+    preset.runs.map((p) => {
+      const r = run([1.5, 0.02], REVERSE, { lesion: lesion(costs[p.key]) });
+      r.logs.at(-1).w_grad_norm = w[p.key] ?? [1, 1];
+      return [p.key, r];
+    }),
+  );
+  const v = verdict('late', runs);
+  assert.equal(v.holds, false);
+  const by = Object.fromEntries(v.checks.map((c) => [c.claimed.split(':')[0], c.holds]));
+  assert.deepEqual(by, {
+    'every stack trains first (held-out loss below halfway from chance)': true,
+    ReZero: true,
+    LayerScale: true,
+    LNS: false,
+    'Mix-LN': false,
+    DenseFormer: true,
+  });
+  assert.ok(Math.abs(v.numbers['rezero.late_over_early'] - 1) < 1e-12);
+  assert.equal(v.numbers['mix_ln.grad_spread'], 9);
+  assert.match(
+    v.caption,
+    /A higher ratio than Pre-LN\u2019s: ReZero, LayerScale, DenseFormer; not higher: LNS, Mix-LN\./,
+  );
+  // a first quarter that costs nothing gives no ratio, never a crash
+  const none = { ...runs, rezero: { ...runs.rezero, lesion: lesion([0, 0, 0, 0, 0, 0, 0.1, 0.1]) } };
+  const n = verdict('late', none);
+  assert.match(n.caption, /ReZero 0\.1 against 0 \(not measured\)/);
+  assert.equal(n.checks.find((c) => c.claimed.startsWith('ReZero')).holds, false);
+});
+
 test('no verdict while a run has no log, or for an unknown preset', () => {
   assert.equal(verdict('warmup', { post_ln: run([2]), post_ln_warmup: run([]), pre_ln: run([1]) }), null);
   assert.equal(verdict('warmup', { post_ln: run([2]) }), null);

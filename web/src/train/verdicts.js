@@ -126,6 +126,17 @@ const check = (claimed, holds, measured) => ({ claimed, holds: Boolean(holds), m
 const mean = (x) => (x.length ? x.reduce((a, b) => a + b, 0) / x.length : NaN);
 
 /**
+ * How uneven a run's blocks' weight gradients are at its last logged step: the
+ * largest block's norm over the smallest's (1: every block alike; NaN
+ * without them). Li et al. 2024 (Mix-LN) measure uniformity this way too,
+ * across layers; the papers page uses the same at initialization.
+ */
+export function gradSpread(run) {
+  const w = Array.from(run?.logs?.at(-1)?.w_grad_norm ?? [], num);
+  return w.length ? Math.max(...w) / Math.min(...w) : NaN;
+}
+
+/**
  * How much the last quarter of a trained stack's blocks matters against its
  * first quarter: the mean held-out loss increase when one block of the last
  * floor(L/4) is skipped, over the same for the first floor(L/4) (at least one
@@ -240,12 +251,15 @@ const RULES = {
   late(s, runs, preset) {
     const r = Object.fromEntries(preset.runs.map((p) => [p.key, lateOverEarly(runs[p.key].lesion)]));
     const label = Object.fromEntries(preset.runs.map((p) => [p.key, p.label]));
-    const ratio = (k) => (r[k] && r[k].ratio > 0 ? `${significant(r[k].ratio, 2)}` : 'not measured');
+    // a ratio exists when both quarters cost something: a first quarter that costs nothing (or less) has none
+    const has = (k) => r[k] && r[k].early > 0 && r[k].ratio > 0 && Number.isFinite(r[k].ratio);
+    const ratio = (k) => (has(k) ? `${significant(r[k].ratio, 2)}` : 'not measured');
     const costs = (k) =>
       r[k] ? `${label[k]} ${significant(r[k].late, 2)} against ${significant(r[k].early, 2)} (${ratio(k)})` : label[k];
+    const spread = Object.fromEntries(['mix_ln', 'post_ln_warmup', 'pre_ln'].map((k) => [k, gradSpread(runs[k])]));
     const pre = r.pre_ln;
     const answers = preset.runs.filter((p) => p.key !== 'pre_ln' && p.key !== 'post_ln_warmup').map((p) => p.key);
-    const above = answers.filter((k) => r[k]?.ratio > 0 && pre?.ratio > 0 && r[k].ratio > pre.ratio);
+    const above = answers.filter((k) => has(k) && has('pre_ln') && r[k].ratio > pre.ratio);
     const below = answers.filter((k) => !above.includes(k));
     const names = (keys) => keys.map((k) => label[k]).join(', ');
     return {
@@ -262,13 +276,21 @@ const RULES = {
             `ratio ${ratio(k)} against Pre-LN\u2019s ${ratio('pre_ln')}`,
           ),
         ),
+        check(
+          'Mix-LN: its blocks\u2019 weight gradients end more uniform than Post-LN\u2019s and Pre-LN\u2019s (largest over smallest, last step)',
+          spread.mix_ln < spread.post_ln_warmup && spread.mix_ln < spread.pre_ln,
+          `${significant(spread.mix_ln, 3)} against ${significant(spread.post_ln_warmup, 3)} and ${significant(spread.pre_ln, 3)}`,
+        ),
       ],
       caption:
         `After training, skipping one block of the last quarter raises the held-out loss, on average, by (against ` +
         `one of the first quarter, and the ratio): ${preset.runs.map((p) => costs(p.key)).join('; ')}. ` +
         (above.length ? `A higher ratio than Pre-LN\u2019s: ${names(above)}` : 'None has a higher ratio than Pre-LN') +
         (below.length ? `; not higher: ${names(below)}.` : '.'),
-      numbers: Object.fromEntries(preset.runs.map((p) => [`${p.key}.late_over_early`, r[p.key]?.ratio])),
+      numbers: {
+        ...Object.fromEntries(preset.runs.map((p) => [`${p.key}.late_over_early`, r[p.key]?.ratio])),
+        ...Object.fromEntries(Object.entries(spread).map(([k, v]) => [`${k}.grad_spread`, v])),
+      },
     };
   },
   lesion(s, runs) {
