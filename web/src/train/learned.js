@@ -84,12 +84,15 @@ export function gatesCaption(label, gates, depth) {
     if (v > gates.magnitude[hi]) hi = k;
   });
   const name = (k) => unitName(k + 1, gates.units, depth);
+  // enough digits that two different numbers of the sentence do not read the same
+  let digits = 2;
+  while (digits < 5 && now !== Math.abs(init) && significant(now, digits) === significant(init, digits)) digits++;
   const range =
     gates.units > 1
       ? ` (from ${significant(gates.magnitude[lo], 2)} in ${name(lo)} to ${significant(gates.magnitude[hi], 2)} in ${name(hi)})`
       : '';
   const at = verb === 'stayed' ? 'at' : 'to';
-  return `${label}: the gates' ${what} ${verb} from ${significant(init, 2)} at initialization ${at} a median ${significant(now, 2)} over ${gates.units} unit${gates.units > 1 ? 's' : ''}${range}.`;
+  return `${label}: the gates' ${what} ${verb} from ${significant(init, digits)} at initialization ${at} a median ${significant(now, digits)} over ${gates.units} unit${gates.units > 1 ? 's' : ''}${range}.`;
 }
 
 /** One run's averaging weights as a matrix on a canvas: rows block 1 (top) .. L, columns h_0 .. block L. */
@@ -133,16 +136,19 @@ function createMatrix(box, { name, colours }) {
     canvas.style.height = `${h}px`;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, h);
-    ctx.fillStyle = c.pending;
-    ctx.fillRect(x0(0), y0(0), (L() + 1) * s, L() * s);
+    // the weights that exist (j <= l) on the grid colour, 1 px apart, so a weight near 0 (the
+    // scale's light middle) still reads apart from the empty upper corner
     let hatch = null;
-    rows.forEach((row, r) =>
+    const gap = s >= 6 ? 1 : 0;
+    rows.forEach((row, r) => {
+      ctx.fillStyle = c.grid;
+      ctx.fillRect(x0(0), y0(r), row.length * s, s);
       row.forEach((w, j) => {
         if (Number.isFinite(w)) ctx.fillStyle = `rgb(${diverging(signedAt(max, w)).join(',')})`;
         else ctx.fillStyle = hatch ??= hatchPattern(ctx, c.hatch, c.surface);
-        ctx.fillRect(x0(j), y0(r), s, s);
-      }),
-    );
+        ctx.fillRect(x0(j) + gap, y0(r) + gap, s - 2 * gap, s - 2 * gap);
+      });
+    });
     if (cell) {
       ctx.strokeStyle = c.cursor;
       ctx.lineWidth = 2;
