@@ -323,6 +323,17 @@ class JsTrainer {
     return view(dwa_);
   }
 
+  // The gates now (Trainer::gates()): their width per unit, 0 without gates;
+  // read with gatesArray.
+  int gates() {
+    gates_ = started_ ? trainer_.gates() : resnorm::Gates();
+    return gates_.width;
+  }
+  // which: 0 values (units x width), 1 init, 2 magnitude (units each).
+  val gatesArray(int which) const {
+    return view(which == 0 ? gates_.values : which == 1 ? gates_.init : gates_.magnitude);
+  }
+
   // The saved state as a byte view (copied out by the wrapper, then freed with clearState).
   val state() {
     state_ = started_ ? trainer_.state() : std::string();
@@ -353,6 +364,7 @@ class JsTrainer {
   std::vector<resnorm::TrainLog> logs_;
   std::vector<double> scalars_;
   std::vector<double> dwa_;
+  resnorm::Gates gates_;
   resnorm::TrainLog last_;
   bool has_last_ = false;
   resnorm::Lesion lesion_;
@@ -495,6 +507,8 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("lesionBase", &JsTrainer::lesionBase)
       .function("lesionArray", &JsTrainer::lesionArray)
       .function("dwaWeights", &JsTrainer::dwaWeights)
+      .function("gates", &JsTrainer::gates)
+      .function("gatesArray", &JsTrainer::gatesArray)
       .function("state", &JsTrainer::state)
       .function("clearState", &JsTrainer::clearState)
       .function("load", &JsTrainer::load);

@@ -274,6 +274,7 @@ export class Resnorm {
  *   step(n)      up to n more updates (not past config.steps); the logged ones
  *   lesion()     the held-out loss with each block skipped
  *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other presets)
+ *   gates()      rezero, layerscale: the learnable gates now and at init (null for other presets)
  *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
  *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
  *   delete()     frees it; any later call throws
@@ -346,6 +347,26 @@ export class Trainer {
       if (m.length === 0) return null;
       const L = this.config.depth;
       return Array.from({ length: L }, (_, r) => m.slice(r * (L + 1), r * (L + 1) + r + 2));
+    });
+  }
+
+  /**
+   * The learnable gates now, for rezero (one scalar alpha per unit) and
+   * layerscale (lambda, one per channel): {width (1 or d), units (L for MLP
+   * blocks, 2L for transformer blocks: attention then MLP, block by block),
+   * values (units Float64Arrays of width), init (Float64Array of units: every
+   * entry's value at init), magnitude (Float64Array of units: mean |entry|
+   * now)}. null for every other preset.
+   */
+  gates() {
+    return this._call(() => {
+      const width = this._t.gates();
+      if (width === 0) return null;
+      const flat = this._t.gatesArray(0).slice();
+      const init = this._t.gatesArray(1).slice();
+      const magnitude = this._t.gatesArray(2).slice();
+      const values = Array.from(init, (_, k) => flat.slice(k * width, (k + 1) * width));
+      return { width, units: init.length, values, init, magnitude };
     });
   }
 

@@ -88,8 +88,8 @@ int train(const TrainConfig& tc, bool json) {
   for (size_t i = 0; i < trainers.size(); ++i) {
     const Lesion les = trainers[i]->lesion();
     if (json) {
-      line += (i ? ", \"" : "\"") + std::string(name(tc.archs[i])) +
-              "\": " + train_summary_json(last[i], les, chance, optimal);
+      line += (i ? ", \"" : "\"") + std::string(name(tc.archs[i])) + "\": " +
+              train_summary_json(last[i], les, trainers[i]->gates(), trainers[i]->dwa_weights(), chance, optimal);
       continue;
     }
     const double mx = les.increase.empty() ? NAN : *std::max_element(les.increase.begin(), les.increase.end());

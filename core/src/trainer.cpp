@@ -375,7 +375,28 @@ std::string train_log_json(Arch arch, const TrainLog& g) {
   return s + "}";
 }
 
-std::string train_summary_json(const TrainLog& last, const Lesion& les, double chance, double optimal) {
+template <class S>
+Gates Trainer<S>::gates() const {
+  Gates g;
+  Model<S>& m = net_->stack();
+  for (int k = 1; k <= m.units(); ++k) {
+    const Unit<S>& u = m.unit_at(k);
+    if (u.wrap.gate == Gate::none) continue;
+    const long n = u.gate.size();
+    g.width = static_cast<int>(n);
+    double sum = 0;
+    for (long i = 0; i < n; ++i) {
+      g.values.push_back(double(u.gate.data()[i]));
+      sum += std::abs(double(u.gate.data()[i]));
+    }
+    g.init.push_back(u.wrap.gate_init);
+    g.magnitude.push_back(n > 0 ? sum / double(n) : 0.0);
+  }
+  return g;
+}
+
+std::string train_summary_json(const TrainLog& last, const Lesion& les, const Gates& gates,
+                               const std::vector<double>& dwa, double chance, double optimal) {
   std::string s =
       "{\"steps\": " + std::to_string(last.step) + ", \"outcome\": \"" + outcome(last, chance, optimal) + "\"";
   s += ", \"train_loss\": " + json_number(last.train_loss) + ", \"heldout_loss\": " + json_number(last.heldout_loss) +
@@ -391,7 +412,30 @@ std::string train_summary_json(const TrainLog& last, const Lesion& les, double c
     s += std::string(", \"") + k + "\": ";
     append_json_array(s, *v);
   }
-  return s + "}}";
+  s += "}, \"gates\": ";
+  if (gates.width == 0) {
+    s += "null";
+  } else {
+    s += "{\"width\": " + std::to_string(gates.width) + ", \"init\": ";
+    append_json_array(s, gates.init);
+    s += ", \"magnitude\": ";
+    append_json_array(s, gates.magnitude);
+    s += ", \"values\": ";
+    append_json_array(s, gates.values);
+    s += "}";
+  }
+  s += ", \"dwa\": ";
+  if (dwa.empty()) return s + "null}";
+  // (L, L + 1) row-major; row l - 1 printed up to its last weight, w_{l,l}
+  int L = 0;
+  while (static_cast<size_t>(L) * (L + 1) < dwa.size()) ++L;
+  s += "[";
+  for (int l = 1; l <= L; ++l) {
+    s += l > 1 ? ", " : "";
+    const auto row = dwa.begin() + static_cast<long>(l - 1) * (L + 1);
+    append_json_array(s, std::vector<double>(row, row + l + 1));
+  }
+  return s + "]}";
 }
 
 template class Trainer<float>;

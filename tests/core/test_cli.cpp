@@ -203,6 +203,17 @@ TEST_CASE("the CLI simulates and trains the five presets after admin", "[cli][tr
   for (const char* key : {"{\"arch\": \"rezero\", \"step\": 4, ", "{\"arch\": \"dwa\", \"step\": 4, ",
                           "\"mix_ln\": {\"steps\": 4, \"outcome\": "})
     CHECK(t.out.find(key) != std::string::npos);
+  // The summary has the gates where there are some (2 transformer blocks: 4 units) and DenseFormer's rows.
+  const auto summary = [&](const char* arch) {
+    const size_t at = t.out.find(std::string("\"") + arch + "\": {\"steps\"");
+    return at == std::string::npos ? std::string() : t.out.substr(at, t.out.find("}}", at) + 2 - at);
+  };
+  CHECK(summary("rezero").find("\"gates\": {\"width\": 1, \"init\": [0, 0, 0, 0], \"magnitude\": [") !=
+        std::string::npos);
+  CHECK(summary("layerscale").find("\"gates\": {\"width\": 16, \"init\": [0.1, 0.1, 0.1, 0.1], ") != std::string::npos);
+  CHECK(summary("rezero").find("\"dwa\": null") != std::string::npos);
+  CHECK(summary("lns").find("\"gates\": null, \"dwa\": null") != std::string::npos);
+  CHECK(summary("dwa").find("\"gates\": null, \"dwa\": [[") != std::string::npos);
 }
 
 TEST_CASE("resnorm train: one JSON line per logged step per arch, then the summary with the lesion", "[cli][train]") {

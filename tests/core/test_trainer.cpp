@@ -126,9 +126,38 @@ TEST_CASE("trainer: the gates and DenseFormer's weights train, are saved and res
     } else {
       CHECK(w0.empty());
     }
+    // gates(): every entry gate_init at init, the parameters "gate[unit k]" unit by unit.
+    const Gates g0 = a.gates();
+    if (arch == Arch::dwa) {
+      CHECK(g0.width == 0);
+      CHECK(g0.values.empty());
+      CHECK(g0.init.empty());
+    } else {
+      const double gate_init = arch == Arch::rezero ? 0.0 : double(0.1f);
+      CHECK(g0.width == (arch == Arch::rezero ? 1 : tc.width));
+      REQUIRE(g0.init.size() == 4);  // 2 transformer blocks, 2 units each
+      REQUIRE(g0.values.size() == 4 * size_t(g0.width));
+      for (size_t k = 0; k < 4; ++k) {
+        CHECK(g0.init[k] == Approx(gate_init).epsilon(1e-7));
+        CHECK(g0.magnitude[k] == Approx(gate_init).epsilon(1e-7));
+      }
+      for (size_t i = 0; i < init.size(); ++i) CHECK(g0.values[i] == double(init[i]));
+    }
     a.step(10);
     const std::vector<float> trained = values(a, prefix);
     CHECK(trained != init);  // they learn
+    if (arch != Arch::dwa) {
+      const Gates g = a.gates();
+      REQUIRE(g.values.size() == trained.size());
+      for (size_t i = 0; i < trained.size(); ++i) CHECK(g.values[i] == double(trained[i]));
+      CHECK(g.values != g0.values);
+      CHECK(g.init == g0.init);  // still the value at init
+      for (size_t k = 0; k < g.magnitude.size(); ++k) {
+        double sum = 0;
+        for (int i = 0; i < g.width; ++i) sum += std::abs(g.values[k * g.width + i]);
+        CHECK(g.magnitude[k] == Approx(sum / g.width));
+      }
+    }
     if (arch == Arch::dwa) {
       const std::vector<double> w = a.dwa_weights();
       CHECK(w != w0);
@@ -138,6 +167,7 @@ TEST_CASE("trainer: the gates and DenseFormer's weights train, are saved and res
     REQUIRE(b.load(blob).ok());
     CHECK(values(b, prefix) == trained);
     CHECK(b.dwa_weights() == a.dwa_weights());
+    CHECK(b.gates().values == a.gates().values);
     check_same(a.step(10), b.step(10));
     CHECK(b.state() == a.state());
   }

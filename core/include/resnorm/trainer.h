@@ -57,6 +57,17 @@ struct Lesion {
   std::vector<double> contribution, contribution_init;  // L: on held-out batch 0
 };
 
+// The learnable gates (ReZero's alpha, LayerScale's lambda) unit by unit, now
+// and at init: unit k = 1..L P is block (k - 1) / P + 1's (P = 2 for a
+// transformer block: attention, then the MLP). Width 0 and every vector empty
+// for presets without a gate.
+struct Gates {
+  int width = 0;                  // entries per unit: 1 (one scalar) or d (one per channel)
+  std::vector<double> values;     // (units, width) row-major: the entries now
+  std::vector<double> init;       // units: every entry's value at init (the recipe's gate_init)
+  std::vector<double> magnitude;  // units: mean |entry| now
+};
+
 // What training cost: memory from the sizes the trainers of every arch
 // allocate, and work per update.
 Cost train_cost(const TrainConfig& tc, int scalar_bytes = 4);
@@ -104,6 +115,8 @@ class Trainer {
   // (l - 1, j) is w_{l,j}, how much the stream after block l takes of y_j (h_0
   // for j = 0, block j's output otherwise), 0 for j > l. Empty for other presets.
   std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
+  // The gates now (see Gates); empty for presets without them.
+  Gates gates() const;
 
  private:
   // The held-out set's loss after the update; first: held-out batch 0's outputs.
@@ -120,9 +133,11 @@ class Trainer {
 };
 
 // The CLI's lines: {"arch": ..., "step": ..., ...} per log, and one arch's
-// summary {"steps": ..., "outcome": ..., ..., "lesion": {...}} (chance and
-// optimal name the outcome).
+// summary {"steps": ..., "outcome": ..., ..., "lesion": {...}, "gates": {width,
+// init, magnitude, values} or null, "dwa": [[w_{1,0}, w_{1,1}], ...] (row l - 1
+// holds w_{l,0..l}) or null} (chance and optimal name the outcome).
 std::string train_log_json(Arch arch, const TrainLog& log);
-std::string train_summary_json(const TrainLog& last, const Lesion& lesion, double chance, double optimal);
+std::string train_summary_json(const TrainLog& last, const Lesion& lesion, const Gates& gates,
+                               const std::vector<double>& dwa, double chance, double optimal);
 
 }  // namespace resnorm

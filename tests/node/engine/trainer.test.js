@@ -51,7 +51,17 @@ const trainerCalls = (pool) =>
 test('the trainer ops are their own list: call() and lanes refuse them', async () => {
   assert.deepEqual(
     [...TRAINER_OPS],
-    ['trainerCreate', 'trainerStep', 'trainerLesion', 'trainerOutcome', 'trainerState', 'trainerLoad', 'trainerDelete'],
+    [
+      'trainerCreate',
+      'trainerStep',
+      'trainerLesion',
+      'trainerDwaWeights',
+      'trainerGates',
+      'trainerOutcome',
+      'trainerState',
+      'trainerLoad',
+      'trainerDelete',
+    ],
   );
   assert.ok(TRAINER_OPS.every((op) => !OPS.includes(op) && typeof RUN[op] === 'function'));
   const engine = createEngineClient({ startWorker: fakeWorkers().start });
@@ -81,6 +91,8 @@ test("a trainer through the client: the wasm API's numbers bit for bit, typed ar
   assert.ok(first[0].contribution instanceof Float64Array && first[0].contribution.length === 2);
   assert.deepEqual(await tr.step(3), [], 'not past config.steps');
   assert.equal(bits(await tr.lesion()), bits(want.lesion));
+  assert.equal(await tr.dwaWeights(), null, 'pre_ln has no averaging weights');
+  assert.equal(await tr.gates(), null, 'nor gates');
   assert.equal(await tr.outcome(), want.outcome);
   const state = await tr.state();
   assert.ok(state instanceof Uint8Array);
@@ -88,6 +100,21 @@ test("a trainer through the client: the wasm API's numbers bit for bit, typed ar
   await tr.delete();
   await assert.rejects(tr.step(1), (e) => e.field === 'trainer' && /deleted/.test(e.message));
   await tr.delete(); // twice: nothing more to free
+});
+
+test('the averaging weights and gates through the client: the wasm API\u2019s, bit for bit', async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  for (const arch of ['dwa', 'layerscale']) {
+    const config = { ...CONFIG, arch };
+    const tr = await engine.trainer(config);
+    await tr.step(6);
+    const ref = rn.trainer(config);
+    ref.step(6);
+    assert.equal(bits(await tr.dwaWeights()), bits(ref.dwaWeights()), arch);
+    assert.equal(bits(await tr.gates()), bits(ref.gates()), arch);
+    ref.delete();
+    await tr.delete();
+  }
 });
 
 test('a bad config rejects with its field; a worker refuses an unknown trainer id by name', async () => {

@@ -156,7 +156,45 @@ test('the JSON holds the settings and every run\u2019s logs as the engine gave t
         if (ArrayBuffer.isView(v)) assert.deepEqual(j.logs[q][k], Array.from(v), k);
         else assert.ok(Object.is(j.logs[q][k], v), k);
     });
+    assert.equal(j.dwa_weights, null, 'no averaging weights for these presets');
+    assert.equal(j.gates, null);
   }
+});
+
+test('the JSON holds what dwa, layerscale and rezero learned: the averaging weights and the gates, as the engine gave them', () => {
+  const config = { ...CONFIG, arch: ['dwa', 'layerscale', 'rezero'] };
+  const runs = config.arch.map((arch) => {
+    const tr = rn.trainer({ ...config, arch });
+    const logs = tr.step(config.steps);
+    const run = { arch, config: tr.config, task: tr.task, logs, stepsDone: tr.stepsDone, stopped: tr.stopped };
+    Object.assign(run, { firstNonfinite: null, dwaWeights: tr.dwaWeights(), gates: tr.gates() });
+    tr.delete();
+    return run;
+  });
+  const json = JSON.parse(toLabJson({ config, runs }));
+  const [dwa, ls, rz] = json.runs;
+  assert.deepEqual(
+    dwa.dwa_weights,
+    runs[0].dwaWeights.map((row) => Array.from(row)),
+  );
+  assert.equal(dwa.dwa_weights.length, CONFIG.depth);
+  assert.equal(dwa.gates, null);
+  for (const [j, r] of [
+    [ls, runs[1]],
+    [rz, runs[2]],
+  ]) {
+    assert.equal(j.dwa_weights, null);
+    assert.equal(j.gates.width, r.gates.width);
+    assert.equal(j.gates.units, r.gates.units);
+    assert.deepEqual(j.gates.init, Array.from(r.gates.init));
+    assert.deepEqual(j.gates.magnitude, Array.from(r.gates.magnitude));
+    assert.deepEqual(
+      j.gates.values,
+      r.gates.values.map((v) => Array.from(v)),
+    );
+  }
+  assert.equal(ls.gates.width, CONFIG.width);
+  assert.equal(rz.gates.width, 1);
 });
 
 const PAL = {

@@ -48,6 +48,8 @@ function wasmEngine() {
         Object.assign(h, { config: tr.config, task: tr.task, stepsDone: tr.stepsDone, stopped: tr.stopped });
       },
       lesion: async () => tr.lesion(),
+      dwaWeights: async () => tr.dwaWeights(),
+      gates: async () => tr.gates(),
       async delete() {
         engine.deleted++;
         tr.delete();
@@ -323,6 +325,47 @@ test('the session saves a paused run and loads it into a new session, which goes
     for (const k of Object.keys(x))
       if (ArrayBuffer.isView(x[k])) assert.deepEqual([...y[k]], [...x[k]], k);
       else same(y[k], x[k], k);
+  }
+  await a.reset();
+  await b.reset();
+});
+
+test('a finished run keeps what it learned: the session holds each trainer\u2019s averaging weights and gates, and a loaded file has them again', async () => {
+  const config = { ...CONFIG, arch: ['pre_ln', 'rezero', 'layerscale', 'dwa'], steps: 4 };
+  const engine = wasmEngine();
+  const a = createSession({ engine });
+  await a.start(config);
+  const snap = a.snapshot();
+  assert.equal(snap.state, 'done');
+  // the engine's own numbers, from a trainer of each run's config stepped as far
+  const want = Object.fromEntries(
+    config.arch.map((arch) => {
+      const tr = rn.trainer({ ...config, arch });
+      tr.step(config.steps);
+      const out = { dwaWeights: tr.dwaWeights(), gates: tr.gates() };
+      tr.delete();
+      return [arch, out];
+    }),
+  );
+  const bits = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+  for (const r of snap.runs) {
+    assert.equal(r.learnedError, null, r.arch);
+    assert.equal(bits(r.dwaWeights), bits(want[r.arch].dwaWeights), `${r.arch} averaging weights`);
+    assert.equal(bits(r.gates), bits(want[r.arch].gates), `${r.arch} gates`);
+  }
+  const run = (arch) => snap.runs.find((r) => r.arch === arch);
+  assert.equal(run('dwa').dwaWeights.length, config.depth);
+  assert.equal(run('dwa').gates, null);
+  assert.equal(run('layerscale').gates.width, config.width);
+  assert.equal(run('rezero').gates.width, 1);
+  assert.equal(run('pre_ln').dwaWeights, null);
+  assert.equal(run('pre_ln').gates, null);
+  const b = createSession({ engine });
+  await b.loadModel(decodeModel(encodeModel(await a.saveModel())));
+  assert.equal(b.snapshot().state, 'done');
+  for (const r of b.snapshot().runs) {
+    assert.equal(bits(r.dwaWeights), bits(want[r.arch].dwaWeights), `${r.arch} loaded averaging weights`);
+    assert.equal(bits(r.gates), bits(want[r.arch].gates), `${r.arch} loaded gates`);
   }
   await a.reset();
   await b.reset();

@@ -2,7 +2,7 @@
 // logged at every step, wasm's rn.trainer() and `resnorm train --json` agree
 // to 1e-4 relative on every logged number (the train and held-out losses, the
 // global and per-layer gradient norms among them), and on the summary (steps,
-// outcome, the lesion study). Both run the float trainer; every product and
+// outcome, the lesion study, the learned gates and averaging weights). Both run the float trainer; every product and
 // every exp, erf and tanh of training has one fixed order of operations
 // (kernels.h, portable_math.h), so the two compute the same bits and what is
 // measured is the JSON's printing (9 significant digits: about 5e-9). Without
@@ -103,6 +103,26 @@ for (const [name, settings] of Object.entries(SETTINGS)) {
           worst.all = Math.max(worst.all, r);
           assert.ok(r <= TOL, `${arch} lesion.${key}[${j}]: native ${v}, wasm ${lesion[key][j]}`);
         });
+      // The learned gates and DenseFormer's weights (null in the CLI's JSON where the JS API has null).
+      const gates = tr.gates();
+      const dwa = tr.dwaWeights();
+      const learned = [
+        ['gates.init', summary.gates?.init, gates?.init],
+        ['gates.magnitude', summary.gates?.magnitude, gates?.magnitude],
+        ['gates.values', summary.gates?.values, gates?.values.flatMap((row) => Array.from(row))],
+        ['dwa', summary.dwa?.flat(), dwa?.flatMap((row) => Array.from(row))],
+      ];
+      assert.equal(gates?.width ?? null, summary.gates?.width ?? null, `${arch} gates width`);
+      for (const [key, want, got] of learned) {
+        assert.equal(got === undefined, want === undefined, `${arch} ${key}: present in both or neither`);
+        if (want === undefined) continue;
+        assert.equal(got.length, want.length, `${arch} ${key} length`);
+        want.forEach((v, j) => {
+          const r = relative(v, got[j], `${arch} ${key}[${j}]`);
+          worst.all = Math.max(worst.all, r);
+          assert.ok(r <= TOL, `${arch} ${key}[${j}]: native ${v}, wasm ${got[j]}`);
+        });
+      }
       tr.delete();
       const e = (v) => v.toExponential(1);
       lines.push(

@@ -77,6 +77,45 @@ test('dwaWeights: the identity at init, learned after training, as in the saved 
   pre.delete();
 });
 
+test('gates: every entry at its init value before training, learned after, as in the saved state; null without gates', () => {
+  for (const [arch, width, init] of [
+    ['rezero', 1, 0],
+    ['layerscale', CONFIG.width, Math.fround(0.1)],
+  ]) {
+    const tr = rn.trainer({ ...CONFIG, arch });
+    const g0 = tr.gates();
+    assert.equal(g0.width, width, arch);
+    assert.equal(g0.units, 2 * CONFIG.depth, `${arch}: attention and MLP of each block`);
+    assert.ok(g0.init instanceof Float64Array && g0.magnitude instanceof Float64Array);
+    assert.equal(g0.values.length, g0.units);
+    g0.values.forEach((row, k) => {
+      assert.ok(row instanceof Float64Array);
+      assert.equal(row.length, width);
+      row.forEach((v) => assert.equal(v, init, `${arch} unit ${k + 1}`));
+      assert.equal(Math.fround(g0.init[k]), init);
+      assert.equal(g0.magnitude[k], init);
+    });
+    tr.step(10);
+    const trained = tr.gates();
+    assert.notDeepEqual(trained.values, g0.values, `${arch}: the gates learn`);
+    assert.deepEqual(trained.init, g0.init);
+    trained.values.forEach((row, k) => {
+      const mean = row.reduce((a, v) => a + Math.abs(v), 0) / width;
+      assert.ok(Math.abs(trained.magnitude[k] - mean) <= 1e-12 * Math.max(1, mean), `${arch} magnitude ${k + 1}`);
+    });
+    const other = rn.trainer({ ...CONFIG, arch });
+    other.load(tr.state());
+    assert.equal(bits(other.gates()), bits(trained));
+    other.delete();
+    tr.delete();
+  }
+  for (const arch of ['pre_ln', 'dwa']) {
+    const tr = rn.trainer({ ...CONFIG, arch });
+    assert.equal(tr.gates(), null, arch);
+    tr.delete();
+  }
+});
+
 test('a trainer: config, task, logs with typed arrays of L+1 and L, lesion, outcome, state', () => {
   const tr = rn.trainer(CONFIG);
   assert.equal(tr.config.arch, 'pre_ln', 'one architecture, by name');

@@ -411,7 +411,7 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
    * config, task, stepsDone and stopped (updated by step() and load()), lost
    * (null, or the Error its calls reject with once its worker has stopped), and
    * async versions of its methods: step(n) resolves to the logs (their typed
-   * arrays transferred from the worker), lesion(), outcome(), state() (a
+   * arrays transferred from the worker), lesion(), dwaWeights(), gates(), outcome(), state() (a
    * Uint8Array), load(bytes) (bytes are copied, the caller's stay usable),
    * delete() (frees it in the worker; later calls reject). A bad config
    * rejects with a RangeError naming .field, as call() does.
@@ -456,6 +456,8 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
       lost: null,
       step: (n) => use('trainerStep', [id, n]).then((r) => read(r).logs),
       lesion: () => use('trainerLesion', [id]),
+      dwaWeights: () => use('trainerDwaWeights', [id]),
+      gates: () => use('trainerGates', [id]),
       outcome: () => use('trainerOutcome', [id]),
       state: () => use('trainerState', [id]),
       load: (bytes) =>

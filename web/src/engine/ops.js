@@ -22,6 +22,8 @@ export const OPS = Object.freeze([
 //   trainerCreate(config)      a new trainer: {id, config, task, stepsDone, stopped}
 //   trainerStep(id, n)         {logs, stepsDone, stopped}
 //   trainerLesion(id)          tr.lesion()
+//   trainerDwaWeights(id)      tr.dwaWeights(): L Float64Array rows, or null
+//   trainerGates(id)           tr.gates(): {width, units, values, init, magnitude}, or null
 //   trainerOutcome(id)         tr.outcome()
 //   trainerState(id)           tr.state(): a Uint8Array
 //   trainerLoad(id, bytes)     tr.load(bytes), then {id, config, task, stepsDone, stopped}
@@ -30,6 +32,8 @@ export const TRAINER_OPS = Object.freeze([
   'trainerCreate',
   'trainerStep',
   'trainerLesion',
+  'trainerDwaWeights',
+  'trainerGates',
   'trainerOutcome',
   'trainerState',
   'trainerLoad',

@@ -64,6 +64,8 @@ export const RUN = {
     return { logs: tr.step(n), stepsDone: tr.stepsDone, stopped: tr.stopped };
   },
   trainerLesion: (rn, [id], session) => trainerOf(session, id).lesion(),
+  trainerDwaWeights: (rn, [id], session) => trainerOf(session, id).dwaWeights(),
+  trainerGates: (rn, [id], session) => trainerOf(session, id).gates(),
   trainerOutcome: (rn, [id], session) => trainerOf(session, id).outcome(),
   trainerState: (rn, [id], session) => trainerOf(session, id).state(),
   trainerLoad: (rn, [id, bytes], session) => {

@@ -72,3 +72,26 @@ export function logExtent(columns) {
 
 /** Where a positive finite value sits on `scale`, 0..1. */
 export const scaleAt = (scale, v) => clamp01((Math.log10(v) - scale.lo) / (scale.hi - scale.lo));
+
+// A diverging scale for signed values (DenseFormer's averaging weights):
+// purple for negative, a light neutral at 0, orange for positive (ColorBrewer's
+// PuOr, readable with the common colour-vision deficiencies), linear between
+// its five anchors.
+const PUOR = [
+  [94, 60, 153],
+  [178, 171, 210],
+  [247, 247, 247],
+  [253, 184, 99],
+  [230, 97, 1],
+];
+
+/** PuOr at t in [0, 1] (0.5 the neutral middle): [r, g, b], each 0..255. */
+export function diverging(t) {
+  const x = clamp01(t) * (PUOR.length - 1);
+  const i = Math.min(PUOR.length - 2, Math.floor(x));
+  const f = x - i;
+  return [0, 1, 2].map((k) => Math.round(PUOR[i][k] + f * (PUOR[i + 1][k] - PUOR[i][k])));
+}
+
+/** Where a finite value sits on a symmetric linear scale of half-width `max`: 0..1, 0.5 for 0. */
+export const signedAt = (max, v) => clamp01(0.5 + (max > 0 ? v / (2 * max) : 0));

@@ -1,13 +1,15 @@
 // The training lab's logged numbers as files: CSV (the settings in `#`
 // header lines, one row per run and logged step, one column per number and
 // per layer or block of each array) and JSON (the settings and every run's
-// logs as the engine gave them). Non-finite values are written as the
+// logs as the engine gave them, and after training what each learned beyond
+// its weights: DenseFormer's averaging weights and the ReZero and LayerScale
+// gates, null for the other presets). Non-finite values are written as the
 // explorer's exports write them: NaN, Infinity, -Infinity in the CSV, null
 // in the JSON. Pure functions of the session's runs; no DOM.
 //
 //   toLabCsv({ config, runs, link }); toLabJson({ config, runs, link }); labFileBase(config)
 //
-// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite}]
+// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates}]
 // (session.js's runs; `config` the run's canonical config, its depth L).
 import { configText, csvCell, jsonNumber, numberText } from '../shared/export-text.js';
 
@@ -99,7 +101,26 @@ function logJson(l) {
   return o;
 }
 
-/** JSON: {format, version, link, config, runs: [{arch, config, task, steps_done, stopped, first_nonfinite, logs}]}. */
+const plainArray = (v) => Array.from(v, jsonNumber);
+
+/** A run's gates as JSON: {width, units, init, magnitude (per unit), values (per unit, width each)}, or null. */
+function gatesJson(g) {
+  if (!g) return null;
+  return {
+    width: g.width,
+    units: g.units,
+    init: plainArray(g.init),
+    magnitude: plainArray(g.magnitude),
+    values: g.values.map(plainArray),
+  };
+}
+
+/**
+ * JSON: {format, version, link, config, runs: [{arch, config, task,
+ * steps_done, stopped, first_nonfinite, logs, dwa_weights (L rows of
+ * w_{l,0..l}, or null), gates (gatesJson, or null)}]}; the last two are
+ * null too before every run has finished.
+ */
 export function toLabJson({ config, runs, link = '' }) {
   const out = {
     format: LAB_FORMAT,
@@ -114,6 +135,8 @@ export function toLabJson({ config, runs, link = '' }) {
       stopped: Boolean(r.stopped),
       first_nonfinite: r.firstNonfinite ?? null,
       logs: r.logs.map(logJson),
+      dwa_weights: r.dwaWeights ? r.dwaWeights.map(plainArray) : null,
+      gates: gatesJson(r.gates),
     })),
   };
   return `${JSON.stringify(out, null, 1)}\n`;

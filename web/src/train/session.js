@@ -27,8 +27,10 @@
 // overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
 // logged step whose held-out loss is below halfway from chance to the optimum
 // (verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
-// its lesion() and keeps it on the run (`lesion`, or `lesionError`) before it
-// says done.
+// its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
+// it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
+// weights) and `gates` (ReZero's and LayerScale's), each null for a preset
+// without them (or `learnedError`), before it says done.
 import { belowHalfway } from './verdicts.js';
 
 /**
@@ -129,6 +131,9 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       logEvery: specs[i].config.log_every,
       lesion: null,
       lesionError: null,
+      dwaWeights: null,
+      gates: null,
+      learnedError: null,
       trainer: m.value,
       config: m.value.config ?? null,
       task: m.value.task ?? null,
@@ -174,24 +179,36 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
 
   async function afterRequests(gen) {
     if (runs.length && runs.every(finished)) {
-      await lesionAll(gen);
+      await afterTraining(gen);
       if (gen === generation) setState('done');
     } else if (state === 'pausing' || state === 'stepping') setState('paused');
   }
 
-  // ---- after training: each run's lesion (its trainer's lesion()), kept on the run
-  async function lesionAll(gen) {
-    await Promise.all(
-      runs.map(async (r) => {
-        if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;
-        try {
-          const l = await r.trainer.lesion();
-          if (gen === generation) r.lesion = l;
-        } catch (e) {
-          if (gen === generation) r.lesionError = e;
-        }
-      }),
-    );
+  // ---- after training: each run's lesion (its trainer's lesion()) and its
+  // learned averaging weights and gates (dwaWeights(), gates()), kept on the run
+  async function afterTraining(gen) {
+    await Promise.all(runs.map((r) => Promise.all([lesionOf(r, gen), learnedOf(r, gen)])));
+  }
+  async function lesionOf(r, gen) {
+    if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;
+    try {
+      const l = await r.trainer.lesion();
+      if (gen === generation) r.lesion = l;
+    } catch (e) {
+      if (gen === generation) r.lesionError = e;
+    }
+  }
+  async function learnedOf(r, gen) {
+    if (r.dwaWeights || r.gates || r.error) return;
+    const ask = (name) => (typeof r.trainer[name] === 'function' ? r.trainer[name]() : null);
+    try {
+      const [w, g] = await Promise.all([ask('dwaWeights'), ask('gates')]);
+      if (gen !== generation) return;
+      r.dwaWeights = w ?? null;
+      r.gates = g ?? null;
+    } catch (e) {
+      if (gen === generation) r.learnedError = e;
+    }
   }
 
   async function loop(r, gen) {
@@ -333,6 +350,9 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
         logEvery: own[i].log_every,
         lesion: null,
         lesionError: null,
+        dwaWeights: null,
+        gates: null,
+        learnedError: null,
         trainer: t,
         config: t.config ?? null,
         task: t.task ?? null,
@@ -347,8 +367,9 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     });
     config = cfg;
     error = null;
-    // a finished run's lesions are asked again, as at the end of a run (they are not in the file)
-    if (runs.every(finished)) await lesionAll(generation);
+    // a finished run's lesions, weights and gates are asked again, as at the end of a run (they are
+    // not in the file: the trainer's state holds the weights and gates)
+    if (runs.every(finished)) await afterTraining(generation);
     setState(runs.every(finished) ? 'done' : 'paused');
     activeMs = 0;
     runningSince = 0;

@@ -39,6 +39,7 @@ import { looksOf } from './looks.js';
 import { runSpecs } from './session.js';
 import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
+import { createLearned } from './learned.js';
 
 const CHARTS = [
   ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
@@ -158,7 +159,8 @@ export function mountTrainer(
     );
   }
 
-  // ---- after training (lesion-chart.js): the lesion study and the contributions, when every run has finished
+  // ---- after training (lesion-chart.js): the lesion study and the contributions, when every run has
+  // finished; then (learned.js) DenseFormer's averaging weights and the ReZero and LayerScale gates
   const afterBox = el(
     'section',
     { class: 'after-training', id: 'train-after', 'aria-labelledby': 'train-after-title' },
@@ -177,6 +179,7 @@ export function mountTrainer(
     hatch: themeColor('--danger', root),
     cursor: themeColor('--text', root),
   });
+  const learned = createLearned(afterBox, { colours });
   const heat = {};
   for (const [metric, info] of Object.entries(HEAT_METRICS)) {
     const legendBox = el('div', { class: 'heat-legend' });
@@ -391,6 +394,7 @@ export function mountTrainer(
     rest = 0;
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
+    const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
     frames++;
     onUpdate({
       state: snap.state,
@@ -410,6 +414,8 @@ export function mountTrainer(
             label: looks[r.key ?? r.arch].label,
             config: r.config,
             lesion: r.lesion,
+            dwaWeights: r.dwaWeights ?? null,
+            gates: r.gates ?? null,
           },
         ]),
       ),
@@ -417,6 +423,8 @@ export function mountTrainer(
       verdict: verdictShown,
       lesions,
       lesionPlot: after.plotted(),
+      learned: learnedShown,
+      learnedLegend: learned.legendTicks(),
       plotted: charts.plotted(),
       heatmaps: shown,
       scales,
@@ -489,6 +497,7 @@ export function mountTrainer(
       h.legend.redraw();
       for (const m of Object.values(h.maps)) m.redraw();
     }
+    learned.redraw();
     schedule();
   });
   render();
@@ -527,6 +536,7 @@ export function mountTrainer(
       session.reset();
       charts.destroy();
       after.destroy();
+      learned.destroy();
       controls.destroy();
       tools.destroy();
       for (const h of Object.values(heat)) {
