@@ -12,7 +12,7 @@
 //   a.update({ runs, looks, state, theme })   // returns {key: lesion} drawn (the engine's arrays)
 //   a.plotted()                               // what each chart plots, per run
 import { FONT, axisStyle, createChartHost, layerAxis, syncedCursor, tickRoom } from '../shared/chart-host.js';
-import { el } from '../shared/dom.js';
+import { el, setText } from '../shared/dom.js';
 import { fmtPlain } from '../shared/format.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';
 import { lineSwatch } from '../shared/swatch.js';
@@ -115,7 +115,24 @@ export function createAfterTraining(section, { palette }) {
   let drawnTheme = null;
   let drawn = null;
 
+  // the charts still to build, one per animation frame (draw() fills it)
+  let later = [];
+  let laterFrame = 0;
+  function drawLater() {
+    cancelAnimationFrame(laterFrame);
+    laterFrame = 0;
+    const next = later.shift();
+    if (!next) return;
+    next();
+    if (later.length) laterFrame = requestAnimationFrame(drawLater);
+  }
+  function stopLater() {
+    cancelAnimationFrame(laterFrame);
+    later = [];
+  }
+
   function draw(lesions, theme) {
+    stopLater();
     const pal = palette();
     const maxL = Math.max(...lesions.map((r) => r.lesion.loss.length));
     const blocks = Array.from({ length: maxL }, (_, i) => i + 1);
@@ -171,8 +188,10 @@ export function createAfterTraining(section, { palette }) {
           ],
         },
       };
-      c.host.draw(() => ({ opts, data: [blocks, ...c.view.cols] }));
+      // one chart a frame: the three built in one task would hold up the page
+      later.push(() => c.host.draw(() => ({ opts, data: [blocks, ...c.view.cols] })));
     }
+    drawLater();
     sentences.replaceChildren(
       ...lesions.map((r) => el('li', {}, depthSentence(r, r.look.label)?.text ?? `${r.look.label}: no contribution.`)),
     );
@@ -216,13 +235,16 @@ export function createAfterTraining(section, { palette }) {
       const ready = state === 'done' && lesions.length > 0;
       body.hidden = !ready;
       pending.hidden = ready;
-      pending.textContent =
+      setText(
+        pending,
         state === 'done'
           ? 'No run has a lesion study: a run that stopped early has none.'
-          : 'When every run has finished, each block is skipped in turn and the held-out loss measured again; the charts appear here.';
+          : 'When every run has finished, each block is skipped in turn and the held-out loss measured again; the charts appear here.',
+      );
       if (!ready) {
         drawnFrom = null;
         drawn = null;
+        stopLater();
         for (const c of charts) c.host.clear();
         return null;
       }
@@ -249,6 +271,7 @@ export function createAfterTraining(section, { palette }) {
       return out;
     },
     destroy() {
+      stopLater();
       for (const c of charts) c.host.destroy();
     },
   };

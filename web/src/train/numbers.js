@@ -112,7 +112,7 @@ export function createLabNumbers(box) {
       setText(
         caption,
         data.x.length
-          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm. While the runs train, the rows are added every second.`
+          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

@@ -93,6 +93,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
 
   let shown = null; // the verdict on screen, and what it was computed from
   let shownFrom = null;
+  let written = null; // {key, shown}: what the panel was last written for
   return {
     id: () => id,
     choose,
@@ -106,37 +107,47 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     update({ runs, state, config }) {
       if (id === NONE) return null;
       const p = PRESET_BY_ID[id];
-      title.textContent = `${p.title}: ${p.paper}`;
-      replace(claim, el('strong', {}, 'Claim: '), p.claim);
-      replace(setting, el('strong', {}, 'Setting: '), `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`);
       const diff = config ? differences(p, config, defaults) : [];
-      differ.hidden = !diff.length;
-      differ.textContent = diff.length
-        ? `These settings differ from the paper preset's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
-        : '';
       const mine = runs.length === p.runs.length && p.runs.every((s, i) => runs[i].key === s.key);
       const from = state === 'done' && mine ? runs : null;
       if (from !== shownFrom) {
         shownFrom = from;
         shown = from ? verdict(id, Object.fromEntries(runs.map((r) => [r.key, r]))) : null;
       }
-      if (!shown) {
-        result.dataset.verdict = 'pending';
-        result.textContent =
-          state === 'idle' || state === 'error'
-            ? 'Start trains the runs; the verdict appears when every run has finished.'
-            : 'The verdict appears when every run has finished.';
-        caption.textContent = '';
-        return null;
+      const pendingText =
+        state === 'idle' || state === 'error'
+          ? 'Start trains the runs; the verdict appears when every run has finished.'
+          : 'The verdict appears when every run has finished.';
+      // every frame calls this: the panel is written again only when what it shows changes
+      const key = [id, diff.join(), shown ? '' : pendingText];
+      if (!written || written.shown !== shown || written.key.some((k, i) => k !== key[i])) {
+        written = { key, shown };
+        write(p, diff, pendingText);
       }
-      result.dataset.verdict = shown.holds ? 'holds' : 'fails';
-      replace(
-        result,
-        el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
-        el('div', { class: 'readout-scroll' }, checksTable(shown.checks)),
-      );
-      caption.textContent = shown.caption;
-      return { id, ...shown };
+      return shown ? { id, ...shown } : null;
     },
   };
+
+  function write(p, diff, pendingText) {
+    title.textContent = `${p.title}: ${p.paper}`;
+    replace(claim, el('strong', {}, 'Claim: '), p.claim);
+    replace(setting, el('strong', {}, 'Setting: '), `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`);
+    differ.hidden = !diff.length;
+    differ.textContent = diff.length
+      ? `These settings differ from the paper preset's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
+      : '';
+    if (!shown) {
+      result.dataset.verdict = 'pending';
+      result.textContent = pendingText;
+      caption.textContent = '';
+      return;
+    }
+    result.dataset.verdict = shown.holds ? 'holds' : 'fails';
+    replace(
+      result,
+      el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
+      el('div', { class: 'readout-scroll' }, checksTable(shown.checks)),
+    );
+    caption.textContent = shown.caption;
+  }
 }

@@ -61,13 +61,6 @@ const ENABLED = {
 
 /** The least time between two frames drawn for the workers' answers, in ms. */
 const ENGINE_FRAME_MS = 100;
-/**
- * The least time between two writes of the numbers table while a run trains,
- * in ms: every row it gains makes the browser lay the whole table out again
- * where it is on screen, a cost that grows with the run. Paused, stopped or
- * done, it is written at once.
- */
-const NUMBERS_LIVE_MS = 1000;
 
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
@@ -292,7 +285,6 @@ export function mountTrainer(
   let frames = 0;
   let destroyed = false;
   let lastRender = -Infinity;
-  let numbersAt = -Infinity; // when renderRest last wrote the numbers table
   let engineTimer = 0;
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(render);
@@ -378,21 +370,24 @@ export function mountTrainer(
       }
       scales[metric] = scale;
     }
-    const now = performance.now();
-    if (snap.state !== 'running' || now - numbersAt >= NUMBERS_LIVE_MS) {
-      numbersAt = now;
-      numbers.update(snap.runs, config, runs === snap.runs ? data : undefined);
-    }
-    // the preset's verdict and the after-training charts (three charts made when a run ends) a frame after the
-    // heatmaps, which draw in the frame after their update
+    // the numbers table, the preset's verdict and the after-training charts (three charts made when a run ends)
+    // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
-      rest = requestAnimationFrame(() => renderLast({ snap, archs, looks, shown, scales }));
+      rest = requestAnimationFrame(() =>
+        renderLast({ snap, config, archs, looks, shown, scales, data: runs === snap.runs ? data : undefined }),
+      );
     });
   }
 
-  function renderLast({ snap, archs, looks, shown, scales }) {
-    rest = 0;
+  function renderLast({ snap, config, archs, looks, shown, scales, data }) {
+    numbers.update(snap.runs, config, data);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
+    // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
+    rest = requestAnimationFrame(() => renderAfter({ snap, archs, looks, shown, scales, verdictShown }));
+  }
+
+  function renderAfter({ snap, archs, looks, shown, scales, verdictShown }) {
+    rest = 0;
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
     frames++;
