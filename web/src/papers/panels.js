@@ -54,6 +54,20 @@ const overDepth = (chart, col, depths, arches, claims) => ({
   },
 });
 
+// One chart per [chart, metric] of `archs` over layers 0..L, log y (r.data[arch][metric]).
+const perLayer = (r, col, archs, charts) => {
+  const layers = r.data[archs[0]].grad_norm.map((_, l) => l);
+  return charts.map(([chart, metric]) => ({
+    chart,
+    spec: {
+      x: layers,
+      xLabel: 'layer l',
+      yLog: true,
+      series: archs.map((a) => archSeries(col, a, r.data[a][metric])),
+    },
+  }));
+};
+
 // Returns [{chart: name, spec}] and the legend entries.
 const VIEWS = {
   theorem1(r, col) {
@@ -114,17 +128,15 @@ const VIEWS = {
     ];
   },
   deepnet(r, col) {
-    const layers = r.data.deepnorm.grad_norm.map((_, l) => l);
-    const perLayer = (chart, metric) => ({
-      chart,
-      spec: {
-        x: layers,
-        xLabel: 'layer l',
-        yLog: true,
-        series: ['deepnorm', 'post_ln'].map((a) => archSeries(col, a, r.data[a][metric])),
-      },
-    });
-    return [perLayer('deepnet', 'grad_norm'), perLayer('deepnet-stream', 'stream_rms')];
+    return perLayer(
+      r,
+      col,
+      ['deepnorm', 'post_ln'],
+      [
+        ['deepnet', 'grad_norm'],
+        ['deepnet-stream', 'stream_rms'],
+      ],
+    );
   },
   gpt2(r, col) {
     const { depths, ratio } = r.data;
@@ -139,17 +151,15 @@ const VIEWS = {
     ];
   },
   rezero(r, col) {
-    const layers = r.data.rezero.grad_norm.map((_, l) => l);
-    const perLayer = (chart, metric) => ({
-      chart,
-      spec: {
-        x: layers,
-        xLabel: 'layer l',
-        yLog: true,
-        series: ['rezero', 'pre_ln'].map((a) => archSeries(col, a, r.data[a][metric])),
-      },
-    });
-    return [perLayer('rezero', 'rel_grad'), perLayer('rezero-stream', 'stream_rms')];
+    return perLayer(
+      r,
+      col,
+      ['rezero', 'pre_ln'],
+      [
+        ['rezero', 'rel_grad'],
+        ['rezero-stream', 'stream_rms'],
+      ],
+    );
   },
   lns(r, col) {
     const { depths, variance } = r.data;
