@@ -117,7 +117,7 @@ export function caption(id, result, view = {}) {
         `(layer 0 receives ${decimals(preBottom)}× the top's): its branches add their Jacobians to the identity. ` +
         'The identity is where ReZero starts, not where it stays: the gradient of each α is the stream gradient ' +
         'against the branch output, which is not zero, so α moves at the first step. Whether a deep ReZero stack ' +
-        'then trains where the plain stack does not needs training, which this page does not do.';
+        'then trains where the plain stack does not needs training: the training lab\u2019s ReZero preset trains both.';
       break;
     }
     case 'lns': {
@@ -156,7 +156,7 @@ export function caption(id, result, view = {}) {
         text +=
           ' Above its Post-LN blocks Mix-LN is Pre-LN, whose block gradients fall as the stream grows (as in Figure ' +
           '3’s panel), while at this width Post-LN’s stay nearly level: at initialization Post-LN is the uniform one.';
-      text += ' How uniform they are after training needs training, which this page does not do.';
+      text += ' How uniform they are after training: the training lab\u2019s Late layers preset measures it.';
       break;
     }
     case 'layerscale': {
