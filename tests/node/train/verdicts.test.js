@@ -281,6 +281,10 @@ test('the depth sentence answers from the contributions, and says when it cannot
   assert.match(depthSentence({ arch: 'plain', ...l([1], [0.5]) }, 'plain').text, /no skip path/);
   assert.match(depthSentence({ arch: 'pre_ln', ...l([NaN], [0.5]) }, 'Pre-LN').text, /not finite/);
   assert.equal(depthSentence({ lesion: null }, 'x'), null);
+  // ReZero: nothing at initialization (every gate at 0), so no ratio, and the sentence says why
+  const rz = depthSentence({ arch: 'rezero', ...l([0.2, 0.3, 0.25], [0, 0, 0]) }, 'ReZero');
+  assert.equal(rz.deeper, true);
+  assert.match(rz.text, /^ReZero: the median block adds 0\.25 .* nothing at initialization \(its gate starts at 0\)/);
   // a run that did not train says so
   const stuck = { ...run([2.0, 2.07]), arch: 'post_ln', ...l([0.6], [0.3]) };
   assert.match(depthSentence(stuck, 'Post-LN').text, /did not train/);

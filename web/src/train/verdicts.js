@@ -364,6 +364,20 @@ export function depthSentence(run, label) {
   if (!l || !l.contribution?.length) return null;
   const now = median(Array.from(l.contribution));
   const init = median(Array.from(l.contribution_init));
+  const s = run.logs?.length && run.task ? summarize(run) : null;
+  const untrained =
+    s && !s.trained ? ' It did not train, so this tells how its weights moved, not what it learned.' : '';
+  // ReZero: every gate starts at 0, so every block adds exactly nothing at initialization
+  if (Number.isFinite(now) && init === 0)
+    return {
+      now,
+      init,
+      ratio: Infinity,
+      deeper: now > 0 ? true : null,
+      text:
+        `${label}: the median block adds ${significant(now, 2)} of the stream it reads at the end, nothing at ` +
+        `initialization (its gate starts at 0): ${now > 0 ? 'training made the blocks count' : 'training left them at nothing'}.${untrained}`,
+    };
   if (!Number.isFinite(now) || !Number.isFinite(init) || init <= 0)
     return {
       now,
@@ -383,9 +397,6 @@ export function depthSentence(run, label) {
         : deeper === false
           ? 'its blocks add less than at the start: the stream passes through them closer to unchanged, so the network acts shallower'
           : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
-  const s = run.logs?.length && run.task ? summarize(run) : null;
-  const untrained =
-    s && !s.trained ? ' It did not train, so this tells how its weights moved, not what it learned.' : '';
   return {
     now,
     init,
