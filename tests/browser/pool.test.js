@@ -76,6 +76,7 @@ test('dragging the depth slider with a pool: every paint is one config, never a 
       requestAnimationFrame(tick);
     });
     const slider = page.locator('#depth');
+    await slider.scrollIntoViewIfNeeded(); // the pointer drags it where it is on screen
     const box = await slider.boundingBox();
     await page.mouse.move(box.x + 2, box.y + box.height / 2);
     await page.mouse.down();

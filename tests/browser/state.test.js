@@ -15,6 +15,7 @@ import {
   defaultQuiz,
   FIELDS_TABLE,
 } from '../../web/src/shared/state.js';
+import { ARCHS } from '../../web/src/shared/archs.js';
 
 const CSP = SITE_CSP;
 
@@ -181,20 +182,8 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
       'lock',
       ['arch', 'gain'],
       'locked',
-      [
-        'arch-admin',
-        'arch-deepnorm',
-        'arch-gpt2',
-        'arch-plain',
-        'arch-post_ln',
-        'arch-post_rms',
-        'arch-pre_ln',
-        'arch-pre_rms',
-        'arch-residual',
-        'arch-sandwich',
-        'gain',
-        'gain-n',
-      ],
+      // every preset's checkbox, and the gain's two inputs
+      [...ARCHS.map((a) => `arch-${a.key}`), 'gain', 'gain-n'].sort(),
     ],
     ['theme', 'dark', 'theme', 'dark'],
     ['theme', 'light', 'theme', 'light'],

@@ -34,7 +34,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
     el.append(tipEl);
     el.tabIndex = 0;
     el.setAttribute('aria-keyshortcuts', KEYS);
-    return { metric, el, tipEl, host: createChartHost(el, { minHeight: 150 }), view: null };
+    return { metric, el, tipEl, host: createChartHost(el, { minHeight: 128 }), view: null };
   });
   let shape = null; // archs + theme the instances were built for
   let last = null; // {prepared, archs, depth, references}

@@ -22,9 +22,10 @@ const PX_PER_MM = 96 / 25.4;
  * The printed size of each chart, in mm: the width fits A4 and Letter inside
  * print.css's 12 mm margins; the height leaves room on the shorter Letter
  * page for the caption, which grows by about two lines per architecture,
- * down to 40 mm (the 150 px below which charts.js draws no smaller).
+ * down to 34 mm (the 128 px below which charts.js draws no smaller) with
+ * every preset.
  */
-export const PRINT_CHART = { width: 186, height: 52, perExtraArch: 2, minHeight: 40 };
+export const PRINT_CHART = { width: 186, height: 52, perExtraArch: 2, minHeight: 34 };
 
 /** The printed chart size in CSS pixels for `archs` curves per chart. */
 export function printChartSize(archs) {
