@@ -281,7 +281,7 @@ export function mountTrainer(
   root.append(numbersBox);
   const numbers = createLabNumbers(numbersBox);
   let frame = 0;
-  let rest = 0; // the second frame of a render (renderRest)
+  let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
   let frames = 0;
   let destroyed = false;
   let lastRender = -Infinity;

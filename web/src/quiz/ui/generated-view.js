@@ -89,6 +89,12 @@ const PICK_KIND_NAMES = {
 };
 const POOL_NAMES = { classic: 'the article’s presets', newer: 'ReZero, LayerScale, LNS, Mix-LN, DenseFormer' };
 
+/** After a check: the link that opens the question's stack in the explorer, and what it is. */
+const explorerLink = (config) => [
+  el('a', { class: 'button-link', href: explorerHref(config) }, 'Open in the explorer'),
+  el('span', { class: 'hint' }, ` ${describePreset(config)}`),
+];
+
 function kindSelect(id, label, ids, names, anyLabel) {
   const select = el(
     'select',
@@ -258,12 +264,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
           ),
         ),
       ),
-      el(
-        'p',
-        { class: 'exp-actions' },
-        el('a', { class: 'button-link', href: explorerHref(q.config) }, 'Open in the explorer'),
-        el('span', { class: 'hint' }, ` ${describePreset(q.config)}`),
-      ),
+      el('p', { class: 'exp-actions' }, ...explorerLink(q.config)),
     );
     which.dataset.state = 'checked';
     w.fresh.focus();
@@ -450,11 +451,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
         ].filter(Boolean),
       });
     }
-    replace(
-      p.after,
-      el('a', { class: 'button-link', href: explorerHref(pq.config) }, 'Open in the explorer'),
-      el('span', { class: 'hint' }, ` ${describePreset(pq.config)}`),
-    );
+    replace(p.after, ...explorerLink(pq.config));
     predict.dataset.state = 'checked';
     p.fresh.focus();
   }
@@ -564,11 +561,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
         dash: DASHES[i],
       })),
     });
-    replace(
-      k.after,
-      el('a', { class: 'button-link', href: explorerHref(kq.config) }, 'Open in the explorer'),
-      el('span', { class: 'hint' }, ` ${describePreset(kq.config)}`),
-    );
+    replace(k.after, ...explorerLink(kq.config));
     pick.dataset.state = 'checked';
     k.fresh.focus();
   }
