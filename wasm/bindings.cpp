@@ -26,7 +26,7 @@ namespace {
 // check instead of being truncated by a conversion), enums as their names.
 struct JsConfig {
   std::string arch;  // comma-separated
-  double depth, width, tokens, expansion, gain, seed, heads;
+  double depth, width, tokens, expansion, gain, seed, heads, mix_fraction;
   std::string activation, init, final_norm, block, causal;
 };
 
@@ -130,7 +130,7 @@ class Simulation {
   static resnorm::Status apply(resnorm::Config& cfg, const JsConfig& js) {
     const std::pair<const char*, double> numbers[] = {
         {"depth", js.depth}, {"width", js.width}, {"tokens", js.tokens}, {"expansion", js.expansion},
-        {"gain", js.gain},   {"seed", js.seed},   {"heads", js.heads}};
+        {"gain", js.gain},   {"seed", js.seed},   {"heads", js.heads},   {"mix_fraction", js.mix_fraction}};
     const std::pair<const char*, const std::string*> names[] = {{"arch", &js.arch},   {"activation", &js.activation},
                                                                 {"init", &js.init},   {"final_norm", &js.final_norm},
                                                                 {"block", &js.block}, {"causal", &js.causal}};
@@ -470,7 +470,8 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .field("seed", &JsConfig::seed)
       .field("block", &JsConfig::block)
       .field("heads", &JsConfig::heads)
-      .field("causal", &JsConfig::causal);
+      .field("causal", &JsConfig::causal)
+      .field("mix_fraction", &JsConfig::mix_fraction);
   class_<Simulation>("Simulation")
       .constructor<>()
       .function("run", &Simulation::run)

@@ -603,6 +603,7 @@ function toWasm(cfg) {
     final_norm: cfg.final_norm,
     block: cfg.block,
     causal: String(cfg.causal), // true/false
+    mix_fraction: cfg.mix_fraction,
   };
 }
 

@@ -24,10 +24,10 @@ namespace {
 void list_flags(FILE* to, const std::vector<FieldSpec>& specs) {
   for (const FieldSpec& f : specs) {
     const std::string flag = flag_name(f.name);
-    std::fprintf(to, "  --%-11s %-34s default %-30s %s\n", flag.c_str(), allowed_text(f).c_str(), f.default_text,
+    std::fprintf(to, "  --%-12s %-34s default %-30s %s\n", flag.c_str(), allowed_text(f).c_str(), f.default_text,
                  f.help);
   }
-  std::fprintf(to, "  --json        print JSON instead of a table\n");
+  std::fprintf(to, "  --json         print JSON instead of a table\n");
 }
 
 int usage(FILE* to, bool train = false) {

@@ -45,6 +45,7 @@ void assign(Config& c, std::string_view name, double v) {
   for (const auto& [field, member] : ints)
     if (name == field) c.*member = static_cast<int>(v);
   if (name == "gain") c.gain = v;
+  if (name == "mix_fraction") c.mix_fraction = v;
   if (name == "seed") c.seed = static_cast<uint32_t>(v);
 }
 
@@ -126,6 +127,8 @@ const std::vector<FieldSpec>& field_specs() {
       // A boolean as a choice field, so the CLI takes --causal false and the
       // field table needs no new kind. "true" is choice 0.
       {"causal", FieldKind::choice, 0, 0, choices_of(kBooleanNames), "true", "mask attention to earlier tokens"},
+      // Mix-LN: blocks 1..floor(f L) are Post-LN, the rest Pre-LN; 0 is all Pre-LN, 1 all Post-LN.
+      {"mix_fraction", FieldKind::real, 0, 1, {}, "0.25", "mix_ln: share of blocks, from the bottom, that are Post-LN"},
   };
   return specs;
 }
@@ -229,9 +232,9 @@ Status validate(const Config& c) {
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
   const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion),
-                            c.gain,          double(c.seed),  double(c.heads)};
-  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads"};
-  for (int i = 0; i < 7; ++i) {
+                            c.gain,          double(c.seed),  double(c.heads),  c.mix_fraction};
+  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads", "mix_fraction"};
+  for (int i = 0; i < 8; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -272,6 +275,12 @@ bool parse_arch(std::string_view s, Arch* out) {
   return false;
 }
 
+bool has_arch(const Config& cfg, Arch a) {
+  for (Arch b : cfg.archs)
+    if (b == a) return true;
+  return false;
+}
+
 std::vector<Arch> all_archs() {
   std::vector<Arch> v;
   for (int i = 0; i < kNumArchs; ++i) v.push_back(static_cast<Arch>(i));
@@ -288,6 +297,7 @@ std::string config_json(const Config& c) {
   if (c.block == Block::transformer)
     s += std::string(", \"block\": \"") + name(c.block) + "\", \"heads\": " + std::to_string(c.heads) +
          ", \"causal\": " + (c.causal ? "true" : "false");
+  if (has_arch(c, Arch::mix_ln)) s += ", \"mix_fraction\": " + fmt_number(c.mix_fraction);
   return s + "}";
 }
 

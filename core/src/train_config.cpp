@@ -60,7 +60,8 @@ const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"beta2", &TrainConfig::beta2},
                             {"eps", &TrainConfig::eps},
                             {"weight_decay", &TrainConfig::weight_decay},
-                            {"clip", &TrainConfig::clip}};
+                            {"clip", &TrainConfig::clip},
+                            {"mix_fraction", &TrainConfig::mix_fraction}};
 
 int choice_of(const TrainConfig& t, std::string_view name) {
   if (name == "task") return int(t.task);
@@ -102,6 +103,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("activation", "gelu"),
       stack_field("init", "gaussian"),
       stack_field("gain", "1.0"),
+      stack_field("mix_fraction", "0.25"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",

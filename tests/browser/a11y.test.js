@@ -167,6 +167,78 @@ test('axe: the SCORM launch page and the embedding examples', () =>
       });
   }));
 
+test('axe at 360 px in the dark theme: a box that scrolls sideways takes the focus, one that fits does not', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const phone = await it.browser.newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+    const desk = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    try {
+      // the explorer's formulas are wider than a phone
+      const explorer = await pageIn(phone, url);
+      await check(explorer, 'index.html at 360 px', 'dark');
+      const formulas = await explorer.evaluate(() =>
+        [...document.querySelectorAll('math[display="block"]')].map((m) => ({
+          wide: m.scrollWidth > m.clientWidth + 1,
+          stop: m.getAttribute('tabindex') === '0',
+        })),
+      );
+      assert.ok(
+        formulas.some((f) => f.wide),
+        'a formula wider than 360 px',
+      );
+      assert.deepEqual(
+        formulas.map((f) => f.stop),
+        formulas.map((f) => f.wide),
+        'exactly the wide formulas are keyboard stops',
+      );
+      // the papers page's wider tables of numbers
+      const papers = await pageIn(phone, `${url}papers.html`, { ready: false });
+      await ready(papers, 240000);
+      await check(papers, 'papers.html at 360 px', 'dark');
+      // the lab after its seven-run Late layers preset, on a phone and on a desktop
+      const lab = async (context) => {
+        const page = await pageIn(context, `${url}train.html#preset=late`);
+        await page.click('#train-start');
+        await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 60000 });
+        // the after-training numbers, shown: the lesion table of seven runs is wider than a phone
+        for (const summary of await page.locator('details.after-numbers > summary').all()) await summary.click();
+        return page;
+      };
+      const small = await lab(phone);
+      await check(small, 'train.html#preset=late at 360 px', 'dark');
+      // every box of numbers is a keyboard stop exactly while its content is wider than it
+      const boxes = (page) =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('.readout-scroll')]
+            .filter((b) => b.checkVisibility())
+            .map((b) => ({
+              wide: b.scrollWidth > b.clientWidth + 1,
+              stop: b.getAttribute('tabindex') === '0',
+              named: b.getAttribute('role') === 'region' && !!b.getAttribute('aria-label'),
+              readout: b.parentElement.id === 'train-readout',
+            })),
+        );
+      const onPhone = await boxes(small);
+      const onDesk = await boxes(await lab(desk));
+      for (const list of [onPhone, onDesk])
+        for (const b of list) assert.deepEqual([b.stop, b.named], [b.wide, b.wide], JSON.stringify(b));
+      assert.ok(onPhone.some((b) => b.wide) && onPhone.length === onDesk.length, JSON.stringify(onPhone));
+      // the readout of seven runs fits a phone: each name on its own line above its numbers
+      assert.deepEqual(
+        onPhone.filter((b) => b.readout).map((b) => b.wide),
+        [false],
+        'the seven-run readout at 360 px',
+      );
+      // a wide formula scrolls from the keyboard
+      const wide = explorer.locator('math[display="block"][tabindex="0"]').first();
+      await wide.focus();
+      await explorer.keyboard.press('ArrowRight');
+      assert.ok((await wide.evaluate((m) => m.scrollLeft)) > 0, 'ArrowRight scrolls the focused formula');
+    } finally {
+      await phone.close();
+      await desk.close();
+    }
+  }));
+
 after(() => {
   console.log(`axe-core violations per page and theme:\n${counts.join('\n')}`);
 });

@@ -123,8 +123,8 @@ test('over a second: the time and a Cancel button; Cancel stops it and puts back
     const onScreen = before.config;
     let renders = before.renders;
     await setHash(page, `${slow}&seed=7`);
+    // Cancel at once: the computation ends about a second after the status shows
     await page.locator('.pending').waitFor({ state: 'visible', timeout: 5000 });
-    await page.screenshot({ path: `${SHOTS}/budget-cancel.png` });
     await page.locator('#cancel').focus();
     assert.equal(await page.evaluate(() => document.activeElement.id), 'cancel', 'Cancel takes the focus');
     await page.keyboard.press('Enter');
@@ -153,6 +153,7 @@ test('over a second: the time and a Cancel button; Cancel stops it and puts back
     await setHash(page, slow);
     await page.locator('.pending').waitFor({ state: 'visible', timeout: 5000 });
     assert.match(await page.locator('.pending').textContent(), /computing for \d+\.\d s/);
+    await page.screenshot({ path: `${SHOTS}/budget-cancel.png` });
     await waitForRender(page, { depth: configFromHash(slow).depth }, renders);
     const took = Date.now() - t0;
     console.log(`the slow config (${slow}) took ${took} ms in the page`);
@@ -173,9 +174,9 @@ test('a slow link cancelled before anything is drawn shows the defaults; phone w
     page.on('pageerror', (e) => page.problems.push(e.message));
     await page.goto(url + slow);
     await page.locator('.pending').waitFor({ state: 'visible', timeout: 8000 });
-    await page.screenshot({ path: `${SHOTS}/budget-cancel-360-dark.png` });
     await page.locator('#cancel').click();
     await waitForRender(page, { seed: 0, depth: 96 });
+    await page.screenshot({ path: `${SHOTS}/budget-cancel-360-dark.png` });
     assert.match(await page.locator('#notice').textContent(), /the default settings are shown/);
     assert.deepEqual(
       (await page.evaluate(() => window.__resnorm.config)).arch,

@@ -109,6 +109,48 @@ test('a bad value gets a message naming the field and range, and the charts stay
     assert.ok(after.renders >= renders);
   }));
 
+test('Mix-LN\u2019s share shows while Mix-LN is chosen, names its range when refused, and moves the numbers', () =>
+  onPage(async (page) => {
+    const box = page.locator('#mix-fraction');
+    const field = page.locator('.field-mix_fraction');
+    assert.equal(await field.isHidden(), true, 'hidden without Mix-LN');
+    let renders = await page.evaluate(() => window.__resnorm.renders);
+    await page.locator('#arch-more summary').click();
+    await page.locator('label.chip-mix_ln').click();
+    renders = await waitForRender(page, { arch: ['plain', 'residual', 'post_ln', 'pre_ln', 'mix_ln'] }, renders);
+    assert.equal(await field.isVisible(), true, 'shown with Mix-LN');
+    assert.equal(await box.inputValue(), '0.25');
+    assert.equal(await page.locator('label[for="mix-fraction"]').innerText(), 'Mix-LN Post-LN share');
+    await box.fill('2');
+    await page.waitForFunction(() =>
+      /mix_fraction: 2 is out of range \(allowed 0\.\.1\)/.test(
+        document.getElementById('mix-fraction-error')?.textContent ?? '',
+      ),
+    );
+    assert.equal(await box.getAttribute('aria-invalid'), 'true');
+    // unchecking Mix-LN keeps a refused value in sight, so it can be put right
+    await page.locator('label.chip-mix_ln').click();
+    assert.equal(await field.isVisible(), true, 'a refused value stays in sight');
+    await page.locator('label.chip-mix_ln').click();
+    await box.fill('0.5');
+    renders = await waitForRender(page, { mix_fraction: 0.5 }, renders);
+    const shown = await page.evaluate(() => ({ config: window.__resnorm.config, plotted: window.__resnorm.plotted }));
+    assert.equal(await page.locator('#mix-fraction-error').isHidden(), true);
+    const api = it.rn.simulate(shown.config);
+    const before = it.rn.simulate({ ...shown.config, mix_fraction: 0.25 });
+    const grad = shown.plotted.grad.series.mix_ln;
+    grad.forEach((v, i) => assert.equal(v, api.results.mix_ln.grad_norm[i], `grad_norm[${i}]`));
+    assert.ok(
+      grad.some((v, i) => v !== before.results.mix_ln.grad_norm[i]),
+      'the share changes what is drawn',
+    );
+    await page.waitForFunction(() => /mix_fraction=0\.5/.test(location.hash)); // written a moment after the paint
+    await page.locator('label.chip-mix_ln').click();
+    await waitForRender(page, { arch: ['plain', 'residual', 'post_ln', 'pre_ln'] }, renders);
+    assert.equal(await field.isHidden(), true, 'hidden again without Mix-LN');
+    assert.deepEqual(page.problems, []);
+  }));
+
 test('timing: one slider step at the default scene (reported, not asserted)', () =>
   onPage(async (page) => {
     const times = await page.evaluate(async () => {

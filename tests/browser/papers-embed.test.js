@@ -1,7 +1,8 @@
 // The papers page's Embed buttons (web/src/papers/embed-views.js, the shared Embed dialog): each
 // panel's iframe snippet, loaded, draws the explorer with the panel's config and charts; its
 // element snippet does the same on a host page; DeepNet's and LayerScale's, the panels whose
-// figures are explorer views, draw the panel's own numbers; the others say they are the nearest view.
+// figures are explorer views, draw the panel's own numbers, and DenseFormer's those of its first
+// chart; the others say they are the nearest view.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { SHOTS, pageIn, useBrowser } from './harness.js';
 import { useSiteCopy } from './site-copy.js';
 import { PANEL_IDS, PANELS, spread } from '../../web/src/papers/repro.js';
 import { panelEmbed } from '../../web/src/papers/embed-views.js';
+import { fmtPlain } from '../../web/src/shared/format.js';
 
 const env = useBrowser();
 const site = useSiteCopy({ base: '/course/' });
@@ -97,6 +99,19 @@ test('every panel\u2019s Embed snippets draw the explorer with the panel\u2019s 
       const panel = rows.find((r) => r.key === 'ls_about_eps').value;
       const embed = Math.max(...shown.plotted.update.series.layerscale.map((v) => Math.max(v / 0.1, 0.1 / v)));
       assert.ok(Math.abs(embed / panel - 1) < 1e-9, `layerscale: embed ${embed}, panel ${panel}`);
+    }
+    // DenseFormer's first chart is the embed's gradient chart: the panel's table of its numbers is the embed's
+    if (id === 'dwa') {
+      const table = await page.evaluate(() =>
+        [...document.querySelectorAll('[data-panel="dwa"] .data-table tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        ),
+      );
+      const embed = shown.plotted.grad.series;
+      assert.deepEqual(
+        table,
+        embed.pre_ln.map((v, l) => [fmtPlain(v), fmtPlain(embed.dwa[l])]),
+      );
     }
     elements.push([id, want, got.element]);
   }

@@ -1,16 +1,33 @@
 // The papers page in Debian's Chromium: it loads under a strict CSP with no
-// console message, all ten panels render with their numbers, and every
+// console message, all eleven panels render with their numbers, and every
 // verdict its caption states agrees with numbers this test computes itself,
-// through the wasm API, with its own code (not the page's repro.js).
+// through the wasm API, with its own code (not the page's repro.js);
+// DenseFormer's matrix of trained weights, its table and its caption are
+// those of the test's own trainer of the same run; ReZero's, Mix-LN's and
+// LayerScale's trained rows are the test's own trainers' of the lab's runs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, STRICT_CSP, pageIn, served, useBrowser } from './harness.js';
+import { fmtPlain } from '../../web/src/shared/format.js';
+import { dwaCaption } from '../../web/src/shared/dwa-weights.js';
 
 const it = useBrowser({ wasm: true });
 
-const PANELS = ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit', 'rezero', 'lns', 'mixln', 'layerscale'];
+const PANELS = [
+  'theorem1',
+  'figure3',
+  'lemma2',
+  'deepnet',
+  'gpt2',
+  'veit',
+  'rezero',
+  'lns',
+  'mixln',
+  'layerscale',
+  'dwa',
+];
 
-/** Opens papers.html and waits until all six panels have rendered (slow machines: up to 3 minutes). */
+/** Opens papers.html and waits until every panel has rendered (slow machines: up to 3 minutes). */
 async function openPapers(url, options = {}) {
   const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   const page = await pageIn(context, `${url}papers.html`, { ready: false });
@@ -32,6 +49,41 @@ function slope(x, y) {
   return sxy / sxx;
 }
 const maxOverMin = (a) => Math.max(...a) / Math.min(...a);
+// The training lab's settings of its ReZero preset and of its Late layers preset (shared/train-presets.js), written out.
+const TEACHER_56 = {
+  task: 'teacher',
+  block: 'mlp',
+  width: 32,
+  expansion: 1,
+  activation: 'relu',
+  batch: 32,
+  eval_batches: 8,
+  optimizer: 'sgd',
+  momentum: 0.9,
+  depth: 56,
+  lr: 3e-3,
+  warmup: 0,
+  steps: 200,
+  log_every: 10,
+};
+const REVERSE_8 = {
+  task: 'reverse',
+  block: 'transformer',
+  width: 16,
+  expansion: 2,
+  heads: 4,
+  seq: 4,
+  vocab: 8,
+  batch: 16,
+  optimizer: 'adam',
+  schedule: 'constant',
+  eval_batches: 2,
+  depth: 8,
+  lr: 2e-3,
+  warmup: 0,
+  steps: 300,
+  log_every: 10,
+};
 const seedsOf = (p) => Array.from({ length: p.seeds }, (_, i) => p.seed0 + i);
 const depthsOf = (deepest) =>
   deepest > 96 ? [6, 12, 24, 48, 96, 192] : [6, 12, 24, 48, 96].filter((L) => L <= deepest);
@@ -179,7 +231,32 @@ const INDEPENDENT = {
       rezero_stream: off(r.rezero.stream_rms, r.rezero.stream_rms[0]),
       pre_ln_grad: off(r.pre_ln.grad_norm, r.pre_ln.grad_norm[L]),
     };
-    return { values: v, oks: [v.rezero_grad <= 1e-6, v.rezero_stream <= 1e-6], unjudged: ['pre_ln_grad'] };
+    // trained: the lab's ReZero preset, teacher regression at 56 MLP blocks, each run to its end
+    const end = {};
+    let task;
+    for (const arch of ['plain', 'residual', 'rezero']) {
+      const tr = it.rn.trainer({ ...TEACHER_56, arch });
+      const logs = tr.step(200);
+      task = tr.task;
+      end[arch] = logs[logs.length - 1].heldout_loss;
+      tr.delete();
+    }
+    const half = (task.optimal ?? 0) + 0.5 * (task.chance - (task.optimal ?? 0));
+    const finite = (x) => (Number.isFinite(x) ? x : Infinity);
+    v.trained_rezero = finite(end.rezero);
+    v.trained_plain = finite(end.plain);
+    v.trained_residual = finite(end.residual);
+    return {
+      values: v,
+      oks: [
+        v.rezero_grad <= 1e-6,
+        v.rezero_stream <= 1e-6,
+        v.trained_rezero < half,
+        !(v.trained_plain <= 0.9 * task.chance),
+        !(v.trained_residual < half),
+      ],
+      unjudged: ['pre_ln_grad'],
+    };
   },
   lns(p) {
     const depths = depthsOf(p.deepest).filter((L) => L >= 12);
@@ -211,10 +288,35 @@ const INDEPENDENT = {
     const v = Object.fromEntries(Object.entries(norms).map(([a, n]) => [`${a}_spread`, maxOverMin(n)]));
     v.mix_over_post_ln = v.mix_ln_spread / v.post_ln_spread;
     v.mix_over_pre_ln = v.mix_ln_spread / v.pre_ln_spread;
+    // after training: the lab's Late layers runs of the three, largest over smallest block gradient at the end
+    for (const [key, arch, warmup] of [
+      ['post_ln_warmup', 'post_ln', 100],
+      ['pre_ln', 'pre_ln', 0],
+      ['mix_ln', 'mix_ln', 0],
+    ]) {
+      const tr = it.rn.trainer({ ...REVERSE_8, arch, warmup });
+      const logs = tr.step(300);
+      v[`trained_${key}_spread`] = maxOverMin(Array.from(logs[logs.length - 1].w_grad_norm));
+      tr.delete();
+    }
+    v.trained_mix_over_post_ln_warmup = v.trained_mix_ln_spread / v.trained_post_ln_warmup_spread;
+    v.trained_mix_over_pre_ln = v.trained_mix_ln_spread / v.trained_pre_ln_spread;
     return {
       values: v,
-      oks: [v.mix_over_post_ln <= 0.9, v.mix_over_pre_ln <= 0.9],
-      unjudged: ['post_ln_spread', 'pre_ln_spread', 'mix_ln_spread'],
+      oks: [
+        v.mix_over_post_ln <= 0.9,
+        v.mix_over_pre_ln <= 0.9,
+        v.trained_mix_over_post_ln_warmup < 1,
+        v.trained_mix_over_pre_ln < 1,
+      ],
+      unjudged: [
+        'post_ln_spread',
+        'pre_ln_spread',
+        'mix_ln_spread',
+        'trained_post_ln_warmup_spread',
+        'trained_pre_ln_spread',
+        'trained_mix_ln_spread',
+      ],
     };
   },
   layerscale(p) {
@@ -226,9 +328,143 @@ const INDEPENDENT = {
       ls_first: r.layerscale.attn_update_ratio[0] / (eps * r.pre_ln.attn_update_ratio[0]),
       pre_ln_range: Math.min(...r.pre_ln.update_ratio),
     };
-    return { values: v, oks: [v.ls_about_eps <= 2, Math.abs(v.ls_first - 1) <= 1e-4], unjudged: ['pre_ln_range'] };
+    // trained: the lab's Late layers run of LayerScale (8 blocks: eps = 0.1), its lesion and gates
+    const tr = it.rn.trainer({ ...REVERSE_8, arch: 'layerscale' });
+    tr.step(300);
+    const lesion = tr.lesion(),
+      gates = tr.gates();
+    tr.delete();
+    const mid = (a) => {
+      const x = [...a].sort((m, n) => m - n);
+      return x.length % 2 ? x[x.length >> 1] : (x[x.length / 2 - 1] + x[x.length / 2]) / 2;
+    };
+    v.trained_init_about_eps = Math.max(...Array.from(lesion.contribution_init, (x) => Math.max(x / 0.1, 0.1 / x)));
+    v.trained_end_over_eps = mid(Array.from(lesion.contribution, (x) => x / 0.1));
+    v.trained_gate_over_eps = mid(Array.from(gates.magnitude, (x) => x / 0.1));
+    return {
+      values: v,
+      oks: [v.ls_about_eps <= 2, Math.abs(v.ls_first - 1) <= 1e-4, v.trained_init_about_eps <= 2],
+      unjudged: ['pre_ln_range', 'trained_end_over_eps', 'trained_gate_over_eps'],
+    };
+  },
+  // The lab's Late layers run of DenseFormer as the panel's setting states it: its stack at init
+  // against Pre-LN's, the first training step of both, then the run and its trained weights.
+  dwa(p) {
+    const L = p.depth;
+    const train = {
+      task: 'reverse',
+      seq: 4,
+      vocab: 8,
+      block: 'transformer',
+      width: 16,
+      expansion: 2,
+      heads: 4,
+      batch: 16,
+      optimizer: 'adam',
+      lr: 2e-3,
+      warmup: 0,
+      schedule: 'constant',
+      steps: 300,
+      log_every: 10,
+      eval_batches: 2,
+      depth: L,
+      seed: p.seed,
+    };
+    let simulate = 0;
+    const sim = it.rn.simulate({
+      arch: ['dwa', 'pre_ln'],
+      block: 'transformer',
+      depth: L,
+      width: 16,
+      tokens: 8,
+      expansion: 2,
+      heads: 4,
+      activation: 'gelu',
+      causal: true,
+      final_norm: 'layernorm',
+      seed: p.seed,
+    }).results;
+    for (const [k, a] of Object.entries(sim.dwa))
+      if (ArrayBuffer.isView(a)) a.forEach((v, i) => (simulate = Math.max(simulate, Math.abs(v - sim.pre_ln[k][i]))));
+    const first = {};
+    for (const arch of ['dwa', 'pre_ln']) {
+      const tr = it.rn.trainer({ ...train, arch, log_every: 1 });
+      first[arch] = tr.step(1)[0];
+      tr.delete();
+    }
+    let step = Math.abs(first.dwa.train_loss - first.pre_ln.train_loss);
+    for (const k of ['grad_norm', 'stream_rms', 'w_grad_norm', 'update_ratio', 'contribution'])
+      first.dwa[k].forEach((v, i) => (step = Math.max(step, Math.abs(v - first.pre_ln[k][i]))));
+    const tr = it.rn.trainer({ ...train, arch: 'dwa' });
+    const logs = tr.step(train.steps);
+    const w = tr.dwaWeights();
+    tr.delete();
+    const late = [];
+    for (let l = Math.floor(L / 2) + 1; l <= L; l++) late.push(l);
+    let reuse = 0,
+      emb = 0,
+      others = [];
+    for (const l of late) {
+      const row = w[l - 1];
+      reuse += row.slice(0, l - 1).reduce((a, x) => a + Math.abs(x), 0) / Math.abs(row[l]) / late.length;
+      emb += Math.abs(row[0]) / late.length;
+      others = others.concat(Array.from(row.slice(1, l), Math.abs));
+    }
+    const v = {
+      init_simulate: simulate,
+      init_first_step: step,
+      init_mix_grad: Math.sqrt(first.dwa.grad_norm_global ** 2 - first.pre_ln.grad_norm_global ** 2),
+      late_reuse: reuse,
+      late_embedding: emb / (others.reduce((a, x) => a + x, 0) / others.length),
+      trained_loss: logs[logs.length - 1].heldout_loss,
+    };
+    return {
+      values: v,
+      oks: [v.init_simulate === 0, v.init_first_step === 0, v.late_reuse >= 0.1, v.late_embedding > 1],
+      unjudged: ['init_mix_grad', 'trained_loss'],
+      weights: w,
+    };
   },
 };
+
+/** DenseFormer's matrix on the page: the rows it holds, its table's cells, its caption, against the test's trainer's weights `w`. */
+async function checkDwaMatrix(page, w) {
+  const L = w.length;
+  const m = await page.evaluate(() => {
+    const s = document.querySelector('[data-panel="dwa"]');
+    return {
+      rows: window.__papers.results.dwa.matrix,
+      cells: [...s.querySelectorAll('.learned-dwa-table tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => td.textContent),
+      ),
+      canvases: s.querySelectorAll('.learned-matrix canvas').length,
+      drawn: [...s.querySelectorAll('.learned-matrix canvas')].map((c) => c.width * c.height),
+      captions: [...s.querySelectorAll('.after-sentences li')].map((li) => li.textContent),
+      ticks: [...s.querySelectorAll('.heat-tick')].map((t) => t.textContent),
+    };
+  });
+  assert.deepEqual(
+    m.rows,
+    w.map((row) => Array.from(row)),
+    'the engine’s weights',
+  );
+  assert.deepEqual(
+    m.cells,
+    w.map((row) => Array.from({ length: L + 1 }, (_, j) => (j < row.length ? fmtPlain(row[j]) : ''))),
+  );
+  assert.equal(m.canvases, 1);
+  assert.ok(m.drawn[0] > 1, 'the matrix is drawn');
+  assert.deepEqual(m.captions, [dwaCaption('DenseFormer after 300 steps', w)]);
+  assert.equal(m.ticks.length, 3);
+  // the keyboard reads a cell: the last block's own weight, then its weight on the embedding
+  await page.focus('[data-panel="dwa"] .learned-matrix');
+  await page.keyboard.press('End');
+  const readout = () => page.textContent('[data-panel="dwa"] .heatmap-readout');
+  assert.match(await readout(), new RegExp(`block ${L} takes .* of its own output`));
+  await page.keyboard.press('Home');
+  assert.match(await readout(), new RegExp(`block ${L} takes .* of the embedding h₀`));
+  await page.keyboard.press('Escape');
+}
 
 const verdictOf = (oks) => (oks.every(Boolean) ? 'holds' : oks.some(Boolean) ? 'partly' : 'fails');
 
@@ -250,7 +486,7 @@ function checkPanel(id, shown) {
 
 // ---------------------------------------------------------------- tests
 
-test('papers.html under a strict CSP and a sub-path: no console message, ten panels, verdicts that match the engine', () =>
+test('papers.html under a strict CSP and a sub-path: no console message, eleven panels, verdicts that match the engine', () =>
   served({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
     const dom = await page.evaluate(
@@ -279,8 +515,18 @@ test('papers.html under a strict CSP and a sub-path: no console message, ten pan
       assert.ok(d.caption.length > 100, `${d.id}: ${d.caption}`);
       for (const part of ['claim', 'cite', 'setting']) assert.ok(d[part].length > 40, `${d.id}: ${part}`);
       assert.equal(shown[d.id].verdict, d.verdict);
-      checkPanel(d.id, shown[d.id]);
+      const mine = checkPanel(d.id, shown[d.id]);
+      if (['rezero', 'mixln', 'layerscale', 'dwa'].includes(d.id))
+        assert.deepEqual(
+          shown[d.id].rows.map((r) => r.key).sort(),
+          Object.keys(mine.values).sort(),
+          `${d.id}: every row checked`,
+        );
+      if (d.id === 'dwa') await checkDwaMatrix(page, mine.weights);
     }
+    // How long the panels that train took in their workers, and the whole page (reported, not asserted)
+    const times = ['rezero', 'mixln', 'layerscale', 'dwa'].map((id) => `${id} ${(shown[id].ms / 1000).toFixed(2)} s`);
+    console.log(`# papers page, panels that train: ${times.join(', ')}; ${await page.textContent('#status')}`);
     // The header's navigation, as on the other pages.
     const nav = await page.evaluate(() =>
       [...document.querySelectorAll('.site-nav a')].map((a) => [
@@ -295,8 +541,16 @@ test('papers.html under a strict CSP and a sub-path: no console message, ten pan
       ['./papers.html', 'page'],
       ['./train.html', null],
     ]);
-    // No inline style anywhere (the CSP would refuse it, and say so on the console).
-    assert.equal(await page.evaluate(() => document.querySelectorAll('[style]:not(.uplot *):not(.uplot)').length), 0);
+    // No inline style anywhere (the CSP would refuse it, and say so on the console); uPlot and
+    // DenseFormer's matrix size their canvases and place their ticks through the CSSOM, which it allows.
+    assert.equal(
+      await page.evaluate(
+        () =>
+          document.querySelectorAll('[style]:not(.uplot *):not(.uplot):not(.learned-matrix *):not(.heat-ticks *)')
+            .length,
+      ),
+      0,
+    );
     await page.screenshot({ path: `${SHOTS}/papers-desktop.png`, fullPage: true });
     assert.deepEqual(page.problems, []);
     await page.context().close();
@@ -373,27 +627,27 @@ test('the four-arch transformer recompute (L = 96, d = 64, T = 16, 4 heads) is m
     await page.context().close();
   }));
 
-// The four answers to the open question, each panel on its own, at 1280 and 360 px in both
+// The five answers to the open question, each panel on its own, at 1280 and 360 px in both
 // themes from one load: the page is never wider than the window, a panel's table and caption
-// stay inside it, and the canvas follows its chart box.
+// stay inside it, and the canvas follows its chart box (DenseFormer's matrix its box too).
 test('the answers\u2019 panels at 1280 and 360 px, light and dark: inside the window, charts redrawn', () =>
   served({}, async (url) => {
     const page = await openPapers(url, { colorScheme: 'light' });
-    const ANSWERS = ['rezero', 'lns', 'mixln', 'layerscale'];
+    const ANSWERS = ['rezero', 'lns', 'mixln', 'layerscale', 'dwa'];
     for (const width of [1280, 360]) {
       await page.setViewportSize({ width, height: width > 400 ? 900 : 780 });
       for (const theme of ['light', 'dark']) {
         if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) {
           const renders = await page.evaluate(() => window.__papers.renders);
           await page.click('#theme-toggle');
-          await page.waitForFunction((n) => window.__papers.renders >= n + 10, renders);
+          await page.waitForFunction(([n, k]) => window.__papers.renders >= n + k, [renders, PANELS.length]);
         }
         await page.waitForTimeout(300); // the charts' resize observers
         for (const id of ANSWERS) {
           const fit = await page.evaluate((pid) => {
             const s = document.querySelector(`[data-panel="${pid}"]`);
             const r = s.getBoundingClientRect();
-            const charts = [...s.querySelectorAll('.chart')].map((c) => {
+            const charts = [...s.querySelectorAll('.chart, .learned-matrix')].map((c) => {
               const b = c.getBoundingClientRect(),
                 canvas = c.querySelector('canvas').getBoundingClientRect();
               return { box: [b.left, b.right], canvas: [canvas.left, canvas.right] };

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { SHOTS, STRICT_CSP, openPage, served, useBrowser } from './harness.js';
 import { ARCHS } from '../../web/src/shared/archs.js';
 import { CONTROLS, FIELDS } from '../../web/src/shared/state.js';
+import { fieldApplies } from '../../web/src/shared/fields.js';
 import { printChartSize } from '../../web/src/explorer/print.js';
 
 const rawBank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
@@ -177,11 +178,17 @@ const ONE_PAGE = [
     expect: ['Block transformer', 'Heads 2', 'Causal mask causal'],
   },
   { name: 'every-arch', hash: `#depth=48&arch=${ARCHS.map((a) => a.key).join(',')}`, format: 'A4' },
+  {
+    name: 'mix-ln',
+    hash: '#arch=post_ln,pre_ln,mix_ln&mix_fraction=0.5&depth=24',
+    format: 'Letter',
+    expect: ['Mix-LN Post-LN share 0.50'],
+  },
 ];
 
-/** What the printed settings must say for `config`: each field's label and value. */
+/** What the printed settings must say for `config`: each field's label and value (of the fields its presets read). */
 function expectedSettings(config) {
-  return FIELDS.map((f) => {
+  return FIELDS.filter((f) => fieldApplies(CONTROLS[f], config)).map((f) => {
     const c = CONTROLS[f];
     const v = config[f];
     let text = String(v);
@@ -261,6 +268,8 @@ for (const { name, hash, format, dark = false, expect = [] } of ONE_PAGE)
       for (const part of screen.titles.flat()) assert.ok(text.includes(part), part);
       for (const line of [...expectedSettings(screen.config), ...expect]) assert.ok(text.includes(line), line);
       assert.ok(text.includes(`Depth L ${screen.config.depth}`));
+      // Mix-LN's share only where Mix-LN is drawn
+      assert.equal(text.includes('Mix-LN Post-LN share'), screen.config.arch.includes('mix_ln'), 'Mix-LN share');
       // no controls, header, explanations or buttons on paper
       for (const chrome of ['Presets', 'Show numbers', 'Embed', 'What is going on', 'Skip to', 'Values at'])
         assert.ok(!text.includes(chrome), chrome);

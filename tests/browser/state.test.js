@@ -50,7 +50,7 @@ const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 
 // One non-default value per config field (the node test covers every sample).
 const CONFIG_SAMPLES = {
-  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin'],
+  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin', 'mix_ln'],
   depth: 37,
   gain: 0.85,
   width: 48,
@@ -63,6 +63,7 @@ const CONFIG_SAMPLES = {
   block: 'transformer',
   heads: 2,
   causal: false,
+  mix_fraction: 0.5,
 };
 
 test('the samples cover every config field of the table', () => {
@@ -74,7 +75,7 @@ async function shown(page, field) {
   return page.evaluate((f) => {
     const $ = (id) => document.getElementById(id);
     if (f === 'arch') return [...document.querySelectorAll('input[name=arch]:checked')].map((c) => c.value);
-    const id = { depth: 'depth-number', gain: 'gain-number', final_norm: 'final-norm' }[f] ?? f;
+    const id = { depth: 'depth-number', gain: 'gain-number', final_norm: 'final-norm' }[f] ?? f.replaceAll('_', '-');
     return $(id).value;
   }, field);
 }
@@ -89,7 +90,7 @@ test('explorer: every config field round-trips through the link, the form shows 
     const got = await page.evaluate(() => window.__resnorm.config);
     for (const k of Object.keys(config)) assert.deepEqual(got[k], config[k], `${hash}: ${k}`);
     const form = await shown(page, field);
-    const expect = field === 'arch' ? value : field === 'gain' ? value.toFixed(2) : String(value);
+    const expect = field === 'arch' ? value : FIELDS_TABLE[field].kind === 'real' ? value.toFixed(2) : String(value);
     assert.deepEqual(form, expect, `${hash}: the form`);
     await settle(page);
     assert.equal(await page.evaluate(() => location.hash), hash);
@@ -252,6 +253,10 @@ const HOSTILE = [
   ['arch', '<svg onload=window.__pwned=1>'],
   ['arch', 'javascript:alert(1)'],
   ['final_norm', '\u0000\u202e\u2028evil'],
+  ['mix_fraction', 'NaN'],
+  ['mix_fraction', '-1'],
+  ['mix_fraction', '2'],
+  ['mix_fraction', '<b>half</b>'],
   ['<script>window.__pwned=1</script>', '1'],
   ['__proto__', '{"polluted":1}'],
   ['constructor', 'x'],
@@ -448,7 +453,13 @@ test('<resnorm-explorer>: every config field the engine has, admin and block, he
     ready: false,
   });
   await page.waitForFunction(() => customElements.get('resnorm-explorer'));
-  const attrs = { ...CONFIG_SAMPLES, final_norm: undefined, 'final-norm': CONFIG_SAMPLES.final_norm };
+  const attrs = {
+    ...CONFIG_SAMPLES,
+    final_norm: undefined,
+    'final-norm': CONFIG_SAMPLES.final_norm,
+    mix_fraction: undefined,
+    'mix-fraction': CONFIG_SAMPLES.mix_fraction,
+  };
   const entries = Object.entries(attrs)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]);
@@ -467,6 +478,8 @@ test('<resnorm-explorer>: every config field the engine has, admin and block, he
       heads: root.querySelector('select[id$="-heads"]').value,
       causal: root.querySelector('select[id$="-causal"]').value,
       admin: root.querySelector('input[id$="-arch-admin"]').checked,
+      mix: root.querySelector('input[id$="-mix-fraction"]').value,
+      mixShown: !root.querySelector('input[id$="-mix-fraction"]').closest('.field').hidden,
     };
     el.remove();
     return out;
@@ -475,6 +488,7 @@ test('<resnorm-explorer>: every config field the engine has, admin and block, he
   for (const k of Object.keys(expect)) assert.deepEqual(r.config[k], expect[k], k);
   assert.equal(r.notice, true);
   assert.deepEqual([r.block, r.heads, r.causal, r.admin], ['transformer', '2', 'false', true]);
+  assert.deepEqual([r.mix, r.mixShown], ['0.50', true]);
   assert.deepEqual(page.problems, []);
   await page.close();
 });

@@ -250,6 +250,44 @@ test('offline: after one load of the lab, train.html and the embedded lab reload
   rmSync(dir, { recursive: true, force: true });
 });
 
+// The offline copy's install (the whole build fetched and cached) waits while a run trains, so it
+// never shares the cores with one: a run started as soon as the page is ready, longer than the
+// registration's wait after load, gets no registration until it is done; then the site goes
+// offline-ready as before. A page registering at load, or at its wait, would register while running.
+test('the lab and the embedded lab install the offline copy only once no run is training', async () => {
+  const site = await serveDir(DIST, { csp: SITE_CSP });
+  const LONG = 'task=copy&seq=2&vocab=4&depth=6&width=32&heads=2&batch=4&log_every=20&steps=4000&arch=plain,pre_ln';
+  for (const path of [`train.html#${LONG}`, `embed.html#mode=train&${LONG}`]) {
+    const context = await newContext();
+    await context.addInitScript(() => {
+      window.__registered = [];
+      const sw = navigator.serviceWorker;
+      const register = sw.register.bind(sw);
+      sw.register = (...args) => {
+        window.__registered.push({ at: performance.now(), state: window.__resnormTrain?.state ?? null });
+        return register(...args);
+      };
+    });
+    const page = await pageIn(context, site.url + path);
+    await page.locator('#train-start').click();
+    await page.waitForFunction(() => window.__resnormTrain?.state === 'running', null, { timeout: 20000 });
+    const loadedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0].loadEventEnd);
+    await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 120000 });
+    const doneAt = await page.evaluate(() => performance.now());
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const registered = await page.evaluate(() => window.__registered);
+    assert.equal(registered.length, 1, `${path}: registered once (${JSON.stringify(registered)})`);
+    assert.ok(
+      doneAt > loadedAt + 2500,
+      `${path}: the run ended ${Math.round(doneAt - loadedAt)} ms after load, too short to test the wait`,
+    );
+    assert.equal(registered[0].state, 'done', `${path}: registered while the run was ${registered[0].state}`);
+    assert.deepEqual(page.problems, []);
+    await context.close();
+  }
+  await site.close();
+});
+
 test('the embedded lab at 360 px in the dark theme and on a desktop: no text overlaps, nothing scrolls sideways', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   for (const [name, options] of [

@@ -16,6 +16,7 @@ import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash, trainToHash } from '../../web/src/shared/train-fields.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
+import { MAX_ROWS, rowIndices, rowStride } from '../../web/src/train/numbers.js';
 import { DIVERGES, tiny as tinyHash } from '../node/train/tiny.js';
 
 const tiny = (over) => tinyHash({ steps: 20, ...over });
@@ -246,6 +247,48 @@ function sameLog(actual, expected, label) {
     } else same(actual[k], v, `${label} ${k}`);
   }
 }
+
+test('a long run\u2019s numbers table holds one logged step in k and the latest, each row the engine\u2019s numbers', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    // 250 logged steps: more than the table's 100 rows, so one in 5 (steps 1, 6, 11, ...) and step 250
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 250, log_every: 1 })));
+    await page.click('#train-start');
+    await waitState(page, 'done');
+    const h = await hookRuns(page);
+    const n = h.runs.post_ln.logs.length;
+    assert.equal(n, 250);
+    const k = rowStride(n);
+    assert.equal(k, 5);
+    const rows = await page.$$eval('#train-data-table tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.cells, (c) => c.textContent)),
+    );
+    const want = rowIndices(n);
+    assert.equal(rows.length, want.length);
+    assert.ok(rows.length <= MAX_ROWS + 1);
+    const keys = ['heldout_loss', 'train_loss', 'heldout_accuracy', 'grad_norm_global'];
+    rows.forEach((cells, p) => {
+      const i = want[p];
+      const log = h.runs.post_ln.logs[i];
+      const other = h.runs.pre_ln.logs[i];
+      assert.deepEqual(
+        cells,
+        [
+          String(log.step),
+          fmtPlain(log.lr),
+          ...keys.map((c) => fmtPlain(log[c])),
+          ...keys.map((c) => fmtPlain(other[c])),
+        ],
+        `row ${p} (logged step ${i})`,
+      );
+    });
+    assert.equal(rows.at(-1)[0], '250');
+    assert.match(
+      await page.locator('#train-data-table caption').textContent(),
+      /One logged step in 5 of every run, and the latest \(the CSV export has all 250\)/,
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
 
 test('a saved model loads into a fresh page: settings, link and held-out loss restored, the next step bit for bit; a damaged file is refused and the run kept', () =>
   served({ csp: SITE_CSP }, async (url) => {

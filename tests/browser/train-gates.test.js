@@ -1,18 +1,20 @@
 // The training lab's after-training view of what dwa, layerscale and rezero
-// learned (web/src/train/learned.js) in Debian's Chromium under the site's
-// CSP: a tiny run of the three, from a link, ends with DenseFormer's averaging
-// weights as a matrix and the gates in a table; the weights and gates the page
-// holds, the numbers its tables print and its captions equal the engine's (the
-// same runs through the wasm API in Node); the matrix reads a cell by keyboard;
-// no console message; at 360 px in the dark theme nothing scrolls sideways and
-// no text overlaps. Screenshots in test-results/.
+// learned (web/src/train/learned.js; the matrix is web/src/shared/dwa-matrix.js)
+// in Debian's Chromium under the site's CSP: a tiny run of the three, from a
+// link, ends with DenseFormer's averaging weights as a matrix and the gates in
+// a table; the weights and gates the page holds, the numbers its tables print
+// and its captions equal the engine's (the same runs through the wasm API in
+// Node); the matrix reads a cell by keyboard; no console message; at 360 px in
+// the dark theme nothing scrolls sideways and no text overlaps. Screenshots in
+// test-results/.
 // Run: node --test --test-concurrency=1 tests/browser/train-gates.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, overlaps, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
-import { dwaCaption, gatesCaption } from '../../web/src/train/learned.js';
+import { gatesCaption } from '../../web/src/train/learned.js';
+import { dwaCaption } from '../../web/src/shared/dwa-weights.js';
 import { tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });

@@ -1,19 +1,24 @@
-// The training lab's paper presets (web/src/train/presets.js) in Debian's
+// The training lab's paper presets (web/src/shared/train-presets.js) in Debian's
 // Chromium under the site's CSP: each preset, chosen by its button, trains
-// its runs in the page; the verdict the page shows equals the one verdicts.js
+// its runs in the page; the verdict the page shows equals the one train-verdicts.js
 // computes on the same runs through `resnorm train --json`, and so do the
 // caption and its numbers (to 1e-4 relative); the after-training charts hold
-// exactly the engine's lesion arrays; a preset is a link (#preset=...), which
-// the address bar keeps; no console message. Prints how long each preset took
+// exactly the engine's lesion arrays; the Late layers preset's DenseFormer
+// weights are those the papers page's DenseFormer panel trains, and the
+// ReZero preset's losses, the Late layers' gradient spreads, LayerScale's
+// lesion and gates those of the ReZero, Mix-LN and LayerScale panels; a preset is a
+// link (#preset=...), which the address bar keeps; no console message. Prints how long each preset took
 // in the page. Screenshots in test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { cliTrain } from '../node/helpers.js';
-import { PRESETS, runConfigs } from '../../web/src/train/presets.js';
-import { fromCli, verdict } from '../../web/src/train/verdicts.js';
+import { PRESETS, runConfigs } from '../../web/src/shared/train-presets.js';
+import { fromCli, verdict } from '../../web/src/shared/train-verdicts.js';
+import { reproduce } from '../../web/src/engine/experiments.js';
+import { summarize } from '../../web/src/papers/repro.js';
 
-const it = useBrowser();
+const it = useBrowser({ wasm: true });
 
 /** Every run of a preset through the CLI, keyed by the preset's run keys (fromCli's runs). */
 function cliRuns(preset, config) {
@@ -128,6 +133,36 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
           );
       }
       assert.equal(h.depth.length, preset.runs.length, 'one depth sentence per run');
+      // the papers page's DenseFormer panel trains this run: the same weights, to the bit
+      if (preset.id === 'late') {
+        const weights = await page.evaluate(() =>
+          window.__resnormTrain.learned.dwa.dwaWeights.map((r) => Array.from(r)),
+        );
+        const panel = reproduce(it.rn, 'dwa', { depth: h.config.depth, seed: h.config.seed });
+        assert.deepEqual(weights, panel.data.trained.weights, 'the papers panel\u2019s weights');
+        // the Mix-LN panel's spreads after training and the LayerScale panel's lesion and gates: the lab's, to the bit
+        const mix = summarize('mixln', reproduce(it.rn, 'mixln')).facts.trainedSpread;
+        for (const k of ['post_ln_warmup', 'pre_ln', 'mix_ln'])
+          assert.equal(mix[k], h.verdict.numbers[`${k}.grad_spread`], `the Mix-LN panel\u2019s ${k} spread`);
+        const ls = reproduce(it.rn, 'layerscale').data.trained.layerscale;
+        const gates = await page.evaluate(() => Array.from(window.__resnormTrain.learned.layerscale.gates.magnitude));
+        assert.deepEqual(Array.from(ls.gates.magnitude), gates, 'the LayerScale panel\u2019s gates');
+        for (const k of ['contribution', 'contribution_init'])
+          assert.deepEqual(Array.from(ls.lesion[k]), h.runs.layerscale.lesion[k], `the LayerScale panel\u2019s ${k}`);
+      }
+      // the papers page's ReZero panel trains this preset: the same held-out losses and the same checks
+      if (preset.id === 'rezero') {
+        const panel = summarize('rezero', reproduce(it.rn, 'rezero'));
+        const row = (k) => panel.rows.find((r) => r.key === k).value;
+        assert.equal(row('trained_rezero'), h.verdict.numbers['rezero.heldout']);
+        assert.equal(row('trained_plain'), h.verdict.numbers['plain.heldout']);
+        const residual = h.verdict.numbers['residual.heldout'];
+        assert.equal(row('trained_residual'), Number.isFinite(residual) ? residual : Infinity);
+        assert.deepEqual(
+          panel.facts.lab.checks.map((c) => c.holds),
+          h.verdict.checks.map((c) => c.holds),
+        );
+      }
       console.log(`# ${preset.id}: ${times[preset.id].toFixed(1)} s in the page, verdict ${h.badge}`);
       await page.screenshot({ path: `${SHOTS}/train-preset-${preset.id}.png`, fullPage: true });
     }

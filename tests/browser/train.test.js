@@ -135,7 +135,9 @@ test('a short run from a link completes, with every logged point on the loss cha
 
 test('Pause then Start logs the held-out losses of one uninterrupted run, bit for bit', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const hash = tiny({ steps: 300 });
+    // long enough that the pause lands well before the end, even on a loaded machine: the page's hook
+    // is a few frames behind the workers, and a run that ended before the click could not pause
+    const hash = tiny({ steps: 1000 });
     const whole = await openPage(it.browser, lab(url, hash));
     await whole.click('#train-start');
     await waitState(whole, 'done', 120000);
@@ -146,9 +148,12 @@ test('Pause then Start logs the held-out losses of one uninterrupted run, bit fo
     await page.click('#train-start');
     await page.waitForFunction(() => window.__resnormTrain.progress.done >= 40, null, { timeout: 60000 });
     await page.click('#train-pause');
-    await waitState(page, 'paused');
+    await page.waitForFunction(() => ['paused', 'done'].includes(window.__resnormTrain.state), null, {
+      timeout: 60000,
+    });
     const paused = await hook(page);
-    assert.ok(paused.progress.done < 600, `paused after ${paused.progress.done} of 600 steps`);
+    assert.equal(paused.state, 'paused', 'the run paused before it ended');
+    assert.ok(paused.progress.done < 2000, `paused after ${paused.progress.done} of 2000 steps`);
     assert.match(await page.locator('.run-stats').textContent(), /paused/);
     await page.waitForTimeout(400);
     assert.equal((await hook(page)).progress.done, paused.progress.done, 'nothing trains while paused');
@@ -205,6 +210,92 @@ test('the heatmaps hold the engine\u2019s own arrays: the same run through rn.tr
     const read = await page.locator('.heatmap-figure[data-arch="pre_ln"] .heatmap-readout').first().textContent();
     assert.match(read, /^Pre-LN, layer 3, step 16: gradient norm \S+/);
     assert.equal(await page.locator('.heatmap-figure[data-arch="pre_ln"] .chart-tip').first().isVisible(), true);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('Mix-LN\u2019s share: shown with Mix-LN, a bad value named and not taken, a run at 0.5 trains as the engine does', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 8 })));
+    const field = page.locator('.field-mix_fraction');
+    const box = page.locator('#train-mix-fraction');
+    const start = page.locator('#train-start');
+    assert.equal(await field.isHidden(), true, 'hidden without Mix-LN');
+    await page.locator('#train-arch-more summary').click();
+    await page.check('#train-arch-mix_ln');
+    assert.equal(await field.isVisible(), true, 'shown with Mix-LN');
+    assert.equal(await box.inputValue(), '0.25');
+    await box.fill('2');
+    assert.equal(
+      await page.locator('#train-mix-fraction-error').textContent(),
+      'Mix-LN Post-LN share: out of range (allowed 0..1).',
+    );
+    await page.waitForFunction(() => document.getElementById('train-start').getAttribute('aria-disabled') === 'true');
+    // without Mix-LN the box goes, and so does what was typed in it: nothing unseen holds Start back
+    await page.uncheck('#train-arch-mix_ln');
+    assert.equal(await field.isHidden(), true);
+    await page.waitForFunction(() => document.getElementById('train-start').getAttribute('aria-disabled') === 'false');
+    await page.check('#train-arch-mix_ln');
+    assert.equal(await box.inputValue(), '0.25', 'the value taken, not the one refused');
+    assert.equal(await page.locator('#train-mix-fraction-error').isHidden(), true);
+    await page.uncheck('#train-arch-post_ln');
+    await page.uncheck('#train-arch-pre_ln');
+    await box.fill('0.5');
+    await page.waitForFunction(() => /mix_fraction=0\.5/.test(location.hash));
+    const hash = (await page.evaluate(() => location.hash)).slice(1);
+    assert.deepEqual(trainFromHash(`#${hash}`).config.arch, ['mix_ln']);
+    await start.click();
+    await waitState(page, 'done');
+    const h = await hook(page);
+    const want = direct(hash).mix_ln.logs;
+    assert.deepEqual(
+      h.runs.mix_ln.logs.map((l) => l.step),
+      want.map((l) => l.step),
+    );
+    h.runs.mix_ln.logs.forEach((l, i) => sameNumbers([l.heldout_loss], [want[i].heldout_loss], `step ${l.step}`));
+    const atDefault = direct(hash.replace('mix_fraction=0.5', 'mix_fraction=0.25')).mix_ln.logs;
+    assert.notEqual(atDefault.at(-1).heldout_loss, want.at(-1).heldout_loss, 'the share reaches the trainer');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('Start moves nothing above the after-training section: no setting, readout, chart or heatmap shifts as the run goes', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    // a shift above the charts makes Chromium repaint everything below it, in the frames a run starts in
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 40, log_every: 1 })));
+    await page.evaluate(() => {
+      window.__shifts = [];
+      const name = (n) => {
+        const e = n?.nodeType === 1 ? n : n?.parentElement;
+        return e ? `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${[...e.classList].join('.')}` : '?';
+      };
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          for (const s of entry.sources)
+            if (
+              Math.abs(s.previousRect.y - s.currentRect.y) > 0.5 ||
+              Math.abs(s.previousRect.height - s.currentRect.height) > 0.5
+            )
+              window.__shifts.push({
+                node: name(s.node),
+                y: s.currentRect.y + scrollY,
+                from: s.previousRect.y + scrollY,
+              });
+      }).observe({ type: 'layout-shift' });
+    });
+    await page.click('#train-start');
+    await waitState(page, 'done');
+    await page.waitForTimeout(300);
+    const { shifts, after } = await page.evaluate(() => ({
+      shifts: window.__shifts,
+      after: document.querySelector('#train-after').getBoundingClientRect().top + scrollY,
+    }));
+    // what is below the after-training section moves when its charts arrive: by design, at the end
+    assert.deepEqual(
+      shifts.filter((s) => Math.min(s.y, s.from) < after - 1),
+      [],
+      'elements above the after-training section moved',
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

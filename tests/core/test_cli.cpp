@@ -185,6 +185,70 @@ TEST_CASE("the CLI takes --block, --heads and --causal", "[cli][attention]") {
   CHECK(bad2.err.find("--heads: '3' is not one of 1, 2, 4, 8") != std::string::npos);
 }
 
+TEST_CASE("the CLI takes --mix-fraction for simulate and train, names it in the JSON, refuses bad values",
+          "[cli][train]") {
+  // The mix_ln part of a simulate document, from its key to the end.
+  const auto mix_part = [](const std::string& out) { return out.substr(out.find("\"mix_ln\": {")); };
+  Run half = run("simulate --arch pre_ln,mix_ln --depth 8 --width 16 --tokens 4 --mix-fraction 0.5 --json");
+  REQUIRE(half.status == 0);
+  CHECK(half.err.empty());
+  CHECK(half.out.find("\"seed\": 0, \"mix_fraction\": 0.5}") != std::string::npos);
+  Run dflt = run("simulate --arch pre_ln,mix_ln --depth 8 --width 16 --tokens 4 --json");
+  REQUIRE(dflt.status == 0);
+  CHECK(dflt.out.find("\"mix_fraction\": 0.25}") != std::string::npos);
+  CHECK(mix_part(half.out) != mix_part(dflt.out));  // the flag reaches the engine
+  CHECK(run("simulate --arch pre_ln,mix_ln --depth 8 --width 16 --tokens 4 --mix-fraction=0.25 --json").out ==
+        dflt.out);
+  // Without mix_ln the document names no fraction (and stays as it was).
+  Run none = run("simulate --arch pre_ln --depth 8 --width 16 --tokens 4 --mix-fraction 0.5 --json");
+  REQUIRE(none.status == 0);
+  CHECK(none.out.find("mix_fraction") == std::string::npos);
+  CHECK(none.out == run("simulate --arch pre_ln --depth 8 --width 16 --tokens 4 --json").out);
+  Run table = run("simulate --arch mix_ln --depth 8 --mix-fraction 0.5");
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find(" mix_fraction=0.5\n") != std::string::npos);
+
+  Run t =
+      run("train --task copy --arch mix_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 --steps 2 "
+          "--log-every 2 --mix-fraction 0.5 --json");
+  REQUIRE(t.status == 0);
+  CHECK(t.err.empty());
+  CHECK(t.out.find("\"gain\": 1, \"mix_fraction\": 0.5, \"positions\": ") != std::string::npos);
+  Run tt =
+      run("train --task copy --arch mix_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 --steps 2 "
+          "--log-every 2 --mix-fraction 1");
+  REQUIRE(tt.status == 0);
+  CHECK(tt.out.find(" --mix-fraction 1 ") != std::string::npos);
+
+  const std::pair<const char*, const char*> bad[] = {
+      {"simulate --mix-fraction 2", "resnorm: --mix-fraction: '2' is out of range (allowed 0..1)\n"},
+      {"simulate --mix-fraction -1", "resnorm: --mix-fraction: '-1' is out of range (allowed 0..1)\n"},
+      {"simulate --mix-fraction nan", "resnorm: --mix-fraction: 'nan' is not a finite number (allowed 0..1)\n"},
+      {"simulate --mix-fraction quarter", "resnorm: --mix-fraction: 'quarter' is not a number (allowed 0..1)\n"},
+      {"simulate --mix-fraction", "resnorm: --mix-fraction: missing value (allowed 0..1)\n"},
+      {"simulate --mix_fraction 0.5",
+       "resnorm: unknown flag --mix_fraction (flags are spelled with '-', did you mean --mix-fraction?)\n"},
+      {"train --mix-fraction 1.5", "resnorm: --mix-fraction: '1.5' is out of range (allowed 0..1)\n"},
+      {"train --mix-fraction inf", "resnorm: --mix-fraction: 'inf' is not a finite number (allowed 0..1)\n"}};
+  for (const auto& [args, err] : bad) {
+    Run r = run(args);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == err);
+  }
+  for (const char* help : {"--help", "train --help"}) {
+    Run h = run(help);
+    INFO(help);
+    CHECK(h.status == 0);
+    const size_t at = h.out.find("--mix-fraction");
+    REQUIRE(at != std::string::npos);
+    const std::string line = h.out.substr(at, h.out.find('\n', at) - at);
+    CHECK(line.find("0..1") != std::string::npos);
+    CHECK(line.find("default 0.25") != std::string::npos);
+  }
+}
+
 TEST_CASE("the CLI simulates and trains the five presets after admin", "[cli][train]") {
   Run r = run("simulate --arch rezero,layerscale,lns,mix_ln,dwa --depth 8 --width 16 --tokens 4 --json");
   REQUIRE(r.status == 0);

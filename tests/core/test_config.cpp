@@ -52,6 +52,10 @@ TEST_CASE("bad values come back as a Status naming the field, the value and the 
       {"seed", "4294967296", "out of range"},
       {"arch", "pre_ln,nope", "'nope' is not a known architecture"},
       {"arch", "", "missing value"},
+      {"mix_fraction", "-0.1", "mix_fraction: '-0.1' is out of range (allowed 0..1)"},
+      {"mix_fraction", "1.01", "out of range (allowed 0..1)"},
+      {"mix_fraction", "nan", "mix_fraction: 'nan' is not a finite number (allowed 0..1)"},
+      {"mix_fraction", "half", "is not a number (allowed 0..1)"},
       {"nonsense", "1", "nonsense: unknown field"},
   };
   for (const Case& c : cases) {
@@ -138,6 +142,71 @@ TEST_CASE("block, heads and causal: parsing, errors and the memory budget", "[co
   t.causal = false;
   CHECK(config_json(t).find("\"seed\": 0, \"block\": \"transformer\", \"heads\": 4, \"causal\": false}") !=
         std::string::npos);
+}
+
+TEST_CASE("mix_fraction: a real in 0..1, checked wherever a config is, printed where mix_ln runs", "[config]") {
+  const FieldSpec* f = find_field("mix_fraction");
+  REQUIRE(f);
+  CHECK(f->kind == FieldKind::real);
+  CHECK(allowed_text(*f) == "0..1");
+  // The table's default is the engine's constant (what Config holds unset).
+  double dflt = 0;
+  REQUIRE(parse_decimal(f->default_text, &dflt));
+  CHECK(dflt == kMixLnFraction);
+  CHECK(Config().mix_fraction == kMixLnFraction);
+
+  Config cfg;
+  for (auto [text, want] :
+       std::vector<std::pair<const char*, double>>{{"0", 0}, {"1", 1}, {"0.5", 0.5}, {".34", 0.34}}) {
+    INFO(text);
+    REQUIRE(set_field(cfg, "mix_fraction", text).ok());
+    CHECK(cfg.mix_fraction == want);
+  }
+  REQUIRE(set_number(cfg, "mix_fraction", 0.75).ok());
+  CHECK(cfg.mix_fraction == 0.75);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf, -inf, -1.0, 2.0, -1e-9, 1 + 1e-9}) {
+    INFO(bad);
+    const Status st = set_number(cfg, "mix_fraction", bad);
+    CHECK(st.field == "mix_fraction");
+    CHECK(st.message.rfind("mix_fraction: ", 0) == 0);
+    CHECK(st.message.find("(allowed 0..1)") != std::string::npos);
+    CHECK(cfg.mix_fraction == 0.75);  // a refused value is not written
+  }
+  CHECK(set_number(cfg, "mix_fraction", nan).message == "mix_fraction: nan is not a finite number (allowed 0..1)");
+  CHECK(set_number(cfg, "mix_fraction", 2).message == "mix_fraction: 2 is out of range (allowed 0..1)");
+
+  // A Config filled in directly is refused by validate(), and so by the engine.
+  Engine<float> engine;
+  Results res;
+  for (double bad : {nan, -0.5, 1.5}) {
+    Config c;
+    c.archs = {Arch::mix_ln};
+    c.mix_fraction = bad;
+    INFO(bad);
+    CHECK(validate(c).field == "mix_fraction");
+    CHECK(engine.simulate(c, &res).field == "mix_fraction");
+  }
+  // Checked for every config, as every other field is, whether or not mix_ln runs.
+  Config other;
+  other.mix_fraction = -1;
+  CHECK(validate(other).field == "mix_fraction");
+  other.mix_fraction = 0;
+  CHECK(validate(other).ok());
+  other.mix_fraction = 1;
+  CHECK(validate(other).ok());
+
+  // The JSON names it only where mix_ln runs, so other documents are as they were.
+  Config plain;
+  CHECK(config_json(plain).find("mix_fraction") == std::string::npos);
+  CHECK(has_arch(plain, Arch::pre_ln));
+  CHECK_FALSE(has_arch(plain, Arch::mix_ln));
+  Config mix;
+  mix.archs = {Arch::pre_ln, Arch::mix_ln};
+  mix.mix_fraction = 0.5;
+  CHECK(config_json(mix).find("\"seed\": 0, \"mix_fraction\": 0.5}") != std::string::npos);
+  mix.block = Block::transformer;
+  CHECK(config_json(mix).find("\"causal\": true, \"mix_fraction\": 0.5}") != std::string::npos);
 }
 
 TEST_CASE("parse_decimal takes plain decimal and e-notation, nothing else") {

@@ -202,3 +202,41 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("mix_ln's fraction: 0 is pre_ln and 1 is post_ln bit for bit; between, the bottom blocks are post_ln's",
+          "[determinism]") {
+  for (Block block : {Block::mlp, Block::transformer}) {
+    Config cfg = test::small_transformer();
+    cfg.block = block;
+    cfg.depth = 8;
+    cfg.archs = {Arch::pre_ln, Arch::post_ln, Arch::mix_ln};
+    Engine<float> engine;  // one engine throughout: only the fraction changes between calls
+    Results res;
+    const auto arrays = {&ArchResult::grad_norm, &ArchResult::stream_rms, &ArchResult::update_ratio,
+                         &ArchResult::w1_grad_norm, &ArchResult::w2_grad_norm};
+    const auto same = [&](const ArchResult& a, const ArchResult& b) {
+      for (auto member : arrays) {
+        const std::vector<double>&x = a.*member, &y = b.*member;
+        if (x.size() != y.size() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) != 0) return false;
+      }
+      return true;
+    };
+    INFO(name(block));
+    cfg.mix_fraction = 0;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    CHECK(same(res.archs[2], res.archs[0]));
+    CHECK_FALSE(same(res.archs[2], res.archs[1]));
+    cfg.mix_fraction = 1;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    CHECK(same(res.archs[2], res.archs[1]));
+    CHECK_FALSE(same(res.archs[2], res.archs[0]));
+    // 0.5 of 8 blocks: blocks 1..4 are Post-LN, so the stream up to h_4 is post_ln's, and above it is not.
+    cfg.mix_fraction = 0.5;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    const ArchResult &post = res.archs[1], &mix = res.archs[2];
+    for (int l = 0; l <= 4; ++l) CHECK(mix.stream_rms[l] == post.stream_rms[l]);
+    for (int l = 5; l <= 8; ++l) CHECK(mix.stream_rms[l] != post.stream_rms[l]);
+    CHECK_FALSE(same(mix, post));
+    CHECK_FALSE(same(mix, res.archs[0]));
+  }
+}

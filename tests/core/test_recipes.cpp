@@ -114,6 +114,20 @@ TEST_CASE("recipes: ReZero, LayerScale, LNS, Mix-LN and DenseFormer", "[recipes]
     CHECK(w.in == (l <= 3 ? NormKind::none : NormKind::layernorm));
   }
   CHECK(recipe(Arch::mix_ln, 12, 1, 0.5).early_blocks == 6);
+  // The ends of the range: 0 wraps every block as pre_ln does, 1 every block as post_ln does.
+  for (int L : {1, 3, 12}) {
+    const Recipe none = recipe(Arch::mix_ln, L, 2, 0.0), all = recipe(Arch::mix_ln, L, 2, 1.0);
+    CHECK(none.early_blocks == 0);
+    CHECK(all.early_blocks == L);
+    for (int l = 1; l <= L; ++l) {
+      INFO("L " << L << " block " << l);
+      const Wrapping pre = block_wrapping(none, l), post = block_wrapping(all, l);
+      CHECK(pre.in == NormKind::layernorm);
+      CHECK(pre.outer == NormKind::none);
+      CHECK(post.in == NormKind::none);
+      CHECK(post.outer == NormKind::layernorm);
+    }
+  }
   // DenseFormer: Pre-LN blocks with the averaging.
   const Recipe dwa = recipe(Arch::dwa, 12, 2);
   CHECK(dwa.dense_average);

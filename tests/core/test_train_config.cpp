@@ -1,6 +1,9 @@
 // The train field table (train_config.cpp): parsing, ranges, the messages,
 // and the config text that reads back into the same config.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <utility>
 
 #include "resnorm/train_config.h"
 
@@ -46,6 +49,53 @@ TEST_CASE("train config text reads back into the same config", "[train_config]")
   CHECK(parse_train_config_text("--depth 0", &back).field == "depth");
   CHECK(parse_train_config_text("depth 3", &back).field == "config");
   CHECK(train_config_json(back).find("\"task\": \"teacher\"") != std::string::npos);
+}
+
+TEST_CASE("train mix_fraction: the simulate field's range, checked, saved as text, defaulted when absent",
+          "[train_config]") {
+  const FieldSpec* f = find_train_field("mix_fraction");
+  REQUIRE(f);
+  CHECK(f->kind == FieldKind::real);
+  CHECK(allowed_text(*f) == "0..1");
+  CHECK(std::string(f->default_text) == find_field("mix_fraction")->default_text);
+  TrainConfig tc;
+  CHECK(tc.mix_fraction == kMixLnFraction);
+  REQUIRE(set_train_field(tc, "mix_fraction", "0.5").ok());
+  CHECK(tc.mix_fraction == 0.5);
+  const std::pair<const char*, const char*> bad[] = {
+      {"-1", "mix_fraction: '-1' is out of range (allowed 0..1)"},
+      {"2", "mix_fraction: '2' is out of range (allowed 0..1)"},
+      {"nan", "mix_fraction: 'nan' is not a finite number (allowed 0..1)"},
+      {"x", "mix_fraction: 'x' is not a number (allowed 0..1)"}};
+  for (const auto& [text, message] : bad) {
+    INFO(text);
+    const Status st = set_train_field(tc, "mix_fraction", text);
+    CHECK(st.field == "mix_fraction");
+    CHECK(st.message == message);
+    CHECK(tc.mix_fraction == 0.5);
+  }
+  // A TrainConfig filled in directly is checked by validate().
+  for (double v : {std::nan(""), -0.25, 1.25}) {
+    TrainConfig t;
+    t.mix_fraction = v;
+    INFO(v);
+    CHECK(validate(t).field == "mix_fraction");
+  }
+  // The saved text and the JSON carry it; the stack reads it.
+  tc.mix_fraction = 0.1 / 3;
+  const std::string text = train_config_text(tc);
+  CHECK(text.find(" --mix-fraction 0.03333333333333333") != std::string::npos);
+  TrainConfig back;
+  REQUIRE(parse_train_config_text(text, &back).ok());
+  CHECK(back.mix_fraction == tc.mix_fraction);
+  CHECK(train_config_json(tc).find("\"mix_fraction\": 0.03333333333333333") != std::string::npos);
+  CHECK(stack_config(tc, Arch::mix_ln, 8).mix_fraction == tc.mix_fraction);
+  // A text without it (a state saved before the field was in the table) reads the default.
+  TrainConfig old;
+  old.mix_fraction = 0.9;
+  REQUIRE(parse_train_config_text("--task copy --depth 4", &old).ok());
+  CHECK(old.mix_fraction == kMixLnFraction);
+  CHECK(old.depth == 4);
 }
 
 TEST_CASE("the preset's final norm under auto", "[train_config]") {

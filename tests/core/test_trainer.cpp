@@ -97,6 +97,58 @@ TEST_CASE("trainer: the same config twice, and a restored state, give bit-identi
   }
 }
 
+TEST_CASE("trainer: mix_ln's fraction trains, is saved in the state, and an older state takes the default",
+          "[trainer][state]") {
+  // Two blocks: 0 leaves both Pre-LN, so mix_ln trains as pre_ln (the same
+  // final norm under auto) bit for bit; 0.5 makes block 1 Post-LN.
+  TrainConfig tc = tiny();
+  tc.mix_fraction = 0;
+  Trainer<float> pre, mix0;
+  REQUIRE(pre.configure(tc, Arch::pre_ln).ok());
+  REQUIRE(mix0.configure(tc, Arch::mix_ln).ok());
+  const std::vector<TrainLog> m0 = mix0.step(10);
+  check_same(pre.step(10), m0);
+  tc.mix_fraction = 0.5;
+  Trainer<float> half;
+  REQUIRE(half.configure(tc, Arch::mix_ln).ok());
+  const std::vector<TrainLog> h1 = half.step(10);
+  REQUIRE(h1.size() == m0.size());
+  CHECK(!same_bits(h1.back().train_loss, m0.back().train_loss));
+  // The state holds 0.5 and continues bit for bit.
+  const std::string blob = half.state();
+  Trainer<float> back;
+  REQUIRE(back.load(blob).ok());
+  CHECK(back.config().mix_fraction == 0.5);
+  const std::vector<TrainLog> h2 = half.step(10);
+  check_same(h2, back.step(10));
+  // A state whose config text has no --mix-fraction (saved before the field
+  // existed) loads with the default.
+  Trainer<float> dflt;
+  tc.mix_fraction = kMixLnFraction;
+  REQUIRE(dflt.configure(tc, Arch::mix_ln).ok());
+  dflt.step(5);
+  std::string old = dflt.state();
+  const size_t text_at = 8 + 4 + 4 + 4;
+  uint32_t text_size;
+  std::memcpy(&text_size, &old[text_at - 4], 4);
+  const std::string flag = " --mix-fraction 0.25";
+  const size_t at = old.find(flag, text_at);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(at < text_at + text_size);
+  old.erase(at, flag.size());
+  text_size -= static_cast<uint32_t>(flag.size());
+  std::memcpy(&old[text_at - 4], &text_size, 4);
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 over everything before the checksum
+  for (size_t i = 0; i + 8 < old.size(); ++i) h = (h ^ static_cast<unsigned char>(old[i])) * 0x100000001b3ull;
+  std::memcpy(&old[old.size() - 8], &h, 8);
+  Trainer<float> restored;
+  const Status st = restored.load(old);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  CHECK(restored.config().mix_fraction == kMixLnFraction);
+  check_same(dflt.step(10), restored.step(10));
+}
+
 TEST_CASE("trainer: the gates and DenseFormer's weights train, are saved and restored, and are readable",
           "[trainer][state]") {
   TrainConfig tc = tiny();

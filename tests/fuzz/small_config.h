@@ -1,7 +1,8 @@
 // A small valid config from fuzzer bytes, shared by the engine targets: every
 // field in its range, capped so one run takes milliseconds (depth <= 6,
 // width <= 16, tokens <= 4), any architectures, block kind, activation,
-// init, final norm, gain (including 0 and the extremes) and seed.
+// init, final norm, gain (including 0 and the extremes), seed and Mix-LN's
+// fraction (0, 1 and the twentieths between).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,7 @@ inline resnorm::Config small_config(Bytes& b) {
   c.final_norm = static_cast<resnorm::NormKind>(b.next() % 3);
   c.causal = b.next() & 1;
   c.seed = static_cast<uint32_t>(b.next() | (b.next() << 8) | (b.next() << 16) | (uint32_t(b.next()) << 24));
+  c.mix_fraction = (b.next() % 21) / 20.0;
   return c;
 }
 

@@ -28,7 +28,7 @@ enum class Arch : uint8_t {
   rezero,      // h <- h + alpha f(h), learnable scalar alpha = 0 at init      (ReZero)
   layerscale,  // h <- h + diag(lambda) f(LN(h)), lambda = eps(L) at init      (CaiT)
   lns,         // h <- h + f(LN(h) / sqrt(l)) in block l                       (LayerNorm Scaling)
-  mix_ln,      // post_ln in the first floor(0.25 L) blocks, pre_ln above      (Mix-LN)
+  mix_ln,      // post_ln in the first floor(f L) blocks, pre_ln above, f = mix_fraction (Mix-LN)
   dwa,         // pre_ln blocks, h_l <- sum_j w_lj y_j over h_0 and every block output (DenseFormer)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
@@ -150,10 +150,13 @@ const char* name(NormKind n);
 const char* name(Block b);
 bool parse_arch(std::string_view s, Arch* out);
 std::vector<Arch> all_archs();
+// Whether `a` is among the config's architectures.
+bool has_arch(const Config& cfg, Arch a);
 
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
 // block, heads and causal are printed only for transformer blocks: the JSON of
-// an MLP stack has none of them.
+// an MLP stack has none of them; mix_fraction only when mix_ln runs, the one
+// preset that reads it.
 std::string config_json(const Config& cfg);
 
 }  // namespace resnorm

@@ -3,8 +3,8 @@
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
 // message about a bad value come from it. The stack's own fields (arch, block,
-// depth, width, expansion, heads, activation, init, gain) are the simulate
-// table's entries with training's defaults and ranges.
+// depth, width, expansion, heads, activation, init, gain, mix_fraction) are the
+// simulate table's entries with training's defaults and ranges.
 #pragma once
 
 #include <cstdint>

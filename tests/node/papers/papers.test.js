@@ -1,14 +1,39 @@
 // The papers page's engine side under Node: rn.pathGradients (the path
-// expansion of Veit et al.), and the six reproductions of web/src/engine/experiments.js
+// expansion of Veit et al.), and the reproductions of web/src/engine/experiments.js
 // run on the shipped wasm module with the verdicts their captions state
-// (the six of the article's papers and four answers to its open question).
+// (the six of the article's papers and five answers to its open question;
+// DenseFormer's trains the training lab's run of it).
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
-import { reproduce, timeRecompute, fit, layerscaleEpsilon, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
-import { summarize, spread, quantileLength, sci, PANEL_IDS } from '../../../web/src/papers/repro.js';
+import {
+  reproduce,
+  timeRecompute,
+  fit,
+  layerscaleEpsilon,
+  largestDifference,
+  dwaStack,
+  DWA_TRAIN,
+  PERF_CONFIG,
+  trainPresetRuns,
+  MIXLN_TRAINED,
+  LAYERSCALE_TRAINED,
+} from '../../../web/src/engine/experiments.js';
+import {
+  summarize,
+  spread,
+  quantileLength,
+  sci,
+  ARTICLE_PANELS,
+  PANEL_IDS,
+  PANELS,
+  TRAINING_PANELS,
+} from '../../../web/src/papers/repro.js';
 import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/format.js';
 import { caption } from '../../../web/src/papers/captions.js';
+import { panelEmbed } from '../../../web/src/papers/embed-views.js';
+import { dwaFacts } from '../../../web/src/shared/dwa-weights.js';
+import { PRESET_BY_ID } from '../../../web/src/shared/train-presets.js';
 
 let rn;
 before(async () => {
@@ -144,11 +169,21 @@ const EXPECTED = {
   deepnet: 'holds', // DeepNorm within 2x, Post-LN's gradient spans ~4e5 (its unit stream is shown, not judged)
   gpt2: 'holds', // GPT-2 ~1.3x at every depth; Pre-LN slope ~0.51
   veit: 'holds', // 95% of the gradient from paths <= 15 of 54
-  rezero: 'holds', // every |g_l/g_L - 1| and stream deviation exactly 0 at 96 blocks; Pre-LN's 9.9
+  rezero: 'holds', // at init exactly 0 off the identity at 96 blocks; trained (the lab's preset) ReZero 0.092, plain 1.0, residual not finite
   lns: 'holds', // slope 0.22 against Pre-LN's 0.99; LNS at most 0.25x Pre-LN's variance
-  mixln: 'fails', // max/min 4.35 against Post-LN's 1.62 and Pre-LN's 4.36: no 10% better than either
-  layerscale: 'holds', // ratio / eps 0.98-1.19 over the 12 blocks; block 1's attention exactly eps x Pre-LN's
+  mixln: 'fails', // max/min 4.35 against Post-LN's 1.62 and Pre-LN's 4.36: no 10% better; trained 9.5 against 2.0 and 3.2
+  layerscale: 'holds', // ratio / eps 0.98-1.19 over the 12 blocks; block 1's attention exactly eps x Pre-LN's; the lab's run 1.03-1.48
+  dwa: 'holds', // Pre-LN's numbers to the bit at init; trained, reuse 0.19 and the embedding 2.2x the others
 };
+
+test('the article\u2019s six papers and the panels that train are named in the panel table, not by their order', () => {
+  assert.deepEqual(ARTICLE_PANELS, ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit']);
+  assert.deepEqual(TRAINING_PANELS, ['rezero', 'mixln', 'layerscale', 'dwa']);
+  assert.deepEqual(
+    PANEL_IDS.filter((id) => !ARTICLE_PANELS.includes(id)),
+    ['rezero', 'lns', 'mixln', 'layerscale', 'dwa'],
+  );
+});
 
 for (const id of PANEL_IDS) {
   test(`reproduction ${id}: default settings give the expected verdict, with a caption from the numbers`, () => {
@@ -186,13 +221,40 @@ for (const id of PANEL_IDS) {
       case 'rezero':
         assert.equal(s.facts.grad, 0, 'the identity: bit for bit');
         assert.ok(r.data.rezero.rel_grad.every((g) => g === 1));
+        // trained: the lab's ReZero preset, its verdict as the lab states it
+        assert.deepEqual(Object.keys(r.data.trained), ['plain', 'residual', 'rezero']);
+        assert.equal(s.facts.lab.holds, true, 'the lab’s verdict holds');
+        assert.ok(
+          s.rows.filter((x) => x.key.startsWith('trained_')).every((x) => x.ok === true),
+          msg,
+        );
         break;
       case 'mixln':
         assert.equal(r.data.early, 6, 'floor(24 / 4) Post-LN blocks');
+        // after training Mix-LN's spread is above both, as the lab's Late layers check finds
+        assert.ok(s.facts.trainedSpread.mix_ln > s.facts.trainedSpread.pre_ln, msg);
+        assert.ok(s.facts.trainedSpread.mix_ln > s.facts.trainedSpread.post_ln_warmup, msg);
         break;
       case 'layerscale':
         assert.equal(r.data.epsilon, 0.1);
+        assert.ok(
+          r.data.trained.layerscale.gates.init.every((v) => v === 0.1),
+          'the lab’s 8 blocks: eps = 0.1',
+        );
+        assert.ok(s.facts.trained.endMedian > 1.1, 'the update ratios grow with training');
         break;
+      case 'dwa': {
+        // 9 + 9 layer values, 8 blocks x 8 per-block arrays; the loss, 9 + 9 + 3 x 8 of the first step
+        assert.deepEqual(r.data.init.simulate, { max: 0, count: 90 });
+        assert.deepEqual(r.data.init.firstStep, { max: 0, count: 43 });
+        assert.ok(r.data.init.mixGrad > 0, 'the averaging weights have a gradient at init');
+        assert.equal(r.data.trained.outcome, 'trained');
+        assert.deepEqual(
+          r.data.trained.weights.map((row) => row.length),
+          [2, 3, 4, 5, 6, 7, 8, 9],
+        );
+        break;
+      }
       default:
     }
   });
@@ -329,4 +391,335 @@ test('sci(): powers of ten as 10⁻ⁿ, anything else as decimals()', () => {
   assert.equal(sci(1e-5), '10⁻⁵');
   assert.equal(sci(0.1), '0.10');
   assert.equal(sci(3e-8), '3.0×10⁻⁸');
+});
+
+// DenseFormer's panel trains the training lab's run of it: the Late layers preset's DenseFormer run
+// at the panel's depth and seed, and the weights it shows are that trainer's.
+test('DenseFormer: the panel trains the lab\u2019s Late layers run, and its weights are that trainer\u2019s', () => {
+  const late = PRESET_BY_ID.late;
+  assert.deepEqual(late.config, { ...DWA_TRAIN, depth: PANELS.dwa.defaults.depth });
+  assert.deepEqual(
+    late.runs.find((x) => x.arch === 'dwa'),
+    { key: 'dwa', arch: 'dwa', label: 'DenseFormer' },
+    'no overrides',
+  );
+  const params = { depth: 4, seed: 3 };
+  const r = reproduce(rn, 'dwa', params);
+  const tr = rn.trainer({ ...DWA_TRAIN, ...params, arch: 'dwa' });
+  tr.step(DWA_TRAIN.steps);
+  assert.deepEqual(
+    r.data.trained.weights,
+    tr.dwaWeights().map((row) => Array.from(row)),
+  );
+  assert.deepEqual(r.data.trained.config, tr.config);
+  assert.equal(r.data.trained.steps, DWA_TRAIN.steps);
+  // the stack compared at init is the trainer's, and the Embed shows that stack
+  assert.deepEqual(r.data.init.config, { ...r.data.init.config, ...dwaStack(tr.config), arch: ['dwa', 'pre_ln'] });
+  const embed = panelEmbed('dwa', params).config;
+  for (const [k, v] of Object.entries(dwaStack(tr.config))) assert.deepEqual(embed[k], v, k);
+  assert.deepEqual(embed.arch, ['pre_ln', 'dwa']);
+  tr.delete();
+});
+
+test('largestDifference: equal values (NaNs, infinities too) differ by 0; a NaN beside a number or a length does not', () => {
+  assert.deepEqual(
+    largestDifference([
+      [
+        [1, 2],
+        [1, 2.5],
+      ],
+      [[3], [2]],
+    ]),
+    { max: 1, count: 3 },
+  );
+  assert.deepEqual(
+    largestDifference([
+      [
+        [NaN, Infinity, -0],
+        [NaN, Infinity, 0],
+      ],
+    ]),
+    { max: 0, count: 3 },
+  );
+  assert.ok(Number.isNaN(largestDifference([[[NaN], [1]]]).max));
+  assert.equal(largestDifference([[[1], [Infinity]]]).max, Infinity);
+  assert.ok(Number.isNaN(largestDifference([[[1, 2], [1]]]).max));
+});
+
+// A trained matrix by hand (L = 4; late blocks 3 and 4):
+//   block 3 reads 0.3 + 0.1 of layers 0..1 against 1.2 of itself; block 4 0.2 + 0 + 0.1 against 0.8;
+//   their embedding weights 0.3, 0.2 (mean 0.25) against their other earlier ones 0.1, 0.1, 0, 0.1, 0.2 (mean 0.1).
+const HAND = [
+  [0.1, 1.0],
+  [0.2, 0.05, 0.9],
+  [-0.3, 0.1, 0.1, 1.2],
+  [-0.2, 0.0, 0.1, 0.2, 0.8],
+];
+const near = (a, b) => Math.abs(a - b) < 1e-12;
+
+test('dwaFacts: reuse of layers two or more back, the embedding against the other earlier layers', () => {
+  const f = dwaFacts(HAND);
+  assert.equal(f.from, 3);
+  assert.deepEqual(f.late, [3, 4]);
+  assert.ok(near(f.reuseRows[0], 0.4 / 1.2) && near(f.reuseRows[1], 0.3 / 0.8), String(f.reuseRows));
+  assert.ok(near(f.reuse, (0.4 / 1.2 + 0.3 / 0.8) / 2));
+  assert.ok(near(f.embedding, 2.5), String(f.embedding));
+  assert.deepEqual(f.embeddingWeights, [-0.3, -0.2]);
+  assert.equal(f.diagLo, 0.8);
+  assert.equal(f.diagHi, 1.2);
+  assert.deepEqual(f.off, { w: -0.3, l: 3, j: 0 });
+  // the identity: nothing reused, the embedding no more than the rest (0 / 0)
+  const id = dwaFacts([
+    [0, 1],
+    [0, 0, 1],
+    [0, 0, 0, 1],
+  ]);
+  assert.equal(id.reuse, 0);
+  assert.ok(Number.isNaN(id.embedding));
+  assert.equal(id.off.w, 0);
+});
+
+/** A DenseFormer result as experiments.js gives it, with the weights `weights` and the init differences given. */
+const dwaResult = (weights, { sim = 0, step = 0, outcome = 'trained' } = {}) => ({
+  params: { depth: weights.length, seed: 0 },
+  data: {
+    init: {
+      simulate: { max: sim, count: 46 },
+      firstStep: { max: step, count: 23 },
+      gradGlobal: { dwa: 1.25, pre_ln: 1.2 },
+      mixGrad: Math.sqrt(1.25 ** 2 - 1.2 ** 2),
+    },
+    trained: {
+      config: { seq: 4, vocab: 8 },
+      steps: 300,
+      outcome,
+      chance: Math.log(8),
+      optimal: 0,
+      heldout_loss: 0.02,
+      heldout_accuracy: 1,
+      weights,
+    },
+  },
+});
+
+test('DenseFormer: exact at init and both trained measures hold; each one alone missing is partly; none is fails', () => {
+  const byKey = (s) => Object.fromEntries(s.rows.map((x) => [x.key, x]));
+  let s = summarize('dwa', dwaResult(HAND));
+  assert.equal(s.verdict, 'holds');
+  for (const k of ['init_mix_grad', 'trained_loss']) assert.equal(byKey(s)[k].ok, null, `${k} is not judged`);
+  assert.ok(near(byKey(s).late_embedding.value, 2.5));
+  assert.ok(near(byKey(s).init_mix_grad.value, 0.35));
+  assert.equal(summarize('dwa', dwaResult(HAND, { sim: 1e-7 })).verdict, 'partly');
+  assert.equal(summarize('dwa', dwaResult(HAND, { step: 2e-9 })).verdict, 'partly');
+  // the embedding read no more than the other earlier layers
+  const flat = HAND.map((row) => row.map((w, j) => (j === 0 ? 0.1 * Math.sign(w || 1) : w)));
+  assert.ok(summarize('dwa', dwaResult(flat)).rows.find((x) => x.key === 'late_embedding').value <= 1);
+  assert.equal(summarize('dwa', dwaResult(flat)).verdict, 'partly');
+  // nothing read from two or more back: reuse 0 and no embedding
+  const near0 = [
+    [0, 1],
+    [0, 0.01, 1],
+    [0, 0, 0.02, 1],
+    [0, 0, 0, 0.03, 1],
+  ];
+  const s0 = summarize('dwa', dwaResult(near0, { sim: 1, step: 1 }));
+  assert.equal(s0.verdict, 'fails', s0.rows.map((x) => `${x.key}=${x.measured} ${x.ok}`).join(', '));
+});
+
+test('DenseFormer\u2019s caption: exact or not, the embedding weights\u2019 signs, a run that did not train', () => {
+  let c = caption('dwa', dwaResult(HAND));
+  assert.match(c.text, /agree to the bit on all 46 per-layer numbers/);
+  assert.match(c.text, /all 22 per-layer numbers it logs/);
+  assert.match(c.text, /Those weights on h₀ are all negative \(−0\.3 to −0\.2\): the late blocks subtract/);
+  assert.match(c.text, /The largest weight off the diagonal is −0\.3 \(block 3 reading the embedding\)/);
+  assert.match(c.text, /blocks 3–4 take on average 0\.35 of their own weight/);
+  assert.match(c.text, /trains this run at 8 blocks/);
+  assert.doesNotMatch(c.text, /did not train/);
+  const positive = HAND.map((row) => row.map((w, j) => (j === 0 ? Math.abs(w) : w)));
+  assert.match(caption('dwa', dwaResult(positive)).text, /all positive \(0\.2 to 0\.3\): the late blocks add/);
+  const mixed = HAND.map((row, r) => row.map((w, j) => (j === 0 && r === 3 ? 0.2 : w)));
+  assert.match(caption('dwa', dwaResult(mixed)).text, /have both signs \(−0\.3 to 0\.2\)/);
+  c = caption('dwa', dwaResult(HAND, { sim: 1e-7, outcome: 'slow' }));
+  assert.match(c.text, /differ by up to 1\.0×10⁻⁷ over the 46 per-layer numbers/);
+  assert.match(c.text, /does not start exactly as Pre-LN here/);
+  assert.match(c.text, /The run did not train \(slow\)/);
+  assert.equal(c.verdict, 'partly');
+});
+
+// ---------------------------------------------------------------- the trained halves
+
+// A run as trainPresetRuns() returns it, by hand: its logged held-out losses (step 10, 20, ...), its
+// last step's block gradients, and for LayerScale its lesion's contributions and its gates.
+const handRun = (key, arch, losses, { config = {}, w = [1, 1], extra = {} } = {}) => ({
+  key,
+  arch,
+  label: key,
+  config: { depth: 56, width: 32, steps: 10 * losses.length, warmup: 0, seq: 4, vocab: 8, ...config },
+  task: { chance: 1, optimal: 0 },
+  logs: losses.map((l, i) => ({
+    step: 10 * (i + 1),
+    heldout_loss: l,
+    train_loss: l,
+    top_cosine: 0.5,
+    first_nonfinite: Number.isFinite(l) ? null : 10 * i + 2,
+    w_grad_norm: Float64Array.from(w),
+  })),
+  gates: null,
+  lesion: null,
+  ...extra,
+});
+const rezeroResult = (trained) => ({
+  params: { depth: 3 },
+  data: {
+    rezero: { grad_norm: [2, 2, 2, 2], rel_grad: [1, 1, 1, 1], stream_rms: [1, 1, 1, 1] },
+    pre_ln: { grad_norm: [4, 3, 2, 1], rel_grad: [4, 3, 2, 1], stream_rms: [1, 1.2, 1.4, 1.6] },
+    trained,
+  },
+});
+const rezeroRuns = (z, plain, residual) => ({
+  plain: handRun('plain', 'plain', plain),
+  residual: handRun('residual', 'residual', residual),
+  rezero: handRun('rezero', 'rezero', z),
+});
+
+test('ReZero trained: the lab\u2019s checks judge the rows (ReZero below halfway, plain within 10% of chance)', () => {
+  const byKey = (s) => Object.fromEntries(s.rows.map((x) => [x.key, x]));
+  let s = summarize('rezero', rezeroResult(rezeroRuns([0.8, 0.1], [1, 0.99], [NaN])));
+  assert.equal(s.verdict, 'holds');
+  assert.equal(byKey(s).trained_rezero.value, 0.1);
+  assert.equal(byKey(s).trained_plain.value, 0.99);
+  assert.equal(byKey(s).trained_residual.value, Infinity, 'a loss that is not finite');
+  assert.equal(byKey(s).trained_residual.measured, 'not finite (from step 2)');
+  assert.equal(s.facts.lab.holds, true);
+  let c = caption('rezero', rezeroResult(rezeroRuns([0.8, 0.1], [1, 0.99], [NaN])));
+  assert.match(c.text, /trains where the plain stack of the same depth does not, and the residual stack/);
+  assert.match(c.text, /ReZero ended at held-out loss 0\.1 \(chance 1\); the plain stack at 0\.99/);
+  // ReZero above halfway: its row fails, the verdict is partly and the caption says ReZero does not train
+  s = summarize('rezero', rezeroResult(rezeroRuns([0.8, 0.6], [1, 0.99], [NaN])));
+  assert.equal(byKey(s).trained_rezero.ok, false);
+  assert.equal(s.verdict, 'partly');
+  assert.match(
+    caption('rezero', rezeroResult(rezeroRuns([0.8, 0.6], [1, 0.99], [NaN]))).text,
+    /ReZero does not train here/,
+  );
+  // the plain stack at 0.8 of chance trains some: that check fails
+  s = summarize('rezero', rezeroResult(rezeroRuns([0.1], [0.8], [NaN])));
+  assert.equal(byKey(s).trained_plain.ok, false);
+  assert.equal(s.verdict, 'partly');
+  c = caption('rezero', rezeroResult(rezeroRuns([0.1], [0.8], [0.3])));
+  assert.match(
+    c.text,
+    /but so does the plain stack of the same depth here, while the residual stack without its gates trains too\./,
+  );
+  // without the trained half (the hand-made results above) only the init rows
+  assert.ok(!summarize('rezero', rezeroResult(undefined)).rows.some((x) => x.key.startsWith('trained_')));
+});
+
+const mixResult = (spreads) => ({
+  params: { depth: 4, seeds: 1 },
+  data: {
+    blocks: [1, 2, 3, 4],
+    early: 1,
+    norms: { post_ln: [1, 2, 4, 8], pre_ln: [3, 2, 1.5, 1], mix_ln: [1, 1.2, 1.1, 1] },
+    trained: {
+      post_ln_warmup: handRun('post_ln_warmup', 'post_ln', [0.5], {
+        w: [1, spreads[0]],
+        config: { depth: 2, warmup: 100 },
+      }),
+      pre_ln: handRun('pre_ln', 'pre_ln', [0.1], { w: [spreads[1], 1], config: { depth: 2 } }),
+      mix_ln: handRun('mix_ln', 'mix_ln', [0.1], { w: [1, spreads[2]], config: { depth: 2 } }),
+    },
+  },
+});
+
+test('Mix-LN trained: the same max/min at the last step, Mix-LN below both holds, above one or both does not', () => {
+  const byKey = (s) => Object.fromEntries(s.rows.map((x) => [x.key, x]));
+  let s = summarize('mixln', mixResult([2, 3, 1.5]));
+  assert.equal(s.verdict, 'holds');
+  assert.equal(byKey(s).trained_mix_ln_spread.value, 1.5);
+  assert.equal(byKey(s).trained_post_ln_warmup_spread.value, 2);
+  assert.equal(byKey(s).trained_mix_over_pre_ln.value, 0.5);
+  for (const k of ['post_ln_warmup', 'pre_ln', 'mix_ln']) assert.equal(byKey(s)[`trained_${k}_spread`].ok, null);
+  assert.match(caption('mixln', mixResult([2, 3, 1.5])).text, /Mix-LN’s are the most uniform after training too\./);
+  s = summarize('mixln', mixResult([2, 3, 2.5]));
+  assert.equal(s.verdict, 'partly');
+  assert.deepEqual([byKey(s).trained_mix_over_post_ln_warmup.ok, byKey(s).trained_mix_over_pre_ln.ok], [false, true]);
+  assert.match(caption('mixln', mixResult([2, 3, 2.5])).text, /more uniform than Pre-LN’s only\./);
+  s = summarize('mixln', mixResult([2, 3, 9]));
+  assert.equal(s.verdict, 'partly'); // the init rows still hold
+  const c = caption('mixln', mixResult([2, 3, 9]));
+  assert.match(c.text, /2\.00× for Post-LN \(warmup 100\), 3\.00× for Pre-LN and 9\.00× for Mix-LN: after training/);
+  assert.match(c.text, /the least uniform of the three/);
+  assert.equal(summarize('mixln', mixResult([2, 3, 3])).rows.at(-1).ok, false, 'a tie is not more uniform');
+});
+
+const lsResult = (init, end, gates) => ({
+  params: { depth: 3 },
+  data: {
+    epsilon: 0.1,
+    layerscale: { update_ratio: [0.1, 0.12, 0.09], attn_update_ratio: [0.05, 0, 0], mlp_update_ratio: [0, 0, 0] },
+    pre_ln: { update_ratio: [1, 0.7, 0.5], attn_update_ratio: [0.5, 0, 0], mlp_update_ratio: [0, 0, 0] },
+    trained: {
+      layerscale: handRun('layerscale', 'layerscale', [0.5, 0.2], {
+        config: { depth: init.length, width: 16 },
+        extra: {
+          gates: {
+            width: 16,
+            units: gates.length,
+            init: Float64Array.from(gates, () => 0.1),
+            magnitude: Float64Array.from(gates),
+          },
+          lesion: { contribution_init: Float64Array.from(init), contribution: Float64Array.from(end) },
+        },
+      }),
+    },
+  },
+});
+
+test('LayerScale trained: the run\u2019s update ratios at init within 2x of eps are judged; at the end and the gates shown', () => {
+  const byKey = (s) => Object.fromEntries(s.rows.map((x) => [x.key, x]));
+  let s = summarize('layerscale', lsResult([0.1, 0.15], [0.3, 0.4], [0.12, 0.15, 0.2, 0.14]));
+  assert.equal(s.verdict, 'holds');
+  assert.ok(Math.abs(byKey(s).trained_init_about_eps.value - 1.5) < 1e-12);
+  assert.ok(Math.abs(byKey(s).trained_end_over_eps.value - 3.5) < 1e-12, 'the median of 3 and 4');
+  assert.ok(Math.abs(byKey(s).trained_gate_over_eps.value - 1.45) < 1e-12, 'the median of 1.2, 1.4, 1.5, 2');
+  assert.equal(byKey(s).trained_end_over_eps.ok, null);
+  assert.equal(byKey(s).trained_gate_over_eps.ok, null);
+  let c = caption('layerscale', lsResult([0.1, 0.15], [0.3, 0.4], [0.12, 0.15, 0.2, 0.14]));
+  assert.match(
+    c.text,
+    /start at 1\.00–1\.50 × ε and end at 3\.00–4\.00 × ε \(median 3\.50×\): the blocks come to add more/,
+  );
+  assert.match(c.text, /the gates move less: each unit's mean \|λ\| ends at a median 1\.45× ε \(1\.20–2\.00\)/);
+  s = summarize('layerscale', lsResult([0.1, 0.25], [0.1, 0.1], [0.1, 0.1]));
+  assert.equal(byKey(s).trained_init_about_eps.ok, false);
+  assert.equal(s.verdict, 'partly');
+  c = caption('layerscale', lsResult([0.1, 0.1], [0.05, 0.06], [0.1, 0.1]));
+  assert.match(
+    c.text,
+    /add less of the stream than at initialization; each unit's mean \|λ\| ends at a median 1\.00× ε/,
+  );
+});
+
+// The trained halves train the lab's runs: the same configs (presets.js, over the engine's defaults)
+// and so the same numbers, to the bit, as a trainer of that config made here.
+test('trainPresetRuns: the lab\u2019s runs of a preset with their overrides, numbers equal to a trainer\u2019s', () => {
+  const runs = trainPresetRuns(rn, 'late', ['post_ln_warmup', 'layerscale']);
+  assert.deepEqual(Object.keys(runs), ['post_ln_warmup', 'layerscale']);
+  assert.deepEqual(MIXLN_TRAINED, ['post_ln_warmup', 'pre_ln', 'mix_ln']);
+  assert.deepEqual(LAYERSCALE_TRAINED, ['layerscale']);
+  assert.equal(runs.post_ln_warmup.config.warmup, 100);
+  assert.equal(runs.layerscale.config.warmup, 0);
+  for (const [key, run] of Object.entries(runs)) {
+    const spec = PRESET_BY_ID.late.runs.find((r) => r.key === key);
+    const tr = rn.trainer({ ...PRESET_BY_ID.late.config, ...(spec.overrides ?? {}), arch: spec.arch });
+    const logs = tr.step(300);
+    assert.deepEqual(run.config, tr.config);
+    assert.deepEqual(run.logs, logs, key);
+    assert.deepEqual(run.gates, tr.gates());
+    assert.deepEqual(run.lesion, tr.lesion(), 'the lab lesions the Late layers runs');
+    tr.delete();
+  }
+  assert.equal(runs.post_ln_warmup.gates, null);
+  assert.equal(trainPresetRuns(rn, 'rezero', ['rezero']).rezero.lesion, null, 'the ReZero preset has no lesion');
 });

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { loadWasm } from '../helpers.js';
 import { ARCHS } from '../../../web/src/shared/archs.js';
 import ENGINE_FIELDS from '../../../web/src/shared/engine-fields.js';
-import { CONFIG_FIELDS, CONFIG_KEYS, ENGINE_ARCHS } from '../../../web/src/shared/fields.js';
+import { CONFIG_FIELDS, CONFIG_KEYS, ENGINE_ARCHS, fieldApplies, realText } from '../../../web/src/shared/fields.js';
 import {
   FIELDS_TABLE,
   configToHash,
@@ -20,6 +20,7 @@ import {
   parseHash,
 } from '../../../web/src/shared/state.js';
 import { arraysOf, toCsv, toJson } from '../../../web/src/explorer/export/data.js';
+import { configLine } from '../../../web/src/explorer/export/menu.js';
 
 let rn;
 before(async () => {
@@ -162,4 +163,48 @@ test('the exports carry every array simulate() returns, for MLP and transformer 
       for (const k of attention) assert.equal(csvHead.includes(`${arch}.${k}`), block === 'transformer', k);
     }
   }
+});
+
+test('Mix-LN\u2019s share: a model field of mix_ln, through links, attributes, the engine and the exports', () => {
+  const c = CONFIG_FIELDS.mix_fraction;
+  assert.equal(c.label, 'Mix-LN Post-LN share');
+  assert.equal(c.section, 'model');
+  assert.deepEqual(c.archs, ['mix_ln']);
+  assert.deepEqual([c.kind, c.min, c.max, c.default], ['real', 0, 1, 0.25]);
+  assert.ok(fieldApplies(c, { arch: ['mix_ln'] }));
+  assert.ok(!fieldApplies(c, defaultConfig()));
+  const config = { ...defaultConfig(), arch: ['pre_ln', 'mix_ln'], mix_fraction: 0.5 };
+  const hash = configToHash(config);
+  assert.equal(hash, '#arch=pre_ln,mix_ln&mix_fraction=0.5');
+  assert.deepEqual(parseHash(hash).config, config);
+  const attrs = parseEntries(
+    [
+      ['arch', 'mix_ln'],
+      ['mix-fraction', '1'],
+      ['lock', 'mix_fraction'],
+      ['controls', 'arch,mix_fraction'],
+    ],
+    { groups: ['config', 'view'], alias: (k) => k.replaceAll('-', '_') },
+  );
+  assert.deepEqual(attrs.notices, []);
+  assert.equal(attrs.config.mix_fraction, 1);
+  assert.deepEqual(attrs.view.lock, ['mix_fraction']);
+  assert.deepEqual(attrs.view.controls, ['arch', 'mix_fraction']);
+  // the engine takes the ends of the range and refuses what is past them, naming the field
+  for (const v of [0, 1]) assert.equal(accepted({ arch: ['mix_ln'], mix_fraction: v }), null, `${v}`);
+  for (const v of [-0.01, 1.01, NaN]) assert.equal(accepted({ arch: ['mix_ln'], mix_fraction: v }), 'mix_fraction');
+  // the exports: the config lists it (CSV, JSON); the images' caption names it where mix_ln is drawn
+  const out = rn.simulate({ ...small, arch: ['pre_ln', 'mix_ln'], mix_fraction: 0.5 });
+  assert.ok(toCsv(out).split('\n').includes('# mix_fraction,0.5'));
+  assert.equal(JSON.parse(toJson(out)).config.mix_fraction, 0.5);
+  assert.match(configLine(out.config), / \u00b7 Mix-LN Post-LN share 0\.5$/);
+  assert.doesNotMatch(configLine(rn.simulate({ ...small, arch: ['pre_ln'] }).config), /Mix-LN/);
+});
+
+test('a real field reads with its digits, or in full where they would round the value', () => {
+  assert.equal(realText({ digits: 2 }, 1), '1.00');
+  assert.equal(realText({}, 0.25), '0.25');
+  assert.equal(realText({}, 0.125), '0.125');
+  assert.equal(realText({ digits: 1 }, 0.05), '0.05');
+  assert.equal(Number(realText({}, 1 / 3)), 1 / 3);
 });

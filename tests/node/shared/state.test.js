@@ -34,6 +34,7 @@ const SAMPLES = {
   block: ['transformer'],
   heads: [1, 2, 8],
   causal: [false],
+  mix_fraction: [0, 0.5, 0.125, 1],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -148,6 +149,12 @@ const HOSTILE = [
   ['#caption=maybe', 'caption', /not true or false/],
   ['#items=<b>x</b>', 'items', /no usable entry/],
   ['#mode=javascript:alert(1)', 'mode', /not one of the choices/],
+  ['#mix_fraction=NaN', 'mix_fraction', /^not a number; the default is used$/],
+  ['#mix_fraction=-1', 'mix_fraction', /^out of range \(allowed 0\.\.1\); the default is used$/],
+  ['#mix_fraction=2', 'mix_fraction', /^out of range \(allowed 0\.\.1\)/],
+  ['#mix_fraction=1.5e0', 'mix_fraction', /out of range \(allowed 0\.\.1\)/],
+  ['#mix_fraction=half', 'mix_fraction', /not a number/],
+  ['#mix_fraction=', 'mix_fraction', /empty/],
 ];
 
 test('hostile values: the default stays, a notice names the field, nothing throws', () => {

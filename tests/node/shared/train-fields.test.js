@@ -18,6 +18,7 @@ import {
   trainToHash,
 } from '../../../web/src/shared/train-fields.js';
 import { noticeText } from '../../../web/src/shared/state.js';
+import { fieldApplies } from '../../../web/src/shared/fields.js';
 
 let rn;
 before(async () => {
@@ -79,6 +80,7 @@ const SAMPLE = {
   activation: 'tanh',
   init: 'orthogonal',
   gain: 0.75,
+  mix_fraction: 0.5,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',
@@ -130,6 +132,10 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['seed', '4294967296'],
     ['arch', 'javascript:alert(1)'],
     ['optimizer', 'x'.repeat(500)],
+    ['mix_fraction', 'NaN'],
+    ['mix_fraction', '-1'],
+    ['mix_fraction', '2'],
+    ['mix_fraction', 'quarter'],
   ];
   for (const [key, raw] of cases) {
     const r = trainFromHash(`#${key}=${encodeURIComponent(raw)}`);
@@ -148,6 +154,31 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['unknown setting', 'unknown setting', 'given more than once; the first one is used'],
   );
   assert.equal({}.polluted, undefined);
+  for (const raw of ['-1', '2', '1.0001'])
+    assert.match(
+      trainFromHash(`#mix_fraction=${raw}`).notices[0].reason,
+      /^out of range \(allowed 0\.\.1\); the default is used$/,
+    );
+  for (const raw of ['NaN', 'quarter', 'Infinity'])
+    assert.match(trainFromHash(`#mix_fraction=${raw}`).notices[0].reason, /^not a number; the default is used$/);
   // simulate's fields that training does not have are unknown here, and the other way round
   assert.equal(trainFromHash('#tokens=8').notices[0].reason, 'unknown setting');
+});
+
+test('Mix-LN\u2019s share: a lab field of the model section, for mix_ln only, 0 and 1 allowed', () => {
+  const c = TRAIN_TABLE.mix_fraction;
+  assert.equal(c.label, 'Mix-LN Post-LN share');
+  assert.equal(c.section, 'model');
+  assert.ok(!c.more, 'beside the architectures\u2019 other model settings, not behind More settings');
+  assert.deepEqual(c.archs, ['mix_ln']);
+  assert.equal(c.default, 0.25);
+  assert.ok(fieldApplies(c, { arch: ['pre_ln', 'mix_ln'] }));
+  assert.ok(!fieldApplies(c, { arch: ['post_ln', 'pre_ln'] }));
+  assert.ok(fieldApplies(TRAIN_TABLE.depth, { arch: ['post_ln'] }), 'a field of every preset applies to all');
+  for (const v of [0, 1, 0.125]) {
+    const back = trainFromHash(`#arch=mix_ln&mix_fraction=${v}`);
+    assert.deepEqual(back.notices, []);
+    assert.equal(back.config.mix_fraction, v);
+  }
+  assert.equal(trainToHash({ ...defaultTrainConfig(), mix_fraction: 0.5 }), '#mix_fraction=0.5');
 });

@@ -5,11 +5,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { VIRIDIS, cellKind, logExtent, scaleAt, viridis } from '../../../web/src/train/colormap.js';
+import { VIRIDIS, cellKind, logExtent, scaleAt, viridis } from '../../../web/src/shared/colormap.js';
 import { HEAT_METRICS, heatColumns, lineSeries, logValues } from '../../../web/src/train/series.js';
-import { cellText, stepTicks } from '../../../web/src/train/heatmap.js';
+import { stepTicks } from '../../../web/src/train/heatmap.js';
+import { cellText } from '../../../web/src/shared/heat-cells.js';
 import { stepValue } from '../../../web/src/train/readout.js';
 import { durationText } from '../../../web/src/train/progress.js';
+import { MAX_ROWS, rowIndices, rowStride } from '../../../web/src/train/numbers.js';
 
 test('viridis runs from dark purple to light yellow, its lightness rising all the way', () => {
   // matplotlib's ends: #440154 and #fde725
@@ -69,9 +71,11 @@ test('the line series share one step axis; a run that stopped early is null past
   assert.deepEqual(d.series.post_ln.heldout_loss, [1, NaN, null]);
   assert.deepEqual(d.series.pre_ln.train_loss, [0.5, 0.25, 1 / 6]);
   assert.deepEqual(logValues(d.series.post_ln.heldout_loss), [0, null, null]);
+  assert.deepEqual(d.logged, { post_ln: 2, pre_ln: 3 });
   assert.deepEqual(lineSeries([{ arch: 'plain', logs: [] }]), {
     x: [],
     lr: [],
+    logged: { plain: 0 },
     series: {
       plain: Object.fromEntries(
         ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'].map((k) => [k, []]),
@@ -126,4 +130,24 @@ test('the time left in words', () => {
   assert.equal(durationText(185), '3 min 05 s');
   assert.equal(durationText(7800), '2 h 10 min');
   assert.equal(durationText(Infinity), 'unknown');
+});
+
+test('the numbers table: every logged step while they fit, then one in k (1, 2, 5, 10, ...) and always the latest', () => {
+  assert.equal(rowStride(0), 1);
+  assert.equal(rowStride(MAX_ROWS), 1);
+  assert.equal(rowStride(MAX_ROWS + 1), 2);
+  assert.equal(rowStride(2 * MAX_ROWS + 1), 5);
+  assert.equal(rowStride(50 * MAX_ROWS), 50);
+  assert.equal(rowStride(50 * MAX_ROWS + 1), 100);
+  assert.deepEqual(rowIndices(0), []);
+  assert.deepEqual(rowIndices(3), [0, 1, 2]);
+  for (const n of [1, 99, 100, 101, 240, 999, 5000, 123457]) {
+    const idx = rowIndices(n);
+    const k = rowStride(n);
+    assert.ok(idx.length <= MAX_ROWS + 1, `${n}: ${idx.length} rows`);
+    assert.equal(idx[0], 0);
+    assert.equal(idx.at(-1), n - 1, `${n}: the latest is the last row`);
+    for (let p = 1; p < idx.length - 1; p++) assert.equal(idx[p] - idx[p - 1], k, `${n}: row ${p}`);
+    if (idx.length > 1) assert.ok(idx.at(-1) - idx.at(-2) <= k, `${n}: the latest within k of the row before`);
+  }
 });

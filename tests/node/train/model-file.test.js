@@ -14,6 +14,7 @@ import {
   MODEL_HEAD,
   MODEL_MAGIC,
   ModelFileError,
+  SINCE_VERSION_1,
   decodeModel,
   encodeModel,
   fnv1a32,
@@ -140,6 +141,40 @@ function withHeader(bytes, edit) {
   out.set(bytes.subarray(MODEL_HEAD + H), MODEL_HEAD + head.length);
   return out;
 }
+
+test('Mix-LN\u2019s share round-trips; a file from before it was a setting loads with the default 0.25', () => {
+  const config = { ...CONFIG, arch: ['mix_ln'], depth: 4, mix_fraction: 0.5 };
+  const { runs, bytes } = trained(4, config);
+  const m = decodeModel(bytes);
+  assert.equal(m.config.mix_fraction, 0.5);
+  const loaded = rn.trainer({ ...m.config, arch: 'mix_ln' });
+  loaded.load(m.runs[0].state);
+  assert.equal(loaded.config.mix_fraction, 0.5, 'the state holds it too');
+  assert.deepEqual([...m.runs[0].state], [...runs[0].state]);
+  loaded.delete();
+  // The header of an older lab: every setting but mix_fraction.
+  const old = withHeader(bytes, (h) => void delete h.config.mix_fraction);
+  assert.doesNotMatch(new TextDecoder().decode(old.subarray(0, 4096)), /mix_fraction/);
+  const back = decodeModel(old);
+  assert.equal(back.config.mix_fraction, 0.25);
+  assert.deepEqual(back.config, { ...config, mix_fraction: 0.25 });
+  assert.ok(SINCE_VERSION_1.includes('mix_fraction'));
+  // Only the settings added since: another missing one is still refused.
+  assert.throws(
+    () => decodeModel(withHeader(bytes, (h) => void delete h.config.depth)),
+    (e) => e instanceof ModelFileError && e.field === 'config.depth' && /depth is missing/.test(e.message),
+  );
+  // Present, it is read as every setting is: out of range, not a number, or of another type is refused.
+  for (const v of [2, -1, 'NaN', '0.5', null, [0.5]])
+    assert.throws(
+      () => decodeModel(withHeader(bytes, (h) => void (h.config.mix_fraction = v))),
+      (e) =>
+        e instanceof ModelFileError &&
+        e.field === 'config.mix_fraction' &&
+        /mix_fraction is not usable/.test(e.message),
+      JSON.stringify(v),
+    );
+});
 
 test('every kind of damage is refused by name', () => {
   const { bytes } = trained(4);

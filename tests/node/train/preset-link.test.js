@@ -8,7 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { defaultTrainConfig, trainFromHash, trainToHash } from '../../../web/src/shared/train-fields.js';
-import { PRESETS, presetConfig } from '../../../web/src/train/presets.js';
+import { PRESETS, presetConfig } from '../../../web/src/shared/train-presets.js';
 
 test('#preset=<id> is the preset with its settings, and writes back as itself', () => {
   for (const p of PRESETS) {

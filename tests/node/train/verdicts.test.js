@@ -1,4 +1,4 @@
-// The lab's paper verdicts (web/src/train/verdicts.js) on hand-made logs: each
+// The lab's paper verdicts (web/src/shared/train-verdicts.js) on hand-made logs: each
 // preset holds on runs that show its claim and does not hold on runs that do
 // not; a run that diverged (a non-finite loss, the CLI's null) counts as
 // failed, never as trained, and never crashes a caption; the CLI's JSON lines
@@ -16,8 +16,8 @@ import {
   median,
   summarize,
   verdict,
-} from '../../../web/src/train/verdicts.js';
-import { PRESETS, PRESET_BY_ID, presetConfig, runConfigs } from '../../../web/src/train/presets.js';
+} from '../../../web/src/shared/train-verdicts.js';
+import { PRESETS, PRESET_BY_ID, presetConfig, runConfigs } from '../../../web/src/shared/train-presets.js';
 import { runSpecs } from '../../../web/src/train/session.js';
 
 const REVERSE = { chance: Math.log(8), optimal: 0 };

@@ -56,80 +56,104 @@ function relative(native, wasm, where) {
   return Math.abs(wasm - native) / Math.abs(native);
 }
 
+// Every preset of `archs` trained for settings.steps in wasm and natively: each
+// logged number, the summary, the lesion, gates and averaging weights to TOL;
+// one line per arch of the worst differences.
+function compareTraining(settings, archs) {
+  const native = cliTrain({ ...settings, arch: archs });
+  const lines = [];
+  for (const arch of archs) {
+    const tr = rn.trainer({ ...settings, arch });
+    const logs = tr.step(settings.steps);
+    const want = native.logs[arch];
+    assert.equal(logs.length, settings.steps, `${arch}: one log per step`);
+    assert.equal(want.length, settings.steps);
+    const worst = { train_loss: 0, heldout_loss: 0, grad_norm_global: 0, grad_norm: 0, all: 0 };
+    logs.forEach((g, i) => {
+      const n = want[i];
+      assert.equal(g.step, n.step);
+      assert.equal(g.first_nonfinite, n.first_nonfinite, `${arch} step ${n.step} first_nonfinite`);
+      const seen = (key, r) => {
+        if (key in worst) worst[key] = Math.max(worst[key], r);
+        worst.all = Math.max(worst.all, r);
+        assert.ok(r <= TOL, `${arch} step ${n.step} ${key}: native ${JSON.stringify(n[key])}, wasm (rel ${r})`);
+      };
+      // Every field of the CLI's line, and no other.
+      const keys = Object.keys(n).filter((k) => k !== 'arch');
+      assert.deepEqual(Object.keys(g).sort(), keys.sort());
+      for (const [key, v] of keys.map((k) => [k, n[k]])) {
+        if (key === 'step' || key === 'first_nonfinite') continue;
+        if (!Array.isArray(v)) {
+          seen(key, relative(v, g[key], `${arch} step ${n.step} ${key}`));
+          continue;
+        }
+        assert.equal(g[key].length, v.length, `${arch} ${key} length`);
+        v.forEach((x, j) => seen(key, relative(x, g[key][j], `${arch} step ${n.step} ${key}[${j}]`)));
+      }
+    });
+    assert.ok(relative(native.summary.chance_loss, tr.task.chance, 'chance') <= 1e-8, 'chance loss');
+    assert.ok(relative(native.summary.optimal_loss, tr.task.optimal, 'optimal') <= 1e-8, 'optimal loss');
+    const summary = native.summary.summary[arch];
+    assert.equal(tr.outcome(), summary.outcome, `${arch} outcome`);
+    assert.equal(tr.stepsDone, summary.steps);
+    const lesion = tr.lesion();
+    assert.deepEqual(Object.keys(lesion), Object.keys(summary.lesion));
+    worst.all = Math.max(worst.all, relative(summary.lesion.base, lesion.base, `${arch} lesion base`));
+    for (const key of Object.keys(lesion).filter((k) => k !== 'base'))
+      summary.lesion[key].forEach((v, j) => {
+        const r = relative(v, lesion[key][j], `${arch} lesion ${key}[${j}]`);
+        worst.all = Math.max(worst.all, r);
+        assert.ok(r <= TOL, `${arch} lesion.${key}[${j}]: native ${v}, wasm ${lesion[key][j]}`);
+      });
+    // The learned gates and DenseFormer's weights (null in the CLI's JSON where the JS API has null).
+    const gates = tr.gates();
+    const dwa = tr.dwaWeights();
+    const learned = [
+      ['gates.init', summary.gates?.init, gates?.init],
+      ['gates.magnitude', summary.gates?.magnitude, gates?.magnitude],
+      ['gates.values', summary.gates?.values, gates?.values.flatMap((row) => Array.from(row))],
+      ['dwa', summary.dwa?.flat(), dwa?.flatMap((row) => Array.from(row))],
+    ];
+    assert.equal(gates?.width ?? null, summary.gates?.width ?? null, `${arch} gates width`);
+    for (const [key, want, got] of learned) {
+      assert.equal(got === undefined, want === undefined, `${arch} ${key}: present in both or neither`);
+      if (want === undefined) continue;
+      assert.equal(got.length, want.length, `${arch} ${key} length`);
+      want.forEach((v, j) => {
+        const r = relative(v, got[j], `${arch} ${key}[${j}]`);
+        worst.all = Math.max(worst.all, r);
+        assert.ok(r <= TOL, `${arch} ${key}[${j}]: native ${v}, wasm ${got[j]}`);
+      });
+    }
+    tr.delete();
+    const e = (v) => v.toExponential(1);
+    lines.push(
+      `  ${arch.padEnd(9)} train_loss ${e(worst.train_loss)}  heldout_loss ${e(worst.heldout_loss)}  ` +
+        `grad_norm_global ${e(worst.grad_norm_global)}  grad_norm ${e(worst.grad_norm)}  any number ${e(worst.all)}`,
+    );
+  }
+  return lines;
+}
+
 for (const [name, settings] of Object.entries(SETTINGS)) {
   test(`every preset trains in wasm as natively, to ${TOL} relative: ${name}`, () => {
-    const native = cliTrain({ ...settings, arch: ARCHS });
-    const lines = [];
-    for (const arch of ARCHS) {
-      const tr = rn.trainer({ ...settings, arch });
-      const logs = tr.step(settings.steps);
-      const want = native.logs[arch];
-      assert.equal(logs.length, settings.steps, `${arch}: one log per step`);
-      assert.equal(want.length, settings.steps);
-      const worst = { train_loss: 0, heldout_loss: 0, grad_norm_global: 0, grad_norm: 0, all: 0 };
-      logs.forEach((g, i) => {
-        const n = want[i];
-        assert.equal(g.step, n.step);
-        assert.equal(g.first_nonfinite, n.first_nonfinite, `${arch} step ${n.step} first_nonfinite`);
-        const seen = (key, r) => {
-          if (key in worst) worst[key] = Math.max(worst[key], r);
-          worst.all = Math.max(worst.all, r);
-          assert.ok(r <= TOL, `${arch} step ${n.step} ${key}: native ${JSON.stringify(n[key])}, wasm (rel ${r})`);
-        };
-        // Every field of the CLI's line, and no other.
-        const keys = Object.keys(n).filter((k) => k !== 'arch');
-        assert.deepEqual(Object.keys(g).sort(), keys.sort());
-        for (const [key, v] of keys.map((k) => [k, n[k]])) {
-          if (key === 'step' || key === 'first_nonfinite') continue;
-          if (!Array.isArray(v)) {
-            seen(key, relative(v, g[key], `${arch} step ${n.step} ${key}`));
-            continue;
-          }
-          assert.equal(g[key].length, v.length, `${arch} ${key} length`);
-          v.forEach((x, j) => seen(key, relative(x, g[key][j], `${arch} step ${n.step} ${key}[${j}]`)));
-        }
-      });
-      assert.ok(relative(native.summary.chance_loss, tr.task.chance, 'chance') <= 1e-8, 'chance loss');
-      assert.ok(relative(native.summary.optimal_loss, tr.task.optimal, 'optimal') <= 1e-8, 'optimal loss');
-      const summary = native.summary.summary[arch];
-      assert.equal(tr.outcome(), summary.outcome, `${arch} outcome`);
-      assert.equal(tr.stepsDone, summary.steps);
-      const lesion = tr.lesion();
-      assert.deepEqual(Object.keys(lesion), Object.keys(summary.lesion));
-      worst.all = Math.max(worst.all, relative(summary.lesion.base, lesion.base, `${arch} lesion base`));
-      for (const key of Object.keys(lesion).filter((k) => k !== 'base'))
-        summary.lesion[key].forEach((v, j) => {
-          const r = relative(v, lesion[key][j], `${arch} lesion ${key}[${j}]`);
-          worst.all = Math.max(worst.all, r);
-          assert.ok(r <= TOL, `${arch} lesion.${key}[${j}]: native ${v}, wasm ${lesion[key][j]}`);
-        });
-      // The learned gates and DenseFormer's weights (null in the CLI's JSON where the JS API has null).
-      const gates = tr.gates();
-      const dwa = tr.dwaWeights();
-      const learned = [
-        ['gates.init', summary.gates?.init, gates?.init],
-        ['gates.magnitude', summary.gates?.magnitude, gates?.magnitude],
-        ['gates.values', summary.gates?.values, gates?.values.flatMap((row) => Array.from(row))],
-        ['dwa', summary.dwa?.flat(), dwa?.flatMap((row) => Array.from(row))],
-      ];
-      assert.equal(gates?.width ?? null, summary.gates?.width ?? null, `${arch} gates width`);
-      for (const [key, want, got] of learned) {
-        assert.equal(got === undefined, want === undefined, `${arch} ${key}: present in both or neither`);
-        if (want === undefined) continue;
-        assert.equal(got.length, want.length, `${arch} ${key} length`);
-        want.forEach((v, j) => {
-          const r = relative(v, got[j], `${arch} ${key}[${j}]`);
-          worst.all = Math.max(worst.all, r);
-          assert.ok(r <= TOL, `${arch} ${key}[${j}]: native ${v}, wasm ${got[j]}`);
-        });
-      }
-      tr.delete();
-      const e = (v) => v.toExponential(1);
-      lines.push(
-        `  ${arch.padEnd(9)} train_loss ${e(worst.train_loss)}  heldout_loss ${e(worst.heldout_loss)}  ` +
-          `grad_norm_global ${e(worst.grad_norm_global)}  grad_norm ${e(worst.grad_norm)}  any number ${e(worst.all)}`,
-      );
-    }
+    const lines = compareTraining(settings, ARCHS);
     console.log(`${name}: max relative difference wasm vs native over ${settings.steps} steps\n${lines.join('\n')}`);
   });
 }
+
+test(`mix_ln at mix_fraction 0.5 trains in wasm as natively, to ${TOL} relative, and unlike at the default`, () => {
+  const settings = { ...SETTINGS['transformer blocks, reverse, gelu'], mix_fraction: 0.5 };
+  const lines = compareTraining(settings, ['mix_ln']);
+  console.log(`mix_fraction 0.5: max relative difference wasm vs native\n${lines.join('\n')}`);
+  const loss = (config) => {
+    const tr = rn.trainer({ ...config, arch: 'mix_ln' });
+    assert.equal(tr.config.mix_fraction, config.mix_fraction ?? 0.25);
+    const last = tr.step(config.steps).at(-1).train_loss;
+    tr.delete();
+    return last;
+  };
+  const dflt = { ...settings };
+  delete dflt.mix_fraction;
+  assert.notEqual(loss(settings), loss(dflt), 'the fraction reaches the trainer');
+});

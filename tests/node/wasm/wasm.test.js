@@ -93,6 +93,23 @@ const CONFIGS = {
     tokens: 8,
     heads: 4,
   },
+  'Mix-LN at mix_fraction 0.5 (half the blocks Post-LN): MLP blocks, gelu': {
+    arch: ['post_ln', 'pre_ln', 'mix_ln'],
+    depth: 24,
+    activation: 'gelu',
+    mix_fraction: 0.5,
+    seed: 2,
+  },
+  'Mix-LN at mix_fraction 0.5: transformer blocks': {
+    arch: ['mix_ln', 'pre_ln'],
+    block: 'transformer',
+    depth: 12,
+    tokens: 8,
+    heads: 4,
+    mix_fraction: 0.5,
+  },
+  'Mix-LN at mix_fraction 1 (every block Post-LN)': { arch: ['mix_ln'], depth: 16, mix_fraction: 1 },
+  'Mix-LN at mix_fraction 0 (every block Pre-LN)': { arch: ['mix_ln'], depth: 16, mix_fraction: 0 },
   'transformer blocks, 2 heads, no mask, gelu': {
     arch: ['pre_rms', 'sandwich', 'post_rms'],
     block: 'transformer',
@@ -128,6 +145,10 @@ test('a bad config throws a RangeError naming field, value and range; the module
     [{ activation: 'softmax' }, 'activation', 'allowed relu|gelu|tanh|linear'],
     [{ depth: 1024, width: 512, expansion: 4 }, 'depth', 'allowed 1..32'],
     [{ colour: 'red' }, 'colour', 'unknown field'],
+    [{ mix_fraction: 2 }, 'mix_fraction', 'mix_fraction: 2 is out of range (allowed 0..1)'],
+    [{ mix_fraction: -1 }, 'mix_fraction', 'mix_fraction: -1 is out of range (allowed 0..1)'],
+    [{ mix_fraction: NaN }, 'mix_fraction', 'mix_fraction: nan is not a finite number (allowed 0..1)'],
+    [{ mix_fraction: 'half' }, 'mix_fraction', 'is not a finite number written in decimal (allowed 0..1)'],
   ];
   for (const [config, field, text] of cases) {
     assert.throws(
@@ -141,6 +162,25 @@ test('a bad config throws a RangeError naming field, value and range; the module
     );
     assert.equal(rn.simulate({ depth: 4 }).results.pre_ln.grad_norm.length, 5);
   }
+});
+
+test('mix_fraction reaches the engine: mix_ln is pre_ln at 0, post_ln at 1, and between them at 0.5', () => {
+  const run = (mix_fraction) => rn.simulate({ arch: ['post_ln', 'pre_ln', 'mix_ln'], depth: 16, mix_fraction });
+  const same = (a, b) => ['grad_norm', 'stream_rms', 'update_ratio'].every((k) => a[k].every((v, i) => v === b[k][i]));
+  const none = run(0);
+  assert.ok(same(none.results.mix_ln, none.results.pre_ln));
+  assert.ok(!same(none.results.mix_ln, none.results.post_ln));
+  const all = run(1);
+  assert.ok(same(all.results.mix_ln, all.results.post_ln));
+  const half = run(0.5);
+  assert.equal(half.config.mix_fraction, 0.5);
+  assert.equal(rn.defaults.mix_fraction, 0.25);
+  assert.equal(rn.simulate({ arch: ['mix_ln'], depth: 4 }).config.mix_fraction, 0.25, 'unset: the default');
+  // blocks 1..8 of 16 are Post-LN: the stream up to h_8 is post_ln's, not above it
+  const { mix_ln: m, post_ln: p } = half.results;
+  for (let l = 0; l <= 8; l++) assert.equal(m.stream_rms[l], p.stream_rms[l], `h_${l}`);
+  for (let l = 9; l <= 16; l++) assert.notEqual(m.stream_rms[l], p.stream_rms[l], `h_${l}`);
+  assert.ok(!same(half.results.mix_ln, half.results.pre_ln));
 });
 
 test('results are plain copies: a later call does not change earlier arrays', () => {

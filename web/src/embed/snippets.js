@@ -3,6 +3,7 @@
 // that may run the site's script), for the explorer, the quiz and the
 // training lab. Pure functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
+import { fieldApplies } from '../shared/fields.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 import { TRAIN_EMBED_TABLE, trainEmbedHash } from './train-view.js';
 
@@ -219,7 +220,10 @@ export function estimateTrainHeight(view, config) {
   const p = LAB_PARTS_420;
   const shown = view.controls;
   const sections = new Set(shown.map((k) => TRAIN_EMBED_TABLE[k].section ?? 'more'));
-  const others = shown.filter((k) => k !== 'arch' && !TRAIN_EMBED_TABLE[k].more);
+  // a field of presets the config does not run (Mix-LN's share) is hidden, and takes no room
+  const others = shown.filter(
+    (k) => k !== 'arch' && !TRAIN_EMBED_TABLE[k].more && fieldApplies(TRAIN_EMBED_TABLE[k], config),
+  );
   const settings = shown.length
     ? p.section * sections.size + p.row * Math.ceil(others.length / 2) + (shown.includes('arch') ? p.archPicker : 0)
     : 0;

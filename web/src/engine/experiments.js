@@ -3,7 +3,10 @@
 // data; timeRecompute(rn) times the explorer's transformer scene. No DOM and no
 // view code: the engine worker runs them, the Node tests call them directly,
 // and web/src/papers/ turns their data into charts, tables and captions.
-// tests/core/test_papers.cpp checks the same settings in C++.
+// tests/core/test_papers.cpp checks the same settings in C++; DenseFormer's
+// panel trains, through the engine's trainer, the training lab's run of it.
+import { REVERSE_TASK } from '../shared/train-tasks.js';
+import { PRESET_BY_ID, runConfigs } from '../shared/train-presets.js';
 
 const DEPTHS = [6, 12, 24, 48, 96];
 
@@ -19,7 +22,85 @@ export const DEFAULTS = {
   lns: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
   mixln: { depth: 24, seeds: 4, seed0: 0, width: 64, tokens: 16, heads: 4, causal: true },
   layerscale: { depth: 12, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
+  dwa: { depth: 8, seed: 0 },
 };
+
+/**
+ * What DenseFormer's panel trains: the training lab's Late layers preset (shared/train-presets.js), reverse 4
+ * of 8 symbols with transformer blocks d = 16, Adam at 2e-3 for 300 steps, at the panel's depth and seed.
+ */
+export const DWA_TRAIN = { ...REVERSE_TASK, lr: 2e-3, warmup: 0, steps: 300, log_every: 10 };
+
+/**
+ * The stack a trainer of the sequence task `c` (a train config: reverse, copy or sort) builds, as a
+ * simulate config without its arch (train_config.cpp's stack_config): T = 2n tokens, a causal mask,
+ * and the final LayerNorm DenseFormer and Pre-LN both train with.
+ */
+export const dwaStack = (c) => ({
+  block: c.block,
+  depth: c.depth,
+  width: c.width,
+  tokens: 2 * c.seq,
+  expansion: c.expansion,
+  heads: c.heads,
+  gain: c.gain,
+  activation: c.activation,
+  init: c.init,
+  causal: true,
+  final_norm: 'layernorm',
+  seed: c.seed,
+});
+
+/**
+ * Trains the runs of the training lab's preset `id` (shared/train-presets.js) whose keys are in `keys`, each
+ * with the config the lab gives it (the preset's settings over the engine's defaults, the run's
+ * overrides) for all its steps, as the lab's session does; none of these runs stops once trained.
+ * {key: {key, arch, label, config, logs, task, gates, lesion}} (gates: ReZero's and LayerScale's at
+ * the end, else null; lesion: the trainer's, for a preset the lab lesions, else null), each in the
+ * shape shared/train-verdicts.js judges. Every trainer is deleted.
+ */
+export function trainPresetRuns(rn, id, keys = null) {
+  // Training is deterministic and these runs depend on nothing a panel's controls change, so
+  // each engine trains them once: a new depth or seed on the panel recomputes only what it moves.
+  const memo = trainedMemo.get(rn) ?? new Map();
+  trainedMemo.set(rn, memo);
+  const memoKey = `${id}|${keys ?? ''}`;
+  if (!memo.has(memoKey)) memo.set(memoKey, trainPresetRunsOnce(rn, id, keys));
+  return memo.get(memoKey);
+}
+
+/** Per engine: the runs trainPresetRuns has trained, by preset and keys (callers read them, never write). */
+const trainedMemo = new WeakMap();
+
+function trainPresetRunsOnce(rn, id, keys) {
+  const preset = PRESET_BY_ID[id];
+  const configs = runConfigs(preset, preset.config);
+  const out = {};
+  preset.runs.forEach((run, i) => {
+    if (keys && !keys.includes(run.key)) return;
+    const tr = rn.trainer(configs[i]);
+    try {
+      const logs = tr.step(configs[i].steps);
+      out[run.key] = {
+        key: run.key,
+        arch: run.arch,
+        label: run.label,
+        config: tr.config,
+        logs,
+        task: tr.task,
+        gates: tr.gates(),
+        lesion: preset.needsLesion ? tr.lesion() : null,
+      };
+    } finally {
+      tr.delete();
+    }
+  });
+  return out;
+}
+
+/** The Late layers runs the Mix-LN panel trains (their blocks' gradient spread after training) and LayerScale's. */
+export const MIXLN_TRAINED = ['post_ln_warmup', 'pre_ln', 'mix_ln'];
+export const LAYERSCALE_TRAINED = ['layerscale'];
 
 function withDefaults(id, params = {}) {
   return { ...DEFAULTS[id], ...params };
@@ -77,6 +158,25 @@ export const layerscaleEpsilon = (blocks) => (blocks <= 18 ? 0.1 : blocks <= 24 
 const WEIGHTS = ['wq', 'wk', 'wv', 'wo', 'w1', 'w2'];
 const blockGradNorms = (r) =>
   r.w2_grad_norm.map((_, l) => Math.sqrt(WEIGHTS.reduce((s, k) => s + r[`${k}_grad_norm`][l] ** 2, 0)));
+
+/**
+ * The largest |a[i] - b[i]| over pairs [a, b] of arrays, and how many numbers were compared:
+ * {max, count}. Two equal values differ by 0 (two NaNs too, and the same infinity); a NaN beside a
+ * number, or arrays of different lengths, make max NaN.
+ */
+export function largestDifference(pairs) {
+  let max = 0,
+    count = 0;
+  for (const [a, b] of pairs) {
+    if (a.length !== b.length) return { max: NaN, count };
+    for (let i = 0; i < a.length; i++) {
+      const same = a[i] === b[i] || (Number.isNaN(a[i]) && Number.isNaN(b[i]));
+      max = Math.max(max, same ? 0 : Math.abs(a[i] - b[i]));
+      count++;
+    }
+  }
+  return { max, count };
+}
 
 // ---------------------------------------------------------------- compute
 
@@ -202,7 +302,7 @@ const COMPUTE = {
   },
 
   // One stack of ReZero and of Pre-LN, no final norm: the gradient at every
-  // layer over the top's, and the stream.
+  // layer over the top's, and the stream. Then the training lab's ReZero preset, trained.
   rezero(rn, p) {
     const L = p.depth;
     const out = rn.simulate({ ...transformer(p, 'rezero', L, p.seed), arch: ['rezero', 'pre_ln'] }).results;
@@ -211,7 +311,7 @@ const COMPUTE = {
       rel_grad: Array.from(r.grad_norm, (g) => g / r.grad_norm[L]),
       stream_rms: Array.from(r.stream_rms),
     });
-    return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln) };
+    return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln), trained: trainPresetRuns(rn, 'rezero') };
   },
 
   // The top stream's variance over the input's, Var(h_L) / Var(h_0) =
@@ -235,22 +335,33 @@ const COMPUTE = {
   },
 
   // Per-block weight-gradient norms (all six matrices), mean over seeds, of
-  // Post-LN, Pre-LN and Mix-LN, each with its own final norm.
+  // Post-LN, Pre-LN and Mix-LN, each with its own final norm. Then those three of the training
+  // lab's Late layers runs, trained.
   mixln(rn, p) {
     const L = p.depth;
     const archs = ['post_ln', 'pre_ln', 'mix_ln'];
     const norms = Object.fromEntries(archs.map((a) => [a, new Array(L).fill(0)]));
     const seeds = seedList(p.seed0, p.seeds);
+    let fraction = null; // Mix-LN's share of Post-LN blocks, as the engine ran it
     for (const seed of seeds)
       for (const arch of archs) {
-        const g = blockGradNorms(rn.simulate(transformer(p, arch, L, seed)).results[arch]);
-        g.forEach((v, l) => (norms[arch][l] += v / seeds.length));
+        const out = rn.simulate(transformer(p, arch, L, seed));
+        blockGradNorms(out.results[arch]).forEach((v, l) => (norms[arch][l] += v / seeds.length));
+        if (arch === 'mix_ln') fraction = out.config.mix_fraction;
       }
-    // early: the engine's default share of Post-LN blocks (config.h, kMixLnFraction = 0.25)
-    return { blocks: Array.from({ length: L }, (_, l) => l + 1), early: Math.floor(0.25 * L), norms };
+    // early: the Post-LN blocks, counted as the core's mix_ln_early_blocks counts them
+    const early = Math.min(L, Math.floor(fraction * L + 1e-9));
+    return {
+      blocks: Array.from({ length: L }, (_, l) => l + 1),
+      early,
+      fraction,
+      norms,
+      trained: trainPresetRuns(rn, 'late', MIXLN_TRAINED),
+    };
   },
 
   // Each block's update ratio ||u_l|| / ||h_{l-1}|| of LayerScale and Pre-LN, on one weight bank.
+  // Then the training lab's Late layers run of LayerScale, trained: its gates and update ratios.
   layerscale(rn, p) {
     const L = p.depth;
     const out = rn.simulate({ ...transformer(p, 'layerscale', L, p.seed), arch: ['layerscale', 'pre_ln'] }).results;
@@ -259,7 +370,75 @@ const COMPUTE = {
       attn_update_ratio: Array.from(r.attn_update_ratio),
       mlp_update_ratio: Array.from(r.mlp_update_ratio),
     });
-    return { epsilon: layerscaleEpsilon(L), layerscale: pick(out.layerscale), pre_ln: pick(out.pre_ln) };
+    return {
+      epsilon: layerscaleEpsilon(L),
+      layerscale: pick(out.layerscale),
+      pre_ln: pick(out.pre_ln),
+      trained: trainPresetRuns(rn, 'late', LAYERSCALE_TRAINED),
+    };
+  },
+
+  // DenseFormer against Pre-LN at initialization, then DenseFormer trained. At initialization: spec
+  // v1's per-layer numbers of the stack the trainer builds (train_config.cpp's stack_config: T = 2n
+  // tokens, causal, the final LayerNorm both train with), and the first training step of each
+  // (its loss and per-layer numbers, the gradients at the initial weights on the same batch).
+  // Then DenseFormer's run of DWA_TRAIN and its learned averaging weights. Every trainer made here
+  // is deleted before it returns.
+  dwa(rn, p) {
+    const train = { ...DWA_TRAIN, depth: p.depth, seed: p.seed };
+    const firsts = {};
+    for (const arch of ['dwa', 'pre_ln']) {
+      const tr = rn.trainer({ ...train, arch, log_every: 1 });
+      try {
+        firsts[arch] = { config: tr.config, log: tr.step(1)[0] };
+      } finally {
+        tr.delete();
+      }
+    }
+    const sim = rn.simulate({ ...dwaStack(firsts.dwa.config), arch: ['dwa', 'pre_ln'] });
+    const simPairs = Object.keys(sim.results.dwa)
+      .filter((k) => ArrayBuffer.isView(sim.results.dwa[k]))
+      .map((k) => [sim.results.dwa[k], sim.results.pre_ln[k]]);
+    const a = firsts.dwa.log,
+      b = firsts.pre_ln.log;
+    const stepPairs = [
+      [[a.train_loss], [b.train_loss]],
+      ...Object.keys(a)
+        .filter((k) => ArrayBuffer.isView(a[k]))
+        .map((k) => [a[k], b[k]]),
+    ];
+    const tr = rn.trainer({ ...train, arch: 'dwa' });
+    let trained;
+    try {
+      const logs = tr.step(train.steps);
+      const last = logs[logs.length - 1];
+      trained = {
+        config: tr.config,
+        steps: tr.stepsDone,
+        outcome: tr.outcome(),
+        chance: tr.task.chance,
+        optimal: tr.task.optimal,
+        heldout_loss: last.heldout_loss,
+        heldout_accuracy: last.heldout_accuracy,
+        weights: tr.dwaWeights().map((row) => Array.from(row)),
+      };
+    } finally {
+      tr.delete();
+    }
+    const pick = (r) => ({ grad_norm: Array.from(r.grad_norm), stream_rms: Array.from(r.stream_rms) });
+    return {
+      init: {
+        config: sim.config,
+        dwa: pick(sim.results.dwa),
+        pre_ln: pick(sim.results.pre_ln),
+        simulate: largestDifference(simPairs),
+        firstStep: largestDifference(stepPairs),
+        // the global gradient norms, over every parameter: DenseFormer's has its averaging weights too
+        gradGlobal: { dwa: a.grad_norm_global, pre_ln: b.grad_norm_global },
+        mixGrad: Math.sqrt(Math.max(0, a.grad_norm_global ** 2 - b.grad_norm_global ** 2)),
+      },
+      trained,
+    };
   },
 
   // Path statistics of a Pre-LN and an unnormalized residual MLP stack.

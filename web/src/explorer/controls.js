@@ -1,6 +1,8 @@
 // The form of the explorer view, built from the field table (state.js, from
 // the engine's own table): the fields to show, in table order, each live or
 // locked (shown, disabled, marked "fixed"), with error messages beside them.
+// A field of some presets only (Mix-LN's share) is hidden while none of them
+// is chosen, unless its value is one the engine refuses (its message must be seen).
 // Works inside a shadow root: nothing is looked up in the document.
 //
 //   createControls({ form, store, show, lock, ids, text, sections })
@@ -11,17 +13,16 @@
 // that section of the table go (fields of a named section as small fields);
 // without one, fields go into the form.
 import { ARCHS, archLabel } from '../shared/archs.js';
-import { CONTROLS, FIELDS } from '../shared/state.js';
+import { CONTROLS, FIELDS, readField } from '../shared/state.js';
+import { fieldApplies, realText } from '../shared/fields.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { swatch } from '../shared/swatch.js';
 
 export const PAGE_IDS = { prefix: '', number: '-number', value: '-value' };
 
 const none = () => null;
-const realDigits = (c) => c.digits ?? 2;
-
 /** The text a value is shown with, next to a slider and in the number box. */
-const shownNumber = (c, v) => (c.kind === 'real' ? v.toFixed(realDigits(c)) : String(v));
+const shownNumber = (c, v) => (c.kind === 'real' ? realText(c, v) : String(v));
 
 export function createControls({ form, store, show = FIELDS, lock = [], ids = PAGE_IDS, text = {}, sections = {} }) {
   const labelOf = text.label ?? none;
@@ -185,6 +186,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
     );
   }
 
+  const ofPresets = []; // {field, node}: the fields of some presets only
   for (const field of show) {
     const c = CONTROLS[field];
     const locked = lock.includes(field);
@@ -193,6 +195,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
     if (c.kind === 'choice_list') node = archField(field, locked);
     else if (c.sliderMax !== undefined) node = sliderField(field, c, locked);
     else node = smallField(field, c, locked, c.section !== undefined && !!into);
+    if (c.archs) ofPresets.push({ field, node });
     (into ?? form).append(node);
   }
 
@@ -252,6 +255,10 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
         if (text !== null && x.input.value !== text) x.input.value = text;
       }
       if (x.kind === 'range') describeSlider(x, v);
+    }
+    for (const { field, node } of ofPresets) {
+      const hidden = !fieldApplies(CONTROLS[field], config) && readField(field, String(config[field])).ok;
+      if (node.hidden !== hidden) node.hidden = hidden;
     }
     if (config.arch.some((a) => ARCHS.find((x) => x.key === a)?.group === 'more')) {
       const more = form.querySelector('details.more');

@@ -2,8 +2,8 @@
 // list of the settings, on one page.
 //
 // settingsList(config): a definition list of every config field of the one
-// field table (state.js's CONTROLS, from the engine's own fields), its label
-// and its value as the controls show it.
+// field table (state.js's CONTROLS, from the engine's own fields) that the
+// config's presets read, its label and its value as the controls show it.
 //
 // printCharts(root, archs): sizes the charts of `root` for paper and back.
 // uPlot draws on canvases sized for the screen, and the browser lays a page
@@ -14,6 +14,7 @@
 // screen's CSS again.
 import { CONTROLS, FIELDS } from '../shared/state.js';
 import { archLabel } from '../shared/archs.js';
+import { fieldApplies, realText } from '../shared/fields.js';
 import { el } from '../shared/dom.js';
 
 const PX_PER_MM = 96 / 25.4;
@@ -38,16 +39,16 @@ export function valueText(field, v) {
   const c = CONTROLS[field];
   if (c.kind === 'choice_list') return v.map(archLabel).join(', ');
   if (c.names) return c.names[v] ?? String(v);
-  if (c.kind === 'real') return v.toFixed(c.digits ?? 2);
+  if (c.kind === 'real') return realText(c, v);
   return String(v);
 }
 
-/** The settings of `config` as a definition list, in the table's order. */
+/** The settings of `config` as a definition list, in the table's order (a field of presets not chosen left out). */
 export function settingsList(config) {
   return el(
     'dl',
     { class: 'print-settings-list' },
-    FIELDS.map((f) =>
+    FIELDS.filter((f) => fieldApplies(CONTROLS[f], config)).map((f) =>
       el(
         'div',
         { class: 'print-setting', 'data-field': f },

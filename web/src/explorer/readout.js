@@ -7,6 +7,7 @@
 // the same numbers the same way.
 import { REFERENCE_LINE, archLabel } from '../shared/archs.js';
 import { el, setAttr, setText } from '../shared/dom.js';
+import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtValue } from '../shared/format.js';
 import { OK, OVERFLOW } from './series.js';
 import { lineSwatch, swatch } from '../shared/swatch.js';
@@ -104,28 +105,31 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
   const body = el('tbody');
   root.replaceChildren(
     el('div', { class: 'readout-head' }, el('label', { for: id }, 'Values at'), slider, value),
-    el(
-      'div',
-      { class: 'readout-scroll' },
+    scrollRegion(
       el(
-        'table',
-        { class: 'readout-table' },
+        'div',
+        { class: 'readout-scroll' },
         el(
-          'caption',
-          { class: 'visually-hidden' },
-          'Values at the chosen layer, one row per architecture; also the legend of the charts',
-        ),
-        el(
-          'thead',
-          {},
+          'table',
+          { class: 'readout-table' },
           el(
-            'tr',
-            {},
-            ['architecture', ...COLUMNS].map((t) => el('th', { scope: 'col' }, t)),
+            'caption',
+            { class: 'visually-hidden' },
+            'Values at the chosen layer, one row per architecture; also the legend of the charts',
           ),
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['architecture', ...COLUMNS].map((t) => el('th', { scope: 'col' }, t)),
+            ),
+          ),
+          body,
         ),
-        body,
       ),
+      'Values at the chosen layer',
     ),
     ...(hint ? [hint] : []),
   );

@@ -82,7 +82,7 @@ export function createTable({ table, wrap, button }) {
     });
     const first = document.createElement('colgroup');
     table.replaceChildren(caption, first, ...groups, thead, tbody);
-    table.dataset.depth = String(L);
+    setAttr(table, 'data-depth', String(L)); // a gain step rebuilds the rows, not the depth
     table.removeAttribute('aria-busy');
   }
 

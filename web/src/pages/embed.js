@@ -11,19 +11,23 @@ import { mountExplorerEmbed } from '../embed/mount.js';
 import { mountQuizEmbed } from '../embed/quiz.js';
 import { mountTrainEmbed } from '../embed/train.js';
 import { trainEmbedFromHash } from '../embed/train-view.js';
+import { TRAINING_STATES } from '../train/session.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { reportHeight } from '../embed/height.js';
 import { eventSink } from '../embed/events.js';
-import { registerServiceWorker } from '../shared/register-sw.js';
+import { registerServiceWorker, quietGate } from '../shared/register-sw.js';
 import '../embed/page.css';
 
 const host = document.getElementById('embed');
 const SITE_URL = new URL('./', location.href);
 let mounted = null;
 let ac = null;
+// The offline copy installs while no embedded run trains (register-sw.js says why).
+const offline = quietGate();
 
 function mount() {
   mounted?.destroy();
+  offline.set(false);
   ac?.abort();
   ac = new AbortController();
   let state = parseHash(location.hash, { groups: ['config', 'view', 'quiz'] });
@@ -46,6 +50,7 @@ function mount() {
     // the lab's hook (as train.html's): what is drawn, exactly as the engine gave it
     const onFrame = (snap) => {
       window.__resnormTrain = snap;
+      offline.set(TRAINING_STATES.includes(snap.state));
       document.body.dataset.ready = '1';
     };
     mounted = mountTrainEmbed(wrapper, {
@@ -67,4 +72,4 @@ mount();
 window.addEventListener('hashchange', () => {
   if (!parseHash(location.hash).anchor) mount();
 });
-registerServiceWorker();
+registerServiceWorker({ quiet: offline.quiet });

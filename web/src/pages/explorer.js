@@ -15,6 +15,7 @@ import { printCharts, settingsList } from '../explorer/print.js';
 import { el, replace } from '../shared/dom.js';
 import { sharedEngine } from '../engine/client.js';
 import { noticeWorkerLost } from '../shared/notice.js';
+import { scrollRegions } from '../shared/scroll-region.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -100,6 +101,8 @@ window.addEventListener('hashchange', () => {
   view.setConfig(next.config);
   rememberInUrl(view.store.get()); // the link in the address bar says what is shown, nothing else
 });
+// A formula wider than a phone scrolls sideways, so the keyboard can reach it.
+scrollRegions(document, 'math[display="block"]');
 registerServiceWorker();
 
 noticeWorkerLost(sharedEngine(), $('notice'));

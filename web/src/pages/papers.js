@@ -9,7 +9,7 @@ import { createTheme } from '../shared/theme.js';
 import { createPanel } from '../papers/panels.js';
 import { panelEmbed } from '../papers/embed-views.js';
 import { createViewEmbedDialog } from '../embed/dialog.js';
-import { PANEL_IDS } from '../papers/repro.js';
+import { PANEL_IDS, TRAINING_PANELS } from '../papers/repro.js';
 import '../papers/papers.css';
 
 const $ = (id) => document.getElementById(id);
@@ -73,8 +73,17 @@ for (const id of PANEL_IDS) {
   const lane = engine.lane();
   const request = async (params) => (await lane.request('reproduce', [id, params]))?.out ?? null;
   const onEmbed = (params) => embed.open(panelEmbed(id, params));
-  panels.push(createPanel({ root, id, request, onRender, onEmbed, cancel: () => lane.cancel() }));
+  panels.push({ id, ...createPanel({ root, id, request, onRender, onEmbed, cancel: () => lane.cancel() }) });
 }
-panels.forEach((p) => p.run());
+// Every panel computes as the page loads, the training lab's runs that DenseFormer's, ReZero's, Mix-LN's
+// and LayerScale's panels train included (each one reproduce call in its lane's worker, one to a few
+// seconds): every verdict is on the page to read and check, none waits for a button, and its lane's
+// Cancel stops the training as it stops any computation. The panels that only simulate go first and
+// those that train once the others have their verdicts: started together, the training took both
+// workers and held the first verdicts back by seconds.
+const trains = (p) => TRAINING_PANELS.includes(p.id);
+Promise.all(panels.filter((p) => !trains(p)).map((p) => p.run())).then(() =>
+  panels.filter(trains).forEach((p) => p.run()),
+);
 
 theme.onChange(() => panels.forEach((p) => p.retheme()));

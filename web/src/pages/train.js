@@ -6,11 +6,12 @@
 import '../shared/uplot.css';
 import '../train/train.css';
 import { createTheme } from '../shared/theme.js';
-import { registerServiceWorker } from '../shared/register-sw.js';
+import { registerServiceWorker, quietGate } from '../shared/register-sw.js';
 import { noticeWorkerLost } from '../shared/notice.js';
 import { trainFromHash, trainToHash } from '../shared/train-fields.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
+import { TRAINING_STATES } from '../train/session.js';
 import { createTrainEmbedDialog } from '../embed/dialog.js';
 import { el } from '../shared/dom.js';
 
@@ -19,6 +20,8 @@ const $ = (id) => document.getElementById(id);
 const theme = createTheme($('theme-toggle'));
 const engine = sharedEngine();
 const fromLink = trainFromHash(location.hash);
+// The offline copy installs while no run trains (register-sw.js says why).
+const offline = quietGate();
 const view = mountTrainer($('lab'), {
   state: { config: fromLink.config, notices: fromLink.notices, preset: fromLink.preset },
   theme,
@@ -27,6 +30,7 @@ const view = mountTrainer($('lab'), {
   onUpdate(snapshot) {
     // The test hook: what is drawn, exactly as the engine gave it.
     window.__resnormTrain = snapshot;
+    offline.set(TRAINING_STATES.includes(snapshot.state));
   },
 });
 document.body.dataset.ready = '1';
@@ -67,5 +71,5 @@ window.addEventListener('hashchange', () => {
   view.setConfig(next.config, next.preset);
 });
 
-registerServiceWorker();
+registerServiceWorker({ quiet: offline.quiet });
 if (typeof engine.onWorkerLost === 'function') noticeWorkerLost(engine, $('notice'));

@@ -1,6 +1,7 @@
 // The sentence under each panel, written from the numbers (pure: text only, no
 // DOM), so it says whether the claim holds at the settings that ran.
-import { decimals, fixed, fmtFactor } from '../shared/format.js';
+import { decimals, fixed, fmtFactor, significant } from '../shared/format.js';
+import { sourceName } from '../shared/dwa-weights.js';
 import { FIG3_WEIGHTS, sci, summarize } from './repro.js';
 
 export const VERDICT_TEXT = { holds: 'Holds', partly: 'Holds in part', fails: 'Does not hold' };
@@ -116,8 +117,22 @@ export function caption(id, result, view = {}) {
         `Pre-LN, on the same weights, departs from the top's gradient by up to ${decimals(preGrad)} ` +
         `(layer 0 receives ${decimals(preBottom)}× the top's): its branches add their Jacobians to the identity. ` +
         'The identity is where ReZero starts, not where it stays: the gradient of each α is the stream gradient ' +
-        'against the branch output, which is not zero, so α moves at the first step. Whether a deep ReZero stack ' +
-        'then trains where the plain stack does not needs training: the training lab\u2019s ReZero preset trains both.';
+        'against the branch output, which is not zero, so α moves at the first step. ';
+      if (d.trained) {
+        const { lab, trainedDepth: n, steps } = s.facts;
+        const [z, plain, res] = lab.checks;
+        text +=
+          `Trained, as the training lab\u2019s ReZero preset trains them (teacher regression, ${n} MLP blocks of ` +
+          `width ${d.trained.rezero.config.width}, ${steps} steps of SGD with momentum): ${lab.caption} ` +
+          (z.holds && plain.holds
+            ? `So the deep ReZero stack trains where the plain stack of the same depth does not`
+            : z.holds
+              ? 'ReZero trains, but so does the plain stack of the same depth here'
+              : 'ReZero does not train here') +
+          (res.holds
+            ? ', and the residual stack without its gates does not train either.'
+            : ', while the residual stack without its gates trains too.');
+      }
       break;
     }
     case 'lns': {
@@ -156,7 +171,22 @@ export function caption(id, result, view = {}) {
         text +=
           ' Above its Post-LN blocks Mix-LN is Pre-LN, whose block gradients fall as the stream grows (as in Figure ' +
           '3’s panel), while at this width Post-LN’s stay nearly level: at initialization Post-LN is the uniform one.';
-      text += ' How uniform they are after training: the training lab\u2019s Late layers preset measures it.';
+      if (d.trained) {
+        const ts = s.facts.trainedSpread;
+        const T = d.trained;
+        const names = s.facts.names;
+        const better = ['post_ln_warmup', 'pre_ln'].filter((k) => ts.mix_ln < ts[k]).map((k) => names[k]);
+        text +=
+          ` After training (the training lab\u2019s Late layers runs: reverse ${T.mix_ln.config.seq} of ` +
+          `${T.mix_ln.config.vocab} symbols, ${s.facts.trainedDepth} blocks of width ${T.mix_ln.config.width}, ` +
+          `${s.facts.steps} steps), the same max/min at the last step is ${fmtFactor(ts.post_ln_warmup)} for ` +
+          `${names.post_ln_warmup}, ${fmtFactor(ts.pre_ln)} for Pre-LN and ${fmtFactor(ts.mix_ln)} for Mix-LN: ` +
+          (better.length === 2
+            ? 'Mix-LN’s are the most uniform after training too.'
+            : better.length === 1
+              ? `Mix-LN’s are more uniform than ${better[0]}’s only.`
+              : 'after training Mix-LN’s block gradients are the least uniform of the three, as the lab’s Late layers verdict finds.');
+      }
       break;
     }
     case 'layerscale': {
@@ -164,12 +194,73 @@ export function caption(id, result, view = {}) {
       const first = s.rows.find((r) => r.key === 'ls_first').value;
       text =
         `With λ = ε = ${sci(eps)} at L = ${p.depth} (CaiT's rule: 0.1 up to 18 blocks, 10⁻⁵ up to 24, 10⁻⁶ ` +
-        `deeper), every block's update ratio ‖u_l‖/‖h_{l−1}‖ is ${fixed(lo, 2)}–${fixed(hi, 2)} times ε: λ scales ` +
+        `deeper), every block's update ratio ‖u_l‖/‖h_(l−1)‖ is ${fixed(lo, 2)}–${fixed(hi, 2)} times ε: λ scales ` +
         'every branch, whose output at initialization is about the size of the stream it reads, and LayerScale’s ' +
         `stream stays near h₀. Pre-LN's ratios on the same weights run from ${decimals(preHi)} down to ` +
         `${decimals(preLo)}, falling as its stream grows. In block 1 both read h₀, and LayerScale's attention ` +
-        `ratio is ${fixed(first, 6)} × ε × Pre-LN's. How the ratio moves once λ trains needs training, which this ` +
-        'page does not do.';
+        `ratio is ${fixed(first, 6)} × ε × Pre-LN's. `;
+      if (d.trained) {
+        const t = s.facts.trained;
+        text +=
+          `Trained, in the training lab\u2019s Late layers run of LayerScale (${t.depth} blocks, ε = ${sci(t.eps)}; ` +
+          `held-out loss ${significant(t.loss, 3)} after ${t.steps} steps, chance ${fixed(t.chance, 2)}), the update ` +
+          `ratios start at ${fixed(t.initLo, 2)}–${fixed(t.initHi, 2)} × ε and end at ${fixed(t.endLo, 2)}–` +
+          `${fixed(t.endHi, 2)} × ε (median ${fixed(t.endMedian, 2)}×): ` +
+          (t.endMedian >= 1.1
+            ? 'the blocks come to add more of the stream than λ first let them'
+            : t.endMedian <= 1 / 1.1
+              ? 'the blocks come to add less of the stream than at initialization'
+              : 'the blocks add about as much of the stream as at initialization') +
+          (t.gateMedian < t.endMedian
+            ? `; the gates move less: each unit's mean |λ| ends at a median ${fixed(t.gateMedian, 2)}× ε ` +
+              `(${fixed(t.gateLo, 2)}–${fixed(t.gateHi, 2)}), so the rest of the change is in the branches and the ` +
+              'stream they are measured against.'
+            : `; each unit's mean |λ| ends at a median ${fixed(t.gateMedian, 2)}× ε ` +
+              `(${fixed(t.gateLo, 2)}–${fixed(t.gateHi, 2)}).`);
+      }
+      break;
+    }
+    case 'dwa': {
+      const { init, trained } = d;
+      const f = s.facts;
+      const L = f.L;
+      const c = trained.config;
+      const signed = (v) => significant(v, 2).replace('-', '\u2212');
+      const n = init.simulate.count,
+        m = init.firstStep.count - 1;
+      text =
+        init.simulate.max === 0 && init.firstStep.max === 0
+          ? `At initialization every averaging weight is 0 except w_(l,l) = 1, so each average is its own block's ` +
+            `output: DenseFormer and Pre-LN (${L} blocks, seed ${p.seed}) agree to the bit on all ${n} per-layer ` +
+            `numbers of the engine's analysis and, in the first training step, on the loss and all ${m} per-layer ` +
+            'numbers it logs. '
+          : `At initialization DenseFormer and Pre-LN (${L} blocks, seed ${p.seed}) differ by up to ` +
+            `${decimals(init.simulate.max)} over the ${n} per-layer numbers of the engine's analysis and by up to ` +
+            `${decimals(init.firstStep.max)} over the first training step's loss and ${m} per-layer numbers: ` +
+            'DenseFormer does not start exactly as Pre-LN here. ';
+      text +=
+        `Only the global gradient norm differs (${decimals(init.gradGlobal.dwa)} against ` +
+        `${decimals(init.gradGlobal.pre_ln)}): it includes the averaging weights' own gradient, ` +
+        `${decimals(init.mixGrad)}, which moves them off the identity at the first step. ` +
+        `After ${trained.steps} steps of reversing ${c.seq} of ${c.vocab} symbols (held-out loss ` +
+        `${significant(trained.heldout_loss, 3)}, chance ${fixed(trained.chance, 2)}) the diagonal stays between ` +
+        `${fixed(f.diagLo, 2)} and ${fixed(f.diagHi, 2)}; blocks ${f.from}–${L} take on average ` +
+        `${fixed(f.reuse, 2)} of their own weight from layers two or more back, and their weights on the ` +
+        `embedding are on average ${fixed(f.embedding, 2)}× as large as those on their other earlier layers. `;
+      const e = f.embeddingWeights;
+      const range = `${signed(Math.min(...e))} to ${signed(Math.max(...e))}`;
+      text += e.every((w) => w < 0)
+        ? `Those weights on h₀ are all negative (${range}): the late blocks subtract part of the embedding. `
+        : e.every((w) => w > 0)
+          ? `Those weights on h₀ are all positive (${range}): the late blocks add the embedding back. `
+          : `Those weights on h₀ have both signs (${range}). `;
+      if (f.off)
+        text += `The largest weight off the diagonal is ${signed(f.off.w)} (block ${f.off.l} reading ${sourceName(f.off.l, f.off.j)}). `;
+      if (trained.outcome !== 'trained')
+        text += `The run did not train (${trained.outcome}), so its weights say little about the claim. `;
+      text +=
+        `The training lab\u2019s Late layers preset trains ${L === 8 ? 'this same run' : 'this run at 8 blocks'} ` +
+        'beside Pre-LN and the other answers, and skips each block in turn.';
       break;
     }
     default:

@@ -5,10 +5,13 @@
 // Only DeepNet's and LayerScale's figures are explorer views as they stand (one stack;
 // gradient and stream, or update ratio, per layer; the same numbers). Lemma 2 plots the square
 // of the explorer's stream chart, averaged over seeds, and ReZero divides the explorer's
-// gradient by the top's. The others plot quantities the explorer does not draw (a fit over
+// gradient by the top's. DenseFormer's first chart is the explorer's gradient chart, but its
+// matrix comes from training. The others plot quantities the explorer does not draw (a fit over
 // depths, weight gradients per block, gradients per path length); their embed is the explorer
 // on the same stacks, which a reader can deepen or shorten.
 import { defaultConfig } from '../shared/state.js';
+import { defaultTrainConfig } from '../shared/train-fields.js';
+import { DWA_TRAIN, dwaStack } from '../engine/experiments.js';
 import { PANELS } from './repro.js';
 
 // A panel's transformer stacks as explorer config fields (experiments.js's `transformer()`).
@@ -102,6 +105,17 @@ const VIEWS = {
     note:
       'This is the panel\u2019s figure: the same stacks and update ratios, where the explorer draws its 1/\u221al ' +
       'line the panel draws \u03b5.',
+  }),
+  dwa: (p) => ({
+    config: {
+      ...dwaStack({ ...defaultTrainConfig(), ...DWA_TRAIN, depth: p.depth, seed: p.seed }),
+      arch: ['pre_ln', 'dwa'],
+    },
+    charts: ['grad'],
+    note:
+      `The panel\u2019s first chart is this view: the gradient at each layer of the same ${p.depth} blocks at ` +
+      `initialization (seed ${p.seed}), the same numbers. Its matrix comes from training, which the explorer does ` +
+      `not do: the training lab\u2019s Late layers preset trains ${p.depth === 8 ? 'the same run' : 'this run at 8 blocks'}.`,
   }),
   veit: (p) => ({
     config: { arch: ['residual', 'pre_ln'], depth: p.depth, width: p.width, tokens: p.tokens, seed: p.seed },

@@ -1,11 +1,16 @@
 // One panel of the papers page: its controls, chart(s), legend, the
-// measured-vs-claimed table, the numbers behind the chart, and the caption.
+// measured-vs-claimed table, the numbers behind the chart, and the caption;
+// DenseFormer's also the matrix of its trained averaging weights (the lab's,
+// ../shared/dwa-matrix.js).
 // The numbers come from the engine worker (../engine/experiments.js), the
 // rows and the sentence from repro.js and captions.js; this module only builds the DOM (no inline styles: CSP).
 import { ARCH_BY_KEY } from '../shared/archs.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
+import { scrollRegion } from '../shared/scroll-region.js';
 import { fixed, fmtPlain } from '../shared/format.js';
+import { heatColours } from '../shared/theme.js';
+import { createDwaView } from '../shared/dwa-matrix.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
@@ -20,6 +25,7 @@ const LABELS = {
   lns: 'LNS (Pre-LN, 1/√l)',
   mix_ln: 'Mix-LN',
   layerscale: 'LayerScale',
+  dwa: 'DenseFormer',
 };
 const CLAIM_DASH = [6, 5];
 
@@ -210,6 +216,10 @@ const VIEWS = {
       },
     ];
   },
+  // DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it)
+  dwa(r, col) {
+    return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
+  },
   veit(r, col) {
     const pre = r.data.pre_ln,
       res = r.data.residual;
@@ -278,6 +288,12 @@ const CONTROLS = {
   lns: ['seeds', 'deepest', 'seed0'],
   mixln: ['depth', 'seeds', 'seed0'],
   layerscale: ['depth', 'seed'],
+  dwa: ['depth', 'seed'],
+};
+
+// The panels with a matrix of learned averaging weights ([data-matrix]): the run a result holds.
+const MATRICES = {
+  dwa: (r) => ({ key: 'dwa', label: `DenseFormer after ${r.data.trained.steps} steps`, rows: r.data.trained.weights }),
 };
 const VIEW_ONLY = new Set(['weight']); // changes what is shown, not what is computed
 const MAX_SEED = 4294967295;
@@ -330,7 +346,7 @@ function buildControls(form, id, params, view, onChange) {
 
 // ---------------------------------------------------------------- results
 
-function resultsTable(summary) {
+function resultsTable(summary, label) {
   const table = el('table', { class: 'measured' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Measured and claimed numbers'));
   const head = el(
@@ -350,7 +366,7 @@ function resultsTable(summary) {
     body.append(el('tr', {}, el('th', { scope: 'row' }, row.label), measured, el('td', {}, row.claimed), okCell));
   }
   table.append(body);
-  return el('div', { class: 'measured-scroll' }, table);
+  return scrollRegion(el('div', { class: 'measured-scroll' }, table), label);
 }
 
 function dataTable(specs) {
@@ -437,6 +453,11 @@ export function createPanel({ root, id, request, onRender, onEmbed = null, cance
   let latest = 0;
   let result = null;
   root.dataset.verdict = 'pending';
+  const matrixBox = root.querySelector('[data-matrix]');
+  const matrix = matrixBox
+    ? createDwaView(matrixBox, { colours: () => heatColours(), legendTitle: 'Averaging weight w (linear)' })
+    : null;
+  let matrixFrom = null;
 
   function render() {
     if (!result) return;
@@ -456,9 +477,19 @@ export function createPanel({ root, id, request, onRender, onEmbed = null, cance
       ' ',
       cap.text,
     );
-    resultEl.replaceChildren(resultsTable(cap.summary), verdict, dataTable(specs));
+    const title = root.querySelector('.paper-title')?.textContent.trim();
+    resultEl.replaceChildren(
+      resultsTable(cap.summary, title ? `${title}: measured and claimed` : 'Measured and claimed'),
+      verdict,
+      dataTable(specs),
+    );
+    const learned = matrix ? MATRICES[id](result) : null;
+    if (learned && matrixFrom !== result) matrix.update([learned]);
+    else if (learned) matrix.redraw(); // the theme changed, or the view
+    matrixFrom = result;
     root.dataset.verdict = cap.verdict;
     onRender(id, {
+      ...(learned ? { matrix: learned.rows } : {}),
       params: { ...result.params },
       view: { ...view },
       verdict: cap.verdict,

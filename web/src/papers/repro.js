@@ -1,15 +1,19 @@
 // The reproductions of the papers page (the six of the article's papers, then
-// four of the answers to its open question), as text: each panel's title and the
+// five of the answers to its open question), as text: each panel's title and the
 // choices its controls offer, the criteria, and summarize(id, result, view),
 // which turns a result of ../engine/experiments.js (computed in the engine
 // worker) into the measured-vs-claimed rows and the verdict the caption states.
 // No DOM: the page, the Node tests and the browser test all use this module,
 // and tests/core/test_papers.cpp checks the same claims in C++ with the same
-// settings and criteria.
+// settings and criteria (the trained halves of ReZero, Mix-LN, LayerScale and
+// DenseFormer: the training lab's ReZero and Late layers presets,
+// tests/core/test_reproductions.cpp, judged as the lab judges them).
 //
 // Verdicts: 'holds' (every criterion met), 'partly' (some), 'fails' (none).
 import { DEFAULTS } from '../engine/experiments.js';
-import { decimals, fixed, fmtFactor, percent, powerOfTen } from '../shared/format.js';
+import { decimals, fixed, fmtFactor, percent, powerOfTen, significant } from '../shared/format.js';
+import { dwaFacts } from '../shared/dwa-weights.js';
+import { gradSpread, halfway, median, verdict as presetVerdict } from '../shared/train-verdicts.js';
 
 /** A power of ten below 0.01 as 10⁻⁶, any other number as decimals() writes it. */
 export function sci(v) {
@@ -17,39 +21,48 @@ export function sci(v) {
   return v < 0.01 && Math.abs(v / 10 ** e - 1) < 1e-9 ? powerOfTen(e) : decimals(v);
 }
 
-// Each panel's parameters: defaults and the choices its controls offer.
+// Each panel's parameters: defaults and the choices its controls offer; `article`: one of the
+// article's six papers (the others answer its open question); `trains`: its computation trains
+// the lab's runs (a second or more), so the page starts it once the others have their verdicts.
 export const PANELS = {
   theorem1: {
+    article: true,
     title: 'Xiong et al. (2020), Theorem 1',
     defaults: DEFAULTS.theorem1,
     choices: { seeds: [2, 4, 8, 16], deepest: [48, 96, 192] },
   },
   figure3: {
+    article: true,
     title: 'Xiong et al. (2020), Figure 3',
     defaults: DEFAULTS.figure3,
     choices: { width: [64, 128, 256, 512], seeds: [1, 2, 4] },
   },
   lemma2: {
+    article: true,
     title: 'Xiong et al. (2020), Lemma 2',
     defaults: DEFAULTS.lemma2,
     choices: { depth: [12, 24, 48, 96], seeds: [8, 16, 32, 64] },
   },
   deepnet: {
+    article: true,
     title: 'Wang et al. (2022), DeepNet',
     defaults: DEFAULTS.deepnet,
     choices: { depth: [100, 200, 500, 1000] },
   },
   gpt2: {
+    article: true,
     title: 'Radford et al. (2019), GPT-2',
     defaults: DEFAULTS.gpt2,
     choices: { seeds: [1, 2, 4, 8], deepest: [96, 192] },
   },
   veit: {
+    article: true,
     title: 'Veit et al. (2016), Figure 6',
     defaults: DEFAULTS.veit,
     choices: { depth: [18, 36, 54], samples: [16, 32, 64] },
   },
   rezero: {
+    trains: true,
     title: 'Bachlechner et al. (2020), ReZero',
     defaults: DEFAULTS.rezero,
     choices: { depth: [12, 48, 96, 192] },
@@ -60,18 +73,32 @@ export const PANELS = {
     choices: { seeds: [1, 2, 4, 8], deepest: [48, 96, 192] },
   },
   mixln: {
+    trains: true,
     title: 'Li et al. (2024), Mix-LN',
     defaults: DEFAULTS.mixln,
     choices: { depth: [12, 24, 48], seeds: [1, 2, 4, 8] },
   },
   layerscale: {
+    trains: true,
     title: 'Touvron et al. (2021), LayerScale',
     defaults: DEFAULTS.layerscale,
     choices: { depth: [12, 18, 24, 36] },
   },
+  dwa: {
+    trains: true,
+    title: 'Pagliardini et al. (2024), DenseFormer',
+    defaults: DEFAULTS.dwa,
+    choices: { depth: [4, 8, 12] },
+  },
 };
 
 export const PANEL_IDS = Object.keys(PANELS);
+
+/** The article's six papers (PANELS' `article`); the rest answer its open question. */
+export const ARTICLE_PANELS = PANEL_IDS.filter((id) => PANELS[id].article);
+
+/** The panels whose computation trains (PANELS' `trains`). */
+export const TRAINING_PANELS = PANEL_IDS.filter((id) => PANELS[id].trains);
 
 // The weights Figure 3's panel can show; 'all' is the norm of the gradient of
 // every weight of the block together.
@@ -97,6 +124,10 @@ export const CRITERIA = {
   lns: { slopeShare: 0.5 }, // LNS's log-log slope of Var(h_L)/Var(h_0) at most half Pre-LN's, and below it at every L
   mixln: { margin: 0.9 }, // Mix-LN's max/min of the block gradients at most 0.9x Post-LN's and 0.9x Pre-LN's
   layerscale: { about: 2, same: 1e-4 }, // every block's ratio / eps within 1/2..2; block 1's attention unit exactly eps x Pre-LN's
+  // at init DenseFormer's numbers are Pre-LN's to the bit; trained, the late blocks (l > L/2) take at
+  // least a tenth of their own weight from layers two or more back, and more from the embedding
+  // than from each of their other earlier layers (dwa-weights.js's dwaFacts)
+  dwa: { reuse: 0.1, embedding: 1 },
 };
 
 export function spread(values) {
@@ -360,6 +391,41 @@ export function summarize(id, result, view = {}) {
         claimed: '— (the highway plus every branch)',
         ok: null,
       });
+      // trained: the lab's ReZero preset, judged by the lab's own checks (shared/train-verdicts.js)
+      if (d.trained) {
+        const T = d.trained;
+        const lab = presetVerdict('rezero', T);
+        const [zCheck, plainCheck, resCheck] = lab.checks;
+        const n = T.rezero.config.depth,
+          steps = T.rezero.config.steps;
+        const chance = T.rezero.task.chance;
+        const last = (k) => T[k].logs.at(-1).heldout_loss;
+        facts = { ...facts, lab, trainedDepth: n, steps, chance, line: halfway(T.rezero.task) };
+        rows.push({
+          key: 'trained_rezero',
+          label: `Trained (the lab’s ReZero preset: ${n} MLP blocks, ${steps} steps): ReZero’s held-out loss (chance ${significant(chance, 3)})`,
+          value: last('rezero'),
+          measured: zCheck.measured,
+          claimed: `trains (< ${significant(facts.line, 3)}, halfway from chance to the optimum)`,
+          ok: zCheck.holds,
+        });
+        rows.push({
+          key: 'trained_plain',
+          label: `The plain stack, ${n} layers, same training: held-out loss`,
+          value: last('plain'),
+          measured: plainCheck.measured,
+          claimed: `does not train (> ${significant(0.9 * chance, 3)}, within 10% of chance)`,
+          ok: plainCheck.holds,
+        });
+        rows.push({
+          key: 'trained_residual',
+          label: `The residual stack without a norm, ${n} blocks: held-out loss`,
+          value: Number.isFinite(last('residual')) ? last('residual') : Infinity, // a loss that is not finite as ∞
+          measured: resCheck.measured,
+          claimed: 'does not train (not below halfway)',
+          ok: resCheck.holds,
+        });
+      }
       break;
     }
     case 'lns': {
@@ -425,6 +491,39 @@ export function summarize(id, result, view = {}) {
           ok: r <= C.margin,
         });
       }
+      // after training: the lab's Late layers runs, the same measure at their last logged step
+      // (shared/train-verdicts.js's gradSpread) and the lab's check (Mix-LN's below both)
+      if (d.trained) {
+        const T = d.trained;
+        const ts = Object.fromEntries(Object.entries(T).map(([k, run]) => [k, gradSpread(run)]));
+        const steps = T.mix_ln.logs.at(-1).step;
+        const names = {
+          post_ln_warmup: `Post-LN (warmup ${T.post_ln_warmup.config.warmup})`,
+          pre_ln: 'Pre-LN',
+          mix_ln: 'Mix-LN',
+        };
+        facts = { ...facts, trainedSpread: ts, steps, trainedDepth: T.mix_ln.config.depth, names };
+        for (const k of ['post_ln_warmup', 'pre_ln', 'mix_ln'])
+          rows.push({
+            key: `trained_${k}_spread`,
+            label: `After training (the lab’s Late layers run, ${T[k].config.depth} blocks, step ${steps}), ${names[k]}: max/min of the block gradients`,
+            value: ts[k],
+            measured: fmtFactor(ts[k]),
+            claimed: k === 'mix_ln' ? '— (judged in the two rows below)' : '—',
+            ok: null,
+          });
+        for (const k of ['post_ln_warmup', 'pre_ln']) {
+          const r = ts.mix_ln / ts[k];
+          rows.push({
+            key: `trained_mix_over_${k}`,
+            label: `After training: Mix-LN’s max/min over ${names[k]}’s`,
+            value: r,
+            measured: `${fixed(r, 3)}×`,
+            claimed: '< 1 (more uniform, the lab’s check)',
+            ok: r < 1,
+          });
+        }
+      }
       break;
     }
     case 'layerscale': {
@@ -464,6 +563,115 @@ export function summarize(id, result, view = {}) {
         value: facts.preLo,
         measured: `${decimals(facts.preLo)}–${decimals(facts.preHi)}`,
         claimed: '— (ε = 1 in effect)',
+        ok: null,
+      });
+      // trained: the lab's Late layers run of LayerScale, its lesion's contributions ‖u_l‖/‖h_(l−1)‖
+      // (the update ratio above) at init and at the end, and its gates λ
+      if (d.trained) {
+        const T = d.trained.layerscale;
+        const eps0 = T.gates.init[0];
+        const initOver = Array.from(T.lesion.contribution_init, (v) => v / eps0);
+        const endOver = Array.from(T.lesion.contribution, (v) => v / eps0);
+        const gateOver = Array.from(T.gates.magnitude, (v, k) => v / T.gates.init[k]);
+        const n = T.config.depth,
+          steps = T.logs.at(-1).step;
+        const trained = {
+          eps: eps0,
+          depth: n,
+          steps,
+          loss: T.logs.at(-1).heldout_loss,
+          chance: T.task.chance,
+          initWorst: worstFactor(initOver),
+          initLo: Math.min(...initOver),
+          initHi: Math.max(...initOver),
+          endMedian: median(endOver),
+          endLo: Math.min(...endOver),
+          endHi: Math.max(...endOver),
+          gateMedian: median(gateOver),
+          gateLo: Math.min(...gateOver),
+          gateHi: Math.max(...gateOver),
+          units: gateOver.length,
+        };
+        facts = { ...facts, trained };
+        rows.push({
+          key: 'trained_init_about_eps',
+          label: `The lab’s Late layers run (${n} blocks, d = ${T.config.width}, ε = ${sci(eps0)}) at initialization: update ratio / ε, farthest from 1 (${fixed(trained.initLo, 2)}–${fixed(trained.initHi, 2)})`,
+          value: trained.initWorst,
+          measured: `${fixed(trained.initWorst, 2)}×`,
+          claimed: `about 1 (≤ ${C.about}×)`,
+          ok: trained.initWorst <= C.about,
+        });
+        rows.push({
+          key: 'trained_end_over_eps',
+          label: `The same run after ${steps} steps: update ratio / ε, median over the blocks (${fixed(trained.endLo, 2)}–${fixed(trained.endHi, 2)})`,
+          value: trained.endMedian,
+          measured: `${fixed(trained.endMedian, 2)}×`,
+          claimed: '— (how it moves with training)',
+          ok: null,
+        });
+        rows.push({
+          key: 'trained_gate_over_eps',
+          label: `Its gates after ${steps} steps: mean |λ| of each of the ${trained.units} units over ε, median (${fixed(trained.gateLo, 2)}–${fixed(trained.gateHi, 2)})`,
+          value: trained.gateMedian,
+          measured: `${fixed(trained.gateMedian, 2)}×`,
+          claimed: '— (λ = ε at init)',
+          ok: null,
+        });
+      }
+      break;
+    }
+    case 'dwa': {
+      const { init, trained } = d;
+      const L = trained.weights.length;
+      const f = dwaFacts(trained.weights);
+      facts = { ...facts, ...f, L };
+      const zero = (v) => (v === 0 ? '0' : decimals(v));
+      rows.push({
+        key: 'init_simulate',
+        label: `At initialization: largest |DenseFormer − Pre-LN| over the ${init.simulate.count} per-layer numbers of the engine’s analysis (gradient, stream RMS, update ratios, six weight gradients)`,
+        value: init.simulate.max,
+        measured: zero(init.simulate.max),
+        claimed: '0, exactly (w_(l,l) = 1, every other w = 0)',
+        ok: init.simulate.max === 0,
+      });
+      rows.push({
+        key: 'init_first_step',
+        label: `The first training step: largest |difference| of the loss and the ${init.firstStep.count - 1} per-layer numbers it logs`,
+        value: init.firstStep.max,
+        measured: zero(init.firstStep.max),
+        claimed: '0, exactly',
+        ok: init.firstStep.max === 0,
+      });
+      rows.push({
+        key: 'init_mix_grad',
+        label: 'The averaging weights’ own gradient at that step, √(‖g‖² of DenseFormer − ‖g‖² of Pre-LN)',
+        value: init.mixGrad,
+        measured: decimals(init.mixGrad),
+        claimed: '— (not 0: what moves them off the identity)',
+        ok: null,
+      });
+      rows.push({
+        key: 'late_reuse',
+        label: `After ${trained.steps} steps, blocks ${f.from}–${L}: weight on layers two or more back over the weight on themselves, Σ_(j≤l−2) |w_(l,j)| / |w_(l,l)|, mean`,
+        value: f.reuse,
+        measured: fixed(f.reuse, 3),
+        claimed: `≥ ${C.reuse} (distant layers reused)`,
+        ok: f.reuse >= C.reuse,
+      });
+      rows.push({
+        key: 'late_embedding',
+        label: `Blocks ${f.from}–${L}: mean |w_(l,0)| (the embedding) over the mean |w_(l,j)| of their other earlier layers`,
+        value: f.embedding,
+        measured: `${fixed(f.embedding, 2)}×`,
+        claimed: `> ${C.embedding} (the embedding read most)`,
+        ok: f.embedding > C.embedding,
+      });
+      rows.push({
+        key: 'trained_loss',
+        label: `DenseFormer’s held-out loss after ${trained.steps} steps (chance ${fixed(trained.chance, 2)})`,
+        value: trained.heldout_loss,
+        measured: significant(trained.heldout_loss, 3),
+        claimed: '— (it must train for its weights to say anything)',
         ok: null,
       });
       break;

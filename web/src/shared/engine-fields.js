@@ -148,4 +148,14 @@ export default [
     help: 'mask attention to earlier tokens',
     choices: ['true', 'false'],
   },
+  {
+    name: 'mix_fraction',
+    kind: 'real',
+    min: 0,
+    max: 1,
+    allowed: '0..1',
+    default: '0.25',
+    help: 'mix_ln: share of blocks, from the bottom, that are Post-LN',
+    choices: [],
+  },
 ];

@@ -119,6 +119,16 @@ export default [
     choices: [],
   },
   {
+    name: 'mix_fraction',
+    kind: 'real',
+    min: 0,
+    max: 1,
+    allowed: '0..1',
+    default: '0.25',
+    help: 'mix_ln: share of blocks, from the bottom, that are Post-LN',
+    choices: [],
+  },
+  {
     name: 'positions',
     kind: 'choice',
     min: 0,

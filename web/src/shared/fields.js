@@ -2,9 +2,9 @@
 // (engine-fields.js, written from `rn.fields` by web/build/engine-fields.js)
 // with the web's presentation of each field keyed by its name: label, slider
 // range and marks, display names of choices, where the explorer's form puts
-// it. A field the engine adds appears everywhere (links, controls, embed
-// attributes, exports) with a generic presentation: its name as the label, a
-// number box or a menu, the engine's help text as the hint.
+// it, the presets it belongs to. A field the engine adds appears everywhere
+// (links, controls, embed attributes, exports) with a generic presentation:
+// its name as the label, a number box or a menu, the engine's help text as the hint.
 import ENGINE_FIELDS from './engine-fields.js';
 
 /**
@@ -12,7 +12,9 @@ import ENGINE_FIELDS from './engine-fields.js';
  * values the engine accepts (its table gives expansion and heads as ranges
  * whose allowed values are "1, 2 or 4" and "1, 2, 4 or 8"); tests check that
  * the engine accepts each of them and refuses the others. `section` 'model'
- * puts the field in the explorer's "Model" group.
+ * puts the field in the explorer's "Model" group. `archs` names the presets
+ * that read the field: its control is shown only while one of them is
+ * chosen (fieldApplies), and the printed settings and captions name it only then.
  */
 export const PRESENTATION = {
   arch: { label: 'Architectures' },
@@ -45,7 +47,24 @@ export const PRESENTATION = {
   },
   heads: { label: 'Heads', section: 'model', choices: [1, 2, 4, 8] },
   causal: { label: 'Causal mask', section: 'model', names: { true: 'causal', false: 'none' } },
+  mix_fraction: { label: 'Mix-LN Post-LN share', section: 'model', step: 0.05, archs: ['mix_ln'] },
 };
+
+/**
+ * Whether a field (of a table in state.js's shape) matters for `config`: a
+ * field of some presets (`archs`) only while one of them is in config.arch.
+ */
+export const fieldApplies = (field, config) => !field.archs || field.archs.some((a) => config.arch.includes(a));
+
+/**
+ * A real field's value as the controls, the printed settings and the captions show it: with the
+ * field's digits (2 unless it says), or in full where those would round it (0.125 reads 0.125,
+ * not 0.13), so no view shows another number than the engine is given.
+ */
+export function realText(field, v) {
+  const t = v.toFixed(field.digits ?? 2);
+  return Number(t) === v ? t : String(v);
+}
 
 /** The order of the web's forms and links: the presented fields first, then any other of the engine's. */
 const ORDER = ['arch', 'depth', 'gain', 'width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed'];

@@ -102,3 +102,14 @@ export function palette(root = document.documentElement) {
     surface: v('--surface'),
   };
 }
+
+/** The heat maps' colours as the theme resolves them on `root` (the lab's maps and legends, DenseFormer's matrix). */
+export const heatColours = (root = document.documentElement) => ({
+  text: themeColor('--text', root),
+  muted: themeColor('--muted', root),
+  grid: themeColor('--grid', root),
+  surface: themeColor('--surface', root),
+  pending: themeColor('--surface-2', root),
+  hatch: themeColor('--danger', root),
+  cursor: themeColor('--text', root),
+});

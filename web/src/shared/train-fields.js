@@ -8,7 +8,7 @@
 import ENGINE_TRAIN_FIELDS from './engine-train-fields.js';
 import { PRESENTATION, webFields } from './fields.js';
 import { parseHash, stateToHash } from './state.js';
-import { PRESET_BY_ID, PRESET_IDS, presetConfig } from '../train/presets.js';
+import { PRESET_BY_ID, PRESET_IDS, presetConfig } from './train-presets.js';
 
 /** The sections of the lab's form, in order; a field without one goes to 'more'. */
 export const TRAIN_SECTIONS = ['task', 'arch', 'model', 'training', 'more'];
@@ -39,6 +39,7 @@ export const TRAIN_PRESENTATION = {
   depth: { label: 'Depth L', section: 'model' },
   width: { label: 'Width d', section: 'model' },
   heads: { ...PRESENTATION.heads, section: 'model' },
+  mix_fraction: { ...PRESENTATION.mix_fraction, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
   activation: { ...PRESENTATION.activation, section: 'model', more: true },
   init: { ...PRESENTATION.init, section: 'model', more: true },
@@ -97,7 +98,7 @@ export const defaultTrainConfig = () =>
 
 /**
  * The lab's link table: the train fields and `preset`, a paper preset of the
- * lab (train/presets.js) whose settings and runs a link can name
+ * lab (shared/train-presets.js) whose settings and runs a link can name
  * (#preset=warmup&seed=1: the preset, with the seed changed).
  */
 export const TRAIN_LINK_TABLE = {

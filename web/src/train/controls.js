@@ -7,16 +7,19 @@
 // config over the budget) are shown the same way. While a run exists the
 // settings are locked: Reset frees them. An embed shows only the fields of
 // `show` and fixes those of `lock` (shown, disabled, marked "fixed"): the
-// link's value holds for them whatever the reader does.
+// link's value holds for them whatever the reader does. A field of some
+// presets only (Mix-LN's share) is hidden while none of them is chosen; what
+// was typed into it and not taken is dropped then, so nothing unseen holds Start back.
 //
 //   const c = createTrainControls({ form, store, prefix, show, lock });
 //   c.invalid()            // the fields whose box holds a value not taken
 //   c.showError(field, message); c.clearErrors(); c.lock(true | false)
 import { ARCHS, archLabel } from '../shared/archs.js';
-import { el } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 import { readField } from '../shared/state.js';
 import { swatch } from '../shared/swatch.js';
 import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { fieldApplies } from '../shared/fields.js';
 
 const SECTION_TITLES = { task: 'Data', arch: 'Architectures', model: 'Model', training: 'Training', more: 'More' };
 
@@ -93,7 +96,8 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
         'aria-describedby': described,
       });
     }
-    boxes.set(field, { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error });
+    const box = { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error, node: null };
+    boxes.set(field, box);
     let control = input;
     if (c.reroll) {
       const again = el(
@@ -107,17 +111,23 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
       });
       control = el('div', { class: 'seed-row' }, input, again);
     }
-    return el(
+    box.node = el(
       'div',
       { class: `field small field-${field}`, 'data-field': field, title: c.help ?? null },
       el('label', { for: id }, c.label, fixedMark(field), hint),
       control,
       error,
     );
+    return box.node;
   }
 
   const settings = el('fieldset', { class: 'train-settings' });
-  const lockNote = el('p', { class: 'hint train-lock-note', hidden: true }, 'Reset the run to change its settings.');
+  // The note holds its line in both states: a line that appeared at Start would move every setting below it.
+  const LOCK_NOTE = {
+    free: 'Start locks these settings until Reset.',
+    locked: 'Reset the run to change its settings.',
+  };
+  const lockNote = el('p', { class: 'hint train-lock-note', 'data-locked': 'false' }, LOCK_NOTE.free);
   for (const section of TRAIN_SECTIONS) {
     const fields = TRAIN_KEYS.filter((k) => show.includes(k) && (TRAIN_TABLE[k].section ?? 'more') === section);
     if (!fields.length) continue;
@@ -147,6 +157,8 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
       ),
     );
   }
+  // an embed that shows no setting has nothing to lock, so no note
+  lockNote.hidden = !settings.childElementCount;
   form.append(lockNote, settings);
 
   function setError(field, message) {
@@ -207,6 +219,14 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
   const focused = () => form.getRootNode().activeElement ?? document.activeElement;
   function render(config) {
     for (const [field, b] of boxes) {
+      if (TRAIN_TABLE[field].archs) {
+        const hidden = !fieldApplies(TRAIN_TABLE[field], config);
+        if (b.node.hidden !== hidden) b.node.hidden = hidden;
+        if (hidden && invalid.has(field)) {
+          invalid.delete(field);
+          clearError(field);
+        }
+      }
       if (invalid.has(field)) continue;
       const v = config[field];
       if (b.kind === 'arch') {
@@ -233,8 +253,9 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
     },
     /** Settings locked (a run exists) or free. */
     lock(locked) {
-      settings.disabled = locked;
-      lockNote.hidden = !locked;
+      if (settings.disabled !== locked) settings.disabled = locked;
+      setAttr(lockNote, 'data-locked', String(locked));
+      setText(lockNote, locked ? LOCK_NOTE.locked : LOCK_NOTE.free);
     },
     /** Every value on screen from the store again, dropping what was typed and not taken. */
     reset() {

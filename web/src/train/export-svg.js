@@ -13,7 +13,7 @@ import { numberText } from '../shared/export-text.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
 import { LEGEND_ROW, archLegend, esc, f, line, segments, svgDocument } from '../shared/svg.js';
-import { VIRIDIS, cellKind, scaleAt } from './colormap.js';
+import { VIRIDIS, cellKind, scaleAt } from '../shared/colormap.js';
 import { ZERO_RGB, stepTicks } from './heatmap.js';
 import { HEAT_METRICS, finiteValues, heatColumns, heatScale, lineSeries, logValues, yRange } from './series.js';
 

@@ -8,8 +8,9 @@
 //   legend.update(scale);   // {lo, hi} in log10 units, or null before any value
 import { el } from '../shared/dom.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
-import { VIRIDIS } from './colormap.js';
-import { ZERO_RGB, hatchPattern } from './heatmap.js';
+import { VIRIDIS } from '../shared/colormap.js';
+import { ZERO_RGB } from './heatmap.js';
+import { hatchPattern } from '../shared/heat-cells.js';
 
 export function createHeatLegend(box, { title, colours }) {
   const bar = el('canvas', { class: 'heat-bar-canvas', width: 256, height: 1, 'aria-hidden': 'true' });

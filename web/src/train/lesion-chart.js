@@ -5,7 +5,7 @@
 // loss dashed: the gap is the increase), the same relative to the trained
 // loss (lesioned / trained, log scale: 1 is no change), and the contribution
 // ||u_l|| / ||h_{l-1}|| (log scale, thick at the end, thin at init); then one
-// sentence per run from verdicts.js's depthSentence(), the values that are not
+// sentence per run from train-verdicts.js's depthSentence(), the values that are not
 // finite in words, and the numbers as a table.
 //
 //   const a = createAfterTraining(section, { palette });
@@ -13,11 +13,12 @@
 //   a.plotted()                               // what each chart plots, per run
 import { FONT, axisStyle, createChartHost, layerAxis, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { el, setText } from '../shared/dom.js';
+import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtPlain } from '../shared/format.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { fade } from './charts.js';
-import { depthSentence } from './verdicts.js';
+import { depthSentence } from '../shared/train-verdicts.js';
 
 let instances = 0;
 
@@ -106,7 +107,7 @@ export function createAfterTraining(section, { palette }) {
   });
   const sentences = el('ul', { class: 'after-sentences', id: 'train-after-depth' });
   const notes = el('p', { class: 'hint after-nonfinite', id: 'train-after-nonfinite' });
-  const tableBox = el('div', { class: 'readout-scroll' });
+  const tableBox = scrollRegion(el('div', { class: 'readout-scroll' }), 'The lesion numbers');
   const details = el('details', { class: 'after-numbers' }, el('summary', {}, 'Show numbers'), tableBox);
   const body = el('div', { class: 'after-body' }, key, figures, sentences, notes, details);
   section.append(pending, body);

@@ -12,7 +12,8 @@
 //   12      4     H, the header's length in bytes, uint32 little-endian
 //   16      4     FNV-1a 32 of the header's bytes, uint32 little-endian
 //   20      H     the header: UTF-8 JSON {format: 'resnorm-train-model',
-//                 config: every training field, link, runs: [{arch, key,
+//                 config: every training field (a file from before a
+//                 field existed may lack it: see SINCE_VERSION_1), link, runs: [{arch, key,
 //                 label, dash, overrides, stopWhenTrained, trainedAt, bytes,
 //                 logs}]}; a paper preset's runs differ from the settings in
 //                 `overrides` (key and label name them; without them a run is
@@ -148,6 +149,13 @@ function readSetting(k, v, at) {
   return r.value;
 }
 
+/**
+ * The training fields added after version 1's files were first written: a
+ * file without one was saved before it existed and ran at its default (the
+ * engine reads a state blob without it the same way), so it reads as that.
+ */
+export const SINCE_VERSION_1 = ['mix_fraction'];
+
 /** The settings, every training field, each read back through the lab's field table. */
 function readConfig(c) {
   if (!plain(c)) fail('config', 'the settings are missing');
@@ -155,6 +163,10 @@ function readConfig(c) {
     if (!Object.hasOwn(TRAIN_TABLE, k)) fail(`config.${k.slice(0, 40)}`, `unknown setting "${k.slice(0, 40)}"`);
   const config = {};
   for (const k of TRAIN_KEYS) {
+    if (!Object.hasOwn(c, k) && SINCE_VERSION_1.includes(k)) {
+      config[k] = structuredClone(TRAIN_TABLE[k].default);
+      continue;
+    }
     if (!Object.hasOwn(c, k)) fail(`config.${k}`, `the setting ${k} is missing`);
     config[k] = readSetting(k, c[k], `config.${k}`);
   }

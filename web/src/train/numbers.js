@@ -1,11 +1,15 @@
 // The numbers behind the lab's line charts as a real <table>, for screen
 // readers always and on screen behind "Show numbers" (the explorer's toggle,
-// shared/numbers-toggle.js): one row per logged step, its learning rate and,
-// per architecture, the held-out and training loss, held-out accuracy and
-// gradient norm. Updated as training goes: the rows every run has finished
-// stay as they are, only the new ones (and those a run behind the others
-// has yet to fill) are written; a new run or other architectures build the
-// table again.
+// shared/numbers-toggle.js): per architecture, the held-out and training
+// loss, held-out accuracy and gradient norm, and the learning rate, at most
+// MAX_ROWS + 1 logged steps: every one while they fit, else every k-th
+// (k = 1, 2, 5, 10, 20, 50, ...: the least that fits) and always the latest.
+// A table lays out every row again whenever one changes, so a row per step
+// of a long run would cost more each frame than the whole frame has (the CSV
+// export has every step). Updated as training goes: the rows every run has
+// finished stay as they are, only the new ones (and those a run behind the
+// others has yet to fill) are written; a new run, other architectures or a
+// larger k build the table again.
 //
 //   const n = createLabNumbers(box);   // fills box with the toggle and the table
 //   n.update(runs, config, data);      // session.js's runs; data: their lineSeries(runs), made when absent
@@ -22,8 +26,22 @@ const COLUMNS = [
   ['grad_norm_global', 'grad norm'],
 ];
 
-/** The rows the table holds at most (the CSV export has every step). */
-export const MAX_ROWS = 5000;
+/** The rows the table holds at most, besides the latest step's (the CSV export has every step). */
+export const MAX_ROWS = 100;
+
+/** The least k of 1, 2, 5, 10, 20, 50, ... for which every k-th of n logged steps fits in MAX_ROWS rows. */
+export function rowStride(n) {
+  for (let p = 1; ; p *= 10) for (const k of [1, 2, 5]) if (Math.ceil(n / (k * p)) <= MAX_ROWS) return k * p;
+}
+
+/** The indices of n logged steps the table shows: 0, k, 2k, ... and the last. */
+export function rowIndices(n) {
+  const k = rowStride(n);
+  const out = [];
+  for (let i = 0; i < n; i += k) out.push(i);
+  if (n && out.at(-1) !== n - 1) out.push(n - 1);
+  return out;
+}
 
 const cell = (v) => (v === null || v === undefined ? '\u2014' : fmtPlain(v));
 
@@ -44,13 +62,15 @@ export function createLabNumbers(box) {
   box.append(button, wrap);
   numbersToggle({ wrap, button, label: 'Numbers behind the lab\u2019s charts' });
 
-  let builtFor = null; // {runs, sig}: what the table was built for
+  let builtFor = null; // {runs, sig, stride}: what the table was built for
   let tbody = null;
-  let final = 0; // rows every run has finished: never written again
+  let shown = []; // the logged step's index each row shows
+  let final = 0; // logged steps every run has finished: their rows are never written again
   let caption = null;
 
-  function build(runs, keys, names) {
-    builtFor = { runs, sig: `${keys.join()}|${names.join()}` };
+  function build(runs, keys, names, stride) {
+    builtFor = { runs, sig: `${keys.join()}|${names.join()}`, stride };
+    shown = [];
     caption = el('caption', {});
     const head1 = el(
       'tr',
@@ -92,27 +112,47 @@ export function createLabNumbers(box) {
     update(runs, config, data = lineSeries(runs)) {
       const keys = runs.map((r) => r.key ?? r.arch);
       const names = runs.map((r) => r.label ?? archLabel(r.arch));
-      if (!builtFor || builtFor.runs !== runs || builtFor.sig !== `${keys.join()}|${names.join()}`)
-        build(runs, keys, names);
-      const n = Math.min(MAX_ROWS, data.x.length);
+      const total = data.x.length;
+      const stride = rowStride(total);
+      if (
+        !builtFor ||
+        builtFor.runs !== runs ||
+        builtFor.sig !== `${keys.join()}|${names.join()}` ||
+        builtFor.stride !== stride
+      )
+        build(runs, keys, names, stride);
+      const want = rowIndices(total);
+      // the steps every run has logged in `data` and will not change: a run that has ended and
+      // whose every log `data` holds has all its steps (the logs may have grown since `data`)
       const done = (r) => r.stopped || r.error || r.trainedAt != null || r.stepsDone >= (r.steps ?? config.steps);
-      const complete = Math.min(n, ...runs.map((r) => (done(r) ? Infinity : r.logs.length)));
-      // rows past `final` may still change (a run behind the others): their cells are
-      // rewritten where they differ, so a frame lays out only what changed
-      while (tbody.rows.length > n) tbody.lastChild.remove();
-      for (let i = final; i < tbody.rows.length; i++) {
-        const cells = tbody.rows[i].cells;
-        texts(data, keys, i).forEach((t, j) => setText(cells[j], t));
+      const complete = Math.min(
+        total,
+        ...runs.map((r) => {
+          const held = data.logged?.[r.key ?? r.arch] ?? r.logs.length;
+          return done(r) && held === r.logs.length ? Infinity : held;
+        }),
+      );
+      // a row is written again where it shows another step (the latest moved on) or a step
+      // some run may still change (a run behind the others); only texts that differ are set
+      while (tbody.rows.length > want.length) tbody.lastChild.remove();
+      for (let p = 0; p < tbody.rows.length; p++) {
+        if (shown[p] === want[p] && want[p] < final) continue;
+        const cells = tbody.rows[p].cells;
+        texts(data, keys, want[p]).forEach((t, j) => setText(cells[j], t));
       }
       const rows = [];
-      for (let i = tbody.rows.length; i < n; i++) rows.push(row(data, keys, i));
+      for (let p = tbody.rows.length; p < want.length; p++) rows.push(row(data, keys, want[p]));
       tbody.append(...rows);
+      shown = want;
       final = complete;
-      const more = data.x.length > n ? ` (the first ${MAX_ROWS}; the CSV export has all ${data.x.length})` : '';
+      const which =
+        stride === 1
+          ? 'The logged steps of every run'
+          : `One logged step in ${stride} of every run, and the latest (the CSV export has all ${total})`;
       setText(
         caption,
-        data.x.length
-          ? `The logged steps of every run${more}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+        total
+          ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

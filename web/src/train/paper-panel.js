@@ -1,7 +1,7 @@
 // The lab's paper presets (presets.js): a row of buttons that sets the
 // settings and the runs of one paper's comparison, and a panel under the line
 // charts with the paper's claim, the setting, and the verdict computed from
-// the runs on screen (verdicts.js), claimed beside measured, with a caption
+// the runs on screen (shared/train-verdicts.js), claimed beside measured, with a caption
 // written from the numbers. Changing the architectures leaves the preset (its
 // runs are defined by it); any other setting keeps it, and the panel says
 // which settings differ from the paper's.
@@ -11,9 +11,10 @@
 //   p.id(); p.choose(id); p.onChange(fn)
 //   p.update({ runs, state, config })   // returns the verdict shown (or null)
 import { el, replace } from '../shared/dom.js';
+import { scrollRegion } from '../shared/scroll-region.js';
 import { TRAIN_TABLE } from '../shared/train-fields.js';
-import { PRESETS, PRESET_BY_ID, presetConfig } from './presets.js';
-import { verdict } from './verdicts.js';
+import { PRESETS, PRESET_BY_ID, presetConfig } from '../shared/train-presets.js';
+import { verdict } from '../shared/train-verdicts.js';
 
 const NONE = 'none';
 
@@ -146,7 +147,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     replace(
       result,
       el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
-      el('div', { class: 'readout-scroll' }, checksTable(shown.checks)),
+      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The preset\u2019s checks'),
     );
     caption.textContent = shown.caption;
   }

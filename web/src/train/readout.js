@@ -6,11 +6,14 @@
 //   const r = createTrainReadout(box);
 //   r.set({ data, archs, looks, diverged, index });   // index null: the latest step; archs: the runs' keys
 import { el, replace, setText } from '../shared/dom.js';
+import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtValue, percent } from '../shared/format.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { lookOf } from './looks.js';
 
-// Short headers, so four numbers and a name fit a phone's width; the head line says what they are.
+// Short headers, so four numbers fit a phone's width; the head line says what they are.
+// The table's roles are written out: on a phone its rows are laid out as grids
+// (train.css), and a table whose display is changed keeps its semantics only so.
 const COLUMNS = [
   ['heldout_loss', 'held-out'],
   ['train_loss', 'training'],
@@ -28,23 +31,23 @@ export function stepValue(key, v) {
 
 export function createTrainReadout(box) {
   const head = el('p', { class: 'train-readout-head' });
-  const body = el('tbody');
+  const body = el('tbody', { role: 'rowgroup' });
   const table = el(
     'table',
-    { class: 'readout-table train-readout-table' },
+    { class: 'readout-table train-readout-table', role: 'table' },
     el(
       'thead',
-      {},
+      { role: 'rowgroup' },
       el(
         'tr',
-        {},
-        el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'architecture')),
-        COLUMNS.map(([, label]) => el('th', { scope: 'col' }, label)),
+        { role: 'row' },
+        el('th', { scope: 'col', role: 'columnheader' }, el('span', { class: 'visually-hidden' }, 'architecture')),
+        COLUMNS.map(([, label]) => el('th', { scope: 'col', role: 'columnheader' }, label)),
       ),
     ),
     body,
   );
-  box.append(head, el('div', { class: 'readout-scroll' }, table));
+  box.append(head, scrollRegion(el('div', { class: 'readout-scroll' }, table), 'The latest step of every run'));
 
   // the head and each row are built when what they show changes shape (the
   // runs, their names, a divergence); a new step only rewrites texts that
@@ -83,13 +86,13 @@ export function createTrainReadout(box) {
         cells = {};
         const rows = archs.map((arch, j) => {
           const look = lookOf(looks, arch);
-          cells[arch] = COLUMNS.map(([key]) => el('td', { 'data-key': key }));
+          cells[arch] = COLUMNS.map(([key]) => el('td', { 'data-key': key, role: 'cell' }));
           return el(
             'tr',
-            { 'data-arch': arch },
+            { 'data-arch': arch, role: 'row' },
             el(
               'th',
-              { scope: 'row' },
+              { scope: 'row', role: 'rowheader' },
               lineSwatch(look.arch, look.dash),
               look.label,
               stops[j] !== null ? el('span', { class: 'diverged-note' }, `diverged at step ${stops[j]}`) : null,

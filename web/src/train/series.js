@@ -2,7 +2,7 @@
 // charts' arrays on one step axis, and each heatmap's columns. Pure
 // functions, no DOM; the page's test hook holds their output.
 import { log10OrNull } from '../shared/log-axis.js';
-import { logExtent } from './colormap.js';
+import { logExtent } from '../shared/colormap.js';
 
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
 export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'];
@@ -12,8 +12,10 @@ export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'gra
  * one that stopped early has fewer) and, per run's key (its arch unless the
  * run has a key of its own), each LINE_KEYS
  * series aligned to it, null past the run's last log: {x, lr, series: {arch:
- * {key: values}}}. `lr` is the learning rate at each step, the same for every
- * run (one schedule), from whichever run got that far.
+ * {key: values}}, logged: {arch: logs}}. `lr` is the learning rate at each
+ * step, the same for every run (one schedule), from whichever run got that
+ * far; `logged` how many logs each run had (a run's logs grow after this
+ * returns, so a frame drawn later tells from it what it holds).
  */
 export function lineSeries(runs) {
   const longest = runs.reduce((a, r) => (r.logs.length > a.length ? r.logs : a), []);
@@ -25,7 +27,8 @@ export function lineSeries(runs) {
     );
   }
   const lr = x.map((_, i) => runs.find((r) => i < r.logs.length)?.logs[i].lr ?? null);
-  return { x, lr, series };
+  const logged = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.logs.length]));
+  return { x, lr, series, logged };
 }
 
 /** Values for a log axis: log10 of each positive finite value, null for the rest (a gap in the line). */

@@ -26,12 +26,12 @@
 // than the architecture (depth, warmup, ...), each {key, arch, label,
 // overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
 // logged step whose held-out loss is below halfway from chance to the optimum
-// (verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
+// (train-verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
 // its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
 // it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
 // weights) and `gates` (ReZero's and LayerScale's), each null for a preset
 // without them (or `learnedError`), before it says done.
-import { belowHalfway } from './verdicts.js';
+import { belowHalfway } from '../shared/train-verdicts.js';
 
 /**
  * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
@@ -63,6 +63,9 @@ export function tokensPerStep(config) {
   const per = { copy: 2 * config.seq, reverse: 2 * config.seq, sort: 2 * config.seq, modadd: 2, markov: config.seq };
   return config.batch * (per[config.task] ?? 1);
 }
+
+/** The session states in which its runs are training (requests out, or about to be). */
+export const TRAINING_STATES = Object.freeze(['starting', 'running', 'pausing', 'stepping']);
 
 /** The updates of the next request of a run at `done` of `steps`: up to the next logged step. */
 export function chunkSize(done, steps, logEvery) {
@@ -405,7 +408,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     },
     /** One logged step of every architecture that has not finished, then paused (or done). */
     async step(cfg, specs = null) {
-      if (state === 'running' || state === 'pausing' || state === 'starting' || state === 'stepping') return;
+      if (TRAINING_STATES.includes(state)) return;
       if ((state === 'idle' || state === 'error') && !(await open(cfg, specs))) return;
       if (state === 'done') return;
       const gen = generation;

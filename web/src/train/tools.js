@@ -20,10 +20,11 @@ import { logLabel, logTicks } from '../shared/log-axis.js';
 import { stackToPng } from '../shared/png.js';
 import { palette, themeColor } from '../shared/theme.js';
 import { trainToHash } from '../shared/train-fields.js';
-import { VIRIDIS } from './colormap.js';
+import { VIRIDIS } from '../shared/colormap.js';
 import { labFileBase, toLabCsv, toLabJson } from './export-data.js';
 import { labToSvg } from './export-svg.js';
-import { ZERO_RGB, hatchPattern } from './heatmap.js';
+import { ZERO_RGB } from './heatmap.js';
+import { hatchPattern } from '../shared/heat-cells.js';
 import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
 import { HEAT_METRICS, heatScale } from './series.js';
 

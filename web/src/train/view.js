@@ -20,7 +20,7 @@
 // `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
-import { palette, themeColor } from '../shared/theme.js';
+import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
 import { createSession } from './session.js';
@@ -30,7 +30,7 @@ import { createTrainReadout } from './readout.js';
 import { STATE_WORDS, createProgress } from './progress.js';
 import { createHeatmap } from './heatmap.js';
 import { createHeatLegend } from './heat-legend.js';
-import { createLogExtent } from './colormap.js';
+import { createLogExtent } from '../shared/colormap.js';
 import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
 import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
@@ -163,15 +163,7 @@ export function mountTrainer(
   const after = createAfterTraining(afterBox, { palette: () => palette(root) });
 
   // ---- heatmaps: one section per metric, its legend, one map per architecture
-  const colours = () => ({
-    text: themeColor('--text', root),
-    muted: themeColor('--muted', root),
-    grid: themeColor('--grid', root),
-    surface: themeColor('--surface', root),
-    pending: themeColor('--surface-2', root),
-    hatch: themeColor('--danger', root),
-    cursor: themeColor('--text', root),
-  });
+  const colours = () => heatColours(root);
   const learned = createLearned(afterBox, { colours });
   const heat = {};
   for (const [metric, info] of Object.entries(HEAT_METRICS)) {
@@ -486,6 +478,11 @@ export function mountTrainer(
     }
     schedule();
   });
+  // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
+  // the buttons' state again, not a frame of every chart
+  const refreshButtons = () => showState(session.snapshot());
+  form.addEventListener('input', refreshButtons);
+  form.addEventListener('change', refreshButtons);
   const offTheme = theme.onChange(() => {
     charts.retheme(theme.current());
     for (const h of Object.values(heat)) {
@@ -533,6 +530,8 @@ export function mountTrainer(
       after.destroy();
       learned.destroy();
       controls.destroy();
+      form.removeEventListener('input', refreshButtons);
+      form.removeEventListener('change', refreshButtons);
       tools.destroy();
       for (const h of Object.values(heat)) {
         h.legend.destroy();

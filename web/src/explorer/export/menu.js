@@ -10,6 +10,7 @@ import { chartsToSvg } from './svg.js';
 import { fileBase, toCsv, toJson } from './data.js';
 import { download } from '../../shared/download.js';
 import { fixed } from '../../shared/format.js';
+import { CONFIG_FIELDS, fieldApplies } from '../../shared/fields.js';
 
 export const EXPORTS = [
   { key: 'png', label: 'Charts as PNG' },
@@ -18,10 +19,12 @@ export const EXPORTS = [
   { key: 'json', label: 'Numbers and config as JSON' },
 ];
 
-/** One line naming the config, for the images. */
+/** One line naming the config, for the images (Mix-LN's share only where mix_ln is drawn). */
 export function configLine(c) {
   const block = c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}` : '';
-  return `depth ${c.depth} \u00b7 gain ${fixed(c.gain, 2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}${block}`;
+  const mix = CONFIG_FIELDS.mix_fraction;
+  const share = fieldApplies(mix, c) ? ` \u00b7 ${mix.label} ${c.mix_fraction}` : '';
+  return `depth ${c.depth} \u00b7 gain ${fixed(c.gain, 2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}${block}${share}`;
 }
 
 export async function makeExport(kind, data) {

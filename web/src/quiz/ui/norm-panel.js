@@ -10,6 +10,7 @@
 // the first token of sequence 1: its BatchNorm output moves, its LayerNorm output stays put.
 
 import { el, replace } from '../../shared/dom.js';
+import { scrollRegion } from '../../shared/scroll-region.js';
 import { fixed } from '../../shared/format.js';
 import {
   TOKEN_WIDTH,
@@ -105,24 +106,27 @@ function statsList(rows) {
  */
 /** A per-feature table (feature, x, then `columns`) in its scrolling wrapper. */
 function featureTable(id, caption, columns, body) {
-  return el(
-    'div',
-    { class: 'table-wrap' },
+  return scrollRegion(
     el(
-      'table',
-      { class: 'norm-table', id },
-      el('caption', {}, caption),
+      'div',
+      { class: 'table-wrap' },
       el(
-        'thead',
-        {},
+        'table',
+        { class: 'norm-table', id },
+        el('caption', {}, caption),
         el(
-          'tr',
+          'thead',
           {},
-          ['feature', 'x', ...columns].map((c) => el('th', { scope: 'col' }, c)),
+          el(
+            'tr',
+            {},
+            ['feature', 'x', ...columns].map((c) => el('th', { scope: 'col' }, c)),
+          ),
         ),
+        body,
       ),
-      body,
     ),
+    caption,
   );
 }
 
@@ -383,7 +387,7 @@ export function createNormPanel({ token, batch, engine }) {
   const pictureText = el('p', { class: 'batch-summary', id: 'bn-summary' });
   const watchBody = el('tbody');
   const moved = el('p', { class: 'norm-note moved', role: 'status', 'aria-live': 'polite' });
-  const bnStats = el('div', { class: 'table-wrap' });
+  const bnStats = scrollRegion(el('div', { class: 'table-wrap' }), 'BatchNorm\u2019s statistics');
   const batchNote = el('p', { class: 'hint batch-note' });
   replace(
     batch,

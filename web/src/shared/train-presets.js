@@ -6,41 +6,14 @@
 // architecture with its own overrides (depth, warmup) and a
 // label; a run that only has to show it trains can stop once it has
 // (stopWhenTrained: at its first logged step below halfway from chance to the
-// optimum, as the C++ test stops it). verdicts.js judges a preset's runs.
+// optimum, as the C++ test stops it). shared/train-verdicts.js judges a preset's runs.
 // Pure data, no DOM.
 //
 //   presetConfig(PRESET_BY_ID.warmup, defaults)  // the lab's config for it
 //   PRESET_BY_ID.warmup.runs                     // session.js's run specs
 
-import { sortArchs } from '../shared/archs.js';
-
-/** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum (also scripts/search-reproductions.js's). */
-export const TEACHER_TASK = {
-  task: 'teacher',
-  block: 'mlp',
-  width: 32,
-  expansion: 1,
-  activation: 'relu',
-  batch: 32,
-  eval_batches: 8,
-  optimizer: 'sgd',
-  momentum: 0.9,
-};
-
-/** Reverse 4 symbols of 8: transformer blocks d = 16, m = 32, 4 heads, 16 fresh sequences a step, Adam (also the search's). */
-export const REVERSE_TASK = {
-  task: 'reverse',
-  block: 'transformer',
-  width: 16,
-  expansion: 2,
-  heads: 4,
-  seq: 4,
-  vocab: 8,
-  batch: 16,
-  optimizer: 'adam',
-  schedule: 'constant',
-  eval_batches: 2,
-};
+import { sortArchs } from './archs.js';
+import { REVERSE_TASK, TEACHER_TASK } from './train-tasks.js';
 
 export const PRESETS = [
   {

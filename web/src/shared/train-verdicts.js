@@ -14,8 +14,8 @@
 //
 // A run here is {key, label, logs, task: {chance, optimal}, lesion}: the
 // session's run, or fromCli()'s.
-import { significant } from '../shared/format.js';
-import { PRESET_BY_ID } from './presets.js';
+import { significant } from './format.js';
+import { PRESET_BY_ID } from './train-presets.js';
 
 /** A log or lesion value as a number: the CLI's null (not finite) is NaN. */
 const num = (v) => (v === null || v === undefined ? NaN : Number(v));
@@ -94,9 +94,14 @@ export function prose(v) {
 /** A held-out loss for prose, "not finite" for NaN or infinity. */
 export const lossText = (s) => (s.finite ? prose(s.loss) : 'not finite');
 
-/** The median of a list of numbers (NaN for none). */
+/** A held-out loss beside the task's chance loss, for a check that a run stayed near chance. */
+const nearChanceText = (s) => `${lossText(s)}, chance ${significant(s.chance, 3)}`;
+
+/** The median of a list's finite numbers (NaN for none). */
 export function median(values) {
-  const x = [...values].sort((a, b) => a - b);
+  const x = Array.from(values)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   if (!x.length) return NaN;
   const m = x.length >> 1;
   return x.length % 2 ? x[m] : 0.5 * (x[m - 1] + x[m]);
@@ -184,11 +189,7 @@ const RULES = {
     return {
       checks: [
         check('Post-LN trains at 6 blocks', post6.trained, lossText(post6)),
-        check(
-          'Post-LN fails at 18 blocks (within 10% of chance)',
-          post18.fails,
-          `${lossText(post18)}, chance ${significant(post18.chance, 3)}`,
-        ),
+        check('Post-LN fails at 18 blocks (within 10% of chance)', post18.fails, nearChanceText(post18)),
         check('Post-LN at 18 blocks fails with every value finite', post18.finite, lossText(post18)),
         check('Pre-LN trains at 18 blocks', pre.trained, lossText(pre)),
         check('DeepNorm trains at 18 blocks', deep.trained, lossText(deep)),
@@ -236,11 +237,7 @@ const RULES = {
     return {
       checks: [
         check('ReZero trains at 56 blocks', rezero.trained, lossText(rezero)),
-        check(
-          'plain at 56 layers does not (within 10% of chance)',
-          plain.fails,
-          `${lossText(plain)}, chance ${significant(plain.chance, 3)}`,
-        ),
+        check('plain at 56 layers does not (within 10% of chance)', plain.fails, nearChanceText(plain)),
         check('the residual stack without a norm does not train', !residual.trained, residualText),
       ],
       caption:

@@ -1,9 +1,10 @@
-// The heatmaps' colour scale: viridis (perceptually uniform, readable with
-// every common colour-vision deficiency and in greyscale, dark to light), from
-// the degree-6 polynomial fit of matplotlib's table (Matt Zucker's, within
-// about 1% of it); and the log scale that places a value on it. Pure
-// functions, no DOM.
-import { log10OrNull } from '../shared/log-axis.js';
+// The heat maps' colour scales, the training lab's and the papers page's:
+// viridis (perceptually uniform, readable with every common colour-vision
+// deficiency and in greyscale, dark to light), from the degree-6 polynomial
+// fit of matplotlib's table (Matt Zucker's, within about 1% of it), and the
+// log scale that places a value on it; the diverging scale of DenseFormer's
+// signed averaging weights (below). Pure functions, no DOM.
+import { log10OrNull } from './log-axis.js';
 
 const C = [
   [0.2777273272234177, 0.005407344544966578, 0.3340998053353061],
