@@ -146,23 +146,20 @@ test('axe: embed.html, the explorer, the quiz and the training lab', () =>
 test('axe: the SCORM launch page and the embedding examples', () =>
   served({ csp: SITE_CSP }, async (url) => {
     await eachTheme(url, 'scorm.html', async (page, theme) => {
-      await page.locator('.quiz-item').first().waitFor({ timeout: 30000 });
+      await page.locator('.quiz-item').first().waitFor();
       await check(page, 'scorm.html', theme);
     });
     for (const name of ['plain', 'events', 'lab'])
       await eachTheme(url, `examples/${name}.html`, async (page, theme) => {
         // every element has drawn, and every iframe's embed is ready
-        await page.waitForFunction(
-          () =>
-            [...document.querySelectorAll('resnorm-explorer, resnorm-quiz, resnorm-train')].every((e) =>
-              e.shadowRoot?.querySelector('canvas, .quiz-item'),
-            ),
-          null,
-          { timeout: 30000 },
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll('resnorm-explorer, resnorm-quiz, resnorm-train')].every((e) =>
+            e.shadowRoot?.querySelector('canvas, .quiz-item'),
+          ),
         );
         for (const iframe of await page.locator('iframe').all()) await iframe.scrollIntoViewIfNeeded(); // lazy ones load
         for (const frame of page.frames().slice(1))
-          await frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 30000 });
+          await frame.waitForFunction(() => document.body?.dataset.ready === '1');
         await check(page, `examples/${name}.html`, theme);
       });
   }));

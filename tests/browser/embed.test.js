@@ -87,16 +87,12 @@ async function closeAll(...things) {
     else await t.close();
   }
 }
-const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
+const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1');
 const elementReady = (page, selector) =>
-  page.waitForFunction(
-    (s) => {
-      const els = [...document.querySelectorAll(s)];
-      return els.length > 0 && els.every((e) => e.snapshot);
-    },
-    selector,
-    { timeout: 20000 },
-  );
+  page.waitForFunction((s) => {
+    const els = [...document.querySelectorAll(s)];
+    return els.length > 0 && els.every((e) => e.snapshot);
+  }, selector);
 const frameOf = (page, part) => page.frames().find((f) => f.url().includes(part));
 
 test('a host page at /course/week-3/ with the iframe and two custom elements, under the strict CSP', async () => {
@@ -105,9 +101,7 @@ test('a host page at /course/week-3/ with the iframe and two custom elements, un
   const page = await open(context, `${site.url}examples/plain.html`);
   // the iframe: renders, and reports its height
   const iframe = page.locator('iframe[data-resnorm]');
-  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '520', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '520');
   const frame = frameOf(page, 'embed.html');
   await ready(frame);
   const reported = await frame.evaluate(() =>
@@ -285,7 +279,7 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const hostPage = await open(context, host.url);
   const initial = await hostPage.evaluate(() => document.querySelector('iframe').height);
-  await hostPage.waitForFunction((h) => document.querySelector('iframe').height !== h, initial, { timeout: 20000 });
+  await hostPage.waitForFunction((h) => document.querySelector('iframe').height !== h, initial);
   const frame = frameOf(hostPage, 'embed.html');
   await ready(frame);
   const inFrame = await frame.evaluate(() => {
@@ -684,7 +678,7 @@ test('offline: after one load the site reloads and simulates with the server sto
   await ready(page);
   // the service worker installs (caching the build) and takes over
   await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   const cached = await page.evaluate(async () => {
     const keys = await caches.keys();
     const cache = await caches.open(keys[0]);
@@ -738,7 +732,7 @@ test('offline: after one load the site reloads and simulates with the server sto
       return keys.length === 1 && keys[0].endsWith(v);
     },
     version,
-    { timeout: 20000, polling: 250 },
+    { polling: 250 },
   );
   assert.deepEqual(await violations(page), []);
   await context.close();

@@ -89,10 +89,9 @@ const waitForMessages = (frame, n, filter = null) =>
       window.__messages.filter((m) => m.data?.source === 'resnorm' && (!embed || m.data.embed === embed)).length >=
       count,
     [n, filter],
-    { timeout: 20000 },
   );
 const frameOf = (p) => p.frames().find((f) => f.url().includes('embed.html'));
-const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
+const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1');
 
 /** A host page of the iframes, once its embed has posted its first message and drawn. */
 async function openHost(name) {
@@ -284,8 +283,6 @@ test('the custom elements fire resnorm-<type> on the element and post the same m
   const p = await pageIn(context, `${siteUrl}examples/events-elements.html`, { ready: false });
   await p.waitForFunction(
     () => document.querySelector('resnorm-quiz')?.snapshot && document.querySelector('resnorm-explorer')?.snapshot,
-    null,
-    { timeout: 20000 },
   );
   await waitForMessages(p, 1, 'quiz');
   await waitForMessages(p, 1, 'explorer');
@@ -338,7 +335,7 @@ test('examples/events.html logs the events of its embedded quiz', async () => {
   const context = await recordingContext();
   const p = await pageIn(context, `${siteUrl}examples/events.html`, { ready: false });
   const frame = await (async () => {
-    await p.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'ready'), null, { timeout: 20000 });
+    await p.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'ready'));
     return frameOf(p);
   })();
   await ready(frame);

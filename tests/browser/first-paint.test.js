@@ -22,7 +22,7 @@ test('the default scene is drawn from the shipped numbers, which are the engineâ
     const problems = [];
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
     await page.goto(url);
-    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 10000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
     const shown = await page.evaluate(() => {
       const r = window.__resnorm;
       const out = {};

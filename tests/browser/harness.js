@@ -20,9 +20,14 @@ export const SITE_CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
+// How long any wait of a browser test may take before it is called a hang: a guard, never
+// what decides a test, so generous enough for one core shared with busy ones
+// (npm run test:stress). Every context the browser makes starts with it.
+export const GUARD_MS = 60000;
+
 export async function launch() {
   mkdirSync(SHOTS, { recursive: true });
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: [
@@ -36,6 +41,14 @@ export async function launch() {
       '--disable-dev-shm-usage',
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(GUARD_MS);
+    return context;
+  };
+  browser.newPage = async (options) => (await browser.newContext(options)).newPage();
+  return browser;
 }
 
 /**
@@ -62,11 +75,52 @@ export async function served(options, fn) {
 }
 
 /**
+ * The test side of engine/client.js's hold (heldForTest): window.__testHold in every page the
+ * harness opens. hold(ops) keeps the answers of those engine ops from then on (a computation
+ * that is slow on purpose, whatever the machine's speed), `waiting` counts those kept, `seen`
+ * counts every answer by op, pass() hands the kept answers over and goes on holding, release()
+ * stops holding and hands them over. With
+ * `ops` given, the page holds them from its first request.
+ */
+export const holdScript = (ops = []) => `(() => {
+  let holding = new Set(${JSON.stringify(ops)});
+  const kept = [];
+  const seen = {};
+  window.__testHold = {
+    hold(list) { holding = new Set(list); },
+    pass() { for (const deliver of kept.splice(0)) deliver(); },
+    release() { holding = new Set(); this.pass(); },
+    get waiting() { return kept.length; },
+    seen,
+  };
+  window.__resnormTestHold = (op, deliver) => {
+    seen[op] = (seen[op] ?? 0) + 1;
+    if (!holding.has(op)) return false;
+    kept.push(deliver);
+    return true;
+  };
+})();`;
+
+const withHold = new WeakSet();
+
+/** Holds the answers of `ops` in `page` (or a frame) from now on; see holdScript. */
+export const hold = (page, ops) => page.evaluate((list) => window.__testHold.hold(list), ops);
+/** Waits until the page keeps at least `n` answers back. */
+export const waitHeld = (page, n = 1) => page.waitForFunction((k) => window.__testHold.waiting >= k, n);
+/** Hands the kept answers to the page and goes on holding. */
+export const pass = (page) => page.evaluate(() => window.__testHold.pass());
+/** Stops holding and hands the kept answers to the page. */
+export const release = (page) => page.evaluate(() => window.__testHold.release());
+
+/**
  * A new page of `context` at `url`, whose console errors, warnings and page
  * errors are collected in .problems; with `ready`, once it has drawn
  * (document.body.dataset.ready).
  */
-export async function pageIn(context, url, { ready = true } = {}) {
+export async function pageIn(context, url, { ready = true, held = [] } = {}) {
+  if (held.length) await context.addInitScript(holdScript(held));
+  else if (!withHold.has(context)) await context.addInitScript(holdScript());
+  withHold.add(context);
   const page = await context.newPage();
   page.problems = [];
   page.lastMessages = []; // the last console messages of any kind, for a failure's message
@@ -78,14 +132,14 @@ export async function pageIn(context, url, { ready = true } = {}) {
   page.on('worker', (w) => page.lastMessages.push(`worker started: ${w.url().split('/').pop()}`));
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
-  if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+  if (ready) await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: GUARD_MS });
   return page;
 }
 
 /** pageIn() in a context of its own (1280 x 900 unless `options` say otherwise). */
-export async function openPage(browser, url, options = {}) {
+export async function openPage(browser, url, { held, ready, ...options } = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  return pageIn(context, url);
+  return pageIn(context, url, { held, ready });
 }
 
 /**

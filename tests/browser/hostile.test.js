@@ -150,7 +150,6 @@ async function fragments(page, { keys, shadow, ready, before = [], table = FIELD
               return n && !n.hidden && n.textContent.includes(`(${k})`);
             },
             [shadow, names[0]],
-            { timeout: 10000 },
           )
           .catch(async (e) =>
             assert.fail(`${label}: no notice naming ${names[0]} (${await noticeOf(page, shadow)}) ${e.message}`),
@@ -221,7 +220,6 @@ test('embed.html: every config, view and quiz field with hostile and random valu
             (k) =>
               document.getElementById('embed').shadowRoot?.querySelector('.notice')?.textContent.includes(`(${k})`),
             names[0],
-            { timeout: 10000 },
           )
           .catch(async (e) =>
             assert.fail(`${label}: no notice naming ${names[0]} (${await noticeOf(page, true)}) ${e.message}`),

@@ -19,7 +19,7 @@ test('a panel over a second shows its time and Cancel; Cancel stops it and offer
     await page.goto(`${url}papers.html`);
     const panel = page.locator('[data-panel]').first();
     const cancel = panel.locator('.paper-cancel');
-    await cancel.waitFor({ state: 'visible', timeout: 5000 });
+    await cancel.waitFor({ state: 'visible' });
     assert.match(await panel.locator('.paper-status').textContent(), /computing for \d+\.\d s/);
     await cancel.focus();
     await page.keyboard.press('Enter');
@@ -31,7 +31,7 @@ test('a panel over a second shows its time and Cancel; Cancel stops it and offer
     assert.equal(await panel.getAttribute('aria-busy'), null);
     await again.click();
     assert.match(await panel.locator('.paper-status').textContent(), /computing/);
-    await cancel.waitFor({ state: 'visible', timeout: 5000 });
+    await cancel.waitFor({ state: 'visible' });
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -112,7 +112,7 @@ test('a worker that fails to load: the page computes on the others and says so',
       await context.close();
       return;
     }
-    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1');
     await page.waitForSelector('.worker-lost');
     const text = await page.locator('.worker-lost').textContent();
     assert.match(text, /engine worker failed/);

@@ -74,15 +74,11 @@ test('a section with one question unchecked: the snippets list the checked ids, 
   assert.match(element, new RegExp(`<resnorm-quiz items="${chosen.join(',')}">\n {2}<p>Loading the resnorm quiz… `));
 
   // the preview: the embed with the chosen questions, the first one shown
-  await page.waitForFunction(
-    (ids) => {
-      const f = document.querySelector('#quiz-embed-preview');
-      const r = f?.contentWindow?.__resnorm;
-      return r?.quiz && JSON.stringify(r.quiz.items) === JSON.stringify(ids);
-    },
-    chosen,
-    { timeout: 20000 },
-  );
+  await page.waitForFunction((ids) => {
+    const f = document.querySelector('#quiz-embed-preview');
+    const r = f?.contentWindow?.__resnorm;
+    return r?.quiz && JSON.stringify(r.quiz.items) === JSON.stringify(ids);
+  }, chosen);
   const preview = previewFrame(page);
   assert.equal(await preview.evaluate(() => window.__resnorm.quiz.current), chosen[0]);
   assert.match(
@@ -105,10 +101,7 @@ test('a section with one question unchecked: the snippets list the checked ids, 
   // SCORM 2004: a download of a .zip whose bytes start with PK
   assert.equal(await page.locator('#quiz-embed-scorm-title').inputValue(), 'resnorm quiz: 6 questions');
   await page.locator('#quiz-embed-scorm-version').selectOption('2004');
-  const [download] = await Promise.all([
-    page.waitForEvent('download', { timeout: 30000 }),
-    page.locator('#quiz-embed-scorm').click(),
-  ]);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#quiz-embed-scorm').click()]);
   assert.match(download.suggestedFilename(), /^resnorm-quiz-6-questions-scorm2004\.zip$/);
   const bytes = readFileSync(await download.path());
   assert.equal(bytes.subarray(0, 2).toString('latin1'), 'PK');
@@ -124,7 +117,7 @@ test('a section with one question unchecked: the snippets list the checked ids, 
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title><link rel="icon" href="data:,"></head><body>\n${element}\n</body></html>`,
   );
   const host = await pageIn(context, `${site.url}examples/builder-element.html`, { ready: false });
-  await host.waitForFunction(() => document.querySelector('resnorm-quiz')?.snapshot?.quiz, null, { timeout: 20000 });
+  await host.waitForFunction(() => document.querySelector('resnorm-quiz')?.snapshot?.quiz);
   const quiz = await host.evaluate(() => document.querySelector('resnorm-quiz').snapshot.quiz);
   assert.deepEqual(quiz.items, chosen);
   assert.equal(quiz.current, chosen[0]);
@@ -145,7 +138,7 @@ test('a section with one question unchecked: the snippets list the checked ids, 
   });
   const hostPage = await pageIn(context, `http://127.0.0.1:${other.address().port}/`, { ready: false });
   const embedFrame = await (await hostPage.$('iframe')).contentFrame();
-  await embedFrame.waitForFunction(() => window.__resnorm?.quiz, null, { timeout: 20000 });
+  await embedFrame.waitForFunction(() => window.__resnorm?.quiz);
   assert.deepEqual(await embedFrame.evaluate(() => window.__resnorm.quiz.items), chosen);
   // resnorm-iframe.js sizes it to what the embed reports
   const reported = await embedFrame.evaluate(() =>
@@ -252,13 +245,7 @@ test('at 360 px and in the dark theme the dialog fits the screen', async () => {
     const { context, page } = await openBuilder(options);
     await page.locator('#quiz-embed-section').selectOption('true-false');
     await page.locator('#quiz-embed-items input[value="tf-03"]').uncheck();
-    await page.waitForFunction(
-      () => document.querySelector('#quiz-embed-preview').contentWindow.__resnorm?.quiz,
-      null,
-      {
-        timeout: 20000,
-      },
-    );
+    await page.waitForFunction(() => document.querySelector('#quiz-embed-preview').contentWindow.__resnorm?.quiz);
     const fit = await page.evaluate(() => {
       const d = document.querySelector('dialog.quiz-embed-dialog');
       const r = d.getBoundingClientRect();
@@ -323,7 +310,7 @@ test('without the script the quiz snippet height holds each chosen question reve
     const ids = fragmentOf(snippet).quiz;
     await column.setContent(`<div style="width: 420px">${snippet.split('\n')[0]}</div>`);
     const frame = await (await column.$('iframe')).contentFrame();
-    await frame.waitForFunction(() => window.__resnorm?.quiz, null, { timeout: 20000 });
+    await frame.waitForFunction(() => window.__resnorm?.quiz);
     const items = await frame.evaluate(() => window.__resnorm.quiz.items);
     assert.ok(items.length > 0, name);
     assert.ok(ids.items.length || ids.section.length, name);

@@ -100,9 +100,7 @@ test('every check in the bank shows "Confirmed by the engine" with its numbers',
     if (it.type === 'true-false') await page.locator('.choice[data-choice=true]').click();
     await page.locator('[data-action=reveal]').click();
     const check = page.locator('.exp-check');
-    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status !== 'pending', null, {
-      timeout: 20000,
-    });
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status !== 'pending');
     const [status, text] = [await check.getAttribute('data-status'), await check.textContent()];
     assert.equal(status, 'confirmed', `${it.id}: ${text}`);
     assert.match(text, /^Confirmed by the engine: .*\d/);
@@ -115,12 +113,10 @@ test("a live experiment opens the explorer set to the item's preset; a norm item
   const item = rawBank.items.find((it) => it.id === 'tf-02');
   await page.locator('.choice[data-choice=false]').click();
   await page.locator('[data-action=reveal]').click();
-  await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed');
   await page.screenshot({ path: `${SHOTS}/quiz-experiment.png`, fullPage: true });
   await Promise.all([page.waitForURL(/\/#/), page.locator('[data-action=explorer]').click()]);
-  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnorm, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnorm);
   const config = await page.evaluate(() => window.__resnorm.config);
   assert.deepEqual(config.arch, item.experiment.preset.arch);
   assert.equal(config.depth, item.experiment.preset.depth);
@@ -157,9 +153,7 @@ test('a training claim\u2019s live experiment opens the training lab set to the 
     /^Checked by the project\u2019s tests.*Post-LN without warmup/,
   );
   await Promise.all([page.waitForURL(/\/train\.html#/), page.locator('[data-action=lab]').click()]);
-  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnormTrain, null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnormTrain);
   const config = await page.evaluate(() => window.__resnormTrain.config ?? null);
   assert.equal(config, null, 'nothing trains before Start');
   for (const [key, value] of Object.entries(item.experiment.train))
@@ -325,8 +319,6 @@ test('generated questions: which is which, predict the number; counted in the sc
     () =>
       document.getElementById('which').dataset.state === 'asked' &&
       document.getElementById('predict').dataset.state === 'asked',
-    null,
-    { timeout: 30000 },
   );
   assert.equal(await page.locator('#which canvas').count(), 2);
   const selects = page.locator('#which .assign select');
@@ -345,9 +337,7 @@ test('generated questions: which is which, predict the number; counted in the sc
   assert.match(await page.locator('#score').textContent(), /of 2 correct/);
 
   // Pick the preset: a radio per preset; the right one is graded right, the chart is drawn.
-  await page.waitForFunction(() => document.getElementById('pick').dataset.state === 'asked', null, {
-    timeout: 30000,
-  });
+  await page.waitForFunction(() => document.getElementById('pick').dataset.state === 'asked');
   assert.equal(await page.locator('#pick input[type=radio]').count(), 4);
   await page.locator('#pick input[type=radio]').first().check();
   await page.locator('[data-action=pick-check]').click();
@@ -361,8 +351,7 @@ test('generated questions: which is which, predict the number; counted in the sc
 
 test('generated questions on the newer presets: every new kind is asked and graded', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
-  const state = (id, s) =>
-    page.waitForFunction(([i, v]) => document.getElementById(i).dataset.state === v, [id, s], { timeout: 30000 });
+  const state = (id, s) => page.waitForFunction(([i, v]) => document.getElementById(i).dataset.state === v, [id, s]);
   await state('predict', 'asked');
   // Predict the number: each new kind; the rule's value (from the explanation's numbers) is not
   // needed, the engine's own answer is read back from the result and must be graded right.
@@ -373,7 +362,6 @@ test('generated questions on the newer presets: every new kind is asked and grad
         document.getElementById('predict').dataset.kind === k &&
         document.getElementById('predict').dataset.state === 'asked',
       kind,
-      { timeout: 30000 },
     );
     await page.locator('#guess').fill('1');
     await page.locator('#guess').press('Enter');
@@ -418,8 +406,6 @@ test('generated questions on the newer presets: every new kind is asked and grad
     () =>
       document.getElementById('which').dataset.pool === 'newer' &&
       document.getElementById('which').dataset.state === 'asked',
-    null,
-    { timeout: 30000 },
   );
   const options = await page.locator('#which .assign select').first().locator('option').allTextContents();
   assert.ok(
@@ -433,9 +419,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
 
 test('predict the number: sqrt(2) is accepted and graded; a broken expression says what was not understood', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
-  await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, {
-    timeout: 30000,
-  });
+  await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked');
   await page.locator('#guess').fill('sqrt(2');
   await page.locator('#guess').press('Enter');
   assert.match(await page.locator('#predict .gen-result').textContent(), /expected "\)"/i);
@@ -462,9 +446,7 @@ test('360 px wide and dark: no horizontal scroll in any area, no console message
     await page.locator(`#area-${area}`).waitFor();
     if (area === 'norm') await waitRender(page, 'batch-norm', 0);
     if (area === 'generated') {
-      await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked', null, {
-        timeout: 30000,
-      });
+      await page.waitForFunction(() => document.getElementById('which').dataset.state === 'asked');
     }
     if (area === 'quiz') {
       await page
@@ -487,9 +469,7 @@ test('without a CSP and under a sub-path, every area works with no console messa
     const page = await openPage(browser, `${s.url}quiz.html#quiz/edge-01`);
     await page.locator('.quiz-item[data-id="edge-01"]').waitFor();
     await page.locator('[data-action=reveal]').click();
-    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed', null, {
-      timeout: 20000,
-    });
+    await page.waitForFunction(() => document.querySelector('.exp-check')?.dataset.status === 'confirmed');
     await page.evaluate(() => {
       location.hash = '#norm';
     });
@@ -497,9 +477,7 @@ test('without a CSP and under a sub-path, every area works with no console messa
     await page.evaluate(() => {
       location.hash = '#generated';
     });
-    await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked', null, {
-      timeout: 30000,
-    });
+    await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked');
     await page.evaluate(() => {
       location.hash = '#quiz';
     });

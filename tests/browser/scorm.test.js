@@ -84,9 +84,7 @@ async function buildPackage(version, options = {}) {
 
 const frameOf = (page) => page.frames().find((f) => f !== page.mainFrame() && f.url().includes('/pkg/'));
 async function scoFrame(page) {
-  await page.waitForFunction(() => document.getElementById('sco').contentDocument?.body?.dataset.ready === '1', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.getElementById('sco').contentDocument?.body?.dataset.ready === '1');
   return frameOf(page);
 }
 // The text of an element of the quiz, inside the embed's shadow root.
@@ -226,7 +224,7 @@ async function run(version, { mastery, last, expectStatus }) {
     const commitsBefore = await page.evaluate(() => window.__lms.commits);
     assert.ok(commitsBefore >= 4, `${commitsBefore} commits`); // at launch and after each answer
     await page.evaluate(() => window.unloadSco());
-    await page.waitForFunction(() => window.__lms.finished, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.__lms.finished);
     const saved = await stored();
     if (v12) saved.core.entry = 'resume';
     else saved.entry = 'resume';
@@ -247,7 +245,7 @@ async function run(version, { mastery, last, expectStatus }) {
     assert.match(await status(), /Recorded in the LMS .*the attempt is complete/);
     await page.screenshot({ path: join(SHOTS, `scorm-${version.replace('.', '')}.png`) });
     await page.evaluate(() => window.unloadSco());
-    await page.waitForFunction(() => window.__lms.finished, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.__lms.finished);
 
     const cmi = await stored();
     const interactions = Object.values(cmi.interactions.childArray ?? cmi.interactions).map((i) => ({
@@ -354,7 +352,7 @@ test('the launch page opened on its own: the quiz works and says nothing is reco
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${site.url}scorm.html`);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
   const text = await page.evaluate(
     () => document.getElementById('embed').shadowRoot.querySelector('.scorm-status').textContent,
   );

@@ -39,9 +39,7 @@ const steps = (page, id, count, pause = 0) =>
 /** The page once the engine's own answer is on screen (not only the shipped first paint). */
 async function settled(url) {
   const page = await openPage(it.browser, url);
-  await page.waitForFunction(() => document.querySelector('.status')?.dataset.state === 'ready', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.querySelector('.status')?.dataset.state === 'ready');
   await steps(page, 'gain', 2); // the engine's code warm, every instance built
   return page;
 }

@@ -38,9 +38,7 @@ after(async () => {
 // The engine's answer is on screen (not only the shipped first paint) and the
 // explorer has rewritten the URL, which it does 300 ms after a render.
 const settle = async (page, ms = 450) => {
-  await page.waitForFunction(() => document.getElementById('status')?.dataset.state !== 'computing', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.getElementById('status')?.dataset.state !== 'computing');
   await page.waitForTimeout(ms);
 };
 

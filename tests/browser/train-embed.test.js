@@ -38,7 +38,7 @@ async function serveDir(root, { csp = STRICT_CSP } = {}) {
 // A run that trains in well under a second per architecture.
 const TINY = 'task=copy&seq=2&vocab=4&depth=2&width=16&heads=2&batch=4&steps=12&log_every=2';
 const labEmbed = (url, more = '') => `${url}embed.html#mode=train&${TINY}${more}`;
-const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1', null, { timeout: 20000 });
+const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1');
 
 // CSP violations of every frame, recorded from the start.
 async function newContext(options = {}) {
@@ -64,7 +64,6 @@ async function trainIn(frame, hostSel, { element = false } = {}) {
   await frame.waitForFunction(
     (el) => (el ? document.querySelector('resnorm-train').snapshot : window.__resnormTrain)?.state === 'done',
     element,
-    { timeout: 30000 },
   );
 }
 
@@ -74,9 +73,7 @@ test('embed.html and <resnorm-train> on a host page at a sub-path, under the str
   const page = await pageIn(context, `${site.url}examples/lab.html`, { ready: false });
 
   // the iframe: its fixed steps, hidden settings, the reader's warmup; sized to the height it reports
-  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '2400', null, {
-    timeout: 20000,
-  });
+  await page.waitForFunction(() => document.querySelector('iframe[data-resnorm]').height !== '2400');
   const frame = page.frames().find((f) => f.url().includes('embed.html'));
   await ready(frame);
   const shown = await frame.evaluate(() => {
@@ -223,7 +220,7 @@ test('offline: after one load of the lab, train.html and the embedded lab reload
   const context = await newContext();
   const page = await pageIn(context, `${site.url}train.html#${TINY}`);
   await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20000 });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   // every file train.html loads is in the cache
   const { loaded, cached } = await page.evaluate(async () => {
     const cache = await caches.open((await caches.keys())[0]);
@@ -270,7 +267,7 @@ test('the lab and the embedded lab install the offline copy only once no run is 
     });
     const page = await pageIn(context, site.url + path);
     await page.locator('#train-start').click();
-    await page.waitForFunction(() => window.__resnormTrain?.state === 'running', null, { timeout: 20000 });
+    await page.waitForFunction(() => window.__resnormTrain?.state === 'running');
     const loadedAt = await page.evaluate(() => performance.getEntriesByType('navigation')[0].loadEventEnd);
     await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 120000 });
     const doneAt = await page.evaluate(() => performance.now());

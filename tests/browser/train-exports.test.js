@@ -339,7 +339,7 @@ test('a saved model loads into a fresh page: settings, link and held-out loss re
       buffer: file.bytes,
     });
     await waitState(other, 'paused');
-    await other.waitForFunction((h) => location.hash === h, trainToHash(saved.config), { timeout: 5000 });
+    await other.waitForFunction((h) => location.hash === h, trainToHash(saved.config));
     assert.equal(await other.inputValue('#train-depth'), '2');
     const loaded = await hookRuns(other);
     assert.deepEqual(loaded.config, saved.config);
@@ -378,7 +378,6 @@ test('a saved model loads into a fresh page: settings, link and held-out loss re
       await other.waitForFunction(
         (l) => document.querySelector('.lab-tools-error:not([hidden])')?.textContent.includes(`${l}.rnmodel`),
         label,
-        { timeout: 10000 },
       );
       const notice = await other.locator('.lab-tools-error').textContent();
       assert.match(notice, reason, `${label}: ${notice}`);

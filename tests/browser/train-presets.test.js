@@ -76,7 +76,7 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
       const h = await shown(page);
       assert.equal(h.preset, preset.id);
       // the link names the preset and nothing else: its settings are the preset's
-      await page.waitForFunction((id) => location.hash === `#preset=${id}`, preset.id, { timeout: 5000 });
+      await page.waitForFunction((id) => location.hash === `#preset=${id}`, preset.id);
 
       cliRunsOf.set(preset.id, cliRuns(preset, h.config));
       const want = verdict(preset.id, cliRunsOf.get(preset.id));
@@ -193,7 +193,7 @@ test('a preset link opens the preset with its settings; changing the architectur
     await page.click('#settings-toggle');
     await page.check('#train-arch-plain');
     await page.waitForFunction(() => window.__resnormTrain?.preset === 'none');
-    await page.waitForFunction(() => !location.hash.includes('preset='), null, { timeout: 5000 });
+    await page.waitForFunction(() => !location.hash.includes('preset='));
     assert.equal(await page.isHidden('#train-paper'), true);
     assert.deepEqual(page.problems, []);
     await page.context().close();

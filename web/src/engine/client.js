@@ -53,6 +53,16 @@ function fieldError(message, field) {
   return err;
 }
 
+// A test harness can hold answers back: before the page loads (Playwright's addInitScript) it
+// defines globalThis.__resnormTestHold(op, deliver), which returns true when it keeps the answer
+// and will call deliver() later. The worker's job counts as under way until then, so a
+// computation is slow on purpose (Cancel, Pause) whatever the machine's speed. A link, an
+// attribute or storage can give the page strings, never a function, so none of them reaches it.
+function heldForTest(op, deliver) {
+  const hold = globalThis.__resnormTestHold;
+  return typeof hold === 'function' && hold(op, deliver) === true;
+}
+
 function unknownOp(op) {
   return new TypeError(`unknown engine operation ${JSON.stringify(String(op))} (known: ${OPS.join(', ')})`);
 }
@@ -199,9 +209,10 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     );
   }
 
-  function answer(slot, msg) {
+  function answer(slot, msg, released = false) {
     const job = slot.job;
     if (!job || !msg || msg.id !== job.id) return;
+    if (!released && heldForTest(job.op, () => answer(slot, msg, true))) return;
     slot.job = null;
     if (!msg.ok) job.reject(engineError(msg.error));
     else if (job.lane) job.resolve({ out: msg.out, ms: msg.ms, roundTripMs: performance.now() - job.t0 });
