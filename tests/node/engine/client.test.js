@@ -125,7 +125,7 @@ test('k = 2 workers: the same answers as one worker, two computing at once', asy
     ['simulate', [{ arch: ['deepnorm'], block: 'transformer', depth: 3, width: 16, heads: 2 }]],
   ];
   const run = async (k) => {
-    const pool = fakeWorkers({ delayMs: 5 });
+    const pool = fakeWorkers();
     const engine = createEngineClient({ workers: k, startWorker: pool.start });
     const lanes = [engine.lane(), engine.lane()];
     const out = await Promise.all(
@@ -148,7 +148,7 @@ test('k = 2 workers: the same answers as one worker, two computing at once', asy
 });
 
 test('an exclusive call waits for every worker to be idle and runs alone', async () => {
-  const pool = fakeWorkers({ delayMs: 10 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ workers: 2, startWorker: pool.start });
   const cfg = (depth) => [{ arch: ['plain'], depth }];
   const before = [engine.call('simulate', cfg(2)), engine.call('simulate', cfg(3))];
@@ -173,7 +173,7 @@ test('an exclusive call waits for every worker to be idle and runs alone', async
 });
 
 test('lane.cancel(): the running request resolves null, its worker is terminated, the lane and other lanes go on', async () => {
-  const pool = fakeWorkers({ delayMs: 30 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ startWorker: pool.start });
   const x = engine.lane();
   const y = engine.lane();
@@ -292,7 +292,7 @@ test('a pool of k = 1, 2, 3 workers: a simulate is split by architecture and mer
 });
 
 test('a pool: a superseded split request is dropped in every worker, and no answer mixes two configs', async () => {
-  const pool = fakeWorkers({ delayMs: 5 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ workers: 2, startWorker: pool.start });
   const lane = engine.lane();
   const arch = ['plain', 'residual', 'post_ln', 'pre_ln'];
@@ -341,11 +341,14 @@ test('poolSize(): one worker per core, at most 4, at most 2 on a device with 4 G
 test('a pool: a worker that fails to load leaves the others working, its part redone by them, the page told', async () => {
   const pool = fakeWorkers();
   let n = 0;
+  let broken = null;
   const start = () => {
     if (n++ !== 1) return pool.start();
-    // The second worker never loads: it takes a message and then reports an error.
+    // The second worker never loads: it takes a message and, a turn of the event loop later (its
+    // part still unanswered, the other workers still computing theirs), reports an error.
     const w = { sent: [], postMessage: (d) => w.sent.push(d), terminate: () => (w.terminated = true) };
-    setTimeout(() => w.onerror({ message: 'the module could not be loaded', preventDefault() {} }), 5);
+    setImmediate(() => w.onerror({ message: 'the module could not be loaded', preventDefault() {} }));
+    broken = w;
     return w;
   };
   const engine = createEngineClient({ workers: 3, startWorker: start });
@@ -359,6 +362,14 @@ test('a pool: a worker that fails to load leaves the others working, its part re
     want,
   );
   assert.deepEqual(heard, [['engine worker failed: the module could not be loaded', 2]]);
+  assert.equal(broken.sent.length, 1, 'the broken worker took its part');
+  // the parts the working workers computed: their own two, then the lost worker's
+  const parts = pool.log.filter((e) => e[1] === 'start').map((e) => e[3][1]);
+  assert.deepEqual(parts, [
+    ['plain', 'residual'],
+    ['gpt2', 'admin'],
+    ['post_ln', 'pre_ln'],
+  ]);
   assert.equal(engine.size(), 2);
   assert.deepEqual(Object.keys((await engine.call('simulate', [config])).results), config.arch);
 });

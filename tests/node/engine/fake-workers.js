@@ -2,16 +2,24 @@
 // through run.js (what web/src/engine/worker.js runs, minus the Worker), with
 // its own session (the trainers it holds), and answers asynchronously, one
 // message at a time, in order, handing over the typed arrays of its answers
-// as worker.js does.
+// as worker.js does. A job answers on a later event-loop turn, or, if the
+// pool's `hold(op, args)` says so, once the test releases it: a job that must
+// still be running when the test acts is held, whatever the machine's speed.
 import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
+import { nextTurn } from '../wait.js';
 
 /**
- * fakeWorkers({delayMs}) for the engine `rn`: a pool of fake workers; `log`
- * records [worker, 'start'|'end', op, args] in time order, `active` the jobs running.
+ * fakeWorkers({hold}) for the engine `rn`: a pool of fake workers; `log`
+ * records [worker, 'start'|'end', op, args] in the order they happen, `active`
+ * the jobs running, `maxActive` the most at once; `held` lists the jobs held
+ * by `hold` ({worker, op, args}), and release() lets them all answer.
  */
 export function fakeWorkerPool(rn) {
-  return function fakeWorkers({ delayMs = 2 } = {}) {
-    const pool = { started: [], log: [], active: 0, maxActive: 0 };
+  return function fakeWorkers({ hold = () => false } = {}) {
+    const pool = { started: [], log: [], active: 0, maxActive: 0, held: [] };
+    pool.release = () => {
+      for (const job of pool.held.splice(0)) job.go();
+    };
     pool.start = () => {
       const n = pool.started.length;
       const session = createSession();
@@ -27,7 +35,9 @@ export function fakeWorkerPool(rn) {
             pool.active++;
             pool.maxActive = Math.max(pool.maxActive, pool.active);
             pool.log.push([n, 'start', data.op, data.args]);
-            await new Promise((r) => setTimeout(r, delayMs));
+            if (hold(data.op, data.args))
+              await new Promise((go) => pool.held.push({ worker: n, op: data.op, args: data.args, go }));
+            else await nextTurn();
             let msg;
             try {
               if (!Object.hasOwn(RUN, data.op))

@@ -12,6 +12,7 @@ import { loadWasm } from '../helpers.js';
 import { createEngineClient, OPS, TRAINER_OPS } from '../../../web/src/engine/client.js';
 import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
 import { fakeWorkerPool } from './fake-workers.js';
+import { until } from '../wait.js';
 
 const rn = await loadWasm();
 const fakeWorkers = fakeWorkerPool(rn);
@@ -162,7 +163,7 @@ test('save and restore through the client: a new trainer loads a state and conti
 });
 
 test('several trainers spread over the pool, each pinned to its worker, computing at once', async () => {
-  const pool = fakeWorkers({ delayMs: 5 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ workers: 3, startWorker: pool.start });
   const archs = ['plain', 'residual', 'post_ln', 'pre_ln', 'gpt2', 'admin'];
   const trainers = await Promise.all(archs.map((arch) => engine.trainer({ ...CONFIG, arch })));
@@ -188,7 +189,7 @@ test('several trainers spread over the pool, each pinned to its worker, computin
 });
 
 test('trainers and the rest of the pool share the workers: calls, lanes and an exclusive call go on', async () => {
-  const pool = fakeWorkers({ delayMs: 5 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ workers: 2, startWorker: pool.start });
   const tr = await engine.trainer(CONFIG);
   const lane = engine.lane();
@@ -212,7 +213,7 @@ test('trainers and the rest of the pool share the workers: calls, lanes and an e
 });
 
 test("a worker that stops takes its trainers: their calls reject by name, the others' go on, a saved state restarts one", async () => {
-  const pool = fakeWorkers({ delayMs: 5 });
+  const pool = fakeWorkers();
   const engine = createEngineClient({ workers: 2, startWorker: pool.start });
   const heard = [];
   engine.onWorkerLost((e, left) => heard.push(left));
@@ -246,17 +247,28 @@ test("a worker that stops takes its trainers: their calls reject by name, the ot
 });
 
 test("a lane's cancel() leaves a worker holding trainers running; terminate() rejects the trainers' calls", async () => {
-  const pool = fakeWorkers({ delayMs: 20 });
+  // The lane's simulate is held at the worker: it is still being computed when the lane cancels.
+  const pool = fakeWorkers({ hold: (op) => op === 'simulate' });
   const engine = createEngineClient({ startWorker: pool.start });
   const tr = await engine.trainer(CONFIG);
   const lane = engine.lane();
   const request = lane.request('simulate', [{ arch: ['plain'], depth: 4 }]);
   const queued = tr.step(2);
-  await new Promise((r) => setTimeout(r, 5));
+  await until(() => pool.held.length === 1, 'the simulate at the worker');
+  assert.equal(pool.held[0].op, 'simulate');
   assert.equal(lane.cancel(), true);
   assert.equal(await request, null);
   assert.equal(pool.started[0].terminated, false, 'the worker holds a trainer: not terminated');
+  assert.deepEqual(
+    pool.started[0].sent.map((m) => m.op),
+    ['trainerCreate', 'simulate'],
+    "the trainer's step waits while the worker computes the cancelled request",
+  );
+  pool.release();
   assert.equal((await queued).length, 1, "the trainer's step ran after the cancelled request");
+  const simulateEnd = pool.log.findIndex((e) => e[1] === 'end' && e[2] === 'simulate');
+  const stepStart = pool.log.findIndex((e) => e[1] === 'start' && e[2] === 'trainerStep');
+  assert.ok(simulateEnd >= 0 && stepStart > simulateEnd, 'the step started once the worker had answered');
   engine.terminate();
   await assert.rejects(tr.step(2), /shut down/);
   await assert.rejects(engine.trainer(CONFIG), /shut down/);

@@ -9,8 +9,13 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { createSession } from '../../../web/src/train/session.js';
+import { nextTurn } from '../wait.js';
 
-/** Trainers whose held-out loss is chance / (1 + step / depth); lesion() answers from the config (or throws). */
+/**
+ * Trainers whose held-out loss is chance / (1 + step / depth), each step()
+ * answered on a later event-loop turn (as a worker's answer comes); lesion()
+ * answers from the config (or throws).
+ */
 function standIn({ lesionFails = [] } = {}) {
   const engine = { made: [], lesions: 0 };
   engine.trainer = async (config) => {
@@ -21,7 +26,7 @@ function standIn({ lesionFails = [] } = {}) {
       config,
       task: { chance, optimal: 0 },
       async step(n) {
-        await new Promise((r) => setTimeout(r, 1));
+        await nextTurn();
         const logs = [];
         for (let k = 0; k < n && done < config.steps; k++) {
           done++;
@@ -89,6 +94,10 @@ test('runs with their own overrides and labels, each to its own config, and a le
   assert.deepEqual(snap.config.arch, ['post_ln', 'post_ln', 'pre_ln']);
   assert.equal(engine.lesions, 3);
   // "done" is said only once every lesion is in
+  assert.ok(
+    states.some(([state]) => state === 'done'),
+    'done was said',
+  );
   for (const [state, lesioned] of states) if (state === 'done') assert.equal(lesioned, true);
   assert.equal(snap.progress.done, 120);
   await s.reset();

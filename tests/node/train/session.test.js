@@ -9,14 +9,25 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { chunkSize, createSession, tokensPerStep } from '../../../web/src/train/session.js';
+import { nextTurn, until } from '../wait.js';
 
 /**
  * A stand-in for the engine client's trainers: deterministic logs from (arch,
- * step), answered after `delayMs`; `diverge` {arch: step} stops that arch
- * there. `requests` records [arch, n] in the order they were asked.
+ * step); `diverge` {arch: step} stops that arch there. A request answers on a
+ * later event-loop turn, or, while `engine.holding` is true, waits in
+ * `engine.held` ({arch, n} each) until the test calls engine.release(arch?)
+ * (every arch, or that one's): a test makes a request be under way when it
+ * acts, whatever the machine's speed. `requests` records [arch, n] in the
+ * order they were asked; `out` counts the requests under way, `maxOut` the
+ * most at once.
  */
-function standIn({ delayMs = 1, diverge = {}, refuse = null } = {}) {
-  const engine = { requests: [], deleted: 0, made: 0 };
+function standIn({ diverge = {}, refuse = null } = {}) {
+  const engine = { requests: [], deleted: 0, made: 0, holding: false, held: [], out: 0, maxOut: 0 };
+  engine.release = (arch = null) => {
+    const go = engine.held.filter((h) => arch === null || h.arch === arch);
+    engine.held = engine.held.filter((h) => !go.includes(h));
+    for (const h of go) h.go();
+  };
   engine.trainer = async (config) => {
     if (refuse) throw Object.assign(new RangeError(`${refuse}: refused`), { field: refuse });
     engine.made++;
@@ -27,7 +38,11 @@ function standIn({ delayMs = 1, diverge = {}, refuse = null } = {}) {
       task: { chance: Math.log(config.vocab), optimal: 0 },
       async step(n) {
         engine.requests.push([config.arch, n]);
-        await new Promise((r) => setTimeout(r, delayMs));
+        engine.out++;
+        engine.maxOut = Math.max(engine.maxOut, engine.out);
+        if (engine.holding) await new Promise((go) => engine.held.push({ arch: config.arch, n, go }));
+        else await nextTurn();
+        engine.out--;
         const logs = [];
         for (let k = 0; k < n && !stopped && done < config.steps; k++) {
           done++;
@@ -66,6 +81,9 @@ const CONFIG = {
   lr: 0.01,
 };
 
+/** The sizes of the requests of `arch`, in the order asked. */
+const asked = (engine, arch) => engine.requests.filter(([a]) => a === arch).map(([, n]) => n);
+
 const heldout = (snap) =>
   Object.fromEntries(snap.runs.map((r) => [r.arch, r.logs.map((l) => [l.step, l.heldout_loss])]));
 
@@ -92,6 +110,7 @@ test('a run asks for one logged step per request, every arch in parallel, and en
     [10, 10, 5],
   );
   assert.equal(engine.made, 2);
+  assert.equal(engine.maxOut, 2, 'both archs had a request under way at once');
   for (const r of snap.runs) {
     assert.deepEqual(
       r.logs.map((l) => l.step),
@@ -110,33 +129,57 @@ test('pause then start gives the logs of an uninterrupted run', async () => {
   await whole.start(CONFIG);
   const expected = heldout(whole.snapshot());
 
-  const s = createSession({ engine: standIn({ delayMs: 3 }) });
+  const engine = standIn();
+  engine.holding = true;
+  const s = createSession({ engine });
   const started = s.start(CONFIG);
-  await new Promise((r) => setTimeout(r, 4));
+  // each arch's first request answered; the pause comes while the second ones are under way
+  await until(() => engine.held.length === 2, 'the first requests');
+  engine.release();
+  await until(() => engine.held.length === 2, 'the second requests');
   s.pause();
+  assert.equal(s.state, 'pausing');
+  engine.release();
   await started;
   const paused = s.snapshot();
   assert.equal(paused.state, 'paused');
   assert.ok(paused.progress.done < 50, `paused after ${paused.progress.done} steps`);
+  assert.equal(paused.progress.done, 40, 'the requests under way at the pause are kept');
   // nothing more is asked while paused
   const done = paused.progress.done;
-  await new Promise((r) => setTimeout(r, 20));
+  const requests = engine.requests.length;
+  await nextTurn();
   assert.equal(s.snapshot().progress.done, done);
+  assert.equal(engine.requests.length, requests);
+  engine.holding = false;
   await s.start(CONFIG);
   assert.equal(s.state, 'done');
   assert.deepEqual(heldout(s.snapshot()), expected);
+  // it went on from step 20: no request repeated, none lost
+  for (const arch of CONFIG.arch) assert.deepEqual(asked(engine, arch), [10, 10, 5], arch);
 });
 
 test('Start during a pause waits for the requests under way, then goes on', async () => {
-  const s = createSession({ engine: standIn({ delayMs: 5 }) });
+  const engine = standIn();
+  engine.holding = true;
+  const s = createSession({ engine });
   const first = s.start(CONFIG);
-  await new Promise((r) => setTimeout(r, 1));
+  await until(() => engine.held.length === 2, 'the first requests');
   s.pause();
   assert.equal(s.state, 'pausing');
-  await s.start(CONFIG);
+  let restarted = false;
+  const again = s.start(CONFIG).then(() => (restarted = true));
+  await nextTurn();
+  assert.equal(restarted, false, 'Start waits while the requests are under way');
+  assert.equal(s.state, 'pausing');
+  assert.equal(engine.requests.length, 2, 'nothing more is asked meanwhile');
+  engine.holding = false;
+  engine.release();
+  await again;
   await first;
   assert.equal(s.state, 'done');
   assert.equal(s.snapshot().progress.done, 50);
+  for (const arch of CONFIG.arch) assert.deepEqual(asked(engine, arch), [10, 10, 5], arch);
 });
 
 test('Step trains one logged step per architecture, then pauses; Start goes on from there', async () => {
@@ -182,17 +225,27 @@ test('a run stops at its first non-finite step; the others go on', async () => {
 });
 
 test('Reset deletes the trainers and drops answers still on their way', async () => {
-  const engine = standIn({ delayMs: 5 });
-  const s = createSession({ engine });
+  const engine = standIn();
+  engine.holding = true;
+  const changes = [];
+  const s = createSession({ engine, onChange: (snap) => changes.push(snap.state) });
   const started = s.start(CONFIG);
-  await new Promise((r) => setTimeout(r, 2));
+  await until(() => engine.held.length === 2, 'the first requests');
   await s.reset();
+  assert.equal(engine.deleted, 2);
+  assert.equal(changes.at(-1), 'idle');
+  const changed = changes.length;
+  // the answers come after the reset
+  engine.release();
   await started;
-  await new Promise((r) => setTimeout(r, 20));
+  await nextTurn();
   const snap = s.snapshot();
   assert.equal(snap.state, 'idle');
   assert.deepEqual(snap.runs, []);
+  assert.equal(snap.progress.done, 0);
   assert.equal(engine.deleted, 2);
+  assert.equal(changes.length, changed, 'the dropped answers changed nothing');
+  assert.equal(engine.requests.length, 2, 'nothing more was asked');
 });
 
 test('a refused config is an error naming its field, with no trainer kept', async () => {
@@ -210,17 +263,39 @@ test('the rates leave paused time out; the time left follows the slowest run', a
   const now = () => t;
   const engine = standIn();
   const s = createSession({ engine, now });
-  await s.step(CONFIG); // stepping is not timed
+  const config = { ...CONFIG, steps: 1000 };
+  await s.step(config); // stepping is not timed
   assert.equal(s.snapshot().progress.stepsPerSecond, 0);
-  const started = s.start({ ...CONFIG, steps: 1000 });
-  t = 1000; // one second of running
-  await new Promise((r) => setTimeout(r, 5));
-  s.pause();
+  engine.holding = true;
+  const started = s.start(config);
+  t = 1000; // one second of running: post_ln answers two requests, pre_ln one
+  await until(() => engine.held.length === 2, 'the first requests');
+  engine.release('post_ln');
+  await until(() => engine.held.length === 2, "post_ln's second request");
+  s.pause(); // the requests under way finish in running time
+  engine.release();
   await started;
   const p = s.snapshot().progress;
+  assert.equal(s.state, 'paused');
   const done = s.snapshot().runs.map((r) => r.stepsDone - 10);
+  assert.deepEqual(done, [20, 10]);
+  assert.equal(p.activeMs, 1000);
   assert.equal(p.stepsPerSecond, done[0] + done[1]);
   assert.equal(p.tokensPerSecond, p.stepsPerSecond * tokensPerStep(CONFIG));
+  // post_ln: 970 steps left at 20 a second, pre_ln: 980 at 10 a second; the slower one's is the time left
+  assert.equal(p.secondsLeft, 98);
   t = 60000; // a minute paused changes nothing
   assert.equal(s.snapshot().progress.stepsPerSecond, p.stepsPerSecond);
+  assert.equal(s.snapshot().progress.activeMs, 1000);
+  // one more second of running: the rates are over the two seconds run, the minute between left out
+  const resumed = s.start(config);
+  t = 61000;
+  await until(() => engine.held.length === 2, 'the requests after the pause');
+  s.pause();
+  engine.release();
+  await resumed;
+  const q = s.snapshot().progress;
+  assert.equal(q.activeMs, 2000);
+  assert.equal(q.stepsPerSecond, (30 + 20) / 2);
+  assert.equal(q.secondsLeft, Math.max(960 / 15, 970 / 10));
 });
