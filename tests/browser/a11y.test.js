@@ -43,7 +43,10 @@ async function audit(page) {
 }
 
 async function check(page, name, theme) {
-  await page.waitForTimeout(100); // transitions of the theme settle
+  // the theme's colour transitions have finished (axe reads the colours on screen)
+  await page.waitForFunction(() =>
+    document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running'),
+  );
   const r = await audit(page);
   counts.push(
     `${name.padEnd(34)} ${theme.padEnd(5)} critical ${r.critical} serious ${r.serious} moderate ${r.moderate} minor ${r.minor}`,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, SHOTS, SITE_CSP, launch, pageIn, waitForRender } from './harness.js';
+import { DIST, SHOTS, SITE_CSP, launch, pageIn, swReady, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { serviceWorkerSource } from '../../web/build/site-plugin.js';
 import { configFromHash, configToHash, defaultConfig, parseHash } from '../../web/src/shared/state.js';
@@ -227,7 +227,14 @@ test('two explorers on one page share one pool of workers, keep their own number
     r.dispatchEvent(new Event('input', { bubbles: true }));
   });
   await page.waitForFunction(() => document.getElementById('a').snapshot.config.depth === 20);
-  await page.waitForTimeout(300);
+  // A second step of a: the pool serves requests in the order they were asked, so a request b
+  // made on a's first step would have been drawn before a's second step is.
+  await page.evaluate(() => {
+    const r = document.getElementById('a').shadowRoot.querySelector('input[type=range]');
+    r.value = '21';
+    r.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => document.getElementById('a').snapshot.config.depth === 21);
   assert.equal(await page.evaluate(() => document.getElementById('b').snapshot.renders), before);
   // one pool for both explorers (the page's poolSize(): one worker per core, at most 4)
   const pool = await page.evaluate(() => Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 4)));
@@ -427,7 +434,9 @@ test('a custom element from another origin without CORS says inside itself what 
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const page = await open(context, host.url);
   await page.waitForLoadState('load');
-  await page.waitForTimeout(500);
+  // the browser's CORS refusal, logged by the time the page has loaded or soon after
+  const refused = (text) => /CORS|ERR_FAILED/.test(text);
+  if (!page.problems.some(refused)) await page.waitForEvent('console', { predicate: (m) => refused(m.text()) });
   const seen = await page.evaluate(() => {
     const e = document.querySelector('resnorm-explorer');
     return {
@@ -486,7 +495,7 @@ test('the same build at /, at /course/week-3/ and at a deep path: embed.html, th
     const embed = await open(context, `${site.url}embed.html#depth=20&charts=update`);
     await ready(embed);
     assert.equal(await embed.evaluate(() => window.__resnorm.config.depth), 20, base);
-    const scope = await embed.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+    const scope = await swReady(embed);
     assert.equal(scope, site.url, base);
     const host = await open(context, `${site.url}examples/plain.html`);
     await elementReady(host, 'resnorm-explorer');
@@ -677,7 +686,7 @@ test('offline: after one load the site reloads and simulates with the server sto
   const page = await open(context, site.url);
   await ready(page);
   // the service worker installs (caching the build) and takes over
-  await page.evaluate(() => navigator.serviceWorker.ready);
+  await swReady(page);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   const cached = await page.evaluate(async () => {
     const keys = await caches.keys();

@@ -91,6 +91,20 @@ const waitForMessages = (frame, n, filter = null) =>
     [n, filter],
   );
 const frameOf = (p) => p.frames().find((f) => f.url().includes('embed.html'));
+
+/**
+ * Resolves once every message `source` (a frame, or the page itself) posted to `target` before now
+ * has arrived: a window's messages to another arrive in the order posted, so a marker posted after
+ * them comes last. The marker is then taken out of the record.
+ */
+async function flush(target, source = target) {
+  const id = `flush-${Math.random().toString(36).slice(2)}`;
+  await source.evaluate((m) => (parent === window ? window : parent).postMessage({ flush: m }, '*'), id);
+  await target.waitForFunction((m) => window.__messages.some((x) => x.data?.flush === m), id);
+  await target.evaluate((m) => {
+    window.__messages = window.__messages.filter((x) => x.data?.flush !== m);
+  }, id);
+}
 const ready = (frame) => frame.waitForFunction(() => document.body?.dataset.ready === '1');
 
 /** A host page of the iframes, once its embed has posted its first message and drawn. */
@@ -103,12 +117,16 @@ async function openHost(name) {
   return { context, host, frame };
 }
 
-/** The messages without their time (checked apart: an ISO 8601 instant). */
-function untimed(list) {
+/**
+ * The messages without their time, checked apart: an ISO 8601 instant within [from, to] (the
+ * clock read before the first answer and after the last, a second's slack for rounding).
+ */
+function untimed(list, { from, to }) {
   return list.map((m) => {
     if (m.type === 'answer') {
       assert.match(m.time, ISO, `answer ${m.item}: time ${m.time}`);
-      assert.ok(Math.abs(Date.parse(m.time) - Date.now()) < 120000, `answer ${m.item}: time ${m.time} is not now`);
+      const t = Date.parse(m.time);
+      assert.ok(t >= from - 1000 && t <= to + 1000, `answer ${m.item}: time ${m.time} is not when it was given`);
       const rest = { ...m };
       delete rest.time;
       return rest;
@@ -150,8 +168,12 @@ const EXPECTED_QUIZ = [
   { ...base, type: 'complete', ...score(2, 3, 1) },
 ];
 
-/** Answers ITEMS in the quiz inside `root` (a locator of the embed's host), waiting for `count()` after each. */
+/**
+ * Answers ITEMS in the quiz inside `root` (a locator of the embed's host), waiting for `count()`
+ * after each; returns the clock before the first answer and after the last ({from, to}).
+ */
 async function answerAll(root, count) {
+  const from = Date.now();
   await root.locator('button[data-choice="true"]').click();
   await count(3);
   await root.locator('button[data-action="next"]').click();
@@ -161,6 +183,7 @@ async function answerAll(root, count) {
   await root.locator('.quiz-item[data-id="why-03"] button[data-action="reveal"]').click();
   await root.locator('button[data-action="got-it"]').click();
   await count(8);
+  return { from, to: Date.now() };
 }
 
 // Checks every message's fields against EVENT_FIELDS: nothing beyond the documented ones.
@@ -198,7 +221,7 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
     }
   }, site.origin);
   await frame.waitForFunction(() => window.__messages.length >= 14);
-  await host.waitForTimeout(300);
+  await flush(host, frame); // whatever the embed posted back on them has arrived
   const inside = await frame.evaluate(() => ({
     quiz: window.__resnorm.quiz,
     shown: document.getElementById('embed').shadowRoot.querySelector('.quiz-item')?.dataset.id,
@@ -214,8 +237,8 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
   assert.equal((await resnormMessages(host)).length, 1, 'the embed answered a message of the host');
   assert.notEqual(await host.evaluate(() => document.querySelector('iframe').height), '5');
 
-  await answerAll(root, (n) => waitForMessages(host, n));
-  await host.waitForTimeout(200); // nothing more arrives
+  const answered = await answerAll(root, (n) => waitForMessages(host, n));
+  await flush(host, frame); // nothing more arrives
   const got = await resnormMessages(host);
   for (const m of got) {
     assert.equal(m.self, false, 'a message from the host itself');
@@ -223,7 +246,7 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
   }
   const list = got.map((m) => m.data);
   assertDocumented(list);
-  assert.deepEqual(untimed(list), EXPECTED_QUIZ);
+  assert.deepEqual(untimed(list, answered), EXPECTED_QUIZ);
   // The embed's own score agrees with the last event.
   const session = await frame.evaluate(() => window.__resnorm.quiz.session);
   assert.deepEqual([session.correct, session.answered, session.selfGraded], [2, 3, 1]);
@@ -247,7 +270,7 @@ test('the explorer in an iframe posts ready with its config, config after a slid
     w.postMessage({ depth: 3 }, '*');
   });
   await frame.waitForFunction(() => window.__messages.length >= 2);
-  await host.waitForTimeout(300);
+  await flush(host, frame);
   assert.equal(await frame.evaluate(() => window.__resnorm.config.depth), 24);
 
   await frame.locator('#embed').locator('input[type=range]').first().focus();
@@ -257,7 +280,7 @@ test('the explorer in an iframe posts ready with its config, config after a slid
   await host.keyboard.press('ArrowRight');
   await frame.waitForFunction(() => window.__resnorm.config.depth === 26);
   await waitForMessages(host, 3);
-  await host.waitForTimeout(300);
+  await flush(host, frame);
   const config2 = await frame.evaluate(() => window.__resnorm.config);
   const list = (await resnormMessages(host)).map((m) => m.data);
   assertDocumented(list);
@@ -287,7 +310,7 @@ test('the custom elements fire resnorm-<type> on the element and post the same m
   await waitForMessages(p, 1, 'quiz');
   await waitForMessages(p, 1, 'explorer');
   const quiz = p.locator('resnorm-quiz');
-  await answerAll(quiz, (n) => waitForMessages(p, n, 'quiz'));
+  const answered = await answerAll(quiz, (n) => waitForMessages(p, n, 'quiz'));
 
   // the explorer: a slider step, then an attribute the page sets
   const explorer = p.locator('resnorm-explorer');
@@ -296,7 +319,7 @@ test('the custom elements fire resnorm-<type> on the element and post the same m
   await waitForMessages(p, 2, 'explorer');
   await p.evaluate(() => document.querySelector('resnorm-explorer').setAttribute('depth', '30'));
   await waitForMessages(p, 3, 'explorer');
-  await p.waitForTimeout(300);
+  await flush(p);
 
   const { messages, custom, snapshot } = await p.evaluate(() => ({
     messages: window.__messages.filter((m) => m.data?.source === 'resnorm'),
@@ -315,7 +338,13 @@ test('the custom elements fire resnorm-<type> on the element and post the same m
     assert.equal(c.name, `resnorm-${c.detail.type}`);
     assert.equal(c.tag, `resnorm-${c.detail.embed}`);
   }
-  assert.deepEqual(untimed(posted.filter((m) => m.embed === 'quiz')), EXPECTED_QUIZ);
+  assert.deepEqual(
+    untimed(
+      posted.filter((m) => m.embed === 'quiz'),
+      answered,
+    ),
+    EXPECTED_QUIZ,
+  );
   const ex = posted.filter((m) => m.embed === 'explorer');
   assert.deepEqual(
     ex.map((m) => [m.type, m.config.arch, m.config.depth]),

@@ -115,7 +115,8 @@ test('hovering a chart moves the "Values at" slider and shows every curve’s va
 
     // Leaving keeps the last layer, not layer 0.
     await page.mouse.move(5, 5);
-    await page.waitForTimeout(100);
+    await page.waitForFunction(() => document.querySelector('#chart-grad .chart-tip').hidden);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal(await readoutLayer(page), layer);
     assert.match(await page.locator('#readout-layer-value').textContent(), new RegExp(`layer ${layer} of 96`));
   }));

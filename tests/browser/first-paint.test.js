@@ -57,7 +57,9 @@ test('another config waits for the engine: no shipped numbers are drawn for it',
     await context.addInitScript(SILENT_WORKERS);
     const page = await context.newPage();
     await page.goto(`${url}#depth=40`);
-    await page.waitForTimeout(1500);
+    // once the page has asked the engine and drawn two frames since, only an answer could draw it
+    await page.waitForFunction(() => window.__posted.includes('simulate'));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal(await page.evaluate(() => document.body.dataset.ready ?? null), null);
     assert.equal(await page.evaluate(() => window.__resnorm?.renders ?? 0), 0);
     await context.close();

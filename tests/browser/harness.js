@@ -231,8 +231,12 @@ function busiest() {
   }
 }
 
-/** An init script (context.addInitScript) for Workers that load and never answer: whatever a page then draws, no engine computed it. */
-export const SILENT_WORKERS = `window.Worker = class { postMessage() {} terminate() {} addEventListener() {} };`;
+/**
+ * An init script (context.addInitScript) for Workers that load and never answer: whatever a page
+ * then draws, no engine computed it. window.__posted lists the ops the page asked them for.
+ */
+export const SILENT_WORKERS = `window.__posted = [];
+window.Worker = class { postMessage(m) { window.__posted.push(m?.op); } terminate() {} addEventListener() {} };`;
 
 /**
  * Pairs of text boxes on screen that overlap by more than a pixel each way (visually hidden text
@@ -267,3 +271,52 @@ export const overlaps = (page, host = null) =>
       }
     return out;
   }, host);
+
+/**
+ * Waits until the lab has drawn what it holds: no heatmap or after-training chart left for a later
+ * frame (their data-drawing), in the page or in an embed's shadow root; then two frames more, so
+ * what those frames laid out has been painted and reported.
+ */
+export async function labDrawn(page) {
+  await page.waitForFunction(() => {
+    const shadows = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot);
+    return [document, ...shadows].every((r) => !r.querySelector('[data-drawing]'));
+  });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/**
+ * Waits until the boxes of the elements `selector` matches (canvases included) stay the same over
+ * three frames running: the resize observers have run and what they redrew is laid out.
+ */
+export const layoutSettled = (page, selector) =>
+  page.evaluate(async (sel) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const boxes = () =>
+      JSON.stringify(
+        [...document.querySelectorAll(sel)].flatMap((e) =>
+          [e, ...e.querySelectorAll('canvas')].map((c) => {
+            const r = c.getBoundingClientRect();
+            return [r.x, r.y, r.width, r.height, c.width ?? 0, c.height ?? 0];
+          }),
+        ),
+      );
+    let last = boxes();
+    for (let same = 0; same < 3;) {
+      await frame();
+      const now = boxes();
+      same = now === last ? same + 1 : 0;
+      last = now;
+    }
+  }, selector);
+
+/** Waits (within the guard) until the page's service worker is active; resolves to its scope. */
+export async function swReady(page) {
+  // each poll asks for the registration and reads what the poll before it learned (a predicate
+  // must answer at once: a promise would count as true)
+  const handle = await page.waitForFunction(() => {
+    navigator.serviceWorker.getRegistration().then((r) => (window.__swScope = r?.active ? r.scope : null));
+    return window.__swScope ?? false;
+  });
+  return handle.jsonValue();
+}

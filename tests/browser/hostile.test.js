@@ -10,7 +10,7 @@
 // page error, and the notice names every field that was ignored.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SITE_CSP, pageIn, served, useBrowser } from './harness.js';
+import { GUARD_MS, SITE_CSP, pageIn, served, useBrowser } from './harness.js';
 import { FIELDS_TABLE, LIMITS, keysOf, readField } from '../../web/src/shared/state.js';
 import { STORAGE_KEY } from '../../web/src/quiz/store.js';
 import { TRAIN_EMBED_TABLE } from '../../web/src/embed/train-view.js';
@@ -135,9 +135,7 @@ async function fragments(page, { keys, shadow, ready, before = [], table = FIELD
     for (const batch of batches(keys, raw)) {
       const hash = `#${new URLSearchParams([...before, ...batch.map((k) => [k, raw])]).toString()}`;
       const label = `${batch.join(',')} = ${JSON.stringify(raw.slice(0, 30))}`;
-      await page.evaluate((h) => {
-        location.hash = h;
-      }, hash);
+      await goToHash(page, hash);
       await ready(page);
       const names = refused(batch, raw, table);
       if (names.length) {
@@ -163,7 +161,22 @@ async function fragments(page, { keys, shadow, ready, before = [], table = FIELD
     }
 }
 
-const settled = (page) => page.waitForTimeout(60);
+/** Sets the fragment and resolves once the page's hashchange listeners have run (at once when it is the same). */
+const goToHash = (page, hash) =>
+  page.evaluate(
+    (h) =>
+      new Promise((ok) => {
+        const before = location.href;
+        addEventListener('hashchange', ok, { once: true });
+        location.hash = h;
+        if (location.href === before) ok();
+      }),
+    hash,
+  );
+
+/** Two frames after the page took the link: what it drew for it has been laid out. */
+const settled = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 test('explorer: every config field with hostile and random values, repeated keys and a 100 kB fragment', () =>
   served({ csp: SITE_CSP }, async (url) => {
@@ -203,9 +216,7 @@ test('embed.html: every config, view and quiz field with hostile and random valu
     const quizKeys = ['mode', ...keysOf('quiz'), 'theme'];
     for (const raw of VALUES) {
       const params = new URLSearchParams([['mode', 'quiz'], ...keysOf('quiz').map((k) => [k, raw]), ['theme', raw]]);
-      await page.evaluate((h) => {
-        location.hash = h;
-      }, `#${params}`);
+      await goToHash(page, `#${params}`);
       await settled(page);
       // over the length a link may have, the whole fragment is refused: the notice says so
       const names = String(params).length > LIMITS.hash ? [] : refused(quizKeys.slice(1), raw);
@@ -246,21 +257,23 @@ test('<resnorm-explorer> and <resnorm-quiz>: every attribute with hostile and ra
         for (const batch of batches(keys, raw)) {
           const label = `<${tag}> ${batch.join(',')} = ${JSON.stringify(raw.slice(0, 30))}`;
           const notice = await page.evaluate(
-            async ([name, list, value]) => {
+            async ([name, list, value, guard]) => {
               const el = document.createElement(name);
               for (const k of list) el.setAttribute(k.replaceAll('_', '-'), value);
-              const drawn = new Promise((ok) => el.addEventListener('resnorm-render', ok, { once: true }));
+              const drawn = new Promise((ok) => el.addEventListener('resnorm-render', () => ok(true), { once: true }));
               document.body.append(el);
-              await Promise.race([drawn, new Promise((ok) => setTimeout(ok, 8000))]);
+              // a guard against a hang, not a measure: every element draws, whatever its attributes
+              const painted = await Promise.race([drawn, new Promise((ok) => setTimeout(() => ok(false), guard))]);
               const n = el.shadowRoot.querySelector('.notice');
               const text = n && !n.hidden ? n.textContent : '';
               el.remove();
-              return text;
+              return { text, painted };
             },
-            [tag, batch, raw],
+            [tag, batch, raw, GUARD_MS],
           );
+          assert.ok(notice.painted, `${label}: the element never drew`);
           for (const k of refused(batch, raw))
-            assert.ok(notice.includes(`(${k})`), `${label}: the notice does not name ${k}: ${notice}`);
+            assert.ok(notice.text.includes(`(${k})`), `${label}: the notice does not name ${k}: ${notice.text}`);
           await harmless(page, label, '.notice');
         }
     await context.close();

@@ -7,7 +7,7 @@
 // LayerScale's trained rows are the test's own trainers' of the lab's runs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, STRICT_CSP, pageIn, served, useBrowser } from './harness.js';
+import { SHOTS, STRICT_CSP, layoutSettled, pageIn, served, useBrowser } from './harness.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { dwaCaption } from '../../web/src/shared/dwa-weights.js';
 
@@ -642,7 +642,7 @@ test('the answers\u2019 panels at 1280 and 360 px, light and dark: inside the wi
           await page.click('#theme-toggle');
           await page.waitForFunction(([n, k]) => window.__papers.renders >= n + k, [renders, PANELS.length]);
         }
-        await page.waitForTimeout(300); // the charts' resize observers
+        await layoutSettled(page, '[data-panel] .chart, [data-panel] .learned-matrix');
         for (const id of ANSWERS) {
           const fit = await page.evaluate((pid) => {
             const s = document.querySelector(`[data-panel="${pid}"]`);

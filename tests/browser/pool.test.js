@@ -65,6 +65,7 @@ test('dragging the depth slider with a pool: every paint is one config, never a 
         const r = window.__resnorm;
         if (r.renders !== last) {
           last = r.renders;
+          window.__paintsSeen = last;
           window.__paints.push({
             depth: r.config.depth,
             lengths: Object.values(r.result.results).map((a) => a.grad_norm.length),
@@ -75,18 +76,27 @@ test('dragging the depth slider with a pool: every paint is one config, never a 
       };
       requestAnimationFrame(tick);
     });
+    const renders = () => page.evaluate(() => window.__resnorm.renders);
     const slider = page.locator('#depth');
     await slider.scrollIntoViewIfNeeded(); // the pointer drags it where it is on screen
     const box = await slider.boundingBox();
     await page.mouse.move(box.x + 2, box.y + box.height / 2);
     await page.mouse.down();
-    for (let i = 0; i <= 40; i++) await page.mouse.move(box.x + 2 + (i * (box.width - 4)) / 40, box.y + box.height / 2);
+    // Bursts of ten moves, each burst then waiting for a paint: requests overlap within a burst
+    // (the mix this test looks for) and at least four paints come, however fast the machine.
+    let burst = await renders();
+    for (let i = 0; i <= 40; i++) {
+      await page.mouse.move(box.x + 2 + (i * (box.width - 4)) / 40, box.y + box.height / 2);
+      if (i % 10 !== 9) continue;
+      await page.waitForFunction((n) => window.__resnorm.renders > n, burst);
+      burst = await renders();
+    }
     await page.mouse.up();
     await page.waitForFunction(() => {
       const t = document.getElementById('data-table');
       return t && !t.hasAttribute('aria-busy') && String(window.__resnorm.config.depth) === t.dataset.depth;
     });
-    await page.waitForTimeout(300);
+    await page.waitForFunction(() => window.__paintsSeen === window.__resnorm.renders);
     const paints = await page.evaluate(() => window.__paints);
     assert.ok(paints.length >= 3, `${paints.length} paints`);
     for (const p of paints) {

@@ -30,6 +30,8 @@ const steps = (page, id, count, pause = 0) =>
         el.dispatchEvent(new Event('input', { bubbles: true }));
         while (window.__resnorm.renders === renders) await frame();
         await frame();
+        // on purpose a person's pause between notches, past the table's settling time, so the step
+        // after it is not a stream; a slower machine only lengthens it, so it cannot decide the outcome
         if (pause) await new Promise((r) => setTimeout(r, pause));
       }
     },

@@ -36,11 +36,13 @@ after(async () => {
 });
 
 // The engine's answer is on screen (not only the shipped first paint) and the
-// explorer has rewritten the URL, which it does 300 ms after a render.
-const settle = async (page, ms = 450) => {
-  await page.waitForFunction(() => document.getElementById('status')?.dataset.state !== 'computing');
-  await page.waitForTimeout(ms);
-};
+// explorer has rewritten the URL, which it does a little after a render (body's data-url).
+const settle = (page) =>
+  page.waitForFunction(
+    () =>
+      !['loading', 'computing'].includes(document.getElementById('status')?.dataset.state) &&
+      document.body.dataset.url !== 'pending',
+  );
 
 // Pages share a context (faster than a context per page): harness.js's pageIn().
 const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -12,7 +12,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, labDrawn, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash, trainToHash } from '../../web/src/shared/train-fields.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
@@ -409,7 +409,7 @@ test('360 px in the dark theme: the exports and the model buttons wrap, nothing 
     await page.click('#train-start');
     await waitState(page, 'done');
     await page.click('#train-show-numbers');
-    await page.waitForTimeout(200);
+    await labDrawn(page);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
     const boxes = await page.$$eval('.lab-tools button', (bs) => bs.map((b) => b.getBoundingClientRect().toJSON()));
     for (let i = 0; i < boxes.length; i++) {

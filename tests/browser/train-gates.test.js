@@ -10,7 +10,7 @@
 // Run: node --test --test-concurrency=1 tests/browser/train-gates.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, SITE_CSP, openPage, overlaps, served, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, labDrawn, openPage, overlaps, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { gatesCaption } from '../../web/src/train/learned.js';
@@ -130,7 +130,7 @@ test('360 px in the dark theme: the learned weights and gates fit, no text overl
       colorScheme: 'dark',
     });
     await trainAndCheck(page, want);
-    await page.waitForTimeout(200);
+    await labDrawn(page);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
     assert.deepEqual(await overlaps(page), []);
     await page.locator('#train-learned').screenshot({ path: `${SHOTS}/train-gates-phone-360-dark.png` });

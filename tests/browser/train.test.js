@@ -10,7 +10,18 @@
 // test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, SITE_CSP, openPage, overlaps, pass, release, served, useBrowser, waitHeld } from './harness.js';
+import {
+  SHOTS,
+  SITE_CSP,
+  labDrawn,
+  openPage,
+  overlaps,
+  pass,
+  release,
+  served,
+  useBrowser,
+  waitHeld,
+} from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { DIVERGES, tiny } from '../node/train/tiny.js';
 
@@ -296,7 +307,7 @@ test('Start moves nothing above the after-training section: no setting, readout,
     });
     await page.click('#train-start');
     await waitState(page, 'done');
-    await page.waitForTimeout(300);
+    await labDrawn(page);
     const { shifts, after } = await page.evaluate(() => ({
       shifts: window.__shifts,
       after: document.querySelector('#train-after').getBoundingClientRect().top + scrollY,
@@ -368,7 +379,7 @@ test('360 px in the dark theme: no text overlaps, nothing scrolls sideways, the 
     });
     await page.click('#train-start');
     await waitState(page, 'done');
-    await page.waitForTimeout(200);
+    await labDrawn(page);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
     assert.deepEqual(await overlaps(page), []);
     const top = async (sel) => (await page.locator(sel).first().boundingBox()).y;

@@ -12,7 +12,7 @@ import { createPresets } from '../explorer/presets-ui.js';
 import { createEmbedDialog } from '../embed/dialog.js';
 import { watchPrint } from '../shared/print.js';
 import { printCharts, settingsList } from '../explorer/print.js';
-import { el, replace } from '../shared/dom.js';
+import { el, replace, setAttr } from '../shared/dom.js';
 import { sharedEngine } from '../engine/client.js';
 import { noticeWorkerLost } from '../shared/notice.js';
 import { scrollRegions } from '../shared/scroll-region.js';
@@ -70,12 +70,15 @@ createEmbedDialog({ button: $('embed-button'), getConfig: () => shown ?? view.st
 // The last good config goes into the URL fragment, at most a few times a
 // second: browsers throttle (and warn about) rapid history updates while a
 // slider is dragged.
+// data-url on the body says whether a write is still waiting ("pending") or done ("written").
 let urlTimer = 0;
 function rememberInUrl(config) {
   clearTimeout(urlTimer);
+  setAttr(document.body, 'data-url', 'pending');
   urlTimer = setTimeout(() => {
     const hash = configToHash(config);
     if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
+    setAttr(document.body, 'data-url', 'written');
   }, 300);
 }
 // The printed settings under the caption, and the link that shows them again.

@@ -1,13 +1,15 @@
 // A layer x step heatmap on a canvas: one column per logged step (from the
 // step before it to its own), one row per layer (layer 0 at the bottom), each
 // cell coloured by its value on a shared log scale (colormap.js); exact zeros
-// grey, non-finite values hatched, steps not run yet the plot's background.
+// grey, non-finite values hatched, steps not run yet the plot's background,
+// and the steps after a run stopped (once trained, or at a divergence) dotted,
+// with the note over the map saying how it stopped.
 // Pointing at a cell, or focusing the map and moving with the arrow keys,
 // reads its layer, step and value in a tooltip and in a line of text under
 // the map (announced politely to screen readers).
 //
 //   const h = createHeatmap(figureBox, { name, metric, rowLabel, firstRow, colours });
-//   h.update({ steps, columns, rows, xMax, logEvery, scale, divergedAt });
+//   h.update({ steps, columns, rows, xMax, logEvery, scale, divergedAt, end });
 //   h.showStep(step);   // the shared step of the line charts' cursor (null: none)
 //   h.destroy();
 import { el } from '../shared/dom.js';
@@ -17,6 +19,26 @@ import { cellText, hatchPattern } from '../shared/heat-cells.js';
 
 /** The grey of an exact zero: no colour of viridis. */
 export const ZERO_RGB = [138, 138, 138];
+
+/**
+ * The fill of the steps after a run stopped (trained early, or diverged): dots of `dot` on
+ * `background` (the colour of steps not run), no colour of viridis and unlike the hatching of a
+ * value that is not finite. `scale`: device pixels per CSS pixel of the tile.
+ */
+export function stoppedPattern(ctx, dot, background, scale = 1) {
+  const n = Math.max(4, Math.round(6 * scale));
+  const tile = document.createElement('canvas');
+  tile.width = n;
+  tile.height = n;
+  const t = tile.getContext('2d');
+  t.fillStyle = background;
+  t.fillRect(0, 0, n, n);
+  t.fillStyle = dot;
+  t.beginPath();
+  t.arc(n / 2, n / 2, Math.max(0.8, n / 6), 0, 2 * Math.PI);
+  t.fill();
+  return ctx.createPattern(tile, 'repeat');
+}
 
 /** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis. */
 export function stepTicks(max, width, px = 70) {
@@ -61,7 +83,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   const readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
   box.append(el('p', { class: 'heatmap-name' }, el('span', { class: 'heatmap-arch' }, name), ' ', note), map, readout);
 
-  let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null };
+  let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null, end: null };
   let cell = null; // {i, r}: the cell read out (pointer or keys)
   let pointer = false; // the cell follows the pointer (its tooltip shows)
   let sharedStep = null;
@@ -71,6 +93,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   const ctx = canvas.getContext('2d');
   const imageCtx = image.getContext('2d');
   let frame = 0;
+  let dots = null; // {key: its colours, fill}: the pattern of the steps after the run stopped
 
   const rows = () => data.rows;
   const plot = () => ({
@@ -197,6 +220,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
 
   function draw() {
     frame = 0;
+    delete canvas.dataset.drawing;
     if (!size.width) resize();
     const c = colours();
     const dpr = devicePixelRatio || 1;
@@ -233,6 +257,14 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
         ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);
       }
     }
+    // the steps after the run stopped: dotted, not the background of steps still to run
+    const stoppedFrom = data.end ? (count ? data.steps[count - 1] : 0) : null;
+    if (stoppedFrom !== null && stoppedFrom < data.xMax) {
+      if (dots?.key !== `${c.muted}|${c.pending}`)
+        dots = { key: `${c.muted}|${c.pending}`, fill: stoppedPattern(ctx, c.muted, c.pending) };
+      ctx.fillStyle = dots.fill;
+      ctx.fillRect(xOf(stoppedFrom), p.y, xOf(data.xMax) - xOf(stoppedFrom), p.h);
+    }
     if (data.divergedAt !== null) {
       ctx.strokeStyle = c.hatch;
       ctx.lineWidth = 2;
@@ -260,7 +292,9 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     drawAxes(ctx, c);
   }
 
+  // data-drawing marks a map whose next frame is still to be drawn (tests wait for none)
   const schedule = () => {
+    canvas.dataset.drawing = '';
     frame ||= requestAnimationFrame(draw);
   };
 
@@ -357,11 +391,14 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
      * New data: steps (logged, ascending: every log_every-th, and the run's
      * last or the step it stopped at), columns (one array per step, `rows`
      * long; a cell past a shorter array is drawn as not finite), the x axis's
-     * end (the run's steps), logEvery, the colour scale.
+     * end (the run's steps), logEvery, the colour scale, the step it
+     * diverged at (null: none) and `end` (train-verdicts.js's runEnd: how the
+     * run stopped early, or null).
      */
     update(next) {
       data = { ...data, ...next };
-      note.textContent = data.divergedAt !== null ? `diverged at step ${data.divergedAt}` : '';
+      note.textContent = data.end?.text ?? (data.divergedAt !== null ? `diverged at step ${data.divergedAt}` : '');
+      note.dataset.end = data.end?.kind ?? '';
       if (cell && cell.i >= data.steps.length) cell = null;
       describe();
       schedule();

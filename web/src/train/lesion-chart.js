@@ -116,20 +116,24 @@ export function createAfterTraining(section, { palette }) {
   let drawnTheme = null;
   let drawn = null;
 
-  // the charts still to build, one per animation frame (draw() fills it)
+  // the charts still to build, one per animation frame (draw() fills it); data-drawing on the
+  // section while any is left (tests wait for none)
   let later = [];
   let laterFrame = 0;
   function drawLater() {
     cancelAnimationFrame(laterFrame);
     laterFrame = 0;
     const next = later.shift();
-    if (!next) return;
-    next();
-    if (later.length) laterFrame = requestAnimationFrame(drawLater);
+    if (next) next();
+    if (later.length) {
+      section.dataset.drawing = '';
+      laterFrame = requestAnimationFrame(drawLater);
+    } else delete section.dataset.drawing;
   }
   function stopLater() {
     cancelAnimationFrame(laterFrame);
     later = [];
+    delete section.dataset.drawing;
   }
 
   function draw(lesions, theme) {
