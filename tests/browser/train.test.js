@@ -176,7 +176,7 @@ test('Pause then Start logs the held-out losses of one uninterrupted run, bit fo
     // outcome by the machine's speed: a step asked now would show as an answer seen, and a slow
     // machine could only hide one, never make a correct page fail.
     const seen = await page.evaluate(() => window.__testHold.seen.trainerStep);
-    await page.waitForTimeout(400);
+    await page.waitForTimeout(400); // on purpose, a person's pause: it cannot decide the outcome (above)
     assert.equal(await page.evaluate(() => window.__testHold.seen.trainerStep), seen, 'a step was asked while paused');
     assert.equal((await hook(page)).progress.done, paused.progress.done, 'nothing trains while paused');
     await page.click('#train-start');
