@@ -230,8 +230,11 @@ test('axe at 360 px in the dark theme: a box that scrolls sideways takes the foc
       );
       // a wide formula scrolls from the keyboard
       const wide = explorer.locator('math[display="block"][tabindex="0"]').first();
+      // keyboard scrolling is animated: wait for the box to move, the guard decides only a hang
+      await explorer.bringToFront();
       await wide.focus();
       await explorer.keyboard.press('ArrowRight');
+      await explorer.waitForFunction((m) => m.scrollLeft > 0, await wide.elementHandle());
       assert.ok((await wide.evaluate((m) => m.scrollLeft)) > 0, 'ArrowRight scrolls the focused formula');
     } finally {
       await phone.close();
