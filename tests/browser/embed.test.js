@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, SHOTS, SITE_CSP, launch, pageIn, swReady, waitForRender } from './harness.js';
+import { DIST, SHOTS, SITE_CSP, downloadBytes, launch, pageIn, swReady, waitForRender } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { serviceWorkerSource } from '../../web/build/site-plugin.js';
 import { configFromHash, configToHash, defaultConfig, parseHash } from '../../web/src/shared/state.js';
@@ -523,8 +523,7 @@ async function downloadAll(page, root) {
       page.waitForEvent('download'),
       root.locator(`button[data-export="${kind}"]`).click(),
     ]);
-    const path = await dl.path();
-    files[kind] = { name: dl.suggestedFilename(), bytes: readFileSync(path) };
+    files[kind] = { name: dl.suggestedFilename(), bytes: await downloadBytes(dl) };
   }
   return files;
 }

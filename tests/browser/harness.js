@@ -1,7 +1,5 @@
-// Browser-test plumbing: Debian's Chromium through playwright-core (never a
-// downloaded browser), the static server, and a page that records every
-// console message and page error.
-import { chromium } from 'playwright-core';
+// Browser-test plumbing: Chromium (tests/browser/chromium.js), the static
+// server, and a page that records every console message and page error.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -9,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { startServer } from '../../scripts/serve.js';
 import { loadWasm } from '../node/helpers.js';
+import { startChromium } from './chromium.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS = `${ROOT}test-results`;
@@ -25,22 +24,13 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-ev
 // (npm run test:stress). Every context the browser makes starts with it.
 export const GUARD_MS = 60000;
 
+/**
+ * The Chromium of this test file: a connection to the runner's one (scripts/browser-tests.js),
+ * or one of its own. Closing it closes the contexts it made (and a Chromium of its own).
+ */
 export async function launch() {
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  const browser = await startChromium();
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (...args) => {
     const context = await newContext(...args);
@@ -319,4 +309,11 @@ export async function swReady(page) {
     return window.__swScope ?? false;
   });
   return handle.jsonValue();
+}
+
+/** A download's bytes, read through the browser connection (a shared Chromium has no local path). */
+export async function downloadBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }

@@ -4,8 +4,7 @@
 // every finite value, and no finite value is beyond float32's range.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { openPage, served, useBrowser } from './harness.js';
+import { downloadBytes, openPage, served, useBrowser } from './harness.js';
 import { fmtPlain, fmtValue } from '../../web/src/shared/format.js';
 
 const it = useBrowser({ wasm: true });
@@ -23,7 +22,7 @@ async function download(page, kind) {
     page.waitForEvent('download'),
     page.locator(`button[data-export="${kind}"]`).click(),
   ]);
-  return readFileSync(await dl.path(), 'utf8');
+  return (await downloadBytes(dl)).toString('utf8');
 }
 
 /** {head, rows} of the CSV, the `#` lines left out. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHOTS, pageIn, useBrowser } from './harness.js';
+import { SHOTS, downloadBytes, pageIn, useBrowser } from './harness.js';
 import { useSiteCopy } from './site-copy.js';
 import { startServer } from '../../scripts/serve.js';
 import { parseHash } from '../../web/src/shared/state.js';
@@ -103,7 +103,7 @@ test('a section with one question unchecked: the snippets list the checked ids, 
   await page.locator('#quiz-embed-scorm-version').selectOption('2004');
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#quiz-embed-scorm').click()]);
   assert.match(download.suggestedFilename(), /^resnorm-quiz-6-questions-scorm2004\.zip$/);
-  const bytes = readFileSync(await download.path());
+  const bytes = await downloadBytes(download);
   assert.equal(bytes.subarray(0, 2).toString('latin1'), 'PK');
   await page.waitForFunction(() =>
     /Downloaded .*\.zip/.test(document.querySelector('.quiz-embed-dialog .embed-status').textContent),

@@ -4,7 +4,7 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SHOTS, STRICT_CSP, launch, openPage, serve } from './harness.js';
+import { SHOTS, STRICT_CSP, downloadBytes, launch, openPage, serve } from './harness.js';
 import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
 import { exportText } from '../../web/src/quiz/ui/export-menu.js';
 
@@ -482,7 +482,7 @@ test('without a CSP and under a sub-path, every area works with no console messa
       location.hash = '#quiz';
     });
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-tsv').click()]);
-    assert.equal(readFileSync(await download.path(), 'utf8'), toAnkiTsv(rawBank));
+    assert.equal((await downloadBytes(download)).toString('utf8'), toAnkiTsv(rawBank));
     await page.locator('#theme-toggle').click();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await done(page);
@@ -495,8 +495,7 @@ test("exports: GIFT and Anki TSV downloads are the export module's output", asyn
   const page = await openPage(browser, quizUrl('#quiz'));
   const grab = async (button) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator(button).click()]);
-    const path = await download.path();
-    return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
+    return { name: download.suggestedFilename(), text: (await downloadBytes(download)).toString('utf8') };
   };
   const gift = await grab('#export-gift');
   assert.equal(gift.name, 'resnorm-quiz.gift.txt');

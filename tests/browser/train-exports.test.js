@@ -11,8 +11,7 @@
 // numbers table follows the run. Screenshots in test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { SHOTS, SITE_CSP, labDrawn, openPage, served, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, downloadBytes, labDrawn, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash, trainToHash } from '../../web/src/shared/train-fields.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
@@ -60,7 +59,7 @@ const hookRuns = (page) =>
 /** Clicks export `kind` and returns the download's name and bytes. */
 async function download(page, selector) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
-  return { name: d.suggestedFilename(), bytes: await readFile(await d.path()) };
+  return { name: d.suggestedFilename(), bytes: await downloadBytes(d) };
 }
 
 /** A CSV's rows (no quoted commas in the data rows) and its `#` lines. */
