@@ -104,22 +104,27 @@ Cost train_cost(const TrainConfig& tc, int sb) {
   return k;
 }
 
-Status check_train(const TrainConfig& tc) {
+double trainer_bytes(const TrainConfig& tc, Arch arch, int sb) {
+  TrainConfig one = tc;
+  one.archs = {arch};
+  return train_cost(one, sb).bytes;
+}
+
+Status check_train(const TrainConfig& tc, double held) {
   Status st = validate(tc);
   if (!st.ok()) return st;
-  auto within = [](const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; };
   const Cost k = train_cost(tc);
-  if (within(k)) return Status::Ok();
+  if (fits(k, held)) return Status::Ok();
   int lo = 0, hi = tc.depth;
   TrainConfig t = tc;
   while (lo < hi) {
     t.depth = (lo + hi + 1) / 2;
-    if (within(train_cost(t)))
+    if (fits(train_cost(t), held))
       lo = t.depth;
     else
       hi = t.depth - 1;
   }
-  return check_cost(k, "depth", tc.depth, lo);
+  return check_cost(k, "depth", tc.depth, lo, held);
 }
 
 const char* outcome(const TrainLog& last, double chance, double optimal) {
@@ -131,8 +136,13 @@ const char* outcome(const TrainLog& last, double chance, double optimal) {
 }
 
 template <class S>
-Status Trainer<S>::configure(const TrainConfig& tc, Arch arch) {
+Status Trainer<S>::configure(const TrainConfig& tc, Arch arch, double held) {
   Status st = check_train(tc);
+  if (st.ok() && held > 0) {
+    TrainConfig one = tc;
+    one.archs = {arch};
+    st = check_train(one, held);
+  }
   if (!st.ok()) return st;
   tc_ = tc;
   arch_ = arch;

@@ -69,11 +69,15 @@ struct Gates {
 };
 
 // What training cost: memory from the sizes the trainers of every arch
-// allocate, and work per update.
+// allocate (the peak of a logged step included), and work per update.
 Cost train_cost(const TrainConfig& tc, int scalar_bytes = 4);
+// The bytes one trainer of `arch` on tc holds: its share of train_cost().
+double trainer_bytes(const TrainConfig& tc, Arch arch, int scalar_bytes = 4);
 // validate(tc) and the budgets of limits.h (memory, and one update's work),
-// naming depth and the deepest that fits when over.
-Status check_train(const TrainConfig& tc);
+// naming depth and the deepest that fits when over; `held`: bytes its engine
+// holds already (other trainers in the same wasm module), which the memory
+// of tc must fit beside.
+Status check_train(const TrainConfig& tc, double held = 0);
 
 // The framing of a saved state (Trainer::state()): it starts with the magic and
 // the version and ends with the checksum of every byte before the checksum.
@@ -90,7 +94,9 @@ const char* outcome(const TrainLog& last, double chance, double optimal);
 template <class S>
 class Trainer {
  public:
-  Status configure(const TrainConfig& tc, Arch arch);
+  // `held`: bytes its engine holds already (other trainers beside it): this
+  // trainer must fit beside them (check_train()).
+  Status configure(const TrainConfig& tc, Arch arch, double held = 0);
   // Up to n more updates (not past tc.steps, none once stopped); the logs of the logged ones.
   std::vector<TrainLog> step(int64_t n);
   Lesion lesion();
