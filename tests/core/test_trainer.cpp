@@ -320,6 +320,78 @@ TEST_CASE("trainer: a config over the budget is refused naming depth", "[trainer
   CHECK(check_train(TrainConfig()).ok());
 }
 
+TEST_CASE("trainer: the state streams piece by piece as state() has it, the tensors straight from the trainer",
+          "[trainer][state]") {
+  Trainer<float> a;
+  REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
+  a.step(7);
+  const std::string blob = a.state();
+  CHECK(a.state_size() == blob.size());
+  std::string streamed;
+  size_t pieces = 0;
+  bool from_params = false;
+  const float* first = a.network().params().front().w;
+  a.write_state([&](const char* p, size_t n) {
+    streamed.append(p, n);
+    ++pieces;
+    from_params = from_params || reinterpret_cast<const float*>(p) == first;
+  });
+  CHECK(streamed == blob);
+  CHECK(pieces > 2);
+  CHECK(from_params);  // the first parameter's own memory, not a copy
+  CHECK(state_checksum(std::string_view(blob).substr(0, blob.size() - 8)) == [&] {
+    uint64_t h;
+    std::memcpy(&h, blob.data() + blob.size() - 8, 8);
+    return h;
+  }());
+}
+
+TEST_CASE("trainer: a state of its own config loads in place, read straight into its tensors; another beside it",
+          "[trainer][state]") {
+  Trainer<float> a;
+  REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
+  a.step(6);
+  const std::string blob = a.state();
+  const std::vector<TrainLog> next = a.step(9);
+
+  // A trainer of the same config: every read lands in a buffer of at most
+  // kStateReadBytes or in the trainer's own parameters and moments, never past the size.
+  Trainer<float> b;
+  REQUIRE(b.configure(tiny(), Arch::pre_ln).ok());
+  const float* params = b.network().params().front().w;
+  bool past_end = false, into_params = false;
+  size_t largest_buffer_read = 0;
+  const Status st = b.load(blob.size(), [&](uint64_t at, char* out, size_t n) {
+    if (at + n > blob.size()) past_end = true;
+    std::memcpy(out, blob.data() + at, n);
+    if (reinterpret_cast<const float*>(out) == params)
+      into_params = true;
+    else if (n > 16)
+      largest_buffer_read = std::max(largest_buffer_read, n);
+  });
+  REQUIRE(st.ok());
+  CHECK_FALSE(past_end);
+  CHECK(into_params);
+  CHECK(b.network().params().front().w == params);  // the same trainer, loaded in place
+  CHECK(largest_buffer_read <= kStateReadBytes);
+  CHECK(b.state() == blob);
+  check_same(b.step(9), next);
+
+  // A state of another config is made beside the trainer: refused naming state
+  // and the budget when the two would not fit what its engine holds, the trainer as it was.
+  Trainer<float> t;
+  REQUIRE(t.configure(tiny(Task::teacher), Arch::residual).ok());
+  const std::string before = t.state();
+  const Status full = t.load(blob, kMemoryBudget);
+  INFO(full.message);
+  CHECK(full.field == "state");
+  CHECK(full.message.rfind("state: config: depth: 2 needs ", 0) == 0);
+  CHECK(full.message.find("its engine holds 768 MB already") != std::string::npos);
+  CHECK(t.state() == before);
+  CHECK(t.load(blob, trainer_bytes(t.config(), t.arch())).ok());
+  CHECK(t.state() == blob);
+}
+
 TEST_CASE("trainer: trainers side by side share one budget; each one's bytes are its share of train_cost",
           "[trainer]") {
   TrainConfig tc;  // the lab's largest shape: d 256, e 4, T 128 tokens
