@@ -26,6 +26,8 @@
 // rn.trainer() trains one architecture with the C++ Trainer<float> the CLI's
 // `resnorm train` runs, so the same config gives the CLI's numbers; its
 // errors follow the same rules as simulate's (.field, and .max over a budget).
+// The trainers of one engine share its memory budget: one that would not fit
+// beside the others is refused naming depth, with .max the deepest that does.
 //
 // This file only converts: the ranges and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
@@ -229,13 +231,28 @@ export class Resnorm {
     return unwrap(this._guard(() => this._module.batchVsLayerNorm(xs, B, T, d, lens, countPadding)));
   }
 
+  /**
+   * The engine's memory: `heap`, the bytes the module's memory has grown to
+   * (WebAssembly memory never shrinks: a page gives it back by ending the
+   * worker), `trainers`, what its trainers hold of `budget`, the memory
+   * budget of one engine.
+   */
+  memory() {
+    if (this._broken) throw this._broken;
+    const held = this._module.memoryHeld();
+    return { heap: this._module.HEAP8.buffer.byteLength, trainers: held.trainers, budget: held.budget };
+  }
+
   // Runs one call into the module. A C++ exception or an abort must never reach
   // the caller as a bare number: the limits refuse up front every config that
   // would not fit, so this is the last line: the stack pointer is restored,
   // reset() replaces the object that failed (the engine's, by default), and an
-  // Error naming `field` is thrown; if the module cannot be used again, every
-  // later call says so.
-  _guard(fn, { field = 'config', what = 'this config', reset = () => this._resetEngine() } = {}) {
+  // Error naming `field` is thrown (`after` says what became of the object); if
+  // the module cannot be used again, every later call says so.
+  _guard(
+    fn,
+    { field = 'config', what = 'this config', reset = () => this._resetEngine(), after = 'it was reset' } = {},
+  ) {
     if (this._broken) throw this._broken;
     const sp = this._module.stackSave();
     try {
@@ -250,7 +267,7 @@ export class Resnorm {
         this._broken = fieldError(Error, field, `the engine stopped after a failure (${cause}); load it again`);
         throw this._broken;
       }
-      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); it was reset`);
+      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); ${after}`);
     }
   }
 
@@ -319,6 +336,7 @@ export class Trainer {
         });
         logs.push(log);
       }
+      this._t.clearLogs();
       return logs;
     });
   }
@@ -383,20 +401,39 @@ export class Trainer {
     return name;
   }
 
-  /** The saved state: a copy of the core's state() blob. */
+  /**
+   * The saved state: the core's state() blob, copied straight out of the
+   * trainer's memory into a new Uint8Array (the module holds no copy of it).
+   * A save that fails leaves the trainer as it was.
+   */
   state() {
-    return this._call(() => {
-      const bytes = this._t.state().slice();
-      this._t.clearState();
-      return bytes;
-    });
+    const size = this._call(() => this._t.stateSize(), { keep: true });
+    let out;
+    try {
+      out = new Uint8Array(size);
+    } catch (e) {
+      throw fieldError(RangeError, 'state', `${size} bytes could not be allocated for the state (${e.message})`);
+    }
+    let at = 0;
+    this._call(
+      () =>
+        this._t.writeState((view) => {
+          out.set(view, at);
+          at += view.length;
+        }),
+      { keep: true },
+    );
+    if (at !== size) throw fieldError(Error, 'state', `the engine wrote ${at} of the state's ${size} bytes`);
+    return out;
   }
 
   /**
    * Restores a saved state (a Uint8Array or ArrayBuffer from state(), of any
    * config and architecture: config and task are read again). A damaged,
    * truncated or foreign one throws a RangeError naming `state` and what is
-   * wrong; the trainer is then as it was.
+   * wrong; the trainer is then as it was. A state of this trainer's config is
+   * read straight into it; one of another config needs a trainer beside this
+   * one, within the engine's memory budget.
    */
   load(bytes) {
     const blob = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
@@ -409,7 +446,8 @@ export class Trainer {
         `${blob.length} bytes is larger than any saved state (allowed at most ${this._rn._maxState})`,
       );
     }
-    this._call(() => throwIfError(this._t.load(blob)));
+    const read = (offset, view) => view.set(blob.subarray(offset, offset + view.length));
+    this._call(() => throwIfError(this._t.load(read, blob.length)));
     this._read();
   }
 
@@ -433,9 +471,15 @@ export class Trainer {
   }
 
   // A call into this trainer's wasm object. Should it fail inside the module,
-  // the object is freed and this trainer answers every later call with that.
-  _call(fn) {
+  // the object is freed and this trainer answers every later call with that;
+  // with `keep` (a call that only reads the trainer, as state() does) the
+  // trainer stays as it was.
+  _call(fn, { keep = false } = {}) {
     if (!this._t) throw this._gone;
+    if (keep) {
+      const options = { field: 'trainer', what: "this trainer's state", after: 'the trainer is as it was' };
+      return this._rn._guard(fn, { ...options, reset: () => {} });
+    }
     const reset = () => {
       const t = this._t;
       this._t = null;
