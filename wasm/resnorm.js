@@ -29,6 +29,10 @@
 // The trainers of one engine share its memory budget: one that would not fit
 // beside the others is refused naming depth, with .max the deepest that does.
 //
+// After rn.dispose(), or a failure the module cannot come back from (an abort),
+// every call of the engine and of its trainers throws one Error whose .field
+// is 'engine'; a second dispose() does nothing.
+//
 // This file only converts: the ranges and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
 
@@ -68,7 +72,10 @@ export class Resnorm {
   constructor(module) {
     this._module = module;
     this._sim = new module.Simulation();
-    this._broken = null;
+    // Why the engine can no longer be used (disposed, or failed past repair), or null.
+    this._stopped = null;
+    this._disposed = false;
+    this._trainers = new Set();
     /** The core's field table: [{name, kind, min, max, allowed, default, help, choices}]. */
     this.fields = JSON.parse(module.fieldsJson());
     /** Defaults, as JS values. */
@@ -89,6 +96,7 @@ export class Resnorm {
    *   missing fields take their defaults; arch is an array or a comma-separated string.
    */
   simulate(config = {}) {
+    this._usable();
     const cfg = this.normalize(config);
     throwIfError(this._guard(() => this._sim.run(toWasm(cfg))));
     const results = {};
@@ -122,6 +130,7 @@ export class Resnorm {
    *   count, measured, mean_norm, sd_norm, total}>}} arrays are Float64Arrays of U+1.
    */
   pathGradients(options = {}) {
+    this._usable();
     if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
     const { samples: s = 32, path_seed: p = 0, ...config } = options;
     const cfg = this.normalize(config);
@@ -145,6 +154,7 @@ export class Resnorm {
    * error simulate would throw (ranges and the engine's budgets).
    */
   check(config = {}) {
+    this._usable();
     const cfg = this.normalize(config);
     throwIfError(this._guard(() => this._sim.check(toWasm(cfg))));
     return cfg;
@@ -152,6 +162,7 @@ export class Resnorm {
 
   /** The config simulate() would run: defaults filled in, each value checked for its type, unknown fields refused. */
   normalize(config) {
+    this._usable();
     return normalizeWith(this._specs, this.defaults, config);
   }
 
@@ -163,6 +174,7 @@ export class Resnorm {
    * canonical config; throws like check().
    */
   checkTrain(config = {}) {
+    this._usable();
     const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
     const reset = () => {
       this._checker = new this._module.Trainer();
@@ -183,6 +195,7 @@ export class Resnorm {
    * RangeError naming `arch` when it lists more than one.
    */
   trainer(config = {}) {
+    this._usable();
     const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
     const handle = this._guard(() => new this._module.Trainer());
     try {
@@ -202,6 +215,7 @@ export class Resnorm {
    * kind: 'layernorm' | 'rmsnorm'; x, gamma, beta: arrays of numbers (beta unused by RMSNorm).
    */
   normToken(kind, x, gamma, beta) {
+    this._usable();
     if (typeof kind !== 'string')
       throw fieldError(TypeError, 'kind', `must be 'layernorm' or 'rmsnorm', got ${describe(kind)}`);
     const xs = numbers('x', x, this._limits.tokenFeatures);
@@ -217,6 +231,7 @@ export class Resnorm {
    * Returns {batchnorm, layernorm, mean, var} (Float64Arrays).
    */
   batchVsLayerNorm(options) {
+    this._usable();
     if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
     const { x, batch, length, width, lengths, countPadding = false } = options;
     const { batch: maxB, length: maxT, width: maxD } = this._limits;
@@ -238,45 +253,76 @@ export class Resnorm {
    * budget of one engine.
    */
   memory() {
-    if (this._broken) throw this._broken;
+    this._usable();
     const held = this._module.memoryHeld();
     return { heap: this._module.HEAP8.buffer.byteLength, trainers: held.trainers, budget: held.budget };
   }
 
+  /** False once the engine was disposed or failed past repair: then every call throws (.field 'engine'). */
+  get usable() {
+    return this._stopped === null;
+  }
+
+  // Throws the engine's one error once it cannot be used.
+  _usable() {
+    if (this._stopped !== null) throw fieldError(Error, 'engine', this._stopped);
+  }
+
   // Runs one call into the module. A C++ exception or an abort must never reach
   // the caller as a bare number: the limits refuse up front every config that
-  // would not fit, so this is the last line: the stack pointer is restored,
-  // reset() replaces the object that failed (the engine's, by default), and an
-  // Error naming `field` is thrown (`after` says what became of the object); if
-  // the module cannot be used again, every later call says so.
+  // would not fit, so this is the last line. A C++ exception (a number) leaves
+  // the module usable: the stack pointer is restored, reset() replaces the
+  // object that failed (the engine's, by default), and an Error naming `field`
+  // is thrown. An abort or a trap (a WebAssembly.RuntimeError) leaves the
+  // module's memory in an unknown state: the engine stops, and this and every
+  // later call throws an Error naming 'engine' (a page replaces its worker).
   _guard(
     fn,
     { field = 'config', what = 'this config', reset = () => this._resetEngine(), after = 'it was reset' } = {},
   ) {
-    if (this._broken) throw this._broken;
+    this._usable();
     const sp = this._module.stackSave();
     try {
       return fn();
     } catch (e) {
       if (e instanceof Error && !(e instanceof WebAssembly.RuntimeError)) throw e;
-      this._module.stackRestore(sp);
       const cause = e instanceof Error ? e.message : `C++ exception ${String(e)}`;
+      if (e instanceof WebAssembly.RuntimeError) this._fail(cause);
+      this._module.stackRestore(sp);
       try {
         reset();
       } catch {
-        this._broken = fieldError(Error, field, `the engine stopped after a failure (${cause}); load it again`);
-        throw this._broken;
+        this._fail(cause);
       }
       throw fieldError(Error, field, `the engine failed on ${what} (${cause}); ${after}`);
     }
+  }
+
+  // Stops the engine after a failure it cannot come back from, and throws why.
+  _fail(cause) {
+    this._stopped ??= `the engine stopped after a failure (${printable(cause)}); load a new one`;
+    for (const t of this._trainers) t._drop();
+    this._usable();
   }
 
   _resetEngine() {
     this._sim = new this._module.Simulation();
   }
 
-  /** Frees the engine's memory; the object is unusable afterwards (trainers have their own delete()). */
+  /**
+   * Frees the engine's memory and every trainer it made; afterwards every call
+   * of the engine and of its trainers throws an Error whose .field is 'engine'.
+   * A second dispose() does nothing.
+   */
   dispose() {
+    if (this._disposed) return;
+    this._disposed = true;
+    const failed = this._stopped !== null;
+    this._stopped = 'this engine was disposed (dispose()); load a new one';
+    const trainers = [...this._trainers];
+    for (const t of trainers) t._drop();
+    if (failed) return; // the module failed: its objects are not touched again
+    for (const t of trainers) t._t?.delete();
     this._sim.delete();
     this._checker.delete();
   }
@@ -301,6 +347,7 @@ export class Trainer {
     this._rn = rn;
     this._t = handle;
     this._gone = null;
+    rn._trainers.add(this);
     this._read();
   }
 
@@ -451,12 +498,18 @@ export class Trainer {
     this._read();
   }
 
-  /** Frees the trainer; any later call throws. */
+  /** Frees the trainer; any later call throws. After the engine's dispose() it does nothing. */
   delete() {
     if (!this._t) return;
     this._t.delete();
-    this._t = null;
+    this._drop();
     this._gone = fieldError(Error, 'trainer', 'this trainer was deleted');
+  }
+
+  // Forgets the wasm object (freed, or lost with the engine).
+  _drop() {
+    this._t = null;
+    this._rn._trainers.delete(this);
   }
 
   _read() {
@@ -475,6 +528,7 @@ export class Trainer {
   // with `keep` (a call that only reads the trainer, as state() does) the
   // trainer stays as it was.
   _call(fn, { keep = false } = {}) {
+    this._rn._usable();
     if (!this._t) throw this._gone;
     if (keep) {
       const options = { field: 'trainer', what: "this trainer's state", after: 'the trainer is as it was' };
@@ -482,7 +536,7 @@ export class Trainer {
     }
     const reset = () => {
       const t = this._t;
-      this._t = null;
+      this._drop();
       this._gone = fieldError(
         Error,
         'trainer',
