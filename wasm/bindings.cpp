@@ -6,12 +6,21 @@
 // throws it as a RangeError. Per-layer arrays are exposed as typed-array views
 // of the wasm heap, which the wrapper copies out at once (views go stale when
 // memory grows).
+//
+// One module is one engine with one memory budget (kMemoryBudget), whatever
+// lives in it: its trainers reserve their bytes (trainer_bytes()) while they
+// live, a new trainer must fit beside them, and a simulate runs in what they
+// leave and keeps no workspace between calls while any trainer lives. A saved
+// state never lies whole in the heap: state() hands the trainer's tensors to
+// JS as views, and load() reads the blob from JS straight into them.
 #include <emscripten/bind.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "resnorm/engine.h"
 #include "resnorm/limits.h"
@@ -50,13 +59,30 @@ resnorm::Status whole(const char* field, double v, double lo, double hi) {
   return resnorm::Status::Ok();
 }
 
+class Simulation;
+
+// What this module's trainers hold (the sum of their reservations), and the
+// simulations whose kept workspaces a new trainer makes them give back.
+double g_trainers_held = 0;
+std::vector<Simulation*> g_simulations;
+void release_simulations();
+
 class Simulation {
  public:
+  Simulation() { g_simulations.push_back(this); }
+  ~Simulation() { g_simulations.erase(std::find(g_simulations.begin(), g_simulations.end(), this)); }
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+  // Gives back the engine's weight bank and workspaces.
+  void release() { engine_.reset(); }
+
   // "" on success, else "field\tmessage".
   std::string run(const JsConfig& js) {
     resnorm::Config cfg;
     resnorm::Status st = apply(cfg, js);
-    if (st.ok()) st = engine_.simulate(cfg, &res_);
+    if (st.ok() && g_trainers_held > 0) st = resnorm::check_simulate(cfg, g_trainers_held);
+    if (st.ok()) st = engine().simulate(cfg, &res_);
+    if (g_trainers_held > 0) release();
     if (!st.ok()) return error_text(st);
     return "";
   }
@@ -81,7 +107,9 @@ class Simulation {
     resnorm::Status st = apply(cfg, js);
     if (st.ok()) st = whole("samples", samples, 1, resnorm::kMaxPathSamples);
     if (st.ok()) st = whole("path_seed", pathSeed, 0, 4294967295.0);
-    if (st.ok()) st = engine_.paths(cfg, static_cast<int>(samples), static_cast<uint32_t>(pathSeed), &paths_);
+    if (st.ok() && g_trainers_held > 0) st = resnorm::check_paths(cfg, static_cast<int>(samples), g_trainers_held);
+    if (st.ok()) st = engine().paths(cfg, static_cast<int>(samples), static_cast<uint32_t>(pathSeed), &paths_);
+    if (g_trainers_held > 0) release();
     if (!st.ok()) return error_text(st);
     return "";
   }
@@ -110,6 +138,10 @@ class Simulation {
   }
 
  private:
+  resnorm::Engine<float>& engine() {
+    if (!engine_) engine_ = std::make_unique<resnorm::Engine<float>>();
+    return *engine_;
+  }
   bool valid(int i) const { return i >= 0 && i < archCount(); }
   bool validPath(int i) const { return i >= 0 && i < pathArchCount(); }
   static const std::vector<double>& pick(const resnorm::ArchResult& r, int which) {
@@ -145,10 +177,14 @@ class Simulation {
     return resnorm::Status::Ok();
   }
 
-  resnorm::Engine<float> engine_;
+  std::unique_ptr<resnorm::Engine<float>> engine_;
   resnorm::Results res_;
   resnorm::PathResults paths_;
 };
+
+void release_simulations() {
+  for (Simulation* s : g_simulations) s->release();
+}
 
 // A double as text that reads back as the same double (1e-30 stays 1e-30).
 std::string exact(double v) {
@@ -157,8 +193,9 @@ std::string exact(double v) {
   return buf;
 }
 
-// At most this many bytes of logged numbers per step() call: the core's logs,
-// their copy here and the wrapper's copy all live in the page's heap at once.
+// At most this many bytes of logged numbers per step() call: the logs pass
+// through the heap (the wrapper copies them out, then clearLogs() frees them),
+// within what the heap has above the budget (README.md, "Limits").
 constexpr double kMaxLogBytes = 32.0 * 1024 * 1024;
 
 // The numbers one log holds: its scalars and its per-layer arrays.
@@ -180,6 +217,10 @@ double logged_steps(const resnorm::TrainConfig& tc, int64_t done, int64_t n) {
 // (start). Every call that can fail returns "" or "field\tmessage[\tmax]".
 class JsTrainer {
  public:
+  JsTrainer() = default;
+  ~JsTrainer() { g_trainers_held -= reserved_; }
+  JsTrainer(const JsTrainer&) = delete;
+  JsTrainer& operator=(const JsTrainer&) = delete;
   void reset() { tc_ = resnorm::TrainConfig(); }
   // A choice or an arch list, as its text.
   std::string set(const std::string& field, const std::string& text) {
@@ -199,7 +240,9 @@ class JsTrainer {
   // The checks of start() for the config as built (every arch of it counted
   // in the budgets, as the CLI's side-by-side run).
   std::string check() const { return message(resnorm::check_train(tc_)); }
-  // Configures the trainer: the config must name exactly one architecture.
+  // Configures the trainer: the config must name exactly one architecture, and
+  // fit beside the trainers the module holds (this one's old trainer included:
+  // it lives until the new one is made).
   std::string start() {
     if (tc_.archs.size() != 1) {
       const resnorm::FieldSpec& f = *resnorm::find_train_field("arch");
@@ -208,10 +251,12 @@ class JsTrainer {
       return message({"arch", "arch: " + std::to_string(tc_.archs.size()) +
                                   " architectures given; a trainer trains one (allowed one of " + names + ")"});
     }
+    release_simulations();
     resnorm::Trainer<float> fresh;
-    const resnorm::Status st = fresh.configure(tc_, tc_.archs[0]);
+    const resnorm::Status st = fresh.configure(tc_, tc_.archs[0], g_trainers_held);
     if (!st.ok()) return message(st);
     trainer_ = std::move(fresh);
+    reserve();
     started_ = true;
     has_last_ = false;
     return "";
@@ -272,6 +317,11 @@ class JsTrainer {
     return "";
   }
   int logCount() const { return static_cast<int>(logs_.size()); }
+  // Frees the logs once the wrapper has copied them out.
+  void clearLogs() {
+    std::vector<resnorm::TrainLog>().swap(logs_);
+    std::vector<double>().swap(scalars_);
+  }
   // Log i's step, lr, train_loss, heldout_loss, heldout_accuracy,
   // grad_norm_global, output_change, top_cosine, first_nonfinite (-1: none).
   val logScalars(int i) const {
@@ -334,22 +384,34 @@ class JsTrainer {
     return view(which == 0 ? gates_.values : which == 1 ? gates_.init : gates_.magnitude);
   }
 
-  // The saved state as a byte view (copied out by the wrapper, then freed with clearState).
-  val state() {
-    state_ = started_ ? trainer_.state() : std::string();
-    return val(typed_memory_view(state_.size(), reinterpret_cast<const uint8_t*>(state_.data())));
+  // The saved state's size in bytes, and its bytes handed to sink(view) piece
+  // by piece (views of the trainer's own memory: the sink copies them out).
+  double stateSize() const { return started_ ? static_cast<double>(trainer_.state_size()) : 0.0; }
+  void writeState(const val& sink) const {
+    if (!started_) return;
+    trainer_.write_state(
+        [&sink](const char* p, size_t n) { sink(val(typed_memory_view(n, reinterpret_cast<const uint8_t*>(p)))); });
   }
-  void clearState() { std::string().swap(state_); }
-  // Restores a saved state (of any config and architecture); on a refusal
-  // the trainer is as it was.
-  std::string load(const std::string& blob) {
-    resnorm::Trainer<float> fresh;
-    const resnorm::Status st = (started_ ? trainer_ : fresh).load(blob);
+  // Restores a saved state (of any config and architecture) of `size` bytes,
+  // which read(offset, view) copies into each view it is given; on a refusal
+  // the trainer is as it was. A state of this trainer's config is read in
+  // place; one of another config needs a trainer beside this one, and is
+  // refused naming state when that would not fit.
+  std::string load(const val& read, double size) {
+    resnorm::Status st = whole("state", size, 0, resnorm::kMemoryBudget);
     if (!st.ok()) return message(st);
-    if (!started_) trainer_ = std::move(fresh);
+    release_simulations();
+    st = trainer_.load(
+        static_cast<uint64_t>(size),
+        [&read](uint64_t at, char* out, size_t n) {
+          read(static_cast<double>(at), val(typed_memory_view(n, reinterpret_cast<uint8_t*>(out))));
+        },
+        g_trainers_held);
+    if (!st.ok()) return message(st);
+    reserve();
     started_ = true;
     has_last_ = false;
-    logs_.clear();
+    clearLogs();
     return "";
   }
 
@@ -368,7 +430,15 @@ class JsTrainer {
   resnorm::TrainLog last_;
   bool has_last_ = false;
   resnorm::Lesion lesion_;
-  std::string state_;
+  double reserved_ = 0;  // this trainer's share of g_trainers_held
+
+  // Reserves what the trainer now holds in the module's budget (whole bytes,
+  // so the sum is exact and comes back to 0).
+  void reserve() {
+    const double bytes = std::ceil(resnorm::trainer_bytes(trainer_.config(), trainer_.arch()));
+    g_trainers_held += bytes - reserved_;
+    reserved_ = bytes;
+  }
 };
 
 // A field table as JSON, so JS shows the same ranges and defaults as the core.
@@ -450,9 +520,17 @@ val normLimits() {
   return out;
 }
 
-// The largest saved state the wrapper copies in: a state's tensors are held
+// The largest saved state the wrapper reads: a state's tensors are held
 // within one trainer's memory budget, so a larger blob is refused unread.
 double maxStateBytes() { return resnorm::kMemoryBudget; }
+
+// What this module's trainers hold of its memory budget, and the budget.
+val memoryHeld() {
+  val out = val::object();
+  out.set("trainers", g_trainers_held);
+  out.set("budget", resnorm::kMemoryBudget);
+  return out;
+}
 
 }  // namespace
 
@@ -510,12 +588,14 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("dwaWeights", &JsTrainer::dwaWeights)
       .function("gates", &JsTrainer::gates)
       .function("gatesArray", &JsTrainer::gatesArray)
-      .function("state", &JsTrainer::state)
-      .function("clearState", &JsTrainer::clearState)
+      .function("clearLogs", &JsTrainer::clearLogs)
+      .function("stateSize", &JsTrainer::stateSize)
+      .function("writeState", &JsTrainer::writeState)
       .function("load", &JsTrainer::load);
   function("fieldsJson", &fieldsJson);
   function("trainFieldsJson", &trainFieldsJson);
   function("maxStateBytes", &maxStateBytes);
+  function("memoryHeld", &memoryHeld);
   function("normToken", &normToken);
   function("batchVsLayerNorm", &batchVsLayerNorm);
   function("normLimits", &normLimits);

@@ -26,6 +26,12 @@
 // rn.trainer() trains one architecture with the C++ Trainer<float> the CLI's
 // `resnorm train` runs, so the same config gives the CLI's numbers; its
 // errors follow the same rules as simulate's (.field, and .max over a budget).
+// The trainers of one engine share its memory budget: one that would not fit
+// beside the others is refused naming depth, with .max the deepest that does.
+//
+// After rn.dispose(), or a failure the module cannot come back from (an abort),
+// every call of the engine and of its trainers throws one Error whose .field
+// is 'engine'; a second dispose() does nothing.
 //
 // This file only converts: the ranges and every number come from the C++ core.
 import createResnormModule from './dist/resnorm_wasm.js';
@@ -66,7 +72,10 @@ export class Resnorm {
   constructor(module) {
     this._module = module;
     this._sim = new module.Simulation();
-    this._broken = null;
+    // Why the engine can no longer be used (disposed, or failed past repair), or null.
+    this._stopped = null;
+    this._disposed = false;
+    this._trainers = new Set();
     /** The core's field table: [{name, kind, min, max, allowed, default, help, choices}]. */
     this.fields = JSON.parse(module.fieldsJson());
     /** Defaults, as JS values. */
@@ -87,6 +96,7 @@ export class Resnorm {
    *   missing fields take their defaults; arch is an array or a comma-separated string.
    */
   simulate(config = {}) {
+    this._usable();
     const cfg = this.normalize(config);
     throwIfError(this._guard(() => this._sim.run(toWasm(cfg))));
     const results = {};
@@ -120,6 +130,7 @@ export class Resnorm {
    *   count, measured, mean_norm, sd_norm, total}>}} arrays are Float64Arrays of U+1.
    */
   pathGradients(options = {}) {
+    this._usable();
     if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
     const { samples: s = 32, path_seed: p = 0, ...config } = options;
     const cfg = this.normalize(config);
@@ -143,6 +154,7 @@ export class Resnorm {
    * error simulate would throw (ranges and the engine's budgets).
    */
   check(config = {}) {
+    this._usable();
     const cfg = this.normalize(config);
     throwIfError(this._guard(() => this._sim.check(toWasm(cfg))));
     return cfg;
@@ -150,6 +162,7 @@ export class Resnorm {
 
   /** The config simulate() would run: defaults filled in, each value checked for its type, unknown fields refused. */
   normalize(config) {
+    this._usable();
     return normalizeWith(this._specs, this.defaults, config);
   }
 
@@ -161,6 +174,7 @@ export class Resnorm {
    * canonical config; throws like check().
    */
   checkTrain(config = {}) {
+    this._usable();
     const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
     const reset = () => {
       this._checker = new this._module.Trainer();
@@ -181,6 +195,7 @@ export class Resnorm {
    * RangeError naming `arch` when it lists more than one.
    */
   trainer(config = {}) {
+    this._usable();
     const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
     const handle = this._guard(() => new this._module.Trainer());
     try {
@@ -200,6 +215,7 @@ export class Resnorm {
    * kind: 'layernorm' | 'rmsnorm'; x, gamma, beta: arrays of numbers (beta unused by RMSNorm).
    */
   normToken(kind, x, gamma, beta) {
+    this._usable();
     if (typeof kind !== 'string')
       throw fieldError(TypeError, 'kind', `must be 'layernorm' or 'rmsnorm', got ${describe(kind)}`);
     const xs = numbers('x', x, this._limits.tokenFeatures);
@@ -215,6 +231,7 @@ export class Resnorm {
    * Returns {batchnorm, layernorm, mean, var} (Float64Arrays).
    */
   batchVsLayerNorm(options) {
+    this._usable();
     if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
     const { x, batch, length, width, lengths, countPadding = false } = options;
     const { batch: maxB, length: maxT, width: maxD } = this._limits;
@@ -229,37 +246,83 @@ export class Resnorm {
     return unwrap(this._guard(() => this._module.batchVsLayerNorm(xs, B, T, d, lens, countPadding)));
   }
 
+  /**
+   * The engine's memory: `heap`, the bytes the module's memory has grown to
+   * (WebAssembly memory never shrinks: a page gives it back by ending the
+   * worker), `trainers`, what its trainers hold of `budget`, the memory
+   * budget of one engine.
+   */
+  memory() {
+    this._usable();
+    const held = this._module.memoryHeld();
+    return { heap: this._module.HEAP8.buffer.byteLength, trainers: held.trainers, budget: held.budget };
+  }
+
+  /** False once the engine was disposed or failed past repair: then every call throws (.field 'engine'). */
+  get usable() {
+    return this._stopped === null;
+  }
+
+  // Throws the engine's one error once it cannot be used.
+  _usable() {
+    if (this._stopped !== null) throw fieldError(Error, 'engine', this._stopped);
+  }
+
   // Runs one call into the module. A C++ exception or an abort must never reach
   // the caller as a bare number: the limits refuse up front every config that
-  // would not fit, so this is the last line: the stack pointer is restored,
-  // reset() replaces the object that failed (the engine's, by default), and an
-  // Error naming `field` is thrown; if the module cannot be used again, every
-  // later call says so.
-  _guard(fn, { field = 'config', what = 'this config', reset = () => this._resetEngine() } = {}) {
-    if (this._broken) throw this._broken;
+  // would not fit, so this is the last line. A C++ exception (a number) leaves
+  // the module usable: the stack pointer is restored, reset() replaces the
+  // object that failed (the engine's, by default), and an Error naming `field`
+  // is thrown. An abort or a trap (a WebAssembly.RuntimeError) leaves the
+  // module's memory in an unknown state: the engine stops, and this and every
+  // later call throws an Error naming 'engine' (a page replaces its worker).
+  _guard(
+    fn,
+    { field = 'config', what = 'this config', reset = () => this._resetEngine(), after = 'it was reset' } = {},
+  ) {
+    this._usable();
     const sp = this._module.stackSave();
     try {
       return fn();
     } catch (e) {
       if (e instanceof Error && !(e instanceof WebAssembly.RuntimeError)) throw e;
-      this._module.stackRestore(sp);
       const cause = e instanceof Error ? e.message : `C++ exception ${String(e)}`;
+      if (e instanceof WebAssembly.RuntimeError) this._fail(cause);
+      this._module.stackRestore(sp);
       try {
         reset();
       } catch {
-        this._broken = fieldError(Error, field, `the engine stopped after a failure (${cause}); load it again`);
-        throw this._broken;
+        this._fail(cause);
       }
-      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); it was reset`);
+      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); ${after}`);
     }
+  }
+
+  // Stops the engine after a failure it cannot come back from, and throws why.
+  _fail(cause) {
+    this._stopped ??= `the engine stopped after a failure (${printable(cause)}); load a new one`;
+    for (const t of this._trainers) t._drop();
+    this._usable();
   }
 
   _resetEngine() {
     this._sim = new this._module.Simulation();
   }
 
-  /** Frees the engine's memory; the object is unusable afterwards (trainers have their own delete()). */
+  /**
+   * Frees the engine's memory and every trainer it made; afterwards every call
+   * of the engine and of its trainers throws an Error whose .field is 'engine'.
+   * A second dispose() does nothing.
+   */
   dispose() {
+    if (this._disposed) return;
+    this._disposed = true;
+    const failed = this._stopped !== null;
+    this._stopped = 'this engine was disposed (dispose()); load a new one';
+    const trainers = [...this._trainers];
+    for (const t of trainers) t._drop();
+    if (failed) return; // the module failed: its objects are not touched again
+    for (const t of trainers) t._t?.delete();
     this._sim.delete();
     this._checker.delete();
   }
@@ -284,6 +347,7 @@ export class Trainer {
     this._rn = rn;
     this._t = handle;
     this._gone = null;
+    rn._trainers.add(this);
     this._read();
   }
 
@@ -319,6 +383,7 @@ export class Trainer {
         });
         logs.push(log);
       }
+      this._t.clearLogs();
       return logs;
     });
   }
@@ -383,20 +448,39 @@ export class Trainer {
     return name;
   }
 
-  /** The saved state: a copy of the core's state() blob. */
+  /**
+   * The saved state: the core's state() blob, copied straight out of the
+   * trainer's memory into a new Uint8Array (the module holds no copy of it).
+   * A save that fails leaves the trainer as it was.
+   */
   state() {
-    return this._call(() => {
-      const bytes = this._t.state().slice();
-      this._t.clearState();
-      return bytes;
-    });
+    const size = this._call(() => this._t.stateSize(), { keep: true });
+    let out;
+    try {
+      out = new Uint8Array(size);
+    } catch (e) {
+      throw fieldError(RangeError, 'state', `${size} bytes could not be allocated for the state (${e.message})`);
+    }
+    let at = 0;
+    this._call(
+      () =>
+        this._t.writeState((view) => {
+          out.set(view, at);
+          at += view.length;
+        }),
+      { keep: true },
+    );
+    if (at !== size) throw fieldError(Error, 'state', `the engine wrote ${at} of the state's ${size} bytes`);
+    return out;
   }
 
   /**
    * Restores a saved state (a Uint8Array or ArrayBuffer from state(), of any
    * config and architecture: config and task are read again). A damaged,
    * truncated or foreign one throws a RangeError naming `state` and what is
-   * wrong; the trainer is then as it was.
+   * wrong; the trainer is then as it was. A state of this trainer's config is
+   * read straight into it; one of another config needs a trainer beside this
+   * one, within the engine's memory budget.
    */
   load(bytes) {
     const blob = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
@@ -409,16 +493,23 @@ export class Trainer {
         `${blob.length} bytes is larger than any saved state (allowed at most ${this._rn._maxState})`,
       );
     }
-    this._call(() => throwIfError(this._t.load(blob)));
+    const read = (offset, view) => view.set(blob.subarray(offset, offset + view.length));
+    this._call(() => throwIfError(this._t.load(read, blob.length)));
     this._read();
   }
 
-  /** Frees the trainer; any later call throws. */
+  /** Frees the trainer; any later call throws. After the engine's dispose() it does nothing. */
   delete() {
     if (!this._t) return;
     this._t.delete();
-    this._t = null;
+    this._drop();
     this._gone = fieldError(Error, 'trainer', 'this trainer was deleted');
+  }
+
+  // Forgets the wasm object (freed, or lost with the engine).
+  _drop() {
+    this._t = null;
+    this._rn._trainers.delete(this);
   }
 
   _read() {
@@ -433,12 +524,19 @@ export class Trainer {
   }
 
   // A call into this trainer's wasm object. Should it fail inside the module,
-  // the object is freed and this trainer answers every later call with that.
-  _call(fn) {
+  // the object is freed and this trainer answers every later call with that;
+  // with `keep` (a call that only reads the trainer, as state() does) the
+  // trainer stays as it was.
+  _call(fn, { keep = false } = {}) {
+    this._rn._usable();
     if (!this._t) throw this._gone;
+    if (keep) {
+      const options = { field: 'trainer', what: "this trainer's state", after: 'the trainer is as it was' };
+      return this._rn._guard(fn, { ...options, reset: () => {} });
+    }
     const reset = () => {
       const t = this._t;
-      this._t = null;
+      this._drop();
       this._gone = fieldError(
         Error,
         'trainer',

@@ -65,8 +65,6 @@ int largest_depth(Config c, Fits fits) {
   return lo;
 }
 
-bool within(const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; }
-
 // One model's buffers for these sizes: `unit_norms` norms in each of its
 // depth * P units, `final_norms` (0 or 1) after the stack, a gate of
 // `gate_entries` (0, 1 or d) in each unit, the buffers of dense averaging;
@@ -156,44 +154,48 @@ Cost paths_cost(const Config& c, int samples, int sb) {
   return k;
 }
 
-Status check_cost(const Cost& k, const char* field, double value, double max_fit) {
-  if (within(k)) return Status::Ok();
+bool fits(const Cost& k, double held) { return k.bytes + held <= kMemoryBudget && k.work <= kWorkBudget; }
+
+Status check_cost(const Cost& k, const char* field, double value, double max_fit, double held) {
+  if (fits(k, held)) return Status::Ok();
   auto num = [](double v, const char* f) {
     char buf[32];
     std::snprintf(buf, sizeof buf, f, v);
     return std::string(buf);
   };
   std::string need;
-  if (k.bytes > kMemoryBudget)
-    need = human_bytes(k.bytes) + " of memory (one call may use " + human_bytes(kMemoryBudget) + ")";
+  if (k.bytes + held > kMemoryBudget)
+    need = held > 0 ? human_bytes(k.bytes) + " of memory, and its engine holds " + human_bytes(held) +
+                          " already (one engine may hold " + human_bytes(kMemoryBudget) + " in all)"
+                    : human_bytes(k.bytes) + " of memory (one call may use " + human_bytes(kMemoryBudget) + ")";
   if (k.work > kWorkBudget)
     need += (need.empty() ? "" : " and ") + num(k.work / kWorkBudget, "%.1f") + " times the work one call may do";
-  const std::string allowed = max_fit >= 1 ? "allowed 1.." + num(max_fit, "%.10g") + " with the other settings"
-                                           : std::string("no value fits with the other settings");
+  const std::string others = held > 0 ? " and what its engine holds" : "";
+  const std::string allowed = max_fit >= 1 ? "allowed 1.." + num(max_fit, "%.10g") + " with the other settings" + others
+                                           : "no value fits with the other settings" + others;
   return {field, std::string(field) + ": " + num(value, "%.10g") + " needs " + need + " (" + allowed + ")",
           max_fit >= 1 ? max_fit : 0};
 }
 
-Status check_simulate(const Config& cfg) {
+Status check_simulate(const Config& cfg, double held) {
+  const auto fit = [held](const Config& c) { return fits(simulate_cost(c), held); };
   Status st = validate(cfg);
   if (!st.ok() && st.field == "depth" && st.max_fit >= 1) {
     // The weight cap: its deepest stack may still be over a budget; then the
     // refusal names the deepest depth that fits both.
     Config at = cfg;
     at.depth = static_cast<int>(st.max_fit);
-    if (within(simulate_cost(at))) return st;
-    const int fit = largest_depth(at, [](const Config& c) { return within(simulate_cost(c)); });
-    return check_cost(simulate_cost(cfg), "depth", cfg.depth, fit);
+    if (fit(at)) return st;
+    return check_cost(simulate_cost(cfg), "depth", cfg.depth, largest_depth(at, fit), held);
   }
   if (!st.ok()) return st;
   const Cost k = simulate_cost(cfg);
-  if (within(k)) return Status::Ok();
-  const int fit = largest_depth(cfg, [](const Config& c) { return within(simulate_cost(c)); });
-  return check_cost(k, "depth", cfg.depth, fit);
+  if (fits(k, held)) return Status::Ok();
+  return check_cost(k, "depth", cfg.depth, largest_depth(cfg, fit), held);
 }
 
-Status check_paths(const Config& cfg, int samples) {
-  Status st = check_simulate(cfg);
+Status check_paths(const Config& cfg, int samples, double held) {
+  Status st = check_simulate(cfg, held);
   if (!st.ok()) return st;
   if (samples < 1 || samples > kMaxPathSamples)
     return {"samples", "samples: " + std::to_string(samples) + " is out of range (allowed 1.." +
@@ -203,19 +205,19 @@ Status check_paths(const Config& cfg, int samples) {
     return {"depth", "depth: " + std::to_string(cfg.depth) + " is out of range for path sampling (allowed 1.." +
                          std::to_string(kMaxPathUnits / P) + " with " + name(cfg.block) + " blocks)"};
   const Cost k = paths_cost(cfg, samples);
-  if (within(k)) return Status::Ok();
+  if (fits(k, held)) return Status::Ok();
   int lo = 0, hi = samples;  // the most samples that fit
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (within(paths_cost(cfg, mid)))
+    if (fits(paths_cost(cfg, mid), held))
       lo = mid;
     else
       hi = mid - 1;
   }
-  if (lo >= 1) return check_cost(k, "samples", samples, lo);
+  if (lo >= 1) return check_cost(k, "samples", samples, lo, held);
   // Not even one sample per length fits: name the depth that would.
-  const int fit = largest_depth(cfg, [samples](const Config& c) { return within(paths_cost(c, samples)); });
-  return check_cost(k, "depth", cfg.depth, fit);
+  const int fit = largest_depth(cfg, [samples, held](const Config& c) { return fits(paths_cost(c, samples), held); });
+  return check_cost(k, "depth", cfg.depth, fit, held);
 }
 
 }  // namespace resnorm

@@ -21,23 +21,31 @@ void put(std::string& s, T v) {
   s.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
-// Reads fixed-size values off a blob, never past its end.
+// Reads fixed-size values off a saved state, never past `end` (where its
+// checksum starts).
 struct Reader {
-  std::string_view b;
-  size_t at = 0;
+  const StateReader& read;
+  uint64_t end;
+  uint64_t at = 0;
   bool ok = true;
   template <class T>
   T get() {
     T v{};
-    if (b.size() - at < sizeof v) {
+    if (end - at < sizeof v) {
       ok = false;
       return v;
     }
-    std::memcpy(&v, b.data() + at, sizeof v);
+    read(at, reinterpret_cast<char*>(&v), sizeof v);
     at += sizeof v;
     return v;
   }
 };
+
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+uint64_t fnv(uint64_t h, const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+  return h;
+}
 
 Status bad_state(const std::string& what) { return {"state", "state: " + what}; }
 
@@ -104,22 +112,27 @@ Cost train_cost(const TrainConfig& tc, int sb) {
   return k;
 }
 
-Status check_train(const TrainConfig& tc) {
+double trainer_bytes(const TrainConfig& tc, Arch arch, int sb) {
+  TrainConfig one = tc;
+  one.archs = {arch};
+  return train_cost(one, sb).bytes;
+}
+
+Status check_train(const TrainConfig& tc, double held) {
   Status st = validate(tc);
   if (!st.ok()) return st;
-  auto within = [](const Cost& k) { return k.bytes <= kMemoryBudget && k.work <= kWorkBudget; };
   const Cost k = train_cost(tc);
-  if (within(k)) return Status::Ok();
+  if (fits(k, held)) return Status::Ok();
   int lo = 0, hi = tc.depth;
   TrainConfig t = tc;
   while (lo < hi) {
     t.depth = (lo + hi + 1) / 2;
-    if (within(train_cost(t)))
+    if (fits(train_cost(t), held))
       lo = t.depth;
     else
       hi = t.depth - 1;
   }
-  return check_cost(k, "depth", tc.depth, lo);
+  return check_cost(k, "depth", tc.depth, lo, held);
 }
 
 const char* outcome(const TrainLog& last, double chance, double optimal) {
@@ -131,8 +144,13 @@ const char* outcome(const TrainLog& last, double chance, double optimal) {
 }
 
 template <class S>
-Status Trainer<S>::configure(const TrainConfig& tc, Arch arch) {
+Status Trainer<S>::configure(const TrainConfig& tc, Arch arch, double held) {
   Status st = check_train(tc);
+  if (st.ok() && held > 0) {
+    TrainConfig one = tc;
+    one.archs = {arch};
+    st = check_train(one, held);
+  }
   if (!st.ok()) return st;
   tc_ = tc;
   arch_ = arch;
@@ -273,14 +291,10 @@ static std::vector<std::pair<S*, long>> state_tensors(Network<S>& net, Optim<S>&
   return t;
 }
 
-uint64_t state_checksum(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  return h;
-}
+uint64_t state_checksum(std::string_view bytes) { return fnv(kFnvBasis, bytes.data(), bytes.size()); }
 
 template <class S>
-std::string Trainer<S>::state() const {
+std::string Trainer<S>::state_header() const {
   std::string s(kStateMagic, sizeof kStateMagic);
   put<uint32_t>(s, kStateVersion);
   put<uint32_t>(s, static_cast<uint32_t>(arch_));
@@ -293,33 +307,81 @@ std::string Trainer<S>::state() const {
   const auto tensors = state_tensors(*net_, *optim_);
   put<uint32_t>(s, static_cast<uint32_t>(tensors.size()));
   for (const auto& [p, n] : tensors) put<uint64_t>(s, static_cast<uint64_t>(n));
-  for (const auto& [p, n] : tensors) s.append(reinterpret_cast<const char*>(p), sizeof(S) * n);
-  put<uint64_t>(s, state_checksum(s));
   return s;
 }
 
 template <class S>
-Status Trainer<S>::load(std::string_view blob) {
-  const size_t min_size = sizeof kStateMagic + 4 * 4 + 2 * 8 + 4 + 8;
-  if (blob.size() < min_size)
-    return bad_state("truncated (" + std::to_string(blob.size()) + " bytes, a state has at least " +
-                     std::to_string(min_size) + ")");
-  if (std::memcmp(blob.data(), kStateMagic, sizeof kStateMagic) != 0) return bad_state("not a resnorm training state");
-  Reader r{blob.substr(0, blob.size() - 8), sizeof kStateMagic};
+uint64_t Trainer<S>::state_size() const {
+  uint64_t n = state_header().size() + 8;
+  for (const auto& [p, count] : state_tensors(*net_, *optim_)) n += sizeof(S) * static_cast<uint64_t>(count);
+  return n;
+}
+
+template <class S>
+void Trainer<S>::write_state(const StateWriter& write) const {
+  const std::string head = state_header();
+  uint64_t h = fnv(kFnvBasis, head.data(), head.size());
+  write(head.data(), head.size());
+  for (const auto& [p, n] : state_tensors(*net_, *optim_)) {
+    if (n == 0) continue;
+    const char* bytes = reinterpret_cast<const char*>(p);
+    h = fnv(h, bytes, sizeof(S) * n);
+    write(bytes, sizeof(S) * n);
+  }
+  char sum[8];
+  std::memcpy(sum, &h, 8);
+  write(sum, 8);
+}
+
+template <class S>
+std::string Trainer<S>::state() const {
+  std::string s;
+  s.reserve(state_size());
+  write_state([&s](const char* p, size_t n) { s.append(p, n); });
+  return s;
+}
+
+template <class S>
+Status Trainer<S>::load(std::string_view blob, double held) {
+  return load(
+      blob.size(), [blob](uint64_t at, char* out, size_t n) { std::memcpy(out, blob.data() + at, n); }, held);
+}
+
+template <class S>
+Status Trainer<S>::load(uint64_t size, const StateReader& read, double held) {
+  const uint64_t min_size = sizeof kStateMagic + 4 * 4 + 2 * 8 + 4 + 8;
+  if (size < min_size)
+    return bad_state("truncated (" + std::to_string(size) + " bytes, a state has at least " + std::to_string(min_size) +
+                     ")");
+  char magic[sizeof kStateMagic];
+  read(0, magic, sizeof magic);
+  if (std::memcmp(magic, kStateMagic, sizeof kStateMagic) != 0) return bad_state("not a resnorm training state");
+  Reader r{read, size - 8, sizeof kStateMagic};
   const uint32_t version = r.get<uint32_t>();
   if (version != kStateVersion)
     return bad_state("version " + std::to_string(version) + " is not supported (allowed " +
                      std::to_string(kStateVersion) + ")");
-  uint64_t sum;
-  std::memcpy(&sum, blob.data() + blob.size() - 8, 8);
-  if (sum != state_checksum(blob.substr(0, blob.size() - 8)))
-    return bad_state("checksum mismatch: the state is damaged");
+  {
+    // The checksum over every byte before it, a buffer at a time.
+    uint64_t sum;
+    read(size - 8, reinterpret_cast<char*>(&sum), 8);
+    std::string buf(static_cast<size_t>(std::min<uint64_t>(size - 8, kStateReadBytes)), '\0');
+    uint64_t h = kFnvBasis;
+    for (uint64_t at = 0; at < size - 8;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - 8 - at));
+      read(at, buf.data(), n);
+      h = fnv(h, buf.data(), n);
+      at += n;
+    }
+    if (sum != h) return bad_state("checksum mismatch: the state is damaged");
+  }
   const uint32_t arch = r.get<uint32_t>();
   if (arch >= static_cast<uint32_t>(kNumArchs)) return bad_state("unknown architecture " + std::to_string(arch));
   const uint32_t text_size = r.get<uint32_t>();
-  if (!r.ok || text_size > kMaxConfigText || text_size > r.b.size() - r.at)
+  if (!r.ok || text_size > kMaxConfigText || text_size > r.end - r.at)
     return bad_state("config of " + std::to_string(text_size) + " bytes does not fit");
-  const std::string_view text = r.b.substr(r.at, text_size);
+  std::string text(text_size, '\0');
+  read(r.at, text.data(), text_size);
   r.at += text_size;
   TrainConfig tc;
   Status st = parse_train_config_text(text, &tc);
@@ -328,27 +390,35 @@ Status Trainer<S>::load(std::string_view blob) {
   const int64_t steps = r.get<int64_t>(), first_nonfinite = r.get<int64_t>();
   if (steps < 0 || steps > tc.steps) return bad_state("step " + std::to_string(steps) + " is out of range");
   if (first_nonfinite < -1 || first_nonfinite > steps) return bad_state("stop step is out of range");
+  // Of this trainer's own config and arch, the state is read into it in place:
+  // the init, the task and the held-out set are the same, so only the tensors,
+  // the step and the stop state differ. Otherwise a new trainer is made beside it.
+  const bool in_place = net_ && static_cast<Arch>(arch) == arch_ && train_config_text(tc) == train_config_text(tc_);
   Trainer<S> fresh;
-  st = fresh.configure(tc, static_cast<Arch>(arch));
-  if (!st.ok()) return bad_state("config: " + st.message);
-  const auto tensors = state_tensors(*fresh.net_, *fresh.optim_);
+  if (!in_place) {
+    st = fresh.configure(tc, static_cast<Arch>(arch), held);
+    if (!st.ok()) return bad_state("config: " + st.message);
+  }
+  Trainer<S>& into = in_place ? *this : fresh;
+  const auto tensors = state_tensors(*into.net_, *into.optim_);
   const uint32_t count = r.get<uint32_t>();
   if (!r.ok || count != tensors.size())
     return bad_state("holds " + std::to_string(count) + " tensors, its config has " + std::to_string(tensors.size()));
-  size_t payload = 0;
+  uint64_t payload = 0;
   for (const auto& [p, n] : tensors) {
-    const uint64_t size = r.get<uint64_t>();
-    if (!r.ok || size != static_cast<uint64_t>(n)) return bad_state("a tensor's size does not match its config");
-    payload += sizeof(S) * n;
+    const uint64_t n_stored = r.get<uint64_t>();
+    if (!r.ok || n_stored != static_cast<uint64_t>(n)) return bad_state("a tensor's size does not match its config");
+    payload += sizeof(S) * static_cast<uint64_t>(n);
   }
-  if (r.b.size() - r.at != payload) return bad_state("payload size does not match its config");
+  if (r.end - r.at != payload) return bad_state("payload size does not match its config");
+  // Every check has passed: from here nothing can refuse.
   for (const auto& [p, n] : tensors) {
-    std::memcpy(p, r.b.data() + r.at, sizeof(S) * n);
+    if (n > 0) read(r.at, reinterpret_cast<char*>(p), sizeof(S) * n);
     r.at += sizeof(S) * n;
   }
-  fresh.optim_->set_step(steps);
-  fresh.first_nonfinite_ = first_nonfinite;
-  *this = std::move(fresh);
+  into.optim_->set_step(steps);
+  into.first_nonfinite_ = first_nonfinite;
+  if (!in_place) *this = std::move(fresh);
   return Status::Ok();
 }
 

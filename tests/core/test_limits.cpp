@@ -240,3 +240,41 @@ TEST_CASE("Over the weight cap and a budget at once, the depth named fits both")
   CHECK(cap.message.find("weights in all") != std::string::npos);
   CHECK(cap.max_fit == 32);
 }
+
+TEST_CASE("Beside what its engine holds already, a call must fit in what is left, and the refusal names both") {
+  // 4 archs at depth 96, d 128, T 64: about 400 MB, within the budget alone.
+  const Config cfg = make(4, 96, 128, 1, 64);
+  const double cost = simulate_cost(cfg).bytes;
+  REQUIRE(cost < kMemoryBudget);
+  REQUIRE(check_simulate(cfg).ok());
+  CHECK(check_simulate(cfg, kMemoryBudget - cost).ok());
+  CHECK(fits(simulate_cost(cfg), kMemoryBudget - cost));
+  // Held beside it: 600 MB (trainers of the same wasm module).
+  const double held = 600.0 * 1024 * 1024;
+  const Status st = check_simulate(cfg, held);
+  INFO(st.message);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.field == "depth");
+  CHECK(st.message.find("of memory, and its engine holds 600 MB already (one engine may hold 768 MB in all)") !=
+        std::string::npos);
+  CHECK(st.message.find("with the other settings and what its engine holds)") != std::string::npos);
+  Config at = cfg;
+  at.depth = allowed_max(st.message);
+  CHECK(st.max_fit == at.depth);
+  CHECK(at.depth >= 1);
+  CHECK(at.depth < cfg.depth);
+  CHECK(check_simulate(at, held).ok());
+  CHECK(simulate_cost(at).bytes + held <= kMemoryBudget);
+  at.depth += 1;
+  CHECK_FALSE(check_simulate(at, held).ok());
+  // Nothing left: no depth fits, and .max says so with 0.
+  const Status none = check_simulate(cfg, kMemoryBudget);
+  CHECK(none.field == "depth");
+  CHECK(none.max_fit == 0);
+  CHECK(none.message.find("no value fits with the other settings and what its engine holds") != std::string::npos);
+  // Path sampling likewise.
+  const Status paths = check_paths(cfg, 1, held);
+  CHECK(paths.field == "depth");
+  CHECK(paths.max_fit == st.max_fit);
+  CHECK(check_paths(make(1, 8, 16, 1, 4), 8, held).ok());
+}

@@ -319,3 +319,114 @@ TEST_CASE("trainer: a config over the budget is refused naming depth", "[trainer
   CHECK(tr.configure(tc, Arch::pre_ln).field == "depth");
   CHECK(check_train(TrainConfig()).ok());
 }
+
+TEST_CASE("trainer: the state streams piece by piece as state() has it, the tensors straight from the trainer",
+          "[trainer][state]") {
+  Trainer<float> a;
+  REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
+  a.step(7);
+  const std::string blob = a.state();
+  CHECK(a.state_size() == blob.size());
+  std::string streamed;
+  size_t pieces = 0;
+  bool from_params = false;
+  const float* first = a.network().params().front().w;
+  a.write_state([&](const char* p, size_t n) {
+    streamed.append(p, n);
+    ++pieces;
+    from_params = from_params || reinterpret_cast<const float*>(p) == first;
+  });
+  CHECK(streamed == blob);
+  CHECK(pieces > 2);
+  CHECK(from_params);  // the first parameter's own memory, not a copy
+  CHECK(state_checksum(std::string_view(blob).substr(0, blob.size() - 8)) == [&] {
+    uint64_t h;
+    std::memcpy(&h, blob.data() + blob.size() - 8, 8);
+    return h;
+  }());
+}
+
+TEST_CASE("trainer: a state of its own config loads in place, read straight into its tensors; another beside it",
+          "[trainer][state]") {
+  Trainer<float> a;
+  REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
+  a.step(6);
+  const std::string blob = a.state();
+  const std::vector<TrainLog> next = a.step(9);
+
+  // A trainer of the same config: every read lands in a buffer of at most
+  // kStateReadBytes or in the trainer's own parameters and moments, never past the size.
+  Trainer<float> b;
+  REQUIRE(b.configure(tiny(), Arch::pre_ln).ok());
+  const float* params = b.network().params().front().w;
+  bool past_end = false, into_params = false;
+  size_t largest_buffer_read = 0;
+  const Status st = b.load(blob.size(), [&](uint64_t at, char* out, size_t n) {
+    if (at + n > blob.size()) past_end = true;
+    std::memcpy(out, blob.data() + at, n);
+    if (reinterpret_cast<const float*>(out) == params)
+      into_params = true;
+    else if (n > 16)
+      largest_buffer_read = std::max(largest_buffer_read, n);
+  });
+  REQUIRE(st.ok());
+  CHECK_FALSE(past_end);
+  CHECK(into_params);
+  CHECK(b.network().params().front().w == params);  // the same trainer, loaded in place
+  CHECK(largest_buffer_read <= kStateReadBytes);
+  CHECK(b.state() == blob);
+  check_same(b.step(9), next);
+
+  // A state of another config is made beside the trainer: refused naming state
+  // and the budget when the two would not fit what its engine holds, the trainer as it was.
+  Trainer<float> t;
+  REQUIRE(t.configure(tiny(Task::teacher), Arch::residual).ok());
+  const std::string before = t.state();
+  const Status full = t.load(blob, kMemoryBudget);
+  INFO(full.message);
+  CHECK(full.field == "state");
+  CHECK(full.message.rfind("state: config: depth: 2 needs ", 0) == 0);
+  CHECK(full.message.find("its engine holds 768 MB already") != std::string::npos);
+  CHECK(t.state() == before);
+  CHECK(t.load(blob, trainer_bytes(t.config(), t.arch())).ok());
+  CHECK(t.state() == blob);
+}
+
+TEST_CASE("trainer: trainers side by side share one budget; each one's bytes are its share of train_cost",
+          "[trainer]") {
+  TrainConfig tc;  // the lab's largest shape: d 256, e 4, T 128 tokens
+  tc.task = Task::reverse;
+  tc.archs = {Arch::pre_ln};
+  tc.width = 256;
+  tc.expansion = 4;
+  tc.seq = 64;
+  tc.batch = 1;
+  tc.eval_batches = 1;
+  tc.steps = 20;
+  tc.log_every = 10;
+  tc.depth = 19;
+  const double one = trainer_bytes(tc, Arch::pre_ln);
+  CHECK(one == train_cost(tc).bytes);
+  REQUIRE(check_train(tc).ok());
+  // Two fit one engine; a third is refused naming depth and the deepest that fits beside them.
+  REQUIRE(check_train(tc, one).ok());
+  const Status third = check_train(tc, 2 * one);
+  INFO(third.message);
+  CHECK(third.field == "depth");
+  CHECK(third.max_fit >= 0);
+  CHECK(third.max_fit < 19);
+  CHECK(third.message.find("its engine holds") != std::string::npos);
+  TrainConfig at = tc;
+  at.depth = static_cast<int>(third.max_fit);
+  if (at.depth >= 1) CHECK(check_train(at, 2 * one).ok());
+  at.depth += 1;
+  CHECK_FALSE(check_train(at, 2 * one).ok());
+  Trainer<float> tr;
+  CHECK(tr.configure(tc, Arch::pre_ln, 2 * one).field == "depth");
+  // Side by side, two archs cost what their two trainers hold, the batches once.
+  TrainConfig two = tc;
+  two.archs = {Arch::pre_ln, Arch::post_ln};
+  const double batches = 2.0 * (2.0 * tc.batch * 128 * 4);  // held-out set and step batch: tokens and targets
+  CHECK(std::abs(trainer_bytes(two, Arch::pre_ln) + trainer_bytes(two, Arch::post_ln) - train_cost(two).bytes -
+                 batches) < 1);
+}

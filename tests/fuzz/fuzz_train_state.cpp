@@ -1,5 +1,6 @@
-// The saved-model loader (Trainer::load) on hostile bytes: never crashes or
-// reads out of bounds (the sanitizers check); a refusal names "state" and
+// The saved-model loader (Trainer::load, streamed) on hostile bytes: never
+// crashes or reads out of bounds (the sanitizers check, and the reader asks for
+// nothing past the size it was given); a refusal names "state" and
 // leaves the trainer as it was. Half the inputs get the magic, the version and
 // a valid checksum written over them, so the fuzzer reaches the parser behind
 // those checks (sizes, config, tensors) instead of stopping at the checksum.
@@ -37,7 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint64_t sum = resnorm::state_checksum(std::string_view(blob).substr(0, blob.size() - 8));
     std::memcpy(blob.data() + blob.size() - 8, &sum, 8);
   }
-  const resnorm::Status st = t.load(blob);
+  // Streamed, as the page loads a state: every read must lie within the size given.
+  const resnorm::Status st = t.load(blob.size(), [&blob](uint64_t at, char* out, size_t n) {
+    if (at > blob.size() || n > blob.size() - at) std::abort();
+    std::memcpy(out, blob.data() + at, n);
+  });
   if (!st.ok()) {
     if (st.field != "state" || st.message.rfind("state: ", 0) != 0) std::abort();
     if (t.state() != before) std::abort();  // a refusal changes nothing

@@ -15,6 +15,12 @@
 // the CLI accepts is one the page accepts. A refused config gets a Status
 // naming depth (or samples) with the largest value that fits, and what the
 // call would need.
+//
+// The memory budget is what one engine holds in all: one process, or one wasm
+// module (one worker of the page). Where something else already lives in it
+// (the trainers a module holds, trainer.h), a check is given those bytes as
+// `held`, and the call must fit in what they leave; the refusal then names
+// them and the largest value that fits beside them.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +34,9 @@ struct Cost {
   double work = 0;   // weighted floating-point operations
 };
 
-// The page's memory budget for one engine (the wasm heap may grow to this,
-// plus what the module itself needs: see README.md, "Limits").
+// The memory budget of one engine: everything one process or wasm module holds
+// at once (the wasm heap may grow to this, plus what the module itself needs
+// and one call's passing data: see README.md, "Limits").
 inline constexpr double kMemoryBudget = 768.0 * 1024 * 1024;
 // About 5 s of work natively on a 2-core laptop of 2024 (bench/run.js
 // measures the slowest configs the budget allows).
@@ -60,13 +67,17 @@ Cost simulate_cost(const Config& cfg, int scalar_bytes = 4);
 // What Engine<S>::paths(cfg, samples) costs.
 Cost paths_cost(const Config& cfg, int samples, int scalar_bytes = 4);
 
-// Status::Ok() if `cost` fits both budgets; otherwise an error naming
-// `field`, its largest value that fits (`max_fit`, computed by the caller),
-// and what the call would need.
-Status check_cost(const Cost& cost, const char* field, double value, double max_fit);
+// Whether `cost` fits both budgets beside `held` bytes the engine holds already.
+bool fits(const Cost& cost, double held = 0);
 
-// The checks of simulate and paths: validate(cfg) and the budgets.
-Status check_simulate(const Config& cfg);
-Status check_paths(const Config& cfg, int samples);
+// Status::Ok() if `cost` fits both budgets beside `held`; otherwise an error
+// naming `field`, its largest value that fits (`max_fit`, computed by the
+// caller), what the call would need and what is held already.
+Status check_cost(const Cost& cost, const char* field, double value, double max_fit, double held = 0);
+
+// The checks of simulate and paths: validate(cfg) and the budgets, beside
+// `held` bytes the engine holds already (its trainers).
+Status check_simulate(const Config& cfg, double held = 0);
+Status check_paths(const Config& cfg, int samples, double held = 0);
 
 }  // namespace resnorm

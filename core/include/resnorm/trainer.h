@@ -5,6 +5,7 @@
 //   std::vector<resnorm::TrainLog> logs = tr.step(100);             // the logged steps among them
 //   resnorm::Lesion les = tr.lesion();
 //   std::string blob = tr.state();  ... st = other.load(blob);       // continues bit-identically
+//   tr.write_state(sink); ... st = other.load(size, reader);          // the same, streamed
 //
 // A Trainer owns the network (network.h), the optimizer state (optim.h) and
 // the task (tasks.h). Update t (1-based) trains on task.train_batch(t - 1);
@@ -13,6 +14,7 @@
 // with first_nonfinite = t and every later step() returns nothing.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -69,17 +71,30 @@ struct Gates {
 };
 
 // What training cost: memory from the sizes the trainers of every arch
-// allocate, and work per update.
+// allocate (the peak of a logged step included), and work per update. Saving
+// and loading add no copy of the state (write_state() and load() stream it).
 Cost train_cost(const TrainConfig& tc, int scalar_bytes = 4);
+// The bytes one trainer of `arch` on tc holds: its share of train_cost().
+double trainer_bytes(const TrainConfig& tc, Arch arch, int scalar_bytes = 4);
 // validate(tc) and the budgets of limits.h (memory, and one update's work),
-// naming depth and the deepest that fits when over.
-Status check_train(const TrainConfig& tc);
+// naming depth and the deepest that fits when over; `held`: bytes its engine
+// holds already (other trainers in the same wasm module), which the memory
+// of tc must fit beside.
+Status check_train(const TrainConfig& tc, double held = 0);
 
 // The framing of a saved state (Trainer::state()): it starts with the magic and
 // the version and ends with the checksum of every byte before the checksum.
 inline constexpr char kStateMagic[8] = {'R', 'N', 'T', 'R', 'A', 'I', 'N', '1'};
 inline constexpr uint32_t kStateVersion = 1;
 uint64_t state_checksum(std::string_view bytes);  // FNV-1a 64
+// A saved state's bytes as they are written, in pieces, in order.
+using StateWriter = std::function<void(const char* bytes, size_t n)>;
+// Reads bytes [offset, offset + n) of a saved state into `out` (the loader
+// never asks past the size it was given).
+using StateReader = std::function<void(uint64_t offset, char* out, size_t n)>;
+// The largest piece load() reads into a buffer of its own (the checksum pass);
+// the tensors are read straight into the trainer's memory.
+inline constexpr size_t kStateReadBytes = 256 * 1024;
 
 // How a run ended: "trained" (held-out loss below halfway from chance to the
 // optimal loss), "diverged" (non-finite, or held-out loss above 1.5 x chance),
@@ -90,7 +105,9 @@ const char* outcome(const TrainLog& last, double chance, double optimal);
 template <class S>
 class Trainer {
  public:
-  Status configure(const TrainConfig& tc, Arch arch);
+  // `held`: bytes its engine holds already (other trainers beside it): this
+  // trainer must fit beside them (check_train()).
+  Status configure(const TrainConfig& tc, Arch arch, double held = 0);
   // Up to n more updates (not past tc.steps, none once stopped); the logs of the logged ones.
   std::vector<TrainLog> step(int64_t n);
   Lesion lesion();
@@ -98,11 +115,23 @@ class Trainer {
   // scalar size, tensor count and sizes), then the parameters, the optimizer's
   // moments, the step and the stop state, then an FNV-1a 64 checksum.
   std::string state() const;
+  // The same bytes handed to `write` piece by piece (the header, each tensor
+  // straight from the trainer's memory, the checksum): no copy of the state is
+  // held. state_size() is their total.
+  void write_state(const StateWriter& write) const;
+  uint64_t state_size() const;
   // Restores a state() exactly. A blob that is damaged, truncated, of another
   // version or scalar, or whose sizes do not match its config is refused with a
   // Status naming what is wrong; nothing is read out of its bounds, and this
-  // trainer is unchanged then.
-  Status load(std::string_view blob);
+  // trainer is unchanged then. Every check runs before anything is written:
+  // a state of this trainer's own config and arch is read into it in place
+  // (nothing more is allocated than a buffer of kStateReadBytes); one of
+  // another config is read into a new trainer beside this one, which must fit
+  // beside `held` (the bytes its engine holds, this trainer's included).
+  Status load(std::string_view blob, double held = 0);
+  // The same from `size` bytes that `read` gives (asked for twice: the header
+  // and the checksum, then the tensors; they must not change in between).
+  Status load(uint64_t size, const StateReader& read, double held = 0);
 
   const TrainConfig& config() const { return tc_; }
   Arch arch() const { return arch_; }
@@ -121,6 +150,7 @@ class Trainer {
  private:
   // The held-out set's loss after the update; first: held-out batch 0's outputs.
   double heldout_loss(long* correct, long* scored, Outputs* first);
+  std::string state_header() const;           // state()'s bytes before the tensors
   std::vector<double> contributions() const;  // per block, from the network's last sums
 
   TrainConfig tc_;

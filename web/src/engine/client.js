@@ -31,11 +31,22 @@
 // trainer(config) makes a trainer in one worker of the pool (the one holding
 // the fewest, starting workers up to the pool's size, so several trainers
 // spread over it) and every call of that trainer goes to that worker, in
-// turn with the other work. A worker that stops (fails, or terminate())
+// turn with the other work. Each worker's engine has one memory budget for
+// all its trainers: a trainer refused there for lack of room beside the
+// others is made in a worker of its own, started for it (beyond the pool's
+// size if need be). A worker that stops (fails, or terminate())
 // takes its trainers with it: their calls reject with an Error whose .field
 // is 'trainer', and the page can make a new trainer and load a saved state
 // into it. A lane's cancel() never terminates a worker holding trainers: its
 // request resolves null and the worker's answer is ignored.
+//
+// Memory: a worker's WebAssembly memory never shrinks, so once a worker that
+// held trainers holds none and its memory grew past RETIRE_HEAP, it is ended
+// (and a worker started beyond the pool's size, once it holds none): the
+// next work starts a fresh one. A worker whose engine failed past repair
+// (an answer marked fatal) is ended at once: its job rejects with the
+// engine's Error (.field 'engine'), its trainers are lost as above, and the
+// next work starts a fresh worker.
 import { OPS, TRAINER_OPS } from './ops.js';
 
 export { OPS, TRAINER_OPS };
@@ -46,6 +57,9 @@ function engineError(error) {
   if (Number.isFinite(error?.max)) err.max = error.max;
   return err;
 }
+
+/** A worker that held trainers and holds none is ended once its wasm memory grew past this. */
+export const RETIRE_HEAP = 128 * 2 ** 20;
 
 function fieldError(message, field) {
   const err = new Error(message);
@@ -153,7 +167,17 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
   let closed = false;
 
   function start() {
-    const slot = { worker: null, job: null, queue: [], hosted: 0, trainers: new Set(), gone: null };
+    // heap: the bytes its wasm memory has grown to, as its last answer said; trained: it has held a trainer
+    const slot = {
+      worker: null,
+      job: null,
+      queue: [],
+      hosted: 0,
+      trainers: new Set(),
+      gone: null,
+      heap: 0,
+      trained: false,
+    };
     slot.worker = startWorker();
     slot.worker.onmessage = (e) => answer(slot, e.data);
     slot.worker.onerror = (e) => {
@@ -214,10 +238,24 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     if (!job || !msg || msg.id !== job.id) return;
     if (!released && heldForTest(job.op, () => answer(slot, msg, true))) return;
     slot.job = null;
+    if (Number.isFinite(msg.heap)) slot.heap = msg.heap;
     if (!msg.ok) job.reject(engineError(msg.error));
     else if (job.lane) job.resolve({ out: msg.out, ms: msg.ms, roundTripMs: performance.now() - job.t0 });
     else job.resolve(msg.out);
+    // An engine that failed past repair: the worker goes, with its trainers.
+    if (msg.fatal) drop(slot, () => {}, msg.error?.message || 'the engine failed');
+    else retireIfSpent(slot);
     pump();
+  }
+
+  // Ends an idle worker holding no trainer whose memory a run made large, or
+  // one started beyond the pool's size for trainers: its memory goes back.
+  function retireIfSpent(slot) {
+    if (slot.hosted || slot.trainers.size || slot.job || slot.queue.length || !slots.includes(slot)) return;
+    if (!(slot.trained && slot.heap > RETIRE_HEAP) && slots.length <= size) return;
+    slots.splice(slots.indexOf(slot), 1);
+    slot.gone = fieldError('trainer: its engine worker was ended', 'trainer');
+    slot.worker.terminate();
   }
 
   function send(slot, job) {
@@ -429,18 +467,35 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
    */
   async function trainer(config) {
     if (closed) throw new Error('the engine has been shut down');
-    let slot;
+    const at = (pick) => {
+      try {
+        return pick();
+      } catch (e) {
+        throw new Error(`engine worker failed: ${e.message}`);
+      }
+    };
+    const slot = at(trainerSlot);
     try {
-      slot = trainerSlot();
+      return await make(slot, config);
     } catch (e) {
-      throw new Error(`engine worker failed: ${e.message}`);
+      // Refused for memory beside the trainers its worker holds: a worker of
+      // its own has the whole budget (refused there too, the config alone is over it).
+      const beside = slot.hosted > 0 && e instanceof RangeError && e.field === 'depth' && Number.isFinite(e.max);
+      if (!beside || closed) throw e;
+      return make(at(start), config);
     }
+  }
+
+  // A trainer made in the worker of `slot`.
+  async function make(slot, config) {
     slot.hosted++;
+    slot.trained = true;
     let info;
     try {
       info = await pinned(slot, 'trainerCreate', [config]);
     } catch (e) {
       slot.hosted--;
+      retireIfSpent(slot);
       throw e;
     }
     return trainerHandle(slot, info);

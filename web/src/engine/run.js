@@ -3,6 +3,9 @@
 // messages with it, RUN[op](rn, args, session); the client's tests run it
 // without a Worker.
 import { reproduce, timeRecompute } from './experiments.js';
+import { OPS, TRAINER_OPS } from './ops.js';
+
+const KNOWN = [...OPS, ...TRAINER_OPS];
 
 /**
  * The buffers of an answer's typed arrays, up to three levels down (simulate's
@@ -79,3 +82,29 @@ export const RUN = {
     return true;
   },
 };
+
+/**
+ * The answer to one message {id, op, args} on a loaded engine `rn`, as worker.js
+ * posts it: {msg, transfer}. msg is {id, ok: true, out, ms, heap} or {id, ok:
+ * false, error: {message, field, max}, heap, fatal}: heap is the bytes the
+ * module's memory has grown to (it never shrinks), fatal that the engine
+ * cannot be used again (rn.usable is false): the page then replaces the worker.
+ */
+export function respond(rn, data, session) {
+  const { id, op, args } = data || {};
+  const heap = () => (rn.usable ? rn.memory().heap : null);
+  const fail = (message, field = null, max = null) => ({
+    msg: { id, ok: false, error: { message, field, max }, heap: heap(), fatal: !rn.usable },
+    transfer: [],
+  });
+  if (typeof op !== 'string' || !KNOWN.includes(op))
+    return fail(`unknown engine operation ${JSON.stringify(String(op).slice(0, 40))}`);
+  try {
+    const t0 = performance.now();
+    const out = RUN[op](rn, Array.isArray(args) ? args : [], session);
+    const ms = performance.now() - t0;
+    return { msg: { id, ok: true, out, ms, heap: heap() }, transfer: transferables(out) };
+  } catch (e) {
+    return fail(e.message, e.field ?? null, Number.isFinite(e.max) ? e.max : null);
+  }
+}
