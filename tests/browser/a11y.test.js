@@ -3,8 +3,7 @@
 // quiz's three areas and an answered item, the papers page once its panels
 // show their verdicts, the training lab before and after a short run (one
 // architecture diverging), embed.html (explorer, quiz and training lab), the SCORM launch page
-// and the embedding guide's served examples (plain, events, lab; lms.html is a
-// snippet for another host's page). No serious or critical violation.
+// and the embedding guide's served examples (plain, events, lab, lms). No serious or critical violation.
 // axe runs under the site's CSP: page.evaluate() goes through the DevTools
 // protocol, which the page's policy does not govern, so no inline script is
 // needed. The counts per page and theme are printed.
@@ -152,7 +151,7 @@ test('axe: the SCORM launch page and the embedding examples', () =>
       await page.locator('.quiz-item').first().waitFor();
       await check(page, 'scorm.html', theme);
     });
-    for (const name of ['plain', 'events', 'lab'])
+    for (const name of ['plain', 'events', 'lab', 'lms'])
       await eachTheme(url, `examples/${name}.html`, async (page, theme) => {
         // every element has drawn, and every iframe's embed is ready
         await page.waitForFunction(() =>
