@@ -77,7 +77,7 @@ test('depth 19, two runs: Save, Load beside the run in the same page, Step on; t
       const next = await lastLogs(page);
       // Saved again after the load: the run can still be saved.
       const [again] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
-      await again.path();
+      await again.saveAs(join(dir, 'again.rnmodel'));
       assert.match(await page.locator('.lab-tools-status').textContent(), /^Saved .*step20\.rnmodel/);
       assert.deepEqual(page.problems, []);
       await page.context().close();
