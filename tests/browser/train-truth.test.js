@@ -5,12 +5,26 @@
 // that stopped early (the Depth preset's, once trained) or diverged (the ReZero preset's) shows
 // its last numbers and how it stopped in the readout and over its heatmaps (dotted after it
 // stopped, with a legend entry of its own), and the line charts have its numbers at the steps
-// it logged them; a loss far above chance that stays finite is named. No console message; 360 px
-// dark and 1280 px light screenshots of the Depth preset in test-results/.
+// it logged them; a loss far above chance that stays finite is named; of two model files
+// picked in a row the last one loads. No console message; 360 px dark and 1280 px light screenshots of
+// the Depth preset in test-results/.
 // Run: node --test tests/browser/train-truth.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, SITE_CSP, labDrawn, layoutSettled, openPage, overlaps, served, useBrowser } from './harness.js';
+import { readFile } from 'node:fs/promises';
+import {
+  SHOTS,
+  SITE_CSP,
+  hold,
+  labDrawn,
+  layoutSettled,
+  openPage,
+  overlaps,
+  release,
+  served,
+  useBrowser,
+  waitHeld,
+} from './harness.js';
 import { tiny } from '../node/train/tiny.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/shared/train-verdicts.js';
@@ -355,6 +369,60 @@ test('a loss that rose far above chance while it stayed finite is named over the
       assert.equal((await readoutRow(page, k)).far, FAR_ABOVE_TEXT, k);
       assert.ok((await page.textContent('#train-diverged')).includes(`${r.label}: ${FAR_ABOVE_TEXT}`));
     }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('two model files picked in a row: the last one loads, and no reset is claimed', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    // one run: its trainer takes one of the pool's workers, so a second file's trainer has another to be made in
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 20, arch: 'pre_ln' })));
+    const save = async () => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
+      return readFile(await d.path());
+    };
+    const step = async (n) => {
+      await page.click('#train-step');
+      await page.waitForFunction((k) => window.__resnormTrain.runs.pre_ln?.logs.length === k, n);
+      await waitState(page, 'paused');
+    };
+    await step(1);
+    const a = await save();
+    await step(2);
+    const b = await save();
+    await page.click('#train-reset');
+    await waitState(page, 'idle');
+
+    // the first file's states held on their way into the trainers, then the second file picked
+    await hold(page, ['trainerLoad']);
+    const pick = (name, buffer) =>
+      page.setInputFiles('#train-model-file', { name, mimeType: 'application/octet-stream', buffer });
+    await pick('a.rnmodel', a);
+    await waitHeld(page, 1);
+    await pick('b.rnmodel', b);
+    // the second file's load under way too (its state held), or waiting for the first
+    await page.waitForFunction(
+      () =>
+        window.__testHold.waiting >= 2 ||
+        /^Loading b\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent),
+    );
+    await release(page);
+    await page.waitForFunction(
+      () =>
+        /^Loaded b\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent) ||
+        !document.querySelector('.lab-tools-error').hidden,
+    );
+    const problem = await page.evaluate(() => {
+      const e = document.querySelector('.lab-tools-error');
+      return e.hidden ? null : e.textContent;
+    });
+    assert.equal(problem, null);
+    assert.match(await page.textContent('.lab-tools-status'), /^Loaded b\.rnmodel: Pre-LN at step 4$/);
+    // the page draws the second file's run: its logs end at step 4 (the first file's at 2)
+    await page.waitForFunction(() => window.__resnormTrain.runs.pre_ln?.logs.at(-1)?.step === 4);
+    const h = await hook(page);
+    assert.equal(h.state, 'paused');
+    assert.equal(h.runs.pre_ln.stepsDone, 4);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

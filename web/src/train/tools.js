@@ -227,17 +227,34 @@ export function createLabTools({ root, session, store }) {
     if (f) await loadFile(f);
   });
 
+  // Files load one after another, and the last one picked wins: a file picked while another
+  // loads waits for it (two loads at once would each take the other's for a reset), and one
+  // that a later pick overtook before it began is dropped unread.
+  let picked = 0;
+  let loads = Promise.resolve();
+
   /** Reads, checks and loads a model file; any refusal is named and the run on the page is kept. */
-  async function loadFile(f) {
+  function loadFile(f) {
+    const mine = ++picked;
+    say(`Loading ${String(f.name ?? 'the file').slice(0, 80)}\u2026`);
+    const load = () => (mine === picked ? loadOne(f, mine) : undefined);
+    loads = loads.then(load, load);
+    return loads;
+  }
+
+  async function loadOne(f, mine) {
     const name = String(f.name ?? 'the file').slice(0, 80);
     try {
       if (tooLarge(f.size)) throw new ModelFileError(tooLarge(f.size), 'file');
       const model = decodeModel(new Uint8Array(await f.arrayBuffer()));
+      if (mine !== picked) return; // a later file was picked while this one was read
       await session.loadModel(model);
       store.set(model.config);
-      say(
-        `Loaded ${name}: ${model.runs.map((r) => `${archLabel(r.arch)} at step ${r.logs.at(-1)?.step ?? 0}`).join(', ')}`,
-      );
+      // a later file waiting to load keeps its "Loading" line until it has
+      if (mine === picked)
+        say(
+          `Loaded ${name}: ${model.runs.map((r) => `${archLabel(r.arch)} at step ${r.logs.at(-1)?.step ?? 0}`).join(', ')}`,
+        );
     } catch (e) {
       refuse(`Not loaded: ${name}: ${e.message}. The current run is kept.`);
     }
