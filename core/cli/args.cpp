@@ -1,6 +1,8 @@
 #include "args.h"
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace resnorm {
 namespace {
@@ -36,6 +38,7 @@ CliRequest parse_args(int argc, const char* const* argv) {
   const bool train = cmd == "train";
   if (train) req.kind = CliRequest::train;
   auto find = [train](const std::string& f) { return train ? find_train_field(f) : find_field(f); };
+  std::vector<std::string> given;  // the fields set so far
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
@@ -64,6 +67,10 @@ CliRequest parse_args(int argc, const char* const* argv) {
       const std::string hint = find(key) ? ", did you mean --" + flag_name(key) + "?" : ", see resnorm --help";
       return failed("unknown flag --" + printable(key) + " (flags are spelled with '-'" + hint + ")");
     }
+    // as a link names a setting given twice, the command line refuses it: which one was meant?
+    for (const std::string& f : given)
+      if (f == field) return failed("--" + key + ": given more than once (give each flag once)");
+    given.push_back(field);
     if (!has_value) {
       if (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)
         return failed("--" + key + ": missing value (allowed " + allowed_text(*spec) + ")");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -108,6 +109,19 @@ bool parse_decimal(std::string_view s, double* out) {
   return true;
 }
 
+namespace {
+
+// Whether a decimal literal names a number other than zero (a digit other than 0 before the exponent).
+bool names_nonzero(std::string_view s) {
+  for (char c : s) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '1' && c <= '9') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 const std::vector<FieldSpec>& field_specs() {
   static const std::vector<FieldSpec> specs = {
       {"arch", FieldKind::choice_list, 0, 0, choices_of(kArchNames), "plain,residual,post_ln,pre_ln",
@@ -174,9 +188,9 @@ Status parse_field(const FieldSpec& f, std::string_view text, FieldValue* out) {
             text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         Arch a;
         if (!parse_arch(item, &a)) return fail(f, quoted(item) + " is not a known architecture");
-        bool seen = false;
-        for (Arch b : out->archs) seen |= (a == b);
-        if (!seen) out->archs.push_back(a);
+        for (Arch b : out->archs)
+          if (a == b) return fail(f, quoted(item) + " is listed twice (each once)");
+        out->archs.push_back(a);
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
@@ -191,6 +205,10 @@ Status parse_field(const FieldSpec& f, std::string_view text, FieldValue* out) {
         const bool non_finite = end != t.c_str() && *end == '\0' && !std::isfinite(loose);
         return fail(f, quoted(text) + (non_finite ? " is not a finite number" : " is not a number"));
       }
+      // a value that rounds to zero or to a subnormal is not the value written: 1e-400 is not 0
+      if (names_nonzero(text) && std::fabs(v) < std::numeric_limits<double>::min())
+        return fail(f, quoted(text) + " is too small to represent");
+      if (v == 0) v = 0;  // -0 is 0, as the JS side reads it
       out->number = v;
       return check_number(f, v, quoted(text));
     }

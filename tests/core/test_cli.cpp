@@ -107,6 +107,13 @@ TEST_CASE("bad flags exit 2 with one line naming flag, value and range, and no s
       {"simulate --colour red", "unknown flag --colour"},
       {"simulate --depth 1024 --width 512 --expansion 4", "--depth: 1024 is too deep"},
       {"frobnicate", "unknown command"},
+      // the JS API's rules: an architecture once, a number that is representable, each flag once
+      {"simulate --arch pre_ln,pre_ln", "--arch: 'pre_ln' is listed twice (each once)"},
+      {"train --arch pre_ln,post_ln,pre_ln", "--arch: 'pre_ln' is listed twice (each once)"},
+      {"train --lr 1e-400", "--lr: '1e-400' is too small to represent (allowed 0..10)"},
+      {"simulate --gain 4e-330", "--gain: '4e-330' is too small to represent (allowed 0..4)"},
+      {"simulate --depth 4 --depth 5", "--depth: given more than once"},
+      {"train --lr=0.1 --lr 0.2", "--lr: given more than once"},
   };
   for (auto& c : cases) {
     Run r = run(c[0]);
@@ -133,6 +140,13 @@ TEST_CASE("numbers are decimal only: hex, hex floats, a '+', spaces and names ar
     CHECK(r.out.find("\"depth\": 4,") != std::string::npos);
   }
   CHECK(run("simulate --gain -0.5").err.find("'-0.5' is out of range (allowed 0..4)") != std::string::npos);
+  // zero written any way is zero; --flag=value is --flag value
+  for (const char* v : {"0", "0.0", "0e-400", "-0", "0.000e5"}) {
+    Run r = run(std::string("simulate --depth 2 --gain ") + v + " --json");
+    INFO(v << " -> " << r.err);
+    CHECK(r.status == 0);
+  }
+  CHECK(run("simulate --depth=3 --json").out.find("\"depth\": 3,") != std::string::npos);
 }
 
 TEST_CASE("flags are spelled with '-' only, and echoed text never carries a control byte", "[cli]") {

@@ -233,8 +233,88 @@ test('the SVG draws every heatmap cell with its value, the legends with ticks, a
   assert.ok((svg.match(/class="heat-tick"/g) ?? []).length >= 4, 'legend ticks');
   assert.ok(svg.includes('not finite (diverged)') && svg.includes('exactly 0') && svg.includes('not run (yet)'));
   assert.ok(svg.includes('diverged at step 3'));
-  // a series per arch per loss line, per arch for the gradient norm, one learning rate
-  assert.equal((svg.match(/data-series="1"/g) ?? []).length, 3 * 2 + 1);
+  // a series per run per loss line, per run for the gradient norm, and per run for the learning rate:
+  // the engine's schedule and the broken run's 0.5 differ, so neither is drawn for the other
+  assert.equal((svg.match(/data-series="1"/g) ?? []).length, 3 * 2 + 2);
+  const lrChart = svg.slice(svg.indexOf('<g class="chart chart-lr">'), svg.indexOf('class="heat-tick"'));
+  assert.deepEqual(
+    [...lrChart.matchAll(/data-series="1" data-run="(\w+)"/g)].map((m) => m[1]),
+    ['post_ln', 'pre_ln'],
+  );
+  // the broken run diverged at step 3 of 10: its maps are dotted from there, and the legend says what that is
+  assert.ok(svg.includes('after the run stopped'));
+  assert.match(svg, /<g class="heatmap heatmap-grad_norm" data-arch="pre_ln">[^]*?class="heat-stopped" x="[\d.]+"/);
+});
+
+/** A run of logs at steps 10, 20, 30 with rates `lrs`, and what else it says of itself. */
+const scheduled = (lrs, extra) => ({
+  config: { depth: 1 },
+  task: { chance: 2, optimal: 0 },
+  firstNonfinite: null,
+  trainedAt: null,
+  logs: lrs.map((lr, i) => ({
+    step: 10 * (i + 1),
+    lr,
+    train_loss: 1,
+    heldout_loss: 1,
+    heldout_accuracy: 0.5,
+    grad_norm_global: 1,
+    first_nonfinite: null,
+    grad_norm: Float64Array.from([1, 1]),
+    update_ratio: Float64Array.from([0.1]),
+  })),
+  ...extra,
+});
+
+test('the SVG\u2019s learning rate: one line while the runs share a schedule, else each run\u2019s own in its look', () => {
+  const config = { ...CONFIG, steps: 40, depth: 1 };
+  const pal = { ...PAL, arch: { ...PAL.arch, post_ln: '#aa0000' } };
+  const lrPart = (svg) => svg.slice(svg.indexOf('<g class="chart chart-lr">'), svg.indexOf('class="heat-tick"'));
+  const same = labToSvg({
+    config,
+    runs: [scheduled([0.01, 0.01, 0.01], { arch: 'post_ln' }), scheduled([0.01, 0.01, 0.01], { arch: 'pre_ln' })],
+    pal,
+  });
+  assert.equal((lrPart(same).match(/data-series="1"/g) ?? []).length, 1);
+  // the Warmup preset's shape: two runs of one architecture, one warming up, one stopped once trained
+  const runs = [
+    scheduled([0.012, 0.012, 0.012], { arch: 'post_ln', key: 'post_ln', label: 'Post-LN' }),
+    scheduled([0.0006, 0.0012], {
+      arch: 'post_ln',
+      key: 'post_ln_warmup',
+      label: 'Post-LN, 200 warmup steps',
+      dash: [6, 4],
+      trainedAt: 20,
+    }),
+  ];
+  const svg = labToSvg({ config, runs, pal });
+  const lr = lrPart(svg);
+  const lines = [
+    ...lr.matchAll(/<g data-series="1" data-run="(\w+)">\n<path d="([^"]+)" fill="none" stroke="([^"]+)"([^>]*)>/g),
+  ];
+  assert.deepEqual(
+    lines.map((m) => [m[1], m[3]]),
+    [
+      ['post_ln', '#aa0000'],
+      ['post_ln_warmup', '#aa0000'],
+    ],
+  );
+  assert.match(lines[1][4], /stroke-dasharray="6 4"/, 'the run\u2019s own dash');
+  // each path has its run's points: three for the flat schedule, two climbing for the warmup
+  const ys = (d) => [...d.matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => Number(m[1]));
+  assert.equal(ys(lines[0][2]).length, 3);
+  assert.equal(new Set(ys(lines[0][2])).size, 1);
+  const warm = ys(lines[1][2]);
+  assert.equal(warm.length, 2);
+  assert.ok(warm[1] < warm[0], `the warmup rate climbs (smaller y is higher): ${warm}`);
+  // its maps are named with how it ended and dotted after step 20; the legend names both runs by label
+  assert.ok(svg.includes('Post-LN, 200 warmup steps \u00b7 stopped at step 20 (trained)'));
+  assert.match(svg, /<g class="heatmap heatmap-grad_norm" data-arch="post_ln_warmup">[^]*?class="heat-stopped"/);
+  assert.doesNotMatch(
+    svg.slice(svg.indexOf('data-arch="post_ln">'), svg.indexOf('data-arch="post_ln_warmup">')),
+    /heat-stopped/,
+  );
+  assert.ok(svg.includes('>Post-LN, 200 warmup steps</text>'));
 });
 
 test('file names say the task, depth, seed and the last logged step', () => {

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { VIRIDIS, cellKind, logExtent, scaleAt, viridis } from '../../../web/src/shared/colormap.js';
-import { HEAT_METRICS, heatColumns, lineSeries, logValues } from '../../../web/src/train/series.js';
+import { HEAT_METRICS, finiteValues, heatColumns, lineSeries, logValues } from '../../../web/src/train/series.js';
 import { stepTicks } from '../../../web/src/train/heatmap.js';
 import { cellText } from '../../../web/src/shared/heat-cells.js';
 import { stepValue } from '../../../web/src/train/readout.js';
@@ -60,21 +60,33 @@ const log = (step, over = {}) => ({
   ...over,
 });
 
-test('the line series share one step axis; a run that stopped early is null past its last log', () => {
+test('the line series share one step axis; each run\u2019s numbers sit at the steps it logged them', () => {
   const runs = [
     { arch: 'post_ln', logs: [log(2), log(3, { heldout_loss: NaN, first_nonfinite: 3 })] },
     { arch: 'pre_ln', logs: [log(2), log(4), log(6)] },
   ];
   const d = lineSeries(runs);
-  assert.deepEqual(d.x, [2, 4, 6]);
-  assert.deepEqual(d.lr, [0.01, 0.01, 0.01]);
-  assert.deepEqual(d.series.post_ln.heldout_loss, [1, NaN, null]);
-  assert.deepEqual(d.series.pre_ln.train_loss, [0.5, 0.25, 1 / 6]);
-  assert.deepEqual(logValues(d.series.post_ln.heldout_loss), [0, null, null]);
+  // post_ln diverged at step 3, between two of pre_ln's logs: the axis has every step either logged
+  assert.deepEqual(d.x, [2, 3, 4, 6]);
+  // both runs logged the rate 0.01 wherever they logged: one rate per step, shared
+  assert.deepEqual(d.lr, [0.01, 0.01, 0.01, 0.01]);
+  assert.equal(d.lrShared, true);
+  // null past a run's last log (a gap); undefined at a step only the other run logged, between
+  // two of its own (the line goes on through it)
+  assert.deepEqual(d.series.post_ln.heldout_loss, [1, NaN, null, null]);
+  assert.deepEqual(d.series.pre_ln.train_loss, [0.5, undefined, 0.25, 1 / 6]);
+  assert.deepEqual(d.at, { post_ln: [0, 1, -1, -1], pre_ln: [0, -1, 1, 2] });
+  assert.deepEqual(logValues(d.series.post_ln.heldout_loss), [0, null, null, null]);
+  // what the charts plot keeps that difference: uPlot breaks a line at null, joins it across undefined
+  assert.deepEqual(logValues(d.series.pre_ln.heldout_loss), [0, undefined, Math.log10(0.5), Math.log10(1 / 3)]);
+  assert.deepEqual(finiteValues(d.series.pre_ln.train_loss), [0.5, undefined, 0.25, 1 / 6]);
+  assert.deepEqual(finiteValues(d.series.post_ln.heldout_loss), [1, null, null, null]);
   assert.deepEqual(d.logged, { post_ln: 2, pre_ln: 3 });
   assert.deepEqual(lineSeries([{ arch: 'plain', logs: [] }]), {
     x: [],
     lr: [],
+    lrShared: true,
+    at: { plain: [] },
     logged: { plain: 0 },
     series: {
       plain: Object.fromEntries(

@@ -3,14 +3,15 @@
 // canvas the page shows or a drawing of its own (paint), then the
 // architectures' legend (a line in each one's colour and dash, its name).
 // The explorer's and the training lab's PNG exports.
-import { ARCH_BY_KEY } from './archs.js';
+import { legendLook } from './svg.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
 /**
  * title, caption: the lines at the top; blocks: [{title, sub, canvas} or
  * {title, sub, height, paint(ctx, x, y, s, text)}] (height in CSS pixels;
- * paint draws at device pixels, s per CSS pixel); archs; pal: palette().
+ * paint draws at device pixels, s per CSS pixel); archs: the legend's entries
+ * (an arch's key, or a run's {arch, label, dash}: svg.js legendLook); pal: palette().
  * `scale` (device pixels per CSS pixel) is read from the first canvas unless
  * given. Resolves to a PNG Blob.
  */
@@ -69,18 +70,19 @@ export function stackToPng({ title, caption = '', blocks, archs, pal, scale = nu
     y += bodyH(b);
   }
   y += pad / 2;
-  archs.forEach((arch, i) => {
+  archs.forEach((item, i) => {
+    const look = legendLook(item);
     const x = pad + (i % 3) * 230 * s,
       ly = y + Math.floor(i / 3) * legendRow;
-    ctx.strokeStyle = pal.arch[arch];
+    ctx.strokeStyle = pal.arch[look.arch];
     ctx.lineWidth = 2.5 * s;
-    ctx.setLineDash((ARCH_BY_KEY[arch]?.dash ?? []).map((d) => d * s));
+    ctx.setLineDash(look.dash.map((d) => d * s));
     ctx.beginPath();
     ctx.moveTo(x, ly + 8 * s);
     ctx.lineTo(x + 34 * s, ly + 8 * s);
     ctx.stroke();
     ctx.setLineDash([]);
-    text(ARCH_BY_KEY[arch]?.label ?? arch, x + 42 * s, ly + 12 * s, 13, pal.text);
+    text(look.label, x + 42 * s, ly + 12 * s, 13, pal.text);
   });
   return new Promise((resolve, reject) =>
     out.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'),

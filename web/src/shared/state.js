@@ -109,7 +109,13 @@ export function sameConfig(a, b, keys = FIELDS) {
 
 // ---- Reading values
 
-const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?$/;
+// A number as the core spells it (config.cpp's parse_decimal, so a link and the command line take
+// the same texts): an optional '-', digits with a point, an optional exponent; no '+', hex or names.
+const DECIMAL = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+/** The least normal double: a non-zero number written smaller than this is not the number that was written. */
+const LEAST_NORMAL = 2 ** -1022;
+/** Whether a decimal text names a number other than zero (a digit other than 0 before its exponent). */
+const namesNonzero = (raw) => /[1-9]/.test(raw.split(/[eE]/)[0]);
 const BOOLEAN = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false };
 
 const describeRange = (c) => `allowed ${c.min}..${c.max}`;
@@ -140,6 +146,9 @@ export function readField(key, raw, table = FIELDS_TABLE) {
       if (!DECIMAL.test(raw)) return { ok: false, reason: 'not a number' };
       let v = Number(raw);
       if (!Number.isFinite(v)) return { ok: false, reason: `out of range (${describeRange(c)})` };
+      // as the core refuses it: 1e-400 rounds to 0 (and 4e-320 to a subnormal), not the value written
+      if (namesNonzero(raw) && Math.abs(v) < LEAST_NORMAL)
+        return { ok: false, reason: `too small to represent (${describeRange(c)})` };
       if (c.kind !== 'real' && !Number.isInteger(v)) return { ok: false, reason: 'not a whole number' };
       if (v < c.min || v > c.max) return { ok: false, reason: `out of range (${describeRange(c)})` };
       if (v === 0) v = 0; // no -0

@@ -15,12 +15,17 @@ export const esc = (s) =>
 /** A coordinate, rounded to two decimals. */
 export const f = (v) => (Math.round(v * 100) / 100).toString();
 
-/** Splits a series at its nulls (and non-finite values) into runs of [x, y] points. */
+/**
+ * Splits a series at its nulls (and non-finite values) into runs of [x, y] points; an undefined
+ * value is no point and no gap (a step only another series has: the line goes on through it, as
+ * uPlot draws it).
+ */
 export function segments(xs, ys) {
   const out = [];
   let cur = [];
   for (let i = 0; i < xs.length; i++) {
-    if (ys[i] == null || !Number.isFinite(ys[i])) {
+    if (ys[i] === undefined) continue;
+    if (ys[i] === null || !Number.isFinite(ys[i])) {
       if (cur.length) out.push(cur);
       cur = [];
     } else cur.push([xs[i], ys[i]]);
@@ -40,16 +45,25 @@ export function line(points, sx, sy, stroke, width, dash) {
   return `<path d="${d}" fill="none" stroke="${esc(stroke)}" stroke-width="${width}"${dashAttr} stroke-linejoin="round"/>`;
 }
 
-/** The architectures' legend, three to a row of LEGEND_ROW from (x0, y): one string of SVG. */
+/**
+ * A legend entry's colour (its arch), label and dash: an arch's key gives the arch's own; a run
+ * of a preset ({arch, label, dash}, train/looks.js) its label and dash.
+ */
+export function legendLook(item) {
+  if (typeof item !== 'string') return { arch: item.arch, label: item.label, dash: item.dash ?? [] };
+  return { arch: item, label: ARCH_BY_KEY[item]?.label ?? item, dash: ARCH_BY_KEY[item]?.dash ?? [] };
+}
+
+/** The legend, three entries to a row of LEGEND_ROW from (x0, y): one string of SVG; archs as legendLook takes them. */
 export function archLegend(archs, pal, x0, y0) {
   return archs
-    .map((arch, i) => {
+    .map((item, i) => {
+      const { arch, label, dash } = legendLook(item);
       const x = x0 + (i % 3) * 230;
       const y = y0 + Math.floor(i / 3) * LEGEND_ROW;
-      const dash = ARCH_BY_KEY[arch]?.dash ?? [];
       return (
         `<line x1="${x}" x2="${x + 34}" y1="${y + 8}" y2="${y + 8}" stroke="${esc(pal.arch[arch])}" stroke-width="2.5"${dash.length ? ` stroke-dasharray="${dash.join(' ')}"` : ''}/>\n` +
-        `<text x="${x + 42}" y="${y + 12}" font-size="13" fill="${esc(pal.text)}">${esc(ARCH_BY_KEY[arch]?.label ?? arch)}</text>`
+        `<text x="${x + 42}" y="${y + 12}" font-size="13" fill="${esc(pal.text)}">${esc(label)}</text>`
       );
     })
     .join('\n');

@@ -30,6 +30,54 @@ export function halfway(task) {
 export const belowHalfway = (log, task) => Boolean(task) && num(log.heldout_loss) < halfway(task);
 
 /**
+ * How many times the task's chance loss a finite loss has to pass to be named "far above
+ * chance". The presets' runs stay under 1.7 times chance at every logged step (a deep plain
+ * stack's training loss at its worst); a loss ten times chance is a run the learning rate threw
+ * off, which the check for non-finite values misses while the numbers stay finite.
+ */
+export const FAR_ABOVE_CHANCE = 10;
+
+/** What the page says of a run whose loss rose past FAR_ABOVE_CHANCE times chance. */
+export const FAR_ABOVE_TEXT = 'the loss rose far above chance: the learning rate is too large';
+
+/**
+ * The highest finite loss (held-out or training) a run logged above FAR_ABOVE_CHANCE times the
+ * task's chance loss: {step, loss, chance}, or null when it logged none.
+ */
+export function farAboveChance(run) {
+  const chance = run?.task?.chance;
+  if (!(chance > 0) || !run.logs?.length) return null;
+  let worst = null;
+  for (const l of run.logs)
+    for (const key of ['heldout_loss', 'train_loss']) {
+      const v = num(l[key]);
+      if (Number.isFinite(v) && v > FAR_ABOVE_CHANCE * chance && !(worst && worst.loss >= v))
+        worst = { step: l.step, loss: v, chance };
+    }
+  return worst;
+}
+
+/**
+ * How a run ended before its last step: {kind: 'diverged', step, text} at its first non-finite
+ * value, {kind: 'trained', step, text} when it stopped once trained (a preset's run that only has
+ * to show it trains), {kind: 'error', step, text} when the engine refused a step; null while it
+ * runs or when it ran every step. A session's run (firstNonfinite, trainedAt, error) or a run of
+ * logs only.
+ */
+export function runEnd(run) {
+  const stop = run?.logs?.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+  const diverged = run?.firstNonfinite ?? stop?.first_nonfinite ?? null;
+  if (diverged !== null) return { kind: 'diverged', step: diverged, text: `diverged at step ${diverged}` };
+  if (run?.trainedAt !== null && run?.trainedAt !== undefined)
+    return { kind: 'trained', step: run.trainedAt, text: `stopped at step ${run.trainedAt} (trained)` };
+  if (run?.error) {
+    const step = run.logs?.at(-1)?.step ?? 0;
+    return { kind: 'error', step, text: `stopped at step ${step} (an error)` };
+  }
+  return null;
+}
+
+/**
  * One architecture's run from the CLI's `--json` lines (parsed objects): its
  * logs, the task's losses, its lesion. With `stopWhenTrained` the logs end at
  * the first one below halfway, where the lab's session stops such a run.
@@ -74,6 +122,8 @@ export function summarize(run) {
     chance,
     optimal,
     step: last.step,
+    // the step of its first non-finite value (the last logged step when only the loss says so)
+    divergedAt: finite ? null : (last.first_nonfinite ?? last.step),
     topCosine: num(last.top_cosine),
     trained: finite && loss < halfway(run.task),
     fails: !finite || loss > 0.9 * chance,
@@ -96,6 +146,16 @@ export const lossText = (s) => (s.finite ? prose(s.loss) : 'not finite');
 
 /** A held-out loss beside the task's chance loss, for a check that a run stayed near chance. */
 const nearChanceText = (s) => `${lossText(s)}, chance ${significant(s.chance, 3)}`;
+
+/**
+ * What a run that did not train did, for a sentence that may say nothing more of it: "diverged
+ * at step N", or "did not train (held-out loss X, chance C)"; null for a run that trained.
+ */
+export function notTrainedText(s) {
+  if (!s || s.trained) return null;
+  if (!s.finite) return `diverged at step ${s.divergedAt}`;
+  return `did not train (held-out loss ${lossText(s)}, chance ${significant(s.chance, 3)})`;
+}
 
 /** The median of a list's finite numbers (NaN for none). */
 export function median(values) {
@@ -123,6 +183,17 @@ export function lesionShares(lesion, chance) {
     medianLoss: median(Array.from(lesion.loss)),
     largest: { block: best + 1, loss: lesion.loss[best], fraction: fractions[best] },
   };
+}
+
+/**
+ * A removal's share of the way from the trained loss to chance, in words: "0.3 of the way to
+ * chance", past chance when it is over 1, below the trained loss when it is negative.
+ */
+export function shareText(share) {
+  if (!Number.isFinite(share)) return 'not measured';
+  if (share > 1) return `past chance: ${significant(share, 2)} times the way from the trained loss to chance`;
+  if (share < 0) return `below the trained loss: ${significant(share, 2)} of the way to chance`;
+  return `${significant(share, 2)} of the way to chance`;
 }
 
 const check = (claimed, holds, measured) => ({ claimed, holds: Boolean(holds), measured });
@@ -156,6 +227,15 @@ export function lateOverEarly(lesion) {
   return { early, late, ratio: late / early, quarter };
 }
 
+/**
+ * How many times Pre-LN's last-over-first-quarter ratio a Late layers run's ratio has to be to
+ * count as higher. On seeds 0, 1 and 2 the runs that beat Pre-LN's ratio do so by 1.36 times at
+ * the least (DenseFormer, seed 1) and Mix-LN comes within 1.06 times of it (seed 0): a margin
+ * between the two gives every run the same answer on each seed; without one, a 6% difference
+ * would decide.
+ */
+export const LATE_MARGIN = 1.25;
+
 /** Per preset: (runs' summaries, runs) -> {checks, caption, numbers}. */
 const RULES = {
   warmup(s) {
@@ -183,9 +263,11 @@ const RULES = {
   depth(s) {
     const { post_ln_6: post6, post_ln: post18, pre_ln: pre, deepnorm: deep, admin } = s;
     const by = (x) =>
-      x.firstTrainedStep === null
-        ? `not below halfway in ${x.step} steps (held-out loss ${lossText(x)})`
-        : `step ${x.firstTrainedStep} (${lossText(x)})`;
+      !x.finite
+        ? `diverged at step ${x.divergedAt}`
+        : x.firstTrainedStep === null
+          ? `not below halfway in ${x.step} steps (held-out loss ${lossText(x)})`
+          : `step ${x.firstTrainedStep} (${lossText(x)})`;
     return {
       checks: [
         check('Post-LN trains at 6 blocks', post6.trained, lossText(post6)),
@@ -251,14 +333,31 @@ const RULES = {
     // a ratio exists when both quarters cost something: a first quarter that costs nothing (or less) has none
     const has = (k) => r[k] && r[k].early > 0 && r[k].ratio > 0 && Number.isFinite(r[k].ratio);
     const ratio = (k) => (has(k) ? `${significant(r[k].ratio, 2)}` : 'not measured');
+    // a run that did not train has no lesion cost worth comparing: the caption says what it did instead
     const costs = (k) =>
-      r[k] ? `${label[k]} ${significant(r[k].late, 2)} against ${significant(r[k].early, 2)} (${ratio(k)})` : label[k];
+      !s[k].finite
+        ? `${label[k]} ${notTrainedText(s[k])}`
+        : r[k]
+          ? `${label[k]} ${significant(r[k].late, 2)} against ${significant(r[k].early, 2)} (${ratio(k)})` +
+            (s[k].trained ? '' : ', but it did not train')
+          : label[k];
     const spread = Object.fromEntries(['mix_ln', 'post_ln_warmup', 'pre_ln'].map((k) => [k, gradSpread(runs[k])]));
     const pre = r.pre_ln;
     const answers = preset.runs.filter((p) => p.key !== 'pre_ln' && p.key !== 'post_ln_warmup').map((p) => p.key);
-    const above = answers.filter((k) => has(k) && has('pre_ln') && r[k].ratio > pre.ratio);
-    const below = answers.filter((k) => !above.includes(k));
+    const compared = (k) => s[k].trained && s.pre_ln.trained && has(k) && has('pre_ln');
+    const above = answers.filter((k) => compared(k) && r[k].ratio >= LATE_MARGIN * pre.ratio);
+    const within = answers.filter((k) => compared(k) && !above.includes(k) && r[k].ratio > pre.ratio);
+    const untrained = answers.filter((k) => s[k].finite && !s[k].trained);
+    const diverged = answers.filter((k) => !s[k].finite);
+    const below = answers.filter((k) => ![...above, ...within, ...untrained, ...diverged].includes(k));
     const names = (keys) => keys.map((k) => label[k]).join(', ');
+    const list = (head, keys) => (keys.length ? `; ${head}: ${names(keys)}` : '');
+    const measured = (k) =>
+      notTrainedText(s[k]) ??
+      (s.pre_ln.trained
+        ? `ratio ${ratio(k)} against Pre-LN\u2019s ${ratio('pre_ln')}` +
+          (has(k) && has('pre_ln') ? ` (${significant(r[k].ratio / pre.ratio, 2)} times)` : '')
+        : `Pre-LN ${notTrainedText(s.pre_ln)}`);
     return {
       checks: [
         check(
@@ -268,9 +367,9 @@ const RULES = {
         ),
         ...answers.map((k) =>
           check(
-            `${label[k]}: its last quarter counts more, for its first, than Pre-LN\u2019s`,
+            `${label[k]}: its last quarter counts more, for its first, than Pre-LN\u2019s (a ratio at least ${LATE_MARGIN} times Pre-LN\u2019s)`,
             above.includes(k),
-            `ratio ${ratio(k)} against Pre-LN\u2019s ${ratio('pre_ln')}`,
+            measured(k),
           ),
         ),
         check(
@@ -282,8 +381,16 @@ const RULES = {
       caption:
         `After training, skipping one block of the last quarter raises the held-out loss, on average, by (against ` +
         `one of the first quarter, and the ratio): ${preset.runs.map((p) => costs(p.key)).join('; ')}. ` +
-        (above.length ? `A higher ratio than Pre-LN\u2019s: ${names(above)}` : 'None has a higher ratio than Pre-LN') +
-        (below.length ? `; not higher: ${names(below)}.` : '.'),
+        (!s.pre_ln.trained
+          ? `Pre-LN ${notTrainedText(s.pre_ln)}, so no run\u2019s ratio is compared with it.`
+          : (above.length
+              ? `A higher ratio than Pre-LN\u2019s: ${names(above)}`
+              : 'None has a higher ratio than Pre-LN') +
+            list('not higher', below) +
+            list(`higher by less than the margin (${LATE_MARGIN} times)`, within) +
+            list('did not train', untrained) +
+            list('diverged', diverged) +
+            '.'),
       numbers: {
         ...Object.fromEntries(preset.runs.map((p) => [`${p.key}.late_over_early`, r[p.key]?.ratio])),
         ...Object.fromEntries(Object.entries(spread).map(([k, v]) => [`${k}.grad_spread`, v])),
@@ -294,29 +401,32 @@ const RULES = {
     const { pre_ln: pre, plain } = s;
     const sp = lesionShares(runs.pre_ln.lesion, pre.chance);
     const sq = lesionShares(runs.plain.lesion, plain.chance);
-    const share = (x) => (x ? significant(x.median, 2) : 'not measured');
-    const text = (x, base) =>
-      x
-        ? `median ${significant(x.medianLoss, 3)} from ${significant(base, 3)} (${share(x)} of the way to chance), ` +
-          `largest ${significant(x.largest.loss, 3)} (block ${x.largest.block})`
-        : 'no lesion';
+    // a stack that did not train has no way from its loss to chance for a removal to go
+    const share = (x, r) => notTrainedText(r) ?? (x ? significant(x.median, 2) : 'not measured');
+    const text = (x, base, r) =>
+      notTrainedText(r)
+        ? `it ${notTrainedText(r)}, so no removal is measured against it`
+        : x
+          ? `median ${significant(x.medianLoss, 3)} from ${significant(base, 3)} (${shareText(x.median)}), ` +
+            `largest ${significant(x.largest.loss, 3)} (block ${x.largest.block})`
+          : 'no lesion';
     return {
       checks: [
         check('both stacks train first', pre.trained && plain.trained, `${lossText(pre)}, ${lossText(plain)}`),
         check(
           'removing the median block of Pre-LN costs little (under 0.1 of the way to chance)',
-          sp && sp.median < 0.1,
-          share(sp),
+          pre.trained && sp && sp.median < 0.1,
+          share(sp, pre),
         ),
         check(
           'removing the median layer of the plain stack goes most of the way to chance (over 0.7)',
-          sq && sq.median > 0.7,
-          share(sq),
+          plain.trained && sq && sq.median > 0.7,
+          share(sq, plain),
         ),
       ],
       caption:
-        `One block removed from the trained Pre-LN stack: ${text(sp, runs.pre_ln.lesion?.base)}; ` +
-        `one layer removed from the plain stack: ${text(sq, runs.plain.lesion?.base)} (chance ${significant(pre.chance, 3)}).`,
+        `One block removed from the trained Pre-LN stack: ${text(sp, runs.pre_ln.lesion?.base, pre)}; ` +
+        `one layer removed from the plain stack: ${text(sq, runs.plain.lesion?.base, plain)} (chance ${significant(pre.chance, 3)}).`,
       numbers: {
         'pre_ln.lesion_median': sp?.median,
         'plain.lesion_median': sq?.median,
@@ -344,17 +454,34 @@ export function verdict(id, runs) {
   const out = RULES[id](s, runs, preset);
   const numbers = { ...Object.fromEntries(preset.runs.map((r) => [`${r.key}.heldout`, s[r.key].loss])) };
   Object.assign(numbers, out.numbers ?? {});
-  return { holds: out.checks.every((c) => c.holds), checks: out.checks, caption: out.caption, numbers };
+  return {
+    holds: out.checks.every((c) => c.holds),
+    checks: out.checks,
+    summary: partsText(out.checks),
+    caption: out.caption,
+    numbers,
+  };
+}
+
+/** How many of a verdict's checks hold, naming those that do not: "5 of 7 parts hold; not: ...". */
+export function partsText(checks) {
+  const failing = checks.filter((c) => !c.holds);
+  if (!failing.length) return `All ${checks.length} parts hold.`;
+  const held = checks.length - failing.length;
+  return `${held} of ${checks.length} part${checks.length > 1 ? 's' : ''} hold${held === 1 ? 's' : ''}; not: ${failing.map((c) => c.claimed).join('; ')}.`;
 }
 
 /**
  * Does the network get deeper as it trains? Per run with a lesion: the median
  * block's contribution ||u_l|| / ||h_{l-1}|| at the end and at init, how many
  * blocks grew, and one sentence from those numbers: "deeper" when the median
- * block adds at least 10% more of the stream than at init, "shallower" when
- * at least 10% less, "about the same" between. A plain stack has no skip
- * path, so every layer is on its only path whatever it adds: the sentence says
- * so instead.
+ * block adds at least 10% more of the stream than at init and most blocks
+ * grew, "shallower" when at least 10% less and most blocks shrank, "about the
+ * same" between; a median that moved while the blocks split is said to be no
+ * clear answer. A plain stack has no skip path, so every layer is on its only
+ * path whatever it adds: the sentence says so instead. A run that did not
+ * train (or diverged) learned nothing to use its depth for: its sentence says
+ * that and draws nothing from its contributions.
  */
 export function depthSentence(run, label) {
   const l = run?.lesion;
@@ -362,8 +489,22 @@ export function depthSentence(run, label) {
   const now = median(Array.from(l.contribution));
   const init = median(Array.from(l.contribution_init));
   const s = run.logs?.length && run.task ? summarize(run) : null;
-  const untrained =
-    s && !s.trained ? ' It did not train, so this tells how its weights moved, not what it learned.' : '';
+  const stopped = notTrainedText(s);
+  if (stopped) {
+    const moved =
+      Number.isFinite(now) && Number.isFinite(init)
+        ? ` (the median block adds ${significant(now, 2)} of the stream it reads at the end, ${significant(init, 2)} at initialization)`
+        : '';
+    return {
+      now,
+      init,
+      ratio: init > 0 ? now / init : NaN,
+      deeper: null,
+      text: s.finite
+        ? `${label}: ${stopped}, so what its blocks add says nothing about how much of its depth it uses${moved}.`
+        : `${label}: ${stopped}, so its blocks\u2019 contributions say nothing about its depth.`,
+    };
+  }
   // ReZero: every gate starts at 0, so every block adds exactly nothing at initialization
   if (Number.isFinite(now) && init === 0)
     return {
@@ -373,7 +514,7 @@ export function depthSentence(run, label) {
       deeper: now > 0 ? true : null,
       text:
         `${label}: the median block adds ${significant(now, 2)} of the stream it reads at the end, nothing at ` +
-        `initialization (its gate starts at 0): ${now > 0 ? 'training made the blocks count' : 'training left them at nothing'}.${untrained}`,
+        `initialization (its gate starts at 0): ${now > 0 ? 'training made the blocks count' : 'training left them at nothing'}.`,
     };
   if (!Number.isFinite(now) || !Number.isFinite(init) || init <= 0)
     return {
@@ -384,8 +525,11 @@ export function depthSentence(run, label) {
       text: `${label}: a block's contribution is not finite, so no answer.`,
     };
   const ratio = now / init;
+  const n = l.contribution.length;
   const grew = l.contribution.filter((c, i) => c > l.contribution_init[i]).length;
-  const deeper = ratio >= 1.1 ? true : ratio <= 1 / 1.1 ? false : null;
+  const up = ratio >= 1.1;
+  const down = ratio <= 1 / 1.1;
+  const deeper = up && grew > n / 2 ? true : down && grew < n / 2 ? false : null;
   const what =
     run.arch === 'plain'
       ? 'a plain stack has no skip path, so every layer is on its only path whatever it adds'
@@ -393,7 +537,9 @@ export function depthSentence(run, label) {
         ? 'its blocks add more to the stream than at the start, so the network uses more of its depth'
         : deeper === false
           ? 'its blocks add less than at the start: the stream passes through them closer to unchanged, so the network acts shallower'
-          : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
+          : up || down
+            ? 'the median block moved, but the blocks split between growing and not: no clear change in how much of its depth it uses'
+            : 'its blocks add about as much as at the start: training did not change how much of its depth it uses';
   return {
     now,
     init,
@@ -401,6 +547,6 @@ export function depthSentence(run, label) {
     deeper,
     text:
       `${label}: the median block adds ${significant(now, 2)} of the stream it reads at the end, ` +
-      `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${l.contribution.length} blocks grew): ${what}.${untrained}`,
+      `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${n} blocks grew): ${what}.`,
   };
 }

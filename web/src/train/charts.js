@@ -37,8 +37,14 @@ const CHARTS = {
   },
   lr: {
     log: false,
-    series: (archs, pal) => [{ label: 'learning rate', stroke: pal.text, width: 1.5 }],
-    values: (d) => [d.lr],
+    // one line while every run has the same schedule, else each run's own (a preset's runs differ in warmup)
+    series: (archs, pal, look, shared) =>
+      shared
+        ? [{ label: 'learning rate', stroke: pal.text, width: 1.5 }]
+        : archs
+            .map(look)
+            .map((a) => ({ label: `${a.label} learning rate`, stroke: pal.arch[a.arch], width: 1.5, dash: a.dash })),
+    values: (d, archs) => (d.lrShared ? [d.lr] : archs.map((a) => d.series[a].lr)),
   },
 };
 
@@ -66,7 +72,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
   let shape = null;
   let last = null;
 
-  function options(c, archs, pal, xMax, look) {
+  function options(c, archs, pal, xMax, look, shared) {
     const spec = CHARTS[c.key];
     const axis = axisStyle(pal);
     return {
@@ -100,7 +106,10 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
             : { values: (u, splits) => splits.map(fmtValue) }),
         },
       ],
-      series: [{ label: 'step' }, ...spec.series(archs, pal, look).map((s) => ({ points: { show: false }, ...s }))],
+      series: [
+        { label: 'step' },
+        ...spec.series(archs, pal, look, shared).map((s) => ({ points: { show: false }, ...s })),
+      ],
       hooks: {
         draw: [(u) => drawMarks(u, c.view, pal)],
         setCursor: [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.cursor.idx)],
@@ -178,11 +187,15 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       const pal = palette();
       for (const c of charts) c.view = viewOf(c, next);
       const look = (a) => lookOf(next.looks, a);
-      const key = `${next.archs.map((a) => `${a}:${look(a).label}`).join()}|${next.theme}`;
+      const shared = next.data.lrShared !== false;
+      const key = `${next.archs.map((a) => `${a}:${look(a).label}`).join()}|${next.theme}|${shared}`;
       if (key !== shape) {
         shape = key;
         for (const c of charts)
-          c.host.draw(() => ({ opts: options(c, next.archs, pal, () => last.xMax, look), data: c.view.data }));
+          c.host.draw(() => ({
+            opts: options(c, next.archs, pal, () => last.xMax, look, shared),
+            data: c.view.data,
+          }));
       } else for (const c of charts) c.host.setData(c.view.data);
     },
     /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */

@@ -13,6 +13,7 @@
 //
 //   const c = createTrainControls({ form, store, prefix, show, lock });
 //   c.invalid()            // the fields whose box holds a value not taken
+//   c.reasons()            // what is wrong with each of them, as the line beside it says
 //   c.showError(field, message); c.clearErrors(); c.lock(true | false)
 import { ARCHS, archLabel } from '../shared/archs.js';
 import { el, setAttr, setText } from '../shared/dom.js';
@@ -27,6 +28,9 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
   const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
   const boxes = new Map(); // field -> {input(s), error, kind}
   const invalid = new Set();
+  // the field whose typed value is being taken: its box keeps the text as typed ("1e-3" stays
+  // "1e-3"); every other box, focused or not, shows the store's value
+  let typing = null;
   const fixedMark = (field) => (lock.includes(field) ? [' ', el('span', { class: 'fixed' }, 'fixed')] : null);
 
   function errorLine(field) {
@@ -206,7 +210,12 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
       }
       invalid.delete(field);
       clearError(field);
-      store.set({ [field]: r.value });
+      typing = field;
+      try {
+        store.set({ [field]: r.value });
+      } finally {
+        typing = null;
+      }
       return;
     }
   }
@@ -215,8 +224,6 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
   const onSubmit = (e) => e.preventDefault();
   form.addEventListener('submit', onSubmit);
 
-  // The focused element of the form's own root: in an embed's shadow root the document's is the host.
-  const focused = () => form.getRootNode().activeElement ?? document.activeElement;
   function render(config) {
     for (const [field, b] of boxes) {
       if (TRAIN_TABLE[field].archs) {
@@ -233,7 +240,7 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
         for (const i of b.inputs) i.checked = v.includes(i.value);
         if (b.inputs.some((i) => i.checked && ARCHS.find((a) => a.key === i.value)?.group !== 'article'))
           form.querySelector(`#${idOf(field)}-more`).open = true;
-      } else if (focused() !== b.inputs[0] || b.kind === 'choice') b.inputs[0].value = String(v);
+      } else if (field !== typing || b.kind === 'choice') b.inputs[0].value = String(v);
     }
   }
   render(store.get());
@@ -242,6 +249,8 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
   return {
     /** The fields whose box holds a value that was not taken. */
     invalid: () => [...invalid],
+    /** Each of those fields' message ("Peak learning rate: out of range (allowed 0..10)."). */
+    reasons: () => [...invalid].map((field) => boxes.get(field).error.textContent),
     /** The control of `field` (tests and error messages point at it). */
     inputOf: (field) => boxes.get(field)?.inputs[0] ?? null,
     /** The engine's message beside `field`; false when the form has no such field. */

@@ -1,27 +1,31 @@
 // The training lab's charts as one standalone SVG document, drawn from the
 // numbers the page draws: the loss (held-out thick, training thin, log scale,
 // with the task's chance and optimal levels), the global gradient norm (log
-// scale) and the learning rate, on one step axis; then per metric the
-// heatmaps' legend (the colour bar of their shared log scale with its ticks,
-// and the marks for not finite, exactly 0 and not run) and one layer x step
-// map per architecture, every cell a rect in its colour carrying its value
-// (data-v, as the CSV writes it). A pure function: text in, text out.
+// scale) and the learning rate (one line while every run has the same
+// schedule, else each run's own, as charts.js draws it), on one step axis;
+// then per metric the heatmaps' legend (the colour bar of their shared log
+// scale with its ticks, and the marks for not finite, exactly 0, after the run
+// stopped and not run) and one layer x step map per run, every cell a rect in
+// its colour carrying its value (data-v, as the CSV writes it), the steps
+// after a run stopped early dotted and its name saying how it stopped. A pure
+// function: text in, text out.
 //
 //   labToSvg({ config, runs, pal, caption })   // runs: session.js's runs
-import { ARCH_BY_KEY, archLabel } from '../shared/archs.js';
 import { numberText } from '../shared/export-text.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
 import { LEGEND_ROW, archLegend, esc, f, line, segments, svgDocument } from '../shared/svg.js';
 import { VIRIDIS, cellKind, scaleAt } from '../shared/colormap.js';
 import { ZERO_RGB, stepTicks } from './heatmap.js';
+import { runLook } from './looks.js';
+import { runEnd } from '../shared/train-verdicts.js';
 import { HEAT_METRICS, finiteValues, heatColumns, heatScale, lineSeries, logValues, yRange } from './series.js';
 
 const W = 760;
 const M = { left: 62, right: 18 };
 const CHART_H = 220; // one line chart: heading, plot, step axis
 const MAP_H = 150; // one heatmap: name, plot, step axis
-const LEGEND_H = 92;
+const LEGEND_H = 110; // a metric's legend: heading, colour bar and ticks, four marks
 
 const LINES = [
   { key: 'loss', title: 'Loss', sub: 'held-out (thick) and training (thin), log scale', log: true },
@@ -31,28 +35,38 @@ const LINES = [
 
 const rgb = (c) => `rgb(${c.join(',')})`;
 
-/** The series of a line chart: [{values, stroke, width, dash}], as charts.js draws them. */
-function seriesOf(key, data, archs, pal) {
-  if (key === 'lr') return [{ values: data.lr, stroke: pal.text, width: 1.5, dash: [] }];
+/** The series of a line chart: [{values, stroke, width, dash, run}], as charts.js draws them (looks: the runs'). */
+function seriesOf(key, data, looks, pal) {
+  if (key === 'lr')
+    return data.lrShared !== false
+      ? [{ values: data.lr, stroke: pal.text, width: 1.5, dash: [], run: null }]
+      : looks.map((l) => ({
+          values: data.series[l.key].lr,
+          stroke: pal.arch[l.arch],
+          width: 1.5,
+          dash: l.dash,
+          run: l.key,
+        }));
   if (key === 'grad')
-    return archs.map((a) => ({
-      values: data.series[a].grad_norm_global,
-      stroke: pal.arch[a],
+    return looks.map((l) => ({
+      values: data.series[l.key].grad_norm_global,
+      stroke: pal.arch[l.arch],
       width: 2,
-      dash: ARCH_BY_KEY[a]?.dash ?? [],
+      dash: l.dash,
+      run: l.key,
     }));
-  return archs.flatMap((a) => [
-    { values: data.series[a].heldout_loss, stroke: pal.arch[a], width: 2, dash: ARCH_BY_KEY[a]?.dash ?? [] },
-    { values: data.series[a].train_loss, stroke: pal.arch[a], width: 1, dash: [], opacity: 0.55 },
+  return looks.flatMap((l) => [
+    { values: data.series[l.key].heldout_loss, stroke: pal.arch[l.arch], width: 2, dash: l.dash, run: l.key },
+    { values: data.series[l.key].train_loss, stroke: pal.arch[l.arch], width: 1, dash: [], opacity: 0.55, run: l.key },
   ]);
 }
 
-function lineChart(spec, { data, archs, pal, xMax, task, diverged }, top) {
+function lineChart(spec, { data, looks, pal, xMax, task, diverged }, top) {
   const x0 = M.left;
   const x1 = W - M.right;
   const y0 = top + 44;
   const y1 = top + CHART_H - 40;
-  const series = seriesOf(spec.key, data, archs, pal).map((s) => ({
+  const series = seriesOf(spec.key, data, looks, pal).map((s) => ({
     ...s,
     plotted: (spec.log ? logValues : finiteValues)(s.values),
   }));
@@ -104,7 +118,8 @@ function lineChart(spec, { data, archs, pal, xMax, task, diverged }, top) {
     );
   }
   for (const s of series) {
-    const g = s.opacity ? `<g opacity="${s.opacity}" data-series="1">` : '<g data-series="1">';
+    const run = s.run === null ? '' : ` data-run="${esc(s.run)}"`;
+    const g = s.opacity ? `<g opacity="${s.opacity}" data-series="1"${run}>` : `<g data-series="1"${run}>`;
     parts.push(g, ...segments(data.x, s.plotted).map((pts) => line(pts, sx, sy, s.stroke, s.width, s.dash)), '</g>');
   }
   for (const d of diverged) {
@@ -129,7 +144,7 @@ function niceLinear(lo, hi) {
   return out;
 }
 
-/** The legend of a metric's maps: its colour bar with ticks, and the three marks that are no colour of it. */
+/** The legend of a metric's maps: its colour bar with ticks, and the four marks that are no colour of it. */
 function heatLegend(info, scale, pal, top) {
   const x0 = M.left;
   const x1 = W - M.right - 260;
@@ -151,6 +166,7 @@ function heatLegend(info, scale, pal, top) {
   const keys = [
     ['url(#hatch)', 'not finite (diverged)'],
     [rgb(ZERO_RGB), 'exactly 0'],
+    ['url(#stopped)', 'after the run stopped'],
     [pal.pending ?? pal.grid, 'not run (yet)'],
   ];
   keys.forEach(([fill, label], i) => {
@@ -163,8 +179,13 @@ function heatLegend(info, scale, pal, top) {
   return parts.join('\n');
 }
 
-/** One run's map of a metric: every cell a rect; a value not finite (or missing) hatched. */
+/**
+ * One run's map of a metric: every cell a rect; a value not finite (or missing) hatched; the
+ * steps after the run stopped early dotted, as heatmap.js draws them.
+ */
 function heatMap(run, metric, info, { scale, rows, xMax, pal }, top) {
+  const look = runLook(run);
+  const end = runEnd(run);
   const { steps, columns } = heatColumns(run, metric);
   const x0 = M.left;
   const x1 = W - M.right;
@@ -173,10 +194,16 @@ function heatMap(run, metric, info, { scale, rows, xMax, pal }, top) {
   const sx = (s) => x0 + ((x1 - x0) * s) / Math.max(1, xMax);
   const h = (y1 - y0) / Math.max(1, rows);
   const parts = [
-    `<g class="heatmap heatmap-${metric}" data-arch="${esc(run.arch)}">`,
-    `<text x="${x0}" y="${top + 14}" font-weight="600" font-size="13" fill="${esc(pal.text)}">${esc(archLabel(run.arch))}${run.firstNonfinite !== null && run.firstNonfinite !== undefined ? esc(` \u00b7 diverged at step ${run.firstNonfinite}`) : ''}</text>`,
+    `<g class="heatmap heatmap-${metric}" data-arch="${esc(look.key)}">`,
+    `<text x="${x0}" y="${top + 14}" font-weight="600" font-size="13" fill="${esc(pal.text)}">${esc(look.label)}${end ? esc(` \u00b7 ${end.text}`) : ''}</text>`,
     `<rect x="${x0}" y="${f(y0)}" width="${x1 - x0}" height="${f(y1 - y0)}" fill="${esc(pal.pending ?? pal.grid)}"/>`,
   ];
+  // the steps after the run stopped: dotted, not the background of steps still to run
+  const stoppedFrom = end ? (steps.at(-1) ?? 0) : null;
+  if (stoppedFrom !== null && stoppedFrom < xMax)
+    parts.push(
+      `<rect class="heat-stopped" x="${f(sx(stoppedFrom))}" y="${f(y0)}" width="${f(sx(xMax) - sx(stoppedFrom))}" height="${f(y1 - y0)}" fill="url(#stopped)"/>`,
+    );
   steps.forEach((step, i) => {
     const a = sx(i > 0 ? steps[i - 1] : 0);
     const w = Math.max(0.5, sx(step) - a);
@@ -212,7 +239,7 @@ function heatMap(run, metric, info, { scale, rows, xMax, pal }, top) {
   return parts.join('\n');
 }
 
-/** The viridis gradient and the hatching of a non-finite cell. */
+/** The viridis gradient, the hatching of a non-finite cell and the dots of the steps after a run stopped. */
 function defs(pal) {
   const stops = Array.from({ length: 17 }, (_, i) => {
     const k = Math.round((255 * i) / 16);
@@ -221,7 +248,9 @@ function defs(pal) {
   return (
     `<defs><linearGradient id="viridis" x1="0" x2="1" y1="0" y2="0">${stops}</linearGradient>` +
     `<pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${esc(pal.surface)}"/>` +
-    `<path d="M0 6L6 0M-3 3L3 -3M3 9L9 3" stroke="${esc(pal.danger)}" stroke-width="1.5"/></pattern></defs>`
+    `<path d="M0 6L6 0M-3 3L3 -3M3 9L9 3" stroke="${esc(pal.danger)}" stroke-width="1.5"/></pattern>` +
+    `<pattern id="stopped" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${esc(pal.pending ?? pal.grid)}"/>` +
+    `<circle cx="3" cy="3" r="1" fill="${esc(pal.muted)}"/></pattern></defs>`
   );
 }
 
@@ -231,16 +260,16 @@ function defs(pal) {
  * under the title.
  */
 export function labToSvg({ config, runs, pal, caption = '' }) {
-  const archs = runs.map((r) => r.arch);
+  const looks = runs.map(runLook);
   const data = lineSeries(runs);
   const diverged = runs
     .filter((r) => r.firstNonfinite !== null && r.firstNonfinite !== undefined)
     .map((r) => ({ arch: r.arch, step: r.firstNonfinite }));
-  const ctx = { data, archs, pal, xMax: config.steps, task: runs[0]?.task ?? null, diverged };
+  const ctx = { data, looks, pal, xMax: config.steps, task: runs[0]?.task ?? null, diverged };
   const head = 56;
   const metrics = Object.entries(HEAT_METRICS);
   const heatH = LEGEND_H + runs.length * MAP_H;
-  const legendRows = Math.ceil(archs.length / 3);
+  const legendRows = Math.ceil(looks.length / 3);
   const height = head + LINES.length * CHART_H + metrics.length * heatH + legendRows * LEGEND_ROW + 18;
   const body = [defs(pal), `<rect width="${W}" height="${height}" fill="${esc(pal.surface)}"/>`];
   body.push(
@@ -259,6 +288,6 @@ export function labToSvg({ config, runs, pal, caption = '' }) {
       top += MAP_H;
     }
   }
-  body.push(archLegend(archs, pal, M.left, top + 8));
+  body.push(archLegend(looks, pal, M.left, top + 8));
   return svgDocument({ width: W, height, title: 'resnorm training lab charts', body });
 }

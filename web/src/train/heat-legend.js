@@ -1,8 +1,8 @@
 // The legend of a group of heatmaps: the colour bar of their shared log scale
 // with its ticks (powers of ten, or 1-2-5 steps within a decade), and the
 // marks that are no colour of it: hatched for a value that is not finite,
-// grey for an exact zero, the background for steps not run (not yet, or
-// after the run diverged).
+// grey for an exact zero, dotted for the steps after a run stopped (once
+// trained, or at a divergence), the background for steps not run yet.
 //
 //   const legend = createHeatLegend(box, { title, colours });
 //   legend.update(scale);   // {lo, hi} in log10 units, or null before any value
@@ -10,7 +10,7 @@ import { el } from '../shared/dom.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
 import { VIRIDIS } from '../shared/colormap.js';
 import { ZERO_RGB } from './heatmap.js';
-import { hatchPattern } from '../shared/heat-cells.js';
+import { hatchPattern, stoppedPattern } from '../shared/heat-cells.js';
 
 export function createHeatLegend(box, { title, colours }) {
   const bar = el('canvas', { class: 'heat-bar-canvas', width: 256, height: 1, 'aria-hidden': 'true' });
@@ -18,6 +18,7 @@ export function createHeatLegend(box, { title, colours }) {
   const range = el('span', { class: 'visually-hidden' });
   const hatch = el('canvas', { class: 'heat-swatch', width: 32, height: 32, 'aria-hidden': 'true' });
   const zero = el('canvas', { class: 'heat-swatch', width: 1, height: 1, 'aria-hidden': 'true' });
+  const stopped = el('canvas', { class: 'heat-swatch', width: 32, height: 32, 'aria-hidden': 'true' });
   const pending = el('span', { class: 'heat-swatch heat-swatch-pending', 'aria-hidden': 'true' });
   const barBox = el('div', { class: 'heat-bar' }, bar, ticks);
   box.append(
@@ -28,6 +29,7 @@ export function createHeatLegend(box, { title, colours }) {
       { class: 'heat-keys' },
       el('li', {}, hatch, 'not finite (diverged)'),
       el('li', {}, zero, 'exactly 0'),
+      el('li', {}, stopped, 'after the run stopped'),
       el('li', {}, pending, 'not run (yet)'),
     ),
   );
@@ -46,6 +48,9 @@ export function createHeatLegend(box, { title, colours }) {
     const h = hatch.getContext('2d');
     h.fillStyle = hatchPattern(h, c.hatch, c.surface, 2);
     h.fillRect(0, 0, hatch.width, hatch.height);
+    const d = stopped.getContext('2d');
+    d.fillStyle = stoppedPattern(d, c.muted, c.pending, 2);
+    d.fillRect(0, 0, stopped.width, stopped.height);
   }
 
   let width = 0; // the bar's, from the resize observer: reading it here would force a layout mid-frame

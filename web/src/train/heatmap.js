@@ -15,30 +15,10 @@
 import { el } from '../shared/dom.js';
 import { FONT } from '../shared/chart-host.js';
 import { VIRIDIS, cellKind, scaleAt } from '../shared/colormap.js';
-import { cellText, hatchPattern } from '../shared/heat-cells.js';
+import { cellText, hatchPattern, stoppedPattern } from '../shared/heat-cells.js';
 
 /** The grey of an exact zero: no colour of viridis. */
 export const ZERO_RGB = [138, 138, 138];
-
-/**
- * The fill of the steps after a run stopped (trained early, or diverged): dots of `dot` on
- * `background` (the colour of steps not run), no colour of viridis and unlike the hatching of a
- * value that is not finite. `scale`: device pixels per CSS pixel of the tile.
- */
-export function stoppedPattern(ctx, dot, background, scale = 1) {
-  const n = Math.max(4, Math.round(6 * scale));
-  const tile = document.createElement('canvas');
-  tile.width = n;
-  tile.height = n;
-  const t = tile.getContext('2d');
-  t.fillStyle = background;
-  t.fillRect(0, 0, n, n);
-  t.fillStyle = dot;
-  t.beginPath();
-  t.arc(n / 2, n / 2, Math.max(0.8, n / 6), 0, 2 * Math.PI);
-  t.fill();
-  return ctx.createPattern(tile, 'repeat');
-}
 
 /** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis. */
 export function stepTicks(max, width, px = 70) {

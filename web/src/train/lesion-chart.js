@@ -198,7 +198,10 @@ export function createAfterTraining(section, { palette }) {
     }
     drawLater();
     sentences.replaceChildren(
-      ...lesions.map((r) => el('li', {}, depthSentence(r, r.look.label)?.text ?? `${r.look.label}: no contribution.`)),
+      // each sentence from what its run did: its arch, its logs and task (did it train?), its lesion
+      ...lesions.map((r) =>
+        el('li', {}, depthSentence(r.run, r.look.label)?.text ?? `${r.look.label}: no contribution.`),
+      ),
     );
     notes.textContent = lesions
       .map((r) => nonfiniteText(r.look.label, r.lesion))
@@ -236,7 +239,7 @@ export function createAfterTraining(section, { palette }) {
     update({ runs, looks, state, theme }) {
       const lesions = runs
         .filter((r) => r.lesion && r.lesion.loss?.length)
-        .map((r) => ({ key: r.key ?? r.arch, look: looks[r.key ?? r.arch], lesion: r.lesion }));
+        .map((r) => ({ key: r.key ?? r.arch, look: looks[r.key ?? r.arch], lesion: r.lesion, run: r }));
       const ready = state === 'done' && lesions.length > 0;
       body.hidden = !ready;
       pending.hidden = ready;

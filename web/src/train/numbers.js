@@ -1,15 +1,17 @@
 // The numbers behind the lab's line charts as a real <table>, for screen
 // readers always and on screen behind "Show numbers" (the explorer's toggle,
 // shared/numbers-toggle.js): per architecture, the held-out and training
-// loss, held-out accuracy and gradient norm, and the learning rate, at most
+// loss, held-out accuracy and gradient norm, and the learning rate (one column
+// while every run has the same, else one per run), at most
 // MAX_ROWS + 1 logged steps: every one while they fit, else every k-th
 // (k = 1, 2, 5, 10, 20, 50, ...: the least that fits) and always the latest.
 // A table lays out every row again whenever one changes, so a row per step
 // of a long run would cost more each frame than the whole frame has (the CSV
 // export has every step). Updated as training goes: the rows every run has
 // finished stay as they are, only the new ones (and those a run behind the
-// others has yet to fill) are written; a new run, other architectures or a
-// larger k build the table again.
+// others has yet to fill, or a step that moved: a run that diverged between
+// two logged steps adds its own) are written; a new run, other architectures,
+// runs' rates that part or a larger k build the table again.
 //
 //   const n = createLabNumbers(box);   // fills box with the toggle and the table
 //   n.update(runs, config, data);      // session.js's runs; data: their lineSeries(runs), made when absent
@@ -45,6 +47,9 @@ export function rowIndices(n) {
 
 const cell = (v) => (v === null || v === undefined ? '\u2014' : fmtPlain(v));
 
+/** Each run's columns: with the learning rate when the runs' rates differ (`shared` false). */
+const columnsOf = (shared) => (shared ? COLUMNS : [...COLUMNS, ['lr', 'learning rate']]);
+
 export function createLabNumbers(box) {
   const button = el(
     'button',
@@ -64,24 +69,25 @@ export function createLabNumbers(box) {
 
   let builtFor = null; // {runs, sig, stride}: what the table was built for
   let tbody = null;
-  let shown = []; // the logged step's index each row shows
+  let shown = []; // the logged step each row shows
   let final = 0; // logged steps every run has finished: their rows are never written again
   let caption = null;
 
-  function build(runs, keys, names, stride) {
-    builtFor = { runs, sig: `${keys.join()}|${names.join()}`, stride };
+  function build(runs, sig, names, stride, shared) {
+    builtFor = { runs, sig, stride };
     shown = [];
     caption = el('caption', {});
+    const columns = columnsOf(shared);
     const head1 = el(
       'tr',
       {},
       el('th', { scope: 'col', rowspan: 2 }, 'step'),
-      el('th', { scope: 'col', rowspan: 2 }, 'learning rate'),
+      shared ? el('th', { scope: 'col', rowspan: 2 }, 'learning rate') : null,
     );
     const head2 = el('tr');
     for (const name of names) {
-      head1.append(el('th', { scope: 'colgroup', colspan: COLUMNS.length, class: 'group-start' }, name));
-      COLUMNS.forEach(([, label], i) =>
+      head1.append(el('th', { scope: 'colgroup', colspan: columns.length, class: 'group-start' }, name));
+      columns.forEach(([, label], i) =>
         head2.append(el('th', { scope: 'col', class: i ? null : 'group-start' }, label)),
       );
     }
@@ -90,21 +96,27 @@ export function createLabNumbers(box) {
     final = 0;
   }
 
-  /** Row i's texts: the step, the learning rate, then each run's COLUMNS. */
-  const texts = (data, keys, i) => [
-    String(data.x[i]),
-    cell(data.lr[i]),
-    ...keys.flatMap((k) => COLUMNS.map(([c]) => cell(data.series[k][c][i]))),
-  ];
+  /** Row i's texts: the step, the learning rate (when the runs share it), then each run's columns. */
+  const texts = (data, keys, i) => {
+    const shared = data.lrShared !== false;
+    return [
+      String(data.x[i]),
+      ...(shared ? [cell(data.lr[i])] : []),
+      ...keys.flatMap((k) => columnsOf(shared).map(([c]) => cell(data.series[k][c][i]))),
+    ];
+  };
 
   function row(data, keys, i) {
-    const [step, lr, ...rest] = texts(data, keys, i);
+    const shared = data.lrShared !== false;
+    const [step, ...rest] = texts(data, keys, i);
+    const lr = shared ? rest.shift() : null;
+    const per = columnsOf(shared).length;
     return el(
       'tr',
       {},
       el('th', { scope: 'row' }, step),
-      el('td', {}, lr),
-      rest.map((t, j) => el('td', { class: j % COLUMNS.length ? null : 'group-start' }, t)),
+      shared ? el('td', {}, lr) : null,
+      rest.map((t, j) => el('td', { class: j % per ? null : 'group-start' }, t)),
     );
   }
 
@@ -114,13 +126,10 @@ export function createLabNumbers(box) {
       const names = runs.map((r) => r.label ?? archLabel(r.arch));
       const total = data.x.length;
       const stride = rowStride(total);
-      if (
-        !builtFor ||
-        builtFor.runs !== runs ||
-        builtFor.sig !== `${keys.join()}|${names.join()}` ||
-        builtFor.stride !== stride
-      )
-        build(runs, keys, names, stride);
+      const shared = data.lrShared !== false;
+      const sig = `${keys.join()}|${names.join()}|${shared}`;
+      if (!builtFor || builtFor.runs !== runs || builtFor.sig !== sig || builtFor.stride !== stride)
+        build(runs, sig, names, stride, shared);
       const want = rowIndices(total);
       // the steps every run has logged in `data` and will not change: a run that has ended and
       // whose every log `data` holds has all its steps (the logs may have grown since `data`)
@@ -136,14 +145,14 @@ export function createLabNumbers(box) {
       // some run may still change (a run behind the others); only texts that differ are set
       while (tbody.rows.length > want.length) tbody.lastChild.remove();
       for (let p = 0; p < tbody.rows.length; p++) {
-        if (shown[p] === want[p] && want[p] < final) continue;
+        if (shown[p] === data.x[want[p]] && want[p] < final) continue;
         const cells = tbody.rows[p].cells;
         texts(data, keys, want[p]).forEach((t, j) => setText(cells[j], t));
       }
       const rows = [];
       for (let p = tbody.rows.length; p < want.length; p++) rows.push(row(data, keys, want[p]));
       tbody.append(...rows);
-      shown = want;
+      shown = want.map((i) => data.x[i]);
       final = complete;
       const which =
         stride === 1
@@ -152,7 +161,9 @@ export function createLabNumbers(box) {
       setText(
         caption,
         total
-          ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+          ? shared
+            ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
+            : `${which}: each one\u2019s held-out and training loss, held-out accuracy, gradient norm and learning rate (the runs\u2019 rates differ).`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

@@ -1,10 +1,11 @@
 // The lab's paper presets (presets.js): a row of buttons that sets the
 // settings and the runs of one paper's comparison, and a panel under the line
 // charts with the paper's claim, the setting, and the verdict computed from
-// the runs on screen (shared/train-verdicts.js), claimed beside measured, with a caption
-// written from the numbers. Changing the architectures leaves the preset (its
-// runs are defined by it); any other setting keeps it, and the panel says
-// which settings differ from the paper's.
+// the runs on screen (shared/train-verdicts.js), claimed beside measured, how
+// many of its parts hold and which do not, with a caption written from the
+// numbers. Changing the architectures leaves the preset (its runs are defined
+// by it); any other setting keeps it, and the panel says which settings
+// differ from the paper's.
 //
 //   const p = createPaperPresets({ bar, panel, store, defaults, initial, apply });
 //   p.specs()      // the preset's run specs for session.js, or null
@@ -147,6 +148,8 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     replace(
       result,
       el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
+      // which parts hold: a claim of several parts that fails in one is not wrong in all
+      el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
       scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The preset\u2019s checks'),
     );
     caption.textContent = shown.caption;

@@ -1,15 +1,21 @@
 // The lab's one readout, also the charts' legend: at one logged step (the one
-// under the cursor of any line chart, else the latest), each architecture's
-// held-out and training loss, held-out accuracy and gradient norm, and the
-// learning rate; a run that stopped says at which step it diverged.
+// under the cursor of any line chart, else the latest), each run's held-out
+// and training loss, held-out accuracy and gradient norm, and the learning
+// rate (one for every run while they share a schedule, else each run's own
+// beside its name). A run that ended before the step shows its last numbers,
+// and its name says how it ended ("diverged at step 2", "stopped at step 70
+// (trained)"); a run whose loss rose far above chance says that too.
 //
 //   const r = createTrainReadout(box);
-//   r.set({ data, archs, looks, diverged, index });   // index null: the latest step; archs: the runs' keys
-import { el, replace, setText } from '../shared/dom.js';
+//   r.set({ data, archs, looks, ends, far, index });   // index null: the latest step; archs: the runs' keys
+//   // ends: {key: train-verdicts.js runEnd()}, far: {key: farAboveChance()} (absent: nothing to say)
+import { el, replace, setAttr, setText } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtValue, percent } from '../shared/format.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { lookOf } from './looks.js';
+import { readoutIndex } from './series.js';
+import { FAR_ABOVE_TEXT } from '../shared/train-verdicts.js';
 
 // Short headers, so four numbers fit a phone's width; the head line says what they are.
 // The table's roles are written out: on a phone its rows are laid out as grids
@@ -63,10 +69,10 @@ export function createTrainReadout(box) {
   ];
   let headShown = null; // 'empty' or 'step'
   let rowsShape = null;
-  let cells = {}; // by run key: [td per COLUMNS]
+  let cells = {}; // by run key: {values: td per COLUMNS, rate: its learning rate's span (one per run), row}
 
   return {
-    set({ data, archs, looks = null, diverged, index }) {
+    set({ data, archs, looks = null, ends = {}, far = {}, index }) {
       const last = data.x.length - 1;
       const i = index ?? last;
       if (i < 0) {
@@ -77,17 +83,30 @@ export function createTrainReadout(box) {
         headShown = 'step';
         setText(step, `Step ${data.x[i]}`);
         setText(latest, index === null ? ' (the latest)' : '');
-        setText(rate, ` \u00b7 learning rate ${stepValue('lr', data.lr[i])}`);
+        setText(
+          rate,
+          data.lrShared === false
+            ? ' \u00b7 learning rate (lr) per run'
+            : ` \u00b7 learning rate ${stepValue('lr', data.lr[i])}`,
+        );
       }
-      const stops = archs.map((arch) => diverged.find((d) => d.arch === arch)?.step ?? null);
-      const shape = archs.map((arch, j) => `${arch}:${lookOf(looks, arch).label}:${stops[j]}`).join();
+      const perRun = data.lrShared === false;
+      const notes = archs.map((arch) => [ends[arch]?.text ?? null, far[arch] ? FAR_ABOVE_TEXT : null]);
+      const shape = archs
+        .map((arch, j) => `${arch}:${lookOf(looks, arch).label}:${ends[arch]?.kind}:${notes[j].join('|')}:${perRun}`)
+        .join();
       if (shape !== rowsShape) {
         rowsShape = shape;
         cells = {};
         const rows = archs.map((arch, j) => {
           const look = lookOf(looks, arch);
-          cells[arch] = COLUMNS.map(([key]) => el('td', { 'data-key': key, role: 'cell' }));
-          return el(
+          const [endText, farText] = notes[j];
+          cells[arch] = {
+            values: COLUMNS.map(([key]) => el('td', { 'data-key': key, role: 'cell' })),
+            rate: perRun ? el('span', { class: 'train-readout-rate' }) : null,
+            row: null,
+          };
+          cells[arch].row = el(
             'tr',
             { 'data-arch': arch, role: 'row' },
             el(
@@ -95,16 +114,26 @@ export function createTrainReadout(box) {
               { scope: 'row', role: 'rowheader' },
               lineSwatch(look.arch, look.dash),
               look.label,
-              stops[j] !== null ? el('span', { class: 'diverged-note' }, `diverged at step ${stops[j]}`) : null,
+              cells[arch].rate,
+              endText !== null
+                ? el('span', { class: ends[arch].kind === 'diverged' ? 'diverged-note' : 'stopped-note' }, endText)
+                : null,
+              farText !== null ? el('span', { class: 'far-note' }, farText) : null,
             ),
-            cells[arch],
+            cells[arch].values,
           );
+          return cells[arch].row;
         });
         body.replaceChildren(...rows);
       }
       for (const arch of archs) {
         const s = data.series[arch];
-        COLUMNS.forEach(([key], j) => setText(cells[arch][j], i < 0 ? '\u2014' : stepValue(key, s[key][i])));
+        const at = i < 0 ? null : readoutIndex(data, arch, i, ends[arch] ?? null);
+        const c = cells[arch];
+        COLUMNS.forEach(([key], j) => setText(c.values[j], at === null ? '\u2014' : stepValue(key, s[key][at])));
+        if (c.rate) setText(c.rate, at === null ? '' : ` \u00b7 lr ${stepValue('lr', s.lr[at])}`);
+        // the step whose numbers the row shows: another than the head's when the run ended before it
+        setAttr(c.row, 'data-step', at === null ? '' : String(data.x[at]));
       }
     },
   };

@@ -7,35 +7,97 @@ import { logExtent } from '../shared/colormap.js';
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
 export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'];
 
+/** The steps of a run's logs. */
+const stepsOf = (r) => r.logs.map((l) => l.step);
+
 /**
- * The logged steps of every run on one axis (the runs log the same steps;
- * one that stopped early has fewer) and, per run's key (its arch unless the
- * run has a key of its own), each LINE_KEYS
- * series aligned to it, null past the run's last log: {x, lr, series: {arch:
- * {key: values}}, logged: {arch: logs}}. `lr` is the learning rate at each
- * step, the same for every run (one schedule), from whichever run got that
- * far; `logged` how many logs each run had (a run's logs grow after this
- * returns, so a frame drawn later tells from it what it holds).
+ * The steps of every run on one axis: the longest run's when every other run logged a first
+ * part of them (the usual case: the runs log the same steps, one that stopped early fewer),
+ * else every step any run logged (a run that diverged between two logged steps logs the step
+ * it diverged at), ascending.
  */
-export function lineSeries(runs) {
+function stepAxis(runs) {
   const longest = runs.reduce((a, r) => (r.logs.length > a.length ? r.logs : a), []);
-  const x = longest.map((l) => l.step);
-  const series = {};
-  for (const r of runs) {
-    series[r.key ?? r.arch] = Object.fromEntries(
-      LINE_KEYS.map((k) => [k, x.map((_, i) => (i < r.logs.length ? r.logs[i][k] : null))]),
-    );
-  }
-  const lr = x.map((_, i) => runs.find((r) => i < r.logs.length)?.logs[i].lr ?? null);
-  const logged = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.logs.length]));
-  return { x, lr, series, logged };
+  if (runs.every((r) => r.logs.every((l, i) => l.step === longest[i].step))) return longest.map((l) => l.step);
+  return [...new Set(runs.flatMap(stepsOf))].sort((a, b) => a - b);
 }
 
-/** Values for a log axis: log10 of each positive finite value, null for the rest (a gap in the line). */
-export const logValues = (values) => values.map((v) => (v === null ? null : log10OrNull(v)));
+/**
+ * The logged steps of every run on one axis (stepAxis) and, per run's key
+ * (its arch unless the run has a key of its own), each LINE_KEYS series
+ * aligned to it: {x, lr, lrShared, series: {key: {name: values}}, at: {key:
+ * the run's log index at each step, -1 where it logged none}, logged: {key:
+ * logs}}. A run's value is null before its first and past its last log, and
+ * undefined at a step only another run logged between two of its own (a line
+ * goes on through it). `lr` is the learning rate of each step when every run
+ * that logged it had the same one (null where they differ: each run's own is
+ * its series' `lr`), and `lrShared` says whether they agreed at every step;
+ * `logged` how many logs each run had (a run's logs grow after this returns,
+ * so a frame drawn later tells from it what it holds).
+ */
+export function lineSeries(runs) {
+  const x = stepAxis(runs);
+  const series = {};
+  const at = {};
+  for (const r of runs) {
+    const key = r.key ?? r.arch;
+    const index = new Array(x.length).fill(-1);
+    let j = 0;
+    for (let i = 0; i < x.length && j < r.logs.length; i++) if (r.logs[j].step === x[i]) index[i] = j++;
+    const first = r.logs.length ? r.logs[0].step : Infinity;
+    const last = r.logs.length ? r.logs.at(-1).step : -Infinity;
+    at[key] = index;
+    series[key] = Object.fromEntries(
+      LINE_KEYS.map((k) => [
+        k,
+        x.map((step, i) => (index[i] >= 0 ? r.logs[index[i]][k] : step > first && step < last ? undefined : null)),
+      ]),
+    );
+  }
+  let lrShared = true;
+  const lr = x.map((_, i) => {
+    let rate = null;
+    for (const r of runs) {
+      const j = at[r.key ?? r.arch][i];
+      if (j < 0) continue;
+      const v = r.logs[j].lr;
+      if (rate === null) rate = v;
+      else if (!Object.is(v, rate)) {
+        lrShared = false;
+        return null;
+      }
+    }
+    return rate;
+  });
+  const logged = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.logs.length]));
+  return { x, lr, lrShared, series, at, logged };
+}
 
-/** Values for a linear axis: finite values, null for the rest. */
-export const finiteValues = (values) => values.map((v) => (Number.isFinite(v) ? v : null));
+/**
+ * The index on data.x whose numbers the readout shows for run `key` at step index `i`: `i`
+ * where the run logged that step; its last log when the step is past its end and the run has
+ * ended (`end`: train-verdicts.js's runEnd, a run that stopped early or diverged); null where
+ * it has no number (not logged there, or not yet).
+ */
+export function readoutIndex(data, key, i, end) {
+  const at = data.at?.[key];
+  if (!at || i < 0 || i >= at.length) return null;
+  if (at[i] >= 0) return i;
+  if (!end) return null;
+  let last = -1;
+  for (let k = at.length - 1; k >= 0 && last < 0; k--) if (at[k] >= 0) last = k;
+  return last >= 0 && last < i ? last : null;
+}
+
+/**
+ * Values for a log axis: log10 of each positive finite value, null for the rest (a gap in the
+ * line); undefined stays undefined (a step only another run logged: the line goes on through it).
+ */
+export const logValues = (values) => values.map((v) => (v === undefined ? undefined : log10OrNull(v)));
+
+/** Values for a linear axis: finite values, undefined kept (as logValues), null for the rest. */
+export const finiteValues = (values) =>
+  values.map((v) => (v === undefined ? undefined : Number.isFinite(v) ? v : null));
 
 /** The y range of plotted values (log10 units on a log chart) and reference levels, a little padded. */
 export function yRange(columns, refs, log) {

@@ -24,7 +24,9 @@ import { VIRIDIS } from '../shared/colormap.js';
 import { labFileBase, toLabCsv, toLabJson } from './export-data.js';
 import { labToSvg } from './export-svg.js';
 import { ZERO_RGB } from './heatmap.js';
-import { hatchPattern } from '../shared/heat-cells.js';
+import { hatchPattern, stoppedPattern } from '../shared/heat-cells.js';
+import { runEnd } from '../shared/train-verdicts.js';
+import { runLook } from './looks.js';
 import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
 import { HEAT_METRICS, heatScale } from './series.js';
 
@@ -85,14 +87,14 @@ export function createLabTools({ root, session, store }) {
   const link = (config) => new URL(trainToHash(config) || '#', location.href).href;
   const lastStep = (runs) => Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
 
-  /** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the three marks. */
+  /** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the four marks (as the page's). */
   function legendBlock(metric, runs, p) {
     const info = HEAT_METRICS[metric];
     const scale = heatScale(runs, metric);
     return {
       title: `${info.title} per ${info.rowLabel} and step`,
       sub: `${info.metric}, log scale shared by every architecture; ${info.rowLabel} ${info.firstRow} at the bottom`,
-      height: 56,
+      height: 70,
       width: 600,
       paint(ctx, x, y, s, text) {
         const w = 360 * s;
@@ -110,6 +112,7 @@ export function createLabTools({ root, session, store }) {
         const marks = [
           [hatchPattern(ctx, p.danger, p.surface, s), 'not finite (diverged)'],
           [`rgb(${ZERO_RGB.join(',')})`, 'exactly 0'],
+          [stoppedPattern(ctx, p.muted, p.pending, s), 'after the run stopped'],
           [p.pending, 'not run (yet)'],
         ];
         marks.forEach(([fill, label], i) => {
@@ -123,7 +126,7 @@ export function createLabTools({ root, session, store }) {
     };
   }
 
-  /** The PNG: the page's line-chart canvases, then per metric its legend and every architecture's map. */
+  /** The PNG: the page's line-chart canvases, then per metric its legend and every run's map, named as on the page. */
   function png(s, caption) {
     const p = pal();
     const blocks = [];
@@ -141,20 +144,17 @@ export function createLabTools({ root, session, store }) {
       blocks.push(legendBlock(metric, s.runs, p));
       const section = root.querySelector(`#train-heat-${metric.replace('_', '-')}`);
       for (const r of s.runs) {
-        const canvas = section?.querySelector(`figure[data-arch="${r.arch}"] canvas.heatmap-canvas`);
-        if (canvas)
-          blocks.push({
-            title: `${archLabel(r.arch)}${r.firstNonfinite !== null ? ` \u00b7 diverged at step ${r.firstNonfinite}` : ''}`,
-            sub: '',
-            canvas,
-          });
+        const look = runLook(r);
+        const canvas = section?.querySelector(`figure[data-arch="${look.key}"] canvas.heatmap-canvas`);
+        const end = runEnd(r);
+        if (canvas) blocks.push({ title: `${look.label}${end ? ` \u00b7 ${end.text}` : ''}`, sub: '', canvas });
       }
     }
     return stackToPng({
       title: 'resnorm: training, step by step',
       caption,
       blocks,
-      archs: s.runs.map((r) => r.arch),
+      archs: s.runs.map(runLook),
       pal: p,
     });
   }
@@ -227,17 +227,34 @@ export function createLabTools({ root, session, store }) {
     if (f) await loadFile(f);
   });
 
+  // Files load one after another, and the last one picked wins: a file picked while another
+  // loads waits for it (two loads at once would each take the other's for a reset), and one
+  // that a later pick overtook before it began is dropped unread.
+  let picked = 0;
+  let loads = Promise.resolve();
+
   /** Reads, checks and loads a model file; any refusal is named and the run on the page is kept. */
-  async function loadFile(f) {
+  function loadFile(f) {
+    const mine = ++picked;
+    say(`Loading ${String(f.name ?? 'the file').slice(0, 80)}\u2026`);
+    const load = () => (mine === picked ? loadOne(f, mine) : undefined);
+    loads = loads.then(load, load);
+    return loads;
+  }
+
+  async function loadOne(f, mine) {
     const name = String(f.name ?? 'the file').slice(0, 80);
     try {
       if (tooLarge(f.size)) throw new ModelFileError(tooLarge(f.size), 'file');
       const model = decodeModel(new Uint8Array(await f.arrayBuffer()));
+      if (mine !== picked) return; // a later file was picked while this one was read
       await session.loadModel(model);
       store.set(model.config);
-      say(
-        `Loaded ${name}: ${model.runs.map((r) => `${archLabel(r.arch)} at step ${r.logs.at(-1)?.step ?? 0}`).join(', ')}`,
-      );
+      // a later file waiting to load keeps its "Loading" line until it has
+      if (mine === picked)
+        say(
+          `Loaded ${name}: ${model.runs.map((r) => `${archLabel(r.arch)} at step ${r.logs.at(-1)?.step ?? 0}`).join(', ')}`,
+        );
     } catch (e) {
       refuse(`Not loaded: ${name}: ${e.message}. The current run is kept.`);
     }

@@ -40,6 +40,8 @@ import { runSpecs } from './session.js';
 import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
+import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../shared/train-verdicts.js';
+import { significant } from '../shared/format.js';
 
 const CHARTS = [
   ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
@@ -110,6 +112,11 @@ export function mountTrainer(
   const progressBox = el('div', { class: 'run-progress' });
   const progress = createProgress(progressBox);
   const runError = el('p', { class: 'field-error run-error', role: 'alert', hidden: true });
+  // why Start and Step wait: a setting whose box holds a value that was not taken (named beside it
+  // too, but on a phone the settings may be closed behind "All settings")
+  const blockedNote = el('p', { class: 'hint run-blocked', id: 'train-blocked', hidden: true });
+  buttons.start.setAttribute('aria-describedby', 'train-blocked');
+  buttons.step.setAttribute('aria-describedby', 'train-blocked');
   parts.push(
     el(
       'div',
@@ -117,6 +124,7 @@ export function mountTrainer(
       el('div', { class: 'run-buttons' }, Object.values(buttons)),
       progressBox,
     ),
+    blockedNote,
     runError,
   );
 
@@ -319,26 +327,45 @@ export function mountTrainer(
     const diverged = runs
       .filter((r) => r.firstNonfinite !== null)
       .map((r) => ({ arch: r.key ?? r.arch, colour: r.arch, step: r.firstNonfinite }));
+    // how each run ended before its last step, and a loss far above chance (shared/train-verdicts.js)
+    const ends = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, runEnd(r)]));
+    const far = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
     const task = snap.runs[0]?.task ?? null;
     const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
 
     charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
-    readout.set({ data, archs, looks, diverged, index });
-    setText(
-      lossNote,
-      diverged.map((d) => `${looks[d.arch].label} diverged at step ${d.step} (dashed line)`).join('; '),
-    );
+    readout.set({ data, archs, looks, ends, far, index });
+    setText(lossNote, lossNoteText(archs, looks, ends, far));
     progress.update(snap.progress, snap.state);
     showState(snap);
     tools.update(snap);
     // The rest in the next frame: one frame drawing everything would be one task
     // long enough to hold up the page (a pointer, a key) while it trains.
     cancelAnimationFrame(rest);
-    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index }));
+    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index, ends }));
+  }
+
+  /**
+   * The warning over the loss chart: each run that diverged, or whose loss rose far above chance.
+   * A run that stopped once trained is said in the readout above and over its heatmaps.
+   */
+  function lossNoteText(archs, looks, ends, far) {
+    const out = [];
+    for (const key of archs) {
+      const label = looks[key].label;
+      const end = ends[key];
+      if (end?.kind === 'diverged') out.push(`${label} diverged at step ${end.step} (dashed line)`);
+      const f = far[key];
+      if (f)
+        out.push(
+          `${label}: ${FAR_ABOVE_TEXT} (${significant(f.loss, 3)} at step ${f.step}, chance ${significant(f.chance, 3)})`,
+        );
+    }
+    return out.join('; ');
   }
 
   /** The heatmaps, the preset's verdict, the after-training charts and the numbers of render()'s frame. */
-  function renderRest({ snap, config, runs, archs, looks, data, index }) {
+  function renderRest({ snap, config, runs, archs, looks, data, index, ends }) {
     rest = 0;
     heatmapsFor(archs, looks);
     const shown = {};
@@ -356,6 +383,7 @@ export function mountTrainer(
           logEvery: config.log_every,
           scale,
           divergedAt: r.firstNonfinite,
+          end: ends[key],
         });
         h.maps[key].showStep(index === null ? null : data.x[index]);
         (shown[key] ??= {})[metric] = cols[key];
@@ -422,11 +450,15 @@ export function mountTrainer(
 
   function showState(snap) {
     const on = ENABLED[snap.state] ?? [];
-    const blocked = controls.invalid().length > 0;
+    const reasons = controls.reasons();
+    const blocked = reasons.length > 0;
     for (const [key, b] of Object.entries(buttons)) {
       const ok = on.includes(key) && !(blocked && (key === 'start' || key === 'step'));
       setAttr(b, 'aria-disabled', String(!ok));
     }
+    const waits = blocked && (on.includes('start') || on.includes('step'));
+    setText(blockedNote, waits ? `Start waits until these settings are put right: ${reasons.join(' ')}` : '');
+    if (blockedNote.hidden === waits) blockedNote.hidden = !waits;
     controls.lock(snap.state !== 'idle' && snap.state !== 'error');
     // every frame calls this: what reads the same is not written again (a live region would be announced again)
     setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
@@ -448,13 +480,17 @@ export function mountTrainer(
   }
 
   const usable = (key) => buttons[key].getAttribute('aria-disabled') !== 'true';
+  // Start and Step train the settings on screen: never while a box holds a value that was not taken
+  const settingsTaken = () => !controls.invalid().length;
   const actions = {
     start: () => {
+      if (!settingsTaken()) return refreshButtons();
       controls.clearErrors();
       return session.start(store.get(), papers.specs());
     },
     pause: () => session.pause(),
     step: () => {
+      if (!settingsTaken()) return refreshButtons();
       controls.clearErrors();
       return session.step(store.get(), papers.specs());
     },

@@ -1,0 +1,428 @@
+// The training lab tells the truth about the runs on the page, in Debian's Chromium under the
+// site's CSP: the Warmup preset's learning-rate chart has each run's own schedule; Start and
+// Step wait, and say why, while a setting's box holds a value that was not taken, and a new
+// link rewrites every box (the focused one too), so Start trains what the form shows; a run
+// that stopped early (the Depth preset's, once trained) or diverged (the ReZero preset's) shows
+// its last numbers and how it stopped in the readout and over its heatmaps (dotted after it
+// stopped, with a legend entry of its own), and the line charts have its numbers at the steps
+// it logged them; a loss far above chance that stays finite is named; of two model files
+// picked in a row the last one loads. No console message; 360 px dark and 1280 px light screenshots of
+// the Depth preset in test-results/.
+// Run: node --test tests/browser/train-truth.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import {
+  SHOTS,
+  SITE_CSP,
+  hold,
+  labDrawn,
+  layoutSettled,
+  openPage,
+  overlaps,
+  release,
+  served,
+  useBrowser,
+  waitHeld,
+} from './harness.js';
+import { tiny } from '../node/train/tiny.js';
+import { trainFromHash } from '../../web/src/shared/train-fields.js';
+import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/shared/train-verdicts.js';
+import { stepValue } from '../../web/src/train/readout.js';
+import { fmtPlain } from '../../web/src/shared/format.js';
+
+const it = useBrowser();
+
+const lab = (url, hash) => `${url}train.html#${hash}`;
+const waitState = (page, state) => page.waitForFunction((s) => window.__resnormTrain?.state === s, state);
+
+/** Start, then every run done and drawn. */
+async function trainToEnd(page) {
+  await page.click('#train-start');
+  await waitState(page, 'done');
+  await labDrawn(page);
+}
+
+/** The hook's runs: key -> {arch, label, stepsDone, firstNonfinite, logs (the line keys)}, and the charts' plots. */
+const hook = (page) =>
+  page.evaluate(() => {
+    const h = window.__resnormTrain;
+    const keys = [
+      'step',
+      'lr',
+      'heldout_loss',
+      'train_loss',
+      'heldout_accuracy',
+      'grad_norm_global',
+      'first_nonfinite',
+    ];
+    return {
+      state: h.state,
+      config: h.config,
+      archs: h.archs,
+      plotted: h.plotted,
+      runs: Object.fromEntries(
+        Object.entries(h.runs).map(([k, r]) => [
+          k,
+          {
+            arch: r.arch,
+            label: r.label,
+            stepsDone: r.stepsDone,
+            steps: r.config.steps,
+            firstNonfinite: r.firstNonfinite,
+            task: r.task,
+            lesion: r.lesion && {
+              contribution: Array.from(r.lesion.contribution),
+              contribution_init: Array.from(r.lesion.contribution_init),
+            },
+            logs: r.logs.map((l) => Object.fromEntries(keys.map((q) => [q, l[q]]))),
+          },
+        ]),
+      ),
+    };
+  });
+
+/** The readout's row of run `key`: its name cell's notes, its four numbers and the step it shows. */
+const readoutRow = (page, key) =>
+  page.evaluate((k) => {
+    const tr = document.querySelector(`.train-readout-table tr[data-arch="${k}"]`);
+    const text = (sel) => tr.querySelector(sel)?.textContent ?? null;
+    return {
+      step: tr.dataset.step,
+      stopped: text('.stopped-note'),
+      diverged: text('.diverged-note'),
+      far: text('.far-note'),
+      rate: text('.train-readout-rate'),
+      cells: Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.dataset.key, td.textContent])),
+    };
+  }, key);
+
+/** The readout's four numbers of one log, as it prints them. */
+const printed = (log) =>
+  Object.fromEntries(
+    ['heldout_loss', 'train_loss', 'heldout_accuracy', 'grad_norm_global'].map((k) => [k, stepValue(k, log[k])]),
+  );
+
+/**
+ * How many of a heatmap's device pixels in the band from step `from` to the end of the axis
+ * (its middle row, 8 CSS pixels high) differ from the background of steps not run: none when
+ * the band is drawn as "not run (yet)".
+ */
+const unlikeBackground = (page, key, metric, from) =>
+  page.evaluate(
+    ([k, m, step]) => {
+      const fig = document.querySelector(`#train-heat-${m} .heatmap-figure[data-arch="${k}"]`);
+      const canvas = fig.querySelector('canvas.heatmap-canvas');
+      const dpr = canvas.width / canvas.clientWidth;
+      // heatmap.js's margins: left 34, right 8, top 4, bottom 20 (CSS pixels)
+      const w = canvas.clientWidth - 42;
+      const h = canvas.clientHeight - 24;
+      const xMax = window.__resnormTrain.config.steps;
+      const x0 = Math.ceil((34 + (w * step) / xMax + 2) * dpr);
+      const x1 = Math.floor((34 + w - 2) * dpr);
+      const y0 = Math.round((4 + h / 2 - 4) * dpr);
+      const pixels = canvas.getContext('2d').getImageData(x0, y0, x1 - x0, Math.round(8 * dpr)).data;
+      const probe = document.createElement('div');
+      probe.style.color = getComputedStyle(document.querySelector('.lab')).getPropertyValue('--surface-2');
+      document.body.append(probe);
+      const bg = getComputedStyle(probe).color.match(/\d+/g).map(Number);
+      probe.remove();
+      let differ = 0;
+      for (let i = 0; i < pixels.length; i += 4)
+        if (Math.abs(pixels[i] - bg[0]) + Math.abs(pixels[i + 1] - bg[1]) + Math.abs(pixels[i + 2] - bg[2]) > 24)
+          differ++;
+      return { differ, total: pixels.length / 4 };
+    },
+    [key, metric, from],
+  );
+
+test('the Warmup preset\u2019s learning-rate chart draws each run\u2019s own schedule, and the readout gives each rate', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20'));
+    await trainToEnd(page);
+    const h = await hook(page);
+    assert.deepEqual(h.archs, ['post_ln', 'post_ln_warmup', 'pre_ln']);
+    // the engine's own rates: with 200 warmup steps the rate climbs from 0; without, it starts at the peak
+    const own = (k) => h.runs[k].logs.map((l) => l.lr);
+    assert.ok(own('post_ln_warmup')[0] < own('post_ln')[0] / 10, `${own('post_ln_warmup')} against ${own('post_ln')}`);
+    const lr = h.plotted.lr;
+    assert.equal(lr.raw.length, 3, 'one learning-rate line per run');
+    h.archs.forEach((k, i) => assert.deepEqual(lr.raw[i], own(k), `${k}: its own schedule`));
+    // the readout: no one rate for the step, each run's beside its name
+    assert.match(await page.textContent('.train-readout-head'), /learning rate \(lr\) per run/);
+    for (const k of h.archs) {
+      const row = await readoutRow(page, k);
+      assert.equal(row.rate, ` \u00b7 lr ${stepValue('lr', own(k).at(-1))}`, k);
+    }
+    // the numbers table: a learning-rate column per run, each the run's own
+    const table = await page.evaluate(() => ({
+      heads: [...document.querySelectorAll('#train-data-table thead tr:nth-child(2) th')].map((th) => th.textContent),
+      first: [...document.querySelectorAll('#train-data-table tbody tr:first-child :is(th, td)')].map(
+        (c) => c.textContent,
+      ),
+    }));
+    assert.equal(table.heads.filter((t) => t === 'learning rate').length, 3, String(table.heads));
+    h.archs.forEach((k, i) =>
+      assert.equal(table.first[1 + 5 * i + 4], fmtPlain(own(k)[0]), `${k}: its rate in the table`),
+    );
+    await page.locator('#train-readout').screenshot({ path: `${SHOTS}/train-truth-warmup-readout.png` });
+    await page.locator('#train-chart-lr').screenshot({ path: `${SHOTS}/train-truth-warmup-lr.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+/** Start's and Step's state, and the line that says why they wait (null when hidden). */
+const buttons = (page) =>
+  page.evaluate(() => {
+    const why = document.getElementById('train-blocked');
+    return {
+      start: document.getElementById('train-start').getAttribute('aria-disabled'),
+      step: document.getElementById('train-step').getAttribute('aria-disabled'),
+      why: why && !why.hidden ? why.textContent : null,
+      describedBy: document.getElementById('train-start').getAttribute('aria-describedby'),
+    };
+  });
+
+const SMALL = tiny({ steps: 4, arch: 'pre_ln' });
+
+test('a learning rate out of range: Start and Step wait and say why, and the keyboard cannot start a run', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, SMALL));
+    await page.fill('#train-lr', '11');
+    const b = await buttons(page);
+    assert.equal(b.start, 'true');
+    assert.equal(b.step, 'true');
+    assert.match(b.why ?? '', /Peak learning rate: out of range \(allowed 0\.\.10\)\./);
+    assert.equal(b.describedBy, 'train-blocked');
+    await page.focus('#train-start');
+    await page.keyboard.press('Enter');
+    await page.focus('#train-step');
+    await page.keyboard.press('Space');
+    // put right: Start and Step go, and the line with them; the one logged step is Step's, at the rate typed
+    await page.fill('#train-lr', '0.002');
+    assert.deepEqual(await buttons(page), { start: 'false', step: 'false', why: null, describedBy: 'train-blocked' });
+    await page.click('#train-step');
+    await waitState(page, 'paused');
+    const h = await hook(page);
+    assert.equal(h.config.lr, 0.002);
+    assert.equal(h.runs.pre_ln.logs.length, 1, 'no run started while the rate was out of range');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('a new link while the learning rate box holds 11 and the focus: Start trains the value the form shows', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, SMALL));
+    await page.fill('#train-lr', '11');
+    // the link has the same value out of range: its notice says the default is used
+    await page.evaluate((h) => {
+      location.hash = `${h}&lr=11`;
+    }, SMALL);
+    await page.waitForFunction(() => /out of range/.test(document.getElementById('notice').textContent));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'train-lr', 'the box kept the focus');
+    const shown = await page.inputValue('#train-lr');
+    const b = await buttons(page);
+    if (b.start === 'true') assert.match(b.why ?? '', /Peak learning rate/, 'Start waits and says why');
+    else {
+      // Start is ready: to train the link's value, the default (the link's 11 is not taken)
+      const want = trainFromHash(`#${SMALL}&lr=11`).config.lr;
+      assert.equal(Number(shown), want, `Start is ready to train at ${want} while the form shows ${shown}`);
+      await page.click('#train-start');
+      await waitState(page, 'done');
+      const h = await hook(page);
+      assert.equal(h.config.lr, Number(shown), `the form showed ${shown}; the run trained at ${h.config.lr}`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('no architecture ticked: Start and Step wait and say why', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, SMALL));
+    await page.uncheck('#train-arch-pre_ln');
+    let b = await buttons(page);
+    assert.equal(b.start, 'true');
+    assert.equal(b.step, 'true');
+    assert.match(b.why ?? '', /Pick at least one architecture\./);
+    await page.focus('#train-start');
+    await page.keyboard.press('Enter');
+    await page.check('#train-arch-pre_ln');
+    b = await buttons(page);
+    assert.equal(b.start, 'false');
+    assert.equal(b.why, null);
+    await page.click('#train-step');
+    await waitState(page, 'paused');
+    assert.equal((await hook(page)).runs.pre_ln.logs.length, 1, 'no run started with no architecture ticked');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('the Depth preset: runs that stopped once trained show their last numbers and how they stopped (1280 light, 360 dark)', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=depth'), { colorScheme: 'light' });
+    await trainToEnd(page);
+    const h = await hook(page);
+    const steps = h.config.steps;
+    const stopped = h.archs.filter((k) => h.runs[k].logs.at(-1).step < steps && h.runs[k].firstNonfinite === null);
+    assert.ok(stopped.length >= 3, `runs that stopped once trained: ${stopped}`);
+    assert.match(await page.textContent('.train-readout-head'), new RegExp(`^Step ${steps} \\(the latest\\)`));
+    const note = await page.textContent('#train-diverged');
+    const legend = await page.locator('#train-heat-grad-norm .heat-keys').textContent();
+    assert.match(legend, /after the run stopped/);
+    for (const k of stopped) {
+      const last = h.runs[k].logs.at(-1);
+      const said = `stopped at step ${last.step} (trained)`;
+      // the readout at the latest step: this run's last numbers, and when it stopped
+      const row = await readoutRow(page, k);
+      assert.equal(row.stopped, said, k);
+      assert.equal(row.step, String(last.step), k);
+      assert.deepEqual(row.cells, printed(last), `${k}: its last numbers`);
+      // over its heatmaps; the warning over the loss chart is for runs that failed, not for these
+      for (const n of await page.locator(`.heatmap-figure[data-arch="${k}"] .heatmap-note`).allTextContents())
+        assert.equal(n, said, k);
+      assert.ok(!note.includes(h.runs[k].label), note);
+      // after the stop the map is not drawn as "not run (yet)"
+      const band = await unlikeBackground(page, k, 'grad-norm', last.step);
+      assert.ok(
+        band.differ > 0,
+        `${k}: ${band.differ} of ${band.total} pixels after step ${last.step} unlike the background`,
+      );
+    }
+    // the run that ran every step has nothing to say
+    assert.equal((await readoutRow(page, 'post_ln')).stopped, null);
+    // after training, each run's sentence is written from what it did: Post-LN at 18 blocks stayed at chance
+    const sentences = await page.locator('#train-after-depth li').allTextContents();
+    h.archs.forEach((k, i) => assert.equal(sentences[i], depthSentence(h.runs[k], h.runs[k].label).text, k));
+    const stuck = sentences[h.archs.indexOf('post_ln')];
+    assert.match(stuck, /^Post-LN, 18 blocks: did not train \(held-out loss 2\.08, chance 2\.08\)/);
+    assert.doesNotMatch(stuck, /uses more of its depth/);
+    await page.screenshot({ path: `${SHOTS}/train-truth-depth-1280-light.png`, fullPage: true });
+    await page
+      .locator('#train-heat-grad-norm')
+      .screenshot({ path: `${SHOTS}/train-truth-depth-1280-light-heatmaps.png` });
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await labDrawn(page);
+    await layoutSettled(page, '.lab');
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'nothing scrolls sideways');
+    assert.deepEqual(await overlaps(page), []);
+    for (const k of stopped)
+      assert.match((await readoutRow(page, k)).stopped ?? '', /^stopped at step \d+ \(trained\)$/);
+    await page.screenshot({ path: `${SHOTS}/train-truth-depth-360-dark.png`, fullPage: true });
+    await page.locator('#train-readout').screenshot({ path: `${SHOTS}/train-truth-depth-360-dark-readout.png` });
+    await page
+      .locator('#train-heat-grad-norm')
+      .screenshot({ path: `${SHOTS}/train-truth-depth-360-dark-heatmaps.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('the ReZero preset: the run that diverged shows its numbers at the step it diverged, and says so', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20'));
+    await trainToEnd(page);
+    const h = await hook(page);
+    const r = h.runs.residual;
+    const stop = r.firstNonfinite;
+    assert.ok(Number.isInteger(stop) && stop < h.config.log_every, `the residual stack diverges first: ${stop}`);
+    const last = r.logs.at(-1);
+    assert.equal(last.step, stop);
+    const row = await readoutRow(page, 'residual');
+    assert.equal(row.diverged, `diverged at step ${stop}`);
+    assert.equal(row.step, String(stop));
+    assert.deepEqual(row.cells, printed(last), 'its last numbers at the latest step');
+    // the line charts put its numbers at the step it logged them
+    const { x, raw } = h.plotted.loss;
+    const i = x.indexOf(stop);
+    assert.ok(i >= 0, `the step axis ${x} has step ${stop}`);
+    const col = h.archs.indexOf('residual') * 2 + 1; // held-out then training per run
+    assert.ok(Object.is(raw[col][i], last.train_loss), `training loss at step ${stop}: ${raw[col][i]}`);
+    for (const n of await page.locator('.heatmap-figure[data-arch="residual"] .heatmap-note').allTextContents())
+      assert.equal(n, `diverged at step ${stop}`);
+    const band = await unlikeBackground(page, 'residual', 'grad-norm', stop);
+    assert.ok(band.differ > 0, `${band.differ} of ${band.total} pixels after step ${stop} unlike the background`);
+    // after training: its sentence says it diverged, and reads nothing into its blocks
+    const sentences = await page.locator('#train-after-depth li').allTextContents();
+    const said = sentences[h.archs.indexOf('residual')];
+    assert.equal(
+      said,
+      `${r.label}: diverged at step ${stop}, so its blocks\u2019 contributions say nothing about its depth.`,
+    );
+    h.archs.forEach((k, i) => assert.equal(sentences[i], depthSentence(h.runs[k], h.runs[k].label).text, k));
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('a loss that rose far above chance while it stayed finite is named over the loss chart and in the readout', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, tiny({ optimizer: 'adam', lr: 10, steps: 30, log_every: 3 })));
+    await trainToEnd(page);
+    const h = await hook(page);
+    for (const k of h.archs) {
+      const r = h.runs[k];
+      assert.equal(r.firstNonfinite, null, `${k} stays finite`);
+      const peak = Math.max(...r.logs.map((l) => l.heldout_loss));
+      assert.ok(peak > 100 * Math.log(4), `${k}: the loss rose to ${peak}`);
+      assert.equal((await readoutRow(page, k)).far, FAR_ABOVE_TEXT, k);
+      assert.ok((await page.textContent('#train-diverged')).includes(`${r.label}: ${FAR_ABOVE_TEXT}`));
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('two model files picked in a row: the last one loads, and no reset is claimed', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    // one run: its trainer takes one of the pool's workers, so a second file's trainer has another to be made in
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 20, arch: 'pre_ln' })));
+    const save = async () => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
+      return readFile(await d.path());
+    };
+    const step = async (n) => {
+      await page.click('#train-step');
+      await page.waitForFunction((k) => window.__resnormTrain.runs.pre_ln?.logs.length === k, n);
+      await waitState(page, 'paused');
+    };
+    await step(1);
+    const a = await save();
+    await step(2);
+    const b = await save();
+    await page.click('#train-reset');
+    await waitState(page, 'idle');
+
+    // the first file's states held on their way into the trainers, then the second file picked
+    await hold(page, ['trainerLoad']);
+    const pick = (name, buffer) =>
+      page.setInputFiles('#train-model-file', { name, mimeType: 'application/octet-stream', buffer });
+    await pick('a.rnmodel', a);
+    await waitHeld(page, 1);
+    await pick('b.rnmodel', b);
+    // the second file's load under way too (its state held), or waiting for the first
+    await page.waitForFunction(
+      () =>
+        window.__testHold.waiting >= 2 ||
+        /^Loading b\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent),
+    );
+    await release(page);
+    await page.waitForFunction(
+      () =>
+        /^Loaded b\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent) ||
+        !document.querySelector('.lab-tools-error').hidden,
+    );
+    const problem = await page.evaluate(() => {
+      const e = document.querySelector('.lab-tools-error');
+      return e.hidden ? null : e.textContent;
+    });
+    assert.equal(problem, null);
+    assert.match(await page.textContent('.lab-tools-status'), /^Loaded b\.rnmodel: Pre-LN at step 4$/);
+    // the page draws the second file's run: its logs end at step 4 (the first file's at 2)
+    await page.waitForFunction(() => window.__resnormTrain.runs.pre_ln?.logs.at(-1)?.step === 4);
+    const h = await hook(page);
+    assert.equal(h.state, 'paused');
+    assert.equal(h.runs.pre_ln.stepsDone, 4);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
