@@ -11,10 +11,10 @@
 // Run: node --test tests/browser/train-truth.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import {
   SHOTS,
   SITE_CSP,
+  downloadBytes,
   hold,
   labDrawn,
   layoutSettled,
@@ -379,7 +379,7 @@ test('two model files picked in a row: the last one loads, and no reset is claim
     const page = await openPage(it.browser, lab(url, tiny({ steps: 20, arch: 'pre_ln' })));
     const save = async () => {
       const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
-      return readFile(await d.path());
+      return downloadBytes(d);
     };
     const step = async (n) => {
       await page.click('#train-step');
