@@ -22,6 +22,9 @@ export const LAUNCH_OPTIONS = {
 // test file runs on its own (`node --test tests/browser/x.test.js`).
 export const SHARED_ENV = 'RESNORM_CHROMIUM_WS';
 
-/** The shared Chromium when the runner started one, else a Chromium of this process's own. */
-export const startChromium = () =>
-  process.env[SHARED_ENV] ? chromium.connect(process.env[SHARED_ENV]) : chromium.launch(LAUNCH_OPTIONS);
+/**
+ * The shared Chromium when the runner started one, else (or with `own`) a Chromium of this
+ * process's own: a test that traces needs one, since a trace records every page of its browser.
+ */
+export const startChromium = ({ own = false } = {}) =>
+  process.env[SHARED_ENV] && !own ? chromium.connect(process.env[SHARED_ENV]) : chromium.launch(LAUNCH_OPTIONS);

@@ -26,11 +26,12 @@ export const GUARD_MS = 60000;
 
 /**
  * The Chromium of this test file: a connection to the runner's one (scripts/browser-tests.js),
- * or one of its own. Closing it closes the contexts it made (and a Chromium of its own).
+ * or one of its own (always with `own`). Closing it closes the contexts it made (and a Chromium
+ * of its own).
  */
-export async function launch() {
+export async function launch({ own = false } = {}) {
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await startChromium();
+  const browser = await startChromium({ own });
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (...args) => {
     const context = await newContext(...args);
@@ -137,10 +138,10 @@ export async function openPage(browser, url, { held, ready, ...options } = {}) {
  * before its tests, closed after them. Returns an object whose .browser and
  * .rn are filled in by then.
  */
-export function useBrowser({ wasm = false } = {}) {
+export function useBrowser({ wasm = false, own = false } = {}) {
   const it = { browser: null, rn: null };
   before(async () => {
-    it.browser = await launch();
+    it.browser = await launch({ own });
     if (wasm) it.rn = await loadWasm();
   });
   after(async () => {

@@ -8,7 +8,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, served, useBrowser } from './harness.js';
 
-const it = useBrowser();
+// a Chromium of its own: the trace below must hold this file's page alone
+const it = useBrowser({ own: true });
 
 /**
  * `count` steps of slider `id` in the page, each one step of the slider away
