@@ -8,10 +8,26 @@
 //   node scripts/test.js lint test:node   the stages named, in this order
 // A failed setup, format check, lint or build stops the run (what follows
 // needs it); a failed test stage does not, so every count is known.
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { closingLine, printTable, runStage, wasInterrupted } from './stages.js';
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
+
+// The Node tests that fill the wasm module's memory budget again and again (the
+// heap soak, trainers at the largest allowed configs, save and load beside a full
+// worker): a third of the Node suite's time. `npm test` runs them; the quick loop
+// of `npm run check` leaves them out.
+const MEMORY_TESTS = [
+  'tests/node/wasm/soak.test.js',
+  'tests/node/wasm/train-memory.test.js',
+  'tests/node/train/engine-memory.test.js',
+];
+const quickNodeFiles = () =>
+  readdirSync('tests/node', { recursive: true })
+    .map((f) => `tests/node/${f}`)
+    .filter((f) => f.endsWith('.test.js') && !MEMORY_TESTS.includes(f))
+    .sort();
 
 // parser: how the stage reports its tests (scripts/stages.js); none: a gate.
 const STAGES = {
@@ -25,6 +41,10 @@ const STAGES = {
   'test:sanitize': { parser: 'ctest' },
   'test:fuzz': { parser: 'fuzz' },
   'test:node': { parser: 'node' },
+  'test:node:quick': {
+    parser: 'node',
+    command: () => `node --test --test-concurrency=2 --test-reporter=spec ${quickNodeFiles().join(' ')}`,
+  },
   'test:browser': { parser: 'node' },
 };
 const ALL = [
@@ -40,7 +60,7 @@ const ALL = [
 ];
 // The Node tests load the CLI (build/native) and the wasm module (wasm/dist),
 // so the check builds both; with nothing changed each build is a no-op.
-const CHECK = ['format:check', 'lint', 'build:native', 'build:wasm', 'test:native', 'test:node'];
+const CHECK = ['format:check', 'lint', 'build:native', 'build:wasm', 'test:native', 'test:node:quick'];
 
 const args = process.argv.slice(2);
 let plan = ALL;
@@ -55,8 +75,8 @@ if (unknown.length) {
 const results = [];
 let stopped = null;
 for (const name of plan) {
-  const { parser } = STAGES[name];
-  const r = await runStage({ name, command: `npm run ${name}`, parser });
+  const { parser, command } = STAGES[name];
+  const r = await runStage({ name, command: command ? command() : `npm run ${name}`, parser });
   results.push(r);
   if (wasInterrupted()) {
     stopped = `interrupted (${wasInterrupted()}) during ${name}`;
