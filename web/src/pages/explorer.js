@@ -97,8 +97,10 @@ view.onShown((config) => {
 
 // A link pasted into the address bar: its settings, or a notice; an anchor
 // (#charts, the skip link) is not settings.
-window.addEventListener('hashchange', () => {
-  const next = parseHash(location.hash, { groups: ['config'] });
+// The link is read from the event: the address bar may have been rewritten since, by a write of
+// the config shown before (rememberInUrl's timer) that ran first.
+window.addEventListener('hashchange', (event) => {
+  const next = parseHash(new URL(event.newURL).hash, { groups: ['config'] });
   if (next.anchor) return;
   view.showNotices(next.notices);
   view.setConfig(next.config);

@@ -64,8 +64,10 @@ view.onSettings((config, preset) => {
 });
 
 // A link pasted into the address bar: its settings (the run so far is reset), or a notice; an anchor is not settings.
-window.addEventListener('hashchange', () => {
-  const next = trainFromHash(location.hash);
+// The link is read from the event: the address bar may have been rewritten since, by a write of
+// the settings shown before (the timer above) that ran first.
+window.addEventListener('hashchange', (event) => {
+  const next = trainFromHash(new URL(event.newURL).hash);
   if (next.anchor) return;
   view.showNotices(next.notices);
   view.setConfig(next.config, next.preset);
