@@ -1,0 +1,106 @@
+// The training lab when its engine worker goes: a worker whose thread ends
+// without an error event mid-run (the test ends it from outside, as the
+// browser may: no error, no answer) is told from a busy one by its Web Lock,
+// never by a deadline; the lab says so in a notice and in the run's own line,
+// in the reader's words, and Reset then Start trains on a fresh worker. With
+// the worker's script blocked, the notice says what is true: no engine could
+// run, and what the reader can do, in the lab and the explorer. Screenshots in
+// test-results/.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { GUARD_MS, SHOTS, SITE_CSP, overlaps, pageIn, release, served, useBrowser, waitHeld } from './harness.js';
+import { tiny } from '../node/train/tiny.js';
+
+const it = useBrowser();
+
+const lab = (url, hash) => `${url}train.html#${hash}`;
+
+// Every Worker the page makes, in window.__workers, so the test can end one from outside the
+// engine's client: for the client it is a worker that stopped without a word.
+const RECORD_WORKERS = `(() => {
+  const Real = window.Worker;
+  window.__workers = [];
+  window.Worker = class extends Real {
+    constructor(url, options) {
+      super(url, options);
+      window.__workers.push(this);
+    }
+  };
+})()`;
+
+const waitState = (page, state) => page.waitForFunction((s) => window.__resnormTrain?.state === s, state);
+const text = (page, selector) => page.locator(selector).evaluate((e) => e.textContent);
+
+test("the lab's worker ends without an error mid-run: the lab says so, and Reset then Start trains on a fresh one", () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(RECORD_WORKERS);
+    const page = await pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })), { held: ['trainerStep'] });
+    await page.click('#train-start');
+    // The first step's answer is held at the page: the run is mid-step whatever the machine's speed.
+    await waitHeld(page, 1);
+    assert.equal(await page.evaluate(() => window.__workers.length), 1, 'the run trains in one worker');
+    await page.evaluate(() => window.__workers[0].terminate());
+    await page.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    assert.equal(
+      await text(page, '.worker-lost'),
+      'An engine worker stopped without an error: its thread ended. The training run it held stopped with it. ' +
+        'A fresh one takes its place when there is work.',
+    );
+    await waitState(page, 'done');
+    assert.equal(await text(page, '#status'), 'done, with an error');
+    assert.equal(
+      await text(page, '.run-error'),
+      'Pre-LN stopped: the engine worker training it ended (engine worker stopped without an error), so this ' +
+        'run cannot go on. Press Reset, then Start to train it again, or Load\u2026 a model file you saved.',
+    );
+    await page.screenshot({ path: `${SHOTS}/train-worker-ended.png`, fullPage: true });
+    assert.deepEqual(await overlaps(page), []);
+    // The held answer of the ended worker is handed over: it is of no worker the page uses.
+    await release(page);
+    await page.click('#train-reset');
+    await waitState(page, 'idle');
+    await page.click('#train-start');
+    await waitState(page, 'done');
+    const run = await page.evaluate(() => {
+      const r = window.__resnormTrain.runs.pre_ln;
+      return { steps: r.logs.map((l) => l.step), error: r.error ? String(r.error.message ?? r.error) : null };
+    });
+    assert.deepEqual(run, { steps: [2, 4, 6, 8, 10, 12, 14, 16, 18, 20], error: null });
+    assert.equal(await page.evaluate(() => window.__workers.length), 2, 'a fresh worker trained it');
+    assert.equal(await page.locator('.run-error').isHidden(), true);
+    assert.deepEqual(page.problems, []);
+    await context.close();
+  }));
+
+test('the worker script blocked: the notice says no engine could run and what to do, never that the page goes on', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.route(/\/assets\/worker-[^/]*\.js$/, (route) => route.abort());
+    const page = await pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })));
+    await page.click('#train-start');
+    await waitState(page, 'error');
+    await page.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    const notice = await text(page, '.worker-lost');
+    assert.doesNotMatch(notice, /goes on/);
+    assert.equal(
+      notice,
+      'An engine worker could not be started (engine worker failed: it could not be loaded). No engine could ' +
+        'run on this page, so nothing was computed. Reload the page; if it fails again, something is blocking ' +
+        'the engine\u2019s script (a browser extension, a firewall, or the site\u2019s settings).',
+    );
+    assert.equal(
+      await text(page, '.run-error'),
+      'Not started: the engine worker making it ended (engine worker failed: it could not be loaded). ' +
+        'Press Start to try again.',
+    );
+    await page.screenshot({ path: `${SHOTS}/train-worker-blocked.png`, fullPage: true });
+    assert.deepEqual(await overlaps(page), []);
+    assert.deepEqual(page.problems, []);
+    // The explorer off its first paint says the same.
+    const explorer = await pageIn(context, `${url}#depth=30`, { ready: false });
+    await explorer.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    assert.equal(await text(explorer, '.worker-lost'), notice);
+    assert.deepEqual(explorer.problems, []);
+    await context.close();
+  }));
