@@ -28,14 +28,26 @@ const RECORD_WORKERS = `(() => {
   };
 })()`;
 
+/** The lab with the tiny one-run link in a context of its own, set up by `setup(context)` first. */
+async function labPage(url, setup, options = {}) {
+  const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await setup(context);
+  return pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })), options);
+}
+
+/** The run's error line, once the page is saved as test-results/<name>.png and no text covers another. */
+async function runError(page, name) {
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  assert.deepEqual(await overlaps(page), []);
+  return text(page, '.run-error');
+}
+
 const waitState = (page, state) => page.waitForFunction((s) => window.__resnormTrain?.state === s, state);
 const text = (page, selector) => page.locator(selector).evaluate((e) => e.textContent);
 
 test("the lab's worker ends without an error mid-run: the lab says so, and Reset then Start trains on a fresh one", () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript(RECORD_WORKERS);
-    const page = await pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })), { held: ['trainerStep'] });
+    const page = await labPage(url, (context) => context.addInitScript(RECORD_WORKERS), { held: ['trainerStep'] });
     await page.click('#train-start');
     // The first step's answer is held at the page: the run is mid-step whatever the machine's speed.
     await waitHeld(page, 1);
@@ -50,12 +62,10 @@ test("the lab's worker ends without an error mid-run: the lab says so, and Reset
     await waitState(page, 'done');
     assert.equal(await text(page, '#status'), 'done, with an error');
     assert.equal(
-      await text(page, '.run-error'),
+      await runError(page, 'train-worker-ended'),
       'Pre-LN stopped: the engine worker training it ended (engine worker stopped without an error), so this ' +
         'run cannot go on. Press Reset, then Start to train it again, or Load\u2026 a model file you saved.',
     );
-    await page.screenshot({ path: `${SHOTS}/train-worker-ended.png`, fullPage: true });
-    assert.deepEqual(await overlaps(page), []);
     // The held answer of the ended worker is handed over: it is of no worker the page uses.
     await release(page);
     await page.click('#train-reset');
@@ -70,14 +80,13 @@ test("the lab's worker ends without an error mid-run: the lab says so, and Reset
     assert.equal(await page.evaluate(() => window.__workers.length), 2, 'a fresh worker trained it');
     assert.equal(await page.locator('.run-error').isHidden(), true);
     assert.deepEqual(page.problems, []);
-    await context.close();
+    await page.context().close();
   }));
 
 test('the worker script blocked: the notice says no engine could run and what to do, never that the page goes on', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.route(/\/assets\/worker-[^/]*\.js$/, (route) => route.abort());
-    const page = await pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })));
+    // the engine worker's script, as Vite names it in dist/assets/
+    const page = await labPage(url, (context) => context.route(/\/assets\/worker-[^/]*\.js$/, (r) => r.abort()));
     await page.click('#train-start');
     await waitState(page, 'error');
     await page.waitForSelector('.worker-lost', { timeout: GUARD_MS });
@@ -90,17 +99,15 @@ test('the worker script blocked: the notice says no engine could run and what to
         'the engine\u2019s script (a browser extension, a firewall, or the site\u2019s settings).',
     );
     assert.equal(
-      await text(page, '.run-error'),
+      await runError(page, 'train-worker-blocked'),
       'Not started: the engine worker making it ended (engine worker failed: it could not be loaded). ' +
         'Press Start to try again.',
     );
-    await page.screenshot({ path: `${SHOTS}/train-worker-blocked.png`, fullPage: true });
-    assert.deepEqual(await overlaps(page), []);
     assert.deepEqual(page.problems, []);
     // The explorer off its first paint says the same.
-    const explorer = await pageIn(context, `${url}#depth=30`, { ready: false });
+    const explorer = await pageIn(page.context(), `${url}#depth=30`, { ready: false });
     await explorer.waitForSelector('.worker-lost', { timeout: GUARD_MS });
     assert.equal(await text(explorer, '.worker-lost'), notice);
     assert.deepEqual(explorer.problems, []);
-    await context.close();
+    await page.context().close();
   }));

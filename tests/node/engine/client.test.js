@@ -15,6 +15,7 @@ import { createEngineClient, poolSize, sharedEngine, OPS } from '../../../web/sr
 import { fakeLocks, fakeWorkerPool } from './fake-workers.js';
 import { nextTurn, until } from '../wait.js';
 import { workerLostText } from '../../../web/src/shared/worker-lost.js';
+import { tinyConfig } from '../train/tiny.js';
 
 const rn = await loadWasm();
 
@@ -378,26 +379,25 @@ test('a pool: a worker that fails to load leaves the others working, its part re
   assert.deepEqual(Object.keys((await engine.call('simulate', [config])).results), config.arch);
 });
 
-const TRAIN = {
-  task: 'reverse',
-  arch: 'pre_ln',
-  depth: 2,
-  width: 16,
-  heads: 2,
-  seq: 3,
-  vocab: 6,
-  batch: 4,
-  steps: 12,
-  log_every: 2,
-};
+// A trainer of the lab's tiny run: one architecture.
+const TRAIN = { ...tinyConfig(), arch: 'pre_ln', steps: 12 };
 
-test('a worker whose thread ends without an error while it computes: its job is redone by a fresh one, the page is told', async () => {
+/**
+ * A client of one fake worker at a time, with Web Locks (fakeLocks); a job whose op is `op` is
+ * held while `holding()` says so; `heard` lists what onWorkerLost told ({...info, left, message}).
+ */
+function watchedClient(op, holding = () => true) {
   const locks = fakeLocks();
-  let holding = false;
-  const pool = fakeWorkers({ locks, hold: (op) => holding && op === 'simulate' });
+  const pool = fakeWorkers({ locks, hold: (o) => o === op && holding() });
   const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
   const heard = [];
-  engine.onWorkerLost((e, left, info) => heard.push({ message: e.message, left, ...info }));
+  engine.onWorkerLost((error, left, info) => heard.push({ ...info, left, message: error.message }));
+  return { locks, pool, engine, heard };
+}
+
+test('a worker whose thread ends without an error while it computes: its job is redone by a fresh one, the page is told', async () => {
+  let holding = false;
+  const { pool, engine, heard } = watchedClient('simulate', () => holding);
   assert.equal((await engine.call('simulate', [{ arch: ['plain'], depth: 3 }])).config.depth, 3);
   holding = true;
   const lane = engine.lane();
@@ -427,11 +427,7 @@ test('a worker whose thread ends without an error while it computes: its job is 
 });
 
 test('a busy worker is never taken for one that ended: a job held for thousands of turns is answered, no one told', async () => {
-  const locks = fakeLocks();
-  const pool = fakeWorkers({ locks, hold: (op) => op === 'simulate' });
-  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
-  const heard = [];
-  engine.onWorkerLost((e) => heard.push(e.message));
+  const { locks, pool, engine, heard } = watchedClient('simulate');
   const asked = engine.call('simulate', [{ arch: ['plain'], depth: 4 }]);
   await until(() => pool.held.length === 1, 'the call at the worker');
   for (let i = 0; i < 3000; i++) await nextTurn();
@@ -444,11 +440,7 @@ test('a busy worker is never taken for one that ended: a job held for thousands 
 });
 
 test('a worker the client ends itself (a lane cancel) is not taken for one that stopped on its own', async () => {
-  const locks = fakeLocks();
-  const pool = fakeWorkers({ locks, hold: (op) => op === 'simulate' });
-  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
-  const heard = [];
-  engine.onWorkerLost((e) => heard.push(e.message));
+  const { locks, pool, engine, heard } = watchedClient('simulate');
   const lane = engine.lane();
   const asked = lane.request('simulate', [{ arch: ['plain'], depth: 4 }]);
   await until(() => pool.held.length === 1, 'the request at the worker');
@@ -460,12 +452,8 @@ test('a worker the client ends itself (a lane cancel) is not taken for one that 
 });
 
 test("a trainer's worker that ends without an error mid-step: its calls reject by name, a new trainer trains in a fresh worker", async () => {
-  const locks = fakeLocks();
   let holding = false;
-  const pool = fakeWorkers({ locks, hold: (op) => holding && op === 'trainerStep' });
-  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
-  const heard = [];
-  engine.onWorkerLost((e, left, info) => heard.push(info));
+  const { pool, engine, heard } = watchedClient('trainerStep', () => holding);
   const tr = await engine.trainer(TRAIN);
   await tr.step(2);
   holding = true;
