@@ -8,7 +8,7 @@
 // test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { GUARD_MS, SHOTS, SITE_CSP, overlaps, pageIn, release, served, useBrowser, waitHeld } from './harness.js';
+import { SHOTS, SITE_CSP, overlaps, pageIn, release, served, useBrowser, waitHeld } from './harness.js';
 import { tiny } from '../node/train/tiny.js';
 
 const it = useBrowser();
@@ -53,7 +53,7 @@ test("the lab's worker ends without an error mid-run: the lab says so, and Reset
     await waitHeld(page, 1);
     assert.equal(await page.evaluate(() => window.__workers.length), 1, 'the run trains in one worker');
     await page.evaluate(() => window.__workers[0].terminate());
-    await page.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    await page.waitForSelector('.worker-lost');
     assert.equal(
       await text(page, '.worker-lost'),
       'An engine worker stopped without an error: its thread ended. The training run it held stopped with it. ' +
@@ -89,7 +89,7 @@ test('the worker script blocked: the notice says no engine could run and what to
     const page = await labPage(url, (context) => context.route(/\/assets\/worker-[^/]*\.js$/, (r) => r.abort()));
     await page.click('#train-start');
     await waitState(page, 'error');
-    await page.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    await page.waitForSelector('.worker-lost');
     const notice = await text(page, '.worker-lost');
     assert.doesNotMatch(notice, /goes on/);
     assert.equal(
@@ -106,7 +106,7 @@ test('the worker script blocked: the notice says no engine could run and what to
     assert.deepEqual(page.problems, []);
     // The explorer off its first paint says the same.
     const explorer = await pageIn(page.context(), `${url}#depth=30`, { ready: false });
-    await explorer.waitForSelector('.worker-lost', { timeout: GUARD_MS });
+    await explorer.waitForSelector('.worker-lost');
     assert.equal(await text(explorer, '.worker-lost'), notice);
     assert.deepEqual(explorer.problems, []);
     await page.context().close();
