@@ -4,8 +4,8 @@
 // never by a deadline; the lab says so in a notice and in the run's own line,
 // in the reader's words, and Reset then Start trains on a fresh worker. With
 // the worker's script blocked, the notice says what is true: no engine could
-// run, and what the reader can do, in the lab and the explorer. Screenshots in
-// test-results/.
+// run, and what the reader can do, in the lab (at 360 px, dark) and the
+// explorer. Screenshots in test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, overlaps, pageIn, release, served, useBrowser, waitHeld } from './harness.js';
@@ -28,9 +28,12 @@ const RECORD_WORKERS = `(() => {
   };
 })()`;
 
-/** The lab with the tiny one-run link in a context of its own, set up by `setup(context)` first. */
-async function labPage(url, setup, options = {}) {
-  const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+/**
+ * The lab with the tiny one-run link in a context of its own (1280 px wide unless `look` says
+ * otherwise), set up by `setup(context)` first.
+ */
+async function labPage(url, setup, options = {}, look = {}) {
+  const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 }, ...look });
   await setup(context);
   return pageIn(context, lab(url, tiny({ arch: 'pre_ln', steps: 20 })), options);
 }
@@ -86,7 +89,9 @@ test("the lab's worker ends without an error mid-run: the lab says so, and Reset
 test('the worker script blocked: the notice says no engine could run and what to do, never that the page goes on', () =>
   served({ csp: SITE_CSP }, async (url) => {
     // the engine worker's script, as Vite names it in dist/assets/
-    const page = await labPage(url, (context) => context.route(/\/assets\/worker-[^/]*\.js$/, (r) => r.abort()));
+    const block = (context) => context.route(/\/assets\/worker-[^/]*\.js$/, (r) => r.abort());
+    // at 360 px in the dark theme: the notice and the run's line fit
+    const page = await labPage(url, block, {}, { viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
     await page.click('#train-start');
     await waitState(page, 'error');
     await page.waitForSelector('.worker-lost');
@@ -103,6 +108,7 @@ test('the worker script blocked: the notice says no engine could run and what to
       'Not started: the engine worker making it ended (engine worker failed: it could not be loaded). ' +
         'Press Start to try again.',
     );
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'nothing scrolls sideways');
     assert.deepEqual(page.problems, []);
     // The explorer off its first paint says the same.
     const explorer = await pageIn(page.context(), `${url}#depth=30`, { ready: false });
