@@ -438,7 +438,9 @@ async function attempt(version, options, answers) {
     const frame = await lms.launch();
     for (const a of answers) await answer(frame, ...a);
     assert.deepEqual((await quizState(frame)).scorm.errors, []);
-    const verdict = await textOf(frame, '.quiz-verdict');
+    const verdict = await frame.evaluate(
+      () => document.getElementById('embed').shadowRoot.querySelector('.quiz-verdict')?.textContent ?? null,
+    );
     const cmi = await lms.unload();
     assert.deepEqual(lms.problems, []);
     return { cmi, verdict, manifest: lms.manifest };
@@ -447,44 +449,49 @@ async function attempt(version, options, answers) {
   }
 }
 
-// both true/false questions wrong, both open ones revealed and "I got it" without a word written
-const GAMED = [['false'], ['true'], ['got-it'], ['got-it']];
+// one true/false question right, one wrong, both open ones revealed and "I got it" without a word written
+const GAMED = [['true'], ['true'], ['got-it'], ['got-it']];
 
 for (const version of ['1.2', '2004']) {
   const v12 = version === '1.2';
   test(`SCORM ${version}: Reveal + "I got it" on every open question does not pass when self-graded answers are left out, and does when the teacher counts them`, async () => {
-    const left = await attempt(version, { passMark: 50 }, GAMED);
-    assert.equal(statusOf(left.cmi, v12), 'failed');
-    assert.equal(v12 ? Number(left.cmi.core.score.raw) : Number(left.cmi.score.scaled), 0);
-    assert.match(left.verdict, /^Not passed: 0 of 2 automatically marked questions right \(0 %\)/);
+    // left out: 1 of the 2 true/false questions, 50 %, under a 60 % pass mark
+    const left = await attempt(version, { passMark: 60 }, GAMED);
     const rows = interactionsOf(left.cmi, v12);
     assert.deepEqual(
-      rows.map((r) => [r.id, r.result, r.response ?? '']),
+      rows.map((r) => [r.id, r.result, r.weighting, r.response ?? '']),
       [
-        ['tf-08', v12 ? 'wrong' : 'incorrect', v12 ? 'f' : 'false'],
-        ['tf-01', v12 ? 'wrong' : 'incorrect', v12 ? 't' : 'true'],
-        ['why-03', 'neutral', ''],
-        ['err-01', 'neutral', ''],
+        ['tf-08', 'correct', '1', v12 ? 't' : 'true'],
+        ['tf-01', v12 ? 'wrong' : 'incorrect', '1', v12 ? 't' : 'true'],
+        ['why-03', 'neutral', '0', ''],
+        ['err-01', 'neutral', '0', ''],
       ],
       'nothing written: no response, and "I got it" is not "correct"',
     );
-    // the same answers with self-graded answers counted: 2 of 4 reach the 50 % pass mark
-    const counted = await attempt(version, { passMark: 50, selfGraded: 'count' }, GAMED);
-    assert.equal(statusOf(counted.cmi, v12), 'passed');
+    assert.equal(statusOf(left.cmi, v12), 'failed');
+    assert.equal(v12 ? Number(left.cmi.core.score.raw) : Number(left.cmi.score.scaled), v12 ? 50 : 0.5);
+    assert.equal(
+      left.verdict,
+      'Not passed: 1 of 2 automatically marked questions right (50 %); the pass mark is 60 %.',
+    );
+    // the same answers with self-graded answers counted: 3 of 4, 75 %, pass
+    const counted = await attempt(version, { passMark: 60, selfGraded: 'count' }, GAMED);
     assert.deepEqual(
       interactionsOf(counted.cmi, v12).map((r) => [r.result, r.weighting]),
       [
-        [v12 ? 'wrong' : 'incorrect', '1'],
+        ['correct', '1'],
         [v12 ? 'wrong' : 'incorrect', '1'],
         ['correct', '1'],
         ['correct', '1'],
       ],
     );
+    assert.equal(statusOf(counted.cmi, v12), 'passed');
+    assert.equal(counted.verdict, 'Passed: 3 of 4 questions right (75 %); the pass mark is 60 %.');
   });
 
   test(`SCORM ${version}: the pass mark decides from the true/false answers: one of two right passes 50 % and fails 90 %`, async () => {
     // one true/false right, one wrong, both open questions "I missed it": the self-assessment changes nothing
-    const answers = [['true'], ['true'], ['missed-it', 'not sure'], ['missed-it']];
+    const answers = [['true'], ['true'], ['missed-it'], ['missed-it']];
     for (const [passMark, expected] of [
       [50, 'passed'],
       [90, 'failed'],
