@@ -20,10 +20,10 @@ import { cellText, hatchPattern, stoppedPattern } from '../shared/heat-cells.js'
 /** The grey of an exact zero: no colour of viridis. */
 export const ZERO_RGB = [138, 138, 138];
 
-/** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis. */
+/** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis; on a narrow one, still one besides 0. */
 export function stepTicks(max, width, px = 70) {
   if (!(max > 0)) return [0];
-  const want = Math.max(1, Math.floor(width / px));
+  const want = Math.max(2, Math.floor(width / px));
   const raw = max / want;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = Math.max(
