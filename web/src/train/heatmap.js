@@ -387,8 +387,15 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
       sharedStep = step;
       schedule();
     },
-    /** Redraws (a new theme's colours). */
-    redraw: schedule,
+    /**
+     * Redraws now, at the map's size now: a new theme's colours, or a print, which lays the
+     * page out for paper without a frame in which a scheduled drawing would run.
+     */
+    redraw() {
+      cancelAnimationFrame(frame);
+      resize();
+      draw();
+    },
     /** What the map shows, for the page's test hook. */
     get cell() {
       return cell && { step: data.steps[cell.i], row: cell.r + firstRow, value: data.columns[cell.i][cell.r] };
