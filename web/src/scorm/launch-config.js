@@ -3,7 +3,7 @@
 //
 //   <meta name="resnorm-scorm" content="version=1.2&amp;items=tf-01,why-03&amp;mastery=0.8&amp;site=https://...">
 //
-// (a query string: the SCORM version, the bank ids in order, empty for the
+// (a query string: the SCORM version, or cmi5 for a cmi5 package, the bank ids in order, empty for the
 // whole bank, the mastery score as a fraction, empty for none, and the site the
 // package was made from, for the "All the questions" link). A tag rather than
 // the launch URL's query or fragment, which LMSs do not all pass through.
@@ -11,6 +11,8 @@ import { FIELDS_TABLE } from '../shared/state.js';
 
 export const META_NAME = 'resnorm-scorm';
 export const VERSIONS = ['1.2', '2004'];
+/** What the launch page may be told to speak: a SCORM version, or cmi5 (../cmi5/runtime.js). */
+export const LAUNCH_KINDS = [...VERSIONS, 'cmi5'];
 export const DEFAULT_MASTERY = 0.8;
 const ID = FIELDS_TABLE.items.pattern;
 const TAG = new RegExp(`<meta name="${META_NAME}" content="[^"]*"\\s*/?>`);
@@ -35,7 +37,7 @@ export function writeLaunchConfig(html, { version, items, mastery, site, title }
 export function readLaunchConfig(doc) {
   const content = doc.querySelector(`meta[name="${META_NAME}"]`)?.getAttribute('content') ?? '';
   const params = new URLSearchParams(content);
-  const version = VERSIONS.includes(params.get('version')) ? params.get('version') : '1.2';
+  const version = LAUNCH_KINDS.includes(params.get('version')) ? params.get('version') : '1.2';
   const items = (params.get('items') ?? '').split(',').filter((id) => ID.test(id));
   const m = params.get('mastery');
   let mastery = DEFAULT_MASTERY;

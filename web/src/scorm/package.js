@@ -16,18 +16,20 @@ import { DEFAULT_MASTERY, VERSIONS, isItemId, writeLaunchConfig } from './launch
 export const DEFAULT_TITLE = 'resnorm quiz';
 export const FILE_LIST = 'scorm-files.json';
 
+/** A package's title as the start of a file name: lower case ASCII words joined by '-'. */
+export const titleSlug = (title) =>
+  String(title ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '') // accents, once split from their letters
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '') || 'resnorm-quiz';
+
 /** The download's file name: the title as a slug and the version, e.g. resnorm-quiz-scorm2004.zip. */
 export function scormFileName({ version, title = DEFAULT_TITLE }) {
-  const slug =
-    String(title ?? '')
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '') // accents, once split from their letters
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60)
-      .replace(/-+$/, '') || 'resnorm-quiz';
-  return `${slug}-scorm${String(version).replace('.', '')}.zip`;
+  return `${titleSlug(title)}-scorm${String(version).replace('.', '')}.zip`;
 }
 
 async function fetchOk(fetchFn, url, what) {
@@ -39,6 +41,23 @@ async function fetchOk(fetchFn, url, what) {
   }
   if (!res.ok) throw new Error(`${what} could not be fetched (${url}): HTTP ${res.status}`);
   return res;
+}
+
+/**
+ * The launch page and every file it loads, as the build lists them, fetched from the site `site`
+ * (a URL): {launch: the page's name, files: [{name, data}]}, the page's text passed through `rewrite`.
+ */
+export async function launchPageFiles(site, fetchFn, rewrite) {
+  const list = await (
+    await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
+  ).json();
+  const files = [];
+  for (const name of list.files) {
+    const res = await fetchOk(fetchFn, new URL(name, site), name);
+    if (name === list.launch) files.push({ name, data: rewrite(await res.text()) });
+    else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
+  }
+  return { launch: list.launch, files };
 }
 
 /**
@@ -65,17 +84,9 @@ export async function scormPackage({
   if (mastery !== null && !(mastery >= 0 && mastery <= 1)) throw new Error(`mastery ${mastery}: use 0..1 or null`);
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
-  const list = await (
-    await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
-  ).json();
-  const files = [];
-  for (const name of list.files) {
-    const res = await fetchOk(fetchFn, new URL(name, site), name);
-    if (name === list.launch) {
-      const html = writeLaunchConfig(await res.text(), { version, items, mastery, site: site.href, title });
-      files.push({ name, data: html });
-    } else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
-  }
+  const { launch, files } = await launchPageFiles(site, fetchFn, (html) =>
+    writeLaunchConfig(html, { version, items, mastery, site: site.href, title }),
+  );
   const enc = new TextEncoder();
   const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, mastery])))
     .toString(16)
@@ -84,7 +95,7 @@ export async function scormPackage({
     version,
     identifier,
     title,
-    launch: list.launch,
+    launch,
     files: files.map((f) => f.name),
     mastery,
   });

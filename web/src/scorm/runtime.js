@@ -177,7 +177,8 @@ export function readSuspendData(text, total) {
   };
 }
 
-const suspendText = (total, index, answers) =>
+/** The attempt as cmi.suspend_data's text: readSuspendData's inverse. */
+export const suspendText = (total, index, answers) =>
   JSON.stringify({
     v: 1,
     n: total,
