@@ -1,6 +1,6 @@
 // The quiz page's "Embed questions…" dialog, for course authors: pick questions by section and
 // topic, then one by one in a checklist; a live preview of the quiz embed with them; the iframe
-// and custom-element snippets to copy; and the same choice as a SCORM package for an LMS.
+// and custom-element snippets to copy; and the same choice as a SCORM or cmi5 package for an LMS.
 //
 // What the snippets name: a choice that is exactly every question of the chosen section and/or
 // topic is written as section=/tag= (questions the bank gains there later join the embed); the
@@ -40,6 +40,16 @@ export function choiceOf(filter, shown, chosen) {
     choice: { items: chosen.map((it) => it.id) },
     describe: `The snippets list the ${chosen.length === 1 ? 'question\u2019s id' : `${chosen.length} ids`}.`,
   };
+}
+
+/** The package builder for a choice of the version list: SCORM 1.2 or 2004, or cmi5. */
+async function lmsPackage(version) {
+  if (version === 'cmi5') {
+    const { cmi5Package, cmi5FileName } = await import('../cmi5/package.js');
+    return { buildPackage: cmi5Package, packageFileName: cmi5FileName, kind: 'cmi5' };
+  }
+  const { scormPackage, scormFileName } = await import('../scorm/package.js');
+  return { buildPackage: scormPackage, packageFileName: scormFileName, kind: `SCORM ${version}` };
 }
 
 /** The default title of the SCORM package for a filter and a number of questions. */
@@ -110,8 +120,12 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     { id: 'quiz-embed-scorm-version' },
     new Option('SCORM 1.2', '1.2'),
     new Option('SCORM 2004', '2004'),
+    new Option('cmi5 (xAPI)', 'cmi5'),
   );
   const packageName = el('input', { type: 'text', id: 'quiz-embed-scorm-title', maxlength: '120', spellcheck: 'true' });
+  version.addEventListener('change', () => {
+    scormButton.textContent = `Download ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package`;
+  });
   let nameEdited = false;
   packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
   const scormButton = el(
@@ -145,11 +159,11 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     el(
       'fieldset',
       { class: 'quiz-embed-scorm' },
-      el('legend', {}, 'SCORM package, for an LMS gradebook'),
+      el('legend', {}, 'SCORM or cmi5 package, for an LMS gradebook'),
       el(
         'p',
         { class: 'hint' },
-        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...): the LMS records each learner\u2019s score.',
+        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...), or as a cmi5 course for an LMS that takes cmi5 (xAPI): the LMS records each learner\u2019s score.',
       ),
       el(
         'div',
@@ -238,15 +252,15 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
       title: packageName.value.trim() || packageTitle(filterNow(), chosenNow.length, false),
     };
     scormButton.disabled = true;
-    status.textContent = 'Building the SCORM package\u2026';
+    status.textContent = `Building the ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package\u2026`;
     try {
-      const { scormPackage, scormFileName } = await import('../scorm/package.js');
-      const blob = await scormPackage(options);
-      const name = scormFileName(options);
+      const { buildPackage, packageFileName, kind } = await lmsPackage(options.version);
+      const blob = await buildPackage(options);
+      const name = packageFileName(options);
       download(blob, name, 'application/zip', form);
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB): upload it to the LMS as a SCORM ${options.version} activity.`;
+      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB): upload it to the LMS as a ${kind} activity.`;
     } catch (e) {
-      status.textContent = `The SCORM package could not be built: ${e.message}`;
+      status.textContent = `The package could not be built: ${e.message}`;
     } finally {
       scormButton.disabled = chosenNow.length === 0;
     }
