@@ -6,17 +6,11 @@
 // its moveOn: "Passed" with a mastery score (the LMS counts the AU done once the learner passes),
 // "Completed" without one (done once every question is answered).
 
+import { xml } from '../scorm/manifest.js';
+
 export const COURSE_STRUCTURE_NS = 'https://w3id.org/xapi/profiles/cmi5/v1/CourseStructure.xsd';
 export const MOVE_ON = ['NotApplicable', 'Passed', 'Completed', 'CompletedAndPassed', 'CompletedOrPassed'];
 export const LAUNCH_METHODS = ['AnyWindow', 'OwnWindow'];
-
-const xml = (s) =>
-  String(s)
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
 
 /** Whether `id` is an absolute IRI as cmi5 ids must be: a scheme, no spaces or control characters. */
 export const isAbsoluteIri = (id) =>
