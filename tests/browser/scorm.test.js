@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, SITE_CSP, launch, serve } from './harness.js';
+import { ROOT, SHOTS, SITE_CSP, launch, recordCsp, serve } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { scormPackage } from '../../web/src/scorm/package.js';
 
@@ -120,14 +120,7 @@ async function run(version, { mastery, last, expectStatus }) {
   const server = await startServer({ port: 0, root: lms, base: '/lms/', csp: SITE_CSP });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    window.addEventListener(
-      'securitypolicyviolation',
-      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-      true,
-    );
-  });
+  await recordCsp(context);
   const requests = [];
   const problems = [];
   context.on('request', (r) => requests.push(r.url()));
