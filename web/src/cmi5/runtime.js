@@ -21,7 +21,6 @@
 // and `errors`, nothing is thrown. "launched" is the LMS's to send, before the launch.
 import { readSuspendData, suspendText } from '../scorm/runtime.js';
 import { answerReport, scoreOf } from './report.js';
-import { keepaliveAdapter } from './keepalive.js';
 
 export const ATTEMPT_STATE = 'resnorm.attempt';
 export const LAUNCH_PARAMS = ['endpoint', 'fetch', 'actor', 'registration', 'activityId'];
@@ -98,10 +97,6 @@ export async function startCmi5Runtime({
   } catch (e) {
     return off('error', `The cmi5 session could not start: ${requestError(e)}. Your answers are not being recorded.`);
   }
-  // From here every request goes out with keepalive, so that "terminated", sent as the page goes
-  // away, still arrives.
-  cmi5.xapi.getAxios().defaults.adapter = keepaliveAdapter();
-
   const data = cmi5.getLaunchData() ?? {};
   const mode = LAUNCH_MODES.includes(data.launchMode) ? data.launchMode : null;
   const judged = mode === 'Normal';
@@ -221,7 +216,10 @@ export async function startCmi5Runtime({
     }
   }
 
-  /** Ends the session as the page goes: "terminated" at once, through a keepalive request. */
+  /**
+   * Ends the session as the page goes: "terminated" at once, ahead of anything still queued. Should
+   * the browser drop it with the page, the LMS records the session as abandoned, as cmi5 has it.
+   */
   function finish() {
     if (ended) return;
     ended = true;
