@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHOTS, SITE_CSP, downloadBytes, overlaps, pageIn, serve, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, downloadBytes, overlaps, pageIn, recordCsp, serve, useBrowser } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { cmi5Package } from '../../web/src/cmi5/package.js';
 import { ATTEMPT_STATE } from '../../web/src/cmi5/runtime.js';
@@ -95,14 +95,7 @@ async function startLms(dir, { csp = SITE_CSP, crossOrigin = false } = {}) {
 /** A context that records CSP violations, requests and problems, and the page at the launch URL. */
 async function launchPage(url, options = {}) {
   const context = await env.browser.newContext({ viewport: { width: 1000, height: 900 }, ...options });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    window.addEventListener(
-      'securitypolicyviolation',
-      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-      true,
-    );
-  });
+  await recordCsp(context);
   const requests = [];
   context.on('request', (r) => requests.push(r.url()));
   const page = await pageIn(context, url);
@@ -111,12 +104,19 @@ async function launchPage(url, options = {}) {
 
 const statusOf = (page) =>
   page.evaluate(() => document.getElementById('embed').shadowRoot.querySelector('.scorm-status').textContent);
+/** Waits until the status line matches `pattern`; on a hang, says what it showed. */
 const waitStatus = (page, pattern) =>
-  page.waitForFunction(
-    (src) =>
-      new RegExp(src).test(document.getElementById('embed').shadowRoot.querySelector('.scorm-status').textContent),
-    pattern.source,
-  );
+  page
+    .waitForFunction(
+      (src) =>
+        new RegExp(src).test(document.getElementById('embed').shadowRoot.querySelector('.scorm-status').textContent),
+      pattern.source,
+    )
+    .catch(async (e) => {
+      throw new Error(
+        `${e.message}\nwanted ${pattern}, the status line says: ${await statusOf(page).catch(() => '?')}`,
+      );
+    });
 async function answer(page, how) {
   const click = (sel) => page.locator(`#embed ${sel}`).first().click();
   if (how === 'true' || how === 'false') await click(`button.choice[data-choice="${how}"]`);
@@ -257,7 +257,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     await waitStatus(page, /^Saved to the LMS \(cmi5\): 2 of 4 answered\.$/);
     assert.deepEqual(await cspOf(page), []);
     assert.deepEqual(page.problems, []);
-    await page.goto('about:blank'); // pagehide: "terminated" through a keepalive request
+    await page.goto('about:blank'); // pagehide: "terminated"
     await lms.waitFor(() => verbs(lms.session(one.session)).includes('terminated'));
     const first = lms.session(one.session);
     assert.deepEqual(verbs(first), ['launched', 'initialized', 'answered', 'answered', 'terminated']);
@@ -353,6 +353,32 @@ test('Browse: the quiz works from the start and only initialized and terminated 
     assert.deepEqual(verbs(list), ['launched', 'initialized', 'terminated']);
     noProblems(list, launch, 'browse');
     assert.equal(lms.state(launch, ATTEMPT_STATE), null, 'no attempt stored');
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await context.close();
+    await close();
+  }
+});
+
+test('a pass mark of 0: every finished attempt passes, and "passed" carries the mastery score 0 the LMS gave', async () => {
+  const { dir, au } = await buildPackage({ mastery: 0 });
+  assert.equal(au.masteryScore, 0);
+  const { lms, origin, close } = await startLms(dir);
+  const launch = lms.launch({
+    launchUrl: `${origin}/lms/pkg/${au.url}`,
+    auId: au.id,
+    masteryScore: 0,
+    moveOn: au.moveOn,
+  });
+  const { context, page } = await launchPage(launch.url);
+  try {
+    for (const how of ['false', 'true', 'missed-it', 'missed-it']) await answer(page, how);
+    await waitStatus(page, /^Recorded in the LMS \(cmi5\): 0 of 4 correct, passed \(pass mark 0 %\)/);
+    await page.goto('about:blank');
+    await lms.waitFor(() => verbs(lms.session(launch.session)).includes('terminated'));
+    const list = lms.session(launch.session);
+    assert.deepEqual(verbs(list).slice(-3), ['passed', 'completed', 'terminated']);
+    noProblems(list, launch, 'pass mark 0');
     assert.deepEqual(page.problems, []);
   } finally {
     await context.close();

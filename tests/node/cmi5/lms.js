@@ -54,10 +54,23 @@ export function createLms() {
     return s.id;
   };
 
-  /** Resolves with the statements once pred(statements) holds. */
-  lms.waitFor = (pred) =>
-    new Promise((ok) => {
-      waiters.push({ pred, ok });
+  /**
+   * Resolves with the statements once pred(statements) holds; rejects after `guardMs` (a hang
+   * guard, never what decides a test) naming the verbs received.
+   */
+  lms.waitFor = (pred, guardMs = 60000) =>
+    new Promise((ok, fail) => {
+      const w = { pred, ok };
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(w), 1);
+        const got = lms.statements.map((r) => `${r.session.slice(0, 8)} ${r.statement.verb?.id?.replace(/^.*\//, '')}`);
+        fail(new Error(`the LRS did not get what was waited for in ${guardMs} ms; it has: ${got.join(', ')}`));
+      }, guardMs);
+      w.ok = (v) => {
+        clearTimeout(timer);
+        ok(v);
+      };
+      waiters.push(w);
       settle();
     });
 

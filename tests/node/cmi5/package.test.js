@@ -44,6 +44,9 @@ before(async () => {
   }
   writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: Object.keys(FILES) }));
   server = await startServer({ port: 0, root: site, base: '/course/resnorm/' });
+  // Node's fetch reuses an idle connection; the server must not close it meanwhile (its default
+  // is after 5 s), or a request on it fails with "fetch failed" whatever it asked
+  server.keepAliveTimeout = 10 * 60 * 1000;
   siteUrl = `http://127.0.0.1:${server.address().port}/course/resnorm/`;
 });
 after(async () => {
