@@ -144,7 +144,7 @@ const answeredOf = (list) =>
     ]);
 
 test('a pass: initialized, answered per question, passed, completed, then Exit sends terminated and returns to the LMS', async () => {
-  const { dir, au } = await buildPackage({ mastery: 0.75 });
+  const { dir, au } = await buildPackage({ passMark: 75 });
   assert.deepEqual([au.url, au.masteryScore, au.moveOn], ['scorm.html', 0.75, 'Passed']);
   const { lms, origin, close } = await startLms(dir);
   const launch = lms.launch({
@@ -227,7 +227,7 @@ test('a pass: initialized, answered per question, passed, completed, then Exit s
 });
 
 test('a fail over two sessions, the LRS on another origin: closing the page terminates, a relaunch resumes, Review records nothing', async () => {
-  const { dir, au } = await buildPackage({ mastery: 0.8 });
+  const { dir, au } = await buildPackage({ passMark: 80 });
   const { lms, origin, close } = await startLms(dir, {
     crossOrigin: true,
     csp: (lrs) => `${SITE_CSP}; connect-src 'self' ${lrs}`,
@@ -327,7 +327,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
 });
 
 test('Browse: the quiz works from the start and only initialized and terminated reach the LMS', async () => {
-  const { dir, au } = await buildPackage({ mastery: 0.75 });
+  const { dir, au } = await buildPackage({ passMark: 75 });
   const { lms, origin, close } = await startLms(dir);
   const launch = lms.launch({
     launchUrl: `${origin}/lms/pkg/${au.url}`,
@@ -361,7 +361,7 @@ test('Browse: the quiz works from the start and only initialized and terminated 
 });
 
 test('a pass mark of 0: every finished attempt passes, and "passed" carries the mastery score 0 the LMS gave', async () => {
-  const { dir, au } = await buildPackage({ mastery: 0 });
+  const { dir, au } = await buildPackage({ passMark: 0 });
   assert.equal(au.masteryScore, 0);
   const { lms, origin, close } = await startLms(dir);
   const launch = lms.launch({

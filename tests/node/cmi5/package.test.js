@@ -111,7 +111,7 @@ function structureProblems(xpath, names) {
 }
 
 test('cmi5.xml at the root: a course and one AU by the course structure rules, launching the page in the zip', async () => {
-  const { names, out, xpath, text } = await unzipped({ mastery: 0.75 });
+  const { names, out, xpath, text } = await unzipped({ passMark: 75 });
   assert.equal(names[0], 'cmi5.xml');
   assert.deepEqual(names.slice(1).sort(), Object.keys(FILES).sort());
   assert.deepEqual(structureProblems(xpath, names), []);
@@ -131,25 +131,26 @@ test('cmi5.xml at the root: a course and one AU by the course structure rules, l
   assert.deepEqual(readLaunchConfig({ querySelector: () => ({ getAttribute: () => content }) }), {
     version: 'cmi5',
     items: ['tf-01', 'why-03'],
-    mastery: 0.75,
+    selfGraded: 'exclude',
+    passMark: 75,
     site: new URL(siteUrl),
   });
   assert.equal(readFileSync(join(out, 'assets/launch-1.js'), 'utf8'), FILES['assets/launch-1.js']);
   // the same package twice: the same ids (a re-upload updates the course); another: others
-  const again = await unzipped({ mastery: 0.75 });
+  const again = await unzipped({ passMark: 75 });
   assert.equal(again.xpath(`string(//${L('course')}/@id)`), courseId);
-  const other = await unzipped({ mastery: 0.8 });
+  const other = await unzipped({ passMark: 80 });
   assert.notEqual(other.xpath(`string(//${L('course')}/@id)`), courseId);
 });
 
-test('no pass mark: no masteryScore and moveOn Completed; a pass mark keeps 4 decimals', async () => {
-  const none = await unzipped({ mastery: null, items: [] });
+test('no pass mark: no masteryScore and moveOn Completed; the pass mark in percent as a fraction', async () => {
+  const none = await unzipped({ passMark: null, items: [] });
   assert.deepEqual(structureProblems(none.xpath, none.names), []);
   assert.equal(none.xpath(`count(//${L('au')}/@masteryScore)`), '0');
   assert.equal(none.xpath(`string(//${L('au')}/@moveOn)`), 'Completed');
   assert.match(none.xpath(`normalize-space(//${L('au')}/${L('description')})`), /every question of the bank/);
-  const fine = await unzipped({ mastery: 2 / 3 });
-  assert.equal(fine.xpath(`string(//${L('au')}/@masteryScore)`), '0.6667');
+  const fine = await unzipped({ passMark: 67 });
+  assert.equal(fine.xpath(`string(//${L('au')}/@masteryScore)`), '0.67');
   assert.deepEqual(structureProblems(fine.xpath, fine.names), []);
 });
 
@@ -195,9 +196,10 @@ test('the writer refuses what breaks the rules, naming the field', () => {
   assert.throws(() => courseStructureXml({ ...base, launchMethod: 'Popup' }), /launchMethod "Popup"/);
 });
 
-test('a bad id or mastery is an error that says which; the file name is the title and cmi5', async () => {
+test('a bad id or grading is an error that says which; the file name is the title and cmi5', async () => {
   await assert.rejects(cmi5Package({ siteUrl, items: ['tf-01', 'nope'] }), /not question ids: nope/);
-  await assert.rejects(cmi5Package({ siteUrl, mastery: 2 }), /masteryScore 2: use a fraction 0\.\.1/);
+  await assert.rejects(cmi5Package({ siteUrl, passMark: 200 }), /pass_mark.*200.*0\.\.100/i);
+  await assert.rejects(cmi5Package({ siteUrl, selfGraded: 'maybe' }), /self_graded.*maybe/i);
   await assert.rejects(cmi5Package({ siteUrl: `${siteUrl}missing/` }), /scorm-files\.json.*HTTP 404/);
   assert.equal(cmi5FileName({ title: 'Week 3: Norms & Résidus!' }), 'week-3-norms-residus-cmi5.zip');
   assert.equal(cmi5FileName({}), 'resnorm-quiz-cmi5.zip');

@@ -4,17 +4,20 @@
 // finds the LMS's API, cmi5's (../cmi5/runtime.js, loaded only for cmi5) reads the
 // launch parameters and speaks xAPI to the LMS, with an Exit button that ends the
 // session. Either resumes an attempt and reports every answer, the score and the
-// completion. Opened without an LMS, the quiz works and a status line says nothing
-// is recorded. A bare page: no site header, no service worker, no engine.
+// completion. The package's grading (self-graded answers counted or not, the pass
+// mark) goes to the quiz and the runtime; the answer box takes what the LMS keeps.
+// Opened without an LMS, the quiz works and a status line says nothing is
+// recorded. A bare page: no site header, no service worker, no engine.
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { el } from '../shared/dom.js';
 import { toHtml } from '../quiz/text.js';
-import { loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { ANSWER_LIMIT, loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
+import { gradingOf } from '../quiz/grading.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);
@@ -42,8 +45,7 @@ const showStatus = (state, text) => {
 
 /** The package's runtime: SCORM's at once, cmi5's once its library has loaded and the LMS answered. */
 async function startRuntime(options) {
-  if (launch.version !== 'cmi5')
-    return startScormRuntime({ version: launch.version, mastery: launch.mastery, ...options });
+  if (launch.version !== 'cmi5') return startScormRuntime({ version: launch.version, ...options });
   const { startCmi5 } = await import('../cmi5/launch.js');
   const cmi5 = await startCmi5(options);
   if (cmi5.exit) {
@@ -91,7 +93,13 @@ function promptText(item) {
 
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
-state.quiz = { ...state.quiz, items: launch.items };
+state.quiz = { ...state.quiz, items: launch.items, self_graded: launch.selfGraded, pass_mark: launch.passMark };
+
+// The answer box's hint: where the text goes and how much of it is kept.
+const answerHint = ({ recording, answerLimit }) =>
+  recording
+    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit ?? ANSWER_LIMIT} characters) and your self-assessment go to the LMS.`
+    : 'Write your answer, then reveal the model answer and grade yourself. Nothing here is recorded.';
 
 loadBank()
   .then(
@@ -99,6 +107,10 @@ loadBank()
       const { items } = selectQuizItems(bank, state.quiz);
       runtime = await startRuntime({
         total: items.length,
+        grading: gradingOf(state.quiz),
+        ids: items.map((it) => it.id),
+        kinds: items.map((it) => it.type),
+        site: launch.site,
         describe: (i) => (items[i] ? promptText(items[i]) : ''),
         onStatus: showStatus,
       });
@@ -108,6 +120,9 @@ loadBank()
         siteUrl: launch.site ?? new URL('./', location.href),
         theme,
         resume: runtime.resume,
+        ...(runtime.recording ? { answerLimit: runtime.answerLimit ?? ANSWER_LIMIT } : {}),
+        answerHint: answerHint(runtime),
+        onDraft: runtime.saveDraft,
         onPaint: (snap) => {
           window.__resnorm = {
             ...snap,
