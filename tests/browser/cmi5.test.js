@@ -6,10 +6,12 @@
 // Learning Locker's validator and the cmi5 rules (tests/node/cmi5/rules.js: the order launched,
 // initialized, answered, passed or failed, completed, terminated; the defined verbs' category,
 // object and result; the context template; registration-wide once-only verbs). A pass that exits
-// to the LMS's returnURL; a fail spread over two sessions (the attempt resumed from the State
-// API, the first session ended by closing the page) with the LRS on another origin named by the
-// page's CSP, then a Review launch; a Browse launch; a launch link that lacks parameters and an
-// LRS the CSP does not allow, each said in the status line; the quiz dialog's cmi5 download.
+// to the LMS's returnURL, the answer box's text arriving as result.response; Reveal + "I got it"
+// on every open question failing by default and passing when the teacher counts them; a fail
+// spread over two sessions (the attempt resumed from the State API, the first session ended by
+// closing the page) with the LRS on another origin named by the page's CSP, then a Review launch; a Browse launch; a launch link that lacks parameters and an
+// LRS the CSP does not allow, each said in the status line; the quiz dialog's cmi5 download with
+// the teacher's grading (cmi5.xml's masteryScore the pass mark / 100, none when nothing is scored).
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +26,7 @@ import { createLms, listenLms } from '../node/cmi5/lms.js';
 import { registrationProblems, sessionProblems, verbOf, xapiProblems } from '../node/cmi5/rules.js';
 
 const ITEMS = ['tf-08', 'tf-01', 'why-03', 'err-01']; // tf-08 is true, tf-01 false
+const WRITTEN = 'Pre-LN keeps an identity path,\nso the gradient reaches the first block.';
 const env = useBrowser();
 let site;
 let work;
@@ -117,10 +120,12 @@ const waitStatus = (page, pattern) =>
         `${e.message}\nwanted ${pattern}, the status line says: ${await statusOf(page).catch(() => '?')}`,
       );
     });
-async function answer(page, how) {
+/** Answers the question shown: a true/false choice, or `text` in the answer box, Reveal and a self-assessment. */
+async function answer(page, how, text = '') {
   const click = (sel) => page.locator(`#embed ${sel}`).first().click();
   if (how === 'true' || how === 'false') await click(`button.choice[data-choice="${how}"]`);
   else {
+    if (text) await page.locator('#embed textarea.answer-text').fill(text);
     await click('button[data-action="reveal"]');
     await click(`button[data-action="${how}"]`);
   }
@@ -132,6 +137,8 @@ const noProblems = (list, launch, what) => {
   assert.deepEqual(sessionProblems(list, launch), [], `${what}: cmi5 rules`);
   assert.deepEqual(list.flatMap(xapiProblems), [], `${what}: Learning Locker's validator`);
 };
+/** The self-assessment extension of the package built from the served site. */
+const selfKey = () => new URL('xapi/extensions/self-assessment', site.url).href;
 const answeredOf = (list) =>
   list
     .filter((s) => verbOf(s) === 'answered')
@@ -143,7 +150,7 @@ const answeredOf = (list) =>
       s.object.definition.correctResponsesPattern?.[0] ?? null,
     ]);
 
-test('a pass: initialized, answered per question, passed, completed, then Exit sends terminated and returns to the LMS', async () => {
+test('a pass: initialized, answered per question (the written answers as the responses), passed, completed, then Exit sends terminated and returns to the LMS', async () => {
   const { dir, au } = await buildPackage({ passMark: 75 });
   assert.deepEqual([au.url, au.masteryScore, au.moveOn], ['scorm.html', 0.75, 'Passed']);
   const { lms, origin, close } = await startLms(dir);
@@ -160,13 +167,13 @@ test('a pass: initialized, answered per question, passed, completed, then Exit s
     assert.deepEqual(verbs(lms.session(launch.session)), ['launched', 'initialized']);
     assert.deepEqual((await page.evaluate(() => window.__resnorm.quiz)).items, ITEMS);
     await answer(page, 'true'); // tf-08: true, right
-    await answer(page, 'true'); // tf-01: false, wrong
-    await answer(page, 'got-it'); // why-03: self-graded
-    await answer(page, 'got-it'); // err-01: self-graded
+    await answer(page, 'false'); // tf-01: false, right
+    await answer(page, 'got-it', WRITTEN); // why-03: self-graded, left out of the score
+    await answer(page, 'missed-it'); // err-01: self-graded, nothing written
     await lms.waitFor(() => verbs(lms.session(launch.session)).includes('completed'));
     await waitStatus(
       page,
-      /^Recorded in the LMS \(cmi5\): 3 of 4 correct, passed \(pass mark 75 %\); the attempt is complete\.$/,
+      /^Recorded in the LMS \(cmi5\): 2 of 2 right, passed \(pass mark 75 %\); the attempt is complete\.$/,
     );
     assert.deepEqual(await overlaps(page, '#embed'), []);
     await page.screenshot({ path: join(SHOTS, 'cmi5-passed.png') });
@@ -189,18 +196,22 @@ test('a pass: initialized, answered per question, passed, completed, then Exit s
       'terminated',
     ]);
     noProblems(list, launch, 'the pass');
+    // the written answer is the response, whole; a self-graded answer left out of the score has no
+    // success (neither right nor wrong), its self-assessment in the result's extension
     assert.deepEqual(answeredOf(list), [
       ['tf-08', 'true-false', 'true', true, 'true'],
-      ['tf-01', 'true-false', 'true', false, 'false'],
-      ['why-03', 'long-fill-in', 'self-graded: got it', true, null],
-      ['err-01', 'long-fill-in', 'self-graded: got it', true, null],
+      ['tf-01', 'true-false', 'false', true, 'false'],
+      ['why-03', 'long-fill-in', WRITTEN, undefined, null],
+      ['err-01', 'long-fill-in', '', undefined, null],
     ]);
+    const self = list.filter((s) => verbOf(s) === 'answered').map((s) => s.result.extensions?.[selfKey()] ?? null);
+    assert.deepEqual(self, [null, null, 'got it', 'missed it']);
     const first = list.find((s) => verbOf(s) === 'answered');
     assert.equal(first.object.id, `${launch.activityId}/test/quiz/question/tf-08`);
     assert.equal(first.object.definition.type, 'http://adlnet.gov/expapi/activities/cmi.interaction');
     assert.match(first.object.definition.description.en, /^The \+1 in /);
     const passed = list.find((s) => verbOf(s) === 'passed');
-    assert.deepEqual(passed.result.score, { raw: 3, min: 0, max: 4, scaled: 0.75 });
+    assert.deepEqual(passed.result.score, { raw: 2, min: 0, max: 2, scaled: 1 });
     // the token was fetched once, by POST, and every xAPI request carried it
     assert.deepEqual(
       lms.requests.filter((r) => r.path.startsWith('/lms/fetch/')).map((r) => [r.method, r.status]),
@@ -223,6 +234,44 @@ test('a pass: initialized, answered per question, passed, completed, then Exit s
   } finally {
     await context.close();
     await close();
+  }
+});
+
+test('Reveal and "I got it" on every open question: failed by default (left out of the score), passed when the teacher counts them', async () => {
+  for (const [selfGraded, verdict, score] of [
+    ['exclude', 'failed', { raw: 1, min: 0, max: 2, scaled: 0.5 }],
+    ['count', 'passed', { raw: 3, min: 0, max: 4, scaled: 0.75 }],
+  ]) {
+    const { dir, au } = await buildPackage({ passMark: 75, selfGraded });
+    assert.equal(au.masteryScore, 0.75);
+    const { lms, origin, close } = await startLms(dir);
+    const launch = lms.launch({
+      launchUrl: `${origin}/lms/pkg/${au.url}`,
+      auId: au.id,
+      masteryScore: au.masteryScore,
+      moveOn: au.moveOn,
+    });
+    const { context, page } = await launchPage(launch.url);
+    try {
+      for (const how of ['true', 'true', 'got-it', 'got-it']) await answer(page, how); // tf-01 wrong
+      await lms.waitFor(() => verbs(lms.session(launch.session)).includes('completed'));
+      assert.deepEqual(page.problems, []);
+      await page.goto('about:blank'); // pagehide: "terminated"
+      await lms.waitFor(() => verbs(lms.session(launch.session)).includes('terminated'));
+      const list = lms.session(launch.session);
+      assert.deepEqual(verbs(list).slice(-3), [verdict, 'completed', 'terminated'], `self_graded=${selfGraded}`);
+      noProblems(list, launch, `self_graded=${selfGraded}`);
+      assert.deepEqual(list.find((s) => verbOf(s) === verdict).result.score, score);
+      // counted, the self-assessment is the success; left out, there is none
+      const success = selfGraded === 'count' ? true : undefined;
+      assert.deepEqual(
+        answeredOf(list).map((a) => a[3]),
+        [true, false, success, success],
+      );
+    } finally {
+      await context.close();
+      await close();
+    }
   }
 });
 
@@ -267,7 +316,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
       'the statements went to the LRS on its own origin',
     );
 
-    // ---- second session: the attempt continues at the third question and fails at 2 of 4
+    // ---- second session: the attempt continues at the third question and fails at 1 of 2
     const two = launchAs('Normal');
     ({ context, page } = await launchPage(two.url));
     contexts.push(context);
@@ -280,7 +329,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     await answer(page, 'got-it');
     await waitStatus(
       page,
-      /^Recorded in the LMS \(cmi5\): 2 of 4 correct, not passed \(pass mark 80 %\); the attempt is complete\.$/,
+      /^Recorded in the LMS \(cmi5\): 1 of 2 right, not passed \(pass mark 80 %\); the attempt is complete\.$/,
     );
     await page.screenshot({ path: join(SHOTS, 'cmi5-failed.png') });
     await page.locator('#embed button.lms-exit').click(); // no returnURL: the page says the session ended
@@ -297,11 +346,11 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     ]);
     noProblems(second, two, 'the second session');
     assert.deepEqual(answeredOf(second), [
-      ['why-03', 'long-fill-in', 'self-graded: missed it', false, null],
-      ['err-01', 'long-fill-in', 'self-graded: got it', true, null],
+      ['why-03', 'long-fill-in', '', undefined, null],
+      ['err-01', 'long-fill-in', '', undefined, null],
     ]);
     const failed = second.find((s) => verbOf(s) === 'failed');
-    assert.deepEqual(failed.result.score, { raw: 2, min: 0, max: 4, scaled: 0.5 });
+    assert.deepEqual(failed.result.score, { raw: 1, min: 0, max: 2, scaled: 0.5 });
     assert.equal(failed.context.extensions['https://w3id.org/xapi/cmi5/context/extensions/masteryscore'], 0.8);
     assert.deepEqual(await cspOf(page), []);
     assert.deepEqual(page.problems, []);
@@ -373,7 +422,7 @@ test('a pass mark of 0: every finished attempt passes, and "passed" carries the 
   const { context, page } = await launchPage(launch.url);
   try {
     for (const how of ['false', 'true', 'missed-it', 'missed-it']) await answer(page, how);
-    await waitStatus(page, /^Recorded in the LMS \(cmi5\): 0 of 4 correct, passed \(pass mark 0 %\)/);
+    await waitStatus(page, /^Recorded in the LMS \(cmi5\): 0 of 2 right, passed \(pass mark 0 %\)/);
     await page.goto('about:blank');
     await lms.waitFor(() => verbs(lms.session(launch.session)).includes('terminated'));
     const list = lms.session(launch.session);
@@ -428,7 +477,7 @@ test('a launch link without all the parameters, and an LRS the CSP does not allo
   }
 });
 
-test('the quiz page\u2019s dialog downloads the chosen questions as a cmi5 package', async () => {
+test('the quiz page\u2019s dialog downloads the chosen questions as a cmi5 package, with the teacher\u2019s grading and pass mark', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   try {
     const page = await pageIn(context, `${site.url}quiz.html`);
@@ -444,10 +493,28 @@ test('the quiz page\u2019s dialog downloads the chosen questions as a cmi5 packa
     const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
     assert.equal(names[0], 'cmi5.xml');
     assert.ok(names.includes('scorm.html'));
-    const xml = execFileSync('unzip', ['-p', zip, 'cmi5.xml'], { encoding: 'utf8' });
-    assert.match(xml, /<au id="[^"]+" moveOn="Passed" masteryScore="0.8" launchMethod="AnyWindow">/);
+    // every "why" question is self-graded: left out (the default), nothing is scored, nothing to pass
+    let xml = execFileSync('unzip', ['-p', zip, 'cmi5.xml'], { encoding: 'utf8' });
+    assert.match(xml, /<au id="[^"]+" moveOn="Completed" launchMethod="AnyWindow">/);
     await page.waitForFunction(() =>
-      /Downloaded .*-cmi5\.zip .*as a cmi5 activity/.test(
+      /Downloaded .*-cmi5\.zip .*no pass mark\): upload it to the LMS as a cmi5 activity/.test(
+        document.querySelector('.quiz-embed-dialog .embed-status').textContent,
+      ),
+    );
+    // counted, with the teacher's pass mark: the course's masteryScore, and the page's grading
+    await page.locator('#quiz-embed-self-graded').selectOption('count');
+    await page.locator('#quiz-embed-pass-mark').fill('60');
+    const [again] = await Promise.all([page.waitForEvent('download'), page.locator('#quiz-embed-scorm').click()]);
+    writeFileSync(zip, await downloadBytes(again));
+    xml = execFileSync('unzip', ['-p', zip, 'cmi5.xml'], { encoding: 'utf8' });
+    assert.match(xml, /<au id="[^"]+" moveOn="Passed" masteryScore="0.6" launchMethod="AnyWindow">/);
+    const launchPage = execFileSync('unzip', ['-p', zip, 'scorm.html'], { encoding: 'utf8' });
+    assert.match(
+      launchPage,
+      /<meta name="resnorm-scorm" content="version=cmi5&amp;[^"]*self_graded=count&amp;pass_mark=60&amp;/,
+    );
+    await page.waitForFunction(() =>
+      /Downloaded .*-cmi5\.zip .*pass mark 60 %\): upload it to the LMS as a cmi5 activity/.test(
         document.querySelector('.quiz-embed-dialog .embed-status').textContent,
       ),
     );

@@ -9,10 +9,14 @@
 //               registration (the State API document ATTEMPT_STATE), which the quiz resumes.
 //   per answer  (launchMode Normal) an "answered" statement, cmi5 allowed: the question as a
 //               cmi.interaction activity under the AU (true-false, or long-fill-in for open and
-//               find-the-error items), the learner's response and success (report.js); then the
-//               attempt's state document
-//   at the end  after the last answer, "passed" or "failed" against the LMS's masteryScore
-//               (score raw, min, max and scaled; neither without a mastery score), then
+//               find-the-error items), the learner's response (what was written in the answer
+//               box, '' when nothing was) and success, judged by ../quiz/grading.js with the
+//               package's grading: none for a self-graded answer left out of the score, whose
+//               self-assessment goes in the result extension SELF_ASSESSMENT (as does a counted
+//               one's); then the attempt's state document
+//   at the end  after the last answer, "passed" or "failed": grading.js's score (the answers
+//               that count) against the LMS's masteryScore (score raw, min, max and scaled;
+//               neither without a mastery score or without a score), then
 //               "completed": each at most once in the registration (the state document records
 //               which were sent, so a relaunch neither repeats nor loses one)
 //   on exit     "terminated" (the Exit button, or the page hidden), then the LMS's returnURL
@@ -20,13 +24,15 @@
 // Statements go one after another, in the order they are made; every failure goes to `onStatus`
 // and `errors`, nothing is thrown. "launched" is the LMS's to send, before the launch.
 import { readSuspendData, suspendText } from '../scorm/runtime.js';
-import { answerReport, scoreOf } from './report.js';
+import { DEFAULT_GRADING, attemptScore, itemReport, passes } from '../quiz/grading.js';
 
 export const ATTEMPT_STATE = 'resnorm.attempt';
 export const LAUNCH_PARAMS = ['endpoint', 'fetch', 'actor', 'registration', 'activityId'];
 export const LAUNCH_MODES = ['Normal', 'Browse', 'Review'];
 export const MASTERY_EXTENSION = 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore';
 const TEST_ID = 'quiz'; // the questions' activity ids: <activityId>/test/quiz/question/<bank id>
+/** The result extension of a self-graded answer's self-assessment ('got it' / 'missed it'), under the site's IRI. */
+export const selfAssessmentKey = (site) => new URL('xapi/extensions/self-assessment', site).href;
 
 /** A failed request of the client in a line: what the LMS answered, and where. */
 export function requestError(e) {
@@ -50,20 +56,38 @@ const isWebUrl = (s) => {
 };
 
 /**
- * Starts the AU session. Resolves to {connected, version: 'cmi5', mode, resume, errors,
- * onEvent(msg), finish(), exit()}: `resume` ({index, answers}) or null for the quiz embed,
- * `onEvent` for every embed event, `finish` for pagehide, `exit` (null when not connected) ends the
- * session and goes to the LMS's returnURL, `settled()` resolves once everything queued was sent.
- * @param {{Cmi5: Function, launchParameters?: object, total: number,
+ * `cmi5` whose statements pass through `transform` before they are sent: for the client's
+ * interaction methods, which take no options of their own.
+ */
+const transforming = (cmi5, transform) =>
+  Object.create(cmi5, {
+    sendXapiStatement: { value: (statement) => cmi5.sendXapiStatement(statement, { transform }) },
+  });
+
+/**
+ * Starts the AU session. Resolves to {connected, version: 'cmi5', mode, resume, errors, recording,
+ * answerLimit, onEvent(msg), saveDraft(), finish(), exit()}: `resume` ({index, answers}) or null
+ * for the quiz embed, `recording` whether answers go to the LMS, `answerLimit` null (xAPI sets
+ * none), `onEvent` for every embed event, `finish` for pagehide, `exit` (null when not connected)
+ * ends the session and goes to the LMS's returnURL, `settled()` resolves once everything queued was
+ * sent.
+ * @param {{Cmi5: Function, launchParameters?: object, total: number, kinds?: string[],
+ *   grading?: {countSelfGraded: boolean, passMark: number|null}, site?: URL|string|null,
  *   describe?: (index: number) => string, onStatus?: (state: string, text: string) => void,
  *   navigate?: (url: string) => void}} options
  *   launchParameters: as the client reads them from the page's query, unless given;
+ *   kinds: every question's kind (bank `type`), in order: what the score counts (grading.js);
+ *   grading: the package's (grading.js); its pass mark is the LMS's masteryScore's to give;
+ *   site: the site the package was made from, the IRI of the self-assessment extension (none without);
  *   describe: a question's text (the interaction's description)
  */
 export async function startCmi5Runtime({
   Cmi5,
   launchParameters = Cmi5.getLaunchParametersFromLMS(),
   total,
+  kinds = Array(total).fill('true-false'),
+  grading = DEFAULT_GRADING,
+  site = null,
   describe = () => '',
   onStatus = () => {},
   navigate = (url) => window.location.assign(url),
@@ -73,7 +97,18 @@ export async function startCmi5Runtime({
     if (state === 'error') errors.push(text);
     onStatus(state, text);
     const none = () => {};
-    return { connected: false, version: 'cmi5', mode: null, resume: null, errors, onEvent: none, finish: none };
+    return {
+      connected: false,
+      version: 'cmi5',
+      mode: null,
+      resume: null,
+      errors,
+      recording: false,
+      answerLimit: null,
+      onEvent: none,
+      saveDraft: none,
+      finish: none,
+    };
   };
   const params = launchParameters ?? {};
   const given = LAUNCH_PARAMS.filter((p) => params[p] !== undefined && params[p] !== '');
@@ -126,6 +161,12 @@ export async function startCmi5Runtime({
     fail('reading the attempt stored so far', e);
   }
   const answers = stored ? [...stored.answers] : [];
+  const score = () =>
+    attemptScore(
+      answers.map((a) => ({ ...a, kind: kinds[a.index] ?? '' })),
+      kinds,
+      grading,
+    );
   const next = () => Math.max(0, ...answers.map((a) => a.index + 1));
   const resultDue = () => next() >= total && !sent.includes('completed');
   let final = !judged || next() >= total; // from here on, answers are practice and not sent
@@ -147,20 +188,33 @@ export async function startCmi5Runtime({
   const saveAttempt = () =>
     cmi5.xapi.setState({ ...where, state: { attempt: suspendText(total, next(), answers), sent } });
 
+  const selfKey = site ? selfAssessmentKey(site) : null;
   function sendAnswer(msg) {
-    const r = answerReport(msg);
+    const r = itemReport(msg, grading);
     const text = describe(msg.index);
     const name = { en: msg.item };
     const description = text ? { en: text } : undefined;
-    if (r.kind === 'true-false')
-      return cmi5.interactionTrueFalse(TEST_ID, msg.item, r.response, r.correctResponse, name, description, r.success);
-    return cmi5.interactionLongFillIn(TEST_ID, msg.item, [r.response], undefined, name, description, r.success);
+    const success = r.success ?? undefined; // not judged: no success at all
+    if (msg.kind === 'true-false') {
+      const said = msg.response === 'true';
+      const right = msg.correct === true;
+      return cmi5.interactionTrueFalse(TEST_ID, msg.item, said, said === right, name, description, success);
+    }
+    const client =
+      r.selfAssessment && selfKey
+        ? transforming(cmi5, (s) => ({
+            ...s,
+            result: { ...s.result, extensions: { ...s.result?.extensions, [selfKey]: r.selfAssessment } },
+          }))
+        : cmi5;
+    return client.interactionLongFillIn(TEST_ID, msg.item, [r.response], undefined, name, description, success);
   }
 
   // "passed" or "failed", then "completed", each recorded in the state document once sent.
   async function sendResult() {
-    const score = scoreOf(answers, total);
-    if (mastery !== null && !sent.includes('passed') && !sent.includes('failed')) {
+    const now = score();
+    const passed = mastery === null ? null : passes(now.raw, now.max, mastery * 100);
+    if (passed !== null && !sent.includes('passed') && !sent.includes('failed')) {
       // the client leaves out a mastery score of 0; cmi5 wants the one the LMS gave, whatever it is
       const options = {
         transform: (s) => ({
@@ -168,8 +222,8 @@ export async function startCmi5Runtime({
           context: { ...s.context, extensions: { ...s.context?.extensions, [MASTERY_EXTENSION]: data.masteryScore } },
         }),
       };
-      const passed = score.scaled >= mastery;
-      await (passed ? cmi5.pass(score, options) : cmi5.fail(score, options));
+      const result = { raw: now.raw, min: 0, max: now.max, scaled: now.scaled };
+      await (passed ? cmi5.pass(result, options) : cmi5.fail(result, options));
       sent = [...sent, passed ? 'passed' : 'failed'];
       await saveAttempt();
     }
@@ -179,10 +233,11 @@ export async function startCmi5Runtime({
   }
 
   const resultText = () => {
-    const { raw, max } = scoreOf(answers, total);
+    const { raw, max } = score();
     const verdict = sent.includes('passed') ? ', passed' : sent.includes('failed') ? ', not passed' : '';
     const mark = verdict && mastery !== null ? ` (pass mark ${percent(mastery)})` : '';
-    return `Recorded in the LMS (${label}): ${raw} of ${max} correct${verdict}${mark}; the attempt is complete.`;
+    const right = max === 0 ? 'no score (only self-assessed answers)' : `${raw} of ${max} right`;
+    return `Recorded in the LMS (${label}): ${right}${verdict}${mark}; the attempt is complete.`;
   };
   const progressText = () => `Saved to the LMS (${label}): ${answers.length} of ${total} answered.`;
   const showIfClean = (text) => {
@@ -247,7 +302,10 @@ export async function startCmi5Runtime({
     mode,
     resume: stored && mode !== 'Browse' ? { index: stored.index, answers: stored.answers } : null,
     errors,
+    recording: judged && !final,
+    answerLimit: null,
     onEvent,
+    saveDraft: () => {}, // the State API is asked on each answer, not as the learner types
     finish,
     exit,
     settled: () => chain,
