@@ -79,6 +79,15 @@ async function buildPackage(version, options = {}) {
   const zip = join(work, `quiz-${version}.zip`);
   writeFileSync(zip, Buffer.from(await blob.arrayBuffer()));
   execFileSync('unzip', ['-q', '-o', zip, '-d', pkg]);
+  // the cmi5 runtime (scorm-files.json's `cmi5`: its client, about 90 kB) stays out of a SCORM package
+  const list = await (await fetch(new URL('scorm-files.json', site.url))).json();
+  assert.ok(list.cmi5?.length > 0, 'the build lists the cmi5 runtime apart');
+  const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(
+    names.filter((n) => list.cmi5.includes(n)),
+    [],
+    'no cmi5 file in a SCORM package',
+  );
   writeFileSync(join(lms, 'host.html'), HOST_HTML);
   writeFileSync(join(lms, 'host.js'), HOST_JS);
   copyFileSync(join(ROOT, 'node_modules/scorm-again/dist/scorm-again.js'), join(lms, 'scorm-again.js'));

@@ -42,7 +42,11 @@ before(async () => {
     mkdirSync(join(site, name, '..'), { recursive: true });
     writeFileSync(join(site, name), text);
   }
-  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: Object.keys(FILES) }));
+  // the cmi5 runtime's chunk is listed apart (a SCORM package leaves it out); a cmi5 package takes it
+  writeFileSync(
+    join(site, 'scorm-files.json'),
+    JSON.stringify({ launch: 'scorm.html', files: ['scorm.html', 'assets/scorm-1.js'], cmi5: ['assets/launch-1.js'] }),
+  );
   server = await startServer({ port: 0, root: site, base: '/course/resnorm/' });
   // Node's fetch reuses an idle connection; the server must not close it meanwhile (its default
   // is after 5 s), or a request on it fails with "fetch failed" whatever it asked

@@ -4,7 +4,8 @@
 //   download(blob, cmi5FileName({ title }));
 //
 // The zip holds cmi5.xml (course-structure.js) at its root and the same launch page and files
-// as a SCORM package (../scorm/package.js), the page told to speak cmi5 in its
+// as a SCORM package (../scorm/package.js) with the cmi5 runtime's chunk, which a SCORM package
+// leaves out (scorm-files.json's `cmi5`), the page told to speak cmi5 in its
 // <meta name="resnorm-scorm"> tag: launched by the LMS with the cmi5 query parameters, it
 // reports to the LMS's xAPI endpoint (runtime.js). The course and AU ids are IRIs under the site
 // the package was made from, the same for the same questions, title and grading, so that
@@ -52,8 +53,11 @@ export async function cmi5Package({
   const masteryScore = passMark === null ? null : masteryScoreOf(passMark / 100);
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
-  const { launch, files } = await launchPageFiles(site, fetchFn, (html) =>
-    writeLaunchConfig(html, { version: 'cmi5', items, selfGraded, passMark, site: site.href, title }),
+  const { launch, files } = await launchPageFiles(
+    site,
+    fetchFn,
+    (html) => writeLaunchConfig(html, { version: 'cmi5', items, selfGraded, passMark, site: site.href, title }),
+    ['cmi5'],
   );
   const key = crc32(new TextEncoder().encode(JSON.stringify(['cmi5', items, title, selfGraded, passMark])))
     .toString(16)

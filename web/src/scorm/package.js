@@ -60,13 +60,15 @@ export function checkGrading(selfGraded, passMark) {
 /**
  * The launch page and every file it loads, as the build lists them, fetched from the site `site`
  * (a URL): {launch: the page's name, files: [{name, data}]}, the page's text passed through `rewrite`.
+ * `extra` names the list's further parts to add (['cmi5']: the cmi5 runtime, which only a cmi5
+ * package runs).
  */
-export async function launchPageFiles(site, fetchFn, rewrite) {
+export async function launchPageFiles(site, fetchFn, rewrite, extra = []) {
   const list = await (
     await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
   ).json();
   const files = [];
-  for (const name of list.files) {
+  for (const name of [...list.files, ...extra.flatMap((part) => list[part] ?? [])]) {
     const res = await fetchOk(fetchFn, new URL(name, site), name);
     if (name === list.launch) files.push({ name, data: rewrite(await res.text()) });
     else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
