@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, SITE_CSP, launch, serve } from './harness.js';
+import { ROOT, SHOTS, SITE_CSP, launch, recordCsp, serve } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { scormPackage } from '../../web/src/scorm/package.js';
 
@@ -79,6 +79,15 @@ async function buildPackage(version, options = {}) {
   const zip = join(work, `quiz-${version}.zip`);
   writeFileSync(zip, Buffer.from(await blob.arrayBuffer()));
   execFileSync('unzip', ['-q', '-o', zip, '-d', pkg]);
+  // the cmi5 runtime (scorm-files.json's `cmi5`: its client, about 90 kB) stays out of a SCORM package
+  const list = await (await fetch(new URL('scorm-files.json', site.url))).json();
+  assert.ok(list.cmi5?.length > 0, 'the build lists the cmi5 runtime apart');
+  const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(
+    names.filter((n) => list.cmi5.includes(n)),
+    [],
+    'no cmi5 file in a SCORM package',
+  );
   writeFileSync(join(lms, 'host.html'), HOST_HTML);
   writeFileSync(join(lms, 'host.js'), HOST_JS);
   copyFileSync(join(ROOT, 'node_modules/scorm-again/dist/scorm-again.js'), join(lms, 'scorm-again.js'));
@@ -132,14 +141,7 @@ async function openLms(version, options) {
   const server = await startServer({ port: 0, root: lms, base: '/lms/', csp: SITE_CSP });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    window.addEventListener(
-      'securitypolicyviolation',
-      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-      true,
-    );
-  });
+  await recordCsp(context);
   const requests = [];
   const problems = [];
   context.on('request', (r) => requests.push(r.url()));
