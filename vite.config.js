@@ -29,7 +29,13 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0, // never inline the wasm or anything else as data: URLs
-    modulePreload: { polyfill: false }, // the polyfill is an inline script, refused by a strict CSP
+    // No polyfill: it is an inline script, refused by a strict CSP. No preload links for a
+    // dynamic import: the helper would add them to the document, which for resnorm-embed.js is
+    // the host's page (a chunk that needs the bundler's runtime chunk gets one).
+    modulePreload: {
+      polyfill: false,
+      resolveDependencies: (file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
+    },
     rollupOptions: { input },
   },
   worker: { format: 'es' },
