@@ -7,12 +7,12 @@
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { el } from '../shared/dom.js';
-import { toHtml } from '../quiz/text.js';
 import { loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
+import { promptText } from '../scorm/prompt-text.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);
@@ -36,38 +36,6 @@ const showStatus = (state, text) => {
   status.dataset.state = state;
   status.textContent = text;
 };
-
-// The text of a question, for the LMS's report: math written out in one line
-// (a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)).
-function mathText(node) {
-  if (node.nodeType === Node.TEXT_NODE) return node.textContent;
-  if (node.nodeType !== Node.ELEMENT_NODE) return '';
-  const parts = [...node.childNodes].map(mathText);
-  const group = (t) => (t.length > 1 ? `(${t})` : t);
-  switch (node.localName) {
-    case 'mfrac':
-      return `${group(parts[0])}/${group(parts[1])}`;
-    case 'msup':
-      return `${parts[0]}^${group(parts[1])}`;
-    case 'msub':
-      return `${parts[0]}_${group(parts[1])}`;
-    case 'msubsup':
-      return `${parts[0]}_${group(parts[1])}^${group(parts[2])}`;
-    case 'msqrt':
-      return `sqrt(${parts.join('')})`;
-    case 'annotation':
-      return '';
-    default:
-      return parts.join('');
-  }
-}
-
-function promptText(item) {
-  const box = document.createElement('div');
-  box.innerHTML = toHtml(item.prompt);
-  for (const m of box.querySelectorAll('math')) m.replaceWith(mathText(m));
-  return box.textContent;
-}
 
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
