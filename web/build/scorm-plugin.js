@@ -8,19 +8,40 @@
 // reference (favicon, fonts, images, also through CSS url()). A wasm file, a
 // worker or the service worker among them fails the build: the package must
 // run in the LMS's frame with nothing else.
+//
+// An assignment's package (assignment.html, whose experiment runs the engine)
+// lists its files in dist/assignment-files.json the same way, with what its
+// scripts load by `new URL('...', import.meta.url)`: the engine's worker and
+// its wasm, which then run from the package's folder in the LMS's frame. The
+// service worker is still refused.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 
 export const LAUNCH = 'scorm.html';
 export const FILE_LIST = 'scorm-files.json';
+/** The packages the build lists files for: each launch page, its list, and whether it runs the engine. */
+export const PACKAGES = [
+  { launch: LAUNCH, list: FILE_LIST, engine: false },
+  { launch: 'assignment.html', list: 'assignment-files.json', engine: true },
+];
 
 // Relative references in the page (src/href) and in CSS (url()).
 const HTML_REF = /\s(?:src|href)="([^"#?]+)[^"]*"/g;
 const CSS_REF = /url\(\s*['"]?([^'")#?]+)[^'")]*['"]?\s*\)/g;
+// A file a script locates next to itself (the engine's worker, its wasm).
+const URL_REF = /new URL\(\s*[`'"]([^`'"#?]+)[`'"]\s*,\s*import\.meta\.url\s*\)/g;
 const local = (ref) => !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(ref) && !ref.startsWith('/');
 
-/** The files of `bundle` (Rollup's output: fileName -> chunk or asset) that `launch` needs, launch first. */
-export function launchFiles(bundle, launch = LAUNCH, read = (f) => bundle[f]?.source ?? bundle[f]?.code ?? '') {
+/**
+ * The files of `bundle` (Rollup's output: fileName -> chunk or asset) that `launch` needs, launch
+ * first; with `engine`, the engine's worker and wasm among them.
+ */
+export function launchFiles(
+  bundle,
+  launch = LAUNCH,
+  read = (f) => bundle[f]?.source ?? bundle[f]?.code ?? '',
+  { engine = false } = {},
+) {
   const out = [launch];
   const seen = new Set(out);
   const queue = [];
@@ -44,8 +65,9 @@ export function launchFiles(bundle, launch = LAUNCH, read = (f) => bundle[f]?.so
       for (const f of item.viteMetadata?.importedCss ?? []) want(f);
       for (const f of item.viteMetadata?.importedAssets ?? []) want(f);
     } else if (file.endsWith('.css')) refs(file, read(file), CSS_REF);
+    if (engine && file.endsWith('.js')) refs(file, read(file), URL_REF);
   }
-  const bad = out.filter((f) => /\.wasm$|(^|\/)sw\.js$|worker/i.test(f));
+  const bad = out.filter((f) => (engine ? /(^|\/)sw\.js$/ : /\.wasm$|(^|\/)sw\.js$|worker/i).test(f));
   if (bad.length) throw new Error(`${launch} would need ${bad.join(', ')}: a SCORM package cannot carry them`);
   return out;
 }
@@ -55,10 +77,12 @@ export function scormPlugin() {
     name: 'resnorm-scorm',
     apply: 'build',
     writeBundle(options, bundle) {
-      if (!bundle[LAUNCH]) return;
       const read = (f) => readFileSync(join(options.dir, f), 'utf8');
-      const files = launchFiles(bundle, LAUNCH, read);
-      writeFileSync(join(options.dir, FILE_LIST), `${JSON.stringify({ launch: LAUNCH, files }, null, 1)}\n`);
+      for (const { launch, list, engine } of PACKAGES) {
+        if (!bundle[launch]) continue;
+        const files = launchFiles(bundle, launch, read, { engine });
+        writeFileSync(join(options.dir, list), `${JSON.stringify({ launch, files }, null, 1)}\n`);
+      }
     },
   };
 }

@@ -44,10 +44,14 @@ async function fetchOk(fetchFn, url, what) {
 /**
  * The package as a zip Blob.
  * @param {{siteUrl: string|URL, items?: string[], version?: '1.2'|'2004', title?: string,
- *   mastery?: number|null, fetch?: typeof fetch, date?: Date}} options
+ *   mastery?: number|null, fetch?: typeof fetch, date?: Date, fileList?: string,
+ *   launchPage?: (html: string) => string}} options
  *   siteUrl: the built site's folder (where scorm.html and scorm-files.json are);
  *   items: bank ids in the order asked, [] for the whole bank;
- *   mastery: the passing fraction of correct answers (0..1), null for none (default 0.8)
+ *   mastery: the passing fraction of correct answers (0..1), null for none (default 0.8);
+ *   fileList: the build's list of the launch page and its files (another page's, such as the
+ *   assignment's assignment-files.json; default the quiz's); launchPage(html): the launch page's
+ *   text with what else it must carry (an assignment's link), also part of the package's identifier
  * @returns {Promise<Blob>} application/zip
  */
 export async function scormPackage({
@@ -58,6 +62,8 @@ export async function scormPackage({
   mastery = DEFAULT_MASTERY,
   fetch: fetchFn = globalThis.fetch.bind(globalThis),
   date = new Date(),
+  fileList = FILE_LIST,
+  launchPage = null,
 }) {
   if (!VERSIONS.includes(version)) throw new Error(`SCORM version ${JSON.stringify(version)}: use '1.2' or '2004'`);
   const bad = items.filter((id) => !isItemId(id));
@@ -66,18 +72,23 @@ export async function scormPackage({
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
   const list = await (
-    await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
+    await fetchOk(fetchFn, new URL(fileList, site), 'the list of the launch page\u2019s files')
   ).json();
   const files = [];
+  let extra = [];
   for (const name of list.files) {
     const res = await fetchOk(fetchFn, new URL(name, site), name);
     if (name === list.launch) {
-      const html = writeLaunchConfig(await res.text(), { version, items, mastery, site: site.href, title });
+      let html = writeLaunchConfig(await res.text(), { version, items, mastery, site: site.href, title });
+      if (launchPage) {
+        html = launchPage(html);
+        extra = [html];
+      }
       files.push({ name, data: html });
     } else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
   }
   const enc = new TextEncoder();
-  const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, mastery])))
+  const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, mastery, ...extra])))
     .toString(16)
     .padStart(8, '0')}`;
   const manifest = manifestXml({
