@@ -23,7 +23,8 @@ const MODES = [
   ['hidden', 'hidden'],
 ];
 
-async function copy(text, area) {
+/** Copies `text` to the clipboard, else selects it in `area` and asks the browser to copy; true once copied. */
+export async function copy(text, area) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
