@@ -110,7 +110,11 @@ export function mountBuilder(root, { siteUrl }) {
   });
   const passError = el('p', { class: 'field-error', id: 'assign-scorm-pass-error', role: 'alert', hidden: true });
   const scormNote = el('p', { class: 'hint', id: 'assign-scorm-note' });
-  const scormButton = el('button', { type: 'button', id: 'assign-scorm' }, 'Download the SCORM package');
+  const scormButton = el(
+    'button',
+    { type: 'button', class: 'secondary', id: 'assign-scorm' },
+    'Download the SCORM package',
+  );
 
   const form = el(
     'form',
