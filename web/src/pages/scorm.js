@@ -1,7 +1,9 @@
 // scorm.html: the launch page of a SCORM package (../scorm/package.js). The
 // quiz embed for the package's questions, and the SCORM runtime
 // (../scorm/runtime.js) listening to its events: it finds the LMS, resumes a
-// suspended attempt and reports every answer, the score and the completion.
+// suspended attempt and reports every answer, the score and the completion. The
+// package's grading (self-graded answers counted or not, the pass mark) goes to
+// both; the answer box takes what the LMS keeps, and its text is kept as a draft.
 // Opened without an LMS, the quiz works and a status line says nothing is
 // recorded. A bare page: no site header, no service worker, no engine.
 import { parseHash } from '../shared/state.js';
@@ -13,6 +15,7 @@ import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
+import { gradingOf } from '../quiz/grading.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);
@@ -71,7 +74,13 @@ function promptText(item) {
 
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
-state.quiz = { ...state.quiz, items: launch.items };
+state.quiz = { ...state.quiz, items: launch.items, self_graded: launch.selfGraded, pass_mark: launch.passMark };
+
+// The answer box's hint: where the text goes and how much of it is kept.
+const answerHint = ({ recording, answerLimit }) =>
+  recording
+    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit} characters) and your self-assessment go to the LMS.`
+    : 'Write your answer, then reveal the model answer and grade yourself. Nothing here is recorded.';
 
 loadBank().then(
   (bank) => {
@@ -79,7 +88,8 @@ loadBank().then(
     runtime = startScormRuntime({
       version: launch.version,
       total: items.length,
-      mastery: launch.mastery,
+      grading: gradingOf(state.quiz),
+      ids: items.map((it) => it.id),
       describe: (i) => (items[i] ? promptText(items[i]) : ''),
       onStatus: showStatus,
     });
@@ -89,6 +99,9 @@ loadBank().then(
       siteUrl: launch.site ?? new URL('./', location.href),
       theme,
       resume: runtime.resume,
+      ...(runtime.recording ? { answerLimit: runtime.answerLimit } : {}),
+      answerHint: answerHint(runtime),
+      onDraft: runtime.saveDraft,
       onPaint: (snap) => {
         window.__resnorm = { ...snap, renders: ++renders, scorm: { version: runtime.version, errors: runtime.errors } };
         document.body.dataset.ready = '1';
