@@ -185,6 +185,8 @@ export function createItemView({
     refs.solution = el('section', { class: 'item-solution', 'aria-label': 'Answer', hidden: true });
     const yours = typed ? el('div', { class: 'your-answer' }) : null;
     refs.yours = yours;
+    // the answer written the last time this item was asked (quiz page progress), shown once revealed
+    refs.before = typed && rec?.answer ? rec.answer : '';
     refs.grade = isTf
       ? null
       : el(
@@ -318,6 +320,12 @@ export function createItemView({
               el('blockquote', { class: 'your-answer-text' }, text),
             ]
           : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'),
+        refs.before
+          ? [
+              el('p', { class: 'your-answer-label' }, 'Last time you wrote:'),
+              el('blockquote', { class: 'your-answer-text your-answer-before' }, refs.before),
+            ]
+          : null,
       );
     }
     refs.solution.hidden = false;
