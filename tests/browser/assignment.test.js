@@ -42,6 +42,11 @@ const TEXT = [
 // in the bank's order, which the form keeps
 const ITEMS = ['tf-08', 'err-03', 'why-06'];
 const WARMUP_RUNS = ['post_ln', 'post_ln_warmup', 'pre_ln'];
+// what the learner writes in the two self-graded questions' answer boxes, by the grade they give
+const WRITTEN = {
+  'got-it': 'The Jacobian is I plus the sublayer term, not the sublayer term alone.',
+  'missed-it': 'Warmup keeps the first Adam steps small while the variance estimates settle.',
+};
 
 let browser;
 let work;
@@ -118,6 +123,8 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     assert.equal(params.get('experiment'), 'lab');
     assert.equal(params.get('preset'), 'warmup');
     assert.equal(params.get('items'), ITEMS.join(','));
+    // the default grading (self-graded answers left out, pass mark 80 %) is not written
+    assert.deepEqual([params.has('self_graded'), params.has('pass_mark')], [false, false]);
     assert.ok(link.length < 1200, `${link.length} characters`);
     assert.match(await form.inputValue('#assign-iframe'), /^<iframe src="[^"]+assignment\.html#title=Week\+3\+%3Cimg/);
     assert.equal(await form.locator('#assign-problem').isHidden(), true);
@@ -303,8 +310,13 @@ for (const version of ['1.2', '2004'])
     let bytes;
     try {
       const { page: form } = await makeAssignment(context, site);
+      // the teacher's grading: self-graded answers counted, a pass mark of 60 %
+      await form.selectOption('#assign-self-graded', 'count');
+      await form.fill('#assign-pass-mark', '60');
       await form.selectOption('#assign-scorm-version', version);
-      await form.fill('#assign-scorm-pass', '60');
+      const params = new URLSearchParams(new URL(await form.inputValue('#assign-link')).hash.slice(1));
+      assert.deepEqual([params.get('self_graded'), params.get('pass_mark')], ['count', '60']);
+      assert.match(await form.locator('#assign-grading-note').textContent(), /To pass: 2 of 3 right\./);
       assert.equal(await form.inputValue('#assign-scorm-title'), TITLE);
       await form.waitForFunction(() => !document.getElementById('assign-scorm').disabled);
       const [download] = await Promise.all([form.waitForEvent('download'), form.click('#assign-scorm')]);
@@ -351,11 +363,13 @@ for (const version of ['1.2', '2004'])
         return lab.state === 'paused' && runs.every((k) => lab.runs[k]?.stepsDone > 0);
       }, WARMUP_RUNS);
 
-      // the questions: one right, one graded "got it", one "missed it": 2 of 3, over the pass mark of 60%
+      // the questions: one right, two written and graded "got it" and "missed it": 2 of 3 counted,
+      // over the pass mark of 60 %
       const click = (sel) => frame.locator(`#assignment-quiz-view ${sel}`).first().click();
       await click('button.choice[data-choice="true"]'); // tf-08 is true
       await click('button[data-action="next"]');
-      for (const grade of ['got-it', 'missed-it']) {
+      for (const [grade, text] of Object.entries(WRITTEN)) {
+        await frame.locator('#assignment-quiz-view textarea.answer-text').fill(text);
         await click('button[data-action="reveal"]');
         await click(`button[data-action="${grade}"]`);
         await click('button[data-action="next"]');
@@ -392,12 +406,16 @@ for (const version of ['1.2', '2004'])
       // what the LMS stored of each answer (1.2's interaction ids are write-only through the API)
       const stored = await page.evaluate(() => {
         const list = window.__lms.saved.interactions;
-        return Object.values(list.childArray ?? list).map((i) => [i.id, i.result]);
+        return Object.values(list.childArray ?? list).map((i) => [
+          i.id,
+          i.result,
+          i.student_response ?? i.learner_response,
+        ]);
       });
       assert.deepEqual(stored, [
-        ['tf-08', 'correct'],
-        ['err-03', 'correct'],
-        ['why-06', v12 ? 'wrong' : 'incorrect'],
+        ['tf-08', 'correct', v12 ? 't' : 'true'],
+        ['err-03', 'correct', WRITTEN['got-it']],
+        ['why-06', v12 ? 'wrong' : 'incorrect', WRITTEN['missed-it']],
       ]);
 
       // nothing outside the LMS's folder; the engine came from the package

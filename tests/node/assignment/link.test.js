@@ -34,6 +34,8 @@ const values = (a) => ({
   text: a.text,
   experiment: a.experiment,
   items: a.items,
+  self_graded: a.self_graded ?? 'exclude',
+  pass_mark: a.pass_mark ?? 80,
   theme: a.theme,
   settings: a.state && (a.state.train ?? a.state.config),
   view: a.state && { ...a.state.view, mode: undefined },
@@ -62,6 +64,8 @@ const CASES = {
     text: '',
     experiment: 'lab',
     items: ['why-06'],
+    self_graded: 'count',
+    pass_mark: 0,
     theme: 'auto',
     state: { ...lab(), view: { ...lab().view, controls: [] } },
   },
@@ -149,6 +153,8 @@ test('hostile values: refused with the field and what is allowed, or kept as ine
       ['experiment', 'javascript:alert(1)'],
       ['items', 'tf-01,../../etc,<b>,why-03'],
       ['theme', 'url(x)'],
+      ['pass_mark', '101'],
+      ['self_graded', 'maybe'],
     ])}`,
   );
   const lines = noticeLines(bad);
@@ -158,6 +164,8 @@ test('hostile values: refused with the field and what is allowed, or kept as ine
     'Experiment (experiment) \u201cjavascript:alert(1)\u201d: not one of the choices (allowed none, explorer, lab); the default is used',
     'Quiz items (items) \u201c../../etc,<b>\u201d: entries left out (not a valid name)',
     'Theme (theme) \u201curl(x)\u201d: not one of the choices (allowed auto, light, dark); the default is used',
+    'Pass mark (%) (pass_mark) \u201c101\u201d: out of range (allowed 0..100); the default is used',
+    'Self-graded answers in the score (self_graded) \u201cmaybe\u201d: not one of the choices (allowed exclude, count); the default is used',
   ]);
   assert.deepEqual(bad.items, ['tf-01', 'why-03']);
   assert.equal(bad.title, '');

@@ -51,6 +51,8 @@ const SAMPLES = {
   items: [['tf-01', 'why-03'], ['rapid-08']],
   section: [['true-false'], ['why', 'recall']],
   tag: [['residuals', 'warmup']],
+  self_graded: ['count'],
+  pass_mark: [0, 50, 100],
 };
 
 test('every field of the table has samples, and the samples differ from the defaults', () => {
@@ -155,6 +157,13 @@ const HOSTILE = [
   ['#mix_fraction=1.5e0', 'mix_fraction', /out of range \(allowed 0\.\.1\)/],
   ['#mix_fraction=half', 'mix_fraction', /not a number/],
   ['#mix_fraction=', 'mix_fraction', /empty/],
+  ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
+  ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
+  ['#pass_mark=62.5', 'pass_mark', /not a whole number/],
+  ['#pass_mark=80%25', 'pass_mark', /not a number/],
+  ['#pass_mark=Infinity', 'pass_mark', /not a number/],
+  ['#self_graded=yes', 'self_graded', /not one of the choices \(allowed exclude, count\)/],
+  ['#self_graded=<img src=x onerror=alert(1)>', 'self_graded', /not one of the choices/],
 ];
 
 test('hostile values: the default stays, a notice names the field, nothing throws', () => {

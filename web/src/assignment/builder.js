@@ -1,7 +1,8 @@
 // The form that makes an assignment: assignment.html opened with no fragment. The teacher writes
 // a title and instructions, picks the experiment (the explorer or the lab, a paper preset of the
-// lab, or the settings of a link pasted from either), ticks the questions, and gets the link, an
-// iframe snippet and a SCORM package (1.2 or 2004, with a pass mark) of the same assignment.
+// lab, or the settings of a link pasted from either), ticks the questions and says how they are
+// graded (self-graded answers counted or not, the pass mark), and gets the link, an iframe snippet
+// and a SCORM package (1.2 or 2004) of the same assignment.
 // Every output is written again on each change; a value the link could not carry disables them
 // and says why.
 import { el, replace } from '../shared/dom.js';
@@ -12,7 +13,10 @@ import { copy, themeSelect } from '../embed/dialog.js';
 import { loadBank } from '../embed/quiz.js';
 import { toHtml } from '../quiz/text.js';
 import { SECTION_NAMES } from '../quiz/ui/item-view.js';
-import { DEFAULT_MASTERY, VERSIONS } from '../scorm/launch-config.js';
+import { VERSIONS } from '../scorm/launch-config.js';
+import { FIELDS_TABLE, readField } from '../shared/state.js';
+import { isSelfGradedKind } from '../quiz/grading.js';
+import { gradingNote } from '../embed/quiz-builder.js';
 import { scormFileName } from '../scorm/package.js';
 import {
   TEXT_MAX,
@@ -98,17 +102,29 @@ export function mountBuilder(root, { siteUrl }) {
     VERSIONS.map((v) => new Option(`SCORM ${v}`, v)),
   );
   const lmsTitle = el('input', { type: 'text', id: 'assign-scorm-title', maxlength: '120', spellcheck: 'true' });
+  const selfGraded = el(
+    'select',
+    { id: 'assign-self-graded', 'aria-describedby': 'assign-grading-note' },
+    new Option('left out: recorded, not counted', 'exclude'),
+    new Option('counted as the learner grades them', 'count'),
+  );
+  selfGraded.value = FIELDS_TABLE.self_graded.default;
   const pass = el('input', {
-    type: 'number',
-    id: 'assign-scorm-pass',
-    min: '0',
-    max: '100',
-    step: '1',
+    type: 'text',
+    id: 'assign-pass-mark',
     inputmode: 'numeric',
-    value: String(Math.round(DEFAULT_MASTERY * 100)),
-    'aria-describedby': 'assign-scorm-pass-error',
+    size: '4',
+    value: String(FIELDS_TABLE.pass_mark.default),
+    'aria-describedby': 'assign-pass-mark-error assign-grading-note',
   });
-  const passError = el('p', { class: 'field-error', id: 'assign-scorm-pass-error', role: 'alert', hidden: true });
+  const passError = el('p', { class: 'field-error', id: 'assign-pass-mark-error', role: 'alert', hidden: true });
+  const gradingNoteEl = el('p', { class: 'hint', id: 'assign-grading-note', 'aria-live': 'polite' });
+  const grading = el(
+    'div',
+    { class: 'assign-grid', id: 'assign-grading' },
+    row('Self-graded answers', selfGraded),
+    row(FIELDS_TABLE.pass_mark.label, pass, passError),
+  );
   const scormNote = el('p', { class: 'hint', id: 'assign-scorm-note' });
   const scormButton = el(
     'button',
@@ -166,7 +182,7 @@ export function mountBuilder(root, { siteUrl }) {
         ' show the settings to learners (fixed: they can run the experiment, not change it)',
       ),
     ),
-    el('fieldset', {}, el('legend', {}, 'Questions'), count, list),
+    el('fieldset', {}, el('legend', {}, 'Questions'), count, list, grading, gradingNoteEl),
     el('div', { class: 'embed-row' }, el('label', { for: theme.id }, 'Theme'), theme),
     el(
       'section',
@@ -192,13 +208,7 @@ export function mountBuilder(root, { siteUrl }) {
           { class: 'hint' },
           'The same assignment as a zip to upload as a SCORM activity: it runs inside the LMS with nothing from this site, and the LMS records each learner\u2019s answers and score.',
         ),
-        el(
-          'div',
-          { class: 'assign-grid' },
-          row('Version', version),
-          row('Title in the LMS', lmsTitle),
-          row('Pass mark (%)', pass, passError),
-        ),
+        el('div', { class: 'assign-grid' }, row('Version', version), row('Title in the LMS', lmsTitle)),
         scormNote,
         el('div', { class: 'embed-row' }, scormButton),
       ),
@@ -246,22 +256,30 @@ export function mountBuilder(root, { siteUrl }) {
     setExperimentNotices(r.notices, 'pasted link');
   });
 
-  /** The assignment the form describes. */
+  /** The pass mark as the link reads it: {value} or {error}, a sentence naming the field. */
+  function passMark() {
+    const r = readField('pass_mark', pass.value.trim());
+    if (r.ok) return { value: r.value };
+    const allowed = r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
+    return { error: `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.` };
+  }
+
+  /** The assignment the form describes (the pass mark's default while the box holds none). */
   function assignment() {
     const kind = experiment.value;
     let state = states[kind] ?? null;
     if (state && !showSettings.checked) state = { ...state, view: { ...state.view, controls: [] } };
     const items = [...list.querySelectorAll('input[type=checkbox]:checked')].map((b) => b.value);
-    return { title: title.value.trim(), text: text.value, experiment: kind, items, theme: theme.value, state };
-  }
-
-  function passMark() {
-    const raw = pass.value.trim();
-    if (raw === '') return { mastery: null };
-    const v = Number(raw);
-    if (!pass.checkValidity() || !Number.isFinite(v) || v < 0 || v > 100)
-      return { error: `Pass mark \u201c${raw}\u201d: out of range (allowed 0..100, or empty for none)` };
-    return { mastery: v / 100 };
+    return {
+      title: title.value.trim(),
+      text: text.value,
+      experiment: kind,
+      items,
+      self_graded: selfGraded.value,
+      pass_mark: passMark().value ?? FIELDS_TABLE.pass_mark.default,
+      theme: theme.value,
+      state,
+    };
   }
 
   function update() {
@@ -274,14 +292,23 @@ export function mountBuilder(root, { siteUrl }) {
     count.textContent = `${n} of ${bankItems.length} question${bankItems.length === 1 ? '' : 's'} chosen${n ? '' : ': the assignment has no quiz'}.`;
     if (!lmsTitle.dataset.edited) lmsTitle.value = a.title || UNTITLED;
 
+    const mark = passMark();
+    passError.hidden = !mark.error;
+    passError.textContent = mark.error ?? '';
+    pass.setAttribute('aria-invalid', String(Boolean(mark.error)));
+    grading.hidden = gradingNoteEl.hidden = !n;
+    const chosen = bankItems.filter((it) => a.items.includes(it.id));
+    gradingNoteEl.textContent = n && !mark.error ? gradingNote(chosen, a) : '';
+
     let hash = '';
-    let why = null;
-    try {
-      hash = assignmentHash(a);
-      why = linkTooLong(hash);
-    } catch (e) {
-      why = e.message;
-    }
+    let why = mark.error && n ? mark.error : null;
+    if (!why)
+      try {
+        hash = assignmentHash(a);
+        why = linkTooLong(hash);
+      } catch (e) {
+        why = e.message;
+      }
     if (!why && !hash)
       why = 'Write a title or instructions, or choose an experiment or a question: an empty assignment has no link.';
     problem.hidden = !why;
@@ -292,32 +319,35 @@ export function mountBuilder(root, { siteUrl }) {
       link.value = iframe.value = '';
       open.removeAttribute('href');
     } else {
-      const chosen = bankItems.filter((it) => a.items.includes(it.id));
       link.value = new URL(`assignment.html${hash}`, siteUrl).href;
       open.href = link.value;
       iframe.value = assignmentIframeSnippet({ siteUrl, assignment: a, bankItems: chosen });
     }
-    const mark = passMark();
-    passError.hidden = !mark.error;
-    passError.textContent = mark.error ?? '';
-    pass.setAttribute('aria-invalid', String(Boolean(mark.error)));
     scormNote.textContent =
       why || n ? '' : 'Choose at least one question: the package reports the questions\u2019 score to the LMS.';
-    scormButton.disabled = Boolean(why || !n || mark.error);
+    scormButton.disabled = Boolean(why || !n);
   }
 
   async function downloadPackage() {
     const a = assignment();
-    const { mastery, error } = passMark();
-    if (error || !a.items.length) return;
-    const options = { version: version.value, title: lmsTitle.value.trim() || a.title || UNTITLED };
+    if (passMark().error || !a.items.length) return;
+    // with nothing scored (every question self-graded and left out) there is nothing to pass
+    const kinds = bankItems.filter((it) => a.items.includes(it.id)).map((it) => it.type);
+    const scored = a.self_graded === 'count' || kinds.some((k) => !isSelfGradedKind(k));
+    const options = {
+      version: version.value,
+      title: lmsTitle.value.trim() || a.title || UNTITLED,
+      selfGraded: a.self_graded,
+      passMark: scored ? a.pass_mark : null,
+    };
     scormButton.disabled = true;
     status.textContent = 'Building the SCORM package\u2026';
     try {
-      const blob = await assignmentPackage({ siteUrl: new URL(siteUrl).href, assignment: a, mastery, ...options });
+      const blob = await assignmentPackage({ siteUrl: new URL(siteUrl).href, assignment: a, ...options });
       const name = scormFileName(options);
       download(blob, name, 'application/zip', form);
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB): upload it to the LMS as a SCORM ${options.version} activity.`;
+      const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
+      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a SCORM ${options.version} activity.`;
     } catch (e) {
       status.textContent = `The SCORM package could not be built: ${e.message}`;
     } finally {

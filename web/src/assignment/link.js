@@ -1,6 +1,6 @@
 // An assignment's link: assignment.html#title=...&text=...&experiment=lab&items=tf-01,why-03&task=copy&...
 // One fragment holds the teacher's title and instructions, which experiment to show, the quiz's
-// questions and the theme (ASSIGNMENT_TABLE), then the experiment's own fields, read and written
+// questions and their grading, and the theme (ASSIGNMENT_TABLE), then the experiment's own fields, read and written
 // exactly as embed.html reads and writes them: the explorer's config and view fields (state.js's
 // FIELDS_TABLE), or the embedded lab's (embed/train-view.js's TRAIN_EMBED_TABLE). The experiment
 // of an assignment is always locked: every setting it shows is fixed. Pure: the page, the builder
@@ -33,6 +33,9 @@ export const ASSIGNMENT_TABLE = {
     label: 'Experiment',
   },
   items: { ...FIELDS_TABLE.items, group: 'assignment', maxLength: ID_CHARS * LIMITS.listItems },
+  // how the questions are graded, as the quiz embed's fields (quiz/grading.js)
+  self_graded: { ...FIELDS_TABLE.self_graded, group: 'assignment' },
+  pass_mark: { ...FIELDS_TABLE.pass_mark, group: 'assignment' },
   theme: { ...FIELDS_TABLE.theme, group: 'assignment' },
 };
 
@@ -62,8 +65,8 @@ function locked(state, theme) {
 }
 
 /**
- * An assignment's fragment (or the package's copy of it): {title, text, experiment, items, theme,
- * state, notices, empty}. `state` is the experiment's embed state as embed.html reads it
+ * An assignment's fragment (or the package's copy of it): {title, text, experiment, items,
+ * self_graded, pass_mark, theme, state, notices, empty}. `state` is the experiment's embed state as embed.html reads it
  * ({config, view, notices} for the explorer, {train, view, notices} for the lab), locked, or null
  * without an experiment; `notices` are every value that could not be used, the experiment's among
  * them (fields of noticeTableOf(experiment)); `empty` is a fragment with no setting at all.
@@ -128,13 +131,15 @@ function experimentPart(experiment, state) {
 }
 
 /**
- * The fragment of an assignment ({title, text, experiment, items, theme, state}; state as
+ * The fragment of an assignment ({title, text, experiment, items, self_graded, pass_mark, theme,
+ * state}, each field as ASSIGNMENT_TABLE's, missing ones at their defaults; state as
  * readAssignment gives it, or with {config|train, view: {controls, ...}}), '#' first. Throws a
  * RangeError naming the field for a value the link could not carry.
  */
-export function assignmentHash({ title = '', text = '', experiment = 'none', items = [], theme = 'auto', state }) {
+export function assignmentHash({ text = '', state, ...fields }) {
   // line breaks as the page reads them (a form's CR LF is LF)
-  const values = { title, text: String(text).replace(/\r\n?/g, '\n'), experiment, items, theme };
+  const values = { ...fields, text: String(text).replace(/\r\n?/g, '\n') };
+  const { experiment = 'none' } = values;
   const own = stateToHash({ assignment: values }, { groups: ['assignment'], table: ASSIGNMENT_TABLE });
   const mine = new URLSearchParams(own.replace(/^#/, ''));
   // every value as the page will read it, so a link never says what the page then refuses

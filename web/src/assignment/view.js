@@ -8,8 +8,9 @@
 //   a.destroy();
 //
 // assignment: link.js's readAssignment(). siteUrl: the site's folder (the embeds' "open in"
-// links). lms(items): for a SCORM package, starts the LMS's runtime for the questions shown
-// (bank items) and returns {resume, onEvent} (scorm/runtime.js), else null. onState(hook) after
+// links). lms(items, onStatus): for a SCORM package, starts the LMS's runtime for the questions
+// shown (bank items) and returns it (scorm/runtime.js: resume, onEvent, ...) with `quizOptions`
+// for the quiz embed (the answer box's limit and hint, where its drafts go); null off a package. onState(hook) after
 // every paint of any part: {experiment, items, title, lab, explorer, quiz, scorm, ready}, ready once
 // each part has drawn (scorm: the LMS's {version, connected, errors} in a package).
 import { el } from '../shared/dom.js';
@@ -105,7 +106,11 @@ export function mountAssignment(root, { assignment: a, siteUrl, lms = null, onSt
     const status = el('p', { class: 'status scorm-status', role: 'status', 'aria-live': 'polite', hidden: true });
     root.append(section('quiz', a.items.length === 1 ? 'Question' : 'Questions', status, host));
     const { wrapper, theme } = themed(host);
-    const quizState = { view: { theme: a.theme }, quiz: { items: a.items, section: [], tag: [] }, notices: [] };
+    const quizState = {
+      view: { theme: a.theme },
+      quiz: { items: a.items, section: [], tag: [], self_graded: a.self_graded, pass_mark: a.pass_mark },
+      notices: [],
+    };
     const start = (runtime) => {
       // what the LMS was told of, and any error it gave (the runtime's own list)
       hook.scorm = runtime && { version: runtime.version, connected: runtime.connected, errors: runtime.errors };
@@ -115,6 +120,7 @@ export function mountAssignment(root, { assignment: a, siteUrl, lms = null, onSt
           siteUrl,
           theme,
           resume: runtime?.resume ?? null,
+          ...(runtime?.quizOptions ?? {}),
           onPaint: (snap) => painted('quiz', snap.quiz),
           onEvent: eventSink('quiz', { also: runtime?.onEvent }),
         }),

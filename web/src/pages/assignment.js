@@ -10,7 +10,8 @@ import { createTheme } from '../shared/theme.js';
 import { reportHeight } from '../embed/height.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
-import { promptText } from '../scorm/prompt-text.js';
+import { answerHint, promptText } from '../scorm/launch-text.js';
+import { gradingOf } from '../quiz/grading.js';
 import { UNTITLED, readAssignment } from '../assignment/link.js';
 import { readAssignmentTag } from '../assignment/package.js';
 import { mountAssignment } from '../assignment/view.js';
@@ -25,16 +26,22 @@ let mounted = null;
 let ac = null;
 let runtime = null;
 
-/** The LMS's runtime for the questions shown (bank items): {resume, onEvent}. */
+/** The LMS's runtime for the questions shown (bank items), graded as the package says, with the quiz embed's options. */
 function connectLms(items, onStatus) {
   runtime = startScormRuntime({
     version: launch.version,
     total: items.length,
-    mastery: launch.mastery,
+    grading: gradingOf({ self_graded: launch.selfGraded, pass_mark: launch.passMark }),
+    ids: items.map((it) => it.id),
     describe: (i) => (items[i] ? promptText(items[i]) : ''),
     onStatus,
   });
-  return runtime;
+  const quizOptions = {
+    ...(runtime.recording ? { answerLimit: runtime.answerLimit } : {}),
+    answerHint: answerHint(runtime),
+    onDraft: runtime.saveDraft,
+  };
+  return { ...runtime, quizOptions };
 }
 
 function show(hash) {
@@ -43,6 +50,8 @@ function show(hash) {
   ac = new AbortController();
   delete document.body.dataset.ready;
   const assignment = readAssignment(hash);
+  // in a package the quiz is graded as the package tells the LMS (its launch settings)
+  if (launch) Object.assign(assignment, { self_graded: launch.selfGraded, pass_mark: launch.passMark });
   createTheme(null, { choice: assignment.theme, signal: ac.signal });
   if (assignment.empty && !packaged) {
     document.title = 'Make an assignment: resnorm';

@@ -1,7 +1,9 @@
 // scorm.html: the launch page of a SCORM package (../scorm/package.js). The
 // quiz embed for the package's questions, and the SCORM runtime
 // (../scorm/runtime.js) listening to its events: it finds the LMS, resumes a
-// suspended attempt and reports every answer, the score and the completion.
+// suspended attempt and reports every answer, the score and the completion. The
+// package's grading (self-graded answers counted or not, the pass mark) goes to
+// both; the answer box takes what the LMS keeps, and its text is kept as a draft.
 // Opened without an LMS, the quiz works and a status line says nothing is
 // recorded. A bare page: no site header, no service worker, no engine.
 import { parseHash } from '../shared/state.js';
@@ -12,7 +14,8 @@ import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
-import { promptText } from '../scorm/prompt-text.js';
+import { answerHint, promptText } from '../scorm/launch-text.js';
+import { gradingOf } from '../quiz/grading.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);
@@ -39,7 +42,7 @@ const showStatus = (state, text) => {
 
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
-state.quiz = { ...state.quiz, items: launch.items };
+state.quiz = { ...state.quiz, items: launch.items, self_graded: launch.selfGraded, pass_mark: launch.passMark };
 
 loadBank().then(
   (bank) => {
@@ -47,7 +50,8 @@ loadBank().then(
     runtime = startScormRuntime({
       version: launch.version,
       total: items.length,
-      mastery: launch.mastery,
+      grading: gradingOf(state.quiz),
+      ids: items.map((it) => it.id),
       describe: (i) => (items[i] ? promptText(items[i]) : ''),
       onStatus: showStatus,
     });
@@ -57,6 +61,9 @@ loadBank().then(
       siteUrl: launch.site ?? new URL('./', location.href),
       theme,
       resume: runtime.resume,
+      ...(runtime.recording ? { answerLimit: runtime.answerLimit } : {}),
+      answerHint: answerHint(runtime),
+      onDraft: runtime.saveDraft,
       onPaint: (snap) => {
         window.__resnorm = { ...snap, renders: ++renders, scorm: { version: runtime.version, errors: runtime.errors } };
         document.body.dataset.ready = '1';

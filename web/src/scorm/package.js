@@ -11,7 +11,8 @@
 // (launch-config.js), so the package runs offline in the LMS's frame.
 import { zipStored, crc32 } from './zip.js';
 import { manifestXml } from './manifest.js';
-import { DEFAULT_MASTERY, VERSIONS, isItemId, writeLaunchConfig } from './launch-config.js';
+import { DEFAULT_PASS_MARK, DEFAULT_SELF_GRADED, VERSIONS, isItemId, writeLaunchConfig } from './launch-config.js';
+import { noticeText, readField } from '../shared/state.js';
 
 export const DEFAULT_TITLE = 'resnorm quiz';
 export const FILE_LIST = 'scorm-files.json';
@@ -41,14 +42,29 @@ async function fetchOk(fetchFn, url, what) {
   return res;
 }
 
+/** The grading settings as a package takes them, checked through the quiz fields (state.js); throws a sentence naming the field. */
+function checkGrading(selfGraded, passMark) {
+  const refuse = (field, value, reason) => {
+    throw new Error(noticeText({ field, value: String(value), reason }));
+  };
+  const self = readField('self_graded', String(selfGraded));
+  if (!self.ok) refuse('self_graded', selfGraded, self.reason);
+  if (passMark === null) return;
+  const pass =
+    typeof passMark === 'number' ? readField('pass_mark', String(passMark)) : { ok: false, reason: 'not a number' };
+  if (!pass.ok) refuse('pass_mark', passMark, `${pass.reason}; or null for none`);
+}
+
 /**
  * The package as a zip Blob.
  * @param {{siteUrl: string|URL, items?: string[], version?: '1.2'|'2004', title?: string,
- *   mastery?: number|null, fetch?: typeof fetch, date?: Date, fileList?: string,
- *   launchPage?: (html: string) => string}} options
+ *   selfGraded?: 'exclude'|'count', passMark?: number|null, fetch?: typeof fetch, date?: Date,
+ *   fileList?: string, launchPage?: (html: string) => string}} options
  *   siteUrl: the built site's folder (where scorm.html and scorm-files.json are);
  *   items: bank ids in the order asked, [] for the whole bank;
- *   mastery: the passing fraction of correct answers (0..1), null for none (default 0.8);
+ *   selfGraded: whether self-graded answers count in the score (default 'exclude': they do not);
+ *   passMark: the percentage of the score's questions to answer right to pass, a whole number
+ *   0..100 (default 80), null for none;
  *   fileList: the build's list of the launch page and its files (another page's, such as the
  *   assignment's assignment-files.json; default the quiz's); launchPage(html): the launch page's
  *   text with what else it must carry (an assignment's link), also part of the package's identifier
@@ -59,7 +75,8 @@ export async function scormPackage({
   items = [],
   version = '1.2',
   title = DEFAULT_TITLE,
-  mastery = DEFAULT_MASTERY,
+  selfGraded = DEFAULT_SELF_GRADED,
+  passMark = DEFAULT_PASS_MARK,
   fetch: fetchFn = globalThis.fetch.bind(globalThis),
   date = new Date(),
   fileList = FILE_LIST,
@@ -68,7 +85,7 @@ export async function scormPackage({
   if (!VERSIONS.includes(version)) throw new Error(`SCORM version ${JSON.stringify(version)}: use '1.2' or '2004'`);
   const bad = items.filter((id) => !isItemId(id));
   if (bad.length) throw new Error(`not question ids: ${bad.join(', ')}`);
-  if (mastery !== null && !(mastery >= 0 && mastery <= 1)) throw new Error(`mastery ${mastery}: use 0..1 or null`);
+  checkGrading(selfGraded, passMark);
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
   const list = await (
@@ -79,7 +96,14 @@ export async function scormPackage({
   for (const name of list.files) {
     const res = await fetchOk(fetchFn, new URL(name, site), name);
     if (name === list.launch) {
-      let html = writeLaunchConfig(await res.text(), { version, items, mastery, site: site.href, title });
+      let html = writeLaunchConfig(await res.text(), {
+        version,
+        items,
+        selfGraded,
+        passMark,
+        site: site.href,
+        title,
+      });
       if (launchPage) {
         html = launchPage(html);
         extra = [html];
@@ -88,7 +112,9 @@ export async function scormPackage({
     } else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
   }
   const enc = new TextEncoder();
-  const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, mastery, ...extra])))
+  const identifier = `resnorm-${crc32(
+    enc.encode(JSON.stringify([version, items, title, selfGraded, passMark, ...extra])),
+  )
     .toString(16)
     .padStart(8, '0')}`;
   const manifest = manifestXml({
@@ -97,7 +123,7 @@ export async function scormPackage({
     title,
     launch: list.launch,
     files: files.map((f) => f.name),
-    mastery,
+    passMark,
   });
   const bytes = zipStored([{ name: 'imsmanifest.xml', data: manifest }, ...files], { date });
   return new Blob([bytes], { type: 'application/zip' });

@@ -9,7 +9,8 @@
 //   view    what an embed shows: mode (explorer, quiz or the training lab,
 //           whose own fields embed/train.js reads), charts, controls shown or
 //           locked, theme.
-//   quiz    the quiz filter: items, section, tag.
+//   quiz    the quiz: which items (items, section, tag) and how they are graded
+//           (self_graded: whether self-graded answers count; pass_mark in percent).
 // Every reader (the explorer's and embed's hash, the custom elements'
 // attributes) goes through parseEntries(); a value that does not fit is
 // replaced by the default and reported as a notice {field, value, reason},
@@ -59,6 +60,15 @@ export const FIELDS_TABLE = {
   items: { group: 'quiz', kind: 'id_list', pattern: /^[a-z]{2,8}-[0-9]{2}$/, default: [], label: 'Quiz items' },
   section: { group: 'quiz', kind: 'set', choices: QUIZ_SECTIONS, default: [], label: 'Quiz sections' },
   tag: { group: 'quiz', kind: 'id_list', pattern: /^[a-z][a-z0-9-]{0,23}$/, default: [], label: 'Quiz tags' },
+  // ---- quiz: how it is graded (web/src/quiz/grading.js)
+  self_graded: {
+    group: 'quiz',
+    kind: 'choice',
+    choices: ['exclude', 'count'],
+    default: 'exclude',
+    label: 'Self-graded answers in the score',
+  },
+  pass_mark: { group: 'quiz', kind: 'integer', min: 0, max: 100, default: 80, label: 'Pass mark (%)' },
 };
 
 /** The engine's fields: what the explorer's controls set. */

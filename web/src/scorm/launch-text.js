@@ -1,7 +1,8 @@
-// A question's text for the LMS's report (SCORM 2004's interaction
-// description): the bank's prompt as one line of plain text, its math written
-// out (a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)).
-// The launch pages of both packages (the quiz's and an assignment's) use it.
+// The words both packages' launch pages (the quiz's and an assignment's) share:
+// a question's text for the LMS's report (SCORM 2004's interaction
+// description: the bank's prompt as one line of plain text, its math written
+// out: a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)),
+// and the answer box's hint.
 import { toHtml } from '../quiz/text.js';
 
 function mathText(node) {
@@ -34,3 +35,9 @@ export function promptText(item) {
   for (const m of box.querySelectorAll('math')) m.replaceWith(mathText(m));
   return box.textContent;
 }
+
+/** The answer box's hint for a runtime (scorm/runtime.js): where the text goes and how much of it is kept. */
+export const answerHint = ({ recording, answerLimit }) =>
+  recording
+    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit} characters) and your self-assessment go to the LMS.`
+    : 'Write your answer, then reveal the model answer and grade yourself. Nothing here is recorded.';
