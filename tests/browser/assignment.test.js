@@ -16,6 +16,8 @@ import {
   SHOTS,
   SITE_CSP,
   STRICT_CSP,
+  cspContext,
+  cspViolations,
   downloadBytes,
   labDrawn,
   layoutSettled,
@@ -59,24 +61,7 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-// A context whose every frame records CSP violations from the start.
-async function newContext(options = {}) {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    acceptDownloads: true,
-    ...options,
-  });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  return context;
-}
-const violations = async (page) => {
-  const out = [];
-  for (const f of page.frames()) out.push(...(await f.evaluate(() => window.__csp ?? []).catch(() => [])));
-  return out;
-};
+const newContext = (options = {}) => cspContext(browser, { acceptDownloads: true, ...options });
 
 /** The form, filled in as the teacher does: returns the page, the link it wrote. */
 async function makeAssignment(context, site) {
@@ -244,7 +229,7 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     assert.equal(await page.locator('#assignment-quiz-view .quiz-item').getAttribute('data-id'), 'tf-08');
     assert.match(await page.locator('#assignment-quiz-view .quiz-head').textContent(), /Question 1 of 3/);
     await page.screenshot({ path: `${SHOTS}/assignment-desktop.png`, fullPage: true });
-    assert.deepEqual(await violations(page), []);
+    assert.deepEqual(await cspViolations(page), []);
     assert.deepEqual(page.problems, []);
 
     // a phone in the dark theme: the form and the assignment fit, no text overlaps another
@@ -262,7 +247,7 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
       const wide = await p.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(wide <= 360, `${name}: ${wide} px wide`);
       await p.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-      assert.deepEqual(await violations(p), [], name);
+      assert.deepEqual(await cspViolations(p), [], name);
       assert.deepEqual(p.problems, [], name);
     }
     await phone.close();
@@ -296,7 +281,43 @@ test('a link with bad values: a notice names each field and what it allows; the 
     assert.equal(h.lab.config.depth, 6, 'the preset\u2019s depth where the link\u2019s does not fit');
     assert.deepEqual(h.quiz.items, ['tf-01']);
     assert.deepEqual(page.problems, []);
-    assert.deepEqual(await violations(page), []);
+    assert.deepEqual(await cspViolations(page), []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test('an assignment of the explorer: its settings are shown fixed and take neither a click nor a key; the charts are drawn', async () => {
+  const site = await serve({ base: BASE, csp: STRICT_CSP });
+  const context = await newContext();
+  try {
+    const hash = '#title=Depth&experiment=explorer&depth=48&arch=post_ln,pre_ln&controls=arch,depth,gain';
+    const page = await pageIn(context, `${site.url}assignment.html${hash}`);
+    const config = () => page.evaluate(() => window.__resnormAssignment.explorer.config);
+    const before = await config();
+    assert.deepEqual([before.depth, before.arch], [48, ['post_ln', 'pre_ln']]);
+    const inputs = () =>
+      page.evaluate((sel) => {
+        const form = document.querySelector(sel).shadowRoot.querySelector('form.controls');
+        return [...form.querySelectorAll('input, select, button')].map((e) => [e.type, e.disabled]);
+      }, '#assignment-experiment-view');
+    const shown = await inputs();
+    assert.ok(shown.length >= 4, JSON.stringify(shown));
+    assert.deepEqual(
+      shown.filter(([, disabled]) => !disabled),
+      [],
+    );
+    const form = page.locator('#assignment-experiment-view form.controls');
+    await form.locator('input[type=range]').first().click({ force: true });
+    for (const el of await form.locator('input, select').all()) {
+      await el.evaluate((e) => e.focus());
+      for (const key of ['ArrowRight', 'End', '7', 'Enter']) await page.keyboard.press(key);
+    }
+    assert.deepEqual(await config(), before);
+    assert.ok((await page.locator('#assignment-experiment-view canvas').count()) >= 3, 'the charts are drawn');
+    assert.deepEqual(page.problems, []);
+    assert.deepEqual(await cspViolations(page), []);
   } finally {
     await context.close();
     await site.close();
@@ -431,7 +452,7 @@ for (const version of ['1.2', '2004'])
         requests.some((u) => /\/lms\/pkg\/assets\/worker-[\w-]+\.js$/.test(u)),
         'the worker from the package',
       );
-      assert.deepEqual(await violations(page), []);
+      assert.deepEqual(await cspViolations(page), []);
       assert.deepEqual(page.problems, []);
     } finally {
       await ctx.close();

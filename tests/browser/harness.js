@@ -231,6 +231,27 @@ export const SILENT_WORKERS = `window.__posted = [];
 window.Worker = class { postMessage(m) { window.__posted.push(m?.op); } terminate() {} addEventListener() {} };`;
 
 /**
+ * A context of `browser` (1280 x 900 unless `options` say otherwise) whose every frame records the
+ * Content-Security-Policy violations it meets from the start; cspViolations(page) reads them from
+ * every frame of a page.
+ */
+export async function cspContext(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  await context.addInitScript(() => {
+    window.__csp = [];
+    addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return context;
+}
+
+/** The CSP violations every frame of `page` recorded (a context of cspContext's). */
+export async function cspViolations(page) {
+  const out = [];
+  for (const f of page.frames()) out.push(...(await f.evaluate(() => window.__csp ?? []).catch(() => [])));
+  return out;
+}
+
+/**
  * Pairs of text boxes on screen that overlap by more than a pixel each way (visually hidden text
  * left out), in the page's body or, with `host`, in the shadow root of the element it selects;
  * with host '*', in the body and every open shadow root in it, together (a page of several

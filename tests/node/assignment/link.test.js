@@ -20,7 +20,7 @@ import {
   readAssignment,
 } from '../../../web/src/assignment/link.js';
 import { instructionBlocks } from '../../../web/src/assignment/instructions.js';
-import { readAssignmentTag, writeAssignmentTag } from '../../../web/src/assignment/package.js';
+import { assignmentPackage, readAssignmentTag, writeAssignmentTag } from '../../../web/src/assignment/package.js';
 import { noticeText } from '../../../web/src/shared/state.js';
 import { TRAIN_KEYS } from '../../../web/src/shared/train-fields.js';
 import { launchFiles } from '../../../web/build/scorm-plugin.js';
@@ -296,6 +296,13 @@ test("the package's launch page carries the fragment in its tag, escaped, and gi
   const doc = { querySelector: () => ({ getAttribute: () => unescaped }) };
   assert.equal(readAssignment(readAssignmentTag(doc)).title, '"><script>alert(1)</script>');
   assert.throws(() => writeAssignmentTag('<head></head>', hash), /no <meta name="resnorm-assignment"> tag/);
+});
+
+test("an assignment package needs a question: the LMS records the quiz's score", () => {
+  assert.throws(
+    () => assignmentPackage({ siteUrl: SITE, assignment: { title: 'x', items: [] } }),
+    /needs at least one question/,
+  );
 });
 
 test("the build's file list of the assignment's package takes the engine's worker and wasm, never the service worker", () => {
