@@ -1,27 +1,38 @@
 // The iframe snippet of an assignment and the height it starts at: the embeds' own estimates
-// (embed/snippets.js, each measured in a 420 px column) for the experiment and the questions, and
-// the assignment's head and instructions around them. The page reports its real height once it
+// (embed/snippets.js, quiz-grading-snippets.js, each measured in a 420 px column) for the
+// experiment and the questions, and the assignment's head and instructions around them. The page reports its real height once it
 // runs (embed/height.js; resnorm-iframe.js sizes the frame to it); the estimate is what stays
 // where the host strips the script. Pure.
-import { estimateHeight, estimateQuizHeight, estimateTrainHeight, frameSnippet } from '../embed/snippets.js';
+import { estimateHeight, estimateTrainHeight, frameSnippet } from '../embed/snippets.js';
+import { gradedQuizHeight } from '../embed/quiz-grading-snippets.js';
 import { instructionBlocks } from './instructions.js';
 import { UNTITLED, assignmentUrl } from './link.js';
 
-// The page's parts in a 420 px column, in px: its padding and title, a line of the instructions
-// and the characters it holds, the space between two blocks, each part's heading and hint.
-const PAGE_PARTS_420 = Object.freeze({ head: 110, line: 26, chars: 44, block: 14, part: 120, margin: 32 });
+// The page's parts in a 420 px column, in px: its padding, a line of the title and the characters
+// it holds, a line of the instructions and its characters, the space between two blocks, each
+// part's heading and hint.
+const PAGE_PARTS_420 = Object.freeze({
+  head: 60,
+  titleLine: 32,
+  titleChars: 26,
+  line: 26,
+  chars: 48,
+  block: 14,
+  part: 120,
+  margin: 32,
+});
 
 /** The assignment page's height in a 420 px column; `bankItems`: the bank items its questions are. */
 export function estimateAssignmentHeight(assignment, bankItems) {
   const p = PAGE_PARTS_420;
-  const lines = (t) => Math.max(1, Math.ceil(t.length / p.chars));
-  let h = p.head + p.margin;
+  const lines = (t, chars) => Math.max(1, Math.ceil(t.length / chars));
+  let h = p.head + p.titleLine * lines(assignment.title || UNTITLED, p.titleChars) + p.margin;
   for (const b of instructionBlocks(assignment.text))
-    h += p.block + p.line * (b.type === 'p' ? b.lines : b.items).reduce((n, t) => n + lines(t), 0);
+    h += p.block + p.line * (b.type === 'p' ? b.lines : b.items).reduce((n, t) => n + lines(t, p.chars), 0);
   const { state } = assignment;
   if (assignment.experiment === 'lab' && state) h += p.part + estimateTrainHeight(state.view, state.train);
   if (assignment.experiment === 'explorer' && state) h += p.part + estimateHeight(state.view, state.config);
-  if (bankItems.length) h += p.part + estimateQuizHeight(bankItems);
+  if (bankItems.length) h += p.part + gradedQuizHeight(bankItems);
   return Math.round(h);
 }
 
