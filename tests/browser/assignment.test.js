@@ -154,7 +154,7 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     let h = await hook();
     assert.equal(h.experiment, 'lab');
     assert.equal(h.lab.preset, 'warmup');
-    assert.deepEqual(Object.keys(h.lab.runs), WARMUP_RUNS);
+    assert.deepEqual(h.lab.archs, WARMUP_RUNS);
     const config = h.lab.config;
     assert.deepEqual([config.depth, config.lr, config.steps, config.task], [6, 0.012, 300, 'reverse']);
     const controls = await page.evaluate((sel) => {
@@ -192,7 +192,12 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     assert.equal(controls.lockNote, true, 'no "Start locks these settings" where every setting is fixed');
 
     // the mouse: a preset button and a setting, clicked anyway, change nothing
-    await labRoot(page, 'button.preset[data-preset="depth"]').click({ force: true });
+    // (the buttons of the other presets may be hidden: the DOM's click() on each, which a disabled
+    // button ignores)
+    await labRoot(page, 'button.preset:not([hidden])').first().click({ force: true });
+    await page.evaluate((sel) => {
+      for (const b of document.querySelector(sel).shadowRoot.querySelectorAll('button.preset')) b.click();
+    }, LAB);
     await labRoot(page, '#train-arch-plain').click({ force: true });
     // the keyboard: the page's whole Tab order reaches Start, and no setting or preset button
     const stops = [];
@@ -211,14 +216,21 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
       [],
       'Tab reaches no setting and no preset button',
     );
-    // keys sent at a fixed setting or preset button (focus() does nothing on a disabled control)
-    for (const sel of ['#train-depth', '#train-lr', 'button.preset[data-preset="depth"]']) {
-      await labRoot(page, sel).evaluate((e) => e.focus());
+    // keys sent at a fixed setting or preset button: the focus leaves whatever held it, and
+    // focus() does nothing on a disabled control, so the keys reach no control at all
+    for (const sel of ['#train-depth', '#train-lr', 'button.preset[data-preset="warmup"]']) {
+      await labRoot(page, sel).evaluate((e) => {
+        let a = document.activeElement;
+        while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
+        a?.blur();
+        e.focus();
+      });
+      assert.equal(await focused(page), null, `${sel} takes no focus`);
       for (const key of ['ArrowUp', '9', 'Enter', ' ']) await page.keyboard.press(key);
     }
     h = await hook();
     assert.equal(h.lab.preset, 'warmup');
-    assert.deepEqual(Object.keys(h.lab.runs), WARMUP_RUNS);
+    assert.deepEqual(h.lab.archs, WARMUP_RUNS);
     assert.deepEqual(h.lab.config, config);
     assert.equal(h.lab.state, 'idle');
 
