@@ -45,7 +45,7 @@ const view = mountExplorer($('charts'), {
   siteUrl: new URL('./', location.href),
   theme: printTheme,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
-  sections: { main: $('fields'), model: $('model-fields') },
+  sections: { main: $('fields'), arch: $('arch-fields'), model: $('model-fields') },
   text,
   onPaint(snapshot, { paintedAt, timings }) {
     // The test hook: what was drawn, exactly as the engine gave it, and what its parts took.
