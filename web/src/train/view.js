@@ -40,6 +40,7 @@ import { runSpecs } from './session.js';
 import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
+import { createComparison } from './comparison.js';
 import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../shared/train-verdicts.js';
 import { significant } from '../shared/format.js';
 
@@ -167,7 +168,10 @@ export function mountTrainer(
     { class: 'after-training', id: 'train-after', 'aria-labelledby': 'train-after-title' },
     el('h3', { class: 'heat-title', id: 'train-after-title' }, 'After training: lesions and contributions'),
   );
-  parts.push(paperPanel, afterBox);
+  // a comparison of the reader's own runs: one line from its numbers (comparison.js)
+  const comparisonBox = el('p', { class: 'caption train-comparison', id: 'train-comparison' });
+  const comparison = createComparison(comparisonBox);
+  parts.push(comparisonBox, paperPanel, afterBox);
   const after = createAfterTraining(afterBox, { palette: () => palette(root) });
 
   // ---- heatmaps: one section per metric, its legend, one map per architecture
@@ -402,11 +406,14 @@ export function mountTrainer(
   function renderLast({ snap, config, archs, looks, shown, scales, data }) {
     numbers.update(snap.runs, config, data);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
+    const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, preset: papers.id() });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
-    rest = requestAnimationFrame(() => renderAfter({ snap, archs, looks, shown, scales, verdictShown }));
+    rest = requestAnimationFrame(() =>
+      renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }),
+    );
   }
 
-  function renderAfter({ snap, archs, looks, shown, scales, verdictShown }) {
+  function renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }) {
     rest = 0;
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
@@ -436,6 +443,7 @@ export function mountTrainer(
       ),
       preset: papers.id(),
       verdict: verdictShown,
+      comparison: comparisonShown,
       lesions,
       lesionPlot: after.plotted(),
       learned: learnedShown,
