@@ -16,8 +16,9 @@
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
 // what is on screen, exactly as the engine gave it (the page's test hook).
 // An embed (embed/train.js) also gives `controls` ({show, lock} for
-// controls.js), `noticeTable` (the table its notices' fields are of) and
-// `noticeSource` (where its settings came from).
+// controls.js), `presets` (the paper presets' buttons: 'live', 'fixed' or
+// 'hidden', paper-panel.js), `noticeTable` (the table its notices' fields are
+// of) and `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
@@ -70,7 +71,17 @@ const refusalText = (e) => (e?.message ? e.message : String(e));
 
 export function mountTrainer(
   root,
-  { state, theme, engine, slots = {}, onUpdate = () => {}, controls: shown = {}, noticeTable, noticeSource },
+  {
+    state,
+    theme,
+    engine,
+    slots = {},
+    onUpdate = () => {},
+    controls: shown = {},
+    presets = 'live',
+    noticeTable,
+    noticeSource,
+  },
 ) {
   const store = createStore(state.config, { keys: TRAIN_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
@@ -101,6 +112,7 @@ export function mountTrainer(
     store,
     defaults: defaultTrainConfig(),
     initial: state.preset,
+    mode: presets,
     apply: async (config, id) => {
       await session.reset();
       controls.reset();
@@ -550,6 +562,8 @@ export function mountTrainer(
       store.set(config);
       schedule();
     },
+    /** The paper preset's id, or 'none'. */
+    preset: () => papers.id(),
     /** fn(config, preset) after every change of the settings or of the paper preset (the page's link). */
     onSettings(fn) {
       const offStore = store.subscribe(() => fn(store.get(), papers.id()));
