@@ -330,22 +330,29 @@ function fitLab(ms) {
 
 // ---- the run
 
-/** Waits until the embed's height and its canvases stay the same over three frames and nothing is left to draw. */
-const settled = (page) =>
+/**
+ * Waits until embed.html's embed (in a page or a frame) keeps its viewport, height and canvases over
+ * three frames running, with nothing left to draw: the resize observers have run and what they
+ * redrew is laid out. tests/browser/embed-heights.test.js waits the same way.
+ */
+export const settled = (page) =>
   page.evaluate(async () => {
     const host = document.getElementById('embed');
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const next = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const drawing = () => Boolean(host.shadowRoot.querySelector('[data-drawing]'));
     const shape = () =>
       JSON.stringify([
+        innerWidth,
+        innerHeight,
         host.getBoundingClientRect().height,
         ...[...host.shadowRoot.querySelectorAll('canvas')].map((c) => [c.width, c.height]),
-        !!host.shadowRoot.querySelector('[data-drawing]'),
+        drawing(),
       ]);
     let last = shape();
     for (let same = 0; same < 3;) {
-      await frame();
+      await next();
       const now = shape();
-      same = now === last && !host.shadowRoot.querySelector('[data-drawing]') ? same + 1 : 0;
+      same = now === last && !drawing() ? same + 1 : 0;
       last = now;
     }
   });

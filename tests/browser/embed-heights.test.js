@@ -14,6 +14,7 @@ import { parseHash } from '../../web/src/shared/state.js';
 import { iframeSnippet, trainIframeSnippet } from '../../web/src/embed/snippets.js';
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
 import { COLUMN_WIDTHS } from '../../web/src/embed/heights.js';
+import { settled } from '../../scripts/embed-heights.js';
 
 const it = useBrowser();
 
@@ -39,28 +40,6 @@ async function hostPage(context, snippet) {
   await frame.waitForFunction(() => document.body.dataset.ready === '1');
   return { page, frame };
 }
-
-/** Waits until the embed's height and canvases stay the same over three frames, with nothing left to draw. */
-const settled = (frame) =>
-  frame.evaluate(async () => {
-    const host = document.getElementById('embed');
-    const next = () => new Promise((r) => requestAnimationFrame(() => r()));
-    const shape = () =>
-      JSON.stringify([
-        innerWidth,
-        innerHeight,
-        host.getBoundingClientRect().height,
-        ...[...host.shadowRoot.querySelectorAll('canvas')].map((c) => [c.width, c.height]),
-        Boolean(host.shadowRoot.querySelector('[data-drawing]')),
-      ]);
-    let last = shape();
-    for (let same = 0; same < 3;) {
-      await next();
-      const now = shape();
-      same = now === last && !host.shadowRoot.querySelector('[data-drawing]') ? same + 1 : 0;
-      last = now;
-    }
-  });
 
 /** The column `width` px wide and the iframe `height` px tall; then what shows inside. */
 async function inColumn(page, frame, width, height) {

@@ -28,7 +28,7 @@ import {
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
 import { labHeight } from '../../web/src/embed/heights.js';
 import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
-import { verdict } from '../../web/src/shared/train-verdicts.js';
+import { comparisonCaption, runOutcome, verdict } from '../../web/src/shared/train-verdicts.js';
 
 const BASE = '/course/week-3/';
 let browser;
@@ -317,6 +317,13 @@ test('the embedded lab at 360 px in the dark theme and on a desktop: no text ove
     const page = await pageIn(context, labEmbed(site.url, '&lock=task,arch&controls=task,arch,depth,lr,warmup,steps'));
     await trainIn(page, '#embed', {});
     await labDrawn(page);
+    // the reader's own comparison: one line, each run's clause from that run's own numbers
+    const { line, runs } = await page.evaluate(() => {
+      const box = document.getElementById('embed').shadowRoot.querySelector('#train-comparison');
+      return { line: box.checkVisibility() ? box.textContent : null, runs: Object.values(window.__resnormTrain.runs) };
+    });
+    assert.equal(line, comparisonCaption(runs), name);
+    for (const r of runs) assert.ok(line.includes(`${r.label} ${runOutcome(r).text}`), `${r.label}: ${line}`);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= options.viewport.width, name);
     assert.deepEqual(await overlaps(page, '#embed'), [], name);
     assert.equal(
