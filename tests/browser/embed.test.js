@@ -619,7 +619,8 @@ test('the embeds at 360 px in the dark theme, by keyboard', async () => {
   assert.equal(await quiz.evaluate(() => window.__resnorm.quiz.session.correct), 1);
   await quiz.keyboard.press('Enter'); // "Next question" has the focus
   await quiz.waitForFunction(() => window.__resnorm.quiz.current === 'why-03');
-  await root.locator('button', { hasText: 'Reveal the answer' }).click();
+  await root.locator('textarea.answer-text').fill('the identity path');
+  await root.locator('button', { hasText: 'Commit and reveal' }).click();
   await root.locator('button', { hasText: 'I got it' }).click();
   await quiz.waitForFunction(() => window.__resnorm.quiz.session.answered === 2);
   await quiz.screenshot({ path: `${SHOTS}/embed-quiz-phone.png`, fullPage: true });

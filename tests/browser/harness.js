@@ -20,9 +20,10 @@ export const SITE_CSP =
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 // How long any wait of a browser test may take before it is called a hang: a guard, never
-// what decides a test, so generous enough for one core shared with busy ones
-// (npm run test:stress). Every context the browser makes starts with it.
-export const GUARD_MS = 60000;
+// what decides a test. Every context the browser makes starts with it, and no test sets a
+// shorter one: the longest wait (the papers page computing every verdict) has taken minutes
+// on one core shared with other work (npm run test:stress), and only a hang lasts ten.
+export const GUARD_MS = 10 * 60 * 1000;
 
 /**
  * The Chromium of this test file: a connection to the runner's one (scripts/browser-tests.js),
@@ -103,6 +104,17 @@ export const pass = (page) => page.evaluate(() => window.__testHold.pass());
 /** Stops holding and hands the kept answers to the page. */
 export const release = (page) => page.evaluate(() => window.__testHold.release());
 
+/** Records the Content-Security-Policy violations of every page of `context` in its window.__csp. */
+export const recordCsp = (context) =>
+  context.addInitScript(() => {
+    window.__csp = [];
+    window.addEventListener(
+      'securitypolicyviolation',
+      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+      true,
+    );
+  });
+
 /**
  * A new page of `context` at `url`, whose console errors, warnings and page
  * errors are collected in .problems; with `ready`, once it has drawn
@@ -166,7 +178,7 @@ export async function waitForRender(page, partial, afterRenders = 0) {
   // test's); a wait of over 10 s is printed, so a slow machine shows in the log.
   const t0 = Date.now();
   try {
-    await rendered(60000);
+    await rendered(GUARD_MS);
     const ms = Date.now() - t0;
     if (ms > 10000)
       console.log(`a render of ${JSON.stringify(partial)} came after ${ms} ms (load average ${loadText()})`);

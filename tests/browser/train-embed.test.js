@@ -262,7 +262,8 @@ test('offline: after one load of the lab, train.html and the embedded lab reload
 
 // The offline copy's install (the whole build fetched and cached) waits while a run trains, so it
 // never shares the cores with one: with a run training past the registration's wait after load
-// (its step answers held, harness.js's hold, so it trains as long as the test needs), the
+// (its step answers held, harness.js's hold, so it trains as long as the test needs; the wait
+// itself held until the run has started), the
 // registration reaches its last wait and goes no further until the run is done; then the site
 // goes offline-ready as before. A page registering at load, or at its wait, would register while
 // running.
@@ -280,16 +281,28 @@ test('the lab and the embedded lab install the offline copy only once no run is 
         window.__registered.push({ state: window.__resnormTrain?.state ?? null });
         return register(...args);
       };
+      // The registration's idle wait is kept until the test lets it go (window.__letIdle), so the
+      // run is training by then whatever the machine's speed: an idle page may register at once.
       const ric = window.requestIdleCallback.bind(window);
-      window.requestIdleCallback = (fn, options) =>
-        ric((deadline) => {
-          if (options?.timeout === 2000) window.__idle++;
-          return fn(deadline);
-        }, options);
+      const kept = [];
+      window.__letIdle = () => kept.splice(0).forEach((go) => go());
+      window.__idleAsked = () => kept.length;
+      window.requestIdleCallback = (fn, options) => {
+        if (options?.timeout !== 2000) return ric(fn, options);
+        kept.push(() =>
+          ric((deadline) => {
+            window.__idle++;
+            return fn(deadline);
+          }, options),
+        );
+        return 0;
+      };
     });
     const page = await pageIn(context, site.url + path, { held: ['trainerStep'] });
     await page.locator('#train-start').click();
     await waitHeld(page, 2);
+    await page.waitForFunction(() => window.__idleAsked() > 0); // after its settling time
+    await page.evaluate(() => window.__letIdle());
     await page.waitForFunction(() => window.__idle > 0);
     // the registration now waits on the run, which cannot end while its answers are held
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -35,3 +35,11 @@ export function cliTrain(config) {
   for (const l of lines.slice(0, -1)) (logs[l.arch] ??= []).push(l);
   return { logs, summary: lines.at(-1) };
 }
+
+/** Every number as its exact text (-0 kept), typed arrays as lists: equal strings are equal bits. */
+export const bits = (v) =>
+  JSON.stringify(v, (k, x) => {
+    if (ArrayBuffer.isView(x)) return Array.from(x, (n) => (Object.is(n, -0) ? '-0' : String(n)));
+    if (typeof x === 'number') return Object.is(x, -0) ? '-0' : String(x);
+    return x;
+  });

@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadWasm } from '../helpers.js';
+import { bits, loadWasm } from '../helpers.js';
 import { createEngineClient, OPS, TRAINER_OPS } from '../../../web/src/engine/client.js';
 import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
 import { fakeWorkerPool } from './fake-workers.js';
@@ -29,12 +29,6 @@ const CONFIG = {
   steps: 12,
   log_every: 2,
 };
-
-// Every number as its exact text, typed arrays as lists: equal strings are equal bits.
-const bits = (v) =>
-  JSON.stringify(v, (k, x) =>
-    ArrayBuffer.isView(x) ? Array.from(x, (n) => (Object.is(n, -0) ? '-0' : String(n))) : x,
-  );
 
 /** The same steps on the wasm API directly: the reference. */
 function direct(config, chunks) {

@@ -8,7 +8,7 @@
 // Run: node --test tests/node/train/engine-memory.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadWasm } from '../helpers.js';
+import { bits, loadWasm } from '../helpers.js';
 import { createSession, respond } from '../../../web/src/engine/run.js';
 import { createEngineClient, RETIRE_HEAP } from '../../../web/src/engine/client.js';
 
@@ -26,12 +26,6 @@ const DEEP = {
 };
 const SMALL_TRAIN = { task: 'copy', arch: 'pre_ln', depth: 2, width: 16, seq: 3, vocab: 6, steps: 5, log_every: 1 };
 const SMALL = { depth: 4, width: 16, tokens: 4 };
-
-const bits = (v) =>
-  JSON.stringify(v, (k, x) => {
-    if (ArrayBuffer.isView(x)) return Array.from(x, (n) => (Object.is(n, -0) ? '-0' : String(n)));
-    return typeof x === 'number' ? String(x) : x;
-  });
 
 /** Fake workers, each with its own wasm module, answering one message at a time as worker.js does. */
 function moduleWorkers() {

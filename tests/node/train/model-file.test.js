@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadWasm } from '../helpers.js';
+import { bits, loadWasm } from '../helpers.js';
 import { tinyConfig } from './tiny.js';
 import {
   MODEL_HEAD,
@@ -382,7 +382,6 @@ test('a finished run keeps what it learned: the session holds each trainer\u2019
       return [arch, out];
     }),
   );
-  const bits = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
   for (const r of snap.runs) {
     assert.equal(r.learnedError, null, r.arch);
     assert.equal(bits(r.dwaWeights), bits(want[r.arch].dwaWeights), `${r.arch} averaging weights`);

@@ -3,12 +3,16 @@
 // paused and continued run logs what an uninterrupted one does; Step trains
 // one logged step per architecture; a run stops at its first non-finite step;
 // Reset drops answers still on their way; a refused config names its field;
-// the progress counts steps, tokens a second and the time left.
+// the progress counts steps, tokens a second and the time left; a run whose
+// engine worker ended says what the reader can do (the real client, fake workers).
 // Run: node --test tests/node/train/session.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { chunkSize, createSession, tokensPerStep } from '../../../web/src/train/session.js';
+import { createEngineClient } from '../../../web/src/engine/client.js';
+import { loadWasm } from '../helpers.js';
+import { fakeLocks, fakeWorkerPool } from '../engine/fake-workers.js';
 import { nextTurn, until } from '../wait.js';
 import { timeLeftText } from '../../../web/src/train/progress.js';
 
@@ -328,4 +332,38 @@ test('while a run has not stepped yet its time left is not known: the progress l
   s.reset();
   engine.release();
   await started;
+});
+
+test("a run whose engine worker ends mid-step says so in the reader's words; Reset then Start trains on a fresh one", async () => {
+  const rn = await loadWasm();
+  const locks = fakeLocks();
+  let holding = true;
+  const pool = fakeWorkerPool(rn)({ locks, hold: (op) => holding && op === 'trainerStep' });
+  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
+  const config = { ...CONFIG, arch: ['pre_ln'], depth: 2, width: 16, heads: 2, steps: 4, log_every: 2 };
+  const s = createSession({ engine });
+  const run = s.start(config);
+  await until(() => pool.held.length === 1, 'the first step at the worker');
+  holding = false;
+  pool.started[0].die();
+  await run;
+  const snap = s.snapshot();
+  assert.equal(snap.state, 'done');
+  const { error } = snap.runs[0];
+  assert.equal(error.field, 'trainer');
+  assert.equal(
+    error.message,
+    'the engine worker training it ended (engine worker stopped without an error), so this run cannot go on. ' +
+      'Press Reset, then Start to train it again, or Load\u2026 a model file you saved.',
+  );
+  assert.doesNotMatch(error.message, /make a new trainer|saved state/);
+  await s.reset();
+  await s.start(config);
+  assert.equal(s.state, 'done');
+  assert.deepEqual(
+    s.snapshot().runs[0].logs.map((l) => l.step),
+    [2, 4],
+  );
+  assert.equal(s.snapshot().runs[0].error, null);
+  assert.equal(pool.started.length, 2, 'trained in a fresh worker');
 });

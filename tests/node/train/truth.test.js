@@ -11,21 +11,7 @@ import assert from 'node:assert/strict';
 import * as V from '../../../web/src/shared/train-verdicts.js';
 import * as S from '../../../web/src/train/series.js';
 import { PRESET_BY_ID } from '../../../web/src/shared/train-presets.js';
-
-const REVERSE = { chance: Math.log(8), optimal: 0 };
-const TEACHER = { chance: 1, optimal: 0 };
-
-/** A run whose held-out loss goes through `losses` at steps 10, 20, ...; a NaN is a non-finite step. */
-function run(losses, task = REVERSE, extra = {}) {
-  const logs = losses.map((loss, i) => ({
-    step: 10 * (i + 1),
-    heldout_loss: loss,
-    train_loss: loss,
-    top_cosine: 0.5,
-    first_nonfinite: Number.isFinite(loss) ? null : 10 * (i + 1),
-  }));
-  return { logs, task, lesion: null, ...extra };
-}
+import { TEACHER, run } from './runs.js';
 
 /** The three kinds of run every rule is tried on (reverse: chance 2.08). */
 const TRAINED = () => run([1.5, 0.4, 0.05]);

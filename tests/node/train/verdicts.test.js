@@ -21,20 +21,7 @@ import {
 } from '../../../web/src/shared/train-verdicts.js';
 import { PRESETS, PRESET_BY_ID, presetConfig, runConfigs } from '../../../web/src/shared/train-presets.js';
 import { runSpecs } from '../../../web/src/train/session.js';
-
-const REVERSE = { chance: Math.log(8), optimal: 0 };
-const TEACHER = { chance: 1, optimal: 0 };
-
-/** A run whose held-out loss goes through `losses` at steps 10, 20, ...; a NaN is a non-finite step. */
-function run(losses, task = REVERSE, extra = {}) {
-  const logs = losses.map((loss, i) => ({
-    step: 10 * (i + 1),
-    heldout_loss: loss,
-    top_cosine: 0.5,
-    first_nonfinite: Number.isFinite(loss) ? null : 10 * (i + 1),
-  }));
-  return { logs, task, lesion: null, ...extra };
-}
+import { REVERSE, TEACHER, run } from './runs.js';
 
 test('warmup holds when Post-LN without warmup stays near chance and the other two train', () => {
   const v = verdict('warmup', {

@@ -7,7 +7,7 @@
 // Run: node --test tests/node/wasm/train-memory.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadWasm } from '../helpers.js';
+import { bits, loadWasm } from '../helpers.js';
 
 const MB = 2 ** 20;
 const HEAP_MAX = 1024 * MB; // -sMAXIMUM_MEMORY in wasm/CMakeLists.txt
@@ -25,13 +25,6 @@ const LAB = {
   steps: 2,
   log_every: 10,
 };
-
-// Every number as its exact text, typed arrays as lists: equal strings are equal bits.
-const bits = (v) =>
-  JSON.stringify(v, (k, x) => {
-    if (ArrayBuffer.isView(x)) return Array.from(x, (n) => (Object.is(n, -0) ? '-0' : String(n)));
-    return typeof x === 'number' ? String(x) : x;
-  });
 
 const sameBytes = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
 

@@ -5,7 +5,7 @@
 // Run: node --test tests/node/wasm/trainer.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { cliTrain, loadWasm } from '../helpers.js';
+import { bits, cliTrain, loadWasm } from '../helpers.js';
 
 const rn = await loadWasm();
 
@@ -21,13 +21,6 @@ const CONFIG = {
   steps: 20,
   log_every: 3,
 };
-
-// Every number as its exact text, typed arrays as lists: equal strings are equal bits.
-const bits = (v) =>
-  JSON.stringify(v, (k, x) => {
-    if (ArrayBuffer.isView(x)) return Array.from(x, (n) => (Object.is(n, -0) ? '-0' : String(n)));
-    return typeof x === 'number' ? String(x) : x;
-  });
 
 function run(config, chunks) {
   const tr = rn.trainer(config);
