@@ -104,6 +104,17 @@ export const pass = (page) => page.evaluate(() => window.__testHold.pass());
 /** Stops holding and hands the kept answers to the page. */
 export const release = (page) => page.evaluate(() => window.__testHold.release());
 
+/** Records the Content-Security-Policy violations of every page of `context` in its window.__csp. */
+export const recordCsp = (context) =>
+  context.addInitScript(() => {
+    window.__csp = [];
+    window.addEventListener(
+      'securitypolicyviolation',
+      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+      true,
+    );
+  });
+
 /**
  * A new page of `context` at `url`, whose console errors, warnings and page
  * errors are collected in .problems; with `ready`, once it has drawn

@@ -282,6 +282,17 @@ test('at 360 px and in the dark theme the dialog fits the screen', async () => {
       assert.equal(colors.preview, 'dark', 'the preview follows the page\u2019s theme');
     }
     await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}.png` });
+    // the grading fields, with a pass mark refused
+    await page.locator('#quiz-embed-pass-mark').fill('101');
+    await page.locator('.quiz-embed-grading').scrollIntoViewIfNeeded();
+    const grading = await page.locator('.quiz-embed-grading').evaluate((f) => ({
+      inner: f.scrollWidth - f.clientWidth,
+      right: f.getBoundingClientRect().right,
+    }));
+    assert.equal(grading.inner, 0, `${name}: the grading fields scroll sideways`);
+    assert.ok(grading.right <= width, `${name}: the grading fields are off screen`);
+    await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}-grading.png` });
+    await page.locator('#quiz-embed-pass-mark').fill('80');
     await page.locator('dialog.quiz-embed-dialog').evaluate((d) => (d.scrollTop = d.scrollHeight));
     await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}-end.png` });
     assert.deepEqual(page.problems, []);

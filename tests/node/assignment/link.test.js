@@ -319,16 +319,14 @@ test("the build's file list of the assignment's package takes the engine's worke
     'sw.js': { type: 'asset', source: '' },
   };
   const read = (f) => bundle[f].source ?? bundle[f].code;
-  assert.deepEqual(launchFiles(bundle, 'assignment.html', read, { engine: true }), [
-    'assignment.html',
-    'assets/a.js',
-    'assets/worker-1.js',
-    'assets/resnorm-1.wasm',
-  ]);
+  assert.deepEqual(
+    launchFiles(bundle, 'assignment.html', read, () => false, { engine: true }),
+    ['assignment.html', 'assets/a.js', 'assets/worker-1.js', 'assets/resnorm-1.wasm'],
+  );
   // the quiz's package does not follow a script's own files, and refuses a worker it is given
   assert.deepEqual(launchFiles(bundle, 'assignment.html', read), ['assignment.html', 'assets/a.js']);
   bundle['assets/a.js'].dynamicImports = ['assets/worker-1.js'];
   assert.throws(() => launchFiles(bundle, 'assignment.html', read), /cannot carry them/);
   bundle['assets/a.js'].code += ';new URL("../sw.js", import.meta.url)';
-  assert.throws(() => launchFiles(bundle, 'assignment.html', read, { engine: true }), /sw\.js/);
+  assert.throws(() => launchFiles(bundle, 'assignment.html', read, () => false, { engine: true }), /sw\.js/);
 });

@@ -28,8 +28,10 @@ const FILES = {
   'assets/scorm-1.js': 'import("./bank-1.js");',
   'assets/bank-1.js': 'export default {items: []};',
   'assets/page-1.css': 'body{margin:0}',
+  'assets/launch-1.js': 'export const cmi5 = 1;',
   'index.html': 'not part of the package',
 };
+const CMI5_ONLY = ['assets/launch-1.js']; // scorm-files.json's `cmi5`: not in a SCORM package
 let dir;
 let server;
 let siteUrl;
@@ -41,8 +43,8 @@ before(async () => {
     mkdirSync(join(site, name, '..'), { recursive: true });
     writeFileSync(join(site, name), text);
   }
-  const list = Object.keys(FILES).filter((f) => f !== 'index.html');
-  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: list }));
+  const list = Object.keys(FILES).filter((f) => f !== 'index.html' && !CMI5_ONLY.includes(f));
+  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: list, cmi5: CMI5_ONLY }));
   server = await startServer({ port: 0, root: site, base: '/course/resnorm/' });
   siteUrl = `http://127.0.0.1:${server.address().port}/course/resnorm/`;
 });
@@ -81,8 +83,9 @@ for (const version of ['1.2', '2004']) {
     assert.deepEqual(
       names.slice(1).sort(),
       Object.keys(FILES)
-        .filter((f) => f !== 'index.html')
+        .filter((f) => f !== 'index.html' && !CMI5_ONLY.includes(f))
         .sort(),
+      'the launch page and its files, without the cmi5 runtime',
     );
     const id = xpath(`string(/${L('manifest')}/@identifier)`);
     assert.match(id, /^resnorm-[0-9a-f]{8}$/);

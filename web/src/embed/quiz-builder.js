@@ -1,12 +1,12 @@
 // The quiz page's "Embed questions…" dialog, for course authors: pick questions by section and
 // topic, then one by one in a checklist; a live preview of the quiz embed with them; the iframe
-// and custom-element snippets to copy; and the same choice as a SCORM package for an LMS.
+// and custom-element snippets to copy; and the same choice as a SCORM or cmi5 package for an LMS.
 //
 // What the snippets name: a choice that is exactly every question of the chosen section and/or
 // topic is written as section=/tag= (questions the bank gains there later join the embed); the
 // whole bank as no field at all; any other choice as the list of its ids (items=), in bank order.
 // The grading (whether self-graded answers count, the pass mark) goes into the snippets, the
-// preview and the SCORM package alike; a pass mark out of range is named and nothing is written.
+// preview and the SCORM or cmi5 package alike; a pass mark out of range is named and nothing is written.
 import { embedDialogShell, themeRow, themeSelect } from './dialog.js';
 import { gradedQuizIframeSnippet, gradedQuizSnippet, gradedQuizUrl } from './quiz-grading-snippets.js';
 import { MESSAGE } from './height.js';
@@ -46,6 +46,16 @@ export function choiceOf(filter, shown, chosen) {
   };
 }
 
+/** The package builder for a choice of the version list: SCORM 1.2 or 2004, or cmi5. */
+async function lmsPackage(version) {
+  if (version === 'cmi5') {
+    const { cmi5Package, cmi5FileName } = await import('../cmi5/package.js');
+    return { buildPackage: cmi5Package, packageFileName: cmi5FileName, kind: 'cmi5' };
+  }
+  const { scormPackage, scormFileName } = await import('../scorm/package.js');
+  return { buildPackage: scormPackage, packageFileName: scormFileName, kind: `SCORM ${version}` };
+}
+
 /** The default title of the SCORM package for a filter and a number of questions. */
 function packageTitle(filter, n, whole) {
   const names = [filter.section && SECTION_NAMES[filter.section], filter.tag && TAG_NAMES[filter.tag]].filter(Boolean);
@@ -64,7 +74,7 @@ export function gradingNote(chosen, fields) {
   const self = countOf(chosen, (it) => isSelfGradedKind(it.type));
   const counted = fields.self_graded === 'count' ? chosen.length : chosen.length - self;
   if (counted === 0)
-    return 'None of these questions is marked automatically: with self-graded answers left out there is no score, so nobody passes or fails (the SCORM package carries no pass mark). What learners write still reaches the LMS.';
+    return 'None of these questions is marked automatically: with self-graded answers left out there is no score, so nobody passes or fails (the SCORM or cmi5 package carries no pass mark). What learners write still reaches the LMS.';
   const need = Math.ceil((fields.pass_mark * counted) / 100 - 1e-9);
   const what =
     fields.self_graded === 'count'
@@ -132,6 +142,7 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     { id: 'quiz-embed-scorm-version' },
     new Option('SCORM 1.2', '1.2'),
     new Option('SCORM 2004', '2004'),
+    new Option('cmi5 (xAPI)', 'cmi5'),
   );
   const selfGraded = el(
     'select',
@@ -150,6 +161,9 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
   const passError = el('p', { class: 'field-error', id: 'quiz-embed-pass-mark-error', role: 'alert', hidden: true });
   const gradingHint = el('p', { class: 'hint', id: 'quiz-embed-grading-note', 'aria-live': 'polite' });
   const packageName = el('input', { type: 'text', id: 'quiz-embed-scorm-title', maxlength: '120', spellcheck: 'true' });
+  version.addEventListener('change', () => {
+    scormButton.textContent = `Download ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package`;
+  });
   let nameEdited = false;
   packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
   const scormButton = el(
@@ -183,7 +197,7 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
       el(
         'p',
         { class: 'hint' },
-        'Open and find-the-error questions are graded by the learner ("I got it"). For the embed and the SCORM package.',
+        'Open and find-the-error questions are graded by the learner ("I got it"). For the embed and the SCORM or cmi5 package.',
       ),
       el(
         'div',
@@ -203,11 +217,11 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     el(
       'fieldset',
       { class: 'quiz-embed-scorm' },
-      el('legend', {}, 'SCORM package, for an LMS gradebook'),
+      el('legend', {}, 'SCORM or cmi5 package, for an LMS gradebook'),
       el(
         'p',
         { class: 'hint' },
-        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...): the LMS records each learner\u2019s score.',
+        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...), or as a cmi5 course for an LMS that takes cmi5 (xAPI): the LMS records each learner\u2019s score.',
       ),
       el(
         'div',
@@ -314,20 +328,20 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
       version: version.value,
       title: packageName.value.trim() || packageTitle(filterNow(), chosenNow.length, false),
       selfGraded: gradingFields.self_graded,
-      // with nothing scored there is nothing to pass: no pass mark in the manifest
+      // with nothing scored there is nothing to pass: no pass mark in the manifest or cmi5.xml
       passMark: scored ? gradingFields.pass_mark : null,
     };
     scormButton.disabled = true;
-    status.textContent = 'Building the SCORM package\u2026';
+    status.textContent = `Building the ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package\u2026`;
     try {
-      const { scormPackage, scormFileName } = await import('../scorm/package.js');
-      const blob = await scormPackage(options);
-      const name = scormFileName(options);
+      const { buildPackage, packageFileName, kind } = await lmsPackage(options.version);
+      const blob = await buildPackage(options);
+      const name = packageFileName(options);
       download(blob, name, 'application/zip', form);
       const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a SCORM ${options.version} activity.`;
+      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a ${kind} activity.`;
     } catch (e) {
-      status.textContent = `The SCORM package could not be built: ${e.message}`;
+      status.textContent = `The package could not be built: ${e.message}`;
     } finally {
       scormButton.disabled = chosenNow.length === 0 || !gradingFields;
     }

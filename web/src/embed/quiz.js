@@ -18,7 +18,7 @@ import { createItemView } from '../quiz/ui/item-view.js';
 import itemCss from '../quiz/ui/item-view.css?inline';
 import { matches } from '../quiz/schedule.js';
 import { newSession, record } from '../quiz/score.js';
-import { attemptScore, gradingOf, scoreLine, verdictText } from '../quiz/grading.js';
+import { attemptScore, gradingOf, itemReport, scoreLine, verdictText } from '../quiz/grading.js';
 import { el, typingTarget } from '../shared/dom.js';
 import { showNotices } from '../shared/notice.js';
 
@@ -104,7 +104,7 @@ function visitSession(kinds, grading, answers = []) {
 }
 
 /** The score fields of the `score` event (events.js), from grading.js's attemptScore. */
-export const scoreFields = ({ raw, max, scaled, answered, selfGraded, passMark }) => ({
+const scoreFields = ({ raw, max, scaled, answered, selfGraded, passMark }) => ({
   raw,
   max,
   scaled,
@@ -186,7 +186,7 @@ function mountWithBank(
           response: options.response ?? '',
           correct: correct === true,
           selfGraded,
-          counts: !selfGraded || grading.countSelfGraded,
+          counts: itemReport({ kind: item?.type ?? '', correct, selfGraded }, grading).counts,
           time: new Date().toISOString(),
         });
         onEvent('score', scoreFields(now));

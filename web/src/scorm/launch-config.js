@@ -3,16 +3,18 @@
 //
 //   <meta name="resnorm-scorm" content="version=1.2&amp;items=tf-01,why-03&amp;self_graded=exclude&amp;pass_mark=80&amp;site=https://...">
 //
-// (a query string: the SCORM version, the bank ids in order, empty for the
-// whole bank, the grading as the quiz embed's fields (state.js: whether
-// self-graded answers count, the pass mark in percent, empty for none), and the
-// site the package was made from, for the "All the questions" link). A tag
-// rather than the launch URL's query or fragment, which LMSs do not all pass
-// through.
+// (a query string: the SCORM version, or cmi5 for a cmi5 package, the bank ids
+// in order, empty for the whole bank, the grading as the quiz embed's fields
+// (state.js: whether self-graded answers count, the pass mark in percent, empty
+// for none), and the site the package was made from, for the "All the questions"
+// link). A tag rather than the launch URL's query or fragment, which LMSs do not
+// all pass through.
 import { FIELDS_TABLE, readField } from '../shared/state.js';
 
 export const META_NAME = 'resnorm-scorm';
 export const VERSIONS = ['1.2', '2004'];
+/** What the launch page may be told to speak: a SCORM version, or cmi5 (../cmi5/runtime.js). */
+export const LAUNCH_KINDS = [...VERSIONS, 'cmi5'];
 export const DEFAULT_PASS_MARK = FIELDS_TABLE.pass_mark.default;
 export const DEFAULT_SELF_GRADED = FIELDS_TABLE.self_graded.default;
 const ID = FIELDS_TABLE.items.pattern;
@@ -42,7 +44,7 @@ export function writeLaunchConfig(html, { version, items, selfGraded, passMark, 
 export function readLaunchConfig(doc) {
   const content = doc.querySelector(`meta[name="${META_NAME}"]`)?.getAttribute('content') ?? '';
   const params = new URLSearchParams(content);
-  const version = VERSIONS.includes(params.get('version')) ? params.get('version') : '1.2';
+  const version = LAUNCH_KINDS.includes(params.get('version')) ? params.get('version') : '1.2';
   const items = (params.get('items') ?? '').split(',').filter((id) => ID.test(id));
   const field = (key) => {
     const r = readField(key, params.get(key) ?? '');

@@ -4,6 +4,7 @@
 // out: a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)),
 // and the answer box's hint.
 import { toHtml } from '../quiz/text.js';
+import { ANSWER_LIMIT } from '../embed/quiz.js';
 
 function mathText(node) {
   if (node.nodeType === Node.TEXT_NODE) return node.textContent;
@@ -39,5 +40,5 @@ export function promptText(item) {
 /** The answer box's hint for a runtime (scorm/runtime.js): where the text goes and how much of it is kept. */
 export const answerHint = ({ recording, answerLimit }) =>
   recording
-    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit} characters) and your self-assessment go to the LMS.`
+    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit ?? ANSWER_LIMIT} characters) and your self-assessment go to the LMS.`
     : 'Write your answer, then reveal the model answer and grade yourself. Nothing here is recorded.';

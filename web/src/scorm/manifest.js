@@ -7,7 +7,8 @@
 // minNormalizedMeasure (0..1, the LMS's cmi.scaled_passing_score) for 2004. The
 // schema files (.xsd) are not bundled: LMSs read the manifest without them.
 
-const xml = (s) =>
+/** Text as XML writes it in an element or a quoted attribute. */
+export const xml = (s) =>
   String(s)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

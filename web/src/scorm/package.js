@@ -17,18 +17,20 @@ import { noticeText, readField } from '../shared/state.js';
 export const DEFAULT_TITLE = 'resnorm quiz';
 export const FILE_LIST = 'scorm-files.json';
 
+/** A package's title as the start of a file name: lower case ASCII words joined by '-'. */
+export const titleSlug = (title) =>
+  String(title ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '') // accents, once split from their letters
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '') || 'resnorm-quiz';
+
 /** The download's file name: the title as a slug and the version, e.g. resnorm-quiz-scorm2004.zip. */
 export function scormFileName({ version, title = DEFAULT_TITLE }) {
-  const slug =
-    String(title ?? '')
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '') // accents, once split from their letters
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60)
-      .replace(/-+$/, '') || 'resnorm-quiz';
-  return `${slug}-scorm${String(version).replace('.', '')}.zip`;
+  return `${titleSlug(title)}-scorm${String(version).replace('.', '')}.zip`;
 }
 
 async function fetchOk(fetchFn, url, what) {
@@ -43,7 +45,7 @@ async function fetchOk(fetchFn, url, what) {
 }
 
 /** The grading settings as a package takes them, checked through the quiz fields (state.js); throws a sentence naming the field. */
-function checkGrading(selfGraded, passMark) {
+export function checkGrading(selfGraded, passMark) {
   const refuse = (field, value, reason) => {
     throw new Error(noticeText({ field, value: String(value), reason }));
   };
@@ -53,6 +55,26 @@ function checkGrading(selfGraded, passMark) {
   const pass =
     typeof passMark === 'number' ? readField('pass_mark', String(passMark)) : { ok: false, reason: 'not a number' };
   if (!pass.ok) refuse('pass_mark', passMark, `${pass.reason}; or null for none`);
+}
+
+/**
+ * The launch page and every file it loads, as the build lists them, fetched from the site `site`
+ * (a URL): {launch: the page's name, files: [{name, data}]}, the page's text passed through `rewrite`.
+ * `extra` names the list's further parts to add (['cmi5']: the cmi5 runtime, which only a cmi5
+ * package runs); `fileList` is the build's list to read (another launch page's, such as the
+ * assignment's assignment-files.json; the quiz's unless given).
+ */
+export async function launchPageFiles(site, fetchFn, rewrite, extra = [], fileList = FILE_LIST) {
+  const list = await (
+    await fetchOk(fetchFn, new URL(fileList, site), 'the list of the launch page\u2019s files')
+  ).json();
+  const files = [];
+  for (const name of [...list.files, ...extra.flatMap((part) => list[part] ?? [])]) {
+    const res = await fetchOk(fetchFn, new URL(name, site), name);
+    if (name === list.launch) files.push({ name, data: rewrite(await res.text()) });
+    else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
+  }
+  return { launch: list.launch, files };
 }
 
 /**
@@ -88,29 +110,14 @@ export async function scormPackage({
   checkGrading(selfGraded, passMark);
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
-  const list = await (
-    await fetchOk(fetchFn, new URL(fileList, site), 'the list of the launch page\u2019s files')
-  ).json();
-  const files = [];
   let extra = [];
-  for (const name of list.files) {
-    const res = await fetchOk(fetchFn, new URL(name, site), name);
-    if (name === list.launch) {
-      let html = writeLaunchConfig(await res.text(), {
-        version,
-        items,
-        selfGraded,
-        passMark,
-        site: site.href,
-        title,
-      });
-      if (launchPage) {
-        html = launchPage(html);
-        extra = [html];
-      }
-      files.push({ name, data: html });
-    } else files.push({ name, data: new Uint8Array(await res.arrayBuffer()) });
-  }
+  const rewrite = (html) => {
+    const page = writeLaunchConfig(html, { version, items, selfGraded, passMark, site: site.href, title });
+    if (!launchPage) return page;
+    extra = [launchPage(page)];
+    return extra[0];
+  };
+  const { launch, files } = await launchPageFiles(site, fetchFn, rewrite, [], fileList);
   const enc = new TextEncoder();
   const identifier = `resnorm-${crc32(
     enc.encode(JSON.stringify([version, items, title, selfGraded, passMark, ...extra])),
@@ -121,7 +128,7 @@ export async function scormPackage({
     version,
     identifier,
     title,
-    launch: list.launch,
+    launch,
     files: files.map((f) => f.name),
     passMark,
   });

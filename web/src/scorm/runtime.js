@@ -198,7 +198,8 @@ export function readSuspendData(text, total) {
   };
 }
 
-const suspendText = (total, index, answers, draft) =>
+/** The attempt as cmi.suspend_data's text (`draft`: the answer box's text, if any): readSuspendData's inverse. */
+export const suspendText = (total, index, answers, draft) =>
   JSON.stringify({
     v: 1,
     n: total,

@@ -126,6 +126,8 @@ const DECIMAL = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const LEAST_NORMAL = 2 ** -1022;
 /** Whether a decimal text names a number other than zero (a digit other than 0 before its exponent). */
 const namesNonzero = (raw) => /[1-9]/.test(raw.split(/[eE]/)[0]);
+/** A list's entry given more than once, in a notice: as the engine words its refusal of one, and what the page does instead. */
+export const REPEATED = 'listed twice (each once); used once';
 const BOOLEAN = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false };
 
 const describeRange = (c) => `allowed ${c.min}..${c.max}`;
@@ -140,7 +142,8 @@ const describeChoices = (choices) =>
  * One raw string against one field of `table` (FIELDS_TABLE unless another
  * view's table, such as the training lab's, is given): {ok: true, value} or
  * {ok: false, reason} (a list may also come back ok with `dropped` entries it
- * left out).
+ * left out, and `repeated` entries it was given more than once and keeps once:
+ * the engine refuses a list naming one twice, REPEATED says so).
  */
 export function readField(key, raw, table = FIELDS_TABLE) {
   const c = table[key];
@@ -195,7 +198,9 @@ export function readField(key, raw, table = FIELDS_TABLE) {
       if (parts.length > LIMITS.listItems)
         return { ok: false, reason: `too many entries (at most ${LIMITS.listItems})` };
       const fits = (p) => (c.kind === 'id_list' ? c.pattern.test(p) : c.choices.includes(p));
-      const good = [...new Set(parts.filter(fits))];
+      const fitting = parts.filter(fits);
+      const good = [...new Set(fitting)];
+      const repeated = good.filter((p) => fitting.indexOf(p) !== fitting.lastIndexOf(p));
       const dropped = parts.filter((p) => !fits(p));
       const where = c.kind === 'id_list' ? 'not a valid name' : describeChoices(c.choices);
       if (!good.length && (dropped.length || c.nonEmpty || c.kind === 'choice_list'))
@@ -206,7 +211,12 @@ export function readField(key, raw, table = FIELDS_TABLE) {
           : c.kind === 'set'
             ? c.choices.filter((ch) => good.includes(ch))
             : good;
-      return dropped.length ? { ok: true, value, dropped, reason: `entries left out (${where})` } : { ok: true, value };
+      return {
+        ok: true,
+        value,
+        ...(dropped.length && { dropped, reason: `entries left out (${where})` }),
+        ...(repeated.length && { repeated }),
+      };
     }
     default:
       return { ok: false, reason: 'unknown kind' };
@@ -267,6 +277,7 @@ export function parseEntries(entries, { groups = GROUPS, alias = null, table = F
       state[c.group][key] = r.value;
       given.push(key);
       if (r.dropped) notices.push({ field: key, value: shownValue(r.dropped.join(',')), reason: r.reason });
+      if (r.repeated) notices.push({ field: key, value: shownValue(r.repeated.join(',')), reason: REPEATED });
     } else {
       notices.push({ field: key, value: shownValue(raw), reason: `${r.reason}; the default is used` });
     }
