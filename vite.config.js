@@ -10,9 +10,9 @@ import { firstPaintPlugin } from './web/build/first-paint.js';
 import { scormPlugin } from './web/build/scorm-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
-// the training lab, the embeddable view, a SCORM package's launch page), each
-// built if it exists.
-const PAGES = ['index', 'quiz', 'papers', 'train', 'embed', 'scorm'];
+// the training lab, the embeddable view, a SCORM package's launch page, an
+// assignment and the form that makes one), each built if it exists.
+const PAGES = ['index', 'quiz', 'papers', 'train', 'embed', 'scorm', 'assignment'];
 const input = Object.fromEntries(PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]));
 
 export default defineConfig({
@@ -21,7 +21,8 @@ export default defineConfig({
   publicDir: 'public',
   // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
   // file list, and web/examples/ copied to dist/examples/. scormPlugin:
-  // dist/scorm-files.json, the files a SCORM package of the quiz needs.
+  // dist/scorm-files.json and dist/assignment-files.json, the files a SCORM package of the quiz
+  // and of an assignment needs.
   plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin(), firstPaintPlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).

@@ -1,6 +1,6 @@
 // Accessibility: axe-core (npm, pinned) on every page of the site in light and
 // dark: the explorer (default and transformer blocks, numbers shown), the
-// quiz's three areas and an answered item, the papers page once its panels
+// quiz's three areas and an answered item, an assignment and its form, the papers page once its panels
 // show their verdicts, the training lab before and after a short run (one
 // architecture diverging), embed.html (explorer, quiz and training lab), the SCORM launch page
 // and the embedding guide's served examples (plain, events, lab, lms). No serious or critical violation.
@@ -163,6 +163,21 @@ test('axe: the SCORM launch page and the embedding examples', () =>
           await frame.waitForFunction(() => document.body?.dataset.ready === '1');
         await check(page, `examples/${name}.html`, theme);
       });
+  }));
+
+test('axe: an assignment (the lab and three questions) and the form that makes one', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const hash =
+      '#title=Week+3&text=Read+this.%0A%0A-+one%0A-+two&experiment=lab&items=tf-08,err-03,why-06&task=copy&depth=2';
+    await eachTheme(url, `assignment.html${hash}`, async (page, theme) => {
+      await ready(page);
+      await check(page, 'assignment.html, the lab and questions', theme);
+    });
+    await eachTheme(url, 'assignment.html', async (page, theme) => {
+      await page.locator('#assign-q-tf-08').waitFor();
+      await page.check('#assign-q-tf-08');
+      await check(page, 'assignment.html, the form', theme);
+    });
   }));
 
 test('axe at 360 px in the dark theme: a box that scrolls sideways takes the focus, one that fits does not', () =>

@@ -344,6 +344,10 @@ test('generated questions: which is which, predict the number; counted in the sc
   await page.locator('[data-action=which-check]').click();
   assert.match(await page.locator('#which .gen-result').textContent(), /right/);
   assert.equal(await page.locator('#which .gen-details li').count(), k);
+  // the reader meets the presets' names, never the engine's ids (pre_rms, stream_rms[95])
+  const INTERNAL = /\b[a-z]{2,}_[a-z]{2,}\b|\w\[\d+\]|\b(rezero|layerscale|deepnorm|gpt2|dwa|lns|admin)\b/;
+  for (const sel of ['#which', '#predict'])
+    assert.doesNotMatch(await page.locator(sel).evaluate((e) => e.innerText), INTERNAL, sel);
 
   await page.locator('#guess').fill('1.1^50');
   await page.locator('#guess').press('Enter');
@@ -425,7 +429,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
   );
   const options = await page.locator('#which .assign select').first().locator('option').allTextContents();
   assert.ok(
-    options.some((o) => /\((rezero|layerscale|lns|mix_ln|dwa)\)/.test(o)),
+    options.some((o) => /^(ReZero|LayerScale \(CaiT\)|LayerNorm Scaling|Mix-LN|DenseFormer \(DWA\))$/.test(o)),
     options.join(' | '),
   );
   assert.match(await page.locator('#score').textContent(), /of 7 correct/);

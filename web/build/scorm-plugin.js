@@ -13,28 +13,41 @@
 // and a SCORM package leaves out. A wasm file, a worker or the service worker
 // among them fails the build: the package must run in the LMS's frame with
 // nothing else.
+//
+// An assignment's package (assignment.html, whose experiment runs the engine)
+// lists its files in dist/assignment-files.json the same way, with what its
+// scripts load by `new URL('...', import.meta.url)`: the engine's worker and
+// its wasm, which then run from the package's folder in the LMS's frame. The
+// service worker is still refused.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 
 export const LAUNCH = 'scorm.html';
 export const FILE_LIST = 'scorm-files.json';
+/** The assignment's launch page and its list, whose files include the engine's. */
+export const ASSIGNMENT_LAUNCH = 'assignment.html';
+export const ASSIGNMENT_FILE_LIST = 'assignment-files.json';
 /** The module whose chunk (and what only it needs) only a cmi5 package carries. */
 export const CMI5_ENTRY = 'web/src/cmi5/launch.js';
 
 // Relative references in the page (src/href) and in CSS (url()).
 const HTML_REF = /\s(?:src|href)="([^"#?]+)[^"]*"/g;
 const CSS_REF = /url\(\s*['"]?([^'")#?]+)[^'")]*['"]?\s*\)/g;
+// A file a script locates next to itself (the engine's worker, its wasm).
+const URL_REF = /new URL\(\s*[`'"]([^`'"#?]+)[`'"]\s*,\s*import\.meta\.url\s*\)/g;
 const local = (ref) => !/^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i.test(ref) && !ref.startsWith('/');
 
 /**
  * The files of `bundle` (Rollup's output: fileName -> chunk or asset) that `launch` needs, launch
- * first; a file `skip` names is neither taken nor followed.
+ * first; a file `skip` names is neither taken nor followed; with `engine`, the engine's worker and
+ * wasm among them.
  */
 export function launchFiles(
   bundle,
   launch = LAUNCH,
   read = (f) => bundle[f]?.source ?? bundle[f]?.code ?? '',
   skip = () => false,
+  { engine = false } = {},
 ) {
   const out = [launch];
   const seen = new Set(out);
@@ -59,8 +72,9 @@ export function launchFiles(
       for (const f of item.viteMetadata?.importedCss ?? []) want(f);
       for (const f of item.viteMetadata?.importedAssets ?? []) want(f);
     } else if (file.endsWith('.css')) refs(file, read(file), CSS_REF);
+    if (engine && file.endsWith('.js')) refs(file, read(file), URL_REF);
   }
-  const bad = out.filter((f) => /\.wasm$|(^|\/)sw\.js$|worker/i.test(f));
+  const bad = out.filter((f) => (engine ? /(^|\/)sw\.js$/ : /\.wasm$|(^|\/)sw\.js$|worker/i).test(f));
   if (bad.length) throw new Error(`${launch} would need ${bad.join(', ')}: a SCORM package cannot carry them`);
   return out;
 }
@@ -88,9 +102,13 @@ export function scormPlugin() {
     name: 'resnorm-scorm',
     apply: 'build',
     writeBundle(options, bundle) {
-      if (!bundle[LAUNCH]) return;
       const read = (f) => readFileSync(join(options.dir, f), 'utf8');
-      writeFileSync(join(options.dir, FILE_LIST), `${JSON.stringify(packageFiles(bundle, read), null, 1)}\n`);
+      const write = (name, list) => writeFileSync(join(options.dir, name), `${JSON.stringify(list, null, 1)}\n`);
+      if (bundle[LAUNCH]) write(FILE_LIST, packageFiles(bundle, read));
+      if (bundle[ASSIGNMENT_LAUNCH]) {
+        const files = launchFiles(bundle, ASSIGNMENT_LAUNCH, read, () => false, { engine: true });
+        write(ASSIGNMENT_FILE_LIST, { launch: ASSIGNMENT_LAUNCH, files });
+      }
     },
   };
 }

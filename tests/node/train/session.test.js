@@ -14,6 +14,7 @@ import { createEngineClient } from '../../../web/src/engine/client.js';
 import { loadWasm } from '../helpers.js';
 import { fakeLocks, fakeWorkerPool } from '../engine/fake-workers.js';
 import { nextTurn, until } from '../wait.js';
+import { timeLeftText } from '../../../web/src/train/progress.js';
 
 /**
  * A stand-in for the engine client's trainers: deterministic logs from (arch,
@@ -302,6 +303,35 @@ test('the rates leave paused time out; the time left follows the slowest run', a
   assert.equal(q.activeMs, 2000);
   assert.equal(q.stepsPerSecond, (30 + 20) / 2);
   assert.equal(q.secondsLeft, Math.max(960 / 15, 970 / 10));
+});
+
+test('while a run has not stepped yet its time left is not known: the progress line says it is being estimated', async () => {
+  let t = 0;
+  const engine = standIn();
+  const s = createSession({ engine, now: () => t });
+  const config = { ...CONFIG, steps: 1000 };
+  engine.holding = true;
+  const started = s.start(config);
+  await until(() => engine.held.length === 2, 'the first requests');
+  t = 1000; // a second of running
+  engine.release('post_ln'); // post_ln trains; pre_ln's first request is still under way
+  await until(() => engine.held.length === 2, "post_ln's second request");
+  const p = s.snapshot().progress;
+  assert.ok(p.tokensPerSecond > 0 && p.secondsLeft === Infinity, JSON.stringify(p));
+  assert.equal(timeLeftText(p, 'running'), '\u00b7 estimating the time left');
+  // once every run has a speed, the time left in words; none when not training
+  engine.release('pre_ln');
+  await until(() => engine.held.length === 2, "pre_ln's second request");
+  const q = s.snapshot().progress;
+  assert.ok(Number.isFinite(q.secondsLeft), JSON.stringify(q));
+  assert.match(timeLeftText(q, 'running'), /^\u00b7 about (\d+ s|\d+ min \d\d s|under a second) left$/);
+  for (const state of ['idle', 'paused', 'done', 'error']) assert.equal(timeLeftText(q, state), '');
+  for (const state of ['running', 'pausing'])
+    for (const secondsLeft of [Infinity, NaN, undefined])
+      assert.doesNotMatch(timeLeftText({ ...q, secondsLeft }, state), /unknown|NaN|undefined/);
+  s.reset();
+  engine.release();
+  await started;
 });
 
 test("a run whose engine worker ends mid-step says so in the reader's words; Reset then Start trains on a fresh one", async () => {

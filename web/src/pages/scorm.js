@@ -11,8 +11,8 @@
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { el } from '../shared/dom.js';
-import { toHtml } from '../quiz/text.js';
 import { ANSWER_LIMIT, loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { answerHint, promptText } from '../scorm/launch-text.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
@@ -59,47 +59,9 @@ async function startRuntime(options) {
   return cmi5;
 }
 
-// The text of a question, for the LMS's report: math written out in one line
-// (a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)).
-function mathText(node) {
-  if (node.nodeType === Node.TEXT_NODE) return node.textContent;
-  if (node.nodeType !== Node.ELEMENT_NODE) return '';
-  const parts = [...node.childNodes].map(mathText);
-  const group = (t) => (t.length > 1 ? `(${t})` : t);
-  switch (node.localName) {
-    case 'mfrac':
-      return `${group(parts[0])}/${group(parts[1])}`;
-    case 'msup':
-      return `${parts[0]}^${group(parts[1])}`;
-    case 'msub':
-      return `${parts[0]}_${group(parts[1])}`;
-    case 'msubsup':
-      return `${parts[0]}_${group(parts[1])}^${group(parts[2])}`;
-    case 'msqrt':
-      return `sqrt(${parts.join('')})`;
-    case 'annotation':
-      return '';
-    default:
-      return parts.join('');
-  }
-}
-
-function promptText(item) {
-  const box = document.createElement('div');
-  box.innerHTML = toHtml(item.prompt);
-  for (const m of box.querySelectorAll('math')) m.replaceWith(mathText(m));
-  return box.textContent;
-}
-
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
 state.quiz = { ...state.quiz, items: launch.items, self_graded: launch.selfGraded, pass_mark: launch.passMark };
-
-// The answer box's hint: where the text goes and how much of it is kept.
-const answerHint = ({ recording, answerLimit }) =>
-  recording
-    ? `Write your answer, then reveal the model answer and grade yourself: your answer (at most ${answerLimit ?? ANSWER_LIMIT} characters) and your self-assessment go to the LMS.`
-    : 'Write your answer, then reveal the model answer and grade yourself. Nothing here is recorded.';
 
 loadBank()
   .then(

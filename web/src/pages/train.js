@@ -60,6 +60,7 @@ document.querySelector('#lab .charts-head').append(embedButton);
 createTrainEmbedDialog({
   button: embedButton,
   getConfig: () => view.store.get(),
+  getPreset: () => view.preset(),
   siteUrl: new URL('./', location.href),
 });
 

@@ -61,11 +61,12 @@ export function checkGrading(selfGraded, passMark) {
  * The launch page and every file it loads, as the build lists them, fetched from the site `site`
  * (a URL): {launch: the page's name, files: [{name, data}]}, the page's text passed through `rewrite`.
  * `extra` names the list's further parts to add (['cmi5']: the cmi5 runtime, which only a cmi5
- * package runs).
+ * package runs); `fileList` is the build's list to read (another launch page's, such as the
+ * assignment's assignment-files.json; the quiz's unless given).
  */
-export async function launchPageFiles(site, fetchFn, rewrite, extra = []) {
+export async function launchPageFiles(site, fetchFn, rewrite, extra = [], fileList = FILE_LIST) {
   const list = await (
-    await fetchOk(fetchFn, new URL(FILE_LIST, site), 'the list of the launch page\u2019s files')
+    await fetchOk(fetchFn, new URL(fileList, site), 'the list of the launch page\u2019s files')
   ).json();
   const files = [];
   for (const name of [...list.files, ...extra.flatMap((part) => list[part] ?? [])]) {
@@ -79,12 +80,16 @@ export async function launchPageFiles(site, fetchFn, rewrite, extra = []) {
 /**
  * The package as a zip Blob.
  * @param {{siteUrl: string|URL, items?: string[], version?: '1.2'|'2004', title?: string,
- *   selfGraded?: 'exclude'|'count', passMark?: number|null, fetch?: typeof fetch, date?: Date}} options
+ *   selfGraded?: 'exclude'|'count', passMark?: number|null, fetch?: typeof fetch, date?: Date,
+ *   fileList?: string, launchPage?: (html: string) => string}} options
  *   siteUrl: the built site's folder (where scorm.html and scorm-files.json are);
  *   items: bank ids in the order asked, [] for the whole bank;
  *   selfGraded: whether self-graded answers count in the score (default 'exclude': they do not);
  *   passMark: the percentage of the score's questions to answer right to pass, a whole number
- *   0..100 (default 80), null for none
+ *   0..100 (default 80), null for none;
+ *   fileList: the build's list of the launch page and its files (another page's, such as the
+ *   assignment's assignment-files.json; default the quiz's); launchPage(html): the launch page's
+ *   text with what else it must carry (an assignment's link), also part of the package's identifier
  * @returns {Promise<Blob>} application/zip
  */
 export async function scormPackage({
@@ -96,6 +101,8 @@ export async function scormPackage({
   passMark = DEFAULT_PASS_MARK,
   fetch: fetchFn = globalThis.fetch.bind(globalThis),
   date = new Date(),
+  fileList = FILE_LIST,
+  launchPage = null,
 }) {
   if (!VERSIONS.includes(version)) throw new Error(`SCORM version ${JSON.stringify(version)}: use '1.2' or '2004'`);
   const bad = items.filter((id) => !isItemId(id));
@@ -103,11 +110,18 @@ export async function scormPackage({
   checkGrading(selfGraded, passMark);
   title = String(title ?? '').trim() || DEFAULT_TITLE;
   const site = new URL(siteUrl);
-  const { launch, files } = await launchPageFiles(site, fetchFn, (html) =>
-    writeLaunchConfig(html, { version, items, selfGraded, passMark, site: site.href, title }),
-  );
+  let extra = [];
+  const rewrite = (html) => {
+    const page = writeLaunchConfig(html, { version, items, selfGraded, passMark, site: site.href, title });
+    if (!launchPage) return page;
+    extra = [launchPage(page)];
+    return extra[0];
+  };
+  const { launch, files } = await launchPageFiles(site, fetchFn, rewrite, [], fileList);
   const enc = new TextEncoder();
-  const identifier = `resnorm-${crc32(enc.encode(JSON.stringify([version, items, title, selfGraded, passMark])))
+  const identifier = `resnorm-${crc32(
+    enc.encode(JSON.stringify([version, items, title, selfGraded, passMark, ...extra])),
+  )
     .toString(16)
     .padStart(8, '0')}`;
   const manifest = manifestXml({

@@ -177,6 +177,16 @@ export function readField(key, raw, table = FIELDS_TABLE) {
       const v = BOOLEAN[raw.toLowerCase()];
       return v === undefined ? { ok: false, reason: 'not true or false' } : { ok: true, value: v };
     }
+    case 'text': {
+      // words a person wrote (an assignment's title and instructions), shown as text only:
+      // line breaks where `lines` allows them (CR LF and CR read as LF), tabs, no other control
+      const v = raw.replace(/\r\n?/g, '\n');
+      const lines = c.lines === 1 ? 'one line of text' : 'text and line breaks';
+      if (c.lines === 1 && v.includes('\n')) return { ok: false, reason: `holds a line break (allowed: ${lines})` };
+      if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(v))
+        return { ok: false, reason: `holds control characters (allowed: ${lines})` };
+      return { ok: true, value: v };
+    }
     case 'choice_list':
     case 'set':
     case 'id_list': {
