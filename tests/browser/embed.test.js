@@ -266,17 +266,31 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
     elementSnippet,
     /<resnorm-explorer depth="30" charts="grad" controls="depth,gain" lock="gain">\n {2}<p>Loading the resnorm explorer… If this text stays, [^<]+<\/p>\n<\/resnorm-explorer>/,
   );
-  // the column the iframe goes into: 640 px unless chosen; its height is the embed's at that width
+  // the column the iframe goes into: 640 px unless chosen; its height is the embed's at that width,
+  // by the readout's notes and the caption's sentences on the page (the view's textShown())
+  const textsOnPage = () =>
+    page.evaluate(() => ({
+      notes: Object.fromEntries(
+        [...document.querySelectorAll('#readout tr[data-arch]')].map((r) => [
+          r.dataset.arch,
+          r.querySelector('.same-as')?.textContent ?? '',
+        ]),
+      ),
+      lead: document.querySelector('#caption .caption-lead').textContent,
+      archs: Object.fromEntries(
+        [...document.querySelectorAll('#caption li[data-arch]')].map((li) => [li.dataset.arch, li.textContent]),
+      ),
+    }));
   const heightAt = async (width) => {
     if (width) await page.locator('#embed-width').selectOption(String(width));
     const snippet = await page.locator('#embed-iframe').inputValue();
     const { config, view } = parseHash(new URL(snippet.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&')).hash);
-    return { written: Number(snippet.match(/ height="(\d+)"/)[1]), config, view };
+    return { written: Number(snippet.match(/ height="(\d+)"/)[1]), config, view, shown: await textsOnPage() };
   };
   assert.equal(await page.locator('#embed-width').inputValue(), '640');
   for (const width of [360, 1280]) {
-    const { written, config, view } = await heightAt(width);
-    assert.equal(written, explorerHeight(view, config, width), `${width} px`);
+    const { written, config, view, shown } = await heightAt(width);
+    assert.equal(written, explorerHeight(view, config, width, shown), `${width} px`);
   }
   assert.ok((await heightAt(360)).written > (await heightAt(1280)).written);
   await page.locator('#embed-width').selectOption('640');
@@ -300,8 +314,6 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   const hostCsp = `default-src 'self'; script-src 'self' ${site.origin}; style-src 'self'; img-src 'self' data:; frame-src ${site.origin}`;
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const hostPage = await open(context, host.url);
-  const initial = await hostPage.evaluate(() => document.querySelector('iframe').height);
-  await hostPage.waitForFunction((h) => document.querySelector('iframe').height !== h, initial);
   const frame = frameOf(hostPage, 'embed.html');
   await ready(frame);
   const inFrame = await frame.evaluate(() => {
@@ -314,6 +326,9 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   });
   assert.equal(inFrame.depth, 30);
   assert.deepEqual(inFrame.controls, ['range', 'number', 'range:fixed', 'number:fixed']);
+  // The snippet's height is the 640 px column's; this host's column is wider, so the embed is of
+  // another height, and only the helper script (resnorm-iframe.js) can make the iframe's match it.
+  assert.notEqual(inFrame.height, Number(iframeSnippet.match(/ height="(\d+)"/)[1]));
   await hostPage.waitForFunction((h) => Number(document.querySelector('iframe').height) === h, inFrame.height);
   // a learner moves the depth slider with the keyboard; the iframe follows the new content
   await frame.locator('input[type=range]').first().focus();

@@ -145,7 +145,7 @@ test('a training claim\u2019s live experiment opens the training lab set to the 
   const { task, depth, width } = item.experiment.train;
   assert.ok(
     (await page.locator('.exp-train').textContent()).includes(
-      `Post-LN, Pre-LN \u00b7 ${task} \u00b7 depth ${depth} \u00b7 width ${width}`,
+      `Post-LN; Pre-LN \u00b7 ${task} \u00b7 depth ${depth} \u00b7 width ${width}`,
     ),
   );
   assert.match(
@@ -416,7 +416,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
     await page.locator('[data-action=pick-check]').click();
     await state('pick', 'checked');
     assert.equal(await page.locator('#pick .gen-result').getAttribute('data-correct'), correct);
-    assert.match(await page.locator('#pick .gen-result').textContent(), /it is rezero/);
+    assert.match(await page.locator('#pick .gen-result').textContent(), /it is ReZero/);
     assert.match(await page.locator('#pick .gen-explain').textContent(), /exactly 1 at every layer/);
   }
 
