@@ -65,6 +65,9 @@ const std::vector<FieldSpec>& train_field_specs();
 const FieldSpec* find_train_field(std::string_view name);
 // Parses `text` into field `name` of `tc`, checking its range.
 Status set_train_field(TrainConfig& tc, std::string_view name, std::string_view text);
+// A number field from a number already held (the bindings'): NaN, a fraction
+// for an integer field or a value out of range is refused by name.
+Status set_train_number(TrainConfig& tc, std::string_view name, double value);
 // Every field in range, and the combinations: heads divide width, sort and
 // copy need vocab >= 2, markov seq >= 2.
 Status validate(const TrainConfig& tc);
