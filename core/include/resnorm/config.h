@@ -1,4 +1,4 @@
-// resnorm/config.h: what a simulation is asked to compute (spec v1).
+// resnorm/config.h: what a simulation is asked to compute.
 //
 // Every field is declared once, in the table returned by field_specs(): name,
 // kind, range, default. The CLI parses flags through it, the wasm bindings

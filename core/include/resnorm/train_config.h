@@ -1,4 +1,4 @@
-// resnorm/train_config.h: what a training run is asked to do (spec v2).
+// resnorm/train_config.h: what a training run is asked to do.
 //
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every

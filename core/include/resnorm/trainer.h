@@ -1,4 +1,4 @@
-// resnorm/trainer.h: training one architecture on one task (spec v2).
+// resnorm/trainer.h: training one architecture on one task.
 //
 //   resnorm::Trainer<float> tr;
 //   resnorm::Status st = tr.configure(tc, resnorm::Arch::pre_ln);   // errors as values
