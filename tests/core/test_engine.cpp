@@ -203,7 +203,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("mix_ln's fraction: 0 is pre_ln and 1 is post_ln bit for bit; between, the bottom blocks are post_ln's",
+TEST_CASE("mix_ln's fraction: 0 is pre_ln and 1 is post_ln bit for bit, between them the bottom blocks are post_ln's",
           "[determinism]") {
   for (Block block : {Block::mlp, Block::transformer}) {
     Config cfg = test::small_transformer();

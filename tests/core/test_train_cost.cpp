@@ -26,7 +26,7 @@ TEST_CASE("train cost: a config over the budget is refused naming depth", "[trai
   CHECK(check_train(TrainConfig()).ok());
 }
 
-TEST_CASE("train cost: trainers side by side share one budget; each one's bytes are its share of train_cost",
+TEST_CASE("train cost: trainers side by side share one budget, and each one's bytes are its share of train_cost",
           "[train_cost]") {
   TrainConfig tc;  // the lab's largest shape: d 256, e 4, T 128 tokens
   tc.task = Task::reverse;

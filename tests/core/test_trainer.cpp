@@ -180,7 +180,7 @@ TEST_CASE("trainer: a blow-up stops the run at its first non-finite step", "[tra
   CHECK(tr.step(10).empty());
 }
 
-TEST_CASE("trainer: a state of its own config loads in place, read straight into its tensors; another beside it",
+TEST_CASE("trainer: a state of its own config loads in place, read straight into its tensors, and another beside it",
           "[trainer][state]") {
   Trainer<float> a;
   REQUIRE(a.configure(tiny(), Arch::pre_ln).ok());
