@@ -10,9 +10,9 @@ import { firstPaintPlugin } from './web/build/first-paint.js';
 import { scormPlugin } from './web/build/scorm-plugin.js';
 
 // Every top-level page of the site (the explorer, the quizzes, the papers,
-// the training lab, the embeddable view, a SCORM package's launch page), each
-// built if it exists.
-const PAGES = ['index', 'quiz', 'papers', 'train', 'embed', 'scorm'];
+// the training lab, the embeddable view, a SCORM package's launch page, an
+// assignment and the form that makes one), each built if it exists.
+const PAGES = ['index', 'quiz', 'papers', 'train', 'embed', 'scorm', 'assignment'];
 const input = Object.fromEntries(PAGES.filter((p) => existsSync(`web/${p}.html`)).map((p) => [p, `web/${p}.html`]));
 
 export default defineConfig({
@@ -21,7 +21,8 @@ export default defineConfig({
   publicDir: 'public',
   // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
   // file list, and web/examples/ copied to dist/examples/. scormPlugin:
-  // dist/scorm-files.json, the files a SCORM package of the quiz needs.
+  // dist/scorm-files.json and dist/assignment-files.json, the files a SCORM package of the quiz
+  // and of an assignment needs.
   plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin(), firstPaintPlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
@@ -29,7 +30,13 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0, // never inline the wasm or anything else as data: URLs
-    modulePreload: { polyfill: false }, // the polyfill is an inline script, refused by a strict CSP
+    // No polyfill: it is an inline script, refused by a strict CSP. No preload links for a
+    // dynamic import: the helper would add them to the document, which for resnorm-embed.js is
+    // the host's page (a chunk that needs the bundler's runtime chunk gets one).
+    modulePreload: {
+      polyfill: false,
+      resolveDependencies: (file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
+    },
     rollupOptions: { input },
   },
   worker: { format: 'es' },

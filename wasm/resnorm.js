@@ -548,13 +548,22 @@ function describe(v) {
 // The core's spelling of a number (config.h, parse_decimal).
 const DECIMAL = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A number field: a number (NaN and Infinity go on to the core's range check) or a decimal string. */
+/**
+ * A number field: a number (NaN and Infinity go on to the core's range check) or a decimal string,
+ * read as the core reads one (config.cpp parse_field): a text naming a number other than zero that
+ * rounds to zero or to a subnormal ('1e-400') is refused as too small to represent, and '-0' is 0.
+ */
 function numberField(field, v, allowed = '') {
   const range = allowed ? ` (allowed ${allowed})` : '';
   if (typeof v === 'number') return v;
   if (typeof v === 'string') {
-    if (DECIMAL.test(v)) return Number(v);
-    throw new EngineError('range', field, `'${printable(v)}' is not a finite number written in decimal${range}`);
+    if (!DECIMAL.test(v))
+      throw new EngineError('range', field, `'${printable(v)}' is not a finite number written in decimal${range}`);
+    const n = Number(v);
+    const nonzero = /[1-9]/.test(v.split(/[eE]/)[0]);
+    if (nonzero && Math.abs(n) < 2 ** -1022)
+      throw new EngineError('range', field, `'${printable(v)}' is too small to represent${range}`);
+    return n === 0 ? 0 : n;
   }
   throw new EngineError('type', field, `expected a number, got ${describe(v)}${range}`);
 }

@@ -1,6 +1,6 @@
 // Accessibility: axe-core (npm, pinned) on every page of the site in light and
 // dark: the explorer (default and transformer blocks, numbers shown), the
-// quiz's three areas and an answered item, the papers page once its panels
+// quiz's three areas and an answered item, an assignment and its form, the papers page once its panels
 // show their verdicts, the training lab before and after a short run (one
 // architecture diverging), embed.html (explorer, quiz and training lab), the SCORM launch page
 // and the embedding guide's served examples (plain, events, lab, lms). No serious or critical violation.
@@ -72,8 +72,7 @@ async function eachTheme(url, path, steps) {
   }
 }
 
-const ready = (page, timeout = 30000) =>
-  page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout });
+const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === '1');
 
 test('axe: the explorer, default and with transformer blocks, numbers shown', () =>
   served({ csp: SITE_CSP }, async (url) => {
@@ -114,7 +113,7 @@ test('axe: the quiz page, its three areas and an answered item', () =>
 test('axe: the papers page with every verdict shown', () =>
   served({ csp: SITE_CSP }, async (url) => {
     await eachTheme(url, 'papers.html', async (page, theme) => {
-      await ready(page, 240000);
+      await ready(page);
       await check(page, 'papers.html', theme);
     });
   }));
@@ -126,7 +125,7 @@ test('axe: the training lab, before and after a short run', () =>
       await ready(page);
       await check(page, 'train.html', theme);
       await page.click('#train-start');
-      await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 60000 });
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done');
       await check(page, 'train.html, after a run', theme);
     });
   }));
@@ -166,6 +165,21 @@ test('axe: the SCORM launch page and the embedding examples', () =>
       });
   }));
 
+test('axe: an assignment (the lab and three questions) and the form that makes one', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const hash =
+      '#title=Week+3&text=Read+this.%0A%0A-+one%0A-+two&experiment=lab&items=tf-08,err-03,why-06&task=copy&depth=2';
+    await eachTheme(url, `assignment.html${hash}`, async (page, theme) => {
+      await ready(page);
+      await check(page, 'assignment.html, the lab and questions', theme);
+    });
+    await eachTheme(url, 'assignment.html', async (page, theme) => {
+      await page.locator('#assign-q-tf-08').waitFor();
+      await page.check('#assign-q-tf-08');
+      await check(page, 'assignment.html, the form', theme);
+    });
+  }));
+
 test('axe at 360 px in the dark theme: a box that scrolls sideways takes the focus, one that fits does not', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const phone = await it.browser.newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
@@ -191,13 +205,13 @@ test('axe at 360 px in the dark theme: a box that scrolls sideways takes the foc
       );
       // the papers page's wider tables of numbers
       const papers = await pageIn(phone, `${url}papers.html`, { ready: false });
-      await ready(papers, 240000);
+      await ready(papers);
       await check(papers, 'papers.html at 360 px', 'dark');
       // the lab after its seven-run Late layers preset, on a phone and on a desktop
       const lab = async (context) => {
         const page = await pageIn(context, `${url}train.html#preset=late`);
         await page.click('#train-start');
-        await page.waitForFunction(() => window.__resnormTrain?.state === 'done', null, { timeout: 60000 });
+        await page.waitForFunction(() => window.__resnormTrain?.state === 'done');
         // the after-training numbers, shown: the lesion table of seven runs is wider than a phone
         for (const summary of await page.locator('details.after-numbers > summary').all()) await summary.click();
         return page;

@@ -2,7 +2,8 @@
 // explorer in an iframe on another origin (messages to the parent) and as custom elements
 // (`resnorm-<type>` events on the element and messages to the page's window). Every message
 // is checked field by field, in order, for true/false answers right and wrong and an open
-// item graded "got it"; messages the host posts into an iframe change nothing there.
+// item written in its answer box and graded "got it" (not counted in the score by default);
+// messages the host posts into an iframe change nothing there.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -136,9 +137,11 @@ function untimed(list, { from, to }) {
 }
 
 // What the quiz posts for ITEMS answered: tf-01 "True" (wrong), tf-08 "True" (right), why-03
-// revealed and graded "I got it".
+// written in its answer box, revealed and graded "I got it". By default a self-graded answer does
+// not count: the score is out of the two true/false questions, against the pass mark of 80 %.
 const base = { source: 'resnorm', version: EVENT_VERSION, embed: 'quiz' };
-const score = (raw, answered, selfGraded) => ({ raw, max: 3, scaled: raw / 3, answered, selfGraded });
+const WRITTEN = 'The +1 keeps a path where the gradient is exactly one.';
+const score = (raw, answered, selfGraded) => ({ raw, max: 2, scaled: raw / 2, answered, selfGraded, passMark: 80 });
 const EXPECTED_QUIZ = [
   { ...base, type: 'ready', items: ITEMS },
   {
@@ -150,6 +153,7 @@ const EXPECTED_QUIZ = [
     response: 'true',
     correct: false,
     selfGraded: false,
+    counts: true,
   },
   { ...base, type: 'score', ...score(0, 1, 0) },
   {
@@ -161,11 +165,22 @@ const EXPECTED_QUIZ = [
     response: 'true',
     correct: true,
     selfGraded: false,
+    counts: true,
   },
   { ...base, type: 'score', ...score(1, 2, 0) },
-  { ...base, type: 'answer', item: 'why-03', index: 2, kind: 'open', response: '', correct: true, selfGraded: true },
-  { ...base, type: 'score', ...score(2, 3, 1) },
-  { ...base, type: 'complete', ...score(2, 3, 1) },
+  {
+    ...base,
+    type: 'answer',
+    item: 'why-03',
+    index: 2,
+    kind: 'open',
+    response: WRITTEN,
+    correct: true,
+    selfGraded: true,
+    counts: false,
+  },
+  { ...base, type: 'score', ...score(1, 3, 1) },
+  { ...base, type: 'complete', ...score(1, 3, 1), passed: false },
 ];
 
 /**
@@ -180,6 +195,7 @@ async function answerAll(root, count) {
   await root.locator('.quiz-item[data-id="tf-08"] button[data-choice="true"]').click();
   await count(5);
   await root.locator('button[data-action="next"]').click();
+  await root.locator('.quiz-item[data-id="why-03"] textarea').fill(WRITTEN);
   await root.locator('.quiz-item[data-id="why-03"] button[data-action="reveal"]').click();
   await root.locator('button[data-action="got-it"]').click();
   await count(8);
@@ -250,6 +266,8 @@ test('the quiz in an iframe on another origin: ready, answer, score after each a
   // The embed's own score agrees with the last event.
   const session = await frame.evaluate(() => window.__resnorm.quiz.session);
   assert.deepEqual([session.correct, session.answered, session.selfGraded], [2, 3, 1]);
+  const shown = await frame.evaluate(() => window.__resnorm.quiz.score);
+  assert.deepEqual([shown.raw, shown.max, shown.passed], [1, 2, false]);
   // Only the events and the height arrive at the host: no other message of any shape.
   const others = await host.evaluate(() =>
     window.__messages.filter((m) => m.data?.source !== 'resnorm' && m.data?.type !== 'resnorm:height'),
@@ -377,8 +395,8 @@ test('examples/events.html logs the events of its embedded quiz', async () => {
   await p.waitForFunction(() => document.querySelectorAll('#event-log li').length >= 3);
   const lines = await log.locator('li').allTextContents();
   assert.match(lines[1], /^quiz answer: tf-01 \(question 1\): right, answered false$/);
-  assert.match(lines[2], /^quiz score: 1 of 3 correct \(33%\)$/);
-  assert.equal(await p.locator('#event-score').textContent(), 'Score so far: 1 of 3 correct (33%).');
+  assert.match(lines[2], /^quiz score: 1 of 2 correct \(50%\)$/);
+  assert.equal(await p.locator('#event-score').textContent(), 'Score so far: 1 of 2 correct (50%).');
   assert.deepEqual(p.problems, []);
   await p.screenshot({ path: `${SHOTS}/events-example.png`, fullPage: true });
   await context.close();

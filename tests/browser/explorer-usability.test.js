@@ -257,6 +257,38 @@ test('at 360 x 740 the first chart is on the first screen, depth and gain are at
     { viewport: { width: 360, height: 740 }, colorScheme: 'dark' },
   ));
 
+// The introduction asks the reader to change the depth and the gain: on a laptop's first screen
+// both sliders (and their boxes) are in view, unscrolled, and nothing covers them.
+test('at 1024 x 768 and 1280 x 800 the depth and gain sliders are on the first screen', async () => {
+  for (const [width, height] of [
+    [1024, 768],
+    [1280, 800],
+  ])
+    await onPage(
+      async (page) => {
+        const boxes = await page.evaluate(() =>
+          ['depth', 'depth-number', 'gain', 'gain-number'].map((id) => {
+            const e = document.getElementById(id);
+            const r = e.getBoundingClientRect();
+            const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return { id, top: r.top, bottom: r.bottom, clear: top === e || e.contains(top) };
+          }),
+        );
+        assert.equal(await page.evaluate(() => scrollY), 0);
+        for (const b of boxes) {
+          assert.ok(
+            b.top >= 0 && b.bottom <= height,
+            `${width}x${height}: #${b.id} is at ${Math.round(b.top)}..${Math.round(b.bottom)} px`,
+          );
+          assert.ok(b.clear, `${width}x${height}: #${b.id} is covered`);
+        }
+        await page.screenshot({ path: `${SHOTS}/explorer-first-screen-${width}x${height}.png` });
+        assert.deepEqual(page.problems, []);
+      },
+      { viewport: { width, height } },
+    );
+});
+
 // Defect 8.
 /** sRGB relative luminance and contrast (WCAG 2). */
 const channel = (c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);

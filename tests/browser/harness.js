@@ -20,9 +20,10 @@ export const SITE_CSP =
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 // How long any wait of a browser test may take before it is called a hang: a guard, never
-// what decides a test, so generous enough for one core shared with busy ones
-// (npm run test:stress). Every context the browser makes starts with it.
-export const GUARD_MS = 60000;
+// what decides a test. Every context the browser makes starts with it, and no test sets a
+// shorter one: the longest wait (the papers page computing every verdict) has taken minutes
+// on one core shared with other work (npm run test:stress), and only a hang lasts ten.
+export const GUARD_MS = 10 * 60 * 1000;
 
 /**
  * The Chromium of this test file: a connection to the runner's one (scripts/browser-tests.js),
@@ -103,6 +104,17 @@ export const pass = (page) => page.evaluate(() => window.__testHold.pass());
 /** Stops holding and hands the kept answers to the page. */
 export const release = (page) => page.evaluate(() => window.__testHold.release());
 
+/** Records the Content-Security-Policy violations of every page of `context` in its window.__csp. */
+export const recordCsp = (context) =>
+  context.addInitScript(() => {
+    window.__csp = [];
+    window.addEventListener(
+      'securitypolicyviolation',
+      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+      true,
+    );
+  });
+
 /**
  * A new page of `context` at `url`, whose console errors, warnings and page
  * errors are collected in .problems; with `ready`, once it has drawn
@@ -166,7 +178,7 @@ export async function waitForRender(page, partial, afterRenders = 0) {
   // test's); a wait of over 10 s is printed, so a slow machine shows in the log.
   const t0 = Date.now();
   try {
-    await rendered(60000);
+    await rendered(GUARD_MS);
     const ms = Date.now() - t0;
     if (ms > 10000)
       console.log(`a render of ${JSON.stringify(partial)} came after ${ms} ms (load average ${loadText()})`);
@@ -230,25 +242,53 @@ export const SILENT_WORKERS = `window.__posted = [];
 window.Worker = class { postMessage(m) { window.__posted.push(m?.op); } terminate() {} addEventListener() {} };`;
 
 /**
+ * A context of `browser` (1280 x 900 unless `options` say otherwise) whose every frame records the
+ * Content-Security-Policy violations it meets from the start; cspViolations(page) reads them from
+ * every frame of a page.
+ */
+export async function cspContext(browser, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  await context.addInitScript(() => {
+    window.__csp = [];
+    addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return context;
+}
+
+/** The CSP violations every frame of `page` recorded (a context of cspContext's). */
+export async function cspViolations(page) {
+  const out = [];
+  for (const f of page.frames()) out.push(...(await f.evaluate(() => window.__csp ?? []).catch(() => [])));
+  return out;
+}
+
+/**
  * Pairs of text boxes on screen that overlap by more than a pixel each way (visually hidden text
- * left out), in the page's body or, with `host`, in the shadow root of the element it selects.
+ * left out), in the page's body or, with `host`, in the shadow root of the element it selects;
+ * with host '*', in the body and every open shadow root in it, together (a page of several
+ * embeds). Two pieces of one formula (a fraction's numerator and denominator, whose glyph boxes
+ * the math layout stacks close) are not a pair.
  */
 export const overlaps = (page, host = null) =>
   page.evaluate((sel) => {
     const boxes = [];
-    const root = sel ? document.querySelector(sel).shadowRoot : document.body;
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const text = n.textContent.trim();
-      const parent = n.parentElement;
-      if (!text || !parent || parent.closest('.visually-hidden, [hidden], option, script, style, template')) continue;
-      // a closed <details> lays out only its summary
-      const shut = parent.closest('details:not([open])');
-      if (shut && !parent.closest('summary')) continue;
-      const range = document.createRange();
-      range.selectNodeContents(n);
-      for (const r of range.getClientRects())
-        if (r.width > 1 && r.height > 1) boxes.push({ text: text.slice(0, 30), r, node: n });
+    const roots = [sel && sel !== '*' ? document.querySelector(sel).shadowRoot : document.body];
+    if (sel === '*') for (const e of document.body.querySelectorAll('*')) if (e.shadowRoot) roots.push(e.shadowRoot);
+    for (const root of roots) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const text = n.textContent.trim();
+        const parent = n.parentElement;
+        if (!text || !parent || parent.closest('.visually-hidden, [hidden], option, script, style, template')) continue;
+        // a closed <details> lays out only its summary
+        const shut = parent.closest('details:not([open])');
+        if (shut && !parent.closest('summary')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        for (const r of range.getClientRects())
+          if (r.width > 1 && r.height > 1)
+            boxes.push({ text: text.slice(0, 30), r, node: n, math: parent.closest('math') });
+      }
     }
     const out = [];
     for (let i = 0; i < boxes.length; i++)
@@ -256,6 +296,7 @@ export const overlaps = (page, host = null) =>
         const a = boxes[i].r;
         const b = boxes[j].r;
         if (boxes[i].node === boxes[j].node) continue;
+        if (boxes[i].math && boxes[i].math === boxes[j].math) continue;
         const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
         const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
         if (w > 1 && h > 1) out.push(`${boxes[i].text} / ${boxes[j].text}`);

@@ -2,7 +2,7 @@
 // field of the URL state table (web/src/shared/state.js) with hostile and
 // random values (markup, javascript: URLs, quotes, NUL and control
 // characters, 10 kB values, 1e309 / -0 / 0x10, nested percent-encodings,
-// repeated keys), a 100 kB fragment, the same values as attributes of
+// repeated keys, an entry listed twice), a 100 kB fragment, the same values as attributes of
 // <resnorm-explorer> and <resnorm-quiz> on a host page, every training field of
 // the embedded lab (embed.html#mode=train, <resnorm-train>), and corrupted or
 // oversized saved quiz progress. Each time: no script runs (a window flag any
@@ -90,7 +90,7 @@ function batches(keys, raw) {
 const refused = (keys, raw, table = FIELDS_TABLE) =>
   keys.filter((k) => {
     const r = readField(k, raw, table);
-    return !r.ok || r.dropped;
+    return !r.ok || r.dropped || r.repeated;
   });
 
 /** What would show that something ran or leaked: the flag, a dialog, markup in a notice, a polluted prototype. */
@@ -396,6 +396,22 @@ test('a link pasted while the page rewrites its address: the explorer and the la
         const n = document.getElementById('notice');
         return !n.hidden && n.textContent.includes(`(${k})`);
       }, field);
+      await harmless(page, `${path || 'index.html'}${hash}`, '.notice');
+    }
+    await context.close();
+  }));
+
+test('an architecture listed twice in a link: the explorer and the lab use it once and say so', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    for (const [path, hash, shown] of [
+      ['', '#arch=pre_ln,plain,pre_ln&depth=12', () => window.__resnorm.config.arch],
+      ['train.html', '#arch=pre_ln,pre_ln&steps=12', () => window.__resnormTrain.archs],
+    ]) {
+      const page = await watched(context, `${url}${path}${hash}`);
+      const notice = await noticeOf(page, false);
+      assert.match(notice, /Architectures \(arch\) \u201cpre_ln\u201d: listed twice \(each once\); used once/, path);
+      assert.deepEqual(await page.evaluate(shown), path ? ['pre_ln'] : ['plain', 'pre_ln'], path);
       await harmless(page, `${path || 'index.html'}${hash}`, '.notice');
     }
     await context.close();

@@ -40,7 +40,7 @@ test('a panel over a second shows its time and Cancel; Cancel stops it and offer
 test('with the engine, every panel computes and no Cancel is left on screen', async () => {
   await served({}, async (url) => {
     const page = await openPage(it.browser, `${url}papers.html`);
-    await page.waitForFunction(() => window.__papers?.ready === true, null, { timeout: 60000 });
+    await page.waitForFunction(() => window.__papers?.ready === true);
     assert.equal(await page.locator('.paper-cancel:visible').count(), 0);
     assert.equal(await page.locator('.paper-again:visible').count(), 0);
     assert.deepEqual(page.problems, []);

@@ -20,7 +20,7 @@ const srcOf = (snippet) => /<iframe src="([^"]+)"/.exec(snippet)[1].replaceAll('
 
 async function papersPage(context) {
   const page = await pageIn(context, `${site.url}papers.html`, { ready: false });
-  await page.waitForFunction(() => window.__papers?.ready, null, { timeout: 120000 });
+  await page.waitForFunction(() => window.__papers?.ready);
   return page;
 }
 
@@ -123,9 +123,7 @@ test('every panel\u2019s Embed snippets draw the explorer with the panel\u2019s 
       .join('\n')}\n</body></html>`,
   );
   const host = await pageIn(context, `${site.url}examples/papers-elements.html`, { ready: false });
-  await host.waitForFunction(() => [...document.querySelectorAll('resnorm-explorer')].every((e) => e.snapshot), null, {
-    timeout: 60000,
-  });
+  await host.waitForFunction(() => [...document.querySelectorAll('resnorm-explorer')].every((e) => e.snapshot));
   for (const [id, want] of elements) {
     const snap = await host.evaluate((s) => {
       const e = document.querySelector(`#${s} resnorm-explorer`);
@@ -147,7 +145,6 @@ test('the snippet follows the panel\u2019s settings and the dialog\u2019s choice
   await page.waitForFunction(
     (n) => window.__papers.renders > n && window.__papers.results.deepnet.params.depth === 200,
     renders,
-    { timeout: 60000 },
   );
   const button = page.locator('[data-embed="deepnet"]');
   await button.focus();

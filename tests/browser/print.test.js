@@ -5,9 +5,9 @@
 // theme. The PDFs and a PNG of each page are left in test-results/.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SHOTS, STRICT_CSP, openPage, served, useBrowser } from './harness.js';
+import { STRICT_CSP, openPage, served, useBrowser } from './harness.js';
+import { darkShare, pageCount, pageTexts, printToPdf, squash } from './pdf.js';
 import { ARCHS } from '../../web/src/shared/archs.js';
 import { CONTROLS, FIELDS } from '../../web/src/shared/state.js';
 import { fieldApplies } from '../../web/src/shared/fields.js';
@@ -15,41 +15,6 @@ import { printChartSize } from '../../web/src/explorer/print.js';
 
 const rawBank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
 const it = useBrowser();
-
-// ---- poppler
-
-const pageCount = (pdf) => Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))[1]);
-
-/** The text of each page, whitespace runs as one space. */
-function pageTexts(pdf) {
-  const texts = [];
-  for (let i = 1; i <= pageCount(pdf); i++) {
-    const raw = execFileSync('pdftotext', ['-f', String(i), '-l', String(i), pdf, '-'], { encoding: 'utf8' });
-    texts.push(raw);
-  }
-  return texts;
-}
-const squash = (s) => s.replace(/\s+/g, ' ').trim();
-
-/** The share of dark pixels (grey below 128) on page `n`, rendered in grey at 30 dpi. */
-function darkShare(pdf, n) {
-  const pgm = execFileSync('pdftoppm', ['-gray', '-r', '30', '-f', String(n), '-l', String(n), pdf]);
-  // binary PGM: "P5 <w> <h> <max>" then one byte per pixel
-  const head = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.subarray(0, 40).toString('latin1'));
-  const [w, h] = [Number(head[1]), Number(head[2])];
-  const pixels = pgm.subarray(head[0].length, head[0].length + w * h);
-  let dark = 0;
-  for (const p of pixels) if (p < 128) dark++;
-  return dark / pixels.length;
-}
-
-/** Prints `page` to test-results/print-<name>.pdf (print media, backgrounds on) and a PNG per page. */
-async function printToPdf(page, name, format) {
-  const pdf = `${SHOTS}/print-${name}.pdf`;
-  await page.pdf({ path: pdf, format, printBackground: true });
-  execFileSync('pdftoppm', ['-png', '-r', '60', pdf, `${SHOTS}/print-${name}`]);
-  return pdf;
-}
 
 async function done(page) {
   assert.deepEqual(page.problems, [], page.problems.join('\n'));

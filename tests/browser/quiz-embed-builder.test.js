@@ -1,13 +1,16 @@
 // The quiz page's "Embed questions…" dialog (web/src/embed/quiz-builder.js): a choice by
 // section and one by one, its snippets (ids, or the section when it is whole), the live preview,
 // the element snippet on a host page, copying, the SCORM download, the snippet's height at a
-// 420 px column, the keyboard, 360 px and the dark theme.
+// 420 px column (with a self-graded question's answer box), the grading (self-graded answers
+// counted or not, the pass mark) in the snippets and the package, the keyboard, 360 px and the
+// dark theme, and the embed's answer box.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHOTS, downloadBytes, pageIn, useBrowser } from './harness.js';
+import { SHOTS, downloadBytes, overlaps, pageIn, useBrowser } from './harness.js';
 import { useSiteCopy } from './site-copy.js';
 import { startServer } from '../../scripts/serve.js';
 import { parseHash } from '../../web/src/shared/state.js';
@@ -279,6 +282,17 @@ test('at 360 px and in the dark theme the dialog fits the screen', async () => {
       assert.equal(colors.preview, 'dark', 'the preview follows the page\u2019s theme');
     }
     await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}.png` });
+    // the grading fields, with a pass mark refused
+    await page.locator('#quiz-embed-pass-mark').fill('101');
+    await page.locator('.quiz-embed-grading').scrollIntoViewIfNeeded();
+    const grading = await page.locator('.quiz-embed-grading').evaluate((f) => ({
+      inner: f.scrollWidth - f.clientWidth,
+      right: f.getBoundingClientRect().right,
+    }));
+    assert.equal(grading.inner, 0, `${name}: the grading fields scroll sideways`);
+    assert.ok(grading.right <= width, `${name}: the grading fields are off screen`);
+    await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}-grading.png` });
+    await page.locator('#quiz-embed-pass-mark').fill('80');
     await page.locator('dialog.quiz-embed-dialog').evaluate((d) => (d.scrollTop = d.scrollHeight));
     await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-${name}-end.png` });
     assert.deepEqual(page.problems, []);
@@ -345,4 +359,132 @@ test('without the script the quiz snippet height holds each chosen question reve
   }
   assert.deepEqual(page.problems, []);
   await context.close();
+});
+
+const unzipFile = (bytes, name) => {
+  const dir = mkdtempSync(join(tmpdir(), 'resnorm-builder-zip-'));
+  const zip = join(dir, 'p.zip');
+  writeFileSync(zip, bytes);
+  try {
+    return execFileSync('unzip', ['-p', zip, name], { encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+test('grading: self-graded answers counted or not and the pass mark go into the snippets, the preview and the SCORM package; a bad pass mark is named', async () => {
+  const { context, page } = await openBuilder({ acceptDownloads: true });
+  const iframe = () => page.locator('#quiz-embed-iframe').inputValue();
+  const element = () => page.locator('#quiz-embed-element').inputValue();
+  const note = () => page.locator('#quiz-embed-grading-note').textContent();
+  // the warmup topic: 2 true/false questions and 4 open ones
+  await page.locator('#quiz-embed-tag').selectOption('warmup');
+  assert.equal(await page.locator('#quiz-embed-self-graded').inputValue(), 'exclude', 'left out by default');
+  assert.equal(await page.locator('#quiz-embed-pass-mark').inputValue(), '80');
+  assert.equal(
+    await note(),
+    'The score counts the 2 questions marked automatically; the 4 self-graded ones are recorded (what was written, "I got it" or "I missed it") but not counted. To pass: 2 of 2 right.',
+  );
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&tag=warmup`, 'defaults write no field');
+
+  // counted, at 50 %: in both snippets and the preview
+  await page.locator('#quiz-embed-self-graded').selectOption('count');
+  await page.locator('#quiz-embed-pass-mark').fill('50');
+  assert.equal(snippetSrc(await iframe()), `${site.url}embed.html#mode=quiz&tag=warmup&self_graded=count&pass_mark=50`);
+  assert.deepEqual(fragmentOf(await iframe()).notices, []);
+  assert.match(await element(), /<resnorm-quiz tag="warmup" self-graded="count" pass-mark="50">\n/);
+  assert.equal(
+    await note(),
+    'The score counts all 6 questions, 4 of them as the learner grades them. To pass: 3 of 6 right.',
+  );
+  await page.waitForFunction(() => {
+    const r = document.querySelector('#quiz-embed-preview').contentWindow.__resnorm?.quiz;
+    return r?.score?.passMark === 50 && r.score.max === 6;
+  });
+
+  // out of range, not a number, empty: named beside the field, nothing to copy or download
+  const error = page.locator('#quiz-embed-pass-mark-error');
+  for (const [typed, reason] of [
+    ['120', 'Pass mark (%): out of range (allowed 0..100).'],
+    ['-1', 'Pass mark (%): out of range (allowed 0..100).'],
+    ['62.5', 'Pass mark (%): not a whole number; allowed: a whole number 0..100.'],
+    ['eighty', 'Pass mark (%): not a number; allowed: a whole number 0..100.'],
+    ['', 'Pass mark (%): empty; allowed: a whole number 0..100.'],
+  ]) {
+    await page.locator('#quiz-embed-pass-mark').fill(typed);
+    assert.equal(await error.isVisible(), true, typed);
+    assert.equal(await error.textContent(), reason);
+    assert.equal(await page.locator('#quiz-embed-pass-mark').getAttribute('aria-invalid'), 'true');
+    assert.equal(await iframe(), '', `${typed}: a snippet was written`);
+    assert.equal(await element(), '');
+    for (const name of ['Copy iframe snippet', 'Copy web component snippet', 'Download SCORM package'])
+      assert.equal(await page.locator('.quiz-embed-dialog button', { hasText: name }).isDisabled(), true, name);
+  }
+  await page.screenshot({ path: `${SHOTS}/quiz-embed-builder-pass-mark-error.png` });
+  await page.locator('#quiz-embed-pass-mark').fill('90');
+  assert.equal(await error.isVisible(), false);
+  assert.equal(await page.locator('#quiz-embed-pass-mark').getAttribute('aria-invalid'), null);
+  assert.match(snippetSrc(await iframe()), /&self_graded=count&pass_mark=90$/);
+
+  // the SCORM package carries the same: the manifest's mastery score and the launch page's settings
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#quiz-embed-scorm').click()]);
+  const bytes = await downloadBytes(download);
+  assert.match(unzipFile(bytes, 'imsmanifest.xml'), /<adlcp:masteryscore>90<\/adlcp:masteryscore>/);
+  assert.match(unzipFile(bytes, 'scorm.html'), /self_graded=count&amp;pass_mark=90&amp;/);
+  await page.waitForFunction(() =>
+    /Downloaded .*pass mark 90 %/.test(document.querySelector('.quiz-embed-dialog .embed-status').textContent),
+  );
+
+  // only open questions, left out: no score, so the package has no pass mark
+  await page.locator('#quiz-embed-self-graded').selectOption('exclude');
+  await page.locator('#quiz-embed-section').selectOption('why');
+  assert.match(await note(), /^None of these questions is marked automatically: .*no score/);
+  await page.locator('#quiz-embed-scorm-version').selectOption('2004');
+  const [none] = await Promise.all([page.waitForEvent('download'), page.locator('#quiz-embed-scorm').click()]);
+  const manifest = unzipFile(await downloadBytes(none), 'imsmanifest.xml');
+  assert.doesNotMatch(manifest, /minNormalizedMeasure/);
+  await page.waitForFunction(() =>
+    /Downloaded .*no pass mark/.test(document.querySelector('.quiz-embed-dialog .embed-status').textContent),
+  );
+  assert.deepEqual(page.problems, []);
+  await context.close();
+});
+
+test('the embed\u2019s answer box at 360 px dark and on a desktop: labelled, its text quoted once revealed, no overlap; hostile grading values are named', async () => {
+  for (const [name, options] of [
+    ['phone-dark', { viewport: { width: 360, height: 780 }, colorScheme: 'dark' }],
+    ['desktop', { viewport: { width: 1280, height: 900 } }],
+  ]) {
+    const context = await env.browser.newContext(options);
+    const hash = `mode=quiz&items=why-06,tf-07&pass_mark=${encodeURIComponent('<b>150</b>')}&self_graded=all`;
+    const page = await pageIn(context, `${site.url}embed.html#${hash}`);
+    const root = page.locator('#embed');
+    const notice = await root.locator('.notice').textContent();
+    assert.match(notice, /Pass mark \(%\) \(pass_mark\) “<b>150<\/b>”: not a number; the default is used/);
+    assert.match(
+      notice,
+      /Self-graded answers in the score \(self_graded\) “all”: not one of the choices \(allowed exclude, count\)/,
+    );
+    assert.equal(await root.locator('b').count(), 0, 'the value is shown as text');
+    const box = root.locator('textarea.answer-text');
+    assert.equal(await root.locator('label[for="answer-why-06"]').textContent(), 'Your answer');
+    assert.equal(await box.getAttribute('maxlength'), '4000');
+    await box.fill('Warmup keeps the early Adam steps small while the second moments are still noisy.');
+    assert.deepEqual(await overlaps(page, '#embed'), [], `${name}: before reveal`);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= options.viewport.width);
+    await page.screenshot({ path: `${SHOTS}/quiz-embed-answer-box-${name}.png`, fullPage: true });
+    await root.locator('button[data-action="reveal"]').click();
+    await root.locator('button[data-action="got-it"]').click();
+    assert.match(await root.locator('.your-answer-text').textContent(), /^Warmup keeps the early Adam steps/);
+    assert.deepEqual(await overlaps(page, '#embed'), [], `${name}: revealed`);
+    await page.screenshot({ path: `${SHOTS}/quiz-embed-answer-box-${name}-revealed.png`, fullPage: true });
+    const score = await page.evaluate(() => window.__resnorm.quiz.score);
+    assert.deepEqual([score.raw, score.max, score.passMark], [0, 1, 80], 'the defaults: not counted, 80 %');
+    assert.match(
+      await root.locator('.quiz-head').textContent(),
+      /pass mark 80 %.*Score 0 of 1 · 1 self-assessed answer, not counted/,
+    );
+    assert.deepEqual(page.problems, []);
+    await context.close();
+  }
 });

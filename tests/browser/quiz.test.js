@@ -310,6 +310,22 @@ test('keyboard alone: answer, reveal, grade, next', async () => {
   // The focus is visible somewhere sensible: on the new question.
   assert.match(await page.evaluate(() => document.activeElement?.id || ''), /^item-title-/);
   await page.screenshot({ path: `${SHOTS}/quiz-keyboard.png` });
+  // The written answer is kept with the progress: after a reload, the next time why-01 is revealed
+  // it shows what was written last time (and not before the reveal).
+  await page.reload();
+  await page.evaluate(() => {
+    location.hash = '#quiz/why-01';
+  });
+  await page.locator('.quiz-item[data-id="why-01"]').waitFor();
+  assert.equal(await page.locator('.your-answer-before').count(), 0);
+  assert.equal(await page.locator('#answer-why-01').inputValue(), '', 'the box starts empty');
+  await page.locator('#answer-why-01').fill('the gradient highway');
+  await page.locator('button[data-action="reveal"]').click();
+  assert.deepEqual(await page.locator('.your-answer-text').allTextContents(), [
+    'the gradient highway',
+    'the identity path',
+  ]);
+  assert.match(await page.locator('.your-answer').textContent(), /Last time you wrote:the identity path/);
   await done(page);
 });
 
@@ -328,6 +344,10 @@ test('generated questions: which is which, predict the number; counted in the sc
   await page.locator('[data-action=which-check]').click();
   assert.match(await page.locator('#which .gen-result').textContent(), /right/);
   assert.equal(await page.locator('#which .gen-details li').count(), k);
+  // the reader meets the presets' names, never the engine's ids (pre_rms, stream_rms[95])
+  const INTERNAL = /\b[a-z]{2,}_[a-z]{2,}\b|\w\[\d+\]|\b(rezero|layerscale|deepnorm|gpt2|dwa|lns|admin)\b/;
+  for (const sel of ['#which', '#predict'])
+    assert.doesNotMatch(await page.locator(sel).evaluate((e) => e.innerText), INTERNAL, sel);
 
   await page.locator('#guess').fill('1.1^50');
   await page.locator('#guess').press('Enter');
@@ -409,7 +429,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
   );
   const options = await page.locator('#which .assign select').first().locator('option').allTextContents();
   assert.ok(
-    options.some((o) => /\((rezero|layerscale|lns|mix_ln|dwa)\)/.test(o)),
+    options.some((o) => /^(ReZero|LayerScale \(CaiT\)|LayerNorm Scaling|Mix-LN|DenseFormer \(DWA\))$/.test(o)),
     options.join(' | '),
   );
   assert.match(await page.locator('#score').textContent(), /of 7 correct/);
@@ -523,7 +543,7 @@ test('the quiz embed asks with the same item view in its shorter form, and store
   const item = root.locator('.quiz-item');
   assert.equal(await item.getAttribute('data-id'), 'tf-01');
   assert.equal(await item.getAttribute('data-phase'), 'ask');
-  // No link to the quiz page's #quiz/<id>, no boxes, no answer box; Next only once graded.
+  // No link to the quiz page's #quiz/<id>, no boxes, no answer box for a true/false item; Next only once graded.
   assert.equal(await root.locator('.permalink, .item-box, textarea').count(), 0);
   assert.equal(await root.locator('[data-action=next]').isHidden(), true);
   await page.keyboard.press('n'); // the item view's keys work inside the embed, and N does not skip
@@ -535,7 +555,10 @@ test('the quiz embed asks with the same item view in its shorter form, and store
   assert.equal(await root.locator('.item-solution').isVisible(), true);
   await page.keyboard.press('Enter'); // "Next question" has the focus
   await page.waitForFunction(() => window.__resnorm.quiz.current === 'why-03');
-  await root.locator('button', { hasText: 'Reveal the answer' }).click();
+  // an open item: the answer box, as on the quiz page
+  await root.locator('#answer-why-03').fill('the identity path');
+  await root.locator('button', { hasText: 'Commit and reveal' }).click();
+  assert.equal(await root.locator('.your-answer-text').textContent(), 'the identity path');
   assert.equal(await root.locator('[data-action=next]').isHidden(), true);
   await page.keyboard.press('g');
   await page.waitForFunction(() => window.__resnorm.quiz.session.answered === 2);

@@ -1,20 +1,25 @@
 // SCORM packages end to end, in Debian's Chromium, with a real SCORM run-time
 // (scorm-again) playing the LMS: the package is built by web/src/scorm/package.js
-// from the served build, unzipped, and launched in an iframe of a host page that
-// offers window.API (1.2) or window.API_1484_11 (2004), with the mastery score the
-// manifest gives. The learner answers three questions (a true/false right, one
-// wrong, an open one graded "got it"); the test reads what the LMS received, then
-// relaunches with the stored data (cmi.entry = resume), checks that the quiz
-// continues at the fourth question with the score, answers it and checks the
-// final status, score and interactions (none twice). The package's page runs
-// with no request outside its folder and no console error, under the site's CSP.
+// from the served build with the teacher's grading (self-graded answers left out
+// unless counted, a pass mark), unzipped, and launched in an iframe of a host page
+// that offers window.API (1.2) or window.API_1484_11 (2004), with the mastery score
+// the manifest gives. The learner answers three questions (a true/false right, one
+// wrong, an open one written in its answer box and graded "got it") and starts
+// writing the fourth; the test reads what the LMS received, then relaunches with the
+// stored data (cmi.entry = resume), checks that the quiz continues at the fourth
+// question with the score and the text already written, answers it and checks the
+// final status against the pass mark, the score and the interactions (none twice).
+// Shorter attempts check that Reveal + "I got it" on every open question does not
+// pass, and that the pass mark (50 or 90) decides passed or failed from the
+// true/false answers alone. The package's page runs with no request outside its
+// folder and no console error, under the site's CSP.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, SITE_CSP, launch, serve } from './harness.js';
+import { ROOT, SHOTS, SITE_CSP, launch, recordCsp, serve } from './harness.js';
 import { startServer } from '../../scripts/serve.js';
 import { scormPackage } from '../../web/src/scorm/package.js';
 
@@ -74,6 +79,15 @@ async function buildPackage(version, options = {}) {
   const zip = join(work, `quiz-${version}.zip`);
   writeFileSync(zip, Buffer.from(await blob.arrayBuffer()));
   execFileSync('unzip', ['-q', '-o', zip, '-d', pkg]);
+  // the cmi5 runtime (scorm-files.json's `cmi5`: its client, about 90 kB) stays out of a SCORM package
+  const list = await (await fetch(new URL('scorm-files.json', site.url))).json();
+  assert.ok(list.cmi5?.length > 0, 'the build lists the cmi5 runtime apart');
+  const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepEqual(
+    names.filter((n) => list.cmi5.includes(n)),
+    [],
+    'no cmi5 file in a SCORM package',
+  );
   writeFileSync(join(lms, 'host.html'), HOST_HTML);
   writeFileSync(join(lms, 'host.js'), HOST_JS);
   copyFileSync(join(ROOT, 'node_modules/scorm-again/dist/scorm-again.js'), join(lms, 'scorm-again.js'));
@@ -93,9 +107,11 @@ const textOf = (frame, selector) =>
 async function click(frame, selector) {
   await frame.locator(`#embed ${selector}`).first().click();
 }
-async function answer(frame, how) {
+/** One answer: 'true'/'false', or an open question revealed (after `text` is written in its box) and graded `how`. */
+async function answer(frame, how, text = '') {
   if (how === 'true' || how === 'false') await click(frame, `button.choice[data-choice="${how}"]`);
   else {
+    if (text) await frame.locator('#embed textarea.answer-text').fill(text);
     await click(frame, 'button[data-action="reveal"]');
     await click(frame, `button[data-action="${how}"]`);
   }
@@ -103,10 +119,15 @@ async function answer(frame, how) {
 }
 const quizState = (frame) => frame.evaluate(() => ({ quiz: window.__resnorm.quiz, scorm: window.__resnorm.scorm }));
 
-async function run(version, { mastery, last, expectStatus }) {
-  const { lms, href, manifest } = await buildPackage(version, mastery === undefined ? {} : { mastery });
+/**
+ * The LMS with the package of `options` (scormPackage's) for `version`: a served folder, a browser
+ * context watching requests, console errors and CSP violations; `launch(saved)` starts an attempt
+ * (with the data the LMS kept, or none) and gives the package's frame.
+ */
+async function openLms(version, options) {
+  const { lms, href, manifest } = await buildPackage(version, options);
   const v12 = version === '1.2';
-  // what an LMS takes from the manifest: the mastery score
+  // what an LMS takes from the manifest: the pass mark as the mastery score
   const lmsData = v12
     ? {
         core: { student_id: 'u1', student_name: 'Learner, Ann' },
@@ -120,14 +141,7 @@ async function run(version, { mastery, last, expectStatus }) {
   const server = await startServer({ port: 0, root: lms, base: '/lms/', csp: SITE_CSP });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  await context.addInitScript(() => {
-    window.__csp = [];
-    window.addEventListener(
-      'securitypolicyviolation',
-      (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
-      true,
-    );
-  });
+  await recordCsp(context);
   const requests = [];
   const problems = [];
   context.on('request', (r) => requests.push(r.url()));
@@ -136,9 +150,25 @@ async function run(version, { mastery, last, expectStatus }) {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  try {
-    await page.goto(`${origin}/lms/host.html`);
-    const lmsGet = (names) =>
+  await page.goto(`${origin}/lms/host.html`);
+  return {
+    manifest,
+    lmsData,
+    page,
+    origin,
+    requests,
+    problems,
+    async launch(saved = null) {
+      await page.evaluate(([v, h, s, d]) => window.startLms(v, `pkg/${h}`, s, d), [version, href, saved, lmsData]);
+      return scoFrame(page);
+    },
+    /** The SCO leaves: Terminate on pagehide; the LMS's data as kept. */
+    async unload() {
+      await page.evaluate(() => window.unloadSco());
+      await page.waitForFunction(() => window.__lms.finished);
+      return page.evaluate(() => window.__lms.saved);
+    },
+    get: (names) =>
       page.evaluate(
         ([ns, v]) => {
           const api = window.__lms.api;
@@ -150,24 +180,75 @@ async function run(version, { mastery, last, expectStatus }) {
           return out;
         },
         [names, version],
-      );
-    const stored = () => page.evaluate(() => window.__lms.saved);
+      ),
+    stored: () => page.evaluate(() => window.__lms.saved),
+    async close() {
+      await context.close();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
 
-    // ---- first session: three answers
-    await page.evaluate(([v, h, d]) => window.startLms(v, `pkg/${h}`, null, d), [version, href, lmsData]);
-    let frame = await scoFrame(page);
+/** The interactions (and 2004's comments) of the data an LMS kept, as plain rows. */
+function interactionsOf(cmi, v12) {
+  return Object.values(cmi.interactions.childArray ?? cmi.interactions).map((i) => ({
+    id: i.id,
+    type: i.type,
+    response: v12 ? i.student_response : i.learner_response,
+    result: i.result,
+    weighting: i.weighting,
+    ...(v12 ? { time: i.time } : { timestamp: i.timestamp, description: i.description }),
+    correct: i.correct_responses?.childArray?.[0]?.pattern ?? i.correct_responses?.[0]?.pattern ?? null,
+  }));
+}
+const commentsOf = (cmi) =>
+  Object.values(cmi.comments_from_learner?.childArray ?? cmi.comments_from_learner ?? {}).map((c) => [
+    c.location,
+    c.comment,
+  ]);
+const statusOf = (cmi, v12) => (v12 ? cmi.core.lesson_status : cmi.success_status);
+
+const WHY_03 = 'The identity path carries the gradient past every block, so it never vanishes.';
+const ERR_01 = 'Pre-LN keeps a clean residual stream; the error is the claim about Post-LN.';
+
+async function run(version, { passMark, expectStatus }) {
+  const v12 = version === '1.2';
+  const lms = await openLms(version, { passMark });
+  const { page, requests, problems, origin } = lms;
+  try {
+    // the manifest carries the teacher's pass mark where each version's LMS reads it
+    if (v12) assert.match(lms.manifest, new RegExp(`<adlcp:masteryscore>${passMark}</adlcp:masteryscore>`));
+    else
+      assert.match(
+        lms.manifest,
+        new RegExp(`<imsss:minNormalizedMeasure>${passMark / 100}</imsss:minNormalizedMeasure>`),
+      );
+
+    // ---- first session: three answers, and the fourth begun
+    let frame = await lms.launch();
     let state = await quizState(frame);
     assert.deepEqual(state.quiz.items, ITEMS);
     assert.equal(state.scorm.version, version);
     const status = () => textOf(frame, '.scorm-status');
     assert.match(await status(), new RegExp(`Recording to the LMS \\(SCORM ${version.replace('.', '\\.')}\\)`));
+    assert.match(await textOf(frame, '.quiz-head'), new RegExp(`Question 1 of 4 · pass mark ${passMark} %`));
     await answer(frame, 'true'); // tf-08: true, right
     await answer(frame, 'true'); // tf-01: false, wrong
-    await answer(frame, 'got-it'); // why-03: self-graded
+    // the open question's answer box: labelled, limited to what the LMS keeps, with a hint saying where the text goes
+    const box = frame.locator('#embed textarea.answer-text');
+    assert.equal(await box.getAttribute('maxlength'), v12 ? '255' : '4000');
+    assert.equal(await frame.locator('#embed label[for="answer-why-03"]').textContent(), 'Your answer');
+    assert.match(
+      await textOf(frame, '.item-commit .hint'),
+      new RegExp(`your answer \\(at most ${v12 ? 255 : 4000} characters\\) and your self-assessment go to the LMS`),
+    );
+    await answer(frame, 'got-it', WHY_03); // why-03: written, self-graded
     state = await quizState(frame);
     assert.equal(state.quiz.index, 3);
     assert.deepEqual(state.scorm.errors, []);
     assert.match(await status(), /Saved to the LMS .*3 of 4 answered/);
+    // the learner starts the last answer and leaves before revealing
+    await box.fill('Pre-LN keeps');
 
     const names = v12
       ? [
@@ -190,14 +271,16 @@ async function run(version, { mastery, last, expectStatus }) {
           'cmi.location',
           'cmi.suspend_data',
           'cmi.interactions._count',
+          'cmi.comments_from_learner._count',
         ];
-    const mid = await lmsGet(names);
-    const midSaved = await stored();
+    const mid = await lms.get(names);
+    const midSaved = await lms.stored();
     console.log(`SCORM ${version} after three answers:`, JSON.stringify(mid, null, 1));
     for (const n of names) assert.equal(mid[`${n} error`], '0', `${n}: error ${mid[`${n} error`]}`);
+    // the score is the true/false questions only: 1 of 2 right
     if (v12) {
       assert.equal(mid['cmi.core.lesson_status'], 'incomplete');
-      assert.equal(Number(mid['cmi.core.score.raw']), 50); // 2 of 4 questions
+      assert.equal(Number(mid['cmi.core.score.raw']), 50);
       assert.equal(mid['cmi.core.score.min'], '0');
       assert.equal(mid['cmi.core.score.max'], '100');
       assert.equal(mid['cmi.core.lesson_location'], '3');
@@ -206,56 +289,61 @@ async function run(version, { mastery, last, expectStatus }) {
     } else {
       assert.equal(mid['cmi.completion_status'], 'incomplete');
       // the LMS derives it from cmi.scaled_passing_score and cmi.score.scaled (RTE 4.2.22); the SCO sets it at the end
-      assert.equal(mid['cmi.success_status'], 'failed');
-      console.log(`SCORM 2004 success_status stored after three answers: ${midSaved.success_status}`);
-      assert.equal(mid['cmi.score.raw'], '2');
+      assert.equal(mid['cmi.success_status'], 0.5 >= passMark / 100 ? 'passed' : 'failed');
+      assert.equal(mid['cmi.score.raw'], '1');
       assert.equal(mid['cmi.score.min'], '0');
-      assert.equal(mid['cmi.score.max'], '4');
+      assert.equal(mid['cmi.score.max'], '2');
       assert.equal(Number(mid['cmi.score.scaled']), 0.5);
       assert.equal(Number(mid['cmi.progress_measure']), 0.75);
       assert.equal(mid['cmi.location'], '3');
+      assert.equal(mid['cmi.comments_from_learner._count'], '1');
       assert.equal(midSaved.exit, 'suspend');
       assert.match(midSaved.session_time, /^PT/);
     }
     assert.equal(mid['cmi.suspend_data'], '{"v":1,"n":4,"i":3,"a":[[0,1,0],[1,0,0],[2,1,1]]}');
     assert.equal(mid['cmi.interactions._count'], '3');
 
-    // ---- the learner leaves: Terminate on pagehide; the LMS keeps the data and relaunches with it
+    // ---- the learner leaves: the draft goes into the suspend data, Terminate on pagehide; the LMS relaunches
     const commitsBefore = await page.evaluate(() => window.__lms.commits);
     assert.ok(commitsBefore >= 4, `${commitsBefore} commits`); // at launch and after each answer
-    await page.evaluate(() => window.unloadSco());
-    await page.waitForFunction(() => window.__lms.finished);
-    const saved = await stored();
+    const saved = await lms.unload();
+    assert.equal(
+      saved.suspend_data,
+      '{"v":1,"n":4,"i":3,"a":[[0,1,0],[1,0,0],[2,1,1]],"d":"Pre-LN keeps"}',
+      'the text begun is kept',
+    );
     if (v12) saved.core.entry = 'resume';
     else saved.entry = 'resume';
-    await page.evaluate(([v, h, s, d]) => window.startLms(v, `pkg/${h}`, s, d), [version, href, saved, lmsData]);
-    frame = await scoFrame(page);
+    frame = await lms.launch(saved);
     state = await quizState(frame);
     assert.equal(state.quiz.index, 3, 'resumes at the fourth question');
     assert.equal(state.quiz.current, 'err-01');
     assert.equal(state.quiz.session.answered, 3);
-    assert.equal(state.quiz.session.correct, 2);
-    assert.equal(state.quiz.session.selfGraded, 1);
+    assert.deepEqual([state.quiz.score.raw, state.quiz.score.max, state.quiz.score.selfGraded], [1, 2, 1]);
     assert.match(
       `${await textOf(frame, '.quiz-head')} | ${await textOf(frame, '.scorm-status')}`,
-      /Question 4 of 4.*2 of 3 correct \(1 self-graded\).*continuing your attempt, 3 of 4 answered/,
+      /Question 4 of 4 · pass mark \d+ %.*Score 1 of 2 · 1 self-assessed answer, not counted.*continuing your attempt, 3 of 4 answered/,
     );
-    await answer(frame, last);
+    assert.equal(await frame.locator('#embed textarea.answer-text').inputValue(), 'Pre-LN keeps', 'the draft is back');
+    await answer(frame, 'got-it', ERR_01);
     assert.deepEqual((await quizState(frame)).scorm.errors, []);
-    assert.match(await status(), /Recorded in the LMS .*the attempt is complete/);
+    const passed = expectStatus === 'passed';
+    assert.match(
+      await status(),
+      new RegExp(
+        `Recorded in the LMS .*${passed ? 'passed' : 'not passed'}, 1 of 2 right \\(pass mark ${passMark} %\\); the attempt is complete`,
+      ),
+    );
+    assert.match(
+      await textOf(frame, '.quiz-verdict'),
+      new RegExp(
+        `^${passed ? 'Passed' : 'Not passed'}: 1 of 2 automatically marked questions right \\(50 %\\); the pass mark is ${passMark} %\\.$`,
+      ),
+    );
     await page.screenshot({ path: join(SHOTS, `scorm-${version.replace('.', '')}.png`) });
-    await page.evaluate(() => window.unloadSco());
-    await page.waitForFunction(() => window.__lms.finished);
+    const cmi = await lms.unload();
 
-    const cmi = await stored();
-    const interactions = Object.values(cmi.interactions.childArray ?? cmi.interactions).map((i) => ({
-      id: i.id,
-      type: i.type,
-      response: v12 ? i.student_response : i.learner_response,
-      result: i.result,
-      ...(v12 ? { time: i.time } : { timestamp: i.timestamp, description: i.description }),
-      correct: i.correct_responses?.childArray?.[0]?.pattern ?? i.correct_responses?.[0]?.pattern ?? null,
-    }));
+    const interactions = interactionsOf(cmi, v12);
     const final = v12
       ? {
           lesson_status: cmi.core.lesson_status,
@@ -264,6 +352,7 @@ async function run(version, { mastery, last, expectStatus }) {
           score: cmi.core.score,
           lesson_location: cmi.core.lesson_location,
           suspend_data: cmi.suspend_data,
+          comments: cmi.comments,
         }
       : {
           completion_status: cmi.completion_status,
@@ -274,47 +363,47 @@ async function run(version, { mastery, last, expectStatus }) {
           progress_measure: cmi.progress_measure,
           location: cmi.location,
           suspend_data: cmi.suspend_data,
+          comments_from_learner: commentsOf(cmi),
         };
     console.log(`SCORM ${version} at the end:`, JSON.stringify({ ...final, interactions }, null, 1));
 
-    // each version's words: true/false responses, the wrong result, the type of a self-graded item
+    // each version's words: true/false responses, the wrong result, the type of a self-graded item;
+    // the written answers arrive as the responses, judged neither right nor wrong, weighting 0
     const words = v12
       ? { t: 't', f: 'f', wrong: 'wrong', open: 'fill-in' }
       : { t: 'true', f: 'false', wrong: 'incorrect', open: 'long-fill-in' };
-    const lastRight = last === 'got-it';
     assert.deepEqual(
-      interactions.map((i) => [i.id, i.type, i.response, i.result, i.correct]),
+      interactions.map((i) => [i.id, i.type, i.response, i.result, i.weighting, i.correct]),
       [
-        ['tf-08', 'true-false', words.t, 'correct', words.t],
-        ['tf-01', 'true-false', words.t, words.wrong, words.f],
-        ['why-03', words.open, 'self-graded: got it', 'correct', null],
-        [
-          'err-01',
-          words.open,
-          `self-graded: ${lastRight ? 'got it' : 'missed it'}`,
-          lastRight ? 'correct' : words.wrong,
-          null,
-        ],
+        ['tf-08', 'true-false', words.t, 'correct', '1', words.t],
+        ['tf-01', 'true-false', words.t, words.wrong, '1', words.f],
+        ['why-03', words.open, WHY_03, 'neutral', '0', null],
+        ['err-01', words.open, ERR_01, 'neutral', '0', null],
       ],
     );
-    const right = lastRight ? 3 : 2;
     if (v12) {
       for (const i of interactions) assert.match(i.time, /^\d{2}:\d{2}:\d{2}$/);
       assert.equal(final.lesson_status, expectStatus);
       assert.equal(final.exit, '');
-      assert.equal(Number(final.score.raw), right * 25);
+      assert.equal(Number(final.score.raw), 50);
       assert.equal(final.score.min, '0');
       assert.equal(final.score.max, '100');
+      // the self-assessments, written once at the end
+      assert.equal(final.comments, 'Self-assessed: why-03 got it; err-01 got it.');
     } else {
       for (const i of interactions) assert.match(i.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d\dZ$/);
       assert.match(interactions[0].description, /^The \+1 in \(dy\)\/\(dx\)=1\+\(dF\)\/\(dx\) holds even before/);
       assert.equal(final.completion_status, 'completed');
       assert.equal(final.success_status, expectStatus);
       assert.equal(final.exit, 'normal');
-      assert.equal(final.score.raw, String(right));
-      assert.equal(final.score.max, '4');
-      assert.equal(Number(final.score.scaled), right / 4);
+      assert.equal(final.score.raw, '1');
+      assert.equal(final.score.max, '2');
+      assert.equal(Number(final.score.scaled), 0.5);
       assert.equal(Number(final.progress_measure), 1);
+      assert.deepEqual(final.comments_from_learner, [
+        ['why-03', 'Self-assessment of why-03: got it'],
+        ['err-01', 'Self-assessment of err-01: got it'],
+      ]);
     }
     assert.deepEqual(JSON.parse(final.suspend_data).a.length, 4);
 
@@ -332,18 +421,98 @@ async function run(version, { mastery, last, expectStatus }) {
     assert.deepEqual(csp, []);
     assert.deepEqual(problems, []);
   } finally {
-    await context.close();
-    await new Promise((ok) => server.close(ok));
+    await lms.close();
   }
 }
 
-test('SCORM 1.2: answers, score, interactions and suspend data reach the LMS; the attempt resumes and fails at 50 %', async () => {
-  await run('1.2', { last: 'missed-it', expectStatus: 'failed' });
+test('SCORM 1.2: the written answer, the score of the true/false questions and the suspend data reach the LMS; the attempt resumes with its draft and passes a 50 % pass mark', async () => {
+  await run('1.2', { passMark: 50, expectStatus: 'passed' });
 });
 
-test('SCORM 2004 4th edition: the same, and a 3-of-4 attempt passes a 0.75 mastery score', async () => {
-  await run('2004', { mastery: 0.75, last: 'got-it', expectStatus: 'passed' });
+test('SCORM 2004 4th edition: the same, and the same answers fail a 90 % pass mark', async () => {
+  await run('2004', { passMark: 90, expectStatus: 'failed' });
 });
+
+/** One attempt in one session: `answers` (as answer() takes them) to the four questions; the data the LMS kept. */
+async function attempt(version, options, answers) {
+  const lms = await openLms(version, options);
+  try {
+    const frame = await lms.launch();
+    for (const a of answers) await answer(frame, ...a);
+    assert.deepEqual((await quizState(frame)).scorm.errors, []);
+    const verdict = await frame.evaluate(
+      () => document.getElementById('embed').shadowRoot.querySelector('.quiz-verdict')?.textContent ?? null,
+    );
+    const cmi = await lms.unload();
+    assert.deepEqual(lms.problems, []);
+    return { cmi, verdict, manifest: lms.manifest };
+  } finally {
+    await lms.close();
+  }
+}
+
+// one true/false question right, one wrong, both open ones revealed and "I got it" without a word written
+const GAMED = [['true'], ['true'], ['got-it'], ['got-it']];
+
+for (const version of ['1.2', '2004']) {
+  const v12 = version === '1.2';
+  test(`SCORM ${version}: Reveal + "I got it" on every open question does not pass when self-graded answers are left out, and does when the teacher counts them`, async () => {
+    // left out: 1 of the 2 true/false questions, 50 %, under a 60 % pass mark
+    const left = await attempt(version, { passMark: 60 }, GAMED);
+    const rows = interactionsOf(left.cmi, v12);
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.result, r.weighting, r.response ?? '']),
+      [
+        ['tf-08', 'correct', '1', v12 ? 't' : 'true'],
+        ['tf-01', v12 ? 'wrong' : 'incorrect', '1', v12 ? 't' : 'true'],
+        ['why-03', 'neutral', '0', ''],
+        ['err-01', 'neutral', '0', ''],
+      ],
+      'nothing written: no response, and "I got it" is not "correct"',
+    );
+    assert.equal(statusOf(left.cmi, v12), 'failed');
+    assert.equal(v12 ? Number(left.cmi.core.score.raw) : Number(left.cmi.score.scaled), v12 ? 50 : 0.5);
+    assert.equal(
+      left.verdict,
+      'Not passed: 1 of 2 automatically marked questions right (50 %); the pass mark is 60 %.',
+    );
+    // the same answers with self-graded answers counted: 3 of 4, 75 %, pass
+    const counted = await attempt(version, { passMark: 60, selfGraded: 'count' }, GAMED);
+    assert.deepEqual(
+      interactionsOf(counted.cmi, v12).map((r) => [r.result, r.weighting]),
+      [
+        ['correct', '1'],
+        [v12 ? 'wrong' : 'incorrect', '1'],
+        ['correct', '1'],
+        ['correct', '1'],
+      ],
+    );
+    assert.equal(statusOf(counted.cmi, v12), 'passed');
+    assert.equal(counted.verdict, 'Passed: 3 of 4 questions right (75 %); the pass mark is 60 %.');
+  });
+
+  test(`SCORM ${version}: the pass mark decides from the true/false answers: one of two right passes 50 % and fails 90 %`, async () => {
+    // one true/false right, one wrong, both open questions "I missed it": the self-assessment changes nothing
+    const answers = [['true'], ['true'], ['missed-it'], ['missed-it']];
+    for (const [passMark, expected] of [
+      [50, 'passed'],
+      [90, 'failed'],
+    ]) {
+      const { cmi, verdict, manifest } = await attempt(version, { passMark }, answers);
+      assert.match(
+        manifest,
+        v12
+          ? new RegExp(`>${passMark}</adlcp:masteryscore>`)
+          : new RegExp(`>${passMark / 100}</imsss:minNormalizedMeasure>`),
+      );
+      assert.equal(statusOf(cmi, v12), expected, `pass mark ${passMark}`);
+      assert.match(
+        verdict,
+        new RegExp(`1 of 2 automatically marked questions right \\(50 %\\); the pass mark is ${passMark} %`),
+      );
+    }
+  });
+}
 
 test('the launch page opened on its own: the quiz works and says nothing is recorded', async () => {
   const context = await browser.newContext();

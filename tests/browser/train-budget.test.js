@@ -16,11 +16,8 @@ const it = useBrowser();
 // logged step every 10 updates (the work budget's least for both at once).
 const HASH =
   'task=reverse&arch=pre_ln,post_ln&width=256&seq=64&batch=1&expansion=4&eval_batches=1&steps=30&log_every=10&depth=19';
-// Ten updates of both runs, a guard on a busy machine, never what decides.
-const STEP_GUARD = 300000;
 
-const waitState = (page, state) =>
-  page.waitForFunction((s) => window.__resnormTrain?.state === s, state, { timeout: STEP_GUARD });
+const waitState = (page, state) => page.waitForFunction((s) => window.__resnormTrain?.state === s, state);
 
 /** Step: one logged step of both runs, up to `step`. */
 async function stepTo(page, step) {
@@ -28,7 +25,6 @@ async function stepTo(page, step) {
   await page.waitForFunction(
     (n) => ['pre_ln', 'post_ln'].every((a) => window.__resnormTrain.runs[a]?.logs.at(-1)?.step === n),
     step,
-    { timeout: STEP_GUARD },
   );
   await waitState(page, 'paused');
 }
@@ -49,7 +45,6 @@ async function loadFile(page, path) {
       /^Loaded /.test(document.querySelector('.lab-tools-status')?.textContent ?? '') ||
       !document.querySelector('.lab-tools-error')?.hidden,
     null,
-    { timeout: STEP_GUARD },
   );
   const error = await page.locator('.lab-tools-error').evaluate((e) => (e.hidden ? '' : e.textContent));
   assert.equal(error, '', 'the file loads');

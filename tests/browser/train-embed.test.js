@@ -25,8 +25,10 @@ import {
   swReady,
   waitHeld,
 } from './harness.js';
-import { estimateTrainHeight } from '../../web/src/embed/snippets.js';
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
+import { labHeight } from '../../web/src/embed/heights.js';
+import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
+import { comparisonCaption, runOutcome, verdict } from '../../web/src/shared/train-verdicts.js';
 
 const BASE = '/course/week-3/';
 let browser;
@@ -150,21 +152,6 @@ test('embed.html and <resnorm-train> on a host page at a sub-path, under the str
   await site.close();
 });
 
-test('the iframe snippet\u2019s height fits the embedded lab in a 420 px column, within 25%', async () => {
-  const site = await serveDir(DIST, { csp: SITE_CSP });
-  const context = await newContext({ viewport: { width: 420, height: 900 } });
-  for (const more of ['', '&controls=none&arch=pre_ln', '&controls=lr,warmup', '&arch=post_ln,pre_ln,sandwich']) {
-    const page = await pageIn(context, labEmbed(site.url, more));
-    const h = await page.evaluate(() => Math.ceil(document.getElementById('embed').getBoundingClientRect().height));
-    const { view, train } = trainEmbedFromHash(`#mode=train&${TINY}${more}`);
-    const est = estimateTrainHeight(view, train);
-    assert.ok(Math.abs(est - h) / h <= 0.25, `${more || 'defaults'}: estimated ${est}px, measured ${h}px`);
-    await page.close();
-  }
-  await context.close();
-  await site.close();
-});
-
 const FLAG = 'window.__pwned=1';
 const HOSTILE = [
   ['task', `<img src=x onerror="${FLAG}">`],
@@ -188,6 +175,17 @@ test('hostile links and attributes on the embedded lab: a notice inside names ea
     () => document.getElementById('embed').shadowRoot.querySelector('.notice').textContent,
   );
   for (const [k] of HOSTILE) assert.ok(notice.includes(k === '__proto__' ? k : `(${k})`), `${k}: ${notice}`);
+  // a preset that is not one: named with the presets there are, and the lab's own settings used
+  await page.evaluate(
+    (h) => (location.hash = h),
+    `#mode=train&preset=${encodeURIComponent(`warmup"><img src=x onerror="${FLAG}">`)}&seed=4`,
+  );
+  await page.waitForFunction(() => window.__resnormTrain?.config.seed === 4);
+  const presetNotice = await page.evaluate(
+    () => document.getElementById('embed').shadowRoot.querySelector('.notice').textContent,
+  );
+  assert.match(presetNotice, /Paper preset \(preset\) [^:]*: not one of the choices \(allowed none, warmup, depth, /);
+  assert.equal(await page.evaluate(() => window.__resnormTrain.preset), 'none');
   // a 100 kB fragment: every default, and the notice says so
   await page.evaluate((h) => (location.hash = h), `#mode=train&depth=${'9'.repeat(100 * 1024)}`);
   await page.waitForFunction(() =>
@@ -264,7 +262,8 @@ test('offline: after one load of the lab, train.html and the embedded lab reload
 
 // The offline copy's install (the whole build fetched and cached) waits while a run trains, so it
 // never shares the cores with one: with a run training past the registration's wait after load
-// (its step answers held, harness.js's hold, so it trains as long as the test needs), the
+// (its step answers held, harness.js's hold, so it trains as long as the test needs; the wait
+// itself held until the run has started), the
 // registration reaches its last wait and goes no further until the run is done; then the site
 // goes offline-ready as before. A page registering at load, or at its wait, would register while
 // running.
@@ -282,16 +281,28 @@ test('the lab and the embedded lab install the offline copy only once no run is 
         window.__registered.push({ state: window.__resnormTrain?.state ?? null });
         return register(...args);
       };
+      // The registration's idle wait is kept until the test lets it go (window.__letIdle), so the
+      // run is training by then whatever the machine's speed: an idle page may register at once.
       const ric = window.requestIdleCallback.bind(window);
-      window.requestIdleCallback = (fn, options) =>
-        ric((deadline) => {
-          if (options?.timeout === 2000) window.__idle++;
-          return fn(deadline);
-        }, options);
+      const kept = [];
+      window.__letIdle = () => kept.splice(0).forEach((go) => go());
+      window.__idleAsked = () => kept.length;
+      window.requestIdleCallback = (fn, options) => {
+        if (options?.timeout !== 2000) return ric(fn, options);
+        kept.push(() =>
+          ric((deadline) => {
+            window.__idle++;
+            return fn(deadline);
+          }, options),
+        );
+        return 0;
+      };
     });
     const page = await pageIn(context, site.url + path, { held: ['trainerStep'] });
     await page.locator('#train-start').click();
     await waitHeld(page, 2);
+    await page.waitForFunction(() => window.__idleAsked() > 0); // after its settling time
+    await page.evaluate(() => window.__letIdle());
     await page.waitForFunction(() => window.__idle > 0);
     // the registration now waits on the run, which cannot end while its answers are held
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -319,6 +330,13 @@ test('the embedded lab at 360 px in the dark theme and on a desktop: no text ove
     const page = await pageIn(context, labEmbed(site.url, '&lock=task,arch&controls=task,arch,depth,lr,warmup,steps'));
     await trainIn(page, '#embed', {});
     await labDrawn(page);
+    // the reader's own comparison: one line, each run's clause from that run's own numbers
+    const { line, runs } = await page.evaluate(() => {
+      const box = document.getElementById('embed').shadowRoot.querySelector('#train-comparison');
+      return { line: box.checkVisibility() ? box.textContent : null, runs: Object.values(window.__resnormTrain.runs) };
+    });
+    assert.equal(line, comparisonCaption(runs), name);
+    for (const r of runs) assert.ok(line.includes(`${r.label} ${runOutcome(r).text}`), `${r.label}: ${line}`);
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= options.viewport.width, name);
     assert.deepEqual(await overlaps(page, '#embed'), [], name);
     assert.equal(
@@ -352,6 +370,204 @@ test('the lab page\u2019s Embed dialog writes the lab\u2019s snippets: its setti
   });
   assert.deepEqual(shown, { task: null, lr: true });
   assert.deepEqual(await embed.evaluate(() => window.__resnormTrain.config.steps), 12);
+  for (const p of [page, embed]) assert.deepEqual(p.problems, []);
+  await context.close();
+  await site.close();
+});
+
+/** The preset buttons of the lab inside `sel`'s shadow root: {id, shown, disabled, pressed} each, and the bar's heading. */
+const presetButtons = (page, sel = '#embed') =>
+  page.evaluate((s) => {
+    const root = document.querySelector(s).shadowRoot;
+    const bar = root.querySelector('#train-presets');
+    return {
+      bar: bar.hidden ? null : bar.querySelector('h3').textContent,
+      buttons: [...bar.querySelectorAll('[data-preset]')].map((b) => ({
+        id: b.dataset.preset,
+        shown: b.checkVisibility(),
+        disabled: b.disabled,
+        pressed: b.getAttribute('aria-pressed'),
+      })),
+    };
+  }, sel);
+
+/** Tabs through the whole embed: every element that took the focus inside its shadow root, in order. */
+async function tabThrough(page) {
+  await page.evaluate(() => document.activeElement?.blur());
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => {
+      const a = document.getElementById('embed').shadowRoot.activeElement;
+      return a ? { id: a.id, preset: a.dataset.preset ?? null, text: a.textContent.trim().slice(0, 30) } : null;
+    });
+    if (!at) break;
+    seen.push(at);
+  }
+  return seen;
+}
+
+test('an embedded Warmup preset with its settings fixed, at 360 px dark: its three runs and its verdict; no preset can replace it, by pointer or keyboard', async () => {
+  const site = await serveDir(DIST, { csp: SITE_CSP });
+  const context = await newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+  const preset = PRESET_BY_ID.warmup;
+  const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup&controls=warmup,preset`);
+  const keys = preset.runs.map((r) => r.key);
+  // before Start: the preset's runs (Post-LN twice), not one per architecture
+  assert.deepEqual(await page.evaluate(() => window.__resnormTrain.archs), keys);
+  assert.equal(await page.evaluate(() => window.__resnormTrain.preset), 'warmup');
+  assert.equal(
+    await page.evaluate(
+      () =>
+        document.getElementById('embed').shadowRoot.querySelectorAll('#train-heat-grad-norm .heatmap-figure').length,
+    ),
+    3,
+  );
+  // the buttons: Warmup's alone, pressed, disabled and marked fixed; the others not there to press
+  const bar = await presetButtons(page);
+  assert.match(bar.bar, /Paper preset\s*fixed/);
+  assert.deepEqual(
+    bar.buttons.filter((b) => b.shown),
+    [{ id: 'warmup', shown: true, disabled: true, pressed: 'true' }],
+  );
+  assert.ok(bar.buttons.every((b) => b.disabled));
+  // a click on a hidden one changes nothing; no Tab stop is a preset button
+  await page.evaluate(() => document.getElementById('embed').shadowRoot.querySelector('[data-preset=depth]').click());
+  const stops = await tabThrough(page);
+  assert.ok(
+    stops.some((s) => s.id === 'train-start'),
+    JSON.stringify(stops),
+  );
+  assert.deepEqual(
+    stops.filter((s) => s.preset),
+    [],
+    'a preset button took the focus',
+  );
+  // Enter and Space on every Tab stop before Start (the warmup box, the links) leave the preset as it is
+  assert.equal(await page.evaluate(() => window.__resnormTrain.preset), 'warmup');
+  assert.equal(await page.evaluate(() => window.__resnormTrain.config.depth), preset.config.depth);
+
+  // Start: every run to its end, then the verdict, computed from the runs on screen
+  await page.locator('#embed #train-start').click();
+  await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict);
+  await labDrawn(page);
+  const hook = await page.evaluate(() => {
+    const h = window.__resnormTrain;
+    const root = document.getElementById('embed').shadowRoot;
+    return {
+      runs: Object.fromEntries(
+        Object.entries(h.runs).map(([k, r]) => [k, { key: k, logs: r.logs, task: r.task, stepsDone: r.stepsDone }]),
+      ),
+      verdict: h.verdict,
+      shown: root.querySelector('#train-paper .paper-verdict').dataset.verdict,
+      caption: root.querySelector('#train-paper-caption').textContent,
+      comparison: root.querySelector('#train-comparison').hidden,
+    };
+  });
+  assert.deepEqual(Object.keys(hook.runs), keys);
+  for (const k of keys) assert.equal(hook.runs[k].stepsDone, preset.config.steps, k);
+  const expected = verdict('warmup', hook.runs);
+  assert.equal(hook.verdict.holds, expected.holds);
+  assert.equal(hook.shown, expected.holds ? 'holds' : 'fails');
+  assert.equal(hook.caption, expected.caption);
+  assert.equal(hook.comparison, true, 'a preset has its verdict, not the comparison line');
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
+  assert.deepEqual(await overlaps(page, '#embed'), []);
+  await page.screenshot({ path: `${SHOTS}/train-embed-warmup-360-dark.png`, fullPage: true });
+  assert.deepEqual(page.problems, []);
+  await context.close();
+  await site.close();
+});
+
+test('with every setting the reader\u2019s, the presets stay live: Depth by keyboard replaces Warmup, and the element takes a preset attribute', async () => {
+  const site = await serveDir(DIST, { csp: SITE_CSP });
+  const context = await newContext();
+  const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup`);
+  const bar = await presetButtons(page);
+  assert.equal(bar.bar, 'Paper presets');
+  assert.ok(bar.buttons.every((b) => b.shown && !b.disabled));
+  await page.locator('#embed [data-preset=depth]').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.__resnormTrain.preset === 'depth');
+  assert.deepEqual(
+    await page.evaluate(() => window.__resnormTrain.archs),
+    PRESET_BY_ID.depth.runs.map((r) => r.key),
+  );
+  assert.match(await page.locator('#embed .open-full').getAttribute('href'), /train\.html#preset=depth$/);
+
+  // <resnorm-train preset="lesion" controls="steps">: the preset's runs, its buttons hidden (not a setting shown)
+  const host = await pageIn(context, `${site.url}examples/lab.html`, { ready: false });
+  await host.waitForFunction(() => customElements.get('resnorm-train'));
+  const el = await host.evaluate(async () => {
+    const e = document.createElement('resnorm-train');
+    e.setAttribute('preset', 'lesion');
+    e.setAttribute('controls', 'steps');
+    e.id = 'lesion-lab';
+    document.body.append(e);
+    await new Promise((ok) => e.addEventListener('resnorm-render', ok, { once: true }));
+    return { preset: e.snapshot.preset, archs: e.snapshot.archs };
+  });
+  assert.deepEqual(el, { preset: 'lesion', archs: PRESET_BY_ID.lesion.runs.map((r) => r.key) });
+  assert.equal((await presetButtons(host, '#lesion-lab')).bar, null);
+  // a changed attribute: the new preset
+  await host.evaluate(() => document.getElementById('lesion-lab').setAttribute('preset', 'degradation'));
+  await host.waitForFunction(() => document.getElementById('lesion-lab').snapshot.preset === 'degradation');
+  // an attribute that names no preset: a notice naming it and the presets there are, no preset
+  await host.evaluate(() => document.getElementById('lesion-lab').setAttribute('preset', 'depth,warmup'));
+  await host.waitForFunction(() => document.getElementById('lesion-lab').snapshot.preset === 'none');
+  assert.match(
+    await host.evaluate(() => document.getElementById('lesion-lab').shadowRoot.querySelector('.notice').textContent),
+    /Paper preset \(preset\) “depth,warmup”: not one of the choices \(allowed none, warmup, /,
+  );
+  for (const p of [page, host]) assert.deepEqual(p.problems, []);
+  await context.close();
+  await site.close();
+});
+
+test('the lab page\u2019s Embed dialog keeps the paper preset: fixed unless every setting is the reader\u2019s, and the height for the column chosen', async () => {
+  const site = await serveDir(DIST, { csp: SITE_CSP });
+  const context = await newContext();
+  const page = await pageIn(context, `${site.url}train.html#preset=warmup&steps=30`);
+  await page.click('#train-embed-button');
+  assert.match(await page.locator('#train-embed-preset').textContent(), /Warmup \(Xiong et al\. 2020\)/);
+  assert.equal(await page.locator('#train-embed-mode-preset').inputValue(), 'fixed');
+  const snippets = async () => {
+    const iframe = await page.locator('#train-embed-iframe').inputValue();
+    return {
+      src: iframe.match(/src="([^"]+)"/)[1].replaceAll('&amp;', '&'),
+      height: Number(iframe.match(/ height="(\d+)"/)[1]),
+      element: await page.locator('#train-embed-element').inputValue(),
+    };
+  };
+  let s = await snippets();
+  assert.match(s.src, /embed\.html#mode=train&preset=warmup&steps=30&lock=preset$/);
+  assert.match(s.element, /<resnorm-train preset="warmup" steps="30" lock="preset">/);
+  // a hidden setting: the presets can no longer be live
+  await page.selectOption('#train-embed-mode-task', 'hidden');
+  assert.equal(await page.locator('#train-embed-mode-preset option[value=live]').isDisabled(), true);
+  assert.equal(await page.locator('#train-embed-preset-note').isVisible(), true);
+  // the column: 360 px, and the height is the lab's there, with the preset's runs
+  await page.selectOption('#train-embed-width', '360');
+  s = await snippets();
+  const { train, lab, view } = trainEmbedFromHash(new URL(s.src).hash);
+  assert.equal(lab.preset, 'warmup');
+  assert.equal(s.height, labHeight(view, train, 'warmup', 360));
+  await page.selectOption('#train-embed-width', '1280');
+  assert.ok((await snippets()).height < s.height, 'a wider column, a shorter lab');
+  await page.locator('#train-embed-preset').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}/train-embed-dialog-preset.png` });
+  // the link the dialog wrote: the Warmup runs, the buttons fixed
+  const embed = await pageIn(context, s.src);
+  assert.equal(await embed.evaluate(() => window.__resnormTrain.preset), 'warmup');
+  assert.deepEqual(
+    await embed.evaluate(() => window.__resnormTrain.archs),
+    PRESET_BY_ID.warmup.runs.map((r) => r.key),
+  );
+  assert.equal(await embed.evaluate(() => window.__resnormTrain.config.steps), 30);
+  assert.deepEqual(
+    (await presetButtons(embed)).buttons.filter((b) => b.shown).map((b) => [b.id, b.disabled]),
+    [['warmup', true]],
+  );
   for (const p of [page, embed]) assert.deepEqual(p.problems, []);
   await context.close();
   await site.close();

@@ -25,8 +25,7 @@ const it = useBrowser({ wasm: true });
 const lab = (url, hash) => `${url}train.html#${hash}`;
 const EXPORTS = ['csv', 'json', 'png', 'svg'];
 
-const waitState = (page, state, timeout = 60000) =>
-  page.waitForFunction((s) => window.__resnormTrain?.state === s, state, { timeout });
+const waitState = (page, state) => page.waitForFunction((s) => window.__resnormTrain?.state === s, state);
 
 /** The hook's runs with typed arrays as plain arrays (NaN, Infinity and -0 kept by Playwright). */
 const hookRuns = (page) =>

@@ -61,9 +61,7 @@ const shown = (page) =>
 
 async function trainAndCheck(page, want) {
   await page.click('#train-start');
-  await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.learned, null, {
-    timeout: 60000,
-  });
+  await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.learned);
   const h = await shown(page);
   assert.equal(h.visible, true);
   assert.deepEqual(Object.keys(h.learned).sort(), ['dwa', 'layerscale', 'rezero']);

@@ -69,9 +69,7 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
       await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
       const t0 = Date.now();
       await page.click('#train-start');
-      await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict, null, {
-        timeout: 120000,
-      });
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict);
       times[preset.id] = (Date.now() - t0) / 1000;
       const h = await shown(page);
       assert.equal(h.preset, preset.id);

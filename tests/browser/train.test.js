@@ -399,7 +399,9 @@ test('360 px in the dark theme: no text overlaps, nothing scrolls sideways, the 
 
 test('the keyboard reaches Start, Pause, Step and Reset, and reads a heatmap cell by cell', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, tiny({ steps: 2000 })));
+    // The step answers are held (harness.js's hold) and handed over until 8 steps are done, then
+    // kept while Tab walks to Pause: the run is mid-way when Pause is pressed, whatever the speed.
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 2000 })), { held: ['trainerStep'] });
     const tabTo = async (selector) => {
       for (let i = 0; i < 120; i++) {
         await page.keyboard.press('Tab');
@@ -409,14 +411,20 @@ test('the keyboard reaches Start, Pause, Step and Reset, and reads a heatmap cel
     };
     await tabTo('#train-start');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.__resnormTrain.progress.done >= 8, null, { timeout: 60000 });
+    while ((await hook(page)).progress.done < 8) {
+      await waitHeld(page, 2);
+      await pass(page);
+    }
+    await waitHeld(page, 2);
     await tabTo('#train-pause');
     await page.keyboard.press('Enter');
+    await waitState(page, 'pausing');
+    await release(page);
     await waitState(page, 'paused');
     const before = (await hook(page)).progress.done;
     await tabTo('#train-step');
     await page.keyboard.press(' ');
-    await page.waitForFunction((n) => window.__resnormTrain.progress.done === n + 4, before, { timeout: 60000 });
+    await page.waitForFunction((n) => window.__resnormTrain.progress.done === n + 4, before);
     await waitState(page, 'paused');
     // a heatmap, by keys: End, then left and down, each read out in words
     await tabTo('.heatmap');

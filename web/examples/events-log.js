@@ -22,12 +22,22 @@
           ' (question ' +
           (m.index + 1) +
           '): ' +
-          (m.correct ? 'right' : 'wrong') +
-          (m.selfGraded ? ', graded by the reader' : ', answered ' + m.response)
+          (m.selfGraded
+            ? 'the reader says "' +
+              (m.correct ? 'got it' : 'missed it') +
+              '"' +
+              (m.counts ? '' : ' (not counted)') +
+              (m.response ? ', wrote: ' + m.response : '')
+            : (m.correct ? 'right' : 'wrong') + ', answered ' + m.response)
         );
       case 'score':
+        return m.max > 0 ? m.raw + ' of ' + m.max + ' correct (' + Math.round(100 * m.scaled) + '%)' : 'nothing scored';
       case 'complete':
-        return m.raw + ' of ' + m.max + ' correct (' + Math.round(100 * m.scaled) + '%)';
+        return (
+          describe({ type: 'score', raw: m.raw, max: m.max, scaled: m.scaled }) +
+          (m.passed === true ? ', passed' : m.passed === false ? ', not passed' : '') +
+          (m.passed === null ? '' : ' (pass mark ' + m.passMark + '%)')
+        );
       default:
         return '';
     }

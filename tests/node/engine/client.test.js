@@ -3,7 +3,9 @@
 // call(op, args) answers every call; a lane's latest request wins and lanes
 // never cancel each other; k workers give the same answers as one; an
 // exclusive call runs alone; a failed worker rejects what it held and the next
-// call starts a new one; a lane's cancel() stops its work on the spot.
+// call starts a new one; a lane's cancel() stops its work on the spot; a worker
+// whose thread ends without an error event is told from a busy one by its Web
+// Lock (fakeLocks), never by a deadline, and a fresh worker takes its place.
 // Run: node --test tests/node/engine/client.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +13,10 @@ import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
 import { EngineError } from '../../../wasm/engine-error.js';
 import { createEngineClient, poolSize, sharedEngine, OPS } from '../../../web/src/engine/client.js';
-import { fakeWorkerPool } from './fake-workers.js';
+import { fakeLocks, fakeWorkerPool } from './fake-workers.js';
+import { nextTurn, until } from '../wait.js';
+import { workerLostText } from '../../../web/src/shared/worker-lost.js';
+import { tinyConfig } from '../train/tiny.js';
 
 const rn = await loadWasm();
 
@@ -394,4 +399,139 @@ test('a pool: a worker that fails to load leaves the others working, its part re
   ]);
   assert.equal(engine.size(), 2);
   assert.deepEqual(Object.keys((await engine.call('simulate', [config])).results), config.arch);
+});
+
+// A trainer of the lab's tiny run: one architecture.
+const TRAIN = { ...tinyConfig(), arch: 'pre_ln', steps: 12 };
+
+/**
+ * A client of one fake worker at a time, with Web Locks (fakeLocks); a job whose op is `op` is
+ * held while `holding()` says so; `heard` lists what onWorkerLost told ({...info, left, message}).
+ */
+function watchedClient(op, holding = () => true) {
+  const locks = fakeLocks();
+  const pool = fakeWorkers({ locks, hold: (o) => o === op && holding() });
+  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
+  const heard = [];
+  engine.onWorkerLost((error, left, info) => heard.push({ ...info, left, message: error.message }));
+  return { locks, pool, engine, heard };
+}
+
+test('a worker whose thread ends without an error while it computes: its job is redone by a fresh one, the page is told', async () => {
+  let holding = false;
+  const { pool, engine, heard } = watchedClient('simulate', () => holding);
+  assert.equal((await engine.call('simulate', [{ arch: ['plain'], depth: 3 }])).config.depth, 3);
+  holding = true;
+  const lane = engine.lane();
+  const asked = lane.request('simulate', [{ arch: ['plain'], depth: 5 }]);
+  await until(() => pool.held.length === 1, 'the request at the worker');
+  holding = false;
+  pool.started[0].die(); // no error event, no answer: only its lock goes
+  const got = await asked;
+  assert.equal(got.out.config.depth, 5, 'the request was computed by a fresh worker');
+  assert.equal(pool.started.length, 2);
+  assert.equal(engine.size(), 1, 'the pool keeps its size');
+  assert.deepEqual(heard, [
+    {
+      message: 'engine worker stopped without an error',
+      left: 1,
+      silent: true,
+      loaded: true,
+      trainers: 0,
+      working: 0, // the fresh worker has not answered yet
+      ran: true,
+      error: heard[0]?.error,
+    },
+  ]);
+  assert.match(workerLostText(heard[0].error, 1, heard[0]), /stopped without an error.*A fresh one takes its place/);
+  pool.release(); // the dead worker's held job: its answer never comes
+  assert.equal((await engine.call('simulate', [{ arch: ['plain'], depth: 6 }])).config.depth, 6);
+});
+
+test('a busy worker is never taken for one that ended: a job held for thousands of turns is answered, no one told', async () => {
+  const { locks, pool, engine, heard } = watchedClient('simulate');
+  const asked = engine.call('simulate', [{ arch: ['plain'], depth: 4 }]);
+  await until(() => pool.held.length === 1, 'the call at the worker');
+  for (let i = 0; i < 3000; i++) await nextTurn();
+  assert.deepEqual(heard, []);
+  assert.equal(locks.held('fake-engine-0'), true, 'the computing worker holds its lock');
+  pool.release();
+  assert.equal((await asked).config.depth, 4);
+  assert.equal(pool.started.length, 1);
+  assert.deepEqual(heard, []);
+});
+
+test('a worker the client ends itself (a lane cancel) is not taken for one that stopped on its own', async () => {
+  const { locks, pool, engine, heard } = watchedClient('simulate');
+  const lane = engine.lane();
+  const asked = lane.request('simulate', [{ arch: ['plain'], depth: 4 }]);
+  await until(() => pool.held.length === 1, 'the request at the worker');
+  assert.equal(lane.cancel(), true);
+  assert.equal(await asked, null);
+  await until(() => !locks.held('fake-engine-0'), 'the lock of the worker it ended released');
+  for (let i = 0; i < 20; i++) await nextTurn();
+  assert.deepEqual(heard, []);
+});
+
+test("a trainer's worker that ends without an error mid-step: its calls reject by name, a new trainer trains in a fresh worker", async () => {
+  let holding = false;
+  const { pool, engine, heard } = watchedClient('trainerStep', () => holding);
+  const tr = await engine.trainer(TRAIN);
+  await tr.step(2);
+  holding = true;
+  const running = tr.step(2);
+  const waiting = tr.outcome();
+  await until(() => pool.held.length === 1, 'the step at the worker');
+  holding = false;
+  pool.started[0].die();
+  const lost = (e) =>
+    e.field === 'trainer' &&
+    e.cause === 'engine worker stopped without an error' &&
+    /its engine worker stopped \(engine worker stopped without an error\)/.test(e.message);
+  await assert.rejects(running, lost);
+  await assert.rejects(waiting, lost);
+  assert.ok(lost(tr.lost));
+  await tr.delete();
+  assert.deepEqual(
+    heard.map((i) => [i.silent, i.trainers, i.loaded]),
+    [[true, 1, true]],
+  );
+  const again = await engine.trainer(TRAIN);
+  assert.equal((await again.step(2)).length, 1);
+  assert.equal(pool.started.length, 2, 'made in a fresh worker');
+  assert.deepEqual(
+    pool.started[1].sent.map((m) => m.op),
+    ['trainerCreate', 'trainerStep'],
+  );
+});
+
+test('workers whose script cannot load: the page is told nothing can run, never that it goes on', async () => {
+  const started = [];
+  const broken = () => {
+    const w = { sent: [], postMessage: (d) => w.sent.push(d), terminate: () => (w.terminated = true) };
+    setImmediate(() => w.onerror({ preventDefault() {} }));
+    started.push(w);
+    return w;
+  };
+  const engine = createEngineClient({ workers: 2, startWorker: broken, locks: fakeLocks() });
+  const heard = [];
+  engine.onWorkerLost((e, left, info) => heard.push(workerLostText(e, left, info)));
+  const config = { arch: ['plain', 'residual', 'post_ln', 'pre_ln'], depth: 7, width: 8 };
+  await assert.rejects(engine.lane().request('simulate', [config]), /engine worker failed: it could not be loaded/);
+  await until(() => heard.length >= 2, 'the page told');
+  for (const text of heard) {
+    assert.doesNotMatch(text, /goes on/);
+    assert.match(text, /could not be started \(engine worker failed: it could not be loaded\)/);
+    assert.match(text, /No engine could run on this page, so nothing was computed\. Reload the page/);
+  }
+  // One that loads after one that could not: now it is true that the page goes on.
+  const pool = fakeWorkers();
+  let n = 0;
+  const engine2 = createEngineClient({ workers: 2, startWorker: () => (n++ === 0 ? broken() : pool.start()) });
+  const told = [];
+  engine2.onWorkerLost((e, left, info) => told.push(workerLostText(e, left, info)));
+  const got = await engine2.lane().request('simulate', [config]);
+  assert.deepEqual(Object.keys(got.out.results), config.arch);
+  await until(() => told.length === 1, 'the page told');
+  assert.match(told[0], /could not be started.*The page goes on with 1 engine worker; the numbers are the same/);
 });

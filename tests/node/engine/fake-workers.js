@@ -10,13 +10,48 @@ import { RUN, createSession, transferables } from '../../../web/src/engine/run.j
 import { nextTurn } from '../wait.js';
 
 /**
- * fakeWorkers({hold}) for the engine `rn`: a pool of fake workers; `log`
+ * A stand-in for the browser's Web Locks (navigator.locks), exclusive locks only:
+ * request(name, fn) calls fn once no one else holds `name` (on a later microtask)
+ * and holds it until fn's promise settles; it resolves to fn's result.
+ */
+export function fakeLocks() {
+  const held = new Map(); // name -> the callbacks waiting for it
+  const grant = (name) => {
+    const next = held.get(name)?.[0];
+    if (!next) return held.delete(name);
+    Promise.resolve()
+      .then(next.fn)
+      .then(next.resolve, next.reject)
+      .finally(() => {
+        held.get(name).shift();
+        grant(name);
+      });
+  };
+  return {
+    held: (name) => held.has(name),
+    request(name, fn) {
+      return new Promise((resolve, reject) => {
+        const queue = held.get(name) ?? [];
+        queue.push({ fn, resolve, reject });
+        held.set(name, queue);
+        if (queue.length === 1) grant(name);
+      });
+    },
+  };
+}
+
+/**
+ * fakeWorkers({hold, locks}) for the engine `rn`: a pool of fake workers; `log`
  * records [worker, 'start'|'end', op, args] in the order they happen, `active`
  * the jobs running, `maxActive` the most at once; `held` lists the jobs held
- * by `hold` ({worker, op, args}), and release() lets them all answer.
+ * by `hold` ({worker, op, args}), and release() lets them all answer. With
+ * `locks` (fakeLocks()) each worker holds a lock while it lives and posts
+ * {alive: name} once it does, as worker.js does; w.die() ends a worker as a
+ * thread that ends without an error event does: it answers nothing more, its
+ * lock goes, and no error is reported.
  */
 export function fakeWorkerPool(rn) {
-  return function fakeWorkers({ hold = () => false } = {}) {
+  return function fakeWorkers({ hold = () => false, locks = null } = {}) {
     const pool = { started: [], log: [], active: 0, maxActive: 0, held: [] };
     pool.release = () => {
       for (const job of pool.held.splice(0)) job.go();
@@ -55,8 +90,22 @@ export function fakeWorkerPool(rn) {
         },
         terminate() {
           w.terminated = true;
+          w.endLock?.();
+        },
+        die() {
+          w.terminate();
         },
       };
+      if (locks) {
+        const name = `fake-engine-${n}`;
+        locks
+          .request(name, () => {
+            if (w.terminated) return null;
+            w.onmessage({ data: { alive: name } });
+            return new Promise((end) => (w.endLock = end));
+          })
+          .catch(() => {});
+      }
       pool.started.push(w);
       return w;
     };

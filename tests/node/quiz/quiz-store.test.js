@@ -13,6 +13,8 @@ import {
   saveProgress,
   clearProgress,
   sanitizeProgress,
+  MAX_ANSWER,
+  keptAnswer,
 } from '../../../web/src/quiz/store.js';
 import { grade } from '../../../web/src/quiz/schedule.js';
 import { record } from '../../../web/src/quiz/score.js';
@@ -214,6 +216,28 @@ test('a __proto__ key pollutes nothing', () => {
   assert.deepEqual(Object.keys(progress.items), ['tf-01']);
   assert.equal({}.box, undefined);
   assert.match(notice, /dropped 1 question/);
+});
+
+test('a written answer is kept with its record; one that is not text, empty or too long is left out, the record kept', () => {
+  const rec = { box: 2, lastSeen: NOW - 5, seen: 1, correct: 1 };
+  const saved = (answer) =>
+    new FakeStorage({
+      [STORAGE_KEY]: JSON.stringify({
+        version: 1,
+        items: { 'why-01': { ...rec, answer } },
+        session: emptyProgress().session,
+      }),
+    });
+  const read = (answer) => loadProgress(saved(answer), { ids, now: NOW });
+  const ok = read('the identity path');
+  assert.equal(ok.notice, null);
+  assert.deepEqual(ok.progress.items['why-01'], { ...rec, answer: 'the identity path' });
+  for (const bad of [42, '', 'x'.repeat(MAX_ANSWER + 1), { text: 'x' }, null]) {
+    const r = read(bad);
+    assert.deepEqual(r.progress.items['why-01'], rec, JSON.stringify(bad)?.slice(0, 20));
+  }
+  assert.equal(keptAnswer(`  ${'y'.repeat(MAX_ANSWER + 5)} `).length, MAX_ANSWER);
+  assert.equal(keptAnswer(' short '), 'short');
 });
 
 test('lastSeen in the future (a changed clock) is clamped to now', () => {

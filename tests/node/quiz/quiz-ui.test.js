@@ -101,6 +101,25 @@ test('session: answers move boxes, count in the score, are saved, and are not as
   assert.equal(later.dueCount(), bank.items.length);
 });
 
+test('session: an open item\u2019s written answer is kept with its record; an empty one keeps the last, a true/false item keeps none', () => {
+  const storage = fakeStorage();
+  const now = clock();
+  const s = createSession({ bank, storage, now });
+  s.answer('why-01', true, { selfGraded: true, response: '  the +1 path\n' });
+  assert.equal(s.record('why-01').answer, 'the +1 path');
+  assert.equal(JSON.parse(storage.getItem(STORAGE_KEY)).items['why-01'].answer, 'the +1 path');
+  s.answer('why-01', false, { selfGraded: true, response: '' });
+  assert.equal(s.record('why-01').answer, 'the +1 path', 'committed without writing: the last answer stays');
+  s.answer('why-01', true, { selfGraded: true, response: 'x'.repeat(5000) });
+  assert.equal(Array.from(s.record('why-01').answer).length, 1000);
+  assert.match(s.record('why-01').answer, /^x+\u2026$/);
+  s.answer('tf-01', true, { response: 'true' });
+  assert.equal('answer' in s.record('tf-01'), false);
+  const again = createSession({ bank, storage, now });
+  assert.equal(again.loadNotice(), null);
+  assert.equal(again.record('why-01').answer.length, 1000);
+});
+
 test('session: "all" ignores the schedule; a new session clears the score, keeps the boxes', () => {
   const storage = fakeStorage();
   const now = clock();

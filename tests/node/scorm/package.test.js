@@ -4,7 +4,7 @@
 // manifest parsed by `xmllint` (libxml2-utils): well-formed, one organization
 // (the default), one item launching one SCO resource whose href and every
 // <file> is in the zip, and every file of the zip listed; each version's
-// namespaces, schemaversion, scormtype spelling and mastery score.
+// namespaces, schemaversion, scormtype spelling and the teacher's pass mark.
 // Run: node --test tests/node/scorm/package.test.js
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,8 +28,10 @@ const FILES = {
   'assets/scorm-1.js': 'import("./bank-1.js");',
   'assets/bank-1.js': 'export default {items: []};',
   'assets/page-1.css': 'body{margin:0}',
+  'assets/launch-1.js': 'export const cmi5 = 1;',
   'index.html': 'not part of the package',
 };
+const CMI5_ONLY = ['assets/launch-1.js']; // scorm-files.json's `cmi5`: not in a SCORM package
 let dir;
 let server;
 let siteUrl;
@@ -41,8 +43,8 @@ before(async () => {
     mkdirSync(join(site, name, '..'), { recursive: true });
     writeFileSync(join(site, name), text);
   }
-  const list = Object.keys(FILES).filter((f) => f !== 'index.html');
-  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: list }));
+  const list = Object.keys(FILES).filter((f) => f !== 'index.html' && !CMI5_ONLY.includes(f));
+  writeFileSync(join(site, 'scorm-files.json'), JSON.stringify({ launch: 'scorm.html', files: list, cmi5: CMI5_ONLY }));
   server = await startServer({ port: 0, root: site, base: '/course/resnorm/' });
   siteUrl = `http://127.0.0.1:${server.address().port}/course/resnorm/`;
 });
@@ -81,8 +83,9 @@ for (const version of ['1.2', '2004']) {
     assert.deepEqual(
       names.slice(1).sort(),
       Object.keys(FILES)
-        .filter((f) => f !== 'index.html')
+        .filter((f) => f !== 'index.html' && !CMI5_ONLY.includes(f))
         .sort(),
+      'the launch page and its files, without the cmi5 runtime',
     );
     const id = xpath(`string(/${L('manifest')}/@identifier)`);
     assert.match(id, /^resnorm-[0-9a-f]{8}$/);
@@ -125,7 +128,8 @@ for (const version of ['1.2', '2004']) {
     assert.deepEqual(readLaunchConfig(doc), {
       version,
       items: ['tf-01', 'why-03'],
-      mastery: 0.8,
+      selfGraded: 'exclude',
+      passMark: 80,
       site: new URL(siteUrl),
     });
     assert.match(launch, /<title>Norms &amp; &quot;residuals&quot; &lt;1&gt;<\/title>/);
@@ -133,22 +137,66 @@ for (const version of ['1.2', '2004']) {
   });
 }
 
-test('no mastery score: none in either manifest, and the launch page is told so', async () => {
-  const v12 = await unzipped('1.2', { mastery: null });
-  assert.doesNotMatch(v12.text, /masteryscore/);
-  const v2004 = await unzipped('2004', { mastery: null, items: [] });
-  assert.doesNotMatch(v2004.text, /sequencing/);
-  const launch = readFileSync(join(v2004.out, 'scorm.html'), 'utf8');
+const launchOf = (out) => {
+  const launch = readFileSync(join(out, 'scorm.html'), 'utf8');
   const content = launch.match(/content="(version=[^"]*)"/)[1].replaceAll('&amp;', '&');
-  const cfg = readLaunchConfig({ querySelector: () => ({ getAttribute: () => content }) });
-  assert.equal(cfg.mastery, null);
+  return readLaunchConfig({ querySelector: () => ({ getAttribute: () => content }) });
+};
+
+test('the teacher\u2019s pass mark and grading: in each manifest where its LMS reads it, and in the launch page', async () => {
+  for (const [passMark, score, measure] of [
+    [50, '50', '0.5'],
+    [90, '90', '0.9'],
+    [0, '0', '0'],
+    [100, '100', '1'],
+    [7, '7', '0.07'],
+  ]) {
+    const v12 = await unzipped('1.2', { passMark, selfGraded: 'count' });
+    assert.equal(v12.xpath(`string(//${L('item')}/*[local-name()='masteryscore'])`), score);
+    assert.deepEqual([launchOf(v12.out).passMark, launchOf(v12.out).selfGraded], [passMark, 'count']);
+    const v2004 = await unzipped('2004', { passMark });
+    assert.equal(v2004.xpath(`string(//${L('minNormalizedMeasure')})`), measure);
+    assert.deepEqual([launchOf(v2004.out).passMark, launchOf(v2004.out).selfGraded], [passMark, 'exclude']);
+  }
+});
+
+test('no pass mark: none in either manifest, and the launch page is told so', async () => {
+  const v12 = await unzipped('1.2', { passMark: null });
+  assert.doesNotMatch(v12.text, /masteryscore/);
+  const v2004 = await unzipped('2004', { passMark: null, items: [] });
+  assert.doesNotMatch(v2004.text, /sequencing/);
+  const cfg = launchOf(v2004.out);
+  assert.equal(cfg.passMark, null);
   assert.deepEqual(cfg.items, [], 'the whole bank');
 });
 
-test('a bad version, a bad id, a bad mastery or a missing file is an error that says which', async () => {
+test('a launch page with damaged settings falls back to the defaults', () => {
+  const read = (content) => readLaunchConfig({ querySelector: () => ({ getAttribute: () => content }) });
+  for (const bad of [
+    'pass_mark=120&self_graded=yes',
+    'pass_mark=-1',
+    'pass_mark=1e400&self_graded=',
+    'pass_mark=x',
+    '',
+  ])
+    assert.deepEqual([read(bad).passMark, read(bad).selfGraded], [80, 'exclude'], bad);
+});
+
+test('a bad version, a bad id, a bad grading or a missing file is an error that says which', async () => {
   await assert.rejects(scormPackage({ siteUrl, version: '1.3' }), /SCORM version "1.3"/);
   await assert.rejects(scormPackage({ siteUrl, items: ['tf-01', 'nope'] }), /not question ids: nope/);
-  await assert.rejects(scormPackage({ siteUrl, mastery: 2 }), /mastery 2/);
+  for (const [passMark, reason] of [
+    [120, /Pass mark \(%\) \(pass_mark\) \u201c120\u201d: out of range \(allowed 0\.\.100\)/],
+    [-5, /pass_mark.*out of range \(allowed 0\.\.100\)/],
+    [75.5, /pass_mark.*not a whole number/],
+    [Number.NaN, /pass_mark.*not a number/],
+    ['80', /pass_mark.*not a number/],
+  ])
+    await assert.rejects(scormPackage({ siteUrl, passMark }), reason, String(passMark));
+  await assert.rejects(
+    scormPackage({ siteUrl, selfGraded: 'maybe' }),
+    /Self-graded answers in the score \(self_graded\) \u201cmaybe\u201d: not one of the choices \(allowed exclude, count\)/,
+  );
   await assert.rejects(scormPackage({ siteUrl: `${siteUrl}missing/` }), /scorm-files\.json.*HTTP 404/);
   assert.throws(() => writeLaunchConfig('<html></html>', {}), /no <meta name="resnorm-scorm">/);
 });

@@ -1,8 +1,10 @@
-// The command line and a link read a number by one rule, from the one field table: for every
-// number field of `resnorm simulate` and `resnorm train` and a list of texts (decimal forms, a
-// '+', hex, names, spaces, exponents of many digits, numbers too small to represent), the CLI
-// takes `--flag value` and `--flag=value` exactly when the link parser (shared/state.js
-// readField) takes `field=value`, and both take it as the same number. Needs the native build.
+// The command line, a link and the JS API read a number by one rule, from the one field table:
+// for every number field of `resnorm simulate` and `resnorm train` and a list of texts (decimal
+// forms, a '+', hex, names, spaces, exponents of many digits, numbers too small to represent), the
+// CLI takes `--flag value` and `--flag=value` exactly when the link parser (shared/state.js
+// readField) takes `field=value` and the JS API (rn.check, rn.checkTrain) takes the text as the
+// field's value, and all take it as the same number; a number too small to represent is refused
+// by the CLI and the JS API in the same words. Needs the native build.
 // Run: node --test tests/node/shared/cli-link.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 import { FIELDS_TABLE, FIELDS, readField } from '../../../web/src/shared/state.js';
 import { TRAIN_KEYS, TRAIN_TABLE } from '../../../web/src/shared/train-fields.js';
+import { loadWasm } from '../helpers.js';
+
+const rn = await loadWasm();
 
 // the native build's binary (helpers.js names it too, but loads the wasm build this test does not need)
 const CLI = fileURLToPath(new URL('../../../build/native/resnorm', import.meta.url));
@@ -62,12 +67,26 @@ function cliTakes(command, field, value, joined) {
 
 const fieldsOf = (keys, table) => keys.filter((k) => NUMBER_KINDS.includes(table[k].kind));
 
+/**
+ * What the JS API makes of the text `value` for `field` (the other fields at their defaults):
+ * true when it took the text (a refusal naming another field, such as heads that do not divide
+ * the width, is of the whole config, not of the text), else its refusal.
+ */
+function jsTakes(command, field, value) {
+  try {
+    (command === 'train' ? rn.checkTrain.bind(rn) : rn.check.bind(rn))({ [field]: value });
+    return true;
+  } catch (e) {
+    return e.field === field ? e.message : true;
+  }
+}
+
 for (const [command, keys, table] of [
   ['simulate', FIELDS, FIELDS_TABLE],
   ['train', TRAIN_KEYS, TRAIN_TABLE],
 ])
   test(
-    `${command}: every number field takes the same texts on the command line as in a link`,
+    `${command}: every number field takes the same texts on the command line as in a link and in the JS API`,
     {
       skip: !existsSync(CLI) && 'needs build/native/resnorm (npm run build:native)',
     },
@@ -85,6 +104,18 @@ for (const [command, keys, table] of [
               differ.push(
                 `${field}=${JSON.stringify(text)}${joined ? ' (--flag=value)' : ''}: link ${link.ok ? 'takes it' : `refuses (${link.reason})`}, CLI ${cli === true ? 'takes it' : `refuses (${cli})`}`,
               );
+            if (joined) continue;
+            const js = jsTakes(command, field, text);
+            if ((cli === true) !== (js === true))
+              differ.push(
+                `${field}: ${JSON.stringify(text)}: JS API ${js === true ? 'takes it' : `refuses (${js})`}, CLI ${cli === true ? 'takes it' : `refuses (${cli})`}`,
+              );
+            // too small to represent: the same words, the field for the flag
+            else if (
+              /too small to represent/.test(cli) &&
+              js !== cli.replace(`resnorm: ${flag(field)}: `, `${field}: `)
+            )
+              differ.push(`${field}: ${JSON.stringify(text)}: JS API says (${js}), CLI (${cli})`);
           }
         }
       assert.deepEqual(differ, []);
@@ -92,7 +123,7 @@ for (const [command, keys, table] of [
   );
 
 test(
-  'the texts too small to represent are refused by both, naming why; zero written any way is zero',
+  'the texts too small to represent are refused by all three, naming why; zero written any way is zero',
   {
     skip: !existsSync(CLI) && 'needs build/native/resnorm (npm run build:native)',
   },
@@ -100,9 +131,22 @@ test(
     for (const text of ['1e-400', '4e-330', '-1e-400']) {
       assert.match(readField('lr', text, TRAIN_TABLE).reason, /^too small to represent \(allowed 0\.\.10\)$/, text);
       assert.match(cliTakes('train', 'lr', text, true), /^resnorm: --lr: '[^']+' is too small to represent/, text);
+      assert.throws(
+        () => rn.checkTrain({ lr: text }),
+        (e) =>
+          e instanceof RangeError &&
+          e.field === 'lr' &&
+          e.message === `lr: '${text}' is too small to represent (allowed 0..10)`,
+        text,
+      );
+      assert.throws(
+        () => rn.check({ gain: text }),
+        (e) => e.field === 'gain' && /too small to represent/.test(e.message),
+      );
     }
     for (const text of ['0', '-0', '0e-400', '0.000e5']) {
       assert.deepEqual(readField('gain', text), { ok: true, value: 0 }, text);
+      assert.ok(Object.is(rn.check({ gain: text }).gain, 0), text);
       const r = spawnSync(CLI, ['simulate', '--depth', '2', '--width', '4', `--gain=${text}`, '--json'], {
         encoding: 'utf8',
       });

@@ -23,6 +23,14 @@ test('logTicks: within about a decade, 1-2-5 steps; wider, decades', () => {
   assert.deepEqual(logTicks(-3, 2, 8), [-3, -2, -1, 0, 1, 2]);
 });
 
+test('logTicks: a short axis whose 1-2-5 ticks do not fit keeps every other one, never none', () => {
+  const values = (ticks) => ticks.map((e) => Number((10 ** e).toPrecision(3)));
+  // 0.2, 0.5, 1 and 2 lie between 0.15 and 2.5: four ticks, room for three
+  assert.deepEqual(values(logTicks(Math.log10(0.15), Math.log10(2.5), 3)), [0.2, 1]);
+  assert.deepEqual(values(logTicks(Math.log10(0.15), Math.log10(2.5), 2)), [0.2, 1]);
+  assert.deepEqual(values(logTicks(Math.log10(0.15), Math.log10(2.5), 1)), [0.2]);
+});
+
 test('labels: powers of ten at whole decades, values between them; no log of what a log axis cannot show', () => {
   assert.deepEqual([-4, 0, 1, 2].map(logLabel), ['10⁻⁴', '1', '10', '10²']);
   assert.equal(logLabel(Math.log10(2)), '2');

@@ -1,6 +1,7 @@
 // The declared table of link fields (web/src/shared/state.js): every field round-trips
 // through the fragment, and hostile or invalid values fall back to the default
-// with a notice, never throwing.
+// with a notice, never throwing; a list naming an entry twice keeps it once and
+// says so.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -16,8 +17,13 @@ import {
   parseEntries,
   parseHash,
   readField,
+  REPEATED,
   stateToHash,
 } from '../../../web/src/shared/state.js';
+import { trainFromHash } from '../../../web/src/shared/train-fields.js';
+import { loadWasm } from '../helpers.js';
+
+const rn = await loadWasm();
 
 // A non-default value for every field of the table (two for some).
 const SAMPLES = {
@@ -51,6 +57,8 @@ const SAMPLES = {
   items: [['tf-01', 'why-03'], ['rapid-08']],
   section: [['true-false'], ['why', 'recall']],
   tag: [['residuals', 'warmup']],
+  self_graded: ['count'],
+  pass_mark: [0, 50, 100],
 };
 
 test('every field of the table has samples, and the samples differ from the defaults', () => {
@@ -155,6 +163,13 @@ const HOSTILE = [
   ['#mix_fraction=1.5e0', 'mix_fraction', /out of range \(allowed 0\.\.1\)/],
   ['#mix_fraction=half', 'mix_fraction', /not a number/],
   ['#mix_fraction=', 'mix_fraction', /empty/],
+  ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
+  ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
+  ['#pass_mark=62.5', 'pass_mark', /not a whole number/],
+  ['#pass_mark=80%25', 'pass_mark', /not a number/],
+  ['#pass_mark=Infinity', 'pass_mark', /not a number/],
+  ['#self_graded=yes', 'self_graded', /not one of the choices \(allowed exclude, count\)/],
+  ['#self_graded=<img src=x onerror=alert(1)>', 'self_graded', /not one of the choices/],
 ];
 
 test('hostile values: the default stays, a notice names the field, nothing throws', () => {
@@ -174,9 +189,42 @@ test('hostile values: the default stays, a notice names the field, nothing throw
 test('partly valid lists keep their valid entries and say what was left out', () => {
   const r = parseHash('#arch=pre_ln,<script>,post_ln,pre_ln');
   assert.deepEqual(r.config.arch, ['post_ln', 'pre_ln']);
-  assert.equal(r.notices.length, 1);
+  assert.equal(r.notices.length, 2, 'what was left out, and pre_ln listed twice');
   assert.match(r.notices[0].reason, /left out/);
   assert.match(r.notices[0].value, /<script>/);
+  assert.deepEqual(r.notices[1], { field: 'arch', value: 'pre_ln', reason: REPEATED });
+});
+
+test('a list naming an entry twice keeps it once and says so, as the engine refuses such a list', () => {
+  let r = parseHash('#arch=pre_ln,pre_ln');
+  assert.deepEqual(r.config.arch, ['pre_ln']);
+  assert.deepEqual(r.notices, [{ field: 'arch', value: 'pre_ln', reason: REPEATED }]);
+  assert.equal(
+    noticeText(r.notices[0]),
+    'Architectures (arch) \u201cpre_ln\u201d: listed twice (each once); used once',
+  );
+  // with an entry left out too: a notice for each
+  r = parseHash('#arch=plain,<b>,pre_ln,plain,pre_ln');
+  assert.deepEqual(r.config.arch, ['plain', 'pre_ln']);
+  assert.deepEqual(
+    r.notices.map((n) => [n.field, n.value, n.reason.split(' (')[0]]),
+    [
+      ['arch', '<b>', 'entries left out'],
+      ['arch', 'plain,pre_ln', 'listed twice'],
+    ],
+  );
+  assert.deepEqual(readField('arch', 'pre_ln,post_ln'), { ok: true, value: ['post_ln', 'pre_ln'] });
+  assert.deepEqual(readField('charts', 'stream,stream'), { ok: true, value: ['stream'], repeated: ['stream'] });
+  // the lab's link reads the same
+  const lab = trainFromHash('#arch=pre_ln,post_ln,pre_ln');
+  assert.deepEqual(lab.config.arch, ['post_ln', 'pre_ln']);
+  assert.deepEqual(lab.notices, [{ field: 'arch', value: 'pre_ln', reason: REPEATED }]);
+  // the JS API refuses the list; its message is the notice's first words
+  assert.throws(
+    () => rn.check({ arch: ['pre_ln', 'pre_ln'] }),
+    (e) => e.field === 'arch' && e.message.includes("'pre_ln' is listed twice (each once)"),
+  );
+  assert.ok(REPEATED.startsWith('listed twice (each once)'));
 });
 
 test('unknown settings, repeats, too many settings, a huge fragment', () => {

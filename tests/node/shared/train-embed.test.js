@@ -1,22 +1,29 @@
 // The embedded lab's fields (web/src/embed/train-view.js): every training
-// field and every view field round-trips through embed.html's fragment and
-// through the <resnorm-train> snippet's attributes; hostile values fall back
-// to the default with a notice naming the field.
+// field, the paper preset and every view field round-trips through
+// embed.html's fragment and through the <resnorm-train> snippet's attributes;
+// the presets' buttons are live only while every setting is the reader's;
+// hostile values fall back to the default with a notice naming the field.
 // Run: node --test tests/node/shared/train-embed.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig, trainFromHash } from '../../../web/src/shared/train-fields.js';
+import { PRESETS, PRESET_IDS, presetConfig } from '../../../web/src/shared/train-presets.js';
 import {
+  TRAIN_CONTROLS,
   TRAIN_EMBED_TABLE,
+  labLink,
+  presetsMode,
   trainEmbedEntries,
   trainEmbedFromHash,
   trainEmbedHash,
 } from '../../../web/src/embed/train-view.js';
-import { estimateTrainHeight, trainElementSnippet, trainEmbedUrl } from '../../../web/src/embed/snippets.js';
+import { trainElementSnippet, trainEmbedUrl, trainIframeSnippet } from '../../../web/src/embed/snippets.js';
+import { COLUMN_WIDTHS, DEFAULT_WIDTH, labHeight } from '../../../web/src/embed/heights.js';
 import { noticeText } from '../../../web/src/shared/state.js';
 
 const SITE = 'https://example.org/resnorm/';
-const VIEW = { controls: [...TRAIN_KEYS], lock: [], theme: 'auto' };
+const VIEW = { controls: [...TRAIN_CONTROLS], lock: [], theme: 'auto' };
+const alias = (k) => k.replaceAll('-', '_');
 
 /** A value of `key` other than its default: another choice, another architecture, the far end of the range. */
 function sample(key) {
@@ -46,14 +53,14 @@ test('every training field round-trips through embed.html#mode=train and <resnor
     assert.equal(new URL(trainEmbedUrl(SITE, config, view)).hash, hash);
 
     const attrs = attributesOf(trainElementSnippet({ siteUrl: SITE, config, view }), 'resnorm-train');
-    const read = trainEmbedEntries(attrs, { alias: (k) => k.replaceAll('-', '_') });
+    const read = trainEmbedEntries(attrs, { alias });
     assert.deepEqual(read.notices, [], `${key}: ${JSON.stringify(attrs)}`);
     assert.deepEqual(read.train, config, key);
     assert.deepEqual(read.view.lock, ['arch']);
   }
   // every setting at its default and the default view: only mode=train
   assert.equal(trainEmbedHash(defaultTrainConfig(), VIEW), '#mode=train');
-  assert.deepEqual(trainEmbedFromHash('#mode=train').view.controls, TRAIN_KEYS);
+  assert.deepEqual(trainEmbedFromHash('#mode=train').view.controls, TRAIN_CONTROLS);
   assert.deepEqual(trainEmbedFromHash('#mode=train&controls=none').view.controls, []);
 });
 
@@ -66,6 +73,7 @@ test('hostile values in the embedded lab\u2019s fields: the default, and a notic
     ['lock', 'constructor'],
     ['theme', 'url(x)'],
     ['mode', 'lab'],
+    ['preset', '<script>alert(1)</script>'],
   ];
   for (const [key, raw] of cases) {
     const r = trainEmbedFromHash(`#mode=train&${key}=${encodeURIComponent(raw)}`);
@@ -80,10 +88,110 @@ test('hostile values in the embedded lab\u2019s fields: the default, and a notic
   assert.equal(Object.getPrototypeOf(proto.train), Object.prototype);
 });
 
-test('the iframe\u2019s height grows with the settings shown and the architectures trained', () => {
+test('the iframe\u2019s height: taller in a narrower column, with more settings shown, more runs, a preset\u2019s panel', () => {
   const config = defaultTrainConfig();
-  const none = estimateTrainHeight({ ...VIEW, controls: [] }, config);
-  const all = estimateTrainHeight(VIEW, config);
-  const three = estimateTrainHeight(VIEW, { ...config, arch: ['post_ln', 'pre_ln', 'sandwich'] });
-  assert.ok(none > 1000 && none < all && all < three, `${none} ${all} ${three}`);
+  for (const width of COLUMN_WIDTHS) {
+    const none = labHeight({ ...VIEW, controls: [] }, config, 'none', width);
+    const all = labHeight(VIEW, config, 'none', width);
+    const three = labHeight(VIEW, { ...config, arch: ['post_ln', 'pre_ln', 'sandwich'] }, 'none', width);
+    assert.ok(none > 1000 && none < all && all < three, `${width}: ${none} ${all} ${three}`);
+  }
+  for (const p of PRESETS) {
+    const base = presetConfig(p, defaultTrainConfig());
+    const heights = COLUMN_WIDTHS.map((w) => labHeight(VIEW, base, p.id, w));
+    assert.deepEqual(
+      [...heights].sort((a, b) => b - a),
+      heights,
+      `${p.id}: ${heights}`,
+    );
+  }
+  // the snippet writes the height for the width asked, the default width unless one is
+  const warmup = presetConfig(PRESETS[0], defaultTrainConfig());
+  const view = { controls: ['warmup', 'preset'], lock: [], theme: 'auto' };
+  const at = (width) =>
+    Number(
+      / height="(\d+)"/.exec(trainIframeSnippet({ siteUrl: SITE, config: warmup, view, preset: 'warmup', width }))[1],
+    );
+  assert.equal(at(undefined), labHeight(view, warmup, 'warmup', DEFAULT_WIDTH));
+  assert.equal(at(360), labHeight(view, warmup, 'warmup', 360));
+  assert.ok(at(360) > at(1280));
+});
+
+test('a paper preset round-trips through embed.html#mode=train&preset= and <resnorm-train preset>, with the link\u2019s changes over its settings', () => {
+  for (const p of PRESETS) {
+    const base = presetConfig(p, defaultTrainConfig());
+    // only the preset: the shortest link, and its settings and runs' architectures back
+    assert.equal(trainEmbedHash(base, VIEW, p.id), `#mode=train&preset=${p.id}`);
+    const plain = trainEmbedFromHash(`#mode=train&preset=${p.id}`);
+    assert.deepEqual(plain.notices, []);
+    assert.equal(plain.lab.preset, p.id);
+    assert.deepEqual(plain.train, base);
+    // a changed setting and a view that fixes some: the changed setting over the preset's, in both snippets
+    const config = { ...base, seed: 7, steps: 40 };
+    const view = { controls: ['warmup', 'steps', 'preset'], lock: ['steps'], theme: 'dark' };
+    const hash = trainEmbedHash(config, view, p.id);
+    assert.ok(hash.startsWith(`#mode=train&preset=${p.id}&`), hash);
+    assert.match(hash, /&seed=7&/);
+    const back = trainEmbedFromHash(hash);
+    assert.deepEqual(back.notices, []);
+    assert.equal(back.lab.preset, p.id);
+    assert.deepEqual(back.train, config);
+    assert.deepEqual(back.view.lock, ['steps']);
+    const snippet = trainElementSnippet({ siteUrl: SITE, config, view, preset: p.id });
+    const attrs = attributesOf(snippet, 'resnorm-train');
+    assert.deepEqual(attrs[0], ['preset', p.id]);
+    const read = trainEmbedEntries(attrs, { alias });
+    assert.deepEqual(read.notices, []);
+    assert.equal(read.lab.preset, p.id);
+    assert.deepEqual(read.train, config);
+    // "Open in the lab" opens the same preset and settings
+    const lab = trainFromHash(new URL(labLink(SITE, config, p.id)).hash);
+    assert.equal(lab.preset, p.id);
+    assert.deepEqual(lab.config, config);
+  }
+  assert.deepEqual(trainEmbedFromHash('#mode=train').lab.preset, 'none');
+});
+
+test('the presets\u2019 buttons are live only while the reader may change every setting; else fixed or hidden', () => {
+  const all = [...TRAIN_CONTROLS];
+  assert.equal(presetsMode({ controls: all, lock: [] }), 'live');
+  // a preset sets every setting: one fixed or hidden would be replaced
+  assert.equal(presetsMode({ controls: all, lock: ['steps'] }), 'fixed');
+  assert.equal(presetsMode({ controls: all.filter((k) => k !== 'task'), lock: [] }), 'fixed');
+  assert.equal(presetsMode({ controls: all, lock: ['preset'] }), 'fixed');
+  // a list of settings without `preset` (controls=warmup): no buttons at all
+  assert.equal(presetsMode({ controls: ['warmup'], lock: [] }), 'hidden');
+  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup').view), 'hidden');
+  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup,preset').view), 'fixed');
+  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup').view), 'live');
+});
+
+test('a hostile or unknown preset: the lab\u2019s defaults and a notice naming the field and its choices', () => {
+  for (const raw of [
+    '<img src=x onerror=alert(1)>',
+    'constructor',
+    '__proto__',
+    'warmup,depth',
+    'WARMUP',
+    'none ',
+    '',
+  ]) {
+    const r = trainEmbedFromHash(`#mode=train&preset=${encodeURIComponent(raw)}&seed=3`);
+    assert.equal(r.lab.preset, 'none', raw);
+    assert.deepEqual(r.train, { ...defaultTrainConfig(), seed: 3 }, raw);
+    const n = r.notices.find((x) => x.field === 'preset');
+    assert.ok(n, `${raw}: ${JSON.stringify(r.notices)}`);
+    const text = noticeText(n, TRAIN_EMBED_TABLE);
+    assert.ok(text.startsWith('Paper preset (preset)'), text);
+    if (raw) assert.ok(text.includes(`allowed none, ${PRESET_IDS.join(', ')}`), text);
+  }
+  const attrs = trainEmbedEntries(
+    [
+      ['preset', 'depth'],
+      ['preset', 'warmup'],
+    ],
+    { alias },
+  );
+  assert.equal(attrs.lab.preset, 'depth');
+  assert.match(noticeText(attrs.notices[0], TRAIN_EMBED_TABLE), /given more than once; the first one is used/);
 });

@@ -111,6 +111,9 @@ test('step ticks: round numbers from 0, about the room given', () => {
   assert.deepEqual(stepTicks(1, 300), [0, 1]);
   assert.deepEqual(stepTicks(20, 280), [0, 5, 10, 15, 20]);
   assert.deepEqual(stepTicks(0, 300), [0]);
+  // a narrow map (five in a printed row) still names a step besides 0
+  assert.deepEqual(stepTicks(40, 90), [0, 20, 40]);
+  assert.deepEqual(stepTicks(300, 110), [0, 200]);
   for (const max of [1, 7, 33, 999, 123456]) {
     const t = stepTicks(max, 300);
     assert.equal(t[0], 0);

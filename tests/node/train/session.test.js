@@ -3,13 +3,18 @@
 // paused and continued run logs what an uninterrupted one does; Step trains
 // one logged step per architecture; a run stops at its first non-finite step;
 // Reset drops answers still on their way; a refused config names its field;
-// the progress counts steps, tokens a second and the time left.
+// the progress counts steps, tokens a second and the time left; a run whose
+// engine worker ended says what the reader can do (the real client, fake workers).
 // Run: node --test tests/node/train/session.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { chunkSize, createSession, tokensPerStep } from '../../../web/src/train/session.js';
+import { createEngineClient } from '../../../web/src/engine/client.js';
+import { loadWasm } from '../helpers.js';
+import { fakeLocks, fakeWorkerPool } from '../engine/fake-workers.js';
 import { nextTurn, until } from '../wait.js';
+import { timeLeftText } from '../../../web/src/train/progress.js';
 
 /**
  * A stand-in for the engine client's trainers: deterministic logs from (arch,
@@ -298,4 +303,67 @@ test('the rates leave paused time out; the time left follows the slowest run', a
   assert.equal(q.activeMs, 2000);
   assert.equal(q.stepsPerSecond, (30 + 20) / 2);
   assert.equal(q.secondsLeft, Math.max(960 / 15, 970 / 10));
+});
+
+test('while a run has not stepped yet its time left is not known: the progress line says it is being estimated', async () => {
+  let t = 0;
+  const engine = standIn();
+  const s = createSession({ engine, now: () => t });
+  const config = { ...CONFIG, steps: 1000 };
+  engine.holding = true;
+  const started = s.start(config);
+  await until(() => engine.held.length === 2, 'the first requests');
+  t = 1000; // a second of running
+  engine.release('post_ln'); // post_ln trains; pre_ln's first request is still under way
+  await until(() => engine.held.length === 2, "post_ln's second request");
+  const p = s.snapshot().progress;
+  assert.ok(p.tokensPerSecond > 0 && p.secondsLeft === Infinity, JSON.stringify(p));
+  assert.equal(timeLeftText(p, 'running'), '\u00b7 estimating the time left');
+  // once every run has a speed, the time left in words; none when not training
+  engine.release('pre_ln');
+  await until(() => engine.held.length === 2, "pre_ln's second request");
+  const q = s.snapshot().progress;
+  assert.ok(Number.isFinite(q.secondsLeft), JSON.stringify(q));
+  assert.match(timeLeftText(q, 'running'), /^\u00b7 about (\d+ s|\d+ min \d\d s|under a second) left$/);
+  for (const state of ['idle', 'paused', 'done', 'error']) assert.equal(timeLeftText(q, state), '');
+  for (const state of ['running', 'pausing'])
+    for (const secondsLeft of [Infinity, NaN, undefined])
+      assert.doesNotMatch(timeLeftText({ ...q, secondsLeft }, state), /unknown|NaN|undefined/);
+  s.reset();
+  engine.release();
+  await started;
+});
+
+test("a run whose engine worker ends mid-step says so in the reader's words; Reset then Start trains on a fresh one", async () => {
+  const rn = await loadWasm();
+  const locks = fakeLocks();
+  let holding = true;
+  const pool = fakeWorkerPool(rn)({ locks, hold: (op) => holding && op === 'trainerStep' });
+  const engine = createEngineClient({ workers: 1, startWorker: pool.start, locks });
+  const config = { ...CONFIG, arch: ['pre_ln'], depth: 2, width: 16, heads: 2, steps: 4, log_every: 2 };
+  const s = createSession({ engine });
+  const run = s.start(config);
+  await until(() => pool.held.length === 1, 'the first step at the worker');
+  holding = false;
+  pool.started[0].die();
+  await run;
+  const snap = s.snapshot();
+  assert.equal(snap.state, 'done');
+  const { error } = snap.runs[0];
+  assert.equal(error.field, 'trainer');
+  assert.equal(
+    error.message,
+    'the engine worker training it ended (engine worker stopped without an error), so this run cannot go on. ' +
+      'Press Reset, then Start to train it again, or Load\u2026 a model file you saved.',
+  );
+  assert.doesNotMatch(error.message, /make a new trainer|saved state/);
+  await s.reset();
+  await s.start(config);
+  assert.equal(s.state, 'done');
+  assert.deepEqual(
+    s.snapshot().runs[0].logs.map((l) => l.step),
+    [2, 4],
+  );
+  assert.equal(s.snapshot().runs[0].error, null);
+  assert.equal(pool.started.length, 2, 'trained in a fresh worker');
 });

@@ -10,10 +10,12 @@ import assert from 'node:assert/strict';
 
 import {
   belowHalfway,
+  comparisonCaption,
   depthSentence,
   fromCli,
   lesionShares,
   median,
+  runOutcome,
   summarize,
   verdict,
 } from '../../../web/src/shared/train-verdicts.js';
@@ -300,4 +302,41 @@ test('every preset is a valid session: unique run keys, its settings and overrid
     ],
   );
   assert.throws(() => runSpecs(defaults, [{ arch: 'pre_ln' }, { arch: 'pre_ln' }]), /same key/);
+});
+
+// A custom comparison's line: every run's clause is true of that run's own last log.
+test('a custom comparison is named from each run: trained, at chance, above chance, partway, diverged, far above chance, stopped', () => {
+  const trained = { ...run([2.0, 0.4, 0.012]), label: 'Pre-LN' };
+  const atChance = { ...run([2.1, 2.08, 2.07]), label: 'Post-LN' };
+  const diverged = { ...run([2.0, NaN]), label: 'residual, no norm' };
+  const partway = { ...run([2.0, 1.5]), label: 'plain' };
+  const above = { ...run([2.0, 3.1]), label: 'sandwich (Gemma 2)' };
+  const far = { ...run([2.0, 6000, 2.5]), label: 'DeepNorm (DeepNet)' };
+  const error = { ...run([2.0]), label: 'Admin', error: new Error('refused') };
+  assert.deepEqual(
+    [trained, atChance, diverged, partway, above, far, error].map((r) => runOutcome(r).kind),
+    ['trained', 'chance', 'diverged', 'partway', 'above', 'far', 'error'],
+  );
+  assert.equal(
+    comparisonCaption([trained, atChance, diverged]),
+    'Held-out loss at the end (chance 2.08; below 1.04 is trained): Pre-LN trained (0.012); Post-LN ended at ' +
+      'chance (2.07); and residual, no norm diverged at step 20.',
+  );
+  assert.equal(
+    comparisonCaption([partway, above, far, error]),
+    'Held-out loss at the end (chance 2.08; below 1.04 is trained): plain learned part of the task (1.5, not below ' +
+      'halfway); sandwich (Gemma 2) ended above chance (3.1); DeepNorm (DeepNet) rose far above chance (a loss of ' +
+      '6000 at step 20) and ended at 2.5; and Admin stopped at step 10 (an error).',
+  );
+  // each clause from its own run: the same run says the same whatever runs are beside it
+  const alone = comparisonCaption([atChance]);
+  assert.match(alone, /: Post-LN ended at chance \(2\.07\)\.$/);
+  // the teacher task: chance 1, trained below 0.5
+  assert.match(
+    comparisonCaption([{ ...run([0.9, 0.2], TEACHER), label: 'ReZero' }]),
+    /chance 1; below 0\.5 is trained\): ReZero trained \(0\.2\)/,
+  );
+  // nothing before every run has a log
+  assert.equal(comparisonCaption([trained, { ...run([]), label: 'x' }]), null);
+  assert.equal(comparisonCaption([]), null);
 });

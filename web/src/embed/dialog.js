@@ -4,7 +4,7 @@
 // for the explorer view of a panel's setting; and the frame every Embed dialog shares
 // (embedDialogShell): a modal <dialog> (focus stays inside, Escape closes), its heading, Close
 // button, snippets with their copy buttons, and status line.
-import { CHART_KEYS, CONTROLS, FIELDS, defaultView } from '../shared/state.js';
+import { CHART_KEYS, CONTROLS, FIELDS, defaultView, sameConfig } from '../shared/state.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
 import { el } from '../shared/dom.js';
 import {
@@ -15,7 +15,10 @@ import {
   trainEmbedUrl,
   trainIframeSnippet,
 } from './snippets.js';
-import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { TRAIN_KEYS } from '../shared/train-fields.js';
+import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { TRAIN_CONTROLS, TRAIN_EMBED_TABLE, presetsMode } from './train-view.js';
+import { COLUMN_WIDTHS, DEFAULT_WIDTH, WIDTH_NAMES } from './heights.js';
 
 const MODES = [
   ['live', 'can change'],
@@ -23,7 +26,8 @@ const MODES = [
   ['hidden', 'hidden'],
 ];
 
-async function copy(text, area) {
+/** Copies `text` to the clipboard, else selects it in `area` and asks the browser to copy; true once copied. */
+export async function copy(text, area) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
@@ -108,6 +112,30 @@ export const themeRow = (theme, box = null, text = '') =>
     box ? el('label', { class: 'embed-check' }, box, text) : null,
   );
 
+/**
+ * The width of the column the iframe goes into: its snippet's height holds the whole embed at that
+ * width (heights.js). A row {node, select, read()} with the select (id `id`) and what it means.
+ */
+export function widthRow(id, what = 'the whole embed') {
+  const select = el(
+    'select',
+    { id, 'aria-describedby': `${id}-hint` },
+    ...COLUMN_WIDTHS.map((w) => new Option(`${w} px (${WIDTH_NAMES[w]})`, String(w))),
+  );
+  select.value = String(DEFAULT_WIDTH);
+  const node = el(
+    'div',
+    { class: 'embed-width' },
+    el('div', { class: 'embed-row' }, el('label', { for: id }, 'Column width '), select),
+    el(
+      'p',
+      { class: 'hint', id: `${id}-hint` },
+      `The iframe\u2019s height holds ${what} in a column this wide, for pages that remove the sizing script. A wider column leaves space under it; in a narrower one the iframe scrolls.`,
+    ),
+  );
+  return { node, select, read: () => Number(select.value) };
+}
+
 /** The embed's theme: the reader's setting, light or dark. */
 export const themeSelect = (id) =>
   el(
@@ -163,8 +191,12 @@ function wire({ form, status, button, open, update }) {
   return update;
 }
 
-/** button: the "Embed" button; getConfig(): the config on screen; siteUrl: the site's base URL. */
-export function createEmbedDialog({ button, getConfig, siteUrl }) {
+/**
+ * button: the "Embed" button; getConfig(): the config on screen; getShown(): the readout's and the
+ * caption's texts on screen (the view's textShown()), which size the iframe when they are of that
+ * config; siteUrl: the site's base URL.
+ */
+export function createEmbedDialog({ button, getConfig, getShown = () => null, siteUrl }) {
   const dflt = defaultView();
   const { dialog, form, status, copyButtons, open, snippets } = embedDialogShell({
     id: 'embed',
@@ -177,6 +209,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
   const modes = modeFields('embed', FIELDS, CONTROLS, dflt.controls);
   const theme = themeSelect('embed-theme');
   const caption = el('input', { type: 'checkbox', id: 'embed-caption', checked: true });
+  const width = widthRow('embed-width');
   const preview = el('a', { id: 'embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const { iframeOut, elementOut, nodes: snippetNodes } = snippets('embed', preview);
   // An embed needs a chart: with none checked the dialog says so and offers no snippet (the link
@@ -196,6 +229,7 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     refusal,
     modes.node,
     themeRow(theme, caption, ' caption under the charts'),
+    width.node,
     ...snippetNodes,
     status,
   );
@@ -218,7 +252,9 @@ export function createEmbedDialog({ button, getConfig, siteUrl }) {
     refusal.hidden = !none;
     preview.hidden = none;
     for (const b of copyButtons) b.disabled = none;
-    iframeOut.value = none ? '' : iframeSnippet({ siteUrl, config, view });
+    const texts = getShown();
+    const shown = texts && sameConfig(texts.config, config) ? texts : null;
+    iframeOut.value = none ? '' : iframeSnippet({ siteUrl, config, view, width: width.read(), shown });
     elementOut.value = none ? '' : elementSnippet({ siteUrl, config, view });
     if (none) preview.removeAttribute('href');
     else preview.href = embedUrl(siteUrl, config, view);
@@ -243,15 +279,16 @@ export function createViewEmbedDialog({ siteUrl }) {
   const note = el('p', { class: 'view-embed-note', id: 'view-embed-note' });
   const theme = themeSelect('view-embed-theme');
   const depth = el('input', { type: 'checkbox', id: 'view-embed-depth', checked: true });
+  const width = widthRow('view-embed-width');
   const preview = el('a', { id: 'view-embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const { iframeOut, elementOut, nodes } = snippets('view-embed', preview);
-  form.append(note, themeRow(theme, depth, ' readers can change the depth'), ...nodes, status);
+  form.append(note, themeRow(theme, depth, ' readers can change the depth'), width.node, ...nodes, status);
   let shown = null;
 
   function update() {
     const { config, charts } = shown;
     const view = { ...defaultView(), charts, controls: depth.checked ? ['depth'] : [], theme: theme.value };
-    iframeOut.value = iframeSnippet({ siteUrl, config, view });
+    iframeOut.value = iframeSnippet({ siteUrl, config, view, width: width.read() });
     elementOut.value = elementSnippet({ siteUrl, config, view });
     preview.href = embedUrl(siteUrl, config, view);
   }
@@ -278,27 +315,83 @@ export function createViewEmbedDialog({ siteUrl }) {
 
 /**
  * The training lab's Embed dialog: button, the lab's "Embed" button; getConfig(), the lab's
- * settings on screen; siteUrl, the site's base URL. Each setting can be left to the reader, shown
- * but fixed, or hidden (its value then holds as on screen now).
+ * settings on screen; getPreset(), its paper preset ('none' for none); siteUrl, the site's base
+ * URL. Each setting can be left to the reader, shown but fixed, or hidden (its value then holds as
+ * on screen now); so can the paper presets' buttons, which are live only while every setting is
+ * (a preset sets them all: presetsMode).
  */
-export function createTrainEmbedDialog({ button, getConfig, siteUrl }) {
+export function createTrainEmbedDialog({ button, getConfig, getPreset = () => 'none', siteUrl }) {
   const { dialog, form, status, open, snippets } = embedDialogShell({
     id: 'train-embed',
     title: 'Embed this lab',
-    hint: 'The embedded lab starts with the settings on screen now; the reader presses Start. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+    hint: 'The embedded lab starts with the settings on screen now, and the paper preset if one is chosen; the reader presses Start. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
   });
-  const modes = modeFields('train-embed', TRAIN_KEYS, TRAIN_TABLE, TRAIN_KEYS);
+  const modes = modeFields('train-embed', TRAIN_KEYS, TRAIN_EMBED_TABLE, TRAIN_KEYS);
+  // the paper preset on screen, and its buttons in the embed: they decide what every setting is
+  const shownPreset = el('span', { id: 'train-embed-preset' });
+  const presetMode = el(
+    'select',
+    { id: 'train-embed-mode-preset', 'aria-describedby': 'train-embed-preset train-embed-preset-note' },
+    ...MODES.map(([v, t]) => new Option(t, v)),
+  );
+  const liveOption = [...presetMode.options].find((o) => o.value === 'live');
+  const presetNote = el('p', { class: 'hint', id: 'train-embed-preset-note', hidden: true });
+  const presetRow = el(
+    'fieldset',
+    { class: 'embed-presets' },
+    el('legend', {}, 'Paper preset'),
+    el('p', {}, shownPreset),
+    el('div', { class: 'embed-row' }, el('label', { for: presetMode.id }, 'Its buttons in the embed '), presetMode),
+    presetNote,
+  );
   const theme = themeSelect('train-embed-theme');
+  const width = widthRow('train-embed-width', 'the whole lab with every run finished');
   const preview = el('a', { id: 'train-embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const { iframeOut, elementOut, nodes } = snippets('train-embed', preview);
-  form.append(modes.node, themeRow(theme), ...nodes, status);
+  form.append(presetRow, modes.node, themeRow(theme), width.node, ...nodes, status);
+  /** The settings' modes and the presets' buttons': {controls, lock} with `preset` in them. */
+  const readModes = () => {
+    const { controls, lock } = modes.read();
+    return {
+      controls: presetMode.value === 'hidden' ? controls : [...controls, 'preset'],
+      lock: presetMode.value === 'fixed' ? [...lock, 'preset'] : lock,
+    };
+  };
+
+  // the preset's buttons live only while every setting is: otherwise a preset would replace the fixed or hidden ones
+  let lastPreset = null;
+  function presetRules(preset) {
+    // a lab with a preset embeds it fixed unless the author says otherwise (each time the preset changes)
+    if (preset !== lastPreset) {
+      lastPreset = preset;
+      presetMode.value = preset === 'none' ? 'live' : 'fixed';
+    }
+    const { controls, lock } = modes.read();
+    const canBeLive = presetsMode({ controls: [...controls, 'preset'], lock }) === 'live';
+    liveOption.disabled = !canBeLive;
+    // fixed shows the chosen preset; with none chosen there is nothing to show
+    if (!canBeLive && presetMode.value === 'live') presetMode.value = preset === 'none' ? 'hidden' : 'fixed';
+    presetNote.textContent = canBeLive
+      ? ''
+      : 'Readers can pick another paper preset only while they can change every setting (a preset sets them all), so the buttons are fixed or hidden.';
+    presetNote.hidden = canBeLive;
+  }
 
   function update() {
     const config = getConfig();
-    const view = { ...modes.read(), theme: theme.value };
-    iframeOut.value = trainIframeSnippet({ siteUrl, config, view });
-    elementOut.value = trainElementSnippet({ siteUrl, config, view });
-    preview.href = trainEmbedUrl(siteUrl, config, view);
+    const preset = getPreset();
+    presetRules(preset);
+    shownPreset.textContent =
+      preset === 'none'
+        ? 'None: the lab embeds the settings on screen.'
+        : `${PRESET_BY_ID[preset].title} (${PRESET_BY_ID[preset].cite}): the embed has its runs and its verdict.`;
+    // in the links' order: every setting, then the presets' buttons
+    const { controls, lock } = readModes();
+    const inOrder = (list) => TRAIN_CONTROLS.filter((k) => list.includes(k));
+    const view = { controls: inOrder(controls), lock: inOrder(lock), theme: theme.value };
+    iframeOut.value = trainIframeSnippet({ siteUrl, config, view, preset, width: width.read() });
+    elementOut.value = trainElementSnippet({ siteUrl, config, view, preset });
+    preview.href = trainEmbedUrl(siteUrl, config, view, preset);
   }
 
   return { update: wire({ form, status, button, open, update }), dialog };

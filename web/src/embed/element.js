@@ -9,7 +9,7 @@
 // every config field of the engine (arch, depth, gain, ..., final-norm or
 // final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
 // caption for the explorer; items, section, tag, theme for the quiz; for the
-// lab every training field (train-fields.js) and controls, lock, theme
+// lab every training field (train-fields.js), preset, and controls, lock, theme
 // (embed/train.js). A value
 // that does not fit shows a notice inside the element and its default is used.
 // Text inside an element (the snippets' "if this text stays" message, snippets.js)
@@ -24,7 +24,7 @@ import { createTheme } from '../shared/theme.js';
 import { mountExplorerEmbed } from './mount.js';
 import { mountQuizEmbed } from './quiz.js';
 import { mountTrainEmbed } from './train.js';
-import { TRAIN_EMBED_TABLE } from './train-view.js';
+import { TRAIN_EMBED_TABLE, trainEmbedEntries } from './train-view.js';
 import { shadowWrapper } from './styles.js';
 import { eventSink } from './events.js';
 
@@ -39,16 +39,20 @@ const alias = (name) => name.replaceAll('-', '_');
 const attributesOf = (group, table) =>
   keysOf(group, table).flatMap((k) => (k.includes('_') ? [k, k.replaceAll('_', '-')] : [k]));
 
-function readAttributes(el, groups, table) {
+/** The element's settings from its attributes, read by its class's `read` (parseEntries's signature). */
+function readAttributes(el) {
+  const { groups, table, read } = el.constructor;
   const entries = [...el.attributes].filter((a) => !GLOBAL.test(a.name)).map((a) => [a.name, a.value]);
-  return parseEntries(entries, { groups, alias, table });
+  return read(entries, { groups, alias, table });
 }
 
 class ResnormElement extends HTMLElement {
   static groups = [];
   static table = undefined; // state.js's FIELDS_TABLE unless another view's
-  static configGroup = 'config';
   static lab = false;
+  static read = parseEntries;
+  /** The arguments of the mounted view's setConfig for a new state of the attributes. */
+  static configArgs = (state) => [state.config];
   #mounted = null;
   #ac = null;
   #queued = false;
@@ -69,10 +73,9 @@ class ResnormElement extends HTMLElement {
     queueMicrotask(() => {
       this.#queued = false;
       if (!this.isConnected || !this.#mounted) return;
-      const { groups, table, configGroup } = this.constructor;
-      const state = readAttributes(this, groups, table);
+      const state = readAttributes(this);
       if (this.#viewKey(state) !== this.#view || !this.#mounted.setConfig) this.#mount();
-      else this.#mounted.setConfig(state[configGroup]);
+      else this.#mounted.setConfig(...this.constructor.configArgs(state));
     });
   }
 
@@ -88,7 +91,7 @@ class ResnormElement extends HTMLElement {
 
   #mount() {
     this.#unmount();
-    const state = readAttributes(this, this.constructor.groups, this.constructor.table);
+    const state = readAttributes(this);
     this.#view = this.#viewKey(state);
     const wrapper = shadowWrapper(this, { lab: this.constructor.lab });
     this.#ac = new AbortController();
@@ -123,11 +126,12 @@ export class ResnormQuiz extends ResnormElement {
 }
 
 export class ResnormTrain extends ResnormElement {
-  static groups = ['train', 'view'];
+  static groups = ['train', 'lab', 'view'];
   static table = TRAIN_EMBED_TABLE;
-  static configGroup = 'train';
   static lab = true;
-  static observedAttributes = [...attributesOf('train', TRAIN_EMBED_TABLE), ...attributesOf('view', TRAIN_EMBED_TABLE)];
+  static read = trainEmbedEntries;
+  static configArgs = (state) => [state.train, state.lab.preset];
+  static observedAttributes = ['train', 'lab', 'view'].flatMap((g) => attributesOf(g, TRAIN_EMBED_TABLE));
   static mount = mountTrainEmbed;
   static kind = 'train';
 }

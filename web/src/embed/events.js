@@ -19,12 +19,15 @@ export const EVENT_FIELDS = Object.freeze({
   // The embed is drawn: the quiz with its item ids, the explorer with its config.
   ready: ['items', 'config'],
   // One question answered: its id, 0-based position, kind, the response as text, whether it was
-  // right, whether the reader graded it themselves, and when (ISO 8601).
-  answer: ['item', 'index', 'kind', 'response', 'correct', 'selfGraded', 'time'],
-  // The score after each answer: raw = correct answers, max = questions, scaled = raw / max.
-  score: ['raw', 'max', 'scaled', 'answered', 'selfGraded'],
-  // Every question answered (the score as in `score`).
-  complete: ['raw', 'max', 'scaled', 'answered', 'selfGraded'],
+  // right (for a self-graded one: as the reader graded it), whether the reader graded it
+  // themselves, whether it counts in the score, and when (ISO 8601).
+  answer: ['item', 'index', 'kind', 'response', 'correct', 'selfGraded', 'counts', 'time'],
+  // The score after each answer (../quiz/grading.js): raw = right answers that count, max =
+  // questions that count (0: nothing is scored), scaled = raw / max; the pass mark in percent.
+  score: ['raw', 'max', 'scaled', 'answered', 'selfGraded', 'passMark'],
+  // Every question answered: the score as in `score`, and whether it reaches the pass mark
+  // (null when nothing is scored or there is no pass mark).
+  complete: ['raw', 'max', 'scaled', 'answered', 'selfGraded', 'passMark', 'passed'],
   // The explorer's reader changed a setting: the config now shown.
   config: ['config'],
 });

@@ -1,13 +1,17 @@
 // The quiz page's "Embed questions…" dialog, for course authors: pick questions by section and
 // topic, then one by one in a checklist; a live preview of the quiz embed with them; the iframe
-// and custom-element snippets to copy; and the same choice as a SCORM package for an LMS.
+// and custom-element snippets to copy; and the same choice as a SCORM or cmi5 package for an LMS.
 //
 // What the snippets name: a choice that is exactly every question of the chosen section and/or
 // topic is written as section=/tag= (questions the bank gains there later join the embed); the
 // whole bank as no field at all; any other choice as the list of its ids (items=), in bank order.
+// The grading (whether self-graded answers count, the pass mark) goes into the snippets, the
+// preview and the SCORM or cmi5 package alike; a pass mark out of range is named and nothing is written.
 import { embedDialogShell, themeRow, themeSelect } from './dialog.js';
-import { quizIframeSnippet, quizSnippet, quizUrl } from './snippets.js';
+import { gradedQuizIframeSnippet, gradedQuizSnippet, gradedQuizUrl } from './quiz-grading-snippets.js';
 import { MESSAGE } from './height.js';
+import { FIELDS_TABLE, readField } from '../shared/state.js';
+import { isSelfGradedKind } from '../quiz/grading.js';
 import { download } from '../shared/download.js';
 import { el, replace } from '../shared/dom.js';
 import { matches } from '../quiz/schedule.js';
@@ -42,6 +46,16 @@ export function choiceOf(filter, shown, chosen) {
   };
 }
 
+/** The package builder for a choice of the version list: SCORM 1.2 or 2004, or cmi5. */
+async function lmsPackage(version) {
+  if (version === 'cmi5') {
+    const { cmi5Package, cmi5FileName } = await import('../cmi5/package.js');
+    return { buildPackage: cmi5Package, packageFileName: cmi5FileName, kind: 'cmi5' };
+  }
+  const { scormPackage, scormFileName } = await import('../scorm/package.js');
+  return { buildPackage: scormPackage, packageFileName: scormFileName, kind: `SCORM ${version}` };
+}
+
 /** The default title of the SCORM package for a filter and a number of questions. */
 function packageTitle(filter, n, whole) {
   const names = [filter.section && SECTION_NAMES[filter.section], filter.tag && TAG_NAMES[filter.tag]].filter(Boolean);
@@ -50,6 +64,24 @@ function packageTitle(filter, n, whole) {
 }
 
 const countOf = (items, pred) => items.filter(pred).length;
+const questions = (n) => `${n} question${n === 1 ? '' : 's'}`;
+
+/**
+ * What the grading does with the chosen questions, in a sentence: what the score counts and how
+ * many right answers pass. `fields`: {self_graded, pass_mark}.
+ */
+export function gradingNote(chosen, fields) {
+  const self = countOf(chosen, (it) => isSelfGradedKind(it.type));
+  const counted = fields.self_graded === 'count' ? chosen.length : chosen.length - self;
+  if (counted === 0)
+    return 'None of these questions is marked automatically: with self-graded answers left out there is no score, so nobody passes or fails (the SCORM or cmi5 package carries no pass mark). What learners write still reaches the LMS.';
+  const need = Math.ceil((fields.pass_mark * counted) / 100 - 1e-9);
+  const what =
+    fields.self_graded === 'count'
+      ? `The score counts all ${questions(counted)}${self ? `, ${self} of them as the learner grades them` : ''}`
+      : `The score counts the ${questions(counted)} marked automatically${self ? `; the ${self} self-graded ones are recorded (what was written, "I got it" or "I missed it") but not counted` : ''}`;
+  return `${what}. To pass: ${need} of ${counted} right.`;
+}
 /** Each control after its label: [[text, control], ...] to [label, control, ...]. */
 const labelled = (pairs) => pairs.flatMap(([text, control]) => [el('label', { for: control.id }, text), control]);
 
@@ -110,8 +142,28 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     { id: 'quiz-embed-scorm-version' },
     new Option('SCORM 1.2', '1.2'),
     new Option('SCORM 2004', '2004'),
+    new Option('cmi5 (xAPI)', 'cmi5'),
   );
+  const selfGraded = el(
+    'select',
+    { id: 'quiz-embed-self-graded', 'aria-describedby': 'quiz-embed-grading-note' },
+    new Option('left out: recorded, not counted', 'exclude'),
+    new Option('counted as the learner grades them', 'count'),
+  );
+  const passMark = el('input', {
+    type: 'text',
+    id: 'quiz-embed-pass-mark',
+    inputmode: 'numeric',
+    value: String(FIELDS_TABLE.pass_mark.default),
+    size: '4',
+    'aria-describedby': 'quiz-embed-pass-mark-error quiz-embed-grading-note',
+  });
+  const passError = el('p', { class: 'field-error', id: 'quiz-embed-pass-mark-error', role: 'alert', hidden: true });
+  const gradingHint = el('p', { class: 'hint', id: 'quiz-embed-grading-note', 'aria-live': 'polite' });
   const packageName = el('input', { type: 'text', id: 'quiz-embed-scorm-title', maxlength: '120', spellcheck: 'true' });
+  version.addEventListener('change', () => {
+    scormButton.textContent = `Download ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package`;
+  });
   let nameEdited = false;
   packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
   const scormButton = el(
@@ -138,6 +190,26 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     ),
     refusal,
     describe,
+    el(
+      'fieldset',
+      { class: 'quiz-embed-grading' },
+      el('legend', {}, 'Grading'),
+      el(
+        'p',
+        { class: 'hint' },
+        'Open and find-the-error questions are graded by the learner ("I got it"). For the embed and the SCORM or cmi5 package.',
+      ),
+      el(
+        'div',
+        { class: 'embed-grid' },
+        ...labelled([
+          ['Self-graded answers', selfGraded],
+          [FIELDS_TABLE.pass_mark.label, passMark],
+        ]),
+      ),
+      passError,
+      gradingHint,
+    ),
     themeRow(theme),
     el('p', { class: 'embed-label', id: 'quiz-embed-preview-label' }, 'Preview: the embed as readers will see it'),
     previewBox,
@@ -145,11 +217,11 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     el(
       'fieldset',
       { class: 'quiz-embed-scorm' },
-      el('legend', {}, 'SCORM package, for an LMS gradebook'),
+      el('legend', {}, 'SCORM or cmi5 package, for an LMS gradebook'),
       el(
         'p',
         { class: 'hint' },
-        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...): the LMS records each learner\u2019s score.',
+        'The same questions as a zip to upload as a SCORM activity (Moodle, Canvas, Blackboard, ...), or as a cmi5 course for an LMS that takes cmi5 (xAPI): the LMS records each learner\u2019s score.',
       ),
       el(
         'div',
@@ -167,6 +239,18 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
   let started = false;
   let chosenNow = [];
   let wholeNow = false;
+  let gradingFields = null; // {self_graded, pass_mark} while the pass mark is valid
+
+  /** The grading fields as the form has them, or null with the pass mark's message shown beside it. */
+  function readGrading() {
+    const r = readField('pass_mark', passMark.value.trim());
+    passError.hidden = r.ok;
+    const allowed = r.ok || r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
+    passError.textContent = r.ok ? '' : `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.`;
+    if (r.ok) passMark.removeAttribute('aria-invalid');
+    else passMark.setAttribute('aria-invalid', 'true');
+    return r.ok ? { self_graded: selfGraded.value, pass_mark: r.value } : null;
+  }
 
   const filterNow = () => ({ section: section.value || null, tag: tag.value || null });
 
@@ -213,42 +297,53 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     count.textContent = `${chosen.length} of ${shown.length} question${shown.length === 1 ? '' : 's'} chosen`;
     refusal.hidden = !none;
     previewBox.hidden = none;
-    for (const b of [...copyButtons, scormButton]) b.disabled = none;
+    gradingFields = readGrading();
+    const blocked = none || !gradingFields;
+    for (const b of [...copyButtons, scormButton]) b.disabled = blocked;
     if (!nameEdited) packageName.value = none ? '' : packageTitle(f, chosen.length, chosen.length === shown.length);
-    if (none) {
-      iframeOut.value = elementOut.value = describe.textContent = '';
+    gradingHint.textContent = gradingFields && !none ? gradingNote(chosen, gradingFields) : '';
+    if (none) describe.textContent = '';
+    if (blocked) {
+      iframeOut.value = elementOut.value = '';
       return;
     }
     const { choice, describe: words } = choiceOf(f, shown, chosen);
     describe.textContent = words;
     const view = { theme: theme.value };
-    iframeOut.value = quizIframeSnippet({ siteUrl, choice, items: chosen, view });
-    elementOut.value = quizSnippet({ siteUrl, ...choice, theme: theme.value });
+    const grading = gradingFields;
+    iframeOut.value = gradedQuizIframeSnippet({ siteUrl, choice, items: chosen, view, grading });
+    elementOut.value = gradedQuizSnippet({ siteUrl, ...choice, theme: theme.value, grading });
     // The preview follows the page's theme where the embed would follow the reader's.
     const pageTheme = document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light';
-    showPreview(quizUrl(siteUrl, choice, { theme: theme.value === 'auto' ? pageTheme : theme.value }));
+    showPreview(gradedQuizUrl(siteUrl, choice, { theme: theme.value === 'auto' ? pageTheme : theme.value }, grading));
   }
 
   async function downloadScorm() {
-    if (!chosenNow.length) return;
+    if (!chosenNow.length || !gradingFields) return;
+    const countSelf = gradingFields.self_graded === 'count';
+    const scored = countSelf || chosenNow.some((it) => !isSelfGradedKind(it.type));
     const options = {
       siteUrl: siteUrl.href,
       items: wholeNow ? [] : chosenNow.map((it) => it.id),
       version: version.value,
       title: packageName.value.trim() || packageTitle(filterNow(), chosenNow.length, false),
+      selfGraded: gradingFields.self_graded,
+      // with nothing scored there is nothing to pass: no pass mark in the manifest or cmi5.xml
+      passMark: scored ? gradingFields.pass_mark : null,
     };
     scormButton.disabled = true;
-    status.textContent = 'Building the SCORM package\u2026';
+    status.textContent = `Building the ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package\u2026`;
     try {
-      const { scormPackage, scormFileName } = await import('../scorm/package.js');
-      const blob = await scormPackage(options);
-      const name = scormFileName(options);
+      const { buildPackage, packageFileName, kind } = await lmsPackage(options.version);
+      const blob = await buildPackage(options);
+      const name = packageFileName(options);
       download(blob, name, 'application/zip', form);
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB): upload it to the LMS as a SCORM ${options.version} activity.`;
+      const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
+      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a ${kind} activity.`;
     } catch (e) {
-      status.textContent = `The SCORM package could not be built: ${e.message}`;
+      status.textContent = `The package could not be built: ${e.message}`;
     } finally {
-      scormButton.disabled = chosenNow.length === 0;
+      scormButton.disabled = chosenNow.length === 0 || !gradingFields;
     }
   }
 

@@ -6,13 +6,19 @@
 // progress in that page's storage. The bank is loaded on first use (a chunk
 // with no imports of its own, so loading it adds nothing to the host page's
 // <head>); the item view's styles are adopted by the embed's shadow root.
-// `resume: {index, answers: [{correct, selfGraded}]}` continues an earlier visit
-// (the SCORM launch page's suspended attempt): the score of those answers, at
-// question `index`, with nothing emitted for them.
+// An open or find-error item has an answer box; what is written there is the
+// answer event's `response`. The score follows the quiz fields' grading
+// (../quiz/grading.js: self-graded answers counted or not, the pass mark), shown
+// in the head and, after the last question, as passed or not.
+// `resume: {index, answers: [{index, correct, selfGraded}], draft?}` continues an
+// earlier visit (the SCORM launch page's suspended attempt): the score of those
+// answers, at question `index`, with nothing emitted for them, and the text the
+// learner had written there (`draft`) back in its box.
 import { createItemView } from '../quiz/ui/item-view.js';
 import itemCss from '../quiz/ui/item-view.css?inline';
 import { matches } from '../quiz/schedule.js';
-import { newSession, record, summary } from '../quiz/score.js';
+import { newSession, record } from '../quiz/score.js';
+import { attemptScore, gradingOf, itemReport, scoreLine, verdictText } from '../quiz/grading.js';
 import { el, typingTarget } from '../shared/dom.js';
 import { showNotices } from '../shared/notice.js';
 
@@ -75,45 +81,63 @@ export function mountQuizEmbed(root, options) {
   };
 }
 
-// The item view's session for one visit: a score, no boxes, nothing stored;
-// `answers` are earlier answers to count in.
-function visitSession(answers = []) {
-  let score = answers.reduce(
-    (s, a) => record(s, { correct: a.correct === true, selfGraded: a.selfGraded === true }),
-    newSession(Date.now()),
-  );
+// The item view's session for one visit: the answers (for the grading's score)
+// and score.js's counts, no boxes, nothing stored; `answers` are earlier answers
+// ({index, correct, selfGraded}) to count in, `kinds` each question's kind.
+function visitSession(kinds, grading, answers = []) {
+  const start = () => ({ list: [], counts: newSession(Date.now()) });
+  let visit = start();
+  const add = (index, correct, selfGraded) => {
+    visit.list.push({ index, kind: kinds[index] ?? '', correct: correct === true, selfGraded: selfGraded === true });
+    visit.counts = record(visit.counts, { correct: correct === true, selfGraded: selfGraded === true });
+  };
+  for (const a of answers) add(a.index, a.correct, a.selfGraded);
   return {
     record: () => null,
-    answer(id, correct, { selfGraded = false } = {}) {
-      score = record(score, { correct: correct === true, selfGraded });
-    },
-    score: () => score,
+    add,
+    counts: () => visit.counts,
+    score: () => attemptScore(visit.list, kinds, grading),
     restart() {
-      score = newSession(Date.now());
+      visit = start();
     },
   };
 }
 
-/** The score fields of the `score` and `complete` events (events.js) for `total` questions. */
-export function scoreFields(session, total) {
-  return {
-    raw: session.correct,
-    max: total,
-    scaled: total > 0 ? session.correct / total : 0,
-    answered: session.answered,
-    selfGraded: session.selfGraded,
-  };
-}
+/** The score fields of the `score` event (events.js), from grading.js's attemptScore. */
+const scoreFields = ({ raw, max, scaled, answered, selfGraded, passMark }) => ({
+  raw,
+  max,
+  scaled,
+  answered,
+  selfGraded,
+  passMark,
+});
+
+/** An answer box's most characters where nothing narrower is asked (an LMS's limit). */
+export const ANSWER_LIMIT = 4000;
 
 function mountWithBank(
   root,
   bank,
-  { state, siteUrl, onPaint = () => {}, onEvent = () => {}, noticeSource = 'link', resume = null },
+  {
+    state,
+    siteUrl,
+    onPaint = () => {},
+    onEvent = () => {},
+    noticeSource = 'link',
+    resume = null,
+    answerLimit = ANSWER_LIMIT,
+    answerHint = null,
+    onDraft = null,
+  },
   signal,
 ) {
   const { items, notices } = selectQuizItems(bank, state.quiz);
-  const session = visitSession(resume?.answers);
+  const grading = gradingOf(state.quiz);
+  const kinds = items.map((it) => it.type);
+  const session = visitSession(kinds, grading, resume?.answers);
   let index = resume ? Math.min(Math.max(0, Math.trunc(resume.index) || 0), items.length) : 0;
+  let draft = resume && typeof resume.draft === 'string' ? resume.draft : '';
 
   const notice = el('div', { class: 'notice', role: 'status' });
   showNotices(notice, [...state.notices, ...notices], { source: noticeSource });
@@ -138,7 +162,8 @@ function mountWithBank(
         items: items.map((it) => it.id),
         index,
         current: items[index]?.id ?? null,
-        session: { ...session.score() },
+        session: { ...session.counts() },
+        score: session.score(),
       },
     });
 
@@ -147,22 +172,25 @@ function mountWithBank(
     session: {
       record: session.record,
       answer(id, correct, options = {}) {
-        session.answer(id, correct, options);
-        score.textContent = summary(session.score());
+        session.add(index, correct, options.selfGraded);
+        draft = '';
+        const now = session.score();
+        score.textContent = scoreLine(now);
         publish();
         const item = items[index];
+        const selfGraded = options.selfGraded === true;
         onEvent('answer', {
           item: id,
           index,
           kind: item?.type ?? '',
           response: options.response ?? '',
           correct: correct === true,
-          selfGraded: options.selfGraded === true,
+          selfGraded,
+          counts: itemReport({ kind: item?.type ?? '', correct, selfGraded }, grading).counts,
           time: new Date().toISOString(),
         });
-        const fields = scoreFields(session.score(), items.length);
-        onEvent('score', fields);
-        if (index === items.length - 1) onEvent('complete', fields);
+        onEvent('score', scoreFields(now));
+        if (index === items.length - 1) onEvent('complete', { ...scoreFields(now), passed: now.passed });
       },
     },
     onNext: () => {
@@ -171,25 +199,39 @@ function mountWithBank(
       view.focus();
     },
     commitOnChoice: true,
-    writeAnswer: false,
+    writeAnswer: true,
+    answerLimit,
+    answerHint,
+    onDraft: onDraft && ((id, text) => onDraft(index, text)),
     skip: false,
     permalink: false,
     nextLabel: () => (index + 1 < items.length ? 'Next question' : 'Finish'),
   });
 
+  // "Question 2 of 6 · pass mark 80 %" (no pass mark where nothing is scored)
+  function progressText() {
+    if (!items.length) return '';
+    const now = session.score();
+    const mark = now.max > 0 && now.passMark !== null ? ` \u00b7 pass mark ${now.passMark} %` : '';
+    return `Question ${Math.min(index + 1, items.length)} of ${items.length}${mark}`;
+  }
+
   function show() {
-    progress.textContent = items.length ? `Question ${Math.min(index + 1, items.length)} of ${items.length}` : '';
-    score.textContent = summary(session.score());
-    if (index < items.length) view.show(items[index]);
-    else {
+    progress.textContent = progressText();
+    score.textContent = scoreLine(session.score());
+    if (index < items.length) {
+      view.show(items[index], { draft });
+      draft = '';
+    } else {
       view.clear();
+      const verdict = session.score();
       card.replaceChildren(
         items.length
           ? el(
               'div',
               { class: 'quiz-item' },
               el('h3', {}, 'Done'),
-              el('p', {}, `${summary(session.score())}.`),
+              el('p', { class: 'quiz-verdict', dataset: { passed: String(verdict.passed) } }, verdictText(verdict)),
               el(
                 'div',
                 { class: 'quiz-actions' },

@@ -3,9 +3,9 @@
 // that may run the site's script), for the explorer, the quiz and the
 // training lab. Pure functions: state in, text out.
 import { FIELDS_TABLE, stateToHash, writeField } from '../shared/state.js';
-import { fieldApplies } from '../shared/fields.js';
 import { CHART_INFO } from '../explorer/chart-info.js';
-import { TRAIN_EMBED_TABLE, trainEmbedHash } from './train-view.js';
+import { trainEmbedHash, trainEmbedTable } from './train-view.js';
+import { DEFAULT_WIDTH, explorerHeight, labHeight } from './heights.js';
 
 export const escapeAttr = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -15,40 +15,6 @@ export const embedHash = (config, view) => stateToHash({ config, view }, { group
 
 export function embedUrl(siteUrl, config, view) {
   return new URL(`embed.html${embedHash(config, view)}`, siteUrl).href;
-}
-
-/**
- * Heights in px of the embed's parts, measured in Chromium with the embed in a 420 px column
- * (tests/browser/embed.test.js measures the whole again): the frame around the charts, the rows
- * each architecture adds to it (legend, table), each chart, the architecture control, each other
- * control, the caption's lead and each architecture's sentence in it (an average: the sentences
- * differ with the results), and a margin for fonts that run a little larger.
- */
-const PART_HEIGHTS_420 = Object.freeze({
-  frame: 140,
-  frameArch: 54,
-  chart: 250,
-  archControl: 232,
-  control: 78,
-  caption: 190,
-  captionArch: 100,
-  margin: 32,
-});
-
-/**
- * The iframe's height before the embed reports its own, and for good where the host strips the
- * script: the embed's whole content in a 420 px column; wider columns wrap less and leave some
- * space below.
- * @param {{charts: string[], controls: string[], caption: boolean}} view
- * @param {{arch: string[]}} config
- */
-export function estimateHeight(view, config) {
-  const h = PART_HEIGHTS_420;
-  const archs = config.arch.length;
-  const others = view.controls.filter((k) => k !== 'arch').length;
-  const controls = (view.controls.includes('arch') ? h.archControl : 0) + h.control * others;
-  const caption = view.caption ? h.caption + h.captionArch * archs : 0;
-  return Math.round(h.frame + h.frameArch * archs + h.chart * view.charts.length + controls + caption + h.margin);
 }
 
 /** The iframe's title, naming the charts it shows: "resnorm explorer: a, b and c". */
@@ -81,9 +47,21 @@ export function frameSnippet({ siteUrl, src, title, height }) {
   );
 }
 
-export function iframeSnippet({ siteUrl, config, view, title = iframeTitle(view) }) {
+/**
+ * The explorer's iframe, its height the whole embed's in a column `width` px wide (heights.js);
+ * `shown`: the readout's and the caption's texts for this config where the page has them
+ * ({notes, lead, archs}: the explorer view's textShown()).
+ */
+export function iframeSnippet({
+  siteUrl,
+  config,
+  view,
+  width = DEFAULT_WIDTH,
+  shown = null,
+  title = iframeTitle(view),
+}) {
   const src = embedUrl(siteUrl, config, view);
-  return frameSnippet({ siteUrl, src, title, height: estimateHeight(view, config) });
+  return frameSnippet({ siteUrl, src, title, height: explorerHeight(view, config, width, shown) });
 }
 
 /**
@@ -195,58 +173,39 @@ export function quizSnippet({ siteUrl, theme = 'auto', ...choice }) {
 
 // ---- the training lab
 
-/** embed.html with the lab: its settings (`config`, the train fields) and view ({controls, lock, theme}). */
-export const trainEmbedUrl = (siteUrl, config, view) =>
-  new URL(`embed.html${trainEmbedHash(config, view)}`, siteUrl).href;
+/** embed.html with the lab: its settings (`config`, the train fields), view ({controls, lock, theme}) and paper preset. */
+export const trainEmbedUrl = (siteUrl, config, view, preset = 'none') =>
+  new URL(`embed.html${trainEmbedHash(config, view, preset)}`, siteUrl).href;
 
-/**
- * The lab's parts in px, measured in Chromium with the embed in a 420 px column
- * (tests/browser/train-embed.test.js measures the whole again): the frame (run bar, readout head,
- * the three line charts, the heatmaps' titles and legends, the link under them), what each
- * architecture adds (a readout row and its two heatmaps), each section of settings shown, each row
- * of two settings, the architectures' checkboxes, and a margin.
- */
-const LAB_PARTS_420 = Object.freeze({
-  frame: 1240,
-  arch: 486,
-  section: 48,
-  row: 68,
-  archPicker: 250,
-  margin: 40,
-});
-
-/** The lab iframe's height before the embed reports its own: its whole content in a 420 px column. */
-export function estimateTrainHeight(view, config) {
-  const p = LAB_PARTS_420;
-  const shown = view.controls;
-  const sections = new Set(shown.map((k) => TRAIN_EMBED_TABLE[k].section ?? 'more'));
-  // a field of presets the config does not run (Mix-LN's share) is hidden, and takes no room
-  const others = shown.filter(
-    (k) => k !== 'arch' && !TRAIN_EMBED_TABLE[k].more && fieldApplies(TRAIN_EMBED_TABLE[k], config),
-  );
-  const settings = shown.length
-    ? p.section * sections.size + p.row * Math.ceil(others.length / 2) + (shown.includes('arch') ? p.archPicker : 0)
-    : 0;
-  return Math.round(p.frame + p.arch * config.arch.length + settings + p.margin);
-}
-
-export function trainIframeSnippet({ siteUrl, config, view, title = 'resnorm training lab' }) {
+/** The lab's iframe, its height the lab's tallest (every run finished) in a column `width` px wide (heights.js). */
+export function trainIframeSnippet({
+  siteUrl,
+  config,
+  view,
+  preset = 'none',
+  width = DEFAULT_WIDTH,
+  title = 'resnorm training lab',
+}) {
   return frameSnippet({
     siteUrl,
-    src: trainEmbedUrl(siteUrl, config, view),
+    src: trainEmbedUrl(siteUrl, config, view, preset),
     title,
-    height: estimateTrainHeight(view, config),
+    height: labHeight(view, config, preset, width),
   });
 }
 
-/** <resnorm-train> with one attribute per training or view field that differs from its default. */
-export function trainElementSnippet({ siteUrl, config, view }) {
+/**
+ * <resnorm-train> with the paper preset and one attribute per training or view field that differs
+ * from its default (the preset's settings when it names one).
+ */
+export function trainElementSnippet({ siteUrl, config, view, preset = 'none' }) {
   const attrs = attributes(
     [
+      ['lab', { preset }],
       ['train', config],
       ['view', view],
     ],
-    TRAIN_EMBED_TABLE,
+    trainEmbedTable(preset),
   );
   return customElementSnippet(siteUrl, 'resnorm-train', attrs, 'training lab');
 }

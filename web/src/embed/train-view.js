@@ -1,44 +1,88 @@
 // The embedded lab's fields (embed.html#mode=train&..., <resnorm-train>):
-// every training field (shared/train-fields.js) and the embed's own view
-// fields, one table read through state.js, and the links they make. Pure:
-// the Embed dialog's snippets (snippets.js) and the Node tests use it too.
+// every training field (shared/train-fields.js), the paper preset, and the
+// embed's own view fields, one table read through state.js, and the links
+// they make. Pure: the Embed dialog's snippets (snippets.js) and the Node
+// tests use it too.
 import { FIELDS_TABLE, parseEntries, parseHash, stateToHash } from '../shared/state.js';
-import { TRAIN_KEYS, TRAIN_TABLE, trainToHash } from '../shared/train-fields.js';
+import {
+  TRAIN_KEYS,
+  TRAIN_LINK_TABLE,
+  TRAIN_TABLE,
+  presetSettings,
+  presetTable,
+  trainToHash,
+} from '../shared/train-fields.js';
+
+/** What `controls` and `lock` name: every setting, and `preset`, the paper presets' buttons. */
+export const TRAIN_CONTROLS = [...TRAIN_KEYS, 'preset'];
 
 const controlSet = (label, dflt) => ({
   group: 'view',
   kind: 'set',
-  choices: TRAIN_KEYS,
+  choices: TRAIN_CONTROLS,
   default: dflt,
   label,
-  words: { all: TRAIN_KEYS, none: [] },
+  words: { all: TRAIN_CONTROLS, none: [] },
   // every field but one is longer than a link's value may be (state.js's LIMITS)
-  maxLength: TRAIN_KEYS.join(',').length,
+  maxLength: TRAIN_CONTROLS.join(',').length,
 });
 
 /** The embedded lab's view fields: which embed (mode), the settings shown and fixed, the theme. */
 export const TRAIN_VIEW_TABLE = {
   mode: FIELDS_TABLE.mode,
-  controls: controlSet('Controls shown', [...TRAIN_KEYS]),
+  controls: controlSet('Controls shown', [...TRAIN_CONTROLS]),
   lock: controlSet('Controls locked', []),
   theme: FIELDS_TABLE.theme,
 };
 
-/** Every field an embedded lab reads: the training fields (group 'train') and its view's, mode first (a link says at once which embed it is). */
-export const TRAIN_EMBED_TABLE = { mode: TRAIN_VIEW_TABLE.mode, ...TRAIN_TABLE, ...TRAIN_VIEW_TABLE };
+/**
+ * Every field an embedded lab reads: mode first (a link says at once which embed it is), the paper
+ * preset (group 'lab', as the lab's own link has it), the training fields (group 'train') and the view's.
+ */
+export const TRAIN_EMBED_TABLE = {
+  mode: TRAIN_VIEW_TABLE.mode,
+  preset: TRAIN_LINK_TABLE.preset,
+  ...TRAIN_TABLE,
+  ...TRAIN_VIEW_TABLE,
+};
 
-const GROUPS = ['train', 'view'];
+const GROUPS = ['train', 'lab', 'view'];
 
-/** [key, raw] pairs (an element's attributes) as {train, view, notices, given}. */
+/** A parsed embed's settings: with a preset, its settings under those the link or the attributes gave. */
+const withPreset = (r) => ({ ...r, train: presetSettings(r.train, r.given, r.lab.preset) });
+
+/** [key, raw] pairs (an element's attributes) as {train, lab: {preset}, view, notices, given}. */
 export const trainEmbedEntries = (entries, options = {}) =>
-  parseEntries(entries, { ...options, groups: GROUPS, table: TRAIN_EMBED_TABLE });
+  withPreset(parseEntries(entries, { ...options, groups: GROUPS, table: TRAIN_EMBED_TABLE }));
 
-/** embed.html's fragment for the lab: {train, view, notices, anchor}. */
-export const trainEmbedFromHash = (hash) => parseHash(hash, { groups: GROUPS, table: TRAIN_EMBED_TABLE });
+/** embed.html's fragment for the lab: {train, lab: {preset}, view, notices, anchor}. */
+export const trainEmbedFromHash = (hash) => withPreset(parseHash(hash, { groups: GROUPS, table: TRAIN_EMBED_TABLE }));
 
-/** The embed's fragment: mode=train, then the settings and view fields that differ from their defaults. */
-export const trainEmbedHash = (config, view = {}) =>
-  stateToHash({ train: config, view: { ...view, mode: 'train' } }, { groups: GROUPS, table: TRAIN_EMBED_TABLE });
+/**
+ * What the paper presets' buttons are in an embed of `view` ({controls, lock}): 'live' (the
+ * reader picks one), 'fixed' (the chosen one shown, pressed and disabled) or 'hidden'. A preset
+ * sets every setting, so its buttons are live only while the reader may change every setting:
+ * with any setting fixed or hidden they are fixed, and a preset cannot replace the author's setup.
+ */
+export function presetsMode({ controls, lock }) {
+  if (!controls.includes('preset')) return 'hidden';
+  if (lock.includes('preset')) return 'fixed';
+  return TRAIN_KEYS.every((k) => controls.includes(k) && !lock.includes(k)) ? 'live' : 'fixed';
+}
 
-/** The full lab's URL for a config. */
-export const labLink = (siteUrl, config) => new URL(`train.html${trainToHash(config)}`, siteUrl).href;
+/** The table of an embed of `preset`: the defaults are the preset's settings. */
+export const trainEmbedTable = (preset = 'none') => presetTable(preset, TRAIN_EMBED_TABLE);
+
+/**
+ * The embed's fragment: mode=train, the preset, then the settings and view fields that differ from
+ * their defaults (the preset's settings when it names one).
+ */
+export const trainEmbedHash = (config, view = {}, preset = 'none') =>
+  stateToHash(
+    { train: config, lab: { preset }, view: { ...view, mode: 'train' } },
+    { groups: GROUPS, table: trainEmbedTable(preset) },
+  );
+
+/** The full lab's URL for a config and its paper preset. */
+export const labLink = (siteUrl, config, preset = 'none') =>
+  new URL(`train.html${trainToHash(config, preset)}`, siteUrl).href;

@@ -8,20 +8,27 @@
 //   embed.html#mode=train&task=copy&depth=4&steps=200&controls=lr,warmup,steps&lock=steps
 //   <resnorm-train task="copy" depth="4" controls="lr,warmup,steps" lock="steps"></resnorm-train>
 //
-// The fields are train-view.js's. `controls` lists the settings shown (all
-// of them unless given), `lock` those shown but fixed; a hidden setting keeps
-// the link's value. Every other setting is the reader's, and the view locks
-// them all while a run exists.
-import { TRAIN_EMBED_TABLE, labLink } from './train-view.js';
+//   embed.html#mode=train&preset=warmup&controls=warmup,preset&lock=preset
+//
+// The fields are train-view.js's. `preset` names a paper preset: its runs,
+// settings (those the link gives over them) and verdict. `controls` lists the
+// settings shown (all of them unless given) and `preset` for the presets'
+// buttons, `lock` those shown but fixed; a hidden setting keeps the link's
+// value, and the buttons are live only while every setting is the reader's
+// (presetsMode). Every other setting is the reader's, and the view locks them
+// all while a run exists.
+import { TRAIN_KEYS } from '../shared/train-fields.js';
+import { TRAIN_EMBED_TABLE, labLink, presetsMode } from './train-view.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
 import { el } from '../shared/dom.js';
 
 /**
- * Mounts the lab in `wrapper` (a shadow root's, styles.js): state {train, view, notices} from
+ * Mounts the lab in `wrapper` (a shadow root's, styles.js): state {train, lab, view, notices} from
  * trainEmbedFromHash or trainEmbedEntries; siteUrl, theme as the explorer's embed; onPaint(snapshot)
  * after every drawn frame; onEvent(type, fields) for the host page's events (events.js): `ready`
- * with the config at the first frame, `config` whenever the reader's settings change.
+ * with the config and the preset at the first frame, `config` whenever the reader's settings or
+ * the preset change.
  */
 export function mountTrainEmbed(
   wrapper,
@@ -33,26 +40,40 @@ export function mountTrainEmbed(
   const { controls, lock } = state.view;
   let view = null; // the first frame is drawn inside mountTrainer, before it returns
   view = mountTrainer(wrapper, {
-    state: { config: state.train, notices: state.notices },
+    state: { config: state.train, notices: state.notices, preset: state.lab.preset },
     theme,
     engine,
     controls: { show: controls, lock: lock.filter((k) => controls.includes(k)) },
+    presets: presetsMode(state.view),
     noticeTable: TRAIN_EMBED_TABLE,
     noticeSource,
     // config: the settings on screen; run: those of the run (null before one)
     onUpdate: (snap) => onPaint({ ...snap, config: view ? view.store.get() : state.train, run: snap.config }),
   });
-  if (!controls.length) wrapper.querySelector('form.controls').hidden = true;
+  if (!TRAIN_KEYS.some((k) => controls.includes(k))) wrapper.querySelector('form.controls').hidden = true;
   const open = el('a', { class: 'open-full', target: '_blank', rel: 'noopener' }, 'Open in the lab \u2197');
   wrapper.append(el('div', { class: 'foot' }, open));
-  const setLink = (config) => {
-    open.href = labLink(siteUrl, config);
+  const setLink = (config, preset) => {
+    open.href = labLink(siteUrl, config, preset);
   };
-  setLink(view.store.get());
-  onEvent('ready', { config: view.store.get() });
-  view.store.subscribe((config) => {
-    setLink(config);
-    onEvent('config', { config });
+  setLink(view.store.get(), view.preset());
+  onEvent('ready', { config: view.store.get(), preset: view.preset() });
+  // a preset's button changes the preset and then the settings: one event when both are set
+  let sent = JSON.stringify([view.store.get(), view.preset()]);
+  let queued = false;
+  view.onSettings(() => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      const config = view.store.get();
+      const preset = view.preset();
+      setLink(config, preset);
+      const key = JSON.stringify([config, preset]);
+      if (key === sent) return;
+      sent = key;
+      onEvent('config', { config, preset });
+    });
   });
   return view;
 }

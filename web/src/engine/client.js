@@ -35,11 +35,24 @@
 // turn with the other work. Each worker's engine has one memory budget for
 // all its trainers: a trainer refused there for lack of room beside the
 // others is made in a worker of its own, started for it (beyond the pool's
-// size if need be). A worker that stops (fails, or terminate())
-// takes its trainers with it: their calls reject with an Error whose .field
-// is 'trainer', and the page can make a new trainer and load a saved state
-// into it. A lane's cancel() never terminates a worker holding trainers: its
-// request resolves null and the worker's answer is ignored.
+// size if need be). A worker that stops (fails, ends without a word, or
+// terminate()) takes its trainers with it: their calls reject with an Error
+// whose .field is 'trainer' (and .cause why the worker stopped), and the page
+// can make a new trainer and load a saved state into it. A lane's cancel()
+// never terminates a worker holding trainers: its request resolves null and
+// the worker's answer is ignored.
+//
+// A worker that ends without an error event (its thread gone: closed, killed)
+// is told from a busy one by a Web Lock, never by a deadline: each worker
+// holds a lock of its own name for its whole life and posts {alive: name};
+// the client then asks for that lock, which it is granted only once the
+// worker's thread has ended (a worker computing for minutes keeps it). Such a
+// worker is dropped as one that failed, but the pool keeps its size: the job
+// it held goes to another worker (once), and the next work starts a fresh one.
+// Where the browser has no Web Locks (a page not served over https or from
+// localhost) such an end goes unnoticed. onWorkerLost's listeners hear of
+// every worker that stopped on its own, once what the page goes on with is
+// known (see onWorkerLost).
 //
 // Memory: a worker's WebAssembly memory never shrinks, so once a worker that
 // held trainers holds none and its memory grew past RETIRE_HEAP, it is ended
@@ -142,12 +155,20 @@ export function archGroups(config, k) {
 }
 
 /**
- * @param {{workers?: number, startWorker?: () => Worker}} [options] startWorker
- *   returns a Worker-like object ({postMessage, terminate, onmessage, onerror})
+ * @param {{workers?: number, startWorker?: () => Worker, locks?: LockManager}} [options] startWorker
+ *   returns a Worker-like object ({postMessage, terminate, onmessage, onerror}); locks is what
+ *   tells a worker that ended without an error (the browser's navigator.locks unless given)
  */
-export function createEngineClient({ workers = 1, startWorker = startEngineWorker } = {}) {
+export function createEngineClient({
+  workers = 1,
+  startWorker = startEngineWorker,
+  locks = globalThis.navigator?.locks,
+} = {}) {
   let size = Math.max(1, Math.floor(workers) || 1);
   const lostListeners = new Set();
+  // Workers that stopped on their own, not yet told to the listeners (see report()).
+  const unreported = [];
+  let computedOnce = false; // some worker of this client has run its engine
   // The workers started: each with the job it is computing, its trainers'
   // jobs waiting for it (queue), the trainers it holds or is making (hosted,
   // trainers: their handles), and once it has stopped, the error they get (gone).
@@ -160,7 +181,8 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
   let closed = false;
 
   function start() {
-    // heap: the bytes its wasm memory has grown to, as its last answer said; trained: it has held a trainer
+    // heap: the bytes its wasm memory has grown to, as its last answer said; trained: it has held a
+    // trainer; computed: its engine has answered (it loaded); watched: its lock is asked for
     const slot = {
       worker: null,
       job: null,
@@ -170,15 +192,35 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
       gone: null,
       heap: 0,
       trained: false,
+      computed: false,
+      watched: false,
     };
     slot.worker = startWorker();
-    slot.worker.onmessage = (e) => answer(slot, e.data);
+    slot.worker.onmessage = (e) => {
+      if (typeof e.data?.alive === 'string' && !('id' in e.data)) watch(slot, e.data.alive);
+      else answer(slot, e.data);
+    };
     slot.worker.onerror = (e) => {
       e?.preventDefault?.();
       lost(slot, new Error(`engine worker failed: ${e?.message || 'it could not be loaded'}`));
     };
     slots.push(slot);
     return slot;
+  }
+
+  // The lock the worker of `slot` holds while its thread lives (worker.js): granted to the client
+  // only once that thread has ended. A worker the client ended itself is no longer in `slots`.
+  function watch(slot, name) {
+    if (!locks || slot.watched) return;
+    slot.watched = true;
+    const ended = () => {
+      if (slots.includes(slot)) lost(slot, new Error('engine worker stopped without an error'), true);
+    };
+    try {
+      Promise.resolve(locks.request(name, ended)).catch(() => {});
+    } catch {
+      // no lock: this worker's silent end goes unnoticed, as where the browser has none
+    }
   }
 
   // Terminates the worker of `slot`; its job, if any, gets settle(job). Its
@@ -188,13 +230,9 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     if (i < 0) return;
     slots.splice(i, 1);
     slot.worker.terminate();
-    loseTrainers(
-      slot,
-      fieldError(
-        `trainer: its engine worker stopped (${cause}); make a new trainer and load a saved state into it`,
-        'trainer',
-      ),
-    );
+    const gone = fieldError(`trainer: its engine worker stopped (${cause}), and the trainer with it`, 'trainer');
+    gone.cause = cause;
+    loseTrainers(slot, gone);
     if (slot.job?.pin) slot.job.reject(slot.gone);
     else if (slot.job) settle(slot.job);
     slot.job = null;
@@ -207,23 +245,42 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     for (const job of slot.queue.splice(0)) job.reject(err);
   }
 
-  // A worker that fails: with others in the pool, the pool shrinks by one, the
-  // job it held goes back to the front of the queue for another worker (once),
-  // and onWorkerLost's listeners hear of it; alone, its job is rejected and
-  // later work starts a new worker.
-  function lost(slot, err) {
-    if (size === 1) return drop(slot, (job) => job.reject(err), err.message);
-    size--;
-    for (const fn of lostListeners) fn(err, size);
+  // A worker that stopped on its own. One that failed (an error event): with
+  // others in the pool, the pool shrinks by one and the job it held goes back
+  // to the front of the queue for another worker (once); alone, its job is
+  // rejected and later work starts a new worker. One that ended without a word
+  // (`silent`): the pool keeps its size and its job goes to another or a fresh
+  // worker (once). Either way its trainers are lost and the listeners are told.
+  function lost(slot, err, silent = false) {
+    if (!slots.includes(slot)) return;
+    const event = { error: err, silent, loaded: slot.computed, trainers: slot.hosted };
+    const retry = silent || size > 1;
+    if (!silent && size > 1) size--;
     drop(
       slot,
       (job) => {
-        if (job.retried) return job.reject(err);
+        if (!retry || job.retried) return job.reject(err);
         job.retried = true;
         turns.unshift({ jobs: [job], seq: 0 });
       },
       err.message,
     );
+    unreported.push(event);
+    report();
+  }
+
+  // Tells the listeners of the workers that stopped, once what the page goes on with is known: a
+  // worker that has run its engine, or none left (nothing runs now). While the only workers left
+  // are still loading and none of this client's ever ran, the news waits for the first of them to
+  // answer or fail.
+  function report() {
+    if (!unreported.length) return;
+    const working = slots.filter((s) => s.computed).length;
+    if (!working && !computedOnce && slots.length) return;
+    for (const event of unreported.splice(0)) {
+      const info = { ...event, working, ran: computedOnce };
+      for (const fn of lostListeners) fn(event.error, size, info);
+    }
   }
 
   function answer(slot, msg, released = false) {
@@ -232,6 +289,11 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     if (!released && heldForTest(job.op, () => answer(slot, msg, true))) return;
     slot.job = null;
     if (Number.isFinite(msg.heap)) slot.heap = msg.heap;
+    // an answer computed, or a refusal with the heap's size: its engine loaded
+    if (!slot.computed && (msg.ok || Number.isFinite(msg.heap))) {
+      slot.computed = computedOnce = true;
+      report();
+    }
     if (!msg.ok) job.reject(errorFromData(msg.error));
     else if (job.lane) job.resolve({ out: msg.out, ms: msg.ms, roundTripMs: performance.now() - job.t0 });
     else job.resolve(msg.out);
@@ -544,7 +606,15 @@ export function createEngineClient({ workers = 1, startWorker = startEngineWorke
     return handle;
   }
 
-  /** fn(error, workersLeft) when a worker of a pool fails and the others carry on; returns an unsubscribe. */
+  /**
+   * fn(error, workersLeft, info) for each worker that stopped on its own (an error event, or its
+   * thread ended without one): workersLeft is the pool's size from now on; info is {silent (ended
+   * without an error), loaded (its engine had answered), trainers (how many it held, lost with
+   * it), working (the workers left whose engine has answered), ran (some worker of this client
+   * has run its engine)}. Told once that is known: while none of this client's workers ever
+   * answered and some are still loading, it waits for the first to answer or fail. Returns an
+   * unsubscribe.
+   */
   function onWorkerLost(fn) {
     lostListeners.add(fn);
     return () => lostListeners.delete(fn);

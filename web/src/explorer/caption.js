@@ -41,7 +41,7 @@ export function renderCaption(root, { out, prepared, archs }) {
     const info = overflowInfo(r);
     const li = el(
       'li',
-      { class: `caption-item caption-${arch}` },
+      { class: `caption-item caption-${arch}`, 'data-arch': arch },
       swatch(arch),
       el('strong', {}, archLabel(arch)),
       ': ',

@@ -13,11 +13,8 @@
 // tells the view to redraw); after the print the containers follow the
 // screen's CSS again.
 import { CONTROLS, FIELDS } from '../shared/state.js';
-import { archLabel } from '../shared/archs.js';
-import { fieldApplies, realText } from '../shared/fields.js';
-import { el } from '../shared/dom.js';
-
-const PX_PER_MM = 96 / 25.4;
+import { settingsList as listOf } from '../shared/print-settings.js';
+import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
 
 /**
  * The printed size of each chart, in mm: the width fits A4 and Letter inside
@@ -26,7 +23,7 @@ const PX_PER_MM = 96 / 25.4;
  * down to 34 mm (the 128 px below which charts.js draws no smaller) with
  * every preset.
  */
-export const PRINT_CHART = { width: 186, height: 52, perExtraArch: 2, minHeight: 34 };
+export const PRINT_CHART = { width: PRINT_WIDTH_MM, height: 52, perExtraArch: 2, minHeight: 34 };
 
 /** The printed chart size in CSS pixels for `archs` curves per chart. */
 export function printChartSize(archs) {
@@ -34,30 +31,8 @@ export function printChartSize(archs) {
   return { width: Math.floor(PRINT_CHART.width * PX_PER_MM), height: Math.floor(mm * PX_PER_MM) };
 }
 
-/** One field's value as the explorer's controls show it. */
-export function valueText(field, v) {
-  const c = CONTROLS[field];
-  if (c.kind === 'choice_list') return v.map(archLabel).join(', ');
-  if (c.names) return c.names[v] ?? String(v);
-  if (c.kind === 'real') return realText(c, v);
-  return String(v);
-}
-
 /** The settings of `config` as a definition list, in the table's order (a field of presets not chosen left out). */
-export function settingsList(config) {
-  return el(
-    'dl',
-    { class: 'print-settings-list' },
-    FIELDS.filter((f) => fieldApplies(CONTROLS[f], config)).map((f) =>
-      el(
-        'div',
-        { class: 'print-setting', 'data-field': f },
-        el('dt', {}, CONTROLS[f].label),
-        el('dd', {}, valueText(f, config[f])),
-      ),
-    ),
-  );
-}
+export const settingsList = (config) => listOf(config, CONTROLS, FIELDS);
 
 /** archs(): how many architectures the charts show. */
 export function printCharts(root, archs) {

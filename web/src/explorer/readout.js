@@ -180,7 +180,7 @@ export function createReadout({ root, prefix = '', hint = null, onPick }) {
             notes[arch] = note;
             return el(
               'tr',
-              {},
+              { 'data-arch': arch },
               el('th', { scope: 'row' }, swatch(arch), ' ', archLabel(arch), note),
               cells.grad,
               cells.stream,

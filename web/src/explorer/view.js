@@ -411,6 +411,22 @@ export function mountExplorer(
     store,
     controls,
     explorerLink,
+    /**
+     * The texts of the readout and the caption as drawn, and the config they were written for:
+     * {config, notes: {arch: the readout row's note}, lead, archs: {arch: caption sentence}}; the
+     * Embed dialog sizes its iframe by them (embed/heights.js). Null before the first paint.
+     */
+    textShown() {
+      if (!current) return null;
+      const rows = [...readoutBox.querySelectorAll('tr[data-arch]')];
+      const items = [...caption.querySelectorAll('li[data-arch]')];
+      return {
+        config: current.out.config,
+        notes: Object.fromEntries(rows.map((r) => [r.dataset.arch, r.querySelector('.same-as')?.textContent ?? ''])),
+        lead: view.caption ? (caption.querySelector('.caption-lead')?.textContent ?? '') : '',
+        archs: Object.fromEntries(items.map((li) => [li.dataset.arch, li.textContent])),
+      };
+    },
     /** fn(config) after every paint of a good config. */
     onShown(fn) {
       listeners.add(fn);

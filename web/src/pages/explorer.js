@@ -45,7 +45,7 @@ const view = mountExplorer($('charts'), {
   siteUrl: new URL('./', location.href),
   theme: printTheme,
   slots: { notice: $('notice'), status: $('status'), form: $('controls'), tools: $('chart-tools') },
-  sections: { main: $('fields'), model: $('model-fields') },
+  sections: { main: $('fields'), arch: $('arch-fields'), model: $('model-fields') },
   text,
   onPaint(snapshot, { paintedAt, timings }) {
     // The test hook: what was drawn, exactly as the engine gave it, and what its parts took.
@@ -65,7 +65,12 @@ toggle.addEventListener('click', () => {
   $('controls').classList.toggle('is-open', open);
 });
 let shown = null; // the last config on screen
-createEmbedDialog({ button: $('embed-button'), getConfig: () => shown ?? view.store.get(), siteUrl: SITE_URL });
+createEmbedDialog({
+  button: $('embed-button'),
+  getConfig: () => shown ?? view.store.get(),
+  getShown: () => view.textShown(),
+  siteUrl: SITE_URL,
+});
 
 // The last good config goes into the URL fragment, at most a few times a
 // second: browsers throttle (and warn about) rapid history updates while a

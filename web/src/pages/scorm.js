@@ -1,18 +1,23 @@
-// scorm.html: the launch page of a SCORM package (../scorm/package.js). The
-// quiz embed for the package's questions, and the SCORM runtime
-// (../scorm/runtime.js) listening to its events: it finds the LMS, resumes a
-// suspended attempt and reports every answer, the score and the completion.
+// scorm.html: the launch page of a SCORM package (../scorm/package.js) and of a
+// cmi5 package (../cmi5/package.js). The quiz embed for the package's questions,
+// and the package's runtime listening to its events: SCORM's (../scorm/runtime.js)
+// finds the LMS's API, cmi5's (../cmi5/runtime.js, loaded only for cmi5) reads the
+// launch parameters and speaks xAPI to the LMS, with an Exit button that ends the
+// session. Either resumes an attempt and reports every answer, the score and the
+// completion. The package's grading (self-graded answers counted or not, the pass
+// mark) goes to the quiz and the runtime; the answer box takes what the LMS keeps.
 // Opened without an LMS, the quiz works and a status line says nothing is
 // recorded. A bare page: no site header, no service worker, no engine.
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { el } from '../shared/dom.js';
-import { toHtml } from '../quiz/text.js';
-import { loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { ANSWER_LIMIT, loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { answerHint, promptText } from '../scorm/launch-text.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
+import { gradingOf } from '../quiz/grading.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);
@@ -31,72 +36,68 @@ const status = el('p', {
   dataset: { state: 'loading' },
 });
 const quizRoot = el('div');
-wrapper.replaceChildren(status, quizRoot);
+const bar = el('div', { class: 'lms-bar' }, status);
+wrapper.replaceChildren(bar, quizRoot);
 const showStatus = (state, text) => {
   status.dataset.state = state;
   status.textContent = text;
 };
 
-// The text of a question, for the LMS's report: math written out in one line
-// (a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)).
-function mathText(node) {
-  if (node.nodeType === Node.TEXT_NODE) return node.textContent;
-  if (node.nodeType !== Node.ELEMENT_NODE) return '';
-  const parts = [...node.childNodes].map(mathText);
-  const group = (t) => (t.length > 1 ? `(${t})` : t);
-  switch (node.localName) {
-    case 'mfrac':
-      return `${group(parts[0])}/${group(parts[1])}`;
-    case 'msup':
-      return `${parts[0]}^${group(parts[1])}`;
-    case 'msub':
-      return `${parts[0]}_${group(parts[1])}`;
-    case 'msubsup':
-      return `${parts[0]}_${group(parts[1])}^${group(parts[2])}`;
-    case 'msqrt':
-      return `sqrt(${parts.join('')})`;
-    case 'annotation':
-      return '';
-    default:
-      return parts.join('');
+/** The package's runtime: SCORM's at once, cmi5's once its library has loaded and the LMS answered. */
+async function startRuntime(options) {
+  if (launch.version !== 'cmi5') return startScormRuntime({ version: launch.version, ...options });
+  const { startCmi5 } = await import('../cmi5/launch.js');
+  const cmi5 = await startCmi5(options);
+  if (cmi5.exit) {
+    const exit = el('button', { type: 'button', class: 'secondary lms-exit' }, 'Exit');
+    exit.addEventListener('click', () => {
+      exit.disabled = true;
+      cmi5.exit();
+    });
+    bar.append(exit);
   }
-}
-
-function promptText(item) {
-  const box = document.createElement('div');
-  box.innerHTML = toHtml(item.prompt);
-  for (const m of box.querySelectorAll('math')) m.replaceWith(mathText(m));
-  return box.textContent;
+  return cmi5;
 }
 
 let runtime = null;
 const state = { ...parseHash(''), notices: [] };
-state.quiz = { ...state.quiz, items: launch.items };
+state.quiz = { ...state.quiz, items: launch.items, self_graded: launch.selfGraded, pass_mark: launch.passMark };
 
-loadBank().then(
-  (bank) => {
-    const { items } = selectQuizItems(bank, state.quiz);
-    runtime = startScormRuntime({
-      version: launch.version,
-      total: items.length,
-      mastery: launch.mastery,
-      describe: (i) => (items[i] ? promptText(items[i]) : ''),
-      onStatus: showStatus,
-    });
-    let renders = 0;
-    mountQuizEmbed(quizRoot, {
-      state,
-      siteUrl: launch.site ?? new URL('./', location.href),
-      theme,
-      resume: runtime.resume,
-      onPaint: (snap) => {
-        window.__resnorm = { ...snap, renders: ++renders, scorm: { version: runtime.version, errors: runtime.errors } };
-        document.body.dataset.ready = '1';
-      },
-      onEvent: eventSink('quiz', { also: runtime.onEvent }),
-    });
-  },
-  (e) => showStatus('error', `The questions could not be loaded: ${e.message}`),
-);
+loadBank()
+  .then(
+    async (bank) => {
+      const { items } = selectQuizItems(bank, state.quiz);
+      runtime = await startRuntime({
+        total: items.length,
+        grading: gradingOf(state.quiz),
+        ids: items.map((it) => it.id),
+        kinds: items.map((it) => it.type),
+        site: launch.site,
+        describe: (i) => (items[i] ? promptText(items[i]) : ''),
+        onStatus: showStatus,
+      });
+      let renders = 0;
+      mountQuizEmbed(quizRoot, {
+        state,
+        siteUrl: launch.site ?? new URL('./', location.href),
+        theme,
+        resume: runtime.resume,
+        ...(runtime.recording ? { answerLimit: runtime.answerLimit ?? ANSWER_LIMIT } : {}),
+        answerHint: answerHint(runtime),
+        onDraft: runtime.saveDraft,
+        onPaint: (snap) => {
+          window.__resnorm = {
+            ...snap,
+            renders: ++renders,
+            scorm: { version: runtime.version, errors: runtime.errors },
+          };
+          document.body.dataset.ready = '1';
+        },
+        onEvent: eventSink('quiz', { also: runtime.onEvent }),
+      });
+    },
+    (e) => showStatus('error', `The questions could not be loaded: ${e.message}`),
+  )
+  .catch((e) => showStatus('error', `The quiz could not start: ${e.message}`));
 
 window.addEventListener('pagehide', () => runtime?.finish());

@@ -5,6 +5,7 @@
 // snippets for another page), the test hook and the offline service worker.
 import '../shared/uplot.css';
 import '../train/train.css';
+import '../train/print.css';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker, quietGate } from '../shared/register-sw.js';
 import { noticeWorkerLost } from '../shared/notice.js';
@@ -14,17 +15,35 @@ import { mountTrainer } from '../train/view.js';
 import { TRAINING_STATES } from '../train/session.js';
 import { createTrainEmbedDialog } from '../embed/dialog.js';
 import { el } from '../shared/dom.js';
+import { watchPrint } from '../shared/print.js';
+import { labPrint } from '../train/print.js';
 
 const $ = (id) => document.getElementById(id);
 
 const theme = createTheme($('theme-toggle'));
 const engine = sharedEngine();
 const fromLink = trainFromHash(location.hash);
+let preset = fromLink.preset; // the paper preset chosen (view.onSettings below keeps it)
+// On paper: the settings as text, and the charts and heatmaps redrawn at the printed size in the
+// light theme's colours (train/print.js).
+const printTheme = watchPrint(
+  theme,
+  labPrint({
+    intro: document.querySelector('.intro'),
+    lab: $('lab'),
+    current: () => ({ config: view.store.get(), preset }),
+    link: (config, id) => {
+      const url = new URL(location.href);
+      url.hash = trainToHash(config, id);
+      return url.href;
+    },
+  }),
+);
 // The offline copy installs while no run trains (register-sw.js says why).
 const offline = quietGate();
 const view = mountTrainer($('lab'), {
   state: { config: fromLink.config, notices: fromLink.notices, preset: fromLink.preset },
-  theme,
+  theme: printTheme,
   engine,
   slots: { notice: $('notice'), status: $('status'), form: $('controls') },
   onUpdate(snapshot) {
@@ -41,6 +60,7 @@ document.querySelector('#lab .charts-head').append(embedButton);
 createTrainEmbedDialog({
   button: embedButton,
   getConfig: () => view.store.get(),
+  getPreset: () => view.preset(),
   siteUrl: new URL('./', location.href),
 });
 
@@ -55,10 +75,11 @@ toggle.addEventListener('click', () => {
 // The settings (and the paper preset) go into the URL fragment, at most a few times a second (browsers throttle
 // rapid history updates).
 let urlTimer = 0;
-view.onSettings((config, preset) => {
+view.onSettings((config, id) => {
+  preset = id;
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
-    const hash = trainToHash(config, preset);
+    const hash = trainToHash(config, id);
     if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 300);
 });

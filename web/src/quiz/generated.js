@@ -72,6 +72,7 @@
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';
 import { evaluate } from './expr.js';
+import { archLabel, archNames } from '../shared/archs.js';
 
 export const WHICH_POOL = Object.freeze(['plain', 'residual', 'post_ln', 'pre_ln', 'pre_rms', 'deepnorm']);
 export const NEVER_TOGETHER = Object.freeze([['pre_ln', 'pre_rms']]);
@@ -224,7 +225,7 @@ export async function whichIsWhich(simulate, { seed = 0, pool = 'classic' } = {}
     choices,
     curves,
     prompt:
-      `${curves.length} stacks of depth ${config.depth} at gain ${config.gain}: ${choices.join(', ')}. ` +
+      `${curves.length} stacks of depth ${config.depth} at gain ${config.gain}: ${archNames(choices)}. ` +
       `Which curve (${labels.join(', ')}) is which? Look at the gradient norm and the stream RMS per layer.`,
     check(assignment) {
       const get = (l) => (assignment instanceof Map ? assignment.get(l) : assignment ? assignment[l] : undefined);
@@ -235,7 +236,7 @@ export async function whichIsWhich(simulate, { seed = 0, pool = 'classic' } = {}
       const right = details.filter((d) => d.correct).length;
       const wrong = details
         .filter((d) => !d.correct)
-        .map((d) => `${d.label} is ${d.expected}${d.given ? `, not ${d.given}` : ''}`);
+        .map((d) => `${d.label} is ${archLabel(d.expected)}${d.given ? `, not ${archLabel(d.given)}` : ''}`);
       return {
         correct: right,
         total: labels.length,
@@ -356,9 +357,9 @@ export const PREDICT_KINDS = Object.freeze({
     },
     prompt: (c) =>
       `A plain stack (no skip connections) of ${c.depth} linear layers with orthogonal weights at gain ${c.gain}: ` +
-      `how large is the gradient at layer 0 relative to the top, grad_norm[0] / grad_norm[${c.depth}]?`,
+      `how large is the gradient at layer 0 relative to the gradient at the top, layer ${c.depth}?`,
     explain: (c, answer, rule) =>
-      `The engine gives grad_norm[0] / grad_norm[${c.depth}] = ${significant(answer, 4)}. ` +
+      `The engine gives the gradient at layer 0 over the gradient at layer ${c.depth}: ${significant(answer, 4)}. ` +
       `Rule of thumb: without a skip, every layer multiplies the gradient by about the gain, so over L layers ${rule.text}. ` +
       'With linear layers and orthogonal weights each layer scales norms by exactly g, so here the rule is exact; ' +
       'with ReLU and Gaussian weights it is only the first estimate.',
@@ -378,9 +379,9 @@ export const PREDICT_KINDS = Object.freeze({
     },
     prompt: (c) =>
       `A Pre-LN stack of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights), fed tokens of RMS about 1: ` +
-      `what is the RMS of the residual stream at the top, stream_rms[${c.depth}]?`,
+      `what is the RMS of the residual stream at the top, layer ${c.depth}?`,
     explain: (c, answer, rule) =>
-      `The engine gives stream_rms[${c.depth}] = ${significant(answer, 4)}. ` +
+      `The engine gives the stream's RMS at layer ${c.depth}: ${significant(answer, 4)}. ` +
       'Rule of thumb: each block adds an update of RMS about g (its input is normalized), roughly uncorrelated with the stream, ' +
       `so the stream's variance grows like 1 + g²·l and its RMS at the top is about ${rule.text}.`,
   },
@@ -410,7 +411,7 @@ export const PREDICT_KINDS = Object.freeze({
       `A residual stack with no norm at all (h ← h + f(h)) of depth ${c.depth} at gain ${c.gain} (ReLU, Gaussian weights): ` +
       `by what factor does the stream RMS grow from layer 0 to layer ${c.depth}?`,
     explain: (c, answer, rule) =>
-      `The engine gives stream_rms[${c.depth}] / stream_rms[0] = ${significant(answer, 4)}. ` +
+      `The engine gives the stream's RMS at layer ${c.depth} over its RMS at layer 0: ${significant(answer, 4)}. ` +
       "Rule of thumb: each block adds f(h), whose RMS is about g times the stream's and roughly uncorrelated with it, " +
       `so the variance is multiplied by 1 + g² per block: ${rule.text}. ` +
       'That is an average over random weights; a single run at width 64 can land a factor of 2 or 3 away from it.',
@@ -432,9 +433,9 @@ export const PREDICT_KINDS = Object.freeze({
     },
     prompt: (c) =>
       `A LayerNorm-Scaling (LNS) stack of depth ${c.depth} at gain ${c.gain} (Pre-LN whose LayerNorm output is scaled by 1/√l in block l; ReLU, Gaussian weights), ` +
-      `fed tokens of RMS about 1: what is the RMS of the residual stream at the top, stream_rms[${c.depth}]?`,
+      `fed tokens of RMS about 1: what is the RMS of the residual stream at the top, layer ${c.depth}?`,
     explain: (c, answer, rule) =>
-      `The engine gives stream_rms[${c.depth}] = ${significant(answer, 4)}. ` +
+      `The engine gives the stream's RMS at layer ${c.depth}: ${significant(answer, 4)}. ` +
       "Rule of thumb: block l's input is normalized and then scaled by 1/√l, so its update has RMS about g/√l and adds g²/l to the stream's variance; " +
       `summed over the blocks that is g² times the harmonic number H_L = 1 + 1/2 + … + 1/L ≈ ln L + 0.58, so the RMS at the top is about ${rule.text}. ` +
       `Pre-LN would be at √(1 + g²L) ≈ ${significant(Math.sqrt(1 + c.gain * c.gain * c.depth), 3)}: the scaling turns linear growth of the variance into logarithmic growth.`,
@@ -458,7 +459,7 @@ export const PREDICT_KINDS = Object.freeze({
     },
     prompt: (c) =>
       `Pre-LN and LayerNorm Scaling (LNS, the LayerNorm output scaled by 1/√l in block l), both of depth ${c.depth} at gain ${c.gain}, same weights (ReLU, Gaussian): ` +
-      `how many times larger is Pre-LN's stream RMS at the top than LNS's, stream_rms[${c.depth}] of pre_ln / of lns?`,
+      `how many times larger is Pre-LN's stream RMS at the top (layer ${c.depth}) than LNS's?`,
     explain: (c, answer, rule) =>
       `The engine gives ${significant(answer, 4)}. ` +
       "Rule of thumb: Pre-LN's stream variance grows by about g² per block (1 + g²L), LNS's by g²/l in block l (1 + g²·H_L, H_L the harmonic number), " +
@@ -612,19 +613,19 @@ export const PICK_KINDS = Object.freeze({
     curve(r) {
       const g = r.grad_norm;
       return {
-        title: 'Gradient at layer l relative to the top, grad_norm[l] / grad_norm[L]',
+        title: 'Gradient at layer l relative to the top',
         x: 'layers',
         values: Array.from(g, (v) => v / g[g.length - 1]),
       };
     },
     prompt: (c) =>
-      `Four stacks of depth ${c.depth} at gain ${c.gain}, at initialization: ${c.arch.join(', ')}. ` +
+      `Four stacks of depth ${c.depth} at gain ${c.gain}, at initialization: ${archNames(c.arch)}. ` +
       "Which one keeps the gradient at every layer exactly equal to the top's?",
     explain: (c, answer, scores) =>
-      `The engine's gradients: ${answer}'s grad_norm[l] / grad_norm[${c.depth}] is exactly 1 at every layer; ` +
+      `The engine's gradients: ${archLabel(answer)}'s gradient relative to the top's (layer ${c.depth}) is exactly 1 at every layer; ` +
       entriesBy(scores, (v) => -v)
         .filter(([a]) => a !== answer)
-        .map(([a, v]) => `${a}'s departs from 1 by up to ${significant(v, 3)}`)
+        .map(([a, v]) => `${archLabel(a)}'s departs from 1 by up to ${significant(v, 3)}`)
         .join(', ') +
       '. ReZero multiplies every branch by a learnable α that starts at 0, so at initialization every block is the identity, ' +
       'its Jacobian is exactly I and the gradient passes down unchanged; training then opens each α from 0.',
@@ -649,14 +650,14 @@ export const PICK_KINDS = Object.freeze({
       return { title: 'Update ratio of block l, ‖u_l‖ / ‖h_(l−1)‖', x: 'blocks', values: Array.from(r.update_ratio) };
     },
     prompt: (c) =>
-      `Four stacks of depth ${c.depth} at gain ${c.gain}, at initialization: ${c.arch.join(', ')}. ` +
+      `Four stacks of depth ${c.depth} at gain ${c.gain}, at initialization: ${archNames(c.arch)}. ` +
       'In which one do the blocks change the residual stream least, the smallest update ratio ‖u‖ / ‖h‖ on average over the blocks?',
     explain: (c, answer, scores) =>
       "The engine's update ratios, as a geometric mean over the blocks: " +
       entriesBy(scores, (v) => v)
-        .map(([a, v]) => `${a} ${significant(10 ** v, 3)}`)
+        .map(([a, v]) => `${archLabel(a)} ${significant(10 ** v, 3)}`)
         .join(', ') +
-      `. ${SMALL_UPDATE_WHY[answer] ? SMALL_UPDATE_WHY[answer](c) : `Here ${answer}'s blocks add the least, by the engine's numbers.`} ` +
+      `. ${SMALL_UPDATE_WHY[answer] ? SMALL_UPDATE_WHY[answer](c) : `Here ${archLabel(answer)}'s blocks add the least, by the engine's numbers.`} ` +
       'ReZero is never a choice here: its blocks add exactly 0 at init.',
   },
 });
@@ -709,7 +710,9 @@ export async function pickPreset(simulate, { seed = 0, kind } = {}) {
         correct,
         given: choice ?? null,
         answer,
-        message: correct ? `Right: it is ${answer}.` : `Not quite: it is ${answer}${choice ? `, not ${choice}` : ''}.`,
+        message: correct
+          ? `Right: it is ${archLabel(answer)}.`
+          : `Not quite: it is ${archLabel(answer)}${choice ? `, not ${archLabel(choice)}` : ''}.`,
       };
     },
   };

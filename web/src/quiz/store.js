@@ -4,10 +4,12 @@
 //
 // Stored document (JSON), format version 1:
 //   { version: 1,
-//     items: { "<id>": { box: 1..5, lastSeen: ms | null, seen: n, correct: n } },
+//     items: { "<id>": { box: 1..5, lastSeen: ms | null, seen: n, correct: n, answer?: text } },
 //     session: { answered, correct, selfGraded, selfCorrect, streak, bestStreak, startedAt } }
 // `box` is the Leitner box (schedule.js), lastSeen the time of the last answer (ms since the epoch),
-// seen/correct how often the item was answered / answered correctly. The session is score.js's.
+// seen/correct how often the item was answered / answered correctly, answer the last answer the
+// learner wrote in an open item's box (at most MAX_ANSWER characters; absent when none was
+// written). The session is score.js's.
 // A new format gets a new key (resnorm.quiz.v2, ...), so a document under this key whose `version`
 // is not 1 is treated as damaged and reset.
 
@@ -18,6 +20,8 @@ export const VERSION = 1;
 export const BOXES = 5;
 /** Saved text longer than this is not parsed (a full bank's progress is a few kB). */
 export const MAX_CHARS = 256 * 1024;
+/** The most characters of a written answer kept with an item's record. */
+export const MAX_ANSWER = 1000;
 /** Item ids as in bank.schema.json. */
 export const ID_PATTERN = /^(tf|err|why|edge|recall|rapid)-[0-9]{2}$/;
 
@@ -44,17 +48,26 @@ export function emptyProgress(now = 0) {
 
 /**
  * One item's record, checked; null if it is unusable.
- * lastSeen in the future (a changed clock) is clamped to `now` when `now` is given.
+ * lastSeen in the future (a changed clock) is clamped to `now` when `now` is given; an `answer`
+ * that is not text, is empty or is longer than MAX_ANSWER is left out (the record is kept).
  */
 export function sanitizeRecord(value, now) {
   if (!isObject(value)) return null;
-  const { box, lastSeen, seen, correct } = value;
+  const { box, lastSeen, seen, correct, answer } = value;
   if (!Number.isInteger(box) || box < 1 || box > BOXES) return null;
   if (!(lastSeen === null || lastSeen === undefined || (Number.isFinite(lastSeen) && lastSeen >= 0))) return null;
   if (!isCount(seen) || !isCount(correct) || correct > seen) return null;
   let last = lastSeen ?? null;
   if (last !== null && Number.isFinite(now) && last > now) last = now;
-  return { box, lastSeen: last, seen, correct };
+  const written = typeof answer === 'string' && answer !== '' && answer.length <= MAX_ANSWER;
+  return { box, lastSeen: last, seen, correct, ...(written ? { answer } : {}) };
+}
+
+/** A written answer as a record keeps it: trimmed, at most MAX_ANSWER characters ('…' where cut); '' for none. */
+export function keptAnswer(text) {
+  const s = String(text ?? '').trim();
+  const chars = Array.from(s);
+  return chars.length > MAX_ANSWER ? `${chars.slice(0, MAX_ANSWER - 1).join('')}\u2026` : s;
 }
 
 /**

@@ -1,13 +1,14 @@
 // imsmanifest.xml for a one-SCO package: SCORM 1.2 (IMS CP 1.1.2 with ADL's
 // adlcp 1.2) or SCORM 2004 4th Edition (IMS CP 1.1.4, adlcp/adlseq/adlnav 1.3,
 // imsss). One organization with one item, launching one resource: the quiz's
-// launch page, with every file of the package listed. The mastery score goes
-// where each version's LMS reads it: adlcp:masteryscore (0..100, compared with
-// cmi.core.score.raw) for 1.2, the primary objective's minNormalizedMeasure
-// (0..1, the LMS's cmi.scaled_passing_score) for 2004. The schema files (.xsd)
-// are not bundled: LMSs read the manifest without them.
+// launch page, with every file of the package listed. The teacher's pass mark
+// (percent) goes where each version's LMS reads it: adlcp:masteryscore (0..100,
+// compared with cmi.core.score.raw) for 1.2, the primary objective's
+// minNormalizedMeasure (0..1, the LMS's cmi.scaled_passing_score) for 2004. The
+// schema files (.xsd) are not bundled: LMSs read the manifest without them.
 
-const xml = (s) =>
+/** Text as XML writes it in an element or a quoted attribute. */
+export const xml = (s) =>
   String(s)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
@@ -42,23 +43,26 @@ const NS = {
 /**
  * The manifest's text.
  * @param {{version: '1.2'|'2004', identifier: string, title: string, launch: string, files: string[],
- *   mastery: number|null}} options identifier: an XML name (letters, digits, '-', '_', '.'), unique to
- *   the package; files: every file of the package but the manifest, the launch page among them
+ *   passMark: number|null}} options identifier: an XML name (letters, digits, '-', '_', '.'), unique
+ *   to the package; files: every file of the package but the manifest, the launch page among them;
+ *   passMark: the pass mark in percent (0..100), null for none
  */
-export function manifestXml({ version, identifier, title, launch, files, mastery }) {
+export function manifestXml({ version, identifier, title, launch, files, passMark }) {
   const ns = NS[version];
   if (!ns) throw new Error(`unknown SCORM version ${JSON.stringify(version)}`);
   if (!/^[A-Za-z_][\w.-]*$/.test(identifier)) throw new Error(`bad manifest identifier ${identifier}`);
   if (!files.includes(launch)) throw new Error(`the launch page ${launch} is not among the files`);
+  if (passMark !== null && !(Number.isFinite(passMark) && passMark >= 0 && passMark <= 100))
+    throw new Error(`pass mark ${passMark}: use 0..100 or null`);
   let itemExtra = '';
-  if (mastery !== null && version === '1.2')
-    itemExtra = `\n        <adlcp:masteryscore>${Math.round(mastery * 100)}</adlcp:masteryscore>`;
-  if (mastery !== null && version === '2004')
+  if (passMark !== null && version === '1.2')
+    itemExtra = `\n        <adlcp:masteryscore>${passMark}</adlcp:masteryscore>`;
+  if (passMark !== null && version === '2004')
     itemExtra = `
         <imsss:sequencing>
           <imsss:objectives>
             <imsss:primaryObjective objectiveID="mastery" satisfiedByMeasure="true">
-              <imsss:minNormalizedMeasure>${mastery}</imsss:minNormalizedMeasure>
+              <imsss:minNormalizedMeasure>${Number((passMark / 100).toFixed(4))}</imsss:minNormalizedMeasure>
             </imsss:primaryObjective>
           </imsss:objectives>
         </imsss:sequencing>`;

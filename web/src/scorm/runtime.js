@@ -5,26 +5,36 @@
 // committing after every answer. Every call's error code (GetLastError) is
 // checked; errors go to `onStatus` and `errors`, nothing is thrown.
 //
-// What each version receives (README.md, "SCORM"):
+// What each version receives (README.md, "SCORM"); what counts and how an answer is
+// judged is ../quiz/grading.js's (the package's grading: self-graded answers counted
+// or not, the pass mark):
 //   at launch   1.2 cmi.core.lesson_status = incomplete, cmi.core.exit = suspend;
 //               2004 cmi.completion_status = incomplete, cmi.exit = suspend
 //   per answer  one interaction: id (the bank id), type (true-false; open and find-error
 //               items fill-in in 1.2, long-fill-in in 2004), the response (1.2 t/f,
-//               2004 true/false; the written answer, else "self-graded: got it" or
-//               "self-graded: missed it"), result (1.2 correct/wrong, 2004
-//               correct/incorrect), time (1.2) or timestamp and description (2004), the
-//               correct response of a true/false item, weighting 1;
-//               then the score (1.2 raw in percent, min 0, max 100; 2004 raw = correct
-//               answers, min 0, max = questions, scaled), 2004 cmi.progress_measure,
-//               the location (the next question's index), cmi.suspend_data, the session
-//               time, and a commit
+//               2004 true/false; what the learner wrote in the answer box, on one line, at
+//               most 255 characters in 1.2 and 4000 in 2004; none when nothing was written),
+//               result (1.2 correct/wrong, 2004 correct/incorrect; neutral for a self-graded
+//               answer left out of the score), weighting (1, 0 for an answer that does not
+//               count), time (1.2) or timestamp and description (2004), the correct response
+//               of a true/false item; 2004 also the self-assessment of a self-graded answer as
+//               a comment from the learner (location: the bank id);
+//               then the score (1.2 raw in percent, min 0, max 100; 2004 raw = right answers
+//               that count, min 0, max = questions that count, scaled; no score when nothing
+//               counts), 2004 cmi.progress_measure, the location (the next question's index),
+//               cmi.suspend_data, the session time, and a commit
 //   at the end  1.2 lesson_status passed or failed against the mastery score (completed
-//               when there is none), exit ''; 2004 completion_status completed,
-//               success_status passed or failed (unknown without a mastery score), exit normal
-//   on pagehide the session time, a commit, LMSFinish / Terminate
-// A suspended attempt (cmi.suspend_data {v, n, i, a: [[index, correct, selfGraded], ...]})
-// is given back as `resume` for the quiz embed; its interactions are not recorded again.
+//               when there is none or nothing is scored), exit '', and the self-assessments in
+//               cmi.comments (written once: LMSs disagree whether a write replaces or appends);
+//               2004 completion_status completed, success_status passed or failed (unknown
+//               without a mastery score or a score), exit normal
+//   on pagehide the answer box's text as a draft in cmi.suspend_data, the session time, a
+//               commit, LMSFinish / Terminate
+// A suspended attempt (cmi.suspend_data {v, n, i, a: [[index, correct, selfGraded], ...], d?})
+// is given back as `resume` for the quiz embed, with `d`, the text written for question i but
+// not committed, as its draft; its interactions are not recorded again.
 // Once every question is answered the attempt is final: "Start again" is practice, not sent.
+import { DEFAULT_GRADING, itemReport, passes } from '../quiz/grading.js';
 
 const MAX_DEPTH = 500; // how many parent frames the discovery climbs (the ADL examples' limit)
 
@@ -136,14 +146,23 @@ export function duration2004(ms) {
   return `PT${h}H${m}M${Number(s.toFixed(2))}S`;
 }
 
-/** Free text as the data model takes it: one line, not opening with '{' (a language tag's mark), at most `max` characters. */
+/**
+ * Free text as the data model takes it: one line (line breaks and runs of spaces become one
+ * space), not opening with '{' (2004's mark of a language tag; a space is put before it), at most
+ * `max` characters (code points: a character outside the BMP is never split); longer text keeps
+ * its first max - 1 and ends with '…'.
+ */
 export function plainResponse(text, max) {
   let s = String(text ?? '')
     .replace(/\s+/g, ' ')
     .trim();
   if (s.startsWith('{')) s = ` ${s}`;
-  return s.length > max ? `${s.slice(0, max - 1)}\u2026` : s;
+  const chars = Array.from(s);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}\u2026` : s;
 }
+
+/** The most characters of a written answer each version keeps (1.2 CMIString255, 2004 long-fill-in's SPM). */
+export const RESPONSE_LIMIT = { 1.2: 255, 2004: 4000 };
 
 const round4 = (x) => Math.round(x * 10000) / 10000;
 
@@ -157,6 +176,7 @@ export function readSuspendData(text, total) {
   }
   if (!d || d.v !== 1 || d.n !== total || !Number.isInteger(d.i) || d.i < 0 || d.i > total || !Array.isArray(d.a))
     return null;
+  const draft = typeof d.d === 'string' && d.d.length <= RESPONSE_LIMIT[2004] ? d.d : '';
   const seen = new Set();
   for (const a of d.a) {
     const ok =
@@ -174,30 +194,39 @@ export function readSuspendData(text, total) {
   return {
     index: d.i,
     answers: d.a.map(([index, correct, self]) => ({ index, correct: correct === 1, selfGraded: self === 1 })),
+    draft,
   };
 }
 
-const suspendText = (total, index, answers) =>
+/** The attempt as cmi.suspend_data's text (`draft`: the answer box's text, if any): readSuspendData's inverse. */
+export const suspendText = (total, index, answers, draft) =>
   JSON.stringify({
     v: 1,
     n: total,
     i: index,
     a: answers.map((a) => [a.index, a.correct ? 1 : 0, a.selfGraded ? 1 : 0]),
+    ...(draft ? { d: draft } : {}),
   });
 
 /**
- * Starts the attempt. Returns {connected, version, resume, errors, onEvent(msg), finish()}:
- * `resume` ({index, answers}) or null for the quiz embed, `onEvent` for every embed event.
- * @param {{win?: Window, version?: '1.2'|'2004', total: number, mastery?: number|null,
+ * Starts the attempt. Returns {connected, version, resume, errors, recording, answerLimit,
+ * onEvent(msg), saveDraft(index, text), finish()}: `resume` ({index, answers, draft}) or null for
+ * the quiz embed, `recording` whether answers go to the LMS (not in review mode), `answerLimit`
+ * the most characters of a written answer the LMS keeps, `onEvent` for every embed event,
+ * `saveDraft` for the answer box's text as it is written.
+ * @param {{win?: Window, version?: '1.2'|'2004', total: number,
+ *   grading?: {countSelfGraded: boolean, passMark: number|null}, ids?: string[],
  *   describe?: (index: number) => string, onStatus?: (state: string, text: string) => void}} options
- *   version: the package's (its API is looked for first); mastery: the package's passing fraction,
- *   used when the LMS gives none; describe: a question's text (2004's interaction description)
+ *   version: the package's (its API is looked for first); grading: the package's (grading.js), its
+ *   pass mark used when the LMS gives no mastery score; ids: the questions' bank ids (1.2's
+ *   comment names them); describe: a question's text (2004's interaction description)
  */
 export function startScormRuntime({
   win = window,
   version: preferred = '1.2',
   total,
-  mastery = null,
+  grading = DEFAULT_GRADING,
+  ids = [],
   describe = () => '',
   onStatus = () => {},
 }) {
@@ -205,7 +234,17 @@ export function startScormRuntime({
   const found = findLmsApi(win, { prefer: preferred });
   const off = (state, text) => {
     onStatus(state, text);
-    return { connected: false, version: null, resume: null, errors, onEvent: () => {}, finish: () => {} };
+    return {
+      connected: false,
+      version: null,
+      resume: null,
+      errors,
+      recording: false,
+      answerLimit: null,
+      onEvent: () => {},
+      saveDraft: () => {},
+      finish: () => {},
+    };
   };
   if (!found) return off('off', 'Not connected to an LMS: your answers and score are not being recorded.');
   const { api, version } = found;
@@ -259,16 +298,28 @@ export function startScormRuntime({
   const review = mode === 'review' || mode === 'browse';
   let interactions = Number.parseInt(get('cmi.interactions._count'), 10);
   if (!Number.isInteger(interactions) || interactions < 0) interactions = 0;
+  let comments = v12 ? 0 : Number.parseInt(get('cmi.comments_from_learner._count'), 10);
+  if (!Number.isInteger(comments) || comments < 0) comments = 0;
   const stored = readSuspendData(get('cmi.suspend_data'), total);
   const answers = stored ? [...stored.answers] : [];
   let final = review || (stored !== null && stored.index >= total);
+  // the pass mark in percent: the LMS's mastery score (1.2 in percent, 2004 scaled) wins over the package's
   const lmsMastery = Number.parseFloat(get(model.mastery));
-  const threshold = Number.isFinite(lmsMastery) ? (v12 ? lmsMastery / 100 : lmsMastery) : mastery;
+  const passMark = Number.isFinite(lmsMastery) ? (v12 ? lmsMastery : lmsMastery * 100) : grading.passMark;
+  const limit = RESPONSE_LIMIT[version];
+  let draft = stored ? { index: stored.index, text: stored.draft } : { index: 0, text: '' };
+  const nextIndex = () => Math.max(0, ...answers.map((a) => a.index + 1));
+  const saveSuspend = () => {
+    const next = nextIndex();
+    set('cmi.suspend_data', suspendText(total, next, answers, draft.index === next ? draft.text.slice(0, limit) : ''));
+  };
 
   const finish = () => {
     if (finished) return;
     finished = true;
     if (!review) {
+      // the answer box's text, unless there is nothing to keep or to clear
+      if (!final && (draft.text !== '' || stored !== null || answers.length > 0)) saveSuspend();
       saveTime();
       commit();
     }
@@ -295,65 +346,96 @@ export function startScormRuntime({
   function recordAnswer(msg) {
     if (answers.some((a) => a.index === msg.index)) return;
     answers.push({ index: msg.index, correct: msg.correct === true, selfGraded: msg.selfGraded === true });
+    const report = itemReport(msg, grading);
     const n = `cmi.interactions.${interactions++}`;
     const tf = msg.kind === 'true-false';
-    // a self-graded item's response: what the reader wrote, else their own grade
-    const written = String(msg.response ?? '').trim() || `self-graded: ${msg.correct ? 'got it' : 'missed it'}`;
     const when = new Date(msg.time);
     const at = Number.isNaN(when.getTime()) ? new Date() : when;
+    const timestamp = `${at.toISOString().slice(0, 22)}Z`;
+    const written = tf ? '' : plainResponse(report.response, limit);
+    const result = report.success === null ? 'neutral' : report.success ? 'correct' : v12 ? 'wrong' : 'incorrect';
     set(`${n}.id`, msg.item);
     if (v12) {
       set(`${n}.type`, tf ? 'true-false' : 'fill-in');
       set(`${n}.time`, `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`);
-      set(`${n}.weighting`, 1);
-      set(`${n}.student_response`, tf ? (msg.response === 'true' ? 't' : 'f') : plainResponse(written, 255));
+      set(`${n}.weighting`, report.counts ? 1 : 0);
+      if (tf) set(`${n}.student_response`, msg.response === 'true' ? 't' : 'f');
+      else if (written) set(`${n}.student_response`, written);
       if (tf) {
         const right = (msg.response === 'true') === msg.correct;
         set(`${n}.correct_responses.0.pattern`, right ? 't' : 'f');
       }
-      set(`${n}.result`, msg.correct ? 'correct' : 'wrong');
+      set(`${n}.result`, result);
     } else {
       set(`${n}.type`, tf ? 'true-false' : 'long-fill-in');
-      set(`${n}.timestamp`, `${at.toISOString().slice(0, 22)}Z`);
-      set(`${n}.weighting`, 1);
+      set(`${n}.timestamp`, timestamp);
+      set(`${n}.weighting`, report.counts ? 1 : 0);
       const description = plainResponse(describe(msg.index), 250);
       if (description) set(`${n}.description`, description);
       if (tf) {
         const right = (msg.response === 'true') === msg.correct;
         set(`${n}.correct_responses.0.pattern`, String(right));
       }
-      set(`${n}.learner_response`, tf ? (msg.response === 'true' ? 'true' : 'false') : plainResponse(written, 4000));
-      set(`${n}.result`, msg.correct ? 'correct' : 'incorrect');
+      if (tf) set(`${n}.learner_response`, msg.response === 'true' ? 'true' : 'false');
+      else if (written) set(`${n}.learner_response`, written);
+      set(`${n}.result`, result);
+      if (report.selfAssessment) {
+        const c = `cmi.comments_from_learner.${comments++}`;
+        set(`${c}.comment`, `Self-assessment of ${msg.item}: ${report.selfAssessment}`);
+        set(`${c}.location`, msg.item);
+        set(`${c}.timestamp`, timestamp);
+      }
     }
   }
 
   function recordScore(msg) {
-    if (v12) {
+    // with nothing that counts there is no score to send (max 0), only the progress
+    if (msg.max > 0 && v12) {
       set('cmi.core.score.min', 0);
       set('cmi.core.score.max', 100);
       set('cmi.core.score.raw', Math.round(msg.scaled * 10000) / 100);
-    } else {
+    } else if (msg.max > 0) {
       set('cmi.score.min', 0);
       set('cmi.score.max', msg.max);
       set('cmi.score.raw', msg.raw);
       set('cmi.score.scaled', round4(msg.scaled));
-      set('cmi.progress_measure', round4(msg.max > 0 ? Math.min(1, msg.answered / msg.max) : 1));
     }
-    const next = Math.max(0, ...answers.map((a) => a.index + 1));
-    set(model.location, next);
-    set('cmi.suspend_data', suspendText(total, next, answers));
+    if (!v12) set('cmi.progress_measure', round4(total > 0 ? Math.min(1, answers.length / total) : 1));
+    set(model.location, nextIndex());
+    saveSuspend();
   }
 
+  // 1.2's self-assessments, once at the end: "Self-assessed: why-03 got it; err-01 missed it."
+  function selfAssessments12() {
+    const lines = answers
+      .filter((a) => a.selfGraded)
+      .sort((a, b) => a.index - b.index)
+      .map((a) => `${ids[a.index] ?? `question ${a.index + 1}`} ${a.correct ? 'got it' : 'missed it'}`);
+    if (lines.length)
+      call(fn.set, ['cmi.comments', plainResponse(`Self-assessed: ${lines.join('; ')}.`, 4096)], 'cmi.comments', [
+        '401',
+      ]);
+  }
+
+  let verdict = '';
   function recordComplete(msg) {
-    const passed = threshold === null ? null : msg.scaled >= threshold;
+    const passed = passes(msg.raw, msg.max, passMark);
     if (v12) {
       set(model.status, passed === null ? 'completed' : passed ? 'passed' : 'failed');
       set(model.exit, '');
+      selfAssessments12();
     } else {
       set(model.status, 'completed');
       set('cmi.success_status', passed === null ? 'unknown' : passed ? 'passed' : 'failed');
       set(model.exit, 'normal');
     }
+    const right = `${msg.raw} of ${msg.max} right`;
+    verdict =
+      msg.max === 0
+        ? 'no score (only self-assessed answers)'
+        : passed === null
+          ? right
+          : `${passed ? 'passed' : 'not passed'}, ${right} (pass mark ${Math.round(passMark * 100) / 100} %)`;
   }
 
   function onEvent(msg) {
@@ -374,7 +456,7 @@ export function startScormRuntime({
       onStatus(
         'ready',
         final
-          ? `Recorded in the LMS (${label}): ${msg.raw} of ${msg.max} correct; the attempt is complete.`
+          ? `Recorded in the LMS (${label}): ${verdict}; the attempt is complete.`
           : `Saved to the LMS (${label}): ${answers.length} of ${total} answered.`,
       );
   }
@@ -382,9 +464,15 @@ export function startScormRuntime({
   return {
     connected: true,
     version,
-    resume: stored ? { index: stored.index, answers: stored.answers } : null,
+    resume: stored ? { index: stored.index, answers: stored.answers, draft: stored.draft } : null,
     errors,
+    recording: !review,
+    answerLimit: limit,
     onEvent,
+    /** The answer box's text for question `index` as it is written: kept in the suspend data when the page goes. */
+    saveDraft(index, text) {
+      if (!final && !review) draft = { index, text: String(text ?? '') };
+    },
     finish,
   };
 }

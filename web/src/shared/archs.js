@@ -81,5 +81,8 @@ export const ARCH_BY_KEY = Object.fromEntries(ARCHS.map((a) => [a.key, a]));
 
 export const archLabel = (key) => ARCH_BY_KEY[key]?.label ?? key;
 
+/** Presets by their labels in one line, "; " between them: a label may hold a comma ("residual, no norm"). */
+export const archNames = (keys) => keys.map(archLabel).join('; ');
+
 /** The engine's order of the presets: results and charts follow it, whatever order they were toggled in. */
 export const sortArchs = (keys) => ARCHS.map((a) => a.key).filter((k) => keys.includes(k));

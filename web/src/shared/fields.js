@@ -12,12 +12,14 @@ import ENGINE_FIELDS from './engine-fields.js';
  * values the engine accepts (its table gives expansion and heads as ranges
  * whose allowed values are "1, 2 or 4" and "1, 2, 4 or 8"); tests check that
  * the engine accepts each of them and refuses the others. `section` 'model'
- * puts the field in the explorer's "Model" group. `archs` names the presets
+ * puts the field in the explorer's "Model" group, 'arch' in the architectures'
+ * place (after the depth, the gain and the presets, so the sliders the page's
+ * introduction names are on its first screen). `archs` names the presets
  * that read the field: its control is shown only while one of them is
  * chosen (fieldApplies), and the printed settings and captions name it only then.
  */
 export const PRESENTATION = {
-  arch: { label: 'Architectures' },
+  arch: { label: 'Architectures', section: 'arch' },
   depth: { label: 'Depth L', unit: 'layers', sliderMax: 96, step: 1, exact: 'exact number of blocks' },
   gain: { label: 'Gain g', sliderMin: 0.5, sliderMax: 1.5, step: 0.01, marks: [0.8, 1.0, 1.2], digits: 2 },
   width: { label: 'Width d', section: 'model' },

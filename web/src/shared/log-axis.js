@@ -41,7 +41,8 @@ const MANTISSAS = [
 /**
  * Ticks of a log axis over [lo, hi] (log10 units): whole decades when the
  * range spans more than about one, else the first mantissa set that gives at
- * least 3 ticks and fits in `room`.
+ * least 3 ticks and fits in `room`; where even 1-2-5 is too many (a short
+ * chart), every second (third, ...) of them, so an axis never goes unlabelled.
  */
 export function logTicks(lo, hi, room) {
   if (hi - lo > 1.3) return decadeTicks(lo, hi, room);
@@ -53,7 +54,10 @@ export function logTicks(lo, hi, room) {
         const v = e + Math.log10(m);
         if (v >= lo - 1e-9 && v <= hi + 1e-9) out.push(v);
       }
-    if (out.length > room) break;
+    if (out.length > room) {
+      if (!best.length) best = out.filter((_, i) => i % Math.ceil(out.length / room) === 0);
+      break;
+    }
     best = out;
     if (out.length >= 3) break;
   }

@@ -1,6 +1,7 @@
 // The notice for settings a link or an element's attributes could not use.
 // Text only: every value goes in with textContent, never as markup.
 import { noticeText } from './state.js';
+import { workerLostText } from './worker-lost.js';
 
 /**
  * Fills `box` (an element with the class "notice") with `notices` from
@@ -47,19 +48,19 @@ export function showNotices(box, notices, { source = 'link', head: headText = nu
 }
 
 /**
- * Shows, before `anchor`, a notice each time one of `engine`'s pooled workers
- * fails and the others take over its work (engine/client.js onWorkerLost): what
- * failed and how many workers the page goes on with. Text only.
+ * Shows, before `anchor`, a notice each time one of `engine`'s workers stops
+ * on its own (engine/client.js onWorkerLost): what happened, what the page
+ * goes on with and what the reader can do (worker-lost.js). Text only.
  */
 export function noticeWorkerLost(engine, anchor) {
   let box = null;
-  return engine.onWorkerLost((error, left) => {
+  return engine.onWorkerLost((error, left, info) => {
     if (!box) {
       box = document.createElement('p');
       box.className = 'notice worker-lost';
       box.setAttribute('role', 'status');
       anchor.before(box);
     }
-    box.textContent = `${error.message}. The page goes on with ${left} engine worker${left === 1 ? '' : 's'}; the numbers are the same, only slower.`;
+    box.textContent = workerLostText(error, left, info);
   });
 }

@@ -12,6 +12,13 @@
 // colours are drawn rather than styled: current() is 'light' while printing,
 // and onChange listeners hear 'light' when a print starts and the theme on
 // screen when it ends, so charts redraw in the printed colours and back.
+
+/** CSS pixels per millimetre. */
+export const PX_PER_MM = 96 / 25.4;
+
+/** The width a printout's content may take, in mm: A4 and Letter inside print.css's 12 mm margins. */
+export const PRINT_WIDTH_MM = 186;
+
 export function watchPrint(theme, { before = () => {}, after = () => {}, root = document.documentElement } = {}) {
   const media = matchMedia('print');
   const listeners = new Set();

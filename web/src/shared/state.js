@@ -9,7 +9,8 @@
 //   view    what an embed shows: mode (explorer, quiz or the training lab,
 //           whose own fields embed/train.js reads), charts, controls shown or
 //           locked, theme.
-//   quiz    the quiz filter: items, section, tag.
+//   quiz    the quiz: which items (items, section, tag) and how they are graded
+//           (self_graded: whether self-graded answers count; pass_mark in percent).
 // Every reader (the explorer's and embed's hash, the custom elements'
 // attributes) goes through parseEntries(); a value that does not fit is
 // replaced by the default and reported as a notice {field, value, reason},
@@ -59,6 +60,15 @@ export const FIELDS_TABLE = {
   items: { group: 'quiz', kind: 'id_list', pattern: /^[a-z]{2,8}-[0-9]{2}$/, default: [], label: 'Quiz items' },
   section: { group: 'quiz', kind: 'set', choices: QUIZ_SECTIONS, default: [], label: 'Quiz sections' },
   tag: { group: 'quiz', kind: 'id_list', pattern: /^[a-z][a-z0-9-]{0,23}$/, default: [], label: 'Quiz tags' },
+  // ---- quiz: how it is graded (web/src/quiz/grading.js)
+  self_graded: {
+    group: 'quiz',
+    kind: 'choice',
+    choices: ['exclude', 'count'],
+    default: 'exclude',
+    label: 'Self-graded answers in the score',
+  },
+  pass_mark: { group: 'quiz', kind: 'integer', min: 0, max: 100, default: 80, label: 'Pass mark (%)' },
 };
 
 /** The engine's fields: what the explorer's controls set. */
@@ -116,6 +126,8 @@ const DECIMAL = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const LEAST_NORMAL = 2 ** -1022;
 /** Whether a decimal text names a number other than zero (a digit other than 0 before its exponent). */
 const namesNonzero = (raw) => /[1-9]/.test(raw.split(/[eE]/)[0]);
+/** A list's entry given more than once, in a notice: as the engine words its refusal of one, and what the page does instead. */
+export const REPEATED = 'listed twice (each once); used once';
 const BOOLEAN = { 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false };
 
 const describeRange = (c) => `allowed ${c.min}..${c.max}`;
@@ -130,7 +142,8 @@ const describeChoices = (choices) =>
  * One raw string against one field of `table` (FIELDS_TABLE unless another
  * view's table, such as the training lab's, is given): {ok: true, value} or
  * {ok: false, reason} (a list may also come back ok with `dropped` entries it
- * left out).
+ * left out, and `repeated` entries it was given more than once and keeps once:
+ * the engine refuses a list naming one twice, REPEATED says so).
  */
 export function readField(key, raw, table = FIELDS_TABLE) {
   const c = table[key];
@@ -164,6 +177,16 @@ export function readField(key, raw, table = FIELDS_TABLE) {
       const v = BOOLEAN[raw.toLowerCase()];
       return v === undefined ? { ok: false, reason: 'not true or false' } : { ok: true, value: v };
     }
+    case 'text': {
+      // words a person wrote (an assignment's title and instructions), shown as text only:
+      // line breaks where `lines` allows them (CR LF and CR read as LF), tabs, no other control
+      const v = raw.replace(/\r\n?/g, '\n');
+      const lines = c.lines === 1 ? 'one line of text' : 'text and line breaks';
+      if (c.lines === 1 && v.includes('\n')) return { ok: false, reason: `holds a line break (allowed: ${lines})` };
+      if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(v))
+        return { ok: false, reason: `holds control characters (allowed: ${lines})` };
+      return { ok: true, value: v };
+    }
     case 'choice_list':
     case 'set':
     case 'id_list': {
@@ -175,7 +198,9 @@ export function readField(key, raw, table = FIELDS_TABLE) {
       if (parts.length > LIMITS.listItems)
         return { ok: false, reason: `too many entries (at most ${LIMITS.listItems})` };
       const fits = (p) => (c.kind === 'id_list' ? c.pattern.test(p) : c.choices.includes(p));
-      const good = [...new Set(parts.filter(fits))];
+      const fitting = parts.filter(fits);
+      const good = [...new Set(fitting)];
+      const repeated = good.filter((p) => fitting.indexOf(p) !== fitting.lastIndexOf(p));
       const dropped = parts.filter((p) => !fits(p));
       const where = c.kind === 'id_list' ? 'not a valid name' : describeChoices(c.choices);
       if (!good.length && (dropped.length || c.nonEmpty || c.kind === 'choice_list'))
@@ -186,7 +211,12 @@ export function readField(key, raw, table = FIELDS_TABLE) {
           : c.kind === 'set'
             ? c.choices.filter((ch) => good.includes(ch))
             : good;
-      return dropped.length ? { ok: true, value, dropped, reason: `entries left out (${where})` } : { ok: true, value };
+      return {
+        ok: true,
+        value,
+        ...(dropped.length && { dropped, reason: `entries left out (${where})` }),
+        ...(repeated.length && { repeated }),
+      };
     }
     default:
       return { ok: false, reason: 'unknown kind' };
@@ -247,6 +277,7 @@ export function parseEntries(entries, { groups = GROUPS, alias = null, table = F
       state[c.group][key] = r.value;
       given.push(key);
       if (r.dropped) notices.push({ field: key, value: shownValue(r.dropped.join(',')), reason: r.reason });
+      if (r.repeated) notices.push({ field: key, value: shownValue(r.repeated.join(',')), reason: REPEATED });
     } else {
       notices.push({ field: key, value: shownValue(raw), reason: `${r.reason}; the default is used` });
     }

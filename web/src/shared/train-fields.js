@@ -112,14 +112,26 @@ export const TRAIN_LINK_TABLE = {
   ...TRAIN_TABLE,
 };
 
-/** The link table with the defaults of `preset`'s settings (the lab's own for 'none'). */
-function tableOf(preset) {
+/**
+ * `table` (the lab's link table unless another, such as the embedded lab's) with the defaults of
+ * `preset`'s settings; the table itself for 'none'.
+ */
+export function presetTable(preset, table = TRAIN_LINK_TABLE) {
   const p = PRESET_BY_ID[preset];
-  if (!p) return TRAIN_LINK_TABLE;
+  if (!p) return table;
   const base = presetConfig(p, defaultTrainConfig());
-  return Object.fromEntries(
-    Object.entries(TRAIN_LINK_TABLE).map(([k, c]) => [k, k in base ? { ...c, default: base[k] } : c]),
-  );
+  return Object.fromEntries(Object.entries(table).map(([k, c]) => [k, k in base ? { ...c, default: base[k] } : c]));
+}
+
+/**
+ * The settings a parsed link means: with a preset, the preset's settings and over them those the
+ * link gave (`given`, parseEntries's); without one, `train` as read.
+ */
+export function presetSettings(train, given, preset) {
+  const p = PRESET_BY_ID[preset];
+  if (!p) return train;
+  const base = presetConfig(p, defaultTrainConfig());
+  return { ...base, ...Object.fromEntries(given.filter((k) => Object.hasOwn(train, k)).map((k) => [k, train[k]])) };
 }
 
 /**
@@ -130,10 +142,7 @@ function tableOf(preset) {
 export function trainFromHash(hash) {
   const r = parseHash(hash, { groups: ['train', 'lab'], table: TRAIN_LINK_TABLE });
   const preset = r.lab.preset;
-  if (preset === 'none') return { config: r.train, preset, notices: r.notices, anchor: r.anchor };
-  const base = presetConfig(PRESET_BY_ID[preset], defaultTrainConfig());
-  const given = Object.fromEntries(r.given.filter((k) => k in r.train).map((k) => [k, r.train[k]]));
-  return { config: { ...base, ...given }, preset, notices: r.notices, anchor: r.anchor };
+  return { config: presetSettings(r.train, r.given, preset), preset, notices: r.notices, anchor: r.anchor };
 }
 
 /**
@@ -142,6 +151,6 @@ export function trainFromHash(hash) {
  * then names); '' when none do.
  */
 export const trainToHash = (config, preset = 'none') =>
-  stateToHash({ train: config, lab: { preset } }, { groups: ['train', 'lab'], table: tableOf(preset) });
+  stateToHash({ train: config, lab: { preset } }, { groups: ['train', 'lab'], table: presetTable(preset) });
 
 export { ENGINE_TRAIN_FIELDS };

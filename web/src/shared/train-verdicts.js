@@ -550,3 +550,47 @@ export function depthSentence(run, label) {
       `${significant(init, 2)} at initialization (${significant(ratio, 2)}\u00d7; ${grew} of ${n} blocks grew): ${what}.`,
   };
 }
+
+/**
+ * How one run of a comparison ended, from its own logs: {kind, text} with kind 'trained' (held-out
+ * loss below halfway from chance to the optimum), 'chance' (within 10% of chance, as the presets'
+ * "fails"), 'above' (more than 10% above chance), 'partway' (between trained and chance),
+ * 'diverged' (a value not finite), 'far' (a finite loss far above chance at some step,
+ * farAboveChance) or 'error' (the engine refused a step); null before its first log.
+ */
+export function runOutcome(run) {
+  const end = runEnd(run);
+  if (end?.kind === 'error') return { kind: 'error', text: end.text };
+  const s = summarize(run);
+  if (!s) return null;
+  if (!s.finite) return { kind: 'diverged', text: `diverged at step ${s.divergedAt}` };
+  const far = farAboveChance(run);
+  if (far)
+    return {
+      kind: 'far',
+      text: `rose far above chance (a loss of ${prose(far.loss)} at step ${far.step}) and ended at ${prose(s.loss)}`,
+    };
+  if (s.trained) return { kind: 'trained', text: `trained (${prose(s.loss)})` };
+  if (s.loss > 1.1 * s.chance) return { kind: 'above', text: `ended above chance (${prose(s.loss)})` };
+  if (s.fails) return { kind: 'chance', text: `ended at chance (${prose(s.loss)})` };
+  return { kind: 'partway', text: `learned part of the task (${prose(s.loss)}, not below halfway)` };
+}
+
+/**
+ * One line on a comparison of the lab's own runs (no paper preset), from each run's numbers: which
+ * trained, which stayed at chance, which diverged. `runs`: the session's runs, each with `label`
+ * (or its arch); null while a run has no log. Every run is of the same task, so chance and the
+ * halfway line are said once.
+ */
+export function comparisonCaption(runs) {
+  if (!runs?.length) return null;
+  const outcomes = runs.map(runOutcome);
+  if (outcomes.some((o) => !o)) return null;
+  const task = runs.find((r) => r.task)?.task;
+  const ends = runs.map((r, i) => `${r.label ?? r.arch} ${outcomes[i].text}`);
+  const list = ends.length > 1 ? `${ends.slice(0, -1).join('; ')}; and ${ends.at(-1)}` : ends[0];
+  return (
+    `Held-out loss at the end (chance ${significant(task.chance, 3)}; below ${significant(halfway(task), 3)} ` +
+    `is trained): ${list}.`
+  );
+}

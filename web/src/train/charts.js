@@ -66,7 +66,8 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
   const charts = Object.entries(els).map(([key, el]) => ({
     key,
     el,
-    host: createChartHost(el, { minHeight: key === 'loss' ? 200 : 130 }),
+    // the least heights drawn: the page's CSS gives more on screen, a printout of many runs (print.js) about this
+    host: createChartHost(el, { minHeight: key === 'loss' ? 170 : 100 }),
     view: null, // {data: [x, ...series], range, refs, marks}
   }));
   let shape = null;
@@ -205,9 +206,12 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       if (index === null) u.setCursor({ left: -10, top: -10 });
       else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
     },
-    /** What each chart plots (raw values and the plotted ones), for the test hook. */
+    /** What each chart plots (raw values and the plotted ones) and its step axis's range, for the test hook. */
     plotted() {
-      return Object.fromEntries(charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw }]));
+      const range = (u) => (u ? [u.scales.x.min, u.scales.x.max] : null);
+      return Object.fromEntries(
+        charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw, xRange: range(c.host.u) }]),
+      );
     },
     retheme(theme) {
       if (!last) return;

@@ -161,8 +161,10 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
       ),
     );
   }
-  // an embed that shows no setting has nothing to lock, so no note
-  lockNote.hidden = !settings.childElementCount;
+  // an embed that shows no setting, or fixes every one it shows, has nothing for Start to lock
+  // or Reset to free, so no note
+  lockNote.hidden =
+    !settings.childElementCount || show.filter((k) => TRAIN_KEYS.includes(k)).every((k) => lock.includes(k));
   form.append(lockNote, settings);
 
   function setError(field, message) {

@@ -20,10 +20,10 @@ import { cellText, hatchPattern, stoppedPattern } from '../shared/heat-cells.js'
 /** The grey of an exact zero: no colour of viridis. */
 export const ZERO_RGB = [138, 138, 138];
 
-/** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis. */
+/** Nice step ticks over [0, max] about `px` CSS pixels apart on a `width` px axis; on a narrow one, still one besides 0. */
 export function stepTicks(max, width, px = 70) {
   if (!(max > 0)) return [0];
-  const want = Math.max(1, Math.floor(width / px));
+  const want = Math.max(2, Math.floor(width / px));
   const raw = max / want;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = Math.max(
@@ -387,8 +387,15 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
       sharedStep = step;
       schedule();
     },
-    /** Redraws (a new theme's colours). */
-    redraw: schedule,
+    /**
+     * Redraws now, at the map's size now: a new theme's colours, or a print, which lays the
+     * page out for paper without a frame in which a scheduled drawing would run.
+     */
+    redraw() {
+      cancelAnimationFrame(frame);
+      resize();
+      draw();
+    },
     /** What the map shows, for the page's test hook. */
     get cell() {
       return cell && { step: data.steps[cell.i], row: cell.r + firstRow, value: data.columns[cell.i][cell.r] };

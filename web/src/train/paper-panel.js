@@ -5,9 +5,10 @@
 // many of its parts hold and which do not, with a caption written from the
 // numbers. Changing the architectures leaves the preset (its runs are defined
 // by it); any other setting keeps it, and the panel says which settings
-// differ from the paper's.
+// differ from the paper's. An embed may fix the buttons (mode 'fixed': only
+// the chosen preset's, pressed and disabled, marked "fixed") or hide them.
 //
-//   const p = createPaperPresets({ bar, panel, store, defaults, initial, apply });
+//   const p = createPaperPresets({ bar, panel, store, defaults, initial, mode, apply });
 //   p.specs()      // the preset's run specs for session.js, or null
 //   p.id(); p.choose(id); p.onChange(fn)
 //   p.update({ runs, state, config })   // returns the verdict shown (or null)
@@ -41,25 +42,39 @@ function differences(preset, config, defaults) {
 
 /**
  * bar, panel: the elements to fill. store: the lab's config store. defaults:
- * the lab's default config. initial: the preset of the link. apply(config,
- * id): the view's way to reset the run and take new settings.
+ * the lab's default config. initial: the preset of the link. mode: the
+ * buttons 'live', 'fixed' or 'hidden'. apply(config, id): the view's way to
+ * reset the run and take new settings.
  */
-export function createPaperPresets({ bar, panel, store, defaults, initial = NONE, apply }) {
+export function createPaperPresets({ bar, panel, store, defaults, initial = NONE, mode = 'live', apply }) {
   let id = PRESET_BY_ID[initial] ? initial : NONE;
+  const live = mode === 'live';
   const listeners = new Set();
   const buttons = PRESETS.map((p) =>
     el(
       'button',
-      { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false', title: p.paper },
+      {
+        type: 'button',
+        class: 'preset',
+        'data-preset': p.id,
+        'aria-pressed': 'false',
+        title: p.paper,
+        disabled: !live,
+      },
       `${p.title} (${p.cite})`,
     ),
   );
   bar.append(
-    el('h3', { class: 'field-title', id: 'train-presets-title' }, 'Paper presets'),
+    el(
+      'h3',
+      { class: 'field-title', id: 'train-presets-title' },
+      live ? 'Paper presets' : ['Paper preset ', el('span', { class: 'fixed' }, 'fixed')],
+    ),
     el('div', { class: 'presets', role: 'group', 'aria-labelledby': 'train-presets-title' }, buttons),
   );
   for (const b of buttons)
     b.addEventListener('click', () => {
+      if (!live) return;
       const p = PRESET_BY_ID[b.dataset.preset];
       apply(presetConfig(p, defaults), p.id);
     });
@@ -73,7 +88,12 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
   panel.append(title, claim, setting, differ, result, caption);
 
   function changed() {
-    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.preset === id));
+    for (const b of buttons) {
+      b.setAttribute('aria-pressed', String(b.dataset.preset === id));
+      // fixed: the chosen preset's button only, to say which it is
+      if (!live) b.hidden = b.dataset.preset !== id;
+    }
+    bar.hidden = mode === 'hidden' || (!live && id === NONE);
     panel.hidden = id === NONE;
     listeners.forEach((fn) => fn(id));
   }

@@ -15,6 +15,18 @@ export function durationText(seconds) {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
+/**
+ * The progress line's time left while a run trains: "· about 12 s left" once every run has a
+ * speed to go by, "· estimating the time left" before (a run that has not stepped yet, whose time
+ * left is not known); '' when not training.
+ */
+export function timeLeftText(progress, runState) {
+  if (runState !== 'running' && runState !== 'pausing') return '';
+  if (!(progress.tokensPerSecond > 0) || !Number.isFinite(progress.secondsLeft))
+    return '\u00b7 estimating the time left';
+  return `\u00b7 about ${durationText(progress.secondsLeft)} left`;
+}
+
 const WHOLE = new Intl.NumberFormat('en');
 const whole = (v) => WHOLE.format(Math.round(v));
 
@@ -48,8 +60,7 @@ export function createProgress(box) {
       setText(state, STATE_WORDS[runState] ?? runState);
       setText(steps, p.total ? `\u00b7 ${whole(p.done)} of ${whole(p.total)} steps` : '');
       setText(speed, p.tokensPerSecond > 0 ? `\u00b7 ${whole(p.tokensPerSecond)} tokens/s` : '');
-      const going = runState === 'running' || runState === 'pausing';
-      setText(left, going && p.tokensPerSecond > 0 ? `\u00b7 about ${durationText(p.secondsLeft)} left` : '');
+      setText(left, timeLeftText(p, runState));
     },
   };
 }

@@ -64,6 +64,19 @@ export function tokensPerStep(config) {
   return config.batch * (per[config.task] ?? 1);
 }
 
+/**
+ * A trainer lost with its engine worker (engine/client.js: .field 'trainer', .cause why the worker
+ * stopped) as the reader's next step; any other error as it is. `making`: the trainer was being made.
+ */
+function lostTrainerError(e, making = false) {
+  if (e?.field !== 'trainer' || typeof e.cause !== 'string') return e;
+  const text = making
+    ? `the engine worker making it ended (${e.cause}). Press Start to try again.`
+    : `the engine worker training it ended (${e.cause}), so this run cannot go on. Press Reset, then Start ` +
+      'to train it again, or Load\u2026 a model file you saved.';
+  return Object.assign(new Error(text), { field: 'trainer', cause: e.cause });
+}
+
 /** The session states in which its runs are training (requests out, or about to be). */
 export const TRAINING_STATES = Object.freeze(['starting', 'running', 'pausing', 'stepping']);
 
@@ -116,7 +129,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     if (gen !== generation || refused) {
       for (const m of made) if (m.status === 'fulfilled') m.value.delete().catch(() => {});
       if (gen === generation) {
-        error = refused.reason;
+        error = lostTrainerError(refused.reason, true);
         runs = [];
         setState('error');
         changed();
@@ -163,7 +176,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     } catch (e) {
       if (gen !== generation) return;
       r.busy = false;
-      r.error = e;
+      r.error = lostTrainerError(e);
       return;
     }
     if (gen !== generation) return;

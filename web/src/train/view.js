@@ -16,8 +16,9 @@
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
 // what is on screen, exactly as the engine gave it (the page's test hook).
 // An embed (embed/train.js) also gives `controls` ({show, lock} for
-// controls.js), `noticeTable` (the table its notices' fields are of) and
-// `noticeSource` (where its settings came from).
+// controls.js), `presets` (the paper presets' buttons: 'live', 'fixed' or
+// 'hidden', paper-panel.js), `noticeTable` (the table its notices' fields are
+// of) and `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
@@ -40,6 +41,7 @@ import { runSpecs } from './session.js';
 import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
+import { createComparison } from './comparison.js';
 import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../shared/train-verdicts.js';
 import { significant } from '../shared/format.js';
 
@@ -69,7 +71,17 @@ const refusalText = (e) => (e?.message ? e.message : String(e));
 
 export function mountTrainer(
   root,
-  { state, theme, engine, slots = {}, onUpdate = () => {}, controls: shown = {}, noticeTable, noticeSource },
+  {
+    state,
+    theme,
+    engine,
+    slots = {},
+    onUpdate = () => {},
+    controls: shown = {},
+    presets = 'live',
+    noticeTable,
+    noticeSource,
+  },
 ) {
   const store = createStore(state.config, { keys: TRAIN_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
@@ -100,6 +112,7 @@ export function mountTrainer(
     store,
     defaults: defaultTrainConfig(),
     initial: state.preset,
+    mode: presets,
     apply: async (config, id) => {
       await session.reset();
       controls.reset();
@@ -167,7 +180,10 @@ export function mountTrainer(
     { class: 'after-training', id: 'train-after', 'aria-labelledby': 'train-after-title' },
     el('h3', { class: 'heat-title', id: 'train-after-title' }, 'After training: lesions and contributions'),
   );
-  parts.push(paperPanel, afterBox);
+  // a comparison of the reader's own runs: one line from its numbers (comparison.js)
+  const comparisonBox = el('p', { class: 'caption train-comparison', id: 'train-comparison' });
+  const comparison = createComparison(comparisonBox);
+  parts.push(comparisonBox, paperPanel, afterBox);
   const after = createAfterTraining(afterBox, { palette: () => palette(root) });
 
   // ---- heatmaps: one section per metric, its legend, one map per architecture
@@ -402,11 +418,14 @@ export function mountTrainer(
   function renderLast({ snap, config, archs, looks, shown, scales, data }) {
     numbers.update(snap.runs, config, data);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
+    const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, preset: papers.id() });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
-    rest = requestAnimationFrame(() => renderAfter({ snap, archs, looks, shown, scales, verdictShown }));
+    rest = requestAnimationFrame(() =>
+      renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }),
+    );
   }
 
-  function renderAfter({ snap, archs, looks, shown, scales, verdictShown }) {
+  function renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }) {
     rest = 0;
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
@@ -436,6 +455,7 @@ export function mountTrainer(
       ),
       preset: papers.id(),
       verdict: verdictShown,
+      comparison: comparisonShown,
       lesions,
       lesionPlot: after.plotted(),
       learned: learnedShown,
@@ -542,6 +562,8 @@ export function mountTrainer(
       store.set(config);
       schedule();
     },
+    /** The paper preset's id, or 'none'. */
+    preset: () => papers.id(),
     /** fn(config, preset) after every change of the settings or of the paper preset (the page's link). */
     onSettings(fn) {
       const offStore = store.subscribe(() => fn(store.get(), papers.id()));

@@ -8,7 +8,7 @@
 import { checkItem } from '../checks.js';
 import { toHtml } from '../text.js';
 import { configToHash, defaultConfig } from '../../shared/state.js';
-import { archLabel } from '../../shared/archs.js';
+import { archNames } from '../../shared/archs.js';
 import { el } from '../../shared/dom.js';
 import { TRAIN_CHECKS, labHref, trainSettings } from '../train-checks.js';
 import { TRAIN_TABLE, defaultTrainConfig } from '../../shared/train-fields.js';
@@ -19,9 +19,9 @@ export function explorerHref(preset) {
   return `./${configToHash(config)}`;
 }
 
-/** "plain, Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a preset. */
+/** "plain; Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a preset. */
 export function describePreset(preset) {
-  const parts = [preset.arch.map(archLabel).join(', '), `depth ${preset.depth}`, `gain ${preset.gain}`];
+  const parts = [archNames(preset.arch), `depth ${preset.depth}`, `gain ${preset.gain}`];
   const dflt = defaultConfig();
   for (const k of ['width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed']) {
     if (k in preset && String(preset[k]) !== String(dflt[k])) parts.push(`${k.replace('_', ' ')} ${preset[k]}`);
@@ -29,12 +29,12 @@ export function describePreset(preset) {
   return parts.join(' · ');
 }
 
-/** "Post-LN, Pre-LN · copy · depth 6 · width 16 · lr 0.01 · 200 steps" for training settings. */
+/** "Post-LN; Pre-LN · copy · depth 6 · width 16 · lr 0.01 · 200 steps" for training settings. */
 export function describeTraining(train) {
   const s = trainSettings(train);
   const dflt = defaultTrainConfig();
   const name = (k) => TRAIN_TABLE[k].names?.[s[k]] ?? String(s[k]);
-  const parts = [s.arch.map(archLabel).join(', '), name('task')];
+  const parts = [archNames(s.arch), name('task')];
   const always = ['depth', 'lr', 'warmup', 'steps'];
   for (const k of ['depth', 'width', 'optimizer', 'lr', 'warmup', 'steps', 'seed'])
     if (always.includes(k) || String(s[k]) !== String(dflt[k]))

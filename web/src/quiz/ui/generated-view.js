@@ -21,7 +21,7 @@ const DASHES = [[], [9, 4], [2, 3], [12, 3, 2, 3]];
 // What the "predict the number" chart shows, per kind: the curve, and where the answer sits.
 const PREDICT_CHARTS = {
   'plain-gradient': {
-    title: 'Gradient at layer l relative to the top, grad_norm[l] / grad_norm[L]',
+    title: 'Gradient at layer l relative to the top',
     xLabel: 'layer l',
     curve: (doc) => {
       const g = doc.results.plain.grad_norm;
@@ -30,13 +30,13 @@ const PREDICT_CHARTS = {
     at: () => 0,
   },
   'preln-stream': {
-    title: 'Stream RMS at layer l, stream_rms[l]',
+    title: 'Stream RMS at layer l',
     xLabel: 'layer l',
     curve: (doc) => Array.from(doc.results.pre_ln.stream_rms),
     at: (c) => c.depth,
   },
   'residual-growth': {
-    title: 'Stream RMS relative to layer 0, stream_rms[l] / stream_rms[0]',
+    title: 'Stream RMS at layer l relative to layer 0',
     xLabel: 'layer l',
     curve: (doc) => {
       const s = doc.results.residual.stream_rms;
@@ -45,7 +45,7 @@ const PREDICT_CHARTS = {
     at: (c) => c.depth,
   },
   'lns-stream': {
-    title: 'Stream RMS of LNS at layer l, stream_rms[l]',
+    title: 'Stream RMS of LNS at layer l',
     xLabel: 'layer l',
     curve: (doc) => Array.from(doc.results.lns.stream_rms),
     at: (c) => c.depth,
@@ -221,7 +221,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
               },
             },
             el('option', { value: '' }, 'choose…'),
-            q.choices.map((a) => el('option', { value: a }, `${archLabel(a)} (${a})`)),
+            q.choices.map((a) => el('option', { value: a }, archLabel(a))),
           ),
         );
       }),
@@ -524,7 +524,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
               k.check.disabled = kDone;
             },
           }),
-          ` ${archLabel(a)} (${a})`,
+          ` ${archLabel(a)}`,
         ),
       ),
     );

@@ -9,8 +9,9 @@
 // the time the answer is revealed.
 //
 // The quiz page and the quiz embed (../../embed/quiz.js) both show items with this view. The embed
-// asks in fewer steps: a true/false choice commits at once, an open item has no answer box, "Next"
-// appears once the item is graded, and its session keeps no boxes (record(id) gives null).
+// asks in fewer steps: a true/false choice commits at once, "Next" appears once the item is graded,
+// and its session keeps no boxes (record(id) gives null); its answer box may be limited in length
+// (what an LMS keeps) and its text kept as a draft while it is written (`onDraft`).
 
 import { toHtml } from '../text.js';
 import { LEADS } from '../export.js';
@@ -49,9 +50,13 @@ function waitText(ms) {
 /**
  * @param {{host: HTMLElement, session: {record: (id) => object|null, answer: Function},
  *   onNext: () => void, experiment?: (item) => Node|null, commitOnChoice?: boolean,
- *   writeAnswer?: boolean, skip?: boolean, permalink?: boolean, nextLabel?: (item) => string}} deps
+ *   writeAnswer?: boolean, answerLimit?: number|null, answerHint?: string|null,
+ *   onDraft?: ((id: string, text: string) => void)|null, skip?: boolean, permalink?: boolean,
+ *   nextLabel?: (item) => string}} deps
  *   experiment: the live experiment block shown with the answer (experiment.js experimentBlock);
  *   commitOnChoice: a true/false choice reveals at once; writeAnswer: open items get an answer box;
+ *   answerLimit: the box's most characters; answerHint: the box's hint in place of the default;
+ *   onDraft: the box's text as it is written, before it is committed;
  *   skip: "Skip" before grading (else "Next" shows once graded); permalink: the #quiz/<id> link.
  */
 export function createItemView({
@@ -61,13 +66,17 @@ export function createItemView({
   experiment = () => null,
   commitOnChoice = false,
   writeAnswer = true,
+  answerLimit = null,
+  answerHint = null,
+  onDraft = null,
   skip = true,
   permalink = true,
   nextLabel = () => 'Next question',
 }) {
   let view = null; // {item, phase, choice, refs}
 
-  function show(item, { deepLinked = false } = {}) {
+  /** Shows `item`; `draft`: text already written in its answer box (a resumed attempt's). */
+  function show(item, { deepLinked = false, draft = '' } = {}) {
     const rec = session.record(item.id);
     const isTf = item.type === 'true-false';
     const titleId = `item-title-${item.id}`;
@@ -124,7 +133,10 @@ export function createItemView({
         rows: '3',
         'aria-describedby': `commit-hint-${item.id}`,
         spellcheck: 'true',
+        maxlength: answerLimit ? String(answerLimit) : null,
       });
+      refs.text.value = answerLimit ? String(draft).slice(0, answerLimit) : String(draft);
+      if (onDraft) refs.text.addEventListener('input', () => onDraft(item.id, refs.text.value));
       refs.text.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
           e.preventDefault();
@@ -160,7 +172,8 @@ export function createItemView({
         isTf
           ? 'Pick one first; the answer shows after you commit.'
           : typed
-            ? 'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.'
+            ? (answerHint ??
+              'Write what you think (a few words are enough), or just commit to an answer in your head; then reveal and grade yourself.')
             : 'Commit to an answer in your head, then reveal and grade yourself.',
       ),
     );
@@ -172,6 +185,8 @@ export function createItemView({
     refs.solution = el('section', { class: 'item-solution', 'aria-label': 'Answer', hidden: true });
     const yours = typed ? el('div', { class: 'your-answer' }) : null;
     refs.yours = yours;
+    // the answer written the last time this item was asked (quiz page progress), shown once revealed
+    refs.before = typed && rec?.answer ? rec.answer : '';
     refs.grade = isTf
       ? null
       : el(
@@ -305,6 +320,12 @@ export function createItemView({
               el('blockquote', { class: 'your-answer-text' }, text),
             ]
           : el('p', { class: 'your-answer-label' }, 'You committed without writing an answer.'),
+        refs.before
+          ? [
+              el('p', { class: 'your-answer-label' }, 'Last time you wrote:'),
+              el('blockquote', { class: 'your-answer-text your-answer-before' }, refs.before),
+            ]
+          : null,
       );
     }
     refs.solution.hidden = false;

@@ -11,7 +11,7 @@
 // Every method that writes returns the store's `notice` (a sentence, or null), and every change
 // reaches the listeners as {type, notice}.
 
-import { loadProgress, saveProgress, clearProgress, emptyProgress } from '../store.js';
+import { loadProgress, saveProgress, clearProgress, emptyProgress, keptAnswer } from '../store.js';
 import { due, grade, nextDueAt, boxCounts, recordOf, matches, dueAt, answeredSince } from '../schedule.js';
 import { newSession, record, summary } from '../score.js';
 
@@ -106,13 +106,17 @@ export function createSession({ bank, storage, now = () => Date.now(), seed = ra
     },
 
     /**
-     * Records one answer: Leitner box, session score, storage.
+     * Records one answer: Leitner box, session score, storage; `response`, what was written in an
+     * open item's box, is kept as the item's last written answer (an empty one keeps the one before).
      * @returns {string|null} notice
      */
-    answer(id, correct, { selfGraded = false } = {}) {
+    answer(id, correct, { selfGraded = false, response = '' } = {}) {
       if (!byId.has(id)) return null;
       const t = now();
+      const written = byId.get(id).type === 'true-false' ? '' : keptAnswer(response) || recordOf(progress, id).answer;
       progress = grade(progress, id, correct === true, t);
+      if (written)
+        progress = { ...progress, items: { ...progress.items, [id]: { ...progress.items[id], answer: written } } };
       progress = { ...progress, session: record(progress.session, { correct: correct === true, selfGraded }) };
       done.add(id);
       const notice = save();
