@@ -129,7 +129,11 @@ Status read_train_state_header(uint64_t size, const StateReader& read, uint32_t 
   h.steps = r.get<int64_t>();
   h.first_nonfinite = r.get<int64_t>();
   if (h.steps < 0 || h.steps > h.config.steps) return bad_state("step " + std::to_string(h.steps) + " is out of range");
-  if (h.first_nonfinite < -1 || h.first_nonfinite > h.steps) return bad_state("stop step is out of range");
+  // A run stops at its first non-finite step: after that step's update (a
+  // non-finite held-out loss) or before it (a non-finite loss or gradient, the
+  // update not applied), so the stop step is at most one past the steps done.
+  if (h.first_nonfinite < -1 || h.first_nonfinite > h.steps + 1 || h.first_nonfinite > h.config.steps)
+    return bad_state("stop step is out of range");
   *out = h;
   *tensors_at = r.ok ? r.at : r.end;  // a header cut short leaves no tensors to read
   return Status::Ok();

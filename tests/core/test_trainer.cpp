@@ -178,6 +178,19 @@ TEST_CASE("trainer: a blow-up stops the run at its first non-finite step", "[tra
   CHECK(tr.first_nonfinite() == last.step);
   CHECK(std::string(outcome(last, 1.0, 0.0)) == "diverged");
   CHECK(tr.step(10).empty());
+  // The stopped run saves and loads back, beside it and in place, still stopped at the same step;
+  // here the loss was non-finite before the update, so the stop step is one past the steps done.
+  CHECK(tr.steps_done() == last.step - 1);
+  const std::string blob = tr.state();
+  Trainer<float> back;
+  REQUIRE(back.configure(tiny(Task::copy), Arch::residual).ok());
+  REQUIRE(back.load(blob).ok());
+  CHECK(back.stopped());
+  CHECK(back.first_nonfinite() == last.step);
+  CHECK(back.state() == blob);
+  CHECK(back.step(10).empty());
+  REQUIRE(tr.load(blob).ok());
+  CHECK(tr.state() == blob);
 }
 
 TEST_CASE("trainer: a state of its own config loads in place, read straight into its tensors, and another beside it",
