@@ -9,15 +9,17 @@
 // Float64Arrays for the per-layer arrays (non-finite values stay NaN or
 // Infinity; first_nonfinite says where they start, null if nowhere).
 //
-// Errors: a value of the wrong type (an object for a number, a number for a
-// list, a string that is not a decimal number, an unknown field) throws a
-// TypeError or RangeError, a value out of its range (or a config over the
-// engine's memory or work budget) a RangeError; each names the field in its
-// message and in `.field`. After any error the module keeps computing the same
-// numbers. config in the result is the config that ran, in canonical form
-// (numbers as numbers, arch as an array, causal as a boolean).
+// Errors: every error is an EngineError (engine-error.js) naming the field in
+// its message and in `.field`, with a `.code`: a value of the wrong type (an
+// object for a number, a number for a list) is a TypeError ('type'), a value
+// its field does not allow (out of range, a string that is not a decimal
+// number, an unknown field) a RangeError ('range'), a config over the
+// engine's memory or work budget a RangeError ('budget') whose .max is the
+// largest value of the field that fits. After any error the module keeps
+// computing the same numbers. config in the result is the config that ran, in
+// canonical form (numbers as numbers, arch as an array, causal as a boolean).
 //
-// Training (spec v2):
+// Training:
 //
 //   const tr = rn.trainer({ task: 'reverse', arch: 'pre_ln', depth: 4, steps: 200 });
 //   const logs = tr.step(50);   // the logged updates among the next 50
@@ -31,42 +33,15 @@
 //
 // After rn.dispose(), or a failure the module cannot come back from (an abort),
 // every call of the engine and of its trainers throws one Error whose .field
-// is 'engine'; a second dispose() does nothing.
+// is 'engine' ('engine' code); a second dispose() does nothing.
 //
-// This file only converts: the ranges and every number come from the C++ core.
+// This file only converts: the ranges, the checks and every number come from
+// the C++ core (session.h), the result's keys too (bindings.cpp hands results
+// over as objects keyed by the core's names).
 import createResnormModule from './dist/resnorm_wasm.js';
+import { EngineError, printable } from './engine-error.js';
 
-// In the order of bindings.cpp's array(i, which). The last six exist for
-// transformer blocks only (empty for MLP blocks, and then left out).
-const ARRAYS = [
-  'grad_norm',
-  'stream_rms',
-  'update_ratio',
-  'w1_grad_norm',
-  'w2_grad_norm',
-  'attn_update_ratio',
-  'mlp_update_ratio',
-  'wq_grad_norm',
-  'wk_grad_norm',
-  'wv_grad_norm',
-  'wo_grad_norm',
-];
-// In the order of bindings.cpp's pathArray(i, which).
-const PATH_ARRAYS = ['count', 'measured', 'mean_norm', 'sd_norm', 'total'];
-// In the order of bindings.cpp's JsTrainer: logScalars(i), logArray(i, which), lesionArray(which).
-const LOG_SCALARS = [
-  'step',
-  'lr',
-  'train_loss',
-  'heldout_loss',
-  'heldout_accuracy',
-  'grad_norm_global',
-  'output_change',
-  'top_cosine',
-  'first_nonfinite',
-];
-const LOG_ARRAYS = ['grad_norm', 'stream_rms', 'w_grad_norm', 'update_ratio', 'contribution'];
-const LESION_ARRAYS = ['loss', 'increase', 'relative', 'contribution', 'contribution_init'];
+export { EngineError };
 
 export class Resnorm {
   constructor(module) {
@@ -98,20 +73,9 @@ export class Resnorm {
   simulate(config = {}) {
     this._usable();
     const cfg = this.normalize(config);
-    throwIfError(this._guard(() => this._sim.run(toWasm(cfg))));
+    throwIfError(this._guard(() => this._sim.run(cfg)));
     const results = {};
-    const n = this._sim.archCount();
-    for (let i = 0; i < n; i++) {
-      const r = {};
-      // Copy out of the wasm heap now: the next call may grow memory and detach views.
-      ARRAYS.forEach((key, which) => {
-        const v = this._sim.array(i, which).slice();
-        if (v.length || which < 5) r[key] = v;
-      });
-      const nf = this._sim.firstNonfinite(i);
-      r.first_nonfinite = nf < 0 ? null : nf;
-      results[this._sim.archName(i)] = r;
-    }
+    for (let i = 0, n = this._sim.archCount(); i < n; i++) results[this._sim.archName(i)] = copied(this._sim.result(i));
     return { config: cfg, results };
   }
 
@@ -131,21 +95,15 @@ export class Resnorm {
    */
   pathGradients(options = {}) {
     this._usable();
-    if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
+    if (!isRecord(options)) throw new EngineError('type', 'options', `must be an object, got ${describe(options)}`);
     const { samples: s = 32, path_seed: p = 0, ...config } = options;
     const cfg = this.normalize(config);
     const samples = numberField('samples', s);
     const path_seed = numberField('path_seed', p);
-    throwIfError(this._guard(() => this._sim.paths(toWasm(cfg), samples, path_seed)));
+    throwIfError(this._guard(() => this._sim.paths(cfg, samples, path_seed)));
     const results = {};
-    const n = this._sim.pathArchCount();
-    for (let i = 0; i < n; i++) {
-      const r = { units: this._sim.pathUnits(i), full_norm: this._sim.pathFullNorm(i) };
-      PATH_ARRAYS.forEach((key, which) => {
-        r[key] = this._sim.pathArray(i, which).slice();
-      });
-      results[this._sim.pathArchName(i)] = r;
-    }
+    for (let i = 0, n = this._sim.pathArchCount(); i < n; i++)
+      results[this._sim.pathArchName(i)] = copied(this._sim.pathResult(i));
     return { config: cfg, samples, path_seed, results };
   }
 
@@ -156,7 +114,7 @@ export class Resnorm {
   check(config = {}) {
     this._usable();
     const cfg = this.normalize(config);
-    throwIfError(this._guard(() => this._sim.check(toWasm(cfg))));
+    throwIfError(this._guard(() => this._sim.check(cfg)));
     return cfg;
   }
 
@@ -181,8 +139,7 @@ export class Resnorm {
     };
     return this._guard(
       () => {
-        buildTrainConfig(this._checker, this.trainFields, cfg);
-        throwIfError(this._checker.check());
+        throwIfError(this._checker.check(cfg));
         return JSON.parse(this._checker.configJson());
       },
       { reset },
@@ -199,10 +156,7 @@ export class Resnorm {
     const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
     const handle = this._guard(() => new this._module.Trainer());
     try {
-      this._guard(() => {
-        buildTrainConfig(handle, this.trainFields, cfg);
-        throwIfError(handle.start());
-      });
+      this._guard(() => throwIfError(handle.start(cfg)));
     } catch (e) {
       handle.delete();
       throw e;
@@ -217,7 +171,7 @@ export class Resnorm {
   normToken(kind, x, gamma, beta) {
     this._usable();
     if (typeof kind !== 'string')
-      throw fieldError(TypeError, 'kind', `must be 'layernorm' or 'rmsnorm', got ${describe(kind)}`);
+      throw new EngineError('type', 'kind', `must be 'layernorm' or 'rmsnorm', got ${describe(kind)}`);
     const xs = numbers('x', x, this._limits.tokenFeatures);
     const g = gamma === undefined ? xs.map(() => 1) : numbers('gamma', gamma, this._limits.tokenFeatures);
     const b = beta === undefined ? xs.map(() => 0) : numbers('beta', beta, this._limits.tokenFeatures);
@@ -232,7 +186,7 @@ export class Resnorm {
    */
   batchVsLayerNorm(options) {
     this._usable();
-    if (!isRecord(options)) throw fieldError(TypeError, 'options', `must be an object, got ${describe(options)}`);
+    if (!isRecord(options)) throw new EngineError('type', 'options', `must be an object, got ${describe(options)}`);
     const { x, batch, length, width, lengths, countPadding = false } = options;
     const { batch: maxB, length: maxT, width: maxD } = this._limits;
     const B = numberField('batch', batch);
@@ -241,7 +195,7 @@ export class Resnorm {
     const xs = numbers('x', x, maxB * maxT * maxD);
     const lens = numbers('lengths', lengths, maxB);
     if (typeof countPadding !== 'boolean') {
-      throw fieldError(TypeError, 'countPadding', `must be true or false, got ${describe(countPadding)}`);
+      throw new EngineError('type', 'countPadding', `must be true or false, got ${describe(countPadding)}`);
     }
     return unwrap(this._guard(() => this._module.batchVsLayerNorm(xs, B, T, d, lens, countPadding)));
   }
@@ -265,7 +219,7 @@ export class Resnorm {
 
   // Throws the engine's one error once it cannot be used.
   _usable() {
-    if (this._stopped !== null) throw fieldError(Error, 'engine', this._stopped);
+    if (this._stopped !== null) throw new EngineError('engine', 'engine', this._stopped);
   }
 
   // Runs one call into the module. A C++ exception or an abort must never reach
@@ -294,7 +248,7 @@ export class Resnorm {
       } catch {
         this._fail(cause);
       }
-      throw fieldError(Error, field, `the engine failed on ${what} (${cause}); ${after}`);
+      throw new EngineError('engine', field, `the engine failed on ${what} (${cause}); ${after}`);
     }
   }
 
@@ -329,8 +283,8 @@ export class Resnorm {
 }
 
 /**
- * One architecture in training (bindings.cpp's JsTrainer over the core's
- * Trainer<float>). Made by rn.trainer(config).
+ * One architecture in training (bindings.cpp's Trainer over the core's
+ * SessionTrainer). Made by rn.trainer(config).
  *   config       the canonical config that runs (arch: the one name)
  *   task         {chance, optimal}: the task's chance and optimal losses (null if unknown)
  *   stepsDone    updates done; stopped: true after the first non-finite step
@@ -374,15 +328,7 @@ export class Trainer {
     return this._call(() => {
       throwIfError(this._t.step(count));
       const logs = [];
-      for (let i = 0, k = this._t.logCount(); i < k; i++) {
-        const s = this._t.logScalars(i).slice();
-        const log = Object.fromEntries(LOG_SCALARS.map((key, j) => [key, s[j]]));
-        if (log.first_nonfinite < 0) log.first_nonfinite = null;
-        LOG_ARRAYS.forEach((key, which) => {
-          log[key] = this._t.logArray(i, which).slice();
-        });
-        logs.push(log);
-      }
+      for (let i = 0, k = this._t.logCount(); i < k; i++) logs.push(copied(this._t.log(i)));
       this._t.clearLogs();
       return logs;
     });
@@ -392,11 +338,7 @@ export class Trainer {
   lesion() {
     return this._call(() => {
       throwIfError(this._t.lesion());
-      const out = { base: this._t.lesionBase() };
-      LESION_ARRAYS.forEach((key, which) => {
-        out[key] = this._t.lesionArray(which).slice();
-      });
-      return out;
+      return copied(this._t.lesionResult());
     });
   }
 
@@ -425,11 +367,9 @@ export class Trainer {
    */
   gates() {
     return this._call(() => {
-      const width = this._t.gates();
-      if (width === 0) return null;
-      const flat = this._t.gatesArray(0).slice();
-      const init = this._t.gatesArray(1).slice();
-      const magnitude = this._t.gatesArray(2).slice();
+      const g = this._t.gates();
+      if (g === null) return null;
+      const { width, values: flat, init, magnitude } = copied(g);
       const values = Array.from(init, (_, k) => flat.slice(k * width, (k + 1) * width));
       return { width, units: init.length, values, init, magnitude };
     });
@@ -439,8 +379,8 @@ export class Trainer {
   outcome() {
     const name = this._call(() => this._t.outcome());
     if (!name) {
-      throw fieldError(
-        RangeError,
+      throw new EngineError(
+        'range',
         'outcome',
         'no step has been logged since this trainer was made or loaded (step() first)',
       );
@@ -459,7 +399,7 @@ export class Trainer {
     try {
       out = new Uint8Array(size);
     } catch (e) {
-      throw fieldError(RangeError, 'state', `${size} bytes could not be allocated for the state (${e.message})`);
+      throw new EngineError('range', 'state', `${size} bytes could not be allocated for the state (${e.message})`);
     }
     let at = 0;
     this._call(
@@ -470,7 +410,7 @@ export class Trainer {
         }),
       { keep: true },
     );
-    if (at !== size) throw fieldError(Error, 'state', `the engine wrote ${at} of the state's ${size} bytes`);
+    if (at !== size) throw new EngineError('engine', 'state', `the engine wrote ${at} of the state's ${size} bytes`);
     return out;
   }
 
@@ -485,10 +425,10 @@ export class Trainer {
   load(bytes) {
     const blob = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
     if (!(blob instanceof Uint8Array))
-      throw fieldError(TypeError, 'state', `expected a Uint8Array from state(), got ${describe(bytes)}`);
+      throw new EngineError('type', 'state', `expected a Uint8Array from state(), got ${describe(bytes)}`);
     if (blob.length > this._rn._maxState) {
-      throw fieldError(
-        RangeError,
+      throw new EngineError(
+        'range',
         'state',
         `${blob.length} bytes is larger than any saved state (allowed at most ${this._rn._maxState})`,
       );
@@ -503,7 +443,7 @@ export class Trainer {
     if (!this._t) return;
     this._t.delete();
     this._drop();
-    this._gone = fieldError(Error, 'trainer', 'this trainer was deleted');
+    this._gone = new EngineError('engine', 'trainer', 'this trainer was deleted');
   }
 
   // Forgets the wasm object (freed, or lost with the engine).
@@ -537,8 +477,8 @@ export class Trainer {
     const reset = () => {
       const t = this._t;
       this._drop();
-      this._gone = fieldError(
-        Error,
+      this._gone = new EngineError(
+        'engine',
         'trainer',
         'this trainer failed in the engine and was freed (a new one can load a saved state)',
       );
@@ -560,39 +500,27 @@ function defaultsOf(fields) {
 
 /** A config in canonical form over a field table: defaults filled in, each value checked for its type, unknown fields refused. */
 function normalizeWith(specs, defaults, config) {
-  if (!isRecord(config)) throw fieldError(TypeError, 'config', `must be an object of fields, got ${describe(config)}`);
+  if (!isRecord(config))
+    throw new EngineError('type', 'config', `must be an object of fields, got ${describe(config)}`);
   const cfg = { ...defaults, arch: [...defaults.arch] };
   for (const key of Object.keys(config)) {
     const spec = Object.hasOwn(specs, key) ? specs[key] : null;
     if (!spec) {
-      throw fieldError(RangeError, key, `${printable(key)}: unknown field (allowed ${Object.keys(specs).join(', ')})`);
+      throw new EngineError(
+        'range',
+        key,
+        `${printable(key)}: unknown field (allowed ${Object.keys(specs).join(', ')})`,
+      );
     }
     cfg[key] = canonical(spec, config[key]);
   }
   return cfg;
 }
 
-/** A canonical train config into a JsTrainer, field by field on the core's defaults (the core checks each value). */
-function buildTrainConfig(handle, fields, cfg) {
-  handle.reset();
-  for (const f of fields) {
-    const v = cfg[f.name];
-    if (f.kind === 'choice_list') throwIfError(handle.set(f.name, v.join(',')));
-    else if (f.kind === 'choice') throwIfError(handle.set(f.name, v));
-    else throwIfError(handle.setNumber(f.name, v));
-  }
-}
-
-// The engine's errors come back as values, "field\tmessage" (and "\tmax" when a
-// budget refused the call); here, once, they become RangeErrors whose .field
-// names the field and whose .max, for a refusal by budget, is the largest value
-// of that field that fits with the other settings (0 if none does).
+// The engine's refusals come back as values, null or {field, message, code[,
+// max]}; here, once, they are thrown.
 function throwIfError(error) {
-  if (!error) return;
-  const [field, message, max] = error.split('\t');
-  const e = fieldError(RangeError, field, message);
-  if (max !== undefined) e.max = Number(max);
-  throw e;
+  if (error) throw new EngineError(error.code, error.field, error.message, error.max);
 }
 
 function unwrap(result) {
@@ -600,17 +528,11 @@ function unwrap(result) {
   return result;
 }
 
-function fieldError(Kind, field, message) {
-  const name = printable(field);
-  const e = new Kind(message.startsWith(`${name}: `) ? message : `${name}: ${message}`);
-  e.field = field;
-  return e;
-}
-
-// What a message may show of a value: 40 characters, control characters as '?'.
-function printable(value) {
-  const s = String(value);
-  return s.slice(0, 40).replace(/[^\x20-\x7e]/g, '?') + (s.length > 40 ? '...' : '');
+// A result object from the module with each typed-array view copied out of
+// the wasm heap now: the next call may grow memory and detach views.
+function copied(out) {
+  for (const [key, v] of Object.entries(out)) if (ArrayBuffer.isView(v)) out[key] = v.slice();
+  return out;
 }
 
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
@@ -636,25 +558,25 @@ function numberField(field, v, allowed = '') {
   if (typeof v === 'number') return v;
   if (typeof v === 'string') {
     if (!DECIMAL.test(v))
-      throw fieldError(RangeError, field, `'${printable(v)}' is not a finite number written in decimal${range}`);
+      throw new EngineError('range', field, `'${printable(v)}' is not a finite number written in decimal${range}`);
     const n = Number(v);
     const nonzero = /[1-9]/.test(v.split(/[eE]/)[0]);
     if (nonzero && Math.abs(n) < 2 ** -1022)
-      throw fieldError(RangeError, field, `'${printable(v)}' is too small to represent${range}`);
+      throw new EngineError('range', field, `'${printable(v)}' is too small to represent${range}`);
     return n === 0 ? 0 : n;
   }
-  throw fieldError(TypeError, field, `expected a number, got ${describe(v)}${range}`);
+  throw new EngineError('type', field, `expected a number, got ${describe(v)}${range}`);
 }
 
 /** A list of numbers (an Array or a typed array) of at most `max` entries, as a plain Array. */
 function numbers(field, v, max) {
   if (!Array.isArray(v) && !(ArrayBuffer.isView(v) && !(v instanceof DataView))) {
-    throw fieldError(TypeError, field, `expected an array of numbers, got ${describe(v)}`);
+    throw new EngineError('type', field, `expected an array of numbers, got ${describe(v)}`);
   }
-  if (v.length > max) throw fieldError(RangeError, field, `${v.length} entries is too many (allowed at most ${max})`);
+  if (v.length > max) throw new EngineError('range', field, `${v.length} entries is too many (allowed at most ${max})`);
   const out = Array.from(v);
   const bad = out.findIndex((n) => typeof n !== 'number');
-  if (bad >= 0) throw fieldError(TypeError, field, `entry ${bad} is ${describe(out[bad])}, not a number`);
+  if (bad >= 0) throw new EngineError('type', field, `entry ${bad} is ${describe(out[bad])}, not a number`);
   return out;
 }
 
@@ -665,20 +587,21 @@ function canonical(spec, v) {
     case 'choice':
       if (field === 'causal' && typeof v === 'boolean') return v;
       if (typeof v !== 'string')
-        throw fieldError(TypeError, field, `expected one of ${spec.allowed}, got ${describe(v)}`);
+        throw new EngineError('type', field, `expected one of ${spec.allowed}, got ${describe(v)}`);
       return field === 'causal' && (v === 'true' || v === 'false') ? v === 'true' : v;
     case 'choice_list': {
       const list = typeof v === 'string' ? v.split(',') : v;
       if (!Array.isArray(list)) {
-        throw fieldError(TypeError, field, `expected an array or a comma-separated list, got ${describe(v)}`);
+        throw new EngineError('type', field, `expected an array or a comma-separated list, got ${describe(v)}`);
       }
       if (list.length > spec.choices.length) {
-        throw fieldError(RangeError, field, `${list.length} entries (allowed 1..${spec.choices.length}, each once)`);
+        throw new EngineError('range', field, `${list.length} entries (allowed 1..${spec.choices.length}, each once)`);
       }
       const bad = list.findIndex((a) => typeof a !== 'string');
-      if (bad >= 0) throw fieldError(TypeError, field, `entry ${bad} is ${describe(list[bad])}, not a name`);
+      if (bad >= 0) throw new EngineError('type', field, `entry ${bad} is ${describe(list[bad])}, not a name`);
       const twice = list.find((a, i) => list.indexOf(a) !== i);
-      if (twice !== undefined) throw fieldError(RangeError, field, `'${printable(twice)}' is listed twice (each once)`);
+      if (twice !== undefined)
+        throw new EngineError('range', field, `'${printable(twice)}' is listed twice (each once)`);
       return [...list];
     }
     default:
@@ -691,27 +614,6 @@ function parseDefault(f) {
   if (f.name === 'causal') return f.default === 'true';
   if (f.kind === 'choice') return f.default;
   return Number(f.default);
-}
-
-// Strings for enums, numbers for numbers: what bindings.cpp's JsConfig takes.
-// canonical() has already checked each type; the core checks the values.
-function toWasm(cfg) {
-  return {
-    arch: cfg.arch.join(','),
-    depth: cfg.depth,
-    width: cfg.width,
-    tokens: cfg.tokens,
-    expansion: cfg.expansion,
-    gain: cfg.gain,
-    seed: cfg.seed,
-    heads: cfg.heads,
-    activation: cfg.activation,
-    init: cfg.init,
-    final_norm: cfg.final_norm,
-    block: cfg.block,
-    causal: String(cfg.causal), // true/false
-    mix_fraction: cfg.mix_fraction,
-  };
 }
 
 /**

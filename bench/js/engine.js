@@ -168,7 +168,7 @@ export function streamKey(parts) {
   return h;
 }
 
-/** One arch's result arrays for depth L (spec v1's metrics), zeroed; first_nonfinite null. */
+/** One arch's result arrays for depth L (a simulation's metrics), zeroed; first_nonfinite null. */
 export function emptyResult(L) {
   return {
     grad_norm: new Float64Array(L + 1),

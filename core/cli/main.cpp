@@ -83,13 +83,14 @@ int train(const TrainConfig& tc, bool json) {
                     name(tc.archs[i]), g.lr, g.train_loss, g.heldout_loss, g.heldout_accuracy, g.grad_norm_global,
                     g.output_change, g.top_cosine, g.first_nonfinite >= 0 ? "  non-finite: stopped" : "");
       }
-  std::string line = "{\"config\": " + train_config_json(tc) + ", \"chance_loss\": " + json_number(chance) +
-                     ", \"optimal_loss\": " + json_number(optimal) + ", \"summary\": {";
+  Json doc;
+  doc.begin_object().key("config").raw(train_config_json(tc));
+  doc.key("chance_loss").number(chance).key("optimal_loss").number(optimal).key("summary").begin_object();
   for (size_t i = 0; i < trainers.size(); ++i) {
     const Lesion les = trainers[i]->lesion();
     if (json) {
-      line += (i ? ", \"" : "\"") + std::string(name(tc.archs[i])) + "\": " +
-              train_summary_json(last[i], les, trainers[i]->gates(), trainers[i]->dwa_weights(), chance, optimal);
+      doc.key(name(tc.archs[i]))
+          .raw(train_summary_json(last[i], les, trainers[i]->gates(), trainers[i]->dwa_weights(), chance, optimal));
       continue;
     }
     const double mx = les.increase.empty() ? NAN : *std::max_element(les.increase.begin(), les.increase.end());
@@ -99,7 +100,7 @@ int train(const TrainConfig& tc, bool json) {
         name(tc.archs[i]), outcome(last[i], chance, optimal), (long long)last[i].step, last[i].heldout_loss,
         median(les.increase), mx);
   }
-  if (json) std::printf("%s}}\n", line.c_str());
+  if (json) std::printf("%s\n", doc.end_object().end_object().str().c_str());
   return 0;
 }
 

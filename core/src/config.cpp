@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "resnorm/json.h"
+
 namespace resnorm {
 namespace {
 
@@ -219,6 +221,10 @@ Status field_error(const FieldSpec& f, const std::string& what) { return fail(f,
 
 Status check_field(const FieldSpec& f, double value) { return check_number(f, value, fmt_number(value)); }
 
+Status check_whole(const char* field, double value, double lo, double hi) {
+  return check_field({field, FieldKind::integer, lo, hi, {}, "", ""}, value);
+}
+
 Status set_field(Config& cfg, std::string_view name, std::string_view text) {
   const FieldSpec* f = find_field(name);
   if (!f) return {std::string(name), printable(name) + ": unknown field"};
@@ -306,17 +312,31 @@ std::vector<Arch> all_archs() {
 }
 
 std::string config_json(const Config& c) {
-  std::string s = "{\"arch\": [";
-  for (size_t i = 0; i < c.archs.size(); ++i) s += (i ? ", \"" : "\"") + std::string(name(c.archs[i])) + "\"";
-  s += "], \"depth\": " + std::to_string(c.depth) + ", \"width\": " + std::to_string(c.width) +
-       ", \"tokens\": " + std::to_string(c.tokens) + ", \"expansion\": " + std::to_string(c.expansion) +
-       ", \"gain\": " + fmt_number(c.gain) + ", \"activation\": \"" + name(c.activation) + "\", \"init\": \"" +
-       name(c.init) + "\", \"final_norm\": \"" + name(c.final_norm) + "\", \"seed\": " + std::to_string(c.seed);
+  Json j;
+  j.begin_object().key("arch").begin_array();
+  for (Arch a : c.archs) j.string(name(a));
+  j.end_array().key("depth").integer(c.depth).key("width").integer(c.width).key("tokens").integer(c.tokens);
+  j.key("expansion").integer(c.expansion).key("gain").number(c.gain, 10);
+  j.key("activation").string(name(c.activation)).key("init").string(name(c.init));
+  j.key("final_norm").string(name(c.final_norm)).key("seed").integer(c.seed);
   if (c.block == Block::transformer)
-    s += std::string(", \"block\": \"") + name(c.block) + "\", \"heads\": " + std::to_string(c.heads) +
-         ", \"causal\": " + (c.causal ? "true" : "false");
-  if (has_arch(c, Arch::mix_ln)) s += ", \"mix_fraction\": " + fmt_number(c.mix_fraction);
-  return s + "}";
+    j.key("block").string(name(c.block)).key("heads").integer(c.heads).key("causal").boolean(c.causal);
+  if (has_arch(c, Arch::mix_ln)) j.key("mix_fraction").number(c.mix_fraction, 10);
+  return j.end_object().str();
+}
+
+std::string fields_json(const std::vector<FieldSpec>& specs) {
+  const char* kinds[] = {"integer", "real", "choice", "choice_list", "uint32"};
+  Json j;
+  j.begin_array();
+  for (const FieldSpec& f : specs) {
+    j.begin_object().key("name").string(f.name).key("kind").string(kinds[static_cast<int>(f.kind)]);
+    j.key("min").exact(f.min).key("max").exact(f.max).key("allowed").string(allowed_text(f));
+    j.key("default").string(f.default_text).key("help").string(f.help).key("choices").begin_array();
+    for (const char* c : f.choices) j.string(c);
+    j.end_array().end_object();
+  }
+  return j.end_array().str();
 }
 
 }  // namespace resnorm

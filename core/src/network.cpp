@@ -1,4 +1,4 @@
-// The trainable model of spec v2: embedding, the stack, the head, forward
+// The model a training run trains: embedding, the stack, the head, forward
 // next to backward (see network.h).
 #include "resnorm/network.h"
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "resnorm/norms.h"
 
@@ -86,6 +87,28 @@ Status batch_vs_layer_norm(const std::vector<double>& x, int B, int T, int d, co
   if (!all_finite(out->mean) || !all_finite(out->var) || !all_finite(out->batchnorm) || !all_finite(out->layernorm))
     return bad("x", "the entries are too large: their statistics overflow a double (keep |x| below 1e150)");
   return Status::Ok();
+}
+
+Status norm_token(std::string_view kind, const std::vector<double>& x, const std::vector<double>& gamma,
+                  const std::vector<double>& beta, TokenNorm* out) {
+  const NormKind k = kind == "layernorm" ? NormKind::layernorm : kind == "rmsnorm" ? NormKind::rmsnorm : NormKind::none;
+  return norm_token(k, x, gamma, beta, out);
+}
+
+Status batch_vs_layer_norm(const std::vector<double>& x, double B, double T, double d,
+                           const std::vector<double>& lengths, bool count_padding, BatchNormResult* out) {
+  Status st = check_whole("batch", B, 1, kMaxBatch);
+  if (st.ok()) st = check_whole("length", T, 1, kMaxLength);
+  if (st.ok()) st = check_whole("width", d, 1, kMaxNormWidth);
+  if (!st.ok()) return st;
+  std::vector<int> lens;
+  for (double len : lengths) {
+    st = check_whole("lengths", len, 0, T);
+    if (!st.ok()) return st;
+    lens.push_back(static_cast<int>(len));
+  }
+  return batch_vs_layer_norm(x, static_cast<int>(B), static_cast<int>(T), static_cast<int>(d), lens, count_padding,
+                             out);
 }
 
 }  // namespace resnorm

@@ -167,4 +167,12 @@ Status Engine<S>::paths(const Config& cfg, int samples, uint32_t path_seed, Path
 template Status Engine<float>::paths(const Config&, int, uint32_t, PathResults*);
 template Status Engine<double>::paths(const Config&, int, uint32_t, PathResults*);
 
+std::vector<NamedArray> named_arrays(const PathArch& a) {
+  return {{"count", &a.count},
+          {"measured", &a.measured},
+          {"mean_norm", &a.mean_norm},
+          {"sd_norm", &a.sd_norm},
+          {"total", &a.total}};
+}
+
 }  // namespace resnorm

@@ -154,17 +154,15 @@ ArchResult Model<S>::result() const {
 template ArchResult Model<float>::result() const;
 template ArchResult Model<double>::result() const;
 
-void append_json_array(std::string& s, const std::vector<double>& v) {
-  s += '[';
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_number(v[i]);
-  s += ']';
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+std::vector<NamedArray> named_arrays(const ArchResult& r) {
+  std::vector<NamedArray> a = {{"grad_norm", &r.grad_norm},
+                               {"stream_rms", &r.stream_rms},
+                               {"update_ratio", &r.update_ratio},
+                               {"w1_grad_norm", &r.w1_grad_norm},
+                               {"w2_grad_norm", &r.w2_grad_norm}};
+  for (const auto& [key, v] : transformer_arrays(r))
+    if (!v->empty()) a.push_back({key, v});
+  return a;
 }
 
 namespace {
@@ -195,30 +193,13 @@ std::string sci(double v) {
 }  // namespace
 
 std::string results_json(const Results& res) {
-  std::string s = "{\"config\": " + config_json(res.config) + ", \"results\": {";
-  for (size_t i = 0; i < res.archs.size(); ++i) {
-    const ArchResult& r = res.archs[i];
-    s += (i ? ", \"" : "\"") + std::string(name(r.arch)) + "\": {\"grad_norm\": ";
-    append_json_array(s, r.grad_norm);
-    s += ", \"stream_rms\": ";
-    append_json_array(s, r.stream_rms);
-    s += ", \"update_ratio\": ";
-    append_json_array(s, r.update_ratio);
-    s += ", \"w1_grad_norm\": ";
-    append_json_array(s, r.w1_grad_norm);
-    s += ", \"w2_grad_norm\": ";
-    append_json_array(s, r.w2_grad_norm);
-    // Transformer-only arrays: absent (not empty) for MLP blocks.
-    for (const auto& [key, v] : transformer_arrays(r)) {
-      if (v->empty()) continue;
-      s += std::string(", \"") + key + "\": ";
-      append_json_array(s, *v);
-    }
-    s += ", \"first_nonfinite\": " + (r.first_nonfinite < 0 ? std::string("null") : std::to_string(r.first_nonfinite));
-    s += '}';
+  Json j;
+  j.begin_object().key("config").raw(config_json(res.config)).key("results").begin_object();
+  for (const ArchResult& r : res.archs) {
+    j.key(name(r.arch)).begin_object().arrays(named_arrays(r));
+    j.key("first_nonfinite").integer_or_null(r.first_nonfinite).end_object();
   }
-  s += "}}";
-  return s;
+  return j.end_object().end_object().str();
 }
 
 std::string results_table(const Results& res) {

@@ -2,9 +2,9 @@
 #include "resnorm/train_config.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
+
+#include "resnorm/json.h"
 
 namespace resnorm {
 namespace {
@@ -21,16 +21,6 @@ FieldSpec stack_field(const char* name, const char* default_text, double max = -
   f.default_text = default_text;
   if (max >= 0) f.max = max;
   return f;
-}
-
-// The shortest of %.15g, %.16g, %.17g that reads back as v.
-std::string fmt(double v) {
-  char buf[32];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
 }
 
 // Every numeric field with its member, for assigning and for validate().
@@ -156,6 +146,16 @@ Status set_train_field(TrainConfig& t, std::string_view name, std::string_view t
   return Status::Ok();
 }
 
+Status set_train_number(TrainConfig& t, std::string_view name, double value) {
+  const FieldSpec* f = find_train_field(name);
+  if (!f) return {std::string(name), printable(name) + ": unknown field"};
+  if (f->kind == FieldKind::choice || f->kind == FieldKind::choice_list)
+    return field_error(*f, "a number is not a valid value");
+  Status st = check_field(*f, value);
+  if (!st.ok()) return st;
+  return set_train_field(t, name, exact_number(value));
+}
+
 Status validate(const TrainConfig& t) {
   const FieldSpec& arch = *find_train_field("arch");
   if (t.archs.empty()) return field_error(arch, "the list is empty");
@@ -197,7 +197,7 @@ std::string train_config_text(const TrainConfig& t) {
       for (const IntField& i : kInts)
         if (std::string_view(f.name) == i.name) value = std::to_string(t.*i.member);
       for (const RealField& r : kReals)
-        if (std::string_view(f.name) == r.name) value = fmt(t.*r.member);
+        if (std::string_view(f.name) == r.name) value = exact_number(t.*r.member);
     }
     s += (s.empty() ? "--" : " --") + flag + " " + value;
   }
@@ -225,25 +225,26 @@ Status parse_train_config_text(std::string_view text, TrainConfig* tc) {
 }
 
 std::string train_config_json(const TrainConfig& t) {
-  std::string s = "{";
+  Json j;
+  j.begin_object();
   for (const FieldSpec& f : train_field_specs()) {
-    s += (s.size() > 1 ? ", \"" : "\"") + std::string(f.name) + "\": ";
+    j.key(f.name);
     if (f.kind == FieldKind::choice) {
-      s += "\"" + std::string(f.choices[choice_of(t, f.name)]) + "\"";
+      j.string(f.choices[choice_of(t, f.name)]);
     } else if (f.kind == FieldKind::choice_list) {
-      s += "[";
-      for (size_t i = 0; i < t.archs.size(); ++i) s += (i ? ", \"" : "\"") + std::string(name(t.archs[i])) + "\"";
-      s += "]";
+      j.begin_array();
+      for (Arch a : t.archs) j.string(name(a));
+      j.end_array();
     } else if (std::string_view(f.name) == "seed") {
-      s += std::to_string(t.seed);
+      j.integer(t.seed);
     } else {
       for (const IntField& i : kInts)
-        if (std::string_view(f.name) == i.name) s += std::to_string(t.*i.member);
+        if (std::string_view(f.name) == i.name) j.integer(t.*i.member);
       for (const RealField& r : kReals)
-        if (std::string_view(f.name) == r.name) s += fmt(t.*r.member);
+        if (std::string_view(f.name) == r.name) j.exact(t.*r.member);
     }
   }
-  return s + "}";
+  return j.end_object().str();
 }
 
 const char* name(Task t) { return kTaskNames[static_cast<int>(t)]; }

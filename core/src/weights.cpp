@@ -1,4 +1,4 @@
-// The random tensors of spec v1 and the weight bank (see weights.h).
+// The random tensors of a simulation and the weight bank (see weights.h).
 #include "resnorm/weights.h"
 
 #include <Eigen/QR>

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "resnorm/engine.h"
+#include "resnorm/train_results.h"
 
 namespace test {
 
@@ -68,6 +69,23 @@ inline void check_same_bits(const std::array<resnorm::Results, 3>& r,
       CHECK(std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
       CHECK(std::memcmp(x.data(), z.data(), x.size() * sizeof(double)) == 0);
     }
+}
+
+// The same bits, or both NaN.
+inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+
+// Two runs' logs: the same steps, losses, norms and ratios, bit for bit.
+inline void check_same_logs(const std::vector<resnorm::TrainLog>& a, const std::vector<resnorm::TrainLog>& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].step == b[i].step);
+    CHECK(same_bits(a[i].train_loss, b[i].train_loss));
+    CHECK(same_bits(a[i].heldout_loss, b[i].heldout_loss));
+    CHECK(same_bits(a[i].grad_norm_global, b[i].grad_norm_global));
+    CHECK(same_bits(a[i].output_change, b[i].output_change));
+    CHECK(a[i].grad_norm == b[i].grad_norm);
+    CHECK(a[i].update_ratio == b[i].update_ratio);
+  }
 }
 
 }  // namespace test

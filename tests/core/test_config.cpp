@@ -71,6 +71,26 @@ TEST_CASE("bad values come back as a Status naming the field, the value and the 
   CHECK(st.message.size() < 200);
 }
 
+TEST_CASE("check_whole: a number from outside refused by name unless whole and in range", "[config]") {
+  CHECK(check_whole("samples", 32, 1, 4096).ok());
+  CHECK(check_whole("samples", 0, 1, 4096).message == "samples: 0 is out of range (allowed 1..4096)");
+  CHECK(check_whole("n", 1.5, 0, 1000000).message == "n: 1.5 is not a whole number (allowed 0..1000000)");
+  CHECK(check_whole("n", NAN, 0, 1000000).message == "n: nan is not a finite number (allowed 0..1000000)");
+  CHECK(check_whole("path_seed", 4294967296.0, 0, 4294967295.0).field == "path_seed");
+}
+
+TEST_CASE("fields_json: the table for JS, every field with its range, default, help and choices", "[config]") {
+  const std::string json = fields_json(field_specs());
+  CHECK(json.rfind("[{\"name\": \"arch\", \"kind\": \"choice_list\", ", 0) == 0);
+  CHECK(json.find("{\"name\": \"depth\", \"kind\": \"integer\", \"min\": 1, \"max\": 1024, \"allowed\": "
+                  "\"1..1024\", \"default\": \"96\", \"help\": \"L, number of blocks\", \"choices\": []}") !=
+        std::string::npos);
+  CHECK(json.find("\"choices\": [\"relu\", \"gelu\", \"tanh\", \"linear\"]") != std::string::npos);
+  size_t fields = 0;
+  for (size_t p = json.find("\"name\": "); p != std::string::npos; p = json.find("\"name\": ", p + 1)) ++fields;
+  CHECK(fields == field_specs().size());
+}
+
 TEST_CASE("block, heads and causal: parsing, errors and the memory budget", "[config][attention]") {
   Config cfg;
   CHECK(set_field(cfg, "block", "transformer").ok());

@@ -55,7 +55,7 @@ TEST_CASE("block=mlp is the default and leaves MLP stacks exactly as they were",
   CHECK(def.block == Block::mlp);
   CHECK(def.heads == 4);
   CHECK(def.causal);
-  // Golden values of spec v1 (double engine, L=24, d=16, T=4, g=1.1, relu,
+  // Golden values of a simulation (double engine, L=24, d=16, T=4, g=1.1, relu,
   // seed 0); a relative 1e-12 allows a libm that rounds log differently in the
   // last place.
   struct Golden {
@@ -203,7 +203,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("mix_ln's fraction: 0 is pre_ln and 1 is post_ln bit for bit; between, the bottom blocks are post_ln's",
+TEST_CASE("mix_ln's fraction: 0 is pre_ln and 1 is post_ln bit for bit, between them the bottom blocks are post_ln's",
           "[determinism]") {
   for (Block block : {Block::mlp, Block::transformer}) {
     Config cfg = test::small_transformer();

@@ -242,7 +242,7 @@ TEST_CASE("LayerScale at init: every block's update ratio is epsilon times Pre-L
   }
 }
 
-TEST_CASE("LNS: one block is Pre-LN; block l's branch is f(LN(h)) / sqrt(l) for a ReLU MLP", "[known]") {
+TEST_CASE("LNS: one block is Pre-LN, and block l's branch is f(LN(h)) / sqrt(l) for a ReLU MLP", "[known]") {
   Config cfg;
   cfg.depth = 1;
   ArchResult a = run<double>(cfg, Arch::lns), b = run<double>(cfg, Arch::pre_ln);
@@ -302,7 +302,7 @@ TEST_CASE("LNS stream: mean over seeds of stream_rms[l]^2 is 1 + g^2 H_l, H_l = 
   WARN("lns: max relative deviation from 1 + g^2 H_l over l: " << worst);
 }
 
-TEST_CASE("DenseFormer at init is Pre-LN exactly; Mix-LN's early blocks are Post-LN's", "[known]") {
+TEST_CASE("DenseFormer at init is Pre-LN exactly, and Mix-LN's early blocks are Post-LN's", "[known]") {
   for (Block block : {Block::mlp, Block::transformer}) {
     Config cfg = block == Block::mlp ? Config{} : test::small_transformer();
     cfg.depth = 16;

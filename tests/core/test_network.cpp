@@ -1,4 +1,4 @@
-// The trainable model of spec v2 (network.cpp): the gradient of the full
+// The model a training run trains (network.cpp): the gradient of the full
 // training loss against central finite differences in double (fd.h), every
 // parameter tensor (up to 16 entries of each, spread over it), for every
 // preset x block kind x task family. GELU throughout, so the loss has no kinks.
@@ -72,7 +72,7 @@ void check_network(const TrainConfig& tc, Arch arch) {
 
 }  // namespace
 
-TEST_CASE("spec v2: every parameter's gradient equals a central finite difference", "[network][gradients]") {
+TEST_CASE("network: every parameter's gradient equals a central finite difference", "[network][gradients]") {
   for (Task task : {Task::copy, Task::teacher})
     for (Block block : {Block::mlp, Block::transformer})
       for (Arch arch : all_archs()) {
@@ -82,7 +82,7 @@ TEST_CASE("spec v2: every parameter's gradient equals a central finite differenc
       }
 }
 
-TEST_CASE("spec v2: gradients with sinusoidal positions, explicit final norms and other tasks",
+TEST_CASE("network: gradients with sinusoidal positions, explicit final norms and other tasks",
           "[network][gradients]") {
   for (Task task : {Task::reverse, Task::sort, Task::modadd, Task::markov})
     for (Arch arch : {Arch::post_ln, Arch::pre_rms}) {
@@ -93,7 +93,7 @@ TEST_CASE("spec v2: gradients with sinusoidal positions, explicit final norms an
     }
 }
 
-TEST_CASE("spec v2: Mix-LN's gradients with a Post-LN block below the Pre-LN one", "[network][gradients]") {
+TEST_CASE("network: Mix-LN's gradients with a Post-LN block below the Pre-LN one", "[network][gradients]") {
   for (Block block : {Block::mlp, Block::transformer})
     for (Task task : {Task::copy, Task::teacher}) {
       TrainConfig tc = small(task, block);
@@ -102,7 +102,7 @@ TEST_CASE("spec v2: Mix-LN's gradients with a Post-LN block below the Pre-LN one
     }
 }
 
-TEST_CASE("spec v2: the gates and DenseFormer's weights are parameters with their own names", "[network]") {
+TEST_CASE("network: the gates and DenseFormer's weights are parameters with their own names", "[network]") {
   TrainConfig tc = small(Task::copy, Block::transformer);
   TaskData task(tc);
   auto count = [&](Arch arch, const std::string& prefix, long* entries) {
@@ -128,7 +128,7 @@ TEST_CASE("spec v2: the gates and DenseFormer's weights are parameters with thei
   CHECK(count(Arch::pre_ln, "dwa", &entries) == 0);
 }
 
-TEST_CASE("spec v2: DenseFormer at init is Pre-LN exactly: the same loss, the same gradients", "[network]") {
+TEST_CASE("network: DenseFormer at init is Pre-LN exactly: the same loss, the same gradients", "[network]") {
   for (Block block : {Block::mlp, Block::transformer})
     for (Task task : {Task::copy, Task::teacher}) {
       TrainConfig tc = small(task, block);
@@ -155,7 +155,7 @@ TEST_CASE("spec v2: DenseFormer at init is Pre-LN exactly: the same loss, the sa
     }
 }
 
-TEST_CASE("spec v2: every parameter is listed once and has a gradient", "[network]") {
+TEST_CASE("network: every parameter is listed once and has a gradient", "[network]") {
   TrainConfig tc = small(Task::copy, Block::transformer);
   TaskData task(tc);
   Network<float> net(tc, Arch::sandwich, task);
@@ -173,7 +173,7 @@ TEST_CASE("spec v2: every parameter is listed once and has a gradient", "[networ
   }
 }
 
-TEST_CASE("spec v2: at init the language loss is near chance", "[network]") {
+TEST_CASE("network: at init the language loss is near chance", "[network]") {
   TrainConfig tc = small(Task::reverse, Block::transformer);
   tc.width = 32;
   tc.vocab = 16;

@@ -60,7 +60,7 @@ TEST_CASE("adam: a second step with another gradient, by hand", "[optim]") {
   CHECK(p.w2(0) == Approx(expect).epsilon(1e-14));
 }
 
-TEST_CASE("adamw decays matrices only, decoupled; adam's decay is L2 in the gradient", "[optim]") {
+TEST_CASE("adamw decays matrices only, decoupled, and adam's decay is L2 in the gradient", "[optim]") {
   TrainConfig tc;
   tc.optimizer = Optimizer::adamw;
   tc.weight_decay = 0.1;

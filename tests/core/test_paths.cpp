@@ -1,10 +1,11 @@
 // The path expansion of the backward pass (Model::backward_path, Engine::paths):
 // the sum of the path terms over all 2^U subsets of units is the full gradient,
 // backward_path() leaves backward()'s results alone, and the sampled
-// statistics are what they say they are.
+// statistics are what they say they are, under their names.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "resnorm/engine.h"
@@ -154,6 +155,12 @@ TEST_CASE("Engine::paths: binomial counts, exact short lengths, sampled long one
     CHECK(a.mean_norm[0] == Approx(1.0).epsilon(1e-6));  // the identity path carries r, ||r|| = 1
     CHECK(a.sd_norm[0] == 0.0);
     CHECK(a.full_norm > 0);
+    // By name, each of the U + 1 arrays once.
+    const std::vector<NamedArray> arrays = named_arrays(a);
+    std::vector<std::string> names;
+    for (const NamedArray& n : arrays) names.push_back(n.name);
+    CHECK(names == std::vector<std::string>{"count", "measured", "mean_norm", "sd_norm", "total"});
+    CHECK(find_array(arrays, "mean_norm") == &a.mean_norm);
   }
   // Same arguments, same numbers; another path seed draws other paths.
   PathResults again, other;

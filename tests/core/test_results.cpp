@@ -123,3 +123,42 @@ TEST_CASE("overflow: one rule for every array, applied to what depends on it", "
     }
   }
 }
+
+TEST_CASE("named_arrays: every array under its JSON key, in the JSON's order, attention's for transformer blocks only",
+          "[results]") {
+  Config cfg;
+  cfg.archs = {Arch::pre_ln};
+  cfg.depth = 3;
+  cfg.width = 8;
+  cfg.tokens = 2;
+  for (Block block : {Block::mlp, Block::transformer}) {
+    cfg.block = block;
+    Engine<float> engine;
+    Results res;
+    REQUIRE(engine.simulate(cfg, &res).ok());
+    const std::vector<NamedArray> arrays = named_arrays(res.archs[0]);
+    std::vector<std::string> names;
+    for (const NamedArray& a : arrays) names.push_back(a.name);
+    std::vector<std::string> want = {"grad_norm", "stream_rms", "update_ratio", "w1_grad_norm", "w2_grad_norm"};
+    if (block == Block::transformer)
+      for (const char* n :
+           {"attn_update_ratio", "mlp_update_ratio", "wq_grad_norm", "wk_grad_norm", "wv_grad_norm", "wo_grad_norm"})
+        want.push_back(n);
+    CHECK(names == want);
+    CHECK(find_array(arrays, "stream_rms") == &res.archs[0].stream_rms);
+    // The JSON has exactly these keys, in this order, then first_nonfinite.
+    const std::string json = results_json(res);
+    const size_t start = json.find("\"pre_ln\": {");
+    REQUIRE(start != std::string::npos);
+    size_t at = start;
+    for (const std::string& n : want) {
+      const size_t next = json.find("\"" + n + "\": [", at);
+      REQUIRE(next != std::string::npos);
+      at = next;
+    }
+    CHECK(json.find("\"first_nonfinite\": null}", at) != std::string::npos);
+    size_t keys = 0;
+    for (size_t p = json.find("\": [", start); p != std::string::npos; p = json.find("\": [", p + 1)) ++keys;
+    CHECK(keys == want.size());
+  }
+}

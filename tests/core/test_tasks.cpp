@@ -55,7 +55,7 @@ TEST_CASE("modadd: position 1 predicts (a + b) mod p", "[tasks]") {
   }
 }
 
-TEST_CASE("batches depend on (seed, step) only; the held-out set on the seed only", "[tasks]") {
+TEST_CASE("batches depend on (seed, step) only, and the held-out set on the seed only", "[tasks]") {
   const TrainConfig tc = task_config(Task::reverse);
   TaskData a(tc), b(tc);
   CHECK(a.train_batch(17).tokens == b.train_batch(17).tokens);

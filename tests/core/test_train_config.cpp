@@ -33,6 +33,25 @@ TEST_CASE("train fields: defaults, parsing and messages from the table", "[train
   CHECK(validate(tc).field == "heads");
 }
 
+TEST_CASE("train fields from numbers: NaN, a fraction or a value out of range refused by name", "[train_config]") {
+  TrainConfig tc;
+  CHECK(set_train_number(tc, "lr", 1e-30).ok());
+  CHECK(tc.lr == 1e-30);
+  CHECK(set_train_number(tc, "eps", 1e-30).ok());
+  CHECK(tc.eps == 1e-30);  // written as text and read back: the same double
+  CHECK(set_train_number(tc, "depth", 3).ok());
+  CHECK(tc.depth == 3);
+  CHECK(set_train_number(tc, "seed", 4294967295.0).ok());
+  CHECK(tc.seed == 4294967295u);
+  CHECK(set_train_number(tc, "lr", NAN).message == "lr: nan is not a finite number (allowed 0..10)");
+  CHECK(set_train_number(tc, "depth", 2.5).message == "depth: 2.5 is not a whole number (allowed 1..128)");
+  CHECK(set_train_number(tc, "depth", 0).message == "depth: 0 is out of range (allowed 1..128)");
+  CHECK(set_train_number(tc, "task", 1).message ==
+        "task: a number is not a valid value (allowed copy|reverse|sort|modadd|markov|teacher)");
+  CHECK(set_train_number(tc, "nope", 1).field == "nope");
+  CHECK(tc.depth == 3);  // a refusal changes nothing
+}
+
 TEST_CASE("train config text reads back into the same config", "[train_config]") {
   TrainConfig tc;
   tc.task = Task::teacher;

@@ -1,6 +1,6 @@
-// The config as the JS side sends it (bindings.cpp's apply): field names and
-// values from the bytes, as text (set_field) or as a double (set_number), in
-// any order and number. Every error names a field and starts with it; the
+// A config set the way the session reads one from JS (session.cpp): field
+// names and values from the bytes, as text (set_field) or as a double
+// (set_number), here in any order and number. Every error names a field and starts with it; the
 // config that passes validate() passes or fails the budgets by name.
 #include <cstdint>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// resnorm/config.h: what a simulation is asked to compute (spec v1).
+// resnorm/config.h: what a simulation is asked to compute.
 //
 // Every field is declared once, in the table returned by field_specs(): name,
 // kind, range, default. The CLI parses flags through it, the wasm bindings
@@ -80,6 +80,9 @@ struct Status {
   // value of `field` that fits with the other settings (0 if none does); -1 otherwise.
   double max_fit = -1;
   bool ok() const { return field.empty(); }
+  // What kind of refusal, for the JS API's EngineError: "budget" where a budget
+  // refused the call (max_fit is set), else "range" (a value its field does not allow).
+  const char* code() const { return max_fit >= 0 ? "budget" : "range"; }
   static Status Ok() { return {}; }
 };
 
@@ -130,6 +133,10 @@ Status parse_field(const FieldSpec& f, std::string_view text, FieldValue* out);
 Status field_error(const FieldSpec& f, const std::string& what);
 // The range check of a number already held (as set_number() does it).
 Status check_field(const FieldSpec& f, double value);
+// A whole number in lo..hi that arrives as a double (from JS), checked as an
+// integer field's range is: a fraction, NaN or a value out of range is refused
+// naming `field` instead of being truncated by a conversion.
+Status check_whole(const char* field, double value, double lo, double hi);
 
 // Parses `text` into `cfg`'s field `name`, checking its range. The message of
 // a failure reads like "depth: 0 is out of range (allowed 1..1024)".
@@ -158,5 +165,9 @@ bool has_arch(const Config& cfg, Arch a);
 // an MLP stack has none of them; mix_fraction only when mix_ln runs, the one
 // preset that reads it.
 std::string config_json(const Config& cfg);
+// A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
+// "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the
+// core's ranges and defaults from it.
+std::string fields_json(const std::vector<FieldSpec>& specs);
 
 }  // namespace resnorm

@@ -38,7 +38,7 @@ inline typename Vec<S>::type select(Mask<S> m, typename Vec<S>::type a, typename
 }
 
 // Float functions for training (a training Mlp's GELU, its attention's
-// softmax). The spec v1 stack keeps libm's erf and its own double exp, whose
+// softmax). The simulation's stack keeps libm's erf and its own double exp, whose
 // bits its outputs are held to. Checked over every float: exp_nonpos within
 // 1.21 ulp, erf within 2.55 ulp (libm's erff: 1 ulp; glibc's and musl's
 // differ); NaN propagates through both.

@@ -18,7 +18,7 @@
 //
 // The memory budget is what one engine holds in all: one process, or one wasm
 // module (one worker of the page). Where something else already lives in it
-// (the trainers a module holds, trainer.h), a check is given those bytes as
+// (the trainers a session holds, session.h), a check is given those bytes as
 // `held`, and the call must fit in what they leave; the refusal then names
 // them and the largest value that fits beside them.
 #pragma once

@@ -1,4 +1,4 @@
-// resnorm/network.h: the trainable model of spec v2 around one stack (model.h).
+// resnorm/network.h: the model a training run trains, around one stack (model.h).
 //
 // Language tasks (causal, decoder-only), per sequence of T tokens:
 //   h_0 = E[tokens] + P                  E (V, d) embedding, P (T, d) positions
@@ -20,10 +20,10 @@
 // construction (W = s B, then s = 1), so a gradient of the bank's matrix is
 // the gradient of W. DeepNet's alpha and Admin's omegas stay the constants of
 // their papers. Init: E and learned P entries N(0, 1/2) (so h_0 has unit
-// variance, as spec v1's), U and w entries N(0, 1/d); sinusoidal P[t][2i] =
+// variance, as a simulation's), U and w entries N(0, 1/d); sinusoidal P[t][2i] =
 // sin(t / 10000^(2i/d)), P[t][2i+1] = cos(...).
 //
-// The backward reuses the stack's: dloss/dout is put where spec v1's readout
+// The backward reuses the stack's: dloss/dout is put where a simulation's readout
 // r is, so Model::backward() is the chain rule from the head down. The stack
 // is built for training (model.h): every sublayer's dW and each norm's
 // dgamma, dbeta are added (+=) over the passes of a batch, and they are the

@@ -6,13 +6,14 @@
 // Same forward code as the engine (norms.h), in double.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "resnorm/config.h"
 
 namespace resnorm {
 
-// The ranges of the norm panel's inputs (the bindings check against the same).
+// The ranges of the norm panel's inputs.
 inline constexpr int kMaxTokenFeatures = 4096;
 inline constexpr int kMaxBatch = 64, kMaxLength = 256, kMaxNormWidth = 512;
 
@@ -42,5 +43,12 @@ struct BatchNormResult {
 };
 Status batch_vs_layer_norm(const std::vector<double>& x, int B, int T, int d, const std::vector<int>& lengths,
                            bool count_padding, BatchNormResult* out);
+
+// The same from what JS holds (the bindings): the kind by name; the sizes and
+// lengths as doubles, refused by name unless whole and in range.
+Status norm_token(std::string_view kind, const std::vector<double>& x, const std::vector<double>& gamma,
+                  const std::vector<double>& beta, TokenNorm* out);
+Status batch_vs_layer_norm(const std::vector<double>& x, double B, double T, double d,
+                           const std::vector<double>& lengths, bool count_padding, BatchNormResult* out);
 
 }  // namespace resnorm

@@ -1,4 +1,4 @@
-// resnorm/optim.h: the optimizers of spec v2, the learning-rate schedule and
+// resnorm/optim.h: the optimizers of training, the learning-rate schedule and
 // global-norm gradient clipping.
 //
 // For every parameter w with gradient g (network.h's Param), step t = 1, 2, ...

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/json.h"
 
 namespace resnorm {
 
@@ -50,6 +51,9 @@ struct PathResults {
   uint32_t path_seed = 0;
   std::vector<PathArch> archs;  // in the order of config.archs
 };
+// A PathArch's arrays with their keys: count, measured, mean_norm, sd_norm, total.
+std::vector<NamedArray> named_arrays(const PathArch& a);
+
 inline constexpr int kMaxPathSamples = 4096;
 inline constexpr int kMaxPathUnits = 512;  // C(512, 256) ~ 5e152 still fits a double
 

@@ -62,7 +62,7 @@ int mix_ln_early_blocks(int blocks, double fraction);
 // blocks: L. sublayers_per_block: 1 for MLP blocks, 2 for transformer blocks.
 // What "N" is differs by preset and is each paper's own (see recipes.cpp):
 // DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
-// transformer blocks). For MLP blocks both are L, as in spec v1.
+// transformer blocks). For MLP blocks both are L, as in a simulation.
 // mix_fraction: Mix-LN's share of Post-LN blocks (Config::mix_fraction).
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1, double mix_fraction = kMixLnFraction);
 

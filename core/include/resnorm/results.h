@@ -6,14 +6,15 @@
 // first layer where anything overflows. Overflow is one rule for every array
 // (see apply_overflow_rule in results.cpp): a value not finite or beyond the
 // float type's range, and every value that depends on one, is +Infinity.
-// results_json() and results_table() write them for the CLI, the tests and the
-// bindings.
+// results_json() and results_table() write them for the CLI and the tests;
+// the bindings read the arrays by name (named_arrays()).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "resnorm/config.h"
+#include "resnorm/json.h"
 
 namespace resnorm {
 
@@ -51,13 +52,13 @@ struct Results {
   std::vector<ArchResult> archs;  // in the order of config.archs
 };
 
-// JSON of the CLI and the tests: {"config": {...}, "results": {"<arch>": {...}}},
-// non-finite numbers as null. The transformer-only arrays of ArchResult
-// (attn_update_ratio ... wo_grad_norm) are printed only when non-empty.
+// Every per-layer array of r with its key, in the order results_json() writes
+// them; the transformer-only ones (attn_update_ratio ... wo_grad_norm) only
+// when non-empty, so an MLP stack's result has none of them.
+std::vector<NamedArray> named_arrays(const ArchResult& r);
+// JSON of the CLI and the tests: {"config": {...}, "results": {"<arch>": {...,
+// "first_nonfinite": ...}}}, non-finite numbers as null.
 std::string results_json(const Results& res);
-// JSON numbers as the documents above write them: %.9g, null when not finite.
-std::string json_number(double v);
-void append_json_array(std::string& s, const std::vector<double>& v);  // [1, 2, null]
 // The CLI's table: the config on one line, gradient and stream norm per layer
 // for every arch (every layer up to 24 blocks, then every ceil(L / 24)-th and
 // the top), and one summary line per arch.

@@ -70,7 +70,7 @@ enum class Stream : uint64_t {
   wv = 7,
   wo = 8,
   paths = 9, /* Engine::paths(): which paths are sampled */
-  // Training (spec v2): the task's data and the parameters outside the stack.
+  // Training: the task's data and the parameters outside the stack.
   train_batch = 10,
   heldout = 11,
   embedding = 12,

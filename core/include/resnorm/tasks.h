@@ -1,4 +1,4 @@
-// resnorm/tasks.h: the training tasks of spec v2, generated from (seed, step).
+// resnorm/tasks.h: the training tasks, generated from (seed, step).
 //
 // No data files: a training batch is a function of (seed, step) only, the
 // held-out set of (seed) only (its own stream, so no step's batch is drawn

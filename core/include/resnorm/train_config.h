@@ -1,4 +1,4 @@
-// resnorm/train_config.h: what a training run is asked to do (spec v2).
+// resnorm/train_config.h: what a training run is asked to do.
 //
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
@@ -65,6 +65,9 @@ const std::vector<FieldSpec>& train_field_specs();
 const FieldSpec* find_train_field(std::string_view name);
 // Parses `text` into field `name` of `tc`, checking its range.
 Status set_train_field(TrainConfig& tc, std::string_view name, std::string_view text);
+// A number field from a number already held (the bindings'): NaN, a fraction
+// for an integer field or a value out of range is refused by name.
+Status set_train_number(TrainConfig& tc, std::string_view name, double value);
 // Every field in range, and the combinations: heads divide width, sort and
 // copy need vocab >= 2, markov seq >= 2.
 Status validate(const TrainConfig& tc);

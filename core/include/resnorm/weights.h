@@ -1,4 +1,4 @@
-// resnorm/weights.h: the random tensors of spec v1 and the bank that keeps
+// resnorm/weights.h: the random tensors of a simulation and the bank that keeps
 // every layer's base weights.
 //
 // Everything is generated in double from splitmix64 streams (rng.h), keyed by

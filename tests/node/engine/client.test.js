@@ -11,6 +11,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadWasm } from '../helpers.js';
+import { EngineError } from '../../../wasm/engine-error.js';
 import { createEngineClient, poolSize, sharedEngine, OPS } from '../../../web/src/engine/client.js';
 import { fakeLocks, fakeWorkerPool } from './fake-workers.js';
 import { nextTurn, until } from '../wait.js';
@@ -216,8 +217,29 @@ test("a budget's refusal keeps its .field and .max through the client", async ()
     assert.equal(e.field, 'depth');
     assert.equal(e.message, direct.message);
     assert.equal(e.max, direct.max);
+    assert.ok(e instanceof EngineError);
+    assert.equal(e.code, 'budget');
     return true;
   });
+});
+
+test('an EngineError crosses the client as the engine threw it: its kind, code, field and message', async () => {
+  const engine = createEngineClient({ startWorker: fakeWorkers().start });
+  for (const config of [{ depth: {} }, { depth: 0 }]) {
+    let direct;
+    try {
+      rn.simulate(config);
+    } catch (e) {
+      direct = e;
+    }
+    await assert.rejects(engine.call('simulate', [config]), (e) => {
+      assert.ok(e instanceof EngineError);
+      assert.equal(e instanceof TypeError, direct instanceof TypeError);
+      assert.equal(e instanceof RangeError, direct instanceof RangeError);
+      assert.deepEqual([e.code, e.field, e.message], [direct.code, direct.field, direct.message]);
+      return true;
+    });
+  }
 });
 
 test('a worker that fails rejects what it held; later calls work on a new worker', async () => {

@@ -5,6 +5,7 @@
 // as worker.js does. A job answers on a later event-loop turn, or, if the
 // pool's `hold(op, args)` says so, once the test releases it: a job that must
 // still be running when the test acts is held, whatever the machine's speed.
+import { errorData } from '../../../wasm/engine-error.js';
 import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
 import { nextTurn } from '../wait.js';
 
@@ -79,11 +80,7 @@ export function fakeWorkerPool(rn) {
                 throw Object.assign(new Error(`unknown engine operation "${data.op}"`), { field: null });
               msg = { id: data.id, ok: true, out: RUN[data.op](rn, structuredClone(data.args), session), ms: 1 };
             } catch (e) {
-              msg = {
-                id: data.id,
-                ok: false,
-                error: { message: e.message, field: e.field ?? null, max: e.max ?? null },
-              };
+              msg = { id: data.id, ok: false, error: errorData(e) };
             }
             pool.active--;
             pool.log.push([n, 'end', data.op, data.args]);

@@ -1,9 +1,11 @@
-// The JS API's contract: every wrong type or value throws a TypeError or a
-// RangeError whose .field names the field (never an internal message such as
-// "x.map is not a function"), the config that ran is echoed in canonical form,
-// and after any error the module computes bit-identical results.
+// The JS API's contract: every wrong type or value throws an EngineError, a
+// TypeError or a RangeError whose .field names the field and whose .code says
+// which (never an internal message such as "x.map is not a function"), the
+// config that ran is echoed in canonical form, and after any error the module
+// computes bit-identical results.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { EngineError } from '../../../wasm/resnorm.js';
 import { loadWasm } from '../helpers.js';
 
 const rn = await loadWasm();
@@ -37,12 +39,17 @@ function refused(fn, field, what) {
   }
   assert.ok(caught, `${what}: no error`);
   assert.ok(caught instanceof TypeError || caught instanceof RangeError, `${what}: ${caught} is not a Type/RangeError`);
+  assert.ok(caught instanceof EngineError, `${what}: ${caught} is not an EngineError`);
+  assert.equal(caught.code, codeOf(caught), `${what}: .code`);
   assert.equal(caught.field, field, `${what}: .field ${caught.field}, message ${caught.message}`);
   assert.ok(caught.message.startsWith(`${shown(field)}: `), `${what}: message ${caught.message}`);
   assert.doesNotMatch(caught.message, INTERNAL, what);
   assert.equal(JSON.stringify(rn.simulate(SMALL), replacer), reference, `${what}: module changed`);
   return caught;
 }
+
+// The code an error's kind and .max call for.
+const codeOf = (e) => (e instanceof TypeError ? 'type' : Number.isFinite(e.max) ? 'budget' : 'range');
 
 const HOSTILE = [
   null,
@@ -82,6 +89,7 @@ test('every field refuses every wrong value by name, and the module keeps its nu
       } catch (e) {
         ok = false;
         assert.ok(e instanceof TypeError || e instanceof RangeError, `${f.name}=${label(v)}: ${e}`);
+        assert.ok(e instanceof EngineError && e.code === codeOf(e), `${f.name}=${label(v)}: ${e} (${e.code})`);
         assert.equal(e.field, f.name, `${f.name}=${label(v)}: ${e.message}`);
         assert.doesNotMatch(e.message, INTERNAL);
         cases++;

@@ -1,4 +1,4 @@
-// A trainer's memory in one wasm module (bindings.cpp, trainer.h): whatever
+// A trainer's memory in one wasm module (session.h, trainer.h): whatever
 // the budget lets a trainer be made at, it can be saved and loaded back, in a
 // fresh module and in the same one; several trainers share one module's budget
 // (one that would not fit beside the others is refused naming depth, with

@@ -11,9 +11,10 @@
 //   const logs = await tr.step(100);          // its methods, async; see trainer() below
 //
 // call(op, args, {exclusive}) resolves with the op's result; bad input rejects
-// with a RangeError whose .field names the field (and whose .max, where a
-// budget refused the call, is the largest value of that field that fits), an
-// unknown op with a TypeError.
+// with the engine's EngineError as it was thrown in the worker (wasm/engine-error.js:
+// .field names the field, .code the kind, and .max, where a budget refused
+// the call, is the largest value of that field that fits), an unknown op with
+// a TypeError.
 // A lane keeps at most one request waiting: a newer one replaces it (the older
 // resolves null, lane.dropped counts them), so a dragged slider never queues
 // stale work. Calls and lanes take turns in the order they asked, so two lanes
@@ -60,24 +61,16 @@
 // (an answer marked fatal) is ended at once: its job rejects with the
 // engine's Error (.field 'engine'), its trainers are lost as above, and the
 // next work starts a fresh worker.
+import { EngineError, errorFromData } from '../../../wasm/engine-error.js';
 import { OPS, TRAINER_OPS } from './ops.js';
 
 export { OPS, TRAINER_OPS };
-
-function engineError(error) {
-  const err = new RangeError(error && error.message ? error.message : 'the engine failed');
-  err.field = error ? (error.field ?? null) : null;
-  if (Number.isFinite(error?.max)) err.max = error.max;
-  return err;
-}
 
 /** A worker that held trainers and holds none is ended once its wasm memory grew past this. */
 export const RETIRE_HEAP = 128 * 2 ** 20;
 
 function fieldError(message, field) {
-  const err = new Error(message);
-  err.field = field;
-  return err;
+  return new EngineError('engine', field, message);
 }
 
 // A test harness can hold answers back: before the page loads (Playwright's addInitScript) it
@@ -301,7 +294,7 @@ export function createEngineClient({
       slot.computed = computedOnce = true;
       report();
     }
-    if (!msg.ok) job.reject(engineError(msg.error));
+    if (!msg.ok) job.reject(errorFromData(msg.error));
     else if (job.lane) job.resolve({ out: msg.out, ms: msg.ms, roundTripMs: performance.now() - job.t0 });
     else job.resolve(msg.out);
     // An engine that failed past repair: the worker goes, with its trainers.

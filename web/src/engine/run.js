@@ -2,6 +2,7 @@
 // API's methods, the papers' reproductions and the trainers. worker.js answers
 // messages with it, RUN[op](rn, args, session); the client's tests run it
 // without a Worker.
+import { EngineError, errorData } from '../../../wasm/engine-error.js';
 import { reproduce, timeRecompute } from './experiments.js';
 import { OPS, TRAINER_OPS } from './ops.js';
 
@@ -28,9 +29,7 @@ function trainerOf(session, id) {
   const tr = session.trainers.get(id);
   if (tr) return tr;
   const shown = JSON.stringify(String(id).slice(0, 40));
-  const e = new RangeError(`trainer: no trainer ${shown} in this engine worker (deleted, or never made here)`);
-  e.field = 'trainer';
-  throw e;
+  throw new EngineError('range', 'trainer', `no trainer ${shown} in this engine worker (deleted, or never made here)`);
 }
 
 const trainerInfo = (id, tr) => ({
@@ -48,7 +47,7 @@ export const RUN = {
     if (archs === undefined) return rn.simulate(config);
     const whole = rn.check(config);
     if (!Array.isArray(archs) || !archs.every((a) => whole.arch.includes(a)))
-      throw Object.assign(new RangeError('arch: a part must be architectures of the config'), { field: 'arch' });
+      throw new EngineError('range', 'arch', 'a part must be architectures of the config');
     return { config: whole, results: rn.simulate({ ...config, arch: archs }).results };
   },
   normToken: (rn, [kind, x, gamma, beta]) => rn.normToken(kind, x, gamma, beta),
@@ -86,25 +85,22 @@ export const RUN = {
 /**
  * The answer to one message {id, op, args} on a loaded engine `rn`, as worker.js
  * posts it: {msg, transfer}. msg is {id, ok: true, out, ms, heap} or {id, ok:
- * false, error: {message, field, max}, heap, fatal}: heap is the bytes the
+ * false, error: errorData(e), heap, fatal}: heap is the bytes the
  * module's memory has grown to (it never shrinks), fatal that the engine
  * cannot be used again (rn.usable is false): the page then replaces the worker.
  */
 export function respond(rn, data, session) {
   const { id, op, args } = data || {};
   const heap = () => (rn.usable ? rn.memory().heap : null);
-  const fail = (message, field = null, max = null) => ({
-    msg: { id, ok: false, error: { message, field, max }, heap: heap(), fatal: !rn.usable },
-    transfer: [],
-  });
+  const fail = (e) => ({ msg: { id, ok: false, error: errorData(e), heap: heap(), fatal: !rn.usable }, transfer: [] });
   if (typeof op !== 'string' || !KNOWN.includes(op))
-    return fail(`unknown engine operation ${JSON.stringify(String(op).slice(0, 40))}`);
+    return fail(new Error(`unknown engine operation ${JSON.stringify(String(op).slice(0, 40))}`));
   try {
     const t0 = performance.now();
     const out = RUN[op](rn, Array.isArray(args) ? args : [], session);
     const ms = performance.now() - t0;
     return { msg: { id, ok: true, out, ms, heap: heap() }, transfer: transferables(out) };
   } catch (e) {
-    return fail(e.message, e.field ?? null, Number.isFinite(e.max) ? e.max : null);
+    return fail(e);
   }
 }

@@ -1,0 +1,84 @@
+// resnorm/train_results.h: what training reports (Trainer in trainer.h): a
+// log per logged step, the lesion study, the learnable gates; how a run
+// ended; and the JSON lines of the CLI's `train`. The bindings read the same
+// values by name (named_scalars(), named_arrays()), the one list of their keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "resnorm/config.h"
+#include "resnorm/json.h"
+
+namespace resnorm {
+
+// One logged step. Per-block arrays are indexed as a simulation's (results.h):
+// l = 0..L for the stream and its gradient (block boundaries), block l at l - 1 otherwise.
+struct TrainLog {
+  int64_t step = 0;             // updates done, this one included
+  double lr = 0;                // of this update
+  double train_loss = 0;        // on this step's batch, before the update
+  double heldout_loss = 0;      // the held-out set after the update
+  double heldout_accuracy = 0;  // argmax = target over its scored positions; NaN for teacher
+  double grad_norm_global = 0;  // ||all gradients||, before clipping
+  // RMS of F(x; W_after) - F(x; W_before) over held-out batch 0 (F: the logits, or yhat).
+  double output_change = 0;
+  // Mean cosine similarity of the top stream (out) of every pair of items of
+  // held-out batch 0 after the update: near 1 when the output no longer depends on the input.
+  double top_cosine = 0;
+  std::vector<double> grad_norm;     // L + 1: ||d loss / d h_l|| over the batch
+  std::vector<double> stream_rms;    // L + 1: ||h_l|| / sqrt(B T d)
+  std::vector<double> w_grad_norm;   // L: ||d loss / d W|| over every matrix of block l
+  std::vector<double> update_ratio;  // L: ||W_after - W_before|| / ||W_before|| over block l's matrices
+  std::vector<double> contribution;  // L: ||u_l|| / ||alpha h_{l-1}|| (transformer: rss of the two units)
+  int64_t first_nonfinite = -1;      // this step, when its loss or gradient was not finite
+};
+
+// Held-out loss with each block skipped (h_l = h_{l-1}), and each block's
+// contribution now and at init.
+struct Lesion {
+  double base = 0;                                      // held-out loss of the whole model
+  std::vector<double> loss;                             // L: with block l skipped
+  std::vector<double> increase, relative;               // L: loss - base, (loss - base) / base
+  std::vector<double> contribution, contribution_init;  // L: on held-out batch 0
+};
+
+// The learnable gates (ReZero's alpha, LayerScale's lambda) unit by unit, now
+// and at init: unit k = 1..L P is block (k - 1) / P + 1's (P = 2 for a
+// transformer block: attention, then the MLP). Width 0 and every vector empty
+// for presets without a gate.
+struct Gates {
+  int width = 0;                  // entries per unit: 1 (one scalar) or d (one per channel)
+  std::vector<double> values;     // (units, width) row-major: the entries now
+  std::vector<double> init;       // units: every entry's value at init (the recipe's gate_init)
+  std::vector<double> magnitude;  // units: mean |entry| now
+};
+
+// A log's numbers with their keys: step (a whole number, at most the steps
+// field's maximum, so %.9g writes it exactly), lr, train_loss, heldout_loss,
+// heldout_accuracy, grad_norm_global, output_change, top_cosine; and its
+// per-block arrays grad_norm, stream_rms, w_grad_norm, update_ratio, contribution.
+std::vector<NamedScalar> named_scalars(const TrainLog& log);
+std::vector<NamedArray> named_arrays(const TrainLog& log);
+// loss, increase, relative, contribution, contribution_init.
+std::vector<NamedArray> named_arrays(const Lesion& lesion);
+// init, magnitude, values.
+std::vector<NamedArray> named_arrays(const Gates& gates);
+
+// How a run ended: "trained" (held-out loss below halfway from chance to the
+// optimal loss), "diverged" (non-finite, or held-out loss above 1.5 x chance),
+// "collapsed" (top cosine above 0.99 with held-out loss within 10% of
+// chance), else "slow".
+const char* outcome(const TrainLog& last, double chance, double optimal);
+
+// The CLI's lines: {"arch": ..., "step": ..., ..., "first_nonfinite": ...} per
+// log, and one arch's summary {"steps": ..., "outcome": ..., ..., "lesion":
+// {"base": ..., ...}, "gates": {width, init, magnitude, values} or null, "dwa":
+// [[w_{1,0}, w_{1,1}], ...] (row l - 1 holds w_{l,0..l}) or null} (chance and
+// optimal name the outcome).
+std::string train_log_json(Arch arch, const TrainLog& log);
+std::string train_summary_json(const TrainLog& last, const Lesion& lesion, const Gates& gates,
+                               const std::vector<double>& dwa, double chance, double optimal);
+
+}  // namespace resnorm

@@ -1,0 +1,83 @@
+// What training costs, from the shapes alone (see train_cost.h).
+#include "resnorm/train_cost.h"
+
+#include "resnorm/recipes.h"
+#include "resnorm/tasks.h"
+
+namespace resnorm {
+namespace {
+
+// Entries the parameters of one arch hold, from the shapes (as Network allocates them).
+double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
+  const double d = tc.width;
+  double n = tc.depth * cfg.weights_per_block();
+  auto norm = [&](NormKind k) { return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0; };
+  const Recipe rec = recipe(arch, tc.depth, cfg.sublayers_per_block(), tc.mix_fraction);
+  const Wrapping& w = rec.wrap;  // Mix-LN's early blocks hold as many norms
+  const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
+  n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer) + gate);
+  if (rec.dense_average) n += 0.5 * tc.depth * (tc.depth + 3.0);
+  n += norm(cfg.final_norm);
+  if (tc.task == Task::teacher) return n + d;
+  return n + 2 * d * tc.vocab + (tc.positions == Positions::learned ? T * d : 0.0);
+}
+
+}  // namespace
+
+Cost train_cost(const TrainConfig& tc, int sb) {
+  const TaskData shape_only = [&] {
+    TrainConfig t = tc;
+    t.eval_batches = 1;
+    t.batch = 1;
+    return TaskData(t);
+  }();
+  const int T = shape_only.context();
+  const bool language = tc.task != Task::teacher;
+  const int rows = language ? T : (tc.block == Block::transformer ? 1 : tc.batch);
+  const double passes = language ? tc.batch : double(tc.batch) / rows;
+  const double V = tc.vocab, d = tc.width;
+  Cost k;
+  // The held-out set and the step's batch (tokens, targets or x, y).
+  const double batch_bytes = language ? 2.0 * tc.batch * T * 4 : tc.batch * (d + 1) * 8.0;
+  k.bytes += (tc.eval_batches + 1) * batch_bytes;
+  for (Arch a : tc.archs) {
+    const Config cfg = stack_config(tc, a, rows);
+    const double params = param_count(tc, a, cfg, T);
+    // Model caches; values, gradient, two moments and the logged step's copy of each parameter;
+    // logits, their gradient, and two Outputs of held-out batch 0 in double.
+    k.bytes += model_bytes(cfg, a, sb, true) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
+    k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
+    // One update: the passes forward and backward (materialized dW: another
+    // forward's worth), the head, the optimizer; the logged held-out passes amortized.
+    const double head = language ? 6.0 * T * d * V : 6.0 * rows * d;
+    k.work += passes * (1.5 * stack_work(cfg) + mix_work(cfg, a) + head) *
+              (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
+    k.work += 20 * params;
+  }
+  return k;
+}
+
+double trainer_bytes(const TrainConfig& tc, Arch arch, int sb) {
+  TrainConfig one = tc;
+  one.archs = {arch};
+  return train_cost(one, sb).bytes;
+}
+
+Status check_train(const TrainConfig& tc, double held) {
+  Status st = validate(tc);
+  if (!st.ok()) return st;
+  const Cost k = train_cost(tc);
+  if (fits(k, held)) return Status::Ok();
+  int lo = 0, hi = tc.depth;
+  TrainConfig t = tc;
+  while (lo < hi) {
+    t.depth = (lo + hi + 1) / 2;
+    if (fits(train_cost(t), held))
+      lo = t.depth;
+    else
+      hi = t.depth - 1;
+  }
+  return check_cost(k, "depth", tc.depth, lo, held);
+}
+
+}  // namespace resnorm

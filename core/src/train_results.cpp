@@ -1,0 +1,79 @@
+// What training reports: the logs, the lesion study and the gates by name, how
+// a run ended, and the CLI's JSON lines (see train_results.h).
+#include "resnorm/train_results.h"
+
+#include <cmath>
+
+namespace resnorm {
+
+std::vector<NamedScalar> named_scalars(const TrainLog& g) {
+  return {{"step", double(g.step)},
+          {"lr", g.lr},
+          {"train_loss", g.train_loss},
+          {"heldout_loss", g.heldout_loss},
+          {"heldout_accuracy", g.heldout_accuracy},
+          {"grad_norm_global", g.grad_norm_global},
+          {"output_change", g.output_change},
+          {"top_cosine", g.top_cosine}};
+}
+
+std::vector<NamedArray> named_arrays(const TrainLog& g) {
+  return {{"grad_norm", &g.grad_norm},
+          {"stream_rms", &g.stream_rms},
+          {"w_grad_norm", &g.w_grad_norm},
+          {"update_ratio", &g.update_ratio},
+          {"contribution", &g.contribution}};
+}
+
+std::vector<NamedArray> named_arrays(const Lesion& les) {
+  return {{"loss", &les.loss},
+          {"increase", &les.increase},
+          {"relative", &les.relative},
+          {"contribution", &les.contribution},
+          {"contribution_init", &les.contribution_init}};
+}
+
+std::vector<NamedArray> named_arrays(const Gates& g) {
+  return {{"init", &g.init}, {"magnitude", &g.magnitude}, {"values", &g.values}};
+}
+
+const char* outcome(const TrainLog& last, double chance, double optimal) {
+  if (last.first_nonfinite >= 0 || !std::isfinite(last.heldout_loss) || last.heldout_loss > 1.5 * chance)
+    return "diverged";
+  if (last.heldout_loss <= optimal + 0.5 * (chance - optimal)) return "trained";
+  if (last.top_cosine > 0.99 && last.heldout_loss >= 0.9 * chance) return "collapsed";
+  return "slow";
+}
+
+std::string train_log_json(Arch arch, const TrainLog& g) {
+  Json j;
+  j.begin_object().key("arch").string(name(arch)).scalars(named_scalars(g)).arrays(named_arrays(g));
+  return j.key("first_nonfinite").integer_or_null(g.first_nonfinite).end_object().str();
+}
+
+std::string train_summary_json(const TrainLog& last, const Lesion& les, const Gates& gates,
+                               const std::vector<double>& dwa, double chance, double optimal) {
+  Json j;
+  j.begin_object().key("steps").integer(last.step).key("outcome").string(outcome(last, chance, optimal));
+  j.key("train_loss").number(last.train_loss).key("heldout_loss").number(last.heldout_loss);
+  j.key("heldout_accuracy").number(last.heldout_accuracy).key("first_nonfinite").integer_or_null(last.first_nonfinite);
+  j.key("lesion").begin_object().key("base").number(les.base).arrays(named_arrays(les)).end_object();
+  j.key("gates");
+  if (gates.width == 0)
+    j.null();
+  else
+    j.begin_object().key("width").integer(gates.width).arrays(named_arrays(gates)).end_object();
+  j.key("dwa");
+  if (dwa.empty()) return j.null().end_object().str();
+  // (L, L + 1) row-major; row l - 1 written up to its last weight, w_{l,l}
+  int L = 0;
+  while (static_cast<size_t>(L) * (L + 1) < dwa.size()) ++L;
+  j.begin_array();
+  for (int l = 1; l <= L; ++l) {
+    const auto row = dwa.begin() + static_cast<long>(l - 1) * (L + 1);
+    j.array(std::vector<double>(row, row + l + 1));
+  }
+  return j.end_array().end_object().str();
+}
+
+}  // namespace resnorm
