@@ -8,8 +8,9 @@
 // object and result; the context template; registration-wide once-only verbs). A pass that exits
 // to the LMS's returnURL, the answer box's text arriving as result.response; Reveal + "I got it"
 // on every open question failing by default and passing when the teacher counts them; a fail
-// spread over two sessions (the attempt resumed from the State API, the first session ended by
-// closing the page) with the LRS on another origin named by the page's CSP, then a Review launch; a Browse launch; a launch link that lacks parameters and an
+// spread over two sessions (the attempt and an unsent written answer resumed from the State API,
+// the first session ended by closing the page) with the LRS on another origin named by the page's
+// CSP, then a Review launch; a Browse launch; a launch link that lacks parameters and an
 // LRS the CSP does not allow, each said in the status line; the quiz dialog's cmi5 download with
 // the teacher's grading (cmi5.xml's masteryScore the pass mark / 100, none when nothing is scored).
 import test, { after, before } from 'node:test';
@@ -131,6 +132,8 @@ async function answer(page, how, text = '') {
   }
   await click('button[data-action="next"]');
 }
+/** A written answer left unsent when a session ends. */
+const DRAFT = 'The norm sits on the branch, so the identity path stays clean.';
 const cspOf = (page) => page.evaluate(() => window.__csp);
 const verbs = (list) => list.map(verbOf);
 const noProblems = (list, launch, what) => {
@@ -304,6 +307,10 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     await answer(page, 'true'); // tf-08: right
     await answer(page, 'true'); // tf-01: wrong
     await waitStatus(page, /^Saved to the LMS \(cmi5\): 2 of 4 answered\.$/);
+    // an answer written on the third question, not yet sent: the state document keeps it as a draft
+    await page.locator('#embed textarea.answer-text').fill(DRAFT);
+    const draftOf = () => JSON.parse(lms.state(one, ATTEMPT_STATE)?.attempt ?? '{}').d;
+    await lms.waitFor(() => draftOf() === DRAFT);
     assert.deepEqual(await cspOf(page), []);
     assert.deepEqual(page.problems, []);
     await page.goto('about:blank'); // pagehide: "terminated"
@@ -325,6 +332,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     assert.equal(quiz.index, 2, 'resumes at the third question');
     assert.equal(quiz.current, 'why-03');
     assert.equal(quiz.session.correct, 1);
+    assert.equal(await page.locator('#embed textarea.answer-text').inputValue(), DRAFT, 'the draft is back');
     await answer(page, 'missed-it');
     await answer(page, 'got-it');
     await waitStatus(
@@ -346,7 +354,7 @@ test('a fail over two sessions, the LRS on another origin: closing the page term
     ]);
     noProblems(second, two, 'the second session');
     assert.deepEqual(answeredOf(second), [
-      ['why-03', 'long-fill-in', '', undefined, null],
+      ['why-03', 'long-fill-in', DRAFT, undefined, null],
       ['err-01', 'long-fill-in', '', undefined, null],
     ]);
     const failed = second.find((s) => verbOf(s) === 'failed');

@@ -55,10 +55,11 @@ export function createLms() {
   };
 
   /**
-   * Resolves with the statements once pred(statements) holds; rejects after `guardMs` (a hang
-   * guard, never what decides a test) naming the verbs received.
+   * Resolves with the statements once pred(statements) holds (asked again on every statement and
+   * every state document written); rejects after `guardMs` (a hang guard of ten minutes, never what
+   * decides a test) naming the verbs received.
    */
-  lms.waitFor = (pred, guardMs = 60000) =>
+  lms.waitFor = (pred, guardMs = 10 * 60 * 1000) =>
     new Promise((ok, fail) => {
       const w = { pred, ok };
       const timer = setTimeout(() => {
@@ -214,6 +215,7 @@ export function createLms() {
       if (req.method === 'POST' && doc)
         lms.states.set(key, { type, body: JSON.stringify({ ...JSON.parse(doc.body), ...JSON.parse(body) }) });
       else lms.states.set(key, { type, body });
+      settle(); // a waiter may be waiting for a document
       return answer(204);
     }
     if (

@@ -14,6 +14,8 @@
 //               package's grading: none for a self-graded answer left out of the score, whose
 //               self-assessment goes in the result extension SELF_ASSESSMENT (as does a counted
 //               one's); then the attempt's state document
+//   as written  the answer box's text on the next question, in the state document too (one save
+//               queued at a time, carrying the latest text), so a relaunch shows it again
 //   at the end  after the last answer, "passed" or "failed": grading.js's score (the answers
 //               that count) against the LMS's masteryScore (score raw, min, max and scaled;
 //               neither without a mastery score or without a score), then
@@ -23,7 +25,7 @@
 //   Browse and Review: "initialized" and "terminated" only; answers are not recorded.
 // Statements go one after another, in the order they are made; every failure goes to `onStatus`
 // and `errors`, nothing is thrown. "launched" is the LMS's to send, before the launch.
-import { readSuspendData, suspendText } from '../scorm/runtime.js';
+import { RESPONSE_LIMIT, readSuspendData, suspendText } from '../scorm/runtime.js';
 import { DEFAULT_GRADING, attemptScore, itemReport, passes } from '../quiz/grading.js';
 
 export const ATTEMPT_STATE = 'resnorm.attempt';
@@ -66,11 +68,11 @@ const transforming = (cmi5, transform) =>
 
 /**
  * Starts the AU session. Resolves to {connected, version: 'cmi5', mode, resume, errors, recording,
- * answerLimit, onEvent(msg), saveDraft(), finish(), exit()}: `resume` ({index, answers}) or null
- * for the quiz embed, `recording` whether answers go to the LMS, `answerLimit` null (xAPI sets
- * none), `onEvent` for every embed event, `finish` for pagehide, `exit` (null when not connected)
- * ends the session and goes to the LMS's returnURL, `settled()` resolves once everything queued was
- * sent.
+ * answerLimit, onEvent(msg), saveDraft(index, text), finish(), exit()}: `resume` ({index, answers,
+ * draft}) or null for the quiz embed, `recording` whether answers go to the LMS, `answerLimit`
+ * null (xAPI sets none), `onEvent` for every embed event, `saveDraft` for the answer box's text as
+ * it is written, `finish` for pagehide, `exit` (null when not connected) ends the session and goes
+ * to the LMS's returnURL, `settled()` resolves once everything queued was sent.
  * @param {{Cmi5: Function, launchParameters?: object, total: number, kinds?: string[],
  *   grading?: {countSelfGraded: boolean, passMark: number|null}, site?: URL|string|null,
  *   describe?: (index: number) => string, onStatus?: (state: string, text: string) => void,
@@ -185,8 +187,14 @@ export async function startCmi5Runtime({
     });
     return chain;
   };
-  const saveAttempt = () =>
-    cmi5.xapi.setState({ ...where, state: { attempt: suspendText(total, next(), answers), sent } });
+  // the answer box's text on the question to answer next (the state document keeps 4000 characters)
+  let draft = stored ? { index: stored.index, text: stored.draft } : { index: 0, text: '' };
+  let draftQueued = false;
+  const saveAttempt = () => {
+    const at = next();
+    const text = draft.index === at ? draft.text.slice(0, RESPONSE_LIMIT[2004]) : '';
+    return cmi5.xapi.setState({ ...where, state: { attempt: suspendText(total, at, answers, text), sent } });
+  };
 
   const selfKey = site ? selfAssessmentKey(site) : null;
   function sendAnswer(msg) {
@@ -300,12 +308,22 @@ export async function startCmi5Runtime({
     connected: true,
     version: 'cmi5',
     mode,
-    resume: stored && mode !== 'Browse' ? { index: stored.index, answers: stored.answers } : null,
+    resume: stored && mode !== 'Browse' ? { index: stored.index, answers: stored.answers, draft: stored.draft } : null,
     errors,
     recording: judged && !final,
     answerLimit: null,
     onEvent,
-    saveDraft: () => {}, // the State API is asked on each answer, not as the learner types
+    /** The answer box's text for question `index` as it is written: saved in the state document, one save queued at a time. */
+    saveDraft(index, text) {
+      if (final || ended) return;
+      draft = { index, text: String(text ?? '') };
+      if (draftQueued) return; // the save queued sends the latest text
+      draftQueued = true;
+      step('saving the written answer', () => {
+        draftQueued = false;
+        return saveAttempt();
+      });
+    },
     finish,
     exit,
     settled: () => chain,
