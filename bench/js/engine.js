@@ -1,4 +1,4 @@
-// bench/js/engine.js: the resnorm model (README "The model (spec v1)") in plain JavaScript.
+// bench/js/engine.js: the resnorm model (docs/model.md, "The simulation (spec v1)") in plain JavaScript.
 //
 // A benchmark contender for the C++ engine in core/: the same math, written the
 // way a careful author of an interactive explorable would write it. Float32Array
@@ -44,7 +44,7 @@ export const DEFAULTS = Object.freeze({
   final_norm: 'none',
   seed: 0,
 });
-const MAX_WEIGHTS = 64 * 1024 * 1024; // 2 L d m at most (README, memory budget)
+const MAX_WEIGHTS = 64 * 1024 * 1024; // 2 L d m at most (docs/model.md, memory budget)
 const EPS32 = fround(1e-5);
 
 const NONE = 0,
@@ -920,7 +920,7 @@ class Model {
   }
 }
 
-// The engine's overflow rule (core/src/results.cpp, README "Per-layer results"):
+// The engine's overflow rule (core/src/results.cpp, docs/model.md, "Per-layer results"):
 // a value not finite or beyond float32's range is overflow, written +Infinity,
 // and so is every value that depends on one.
 const FLOAT32_MAX = 3.4028234663852886e38;

@@ -30,7 +30,7 @@ auto transformer_arrays(R& r) {
                                                         {"wo_grad_norm", &r.wo_grad_norm}}};
 }
 
-// The overflow rule (README, "Per-layer results"). A value is overflow when it
+// The overflow rule (docs/model.md, "Per-layer results"). A value is overflow when it
 // is not finite or larger than the largest S (float32 in every shipped build):
 // the norms are summed in double, so the norm of finite floats can exceed
 // float32's range, and a float engine could not have carried it. Overflow is

@@ -9,12 +9,14 @@ import { startServer } from '../../scripts/serve.js';
 import { loadWasm } from '../node/helpers.js';
 import { startChromium } from './chromium.js';
 
+export { labDrawn, layoutSettled } from './drawn.js';
+
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS = `${ROOT}test-results`;
 // The build to test: dist/, or the folder RESNORM_DIST names (a build of one's
 // own while another is being rebuilt).
 export const DIST = process.env.RESNORM_DIST || `${ROOT}dist`;
-// The policy the README gives for the site and both embeds.
+// The policy docs/embedding.md gives for the site and the embeds.
 export const SITE_CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'";
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -304,44 +306,6 @@ export const overlaps = (page, host = null) =>
       }
     return out;
   }, host);
-
-/**
- * Waits until the lab has drawn what it holds: no heatmap or after-training chart left for a later
- * frame (their data-drawing), in the page or in an embed's shadow root; then two frames more, so
- * what those frames laid out has been painted and reported.
- */
-export async function labDrawn(page) {
-  await page.waitForFunction(() => {
-    const shadows = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot);
-    return [document, ...shadows].every((r) => !r.querySelector('[data-drawing]'));
-  });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
-
-/**
- * Waits until the boxes of the elements `selector` matches (canvases included) stay the same over
- * three frames running: the resize observers have run and what they redrew is laid out.
- */
-export const layoutSettled = (page, selector) =>
-  page.evaluate(async (sel) => {
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-    const boxes = () =>
-      JSON.stringify(
-        [...document.querySelectorAll(sel)].flatMap((e) =>
-          [e, ...e.querySelectorAll('canvas')].map((c) => {
-            const r = c.getBoundingClientRect();
-            return [r.x, r.y, r.width, r.height, c.width ?? 0, c.height ?? 0];
-          }),
-        ),
-      );
-    let last = boxes();
-    for (let same = 0; same < 3;) {
-      await frame();
-      const now = boxes();
-      same = now === last ? same + 1 : 0;
-      last = now;
-    }
-  }, selector);
 
 /** Waits (within the guard) until the page's service worker is active; resolves to its scope. */
 export async function swReady(page) {

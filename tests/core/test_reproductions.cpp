@@ -1,7 +1,7 @@
 // Four published training claims, each in one small setting (seconds natively)
 // found by scripts/search-reproductions.js, checked on seeds 0, 1 and 2. Each
-// case prints what it measured; README.md ("Reproductions of training
-// claims") has the table and where the settings come from.
+// case prints what it measured; docs/reproductions.md ("Reproductions of
+// training claims") has the table and where the settings come from.
 //
 // Every comparison is made on the held-out set, item by item (a teacher
 // example's squared error, a scored position's cross-entropy), and must hold
@@ -280,7 +280,7 @@ TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Adm
     // top stream also becomes the same for every input (the trainer's
     // "collapsed", top cosine > 0.99) depends on the seed and on float
     // rounding: seeds 0 and 1 end at 1.000, seed 2 at 0.94. It is printed, not
-    // asserted; the README's table reports it per seed.
+    // asserted; docs/reproductions.md's table reports it per seed.
     CHECK(!post18.items.empty());
     CHECK(post18.last.first_nonfinite < 0);
     for (size_t i = 2; i < r.size(); ++i) CHECK(trained(r[i]));
@@ -350,7 +350,7 @@ TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized resid
 // preset: the mean held-out loss increase for a block of the last quarter,
 // of the first quarter, and their ratio. The comparison is a measurement,
 // not a claim any one paper makes at this scale, so the ratios are printed
-// and the README reports them; the lab's Late layers preset judges them
+// and docs/reproductions.md reports them; the lab's Late layers preset judges them
 // against Pre-LN's.
 TEST_CASE("Late layers: which presets make the last quarter of a trained stack count", "[repro]") {
   std::printf("Late layers: reverse, 8 blocks, Adam lr 2e-3, 300 steps (Post-LN with warmup 100)\n");

@@ -36,7 +36,7 @@ struct Cost {
 
 // The memory budget of one engine: everything one process or wasm module holds
 // at once (the wasm heap may grow to this, plus what the module itself needs
-// and one call's passing data: see README.md, "Limits").
+// and one call's passing data: see docs/cli.md, "Limits").
 inline constexpr double kMemoryBudget = 768.0 * 1024 * 1024;
 // About 5 s of work natively on a 2-core laptop of 2024 (bench/run.js
 // measures the slowest configs the budget allows).

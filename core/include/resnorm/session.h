@@ -43,7 +43,7 @@ struct FieldSource {
 // At most this many bytes of logged numbers per SessionTrainer::step(): the
 // logs pass through the wasm heap (the bindings copy them out, then
 // clear_logs() frees them), within what the heap has above the budget
-// (README.md, "Limits").
+// (docs/cli.md, "Limits").
 inline constexpr double kMaxLogBytes = 32.0 * 1024 * 1024;
 
 class SessionSimulation;

@@ -2,7 +2,7 @@
 // experiment names a train_check trains its settings (and the variant the
 // check names) through the native CLI (`resnorm train --json`) and the check
 // must come out confirmed; the margins are TRAIN_MARGINS (train-checks.js)
-// and README.md "Quiz claims checked by training" gives the numbers they
+// and docs/pages.md ("Every claim has an experiment") gives the numbers they
 // leave room for. Also the rule that every item making a claim has an
 // experiment, and that each training experiment's link opens the lab with
 // exactly its settings.

@@ -2,7 +2,7 @@
 // largest the memory budget allows (each shape at the largest depth the
 // engine's own refusal names), every call succeeds, the small config's
 // numbers never change, and the heap's high-water mark stays under the budget
-// plus the module's own memory (README.md, "Limits").
+// plus the module's own memory (docs/cli.md, "Limits").
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';

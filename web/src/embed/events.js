@@ -14,7 +14,7 @@
 export const EVENT_SOURCE = 'resnorm';
 export const EVENT_VERSION = 1;
 
-/** The fields each event carries besides source, version, type and embed (documented in README.md). */
+/** The fields each event carries besides source, version, type and embed (documented in docs/embedding.md, "Events"). */
 export const EVENT_FIELDS = Object.freeze({
   // The embed is drawn: the quiz with its item ids, the explorer with its config.
   ready: ['items', 'config'],

@@ -1,5 +1,5 @@
 // Tells the page around an iframe how tall the embed is, so it can size the
-// iframe (web/public/resnorm-iframe.js, or the snippet in the README):
+// iframe (web/public/resnorm-iframe.js, or the snippet in web/examples/README.md):
 //   parent.postMessage({type: 'resnorm:height', height}, '*')
 // The height is not a secret, hence '*'; the host checks event.source. The
 // height goes again at RESEND_MS after the first report, changed or not: a

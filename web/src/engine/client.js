@@ -92,7 +92,7 @@ function unknownOp(op) {
  * from any folder). From another origin than the page a worker cannot be
  * started directly: a same-origin blob: worker imports the real one, which
  * needs CORS headers on the site and `worker-src blob:` in the host page's
- * policy (see the README's embedding guide).
+ * policy (see web/examples/README.md, the embedding guide).
  */
 export function startEngineWorker() {
   if (new URL(import.meta.url).origin === location.origin)

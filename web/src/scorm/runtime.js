@@ -5,7 +5,7 @@
 // committing after every answer. Every call's error code (GetLastError) is
 // checked; errors go to `onStatus` and `errors`, nothing is thrown.
 //
-// What each version receives (README.md, "SCORM"); what counts and how an answer is
+// What each version receives (docs/embedding.md, "SCORM"); what counts and how an answer is
 // judged is ../quiz/grading.js's (the package's grading: self-graded answers counted
 // or not, the pass mark):
 //   at launch   1.2 cmi.core.lesson_status = incomplete, cmi.core.exit = suspend;

@@ -1,5 +1,5 @@
 // The training lab's paper presets: published claims about training,
-// each in the small setting that reproduces it natively (README.md,
+// each in the small setting that reproduces it natively (docs/reproductions.md,
 // "Reproductions of training claims"; tests/core/test_reproductions.cpp).
 // A preset (its button names it by `title` and `cite`) is the shared
 // settings (`config`, over the lab's defaults) and its runs, each an

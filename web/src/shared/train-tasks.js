@@ -1,4 +1,4 @@
-// The two small tasks the training claims are reproduced on (README.md,
+// The two small tasks the training claims are reproduced on (docs/reproductions.md,
 // "Reproductions of training claims"): the lab's paper presets
 // (shared/train-presets.js), the papers page's DenseFormer panel
 // (engine/experiments.js) and the reproductions' search
