@@ -6,6 +6,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { startServer } from '../../scripts/serve.js';
+import { poolSize } from '../../web/src/engine/client.js';
 import { loadWasm } from '../node/helpers.js';
 import { startChromium } from './chromium.js';
 
@@ -102,6 +103,18 @@ const withHold = new WeakSet();
 export const hold = (page, ops) => page.evaluate((list) => window.__testHold.hold(list), ops);
 /** Waits until the page keeps at least `n` answers back. */
 export const waitHeld = (page, n = 1) => page.waitForFunction((k) => window.__testHold.waiting >= k, n);
+/**
+ * Waits until each of `runs` training runs has its step request out and kept back, as far as the
+ * page's engine workers allow: a worker answers one request at a time, and the page runs one
+ * worker per core the browser reports (engine/client.js's poolSize), so one core gives one.
+ */
+export async function waitStepsHeld(page, runs) {
+  const nav = await page.evaluate(() => ({
+    hardwareConcurrency: navigator.hardwareConcurrency,
+    deviceMemory: navigator.deviceMemory,
+  }));
+  await waitHeld(page, Math.min(runs, poolSize(nav)));
+}
 /** Hands the kept answers to the page and goes on holding. */
 export const pass = (page) => page.evaluate(() => window.__testHold.pass());
 /** Stops holding and hands the kept answers to the page. */

@@ -23,7 +23,7 @@ import {
   release,
   serve,
   swReady,
-  waitHeld,
+  waitStepsHeld,
 } from './harness.js';
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
 import { labHeight } from '../../web/src/embed/heights.js';
@@ -300,7 +300,7 @@ test('the lab and the embedded lab install the offline copy only once no run is 
     });
     const page = await pageIn(context, site.url + path, { held: ['trainerStep'] });
     await page.locator('#train-start').click();
-    await waitHeld(page, 2);
+    await waitStepsHeld(page, 2);
     await page.waitForFunction(() => window.__idleAsked() > 0); // after its settling time
     await page.evaluate(() => window.__letIdle());
     await page.waitForFunction(() => window.__idle > 0);

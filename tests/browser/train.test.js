@@ -20,7 +20,7 @@ import {
   release,
   served,
   useBrowser,
-  waitHeld,
+  waitStepsHeld,
 } from './harness.js';
 import { trainFromHash } from '../../web/src/shared/train-fields.js';
 import { DIVERGES, tiny } from '../node/train/tiny.js';
@@ -152,16 +152,16 @@ test('Pause then Start logs the held-out losses of one uninterrupted run, bit fo
     const expected = (await hook(whole)).runs;
     await whole.context().close();
 
-    // Pause while both runs' step requests are out: the page holds their answers (harness.js's
-    // hold) and the test hands them over a few logged steps at a time, so the click lands mid-run
-    // whatever the machine's speed.
+    // Pause while the runs' step requests are out (both, or one at a time where the page has one
+    // engine worker): the page holds their answers (harness.js's hold) and the test hands them over
+    // a few logged steps at a time, so the click lands mid-run whatever the machine's speed.
     const page = await openPage(it.browser, lab(url, hash), { held: ['trainerStep'] });
     await page.click('#train-start');
     for (let k = 0; k < 3; k++) {
-      await waitHeld(page, 2);
+      await waitStepsHeld(page, 2);
       await pass(page);
     }
-    await waitHeld(page, 2);
+    await waitStepsHeld(page, 2);
     await page.click('#train-pause');
     await waitState(page, 'pausing');
     await release(page);
@@ -412,10 +412,10 @@ test('the keyboard reaches Start, Pause, Step and Reset, and reads a heatmap cel
     await tabTo('#train-start');
     await page.keyboard.press('Enter');
     while ((await hook(page)).progress.done < 8) {
-      await waitHeld(page, 2);
+      await waitStepsHeld(page, 2);
       await pass(page);
     }
-    await waitHeld(page, 2);
+    await waitStepsHeld(page, 2);
     await tabTo('#train-pause');
     await page.keyboard.press('Enter');
     await waitState(page, 'pausing');
