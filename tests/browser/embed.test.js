@@ -314,8 +314,10 @@ test('the Embed button writes snippets; a host page on another port runs the ifr
   const hostCsp = `default-src 'self'; script-src 'self' ${site.origin}; style-src 'self'; img-src 'self' data:; frame-src ${site.origin}`;
   const host = await serveDir(hostDir, { base: '/', csp: hostCsp });
   const hostPage = await open(context, host.url);
-  const frame = frameOf(hostPage, 'embed.html');
+  // the iframe's own frame, whatever it shows yet (a lazy iframe loads after the page), once drawn
+  const frame = await (await hostPage.waitForSelector('iframe[data-resnorm]', { state: 'attached' })).contentFrame();
   await ready(frame);
+  assert.match(frame.url(), /\/embed\.html#/);
   const inFrame = await frame.evaluate(() => {
     const root = document.getElementById('embed').shadowRoot;
     return {
