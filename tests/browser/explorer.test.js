@@ -1,7 +1,18 @@
 // The explorer as a person uses it, in Debian's Chromium.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { GUARD_MS, SHOTS, STRICT_CSP, openPage, served, useBrowser, waitForRender } from './harness.js';
+import {
+  GUARD_MS,
+  SHOTS,
+  STRICT_CSP,
+  hold,
+  openPage,
+  release,
+  served,
+  useBrowser,
+  waitForRender,
+  waitHeld,
+} from './harness.js';
 
 const it = useBrowser({ wasm: true });
 
@@ -174,4 +185,44 @@ test('timing: one slider step at the default scene (reported, not asserted)', ()
     console.log(
       `  slider step (input -> repaint) at the default scene: median ${q(0.5)} ms, p95 ${q(0.95)} ms, n=${times.length}`,
     );
+  }));
+
+test('an answer that comes after a newer one is never drawn over it', () =>
+  // One architecture is not split over the workers, so with two workers a request
+  // goes to the idle one while the older is still out: the older answer, kept back
+  // here, then comes second. The page must keep the newer settings on screen.
+  served({}, async (url) => {
+    const page = await openPage(it.browser, `${url}#arch=pre_ln&depth=24`);
+    try {
+      const workers = await page.evaluate(() => navigator.hardwareConcurrency);
+      let renders = await page.evaluate(() => window.__resnorm.renders);
+      await hold(page, ['simulate']);
+      await page.locator('#gain').fill('1.2');
+      await waitHeld(page, 1); // the answer for gain 1.2 is computed and kept back
+      await page.evaluate(() => window.__testHold.hold([])); // later answers go through
+      await page.locator('#gain').fill('0.8');
+      // With two workers the gain-0.8 answer is drawn while the older one is kept back; with
+      // one, it waits for that worker, and comes after the older answer is let go.
+      if (workers >= 2) await waitForRender(page, { gain: 0.8 }, renders);
+      await release(page); // the gain-1.2 answer arrives now
+      if (workers < 2) await waitForRender(page, { gain: 0.8 }, renders);
+      // Whatever the stale answer could still do happens within a task and the frames after it.
+      await page.evaluate(
+        () => new Promise((r) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 0)),
+      );
+      const shown = await page.evaluate(() => ({
+        config: window.__resnorm.config,
+        renders: window.__resnorm.renders,
+        status: document.getElementById('status').textContent,
+        link: location.hash,
+      }));
+      assert.equal(shown.config.gain, 0.8, `drawn: ${JSON.stringify(shown.config)} after ${shown.renders} renders`);
+      assert.match(shown.status, /ready/);
+      const api = it.rn.simulate(shown.config);
+      const plotted = await page.evaluate(() => window.__resnorm.plotted.grad.series.pre_ln);
+      assert.deepEqual(plotted, Array.from(api.results.pre_ln.grad_norm));
+      assert.deepEqual(page.problems, []);
+    } finally {
+      await page.context().close();
+    }
   }));

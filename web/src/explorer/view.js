@@ -181,7 +181,8 @@ export function mountExplorer(
   foot.append(...footExtras);
 
   const listeners = new Set(); // (config) after every good paint
-  let seq = 0;
+  let seq = 0; // the number of the latest request
+  let drawnSeq = 0; // the number of the request whose answer is on screen (0: none, or the shipped one)
   let renders = 0;
   let destroyed = false;
   let shownConfig = null; // the store's config that the charts show
@@ -320,6 +321,9 @@ export function mountExplorer(
       return;
     }
     if (!r || destroyed) return; // superseded before it ran
+    // Two workers answer out of order: an older answer never covers a newer one.
+    if (n < drawnSeq) return;
+    drawnSeq = n;
     if (n === seq) {
       stopWaiting();
       controls?.clearErrors();
