@@ -11,63 +11,54 @@ let instances = 0;
 
 const KEYS = 'ArrowLeft ArrowRight Home End Escape';
 
+/** The layer `u`'s cursor is at (null: none, or off the chart). */
+const layerAt = (u) => (u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx]);
+
+/** The tooltip of chart c at its cursor, inside the chart's box and the viewport; tip(metric, index) its nodes. */
+function showTip(c, u, tip) {
+  c.tipEl.replaceChildren(...tip(c.metric, u.cursor.idx));
+  c.tipEl.hidden = false;
+  const box = c.el.getBoundingClientRect();
+  const over = u.over.getBoundingClientRect();
+  const h = over.height;
+  const cy = u.cursor.top >= 0 && u.cursor.top <= h ? u.cursor.top : h / 2;
+  const px = over.left + u.cursor.left;
+  const py = over.top + cy;
+  const w = c.tipEl.offsetWidth;
+  const th = c.tipEl.offsetHeight;
+  const left = Math.max(box.left, 0) + 4;
+  const right = Math.min(box.right, innerWidth) - 4;
+  const top = Math.max(box.top, 0) + 4;
+  const bottom = Math.min(box.bottom, innerHeight) - 4;
+  let x = px + 14 + w > right ? px - 14 - w : px + 14;
+  let y = py - th / 2;
+  x = Math.max(left, Math.min(x, right - w));
+  y = Math.max(top, Math.min(y, bottom - th));
+  c.tipEl.style.left = `${x - box.left}px`;
+  c.tipEl.style.top = `${y - box.top}px`;
+}
+
+/** One chart's record: its container made focusable, with an empty tooltip and a chart host. */
+function chartBox(metric, el) {
+  const tipEl = document.createElement('div');
+  tipEl.className = 'chart-tip';
+  tipEl.hidden = true;
+  tipEl.setAttribute('aria-hidden', 'true'); // the readout says the same to a screen reader
+  el.append(tipEl);
+  el.tabIndex = 0;
+  el.setAttribute('aria-keyshortcuts', KEYS);
+  return { metric, el, tipEl, host: createChartHost(el, { minHeight: 128 }), view: null };
+}
+
 /**
- * els: {metric: container element}, in drawing order; palette(): the colours;
- * onCursor(layer): the layer under the pointer (null when it leaves);
- * onPin(layer): a click or a key pinned `layer` (null: unpinned);
- * layer(): the layer the readout shows (where the keys start from);
- * tip(metric, index): the tooltip's nodes for point `index` of that chart.
- *
- * Reading values: the tooltip at the cursor gives every curve's value of the
- * chart under the pointer; a click pins the layer (a click on it again
- * unpins), and a pinned layer keeps its tooltip after the pointer leaves. A
- * focused chart moves the pinned layer with the arrow keys, Home and End;
- * Escape unpins.
+ * The synced cursor of `charts` as the reader moves it: the hover reported to
+ * onCursor, the tooltips, the pinned layer (onPin) and the keys of a focused
+ * chart; tip and layer as createCharts's.
  */
-export function createCharts({ els, palette, onCursor, onPin = () => {}, layer = () => 0, tip = () => [] }) {
-  const syncKey = `resnorm-layers-${++instances}`;
-  const charts = Object.entries(els).map(([metric, el]) => {
-    const tipEl = document.createElement('div');
-    tipEl.className = 'chart-tip';
-    tipEl.hidden = true;
-    tipEl.setAttribute('aria-hidden', 'true'); // the readout says the same to a screen reader
-    el.append(tipEl);
-    el.tabIndex = 0;
-    el.setAttribute('aria-keyshortcuts', KEYS);
-    return { metric, el, tipEl, host: createChartHost(el, { minHeight: 128 }), view: null };
-  });
-  let shape = null; // archs + theme the instances were built for
-  let last = null; // {prepared, archs, depth, references}
-  let drawn = null; // resolves when every chart has drawn the latest data
+function createPointer(charts, { onCursor, onPin, layer, tip }) {
   let active = null; // the chart under the pointer
   let pinned = null; // {layer, chart} or null
   let moving = false; // the cursor is being moved by code: not a hover
-
-  const layerAt = (u) => (u.cursor.idx == null || u.cursor.left < 0 ? null : u.data[0][u.cursor.idx]);
-
-  /** The tooltip of chart c at its cursor, inside the chart's box and the viewport. */
-  function showTip(c, u) {
-    c.tipEl.replaceChildren(...tip(c.metric, u.cursor.idx));
-    c.tipEl.hidden = false;
-    const box = c.el.getBoundingClientRect();
-    const over = u.over.getBoundingClientRect();
-    const h = over.height;
-    const cy = u.cursor.top >= 0 && u.cursor.top <= h ? u.cursor.top : h / 2;
-    const px = over.left + u.cursor.left;
-    const py = over.top + cy;
-    const w = c.tipEl.offsetWidth;
-    const th = c.tipEl.offsetHeight;
-    const left = Math.max(box.left, 0) + 4;
-    const right = Math.min(box.right, innerWidth) - 4;
-    const top = Math.max(box.top, 0) + 4;
-    const bottom = Math.min(box.bottom, innerHeight) - 4;
-    let x = px + 14 + w > right ? px - 14 - w : px + 14;
-    let y = py - th / 2;
-    x = Math.max(left, Math.min(x, right - w));
-    y = Math.max(top, Math.min(y, bottom - th));
-    c.tipEl.style.left = `${x - box.left}px`;
-    c.tipEl.style.top = `${y - box.top}px`;
-  }
 
   function cursorMoved(c, u) {
     const at = layerAt(u);
@@ -75,7 +66,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
     // cursor that a pin or new data put somewhere is not one
     if (c === charts[0] && !moving && (active || at === null)) onCursor(at);
     const here = active ? active === c : pinned?.chart === c;
-    if (here && at !== null) showTip(c, u);
+    if (here && at !== null) showTip(c, u, tip);
     else c.tipEl.hidden = true;
   }
 
@@ -115,6 +106,65 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
     });
   }
 
+  return {
+    cursorMoved,
+    pinned: () => pinned,
+
+    /** The pointer on chart c's new instance u: entering, leaving, a click that pins or unpins. */
+    watch(c, u) {
+      u.over.addEventListener('mouseenter', () => (active = c));
+      u.over.addEventListener('mouseleave', () => {
+        active = null;
+        c.tipEl.hidden = true;
+        // back to the pinned layer, once uPlot has hidden its cursor
+        if (pinned) requestAnimationFrame(() => pinned && moveTo(pinned.layer));
+      });
+      u.over.addEventListener('click', () => {
+        const at = layerAt(u);
+        if (at === null) return;
+        pin(pinned?.layer === at ? null : at, c);
+        if (pinned) showTip(c, u, tip);
+      });
+    },
+
+    /** After new data: the pinned layer, within the new depth, gets its cursor and tooltip back. */
+    restorePin() {
+      const xs = charts[0]?.host.u?.data[0];
+      if (!pinned || !xs?.length) return;
+      const layer = Math.max(xs[0], Math.min(xs[xs.length - 1], pinned.layer));
+      if (layer !== pinned.layer) pin(layer, pinned.chart);
+      moveTo(layer);
+    },
+
+    /** Moves the synced cursor to `layer`, and a pinned layer with it; null hides it. */
+    showLayer(layer) {
+      if (pinned && layer != null) pinned = { ...pinned, layer };
+      moveTo(layer);
+    },
+  };
+}
+
+/**
+ * els: {metric: container element}, in drawing order; palette(): the colours;
+ * onCursor(layer): the layer under the pointer (null when it leaves);
+ * onPin(layer): a click or a key pinned `layer` (null: unpinned);
+ * layer(): the layer the readout shows (where the keys start from);
+ * tip(metric, index): the tooltip's nodes for point `index` of that chart.
+ *
+ * Reading values: the tooltip at the cursor gives every curve's value of the
+ * chart under the pointer; a click pins the layer (a click on it again
+ * unpins), and a pinned layer keeps its tooltip after the pointer leaves. A
+ * focused chart moves the pinned layer with the arrow keys, Home and End;
+ * Escape unpins.
+ */
+export function createCharts({ els, palette, onCursor, onPin = () => {}, layer = () => 0, tip = () => [] }) {
+  const syncKey = `resnorm-layers-${++instances}`;
+  const charts = Object.entries(els).map(([metric, el]) => chartBox(metric, el));
+  const pointer = createPointer(charts, { onCursor, onPin, layer, tip });
+  let shape = null; // archs + theme the instances were built for
+  let last = null; // {prepared, archs, depth, references}
+  let drawn = null; // resolves when every chart has drawn the latest data
+
   function build() {
     const pal = palette();
     for (const c of charts) {
@@ -123,7 +173,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
         draw: [() => drawn?.tick()],
         // Every chart places its own tooltip; the first one's cursor also
         // reports the layer for the shared readout (the others follow by sync).
-        setCursor: [(u) => cursorMoved(c, u)],
+        setCursor: [(u) => pointer.cursorMoved(c, u)],
       };
       const u = c.host.draw(() => ({
         opts: chartOptions({
@@ -137,29 +187,8 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
         }),
         data: chartData(c.view.prepared, last.archs, c.view.reference),
       }));
-      u.over.addEventListener('mouseenter', () => (active = c));
-      u.over.addEventListener('mouseleave', () => {
-        active = null;
-        c.tipEl.hidden = true;
-        // back to the pinned layer, once uPlot has hidden its cursor
-        if (pinned) requestAnimationFrame(() => pinned && moveTo(pinned.layer));
-      });
-      u.over.addEventListener('click', () => {
-        const at = layerAt(u);
-        if (at === null) return;
-        pin(pinned?.layer === at ? null : at, c);
-        if (pinned) showTip(c, u);
-      });
+      pointer.watch(c, u);
     }
-  }
-
-  /** After new data: the pinned layer, within the new depth, gets its cursor and tooltip back. */
-  function restorePin() {
-    const xs = charts[0]?.host.u?.data[0];
-    if (!pinned || !xs?.length) return;
-    const layer = Math.max(xs[0], Math.min(xs[xs.length - 1], pinned.layer));
-    if (layer !== pinned.layer) pin(layer, pinned.chart);
-    moveTo(layer);
   }
 
   function paintPromise() {
@@ -190,7 +219,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
       } else {
         for (const c of charts) c.host.setData(chartData(c.view.prepared, archs, c.view.reference));
       }
-      if (pinned) painted.then(restorePin);
+      if (pointer.pinned()) painted.then(pointer.restorePin);
       return painted;
     },
 
@@ -203,8 +232,7 @@ export function createCharts({ els, palette, onCursor, onPin = () => {}, layer =
 
     /** Moves the synced cursor to `layer` (the readout's slider), and a pinned layer with it; null hides it. */
     showLayer(layer) {
-      if (pinned && layer != null) pinned = { ...pinned, layer };
-      moveTo(layer);
+      pointer.showLayer(layer);
     },
 
     /** [{metric, canvas, reference}] for the exports, in drawing order. */

@@ -24,167 +24,210 @@ const none = () => null;
 /** The text a value is shown with, next to a slider and in the number box. */
 const shownNumber = (c, v) => (c.kind === 'real' ? realText(c, v) : String(v));
 
-export function createControls({ form, store, show = FIELDS, lock = [], ids = PAGE_IDS, text = {}, sections = {} }) {
+/**
+ * The parts every field is made of, by the field's name: its ids (base, the
+ * error box's), its title (the page's label, marked "fixed" when locked), its
+ * hint and error boxes and the ids that describe its inputs. ids and text as
+ * createControls's.
+ */
+function fieldKit(ids, text) {
   const labelOf = text.label ?? none;
   const hintOf = text.hint ?? none;
   const base = (field) => `${ids.prefix}${field.replaceAll('_', '-')}`;
   const errorId = (field) => `${base(field)}-error`;
+  const fixedMark = () => el('span', { class: 'fixed' }, 'fixed');
+  return {
+    ids,
+    base,
+    errorId,
+    title: (field, locked) => [labelOf(field) ?? CONTROLS[field].label, locked ? [' ', fixedMark()] : null],
+    errorBox: (field) => el('p', { id: errorId(field), class: 'field-error', hidden: true }),
+    hintBox: (field) => {
+      const hint = hintOf(field);
+      return hint ? el('p', { id: `${base(field)}-hint`, class: 'hint' }, hint) : null;
+    },
+    describedBy: (field) => [hintOf(field) ? `${base(field)}-hint` : null, errorId(field)].filter(Boolean).join(' '),
+  };
+}
+
+/** The architectures as checkbox chips, the article's first and the others under "more". */
+function archField(kit, inputs, field, locked) {
+  const id = kit.base(field);
+  const chip = (a) => {
+    const input = el('input', {
+      type: 'checkbox',
+      name: `${kit.ids.prefix}arch`,
+      value: a.key,
+      id: `${id}-${a.key}`,
+      disabled: locked,
+      'aria-describedby': `${id}-${a.key}-block ${kit.errorId(field)}`,
+    });
+    inputs.push({ field, input, kind: 'arch' });
+    // the block's formula describes the checkbox rather than naming it
+    return el(
+      'label',
+      { class: `chip chip-${a.key}` },
+      input,
+      el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
+      el('span', { class: 'chip-block', id: `${id}-${a.key}-block`, 'aria-hidden': 'true' }, a.block),
+    );
+  };
+  const more = ARCHS.filter((a) => a.group === 'more');
+  return el(
+    'fieldset',
+    { id: `${id}-fieldset`, class: 'field arch-field', 'data-field': field },
+    el('legend', { class: 'field-title' }, kit.title(field, locked)),
+    el('div', { id: `${id}-main`, class: 'chips' }, ARCHS.filter((a) => a.group === 'article').map(chip)),
+    el(
+      'details',
+      { id: `${id}-more`, class: 'more' },
+      el('summary', {}, `more: ${[...new Set(more.map((a) => a.short ?? a.label))].join(', ')}`),
+      el('div', { id: `${id}-more-list`, class: 'chips' }, more.map(chip)),
+    ),
+    kit.errorBox(field),
+  );
+}
+
+/** A number box for the exact value of `field` (c: its control), by id `id`. */
+function numberBox(kit, field, c, id, locked) {
+  return el('input', {
+    type: 'number',
+    id,
+    class: 'number',
+    min: c.min,
+    max: c.max,
+    step: c.step,
+    inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
+    disabled: locked,
+    'aria-describedby': kit.describedBy(field),
+  });
+}
+
+/** A slider with its value shown, its marks (if any) and an exact number box beside it. */
+function sliderField(kit, inputs, field, c, locked) {
+  const { ids } = kit;
+  const id = kit.base(field);
+  const numberId = `${id}${ids.number}`;
+  const min = c.sliderMin ?? c.min;
+  const range = el('input', {
+    type: 'range',
+    id,
+    min,
+    max: c.sliderMax,
+    step: c.step,
+    list: c.marks ? `${id}-marks` : null,
+    disabled: locked,
+    'aria-describedby': kit.describedBy(field),
+  });
+  const out = el('output', { id: `${id}${ids.value}`, class: 'value', for: `${id} ${numberId}` });
+  const num = numberBox(kit, field, c, numberId, locked);
+  inputs.push({ field, input: range, kind: 'range', out }, { field, input: num, kind: 'number' });
+  let slider = range;
+  if (c.marks) {
+    // thumb centre = 8px + (100% - 16px) * the mark's fraction of the slider's range
+    const ticks = c.marks.map((m) => {
+      const tick = el('span', {}, m.toFixed(1));
+      tick.style.left = `calc(8px + (100% - 16px) * ${(m - min) / (c.sliderMax - min)})`;
+      return tick;
+    });
+    slider = el('div', { class: 'slider-wrap' }, range, el('div', { class: 'ticks', 'aria-hidden': 'true' }, ticks));
+  }
+  const plain = c.label;
+  return el(
+    'div',
+    { class: `field field-${field}`, 'data-field': field },
+    el('div', { class: 'field-head' }, el('label', { class: 'field-title', for: id }, kit.title(field, locked)), out),
+    el(
+      'div',
+      { class: 'slider-row' },
+      slider,
+      el(
+        'label',
+        { class: 'visually-hidden', for: numberId },
+        `${plain}, ${c.exact ?? 'exact value'} (${c.min} to ${c.max})`,
+      ),
+      num,
+    ),
+    c.marks
+      ? el(
+          'datalist',
+          { id: `${id}-marks` },
+          c.marks.map((m) => new Option(m.toFixed(1), m.toFixed(1))),
+        )
+      : null,
+    kit.hintBox(field),
+    kit.errorBox(field),
+  );
+}
+
+/** A select or a number box (small in a named section), with a re-roll button for a seed. */
+function smallField(kit, inputs, store, field, c, locked, small) {
+  const id = kit.base(field);
+  let input;
+  if (c.kind === 'choice') {
+    input = el(
+      'select',
+      { id, disabled: locked, 'aria-describedby': kit.describedBy(field) },
+      c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))),
+    );
+    inputs.push({ field, input, kind: 'choice' });
+  } else {
+    input = numberBox(kit, field, c, id, locked);
+    inputs.push({ field, input, kind: 'number' });
+  }
+  let control = input;
+  if (c.reroll) {
+    const reroll = el(
+      'button',
+      { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: locked },
+      're-roll',
+    );
+    reroll.addEventListener('click', () => {
+      const [v] = crypto.getRandomValues(new Uint32Array(1));
+      store.set({ [field]: Math.min(c.max, v) });
+    });
+    control = el('div', { class: 'seed-row' }, input, reroll);
+  }
+  const cls = `field field-${field}${small ? ' small' : ''}${c.reroll ? ' seed-field' : ''}`;
+  return el(
+    'div',
+    { class: cls, 'data-field': field },
+    el('label', { class: small ? null : 'field-title', for: id }, kit.title(field, locked)),
+    control,
+    kit.hintBox(field),
+    kit.errorBox(field),
+  );
+}
+
+/** The value of input record x as the store takes it. */
+function readValue(x) {
+  const c = CONTROLS[x.field];
+  if (c.kind === 'choice') return c.choices.find((ch) => String(ch) === x.input.value) ?? x.input.value;
+  // '' (empty or unparseable number input) becomes NaN: the engine names it.
+  return x.input.value.trim() === '' ? NaN : Number(x.input.value);
+}
+
+/** A slider's value in words (aria-valuetext), its beyond-the-slider mark and the value beside it. */
+function describeSlider(x, v) {
+  const c = CONTROLS[x.field];
+  const { min, max } = x.input;
+  const beyond = Number.isFinite(v) && (v > Number(max) || v < Number(min));
+  let words;
+  if (!Number.isFinite(v)) words = `${c.label.split(' ')[0].toLowerCase()} not set`;
+  else if (c.unit) {
+    const unit = v === 1 ? c.unit.replace(/s$/, '') : c.unit;
+    words = v > Number(max) ? `${v} ${unit} (beyond the slider's ${max})` : `${v} ${unit}`;
+  } else words = `${c.label.split(' ')[0].toLowerCase()} ${shownNumber(c, v)}${beyond ? ' (outside the slider)' : ''}`;
+  setAttr(x.input, 'aria-valuetext', words);
+  x.input.classList.toggle('is-beyond', beyond);
+  setText(x.out, Number.isFinite(v) ? shownNumber(c, v) : '\u2014');
+}
+
+export function createControls({ form, store, show = FIELDS, lock = [], ids = PAGE_IDS, text = {}, sections = {} }) {
+  const kit = fieldKit(ids, text);
+  const { errorId } = kit;
   const inputs = []; // {field, input, kind: 'arch' | 'choice' | 'range' | 'number', out?}
   let source = null; // the input being edited: never rewritten under the cursor
-
-  const fixedMark = () => el('span', { class: 'fixed' }, 'fixed');
-  const title = (field, locked) => [labelOf(field) ?? CONTROLS[field].label, locked ? [' ', fixedMark()] : null];
-  const errorBox = (field) => el('p', { id: errorId(field), class: 'field-error', hidden: true });
-  const hintBox = (field) => {
-    const hint = hintOf(field);
-    return hint ? el('p', { id: `${base(field)}-hint`, class: 'hint' }, hint) : null;
-  };
-  const describedBy = (field) =>
-    [hintOf(field) ? `${base(field)}-hint` : null, errorId(field)].filter(Boolean).join(' ');
-
-  function archField(field, locked) {
-    const id = base(field);
-    const chip = (a) => {
-      const input = el('input', {
-        type: 'checkbox',
-        name: `${ids.prefix}arch`,
-        value: a.key,
-        id: `${id}-${a.key}`,
-        disabled: locked,
-        'aria-describedby': `${id}-${a.key}-block ${errorId(field)}`,
-      });
-      inputs.push({ field, input, kind: 'arch' });
-      // the block's formula describes the checkbox rather than naming it
-      return el(
-        'label',
-        { class: `chip chip-${a.key}` },
-        input,
-        el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
-        el('span', { class: 'chip-block', id: `${id}-${a.key}-block`, 'aria-hidden': 'true' }, a.block),
-      );
-    };
-    const more = ARCHS.filter((a) => a.group === 'more');
-    return el(
-      'fieldset',
-      { id: `${id}-fieldset`, class: 'field arch-field', 'data-field': field },
-      el('legend', { class: 'field-title' }, title(field, locked)),
-      el('div', { id: `${id}-main`, class: 'chips' }, ARCHS.filter((a) => a.group === 'article').map(chip)),
-      el(
-        'details',
-        { id: `${id}-more`, class: 'more' },
-        el('summary', {}, `more: ${[...new Set(more.map((a) => a.short ?? a.label))].join(', ')}`),
-        el('div', { id: `${id}-more-list`, class: 'chips' }, more.map(chip)),
-      ),
-      errorBox(field),
-    );
-  }
-
-  function numberBox(field, c, id, locked) {
-    return el('input', {
-      type: 'number',
-      id,
-      class: 'number',
-      min: c.min,
-      max: c.max,
-      step: c.step,
-      inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
-      disabled: locked,
-      'aria-describedby': describedBy(field),
-    });
-  }
-
-  function sliderField(field, c, locked) {
-    const id = base(field);
-    const numberId = `${id}${ids.number}`;
-    const min = c.sliderMin ?? c.min;
-    const range = el('input', {
-      type: 'range',
-      id,
-      min,
-      max: c.sliderMax,
-      step: c.step,
-      list: c.marks ? `${id}-marks` : null,
-      disabled: locked,
-      'aria-describedby': describedBy(field),
-    });
-    const out = el('output', { id: `${id}${ids.value}`, class: 'value', for: `${id} ${numberId}` });
-    const num = numberBox(field, c, numberId, locked);
-    inputs.push({ field, input: range, kind: 'range', out }, { field, input: num, kind: 'number' });
-    let slider = range;
-    if (c.marks) {
-      // thumb centre = 8px + (100% - 16px) * the mark's fraction of the slider's range
-      const ticks = c.marks.map((m) => {
-        const tick = el('span', {}, m.toFixed(1));
-        tick.style.left = `calc(8px + (100% - 16px) * ${(m - min) / (c.sliderMax - min)})`;
-        return tick;
-      });
-      slider = el('div', { class: 'slider-wrap' }, range, el('div', { class: 'ticks', 'aria-hidden': 'true' }, ticks));
-    }
-    const plain = c.label;
-    return el(
-      'div',
-      { class: `field field-${field}`, 'data-field': field },
-      el('div', { class: 'field-head' }, el('label', { class: 'field-title', for: id }, title(field, locked)), out),
-      el(
-        'div',
-        { class: 'slider-row' },
-        slider,
-        el(
-          'label',
-          { class: 'visually-hidden', for: numberId },
-          `${plain}, ${c.exact ?? 'exact value'} (${c.min} to ${c.max})`,
-        ),
-        num,
-      ),
-      c.marks
-        ? el(
-            'datalist',
-            { id: `${id}-marks` },
-            c.marks.map((m) => new Option(m.toFixed(1), m.toFixed(1))),
-          )
-        : null,
-      hintBox(field),
-      errorBox(field),
-    );
-  }
-
-  function smallField(field, c, locked, small) {
-    const id = base(field);
-    let input;
-    if (c.kind === 'choice') {
-      input = el(
-        'select',
-        { id, disabled: locked, 'aria-describedby': describedBy(field) },
-        c.choices.map((ch) => new Option(c.names?.[ch] ?? String(ch), String(ch))),
-      );
-      inputs.push({ field, input, kind: 'choice' });
-    } else {
-      input = numberBox(field, c, id, locked);
-      inputs.push({ field, input, kind: 'number' });
-    }
-    let control = input;
-    if (c.reroll) {
-      const reroll = el(
-        'button',
-        { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: locked },
-        're-roll',
-      );
-      reroll.addEventListener('click', () => {
-        const [v] = crypto.getRandomValues(new Uint32Array(1));
-        store.set({ [field]: Math.min(c.max, v) });
-      });
-      control = el('div', { class: 'seed-row' }, input, reroll);
-    }
-    const cls = `field field-${field}${small ? ' small' : ''}${c.reroll ? ' seed-field' : ''}`;
-    return el(
-      'div',
-      { class: cls, 'data-field': field },
-      el('label', { class: small ? null : 'field-title', for: id }, title(field, locked)),
-      control,
-      hintBox(field),
-      errorBox(field),
-    );
-  }
 
   const ofPresets = []; // {field, node}: the fields of some presets only
   for (const field of show) {
@@ -192,34 +235,11 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
     const locked = lock.includes(field);
     const into = sections[c.section ?? 'main'];
     let node;
-    if (c.kind === 'choice_list') node = archField(field, locked);
-    else if (c.sliderMax !== undefined) node = sliderField(field, c, locked);
-    else node = smallField(field, c, locked, c.section !== undefined && !!into);
+    if (c.kind === 'choice_list') node = archField(kit, inputs, field, locked);
+    else if (c.sliderMax !== undefined) node = sliderField(kit, inputs, field, c, locked);
+    else node = smallField(kit, inputs, store, field, c, locked, c.section !== undefined && !!into);
     if (c.archs) ofPresets.push({ field, node });
     (into ?? form).append(node);
-  }
-
-  function readValue(x) {
-    const c = CONTROLS[x.field];
-    if (c.kind === 'choice') return c.choices.find((ch) => String(ch) === x.input.value) ?? x.input.value;
-    // '' (empty or unparseable number input) becomes NaN: the engine names it.
-    return x.input.value.trim() === '' ? NaN : Number(x.input.value);
-  }
-
-  function describeSlider(x, v) {
-    const c = CONTROLS[x.field];
-    const { min, max } = x.input;
-    const beyond = Number.isFinite(v) && (v > Number(max) || v < Number(min));
-    let words;
-    if (!Number.isFinite(v)) words = `${c.label.split(' ')[0].toLowerCase()} not set`;
-    else if (c.unit) {
-      const unit = v === 1 ? c.unit.replace(/s$/, '') : c.unit;
-      words = v > Number(max) ? `${v} ${unit} (beyond the slider's ${max})` : `${v} ${unit}`;
-    } else
-      words = `${c.label.split(' ')[0].toLowerCase()} ${shownNumber(c, v)}${beyond ? ' (outside the slider)' : ''}`;
-    setAttr(x.input, 'aria-valuetext', words);
-    x.input.classList.toggle('is-beyond', beyond);
-    setText(x.out, Number.isFinite(v) ? shownNumber(c, v) : '\u2014');
   }
 
   const onInput = (e) => {

@@ -27,6 +27,11 @@
 // after a second shows its time and a Cancel button beside the status line;
 // Cancel stops the engine's worker (engine/client.js) and puts back the
 // settings on screen, with a notice.
+//
+// Its parts: explorerLayout places the elements, createDisplay draws an
+// answer (readout, charts, caption, numbers), createRunner asks the engine and
+// keeps the answers in order (with createWaiting's time and Cancel), and
+// createNoticeLine keeps the notice.
 import { sharedEngine } from '../engine/client.js';
 import { firstPaint } from './first-paint.js';
 import {
@@ -53,29 +58,14 @@ import { CHART_INFO } from './chart-info.js';
 import { logOf, prepareChart, sqrtReference } from './series.js';
 import { createExportMenu } from './export/menu.js';
 
-export function mountExplorer(
-  root,
-  {
-    state,
-    siteUrl,
-    theme,
-    onPaint = () => {},
-    noticeSource = 'link',
-    slots = {},
-    ids = PAGE_IDS,
-    text = {},
-    sections = {},
-    foot: footExtras = [],
-  },
-) {
-  const { view } = state;
-  const ac = new AbortController();
-  const store = createStore(state.config);
-  // Every change asks the engine first, before the controls and anything else
-  // subscribed later redraw, so the engine starts at once (run, once mounted).
-  let onConfig = () => {};
-  store.subscribe((config) => onConfig(config));
-  let lane = null;
+/**
+ * The view's elements in `root`, in page order, each of `slots` used in place
+ * of its own: the notice, the form with the controls (when the view shows
+ * any), the status line and the waiting box beside it, the readout box, a
+ * figure per chart, the caption, the numbers' table and the foot with its
+ * button. Returns them, and the controls (null without a form).
+ */
+function explorerLayout(root, { view, store, slots, ids, text, sections }) {
   const id = (name) => `${ids.prefix}${name}`;
   const parts = [];
 
@@ -93,7 +83,6 @@ export function mountExplorer(
     statusEl.textContent = 'loading the engine\u2026';
     parts.push(statusEl);
   }
-  const status = createStatus(statusEl);
   // Beside the status line while a computation takes more than a second.
   const pendingTime = el('span', { class: 'pending-time' });
   const cancelButton = el('button', { id: id('cancel'), type: 'button', class: 'secondary' }, 'Cancel');
@@ -139,11 +128,136 @@ export function mountExplorer(
   const foot = el('div', { class: 'foot' }, numbersButton);
   parts.push(foot, numbersWrap);
   root.append(...parts);
+  const waiting = { pendingBox, pendingTime, cancelButton };
+  return {
+    notice,
+    controls,
+    statusEl,
+    waiting,
+    readoutBox,
+    chartEls,
+    caption,
+    numbersButton,
+    dataTable,
+    numbersWrap,
+    foot,
+  };
+}
 
+/**
+ * The notice: the link's notices, and one of the view's own (`note`: what the
+ * engine refused, or a cancellation) until a config other than note.config is shown.
+ */
+function createNoticeLine(notice, linkNotices, noticeSource) {
+  let note = null; // {items, head, source, config}
+  function render() {
+    if (note) showNotices(notice, [...linkNotices, ...note.items], { source: note.source, head: note.head });
+    else showNotices(notice, linkNotices, { source: noticeSource });
+  }
+  return {
+    render,
+    /** The view's own note, shown after the link's notices. */
+    setNote(next) {
+      note = next;
+      render();
+    },
+    /** `config` is shown: a note about another config goes. */
+    shown(config) {
+      if (note && !sameConfig(config, note.config)) {
+        note = null;
+        if (!notice.hidden) render();
+      }
+    },
+    /** The notices of new settings from the outside, in place of the last ones and of the note. */
+    setLinkNotices(notices) {
+      linkNotices = notices;
+      note = null;
+      render();
+    },
+    focusClose() {
+      notice.querySelector('.notice-close')?.focus();
+    },
+  };
+}
+
+// A refusal as a notice item: the field, its value, and the engine's words after them.
+function refusal(e, config) {
+  const field = Object.hasOwn(FIELDS_TABLE, e.field) ? e.field : null;
+  if (!field) return { field: null, value: '', reason: e.message };
+  const value = writeField(field, config[field]);
+  const prefix = `${field}: ${value} `;
+  return {
+    field,
+    value: shownValue(value),
+    reason: e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message,
+  };
+}
+
+/** The note of a cancellation after `seconds`: what was asked that differs from `back`, and what is shown. */
+function cancelledNote(seconds, asked, back, hadShown) {
+  const changed = FIELDS.filter((k) => writeField(k, asked[k]) !== writeField(k, back[k]))
+    .map((k) => `${k.replaceAll('_', ' ')} ${shownValue(writeField(k, asked[k]))}`)
+    .join(', ');
+  return {
+    head: 'Computation cancelled:',
+    source: null,
+    config: back,
+    items: [
+      {
+        field: null,
+        value: '',
+        reason:
+          `stopped after ${fixed(seconds, 1)} s` +
+          (changed ? ` (${changed})` : '') +
+          (hadShown ? '; the charts show the settings before it' : '; the default settings are shown'),
+      },
+    ],
+  };
+}
+
+// ---- waiting: after a second, the time so far and Cancel
+const SLOW_MS = 1000;
+
+/** The waiting box: start() when a request goes out, stop() when none is left; since() when it started (0: none). */
+function createWaiting({ pendingBox, pendingTime }) {
+  let waitingSince = 0; // when the oldest unanswered request was made; 0 when none
+  let slowTimer = 0;
+  let tickTimer = 0;
+  return {
+    since: () => waitingSince,
+    start() {
+      if (waitingSince) return;
+      waitingSince = performance.now();
+      slowTimer = setTimeout(() => {
+        pendingBox.hidden = false;
+        const tick = () => {
+          pendingTime.textContent = `computing for ${fixed((performance.now() - waitingSince) / 1000, 1)} s`;
+        };
+        tick();
+        tickTimer = setInterval(tick, 100);
+      }, SLOW_MS);
+    },
+    stop() {
+      clearTimeout(slowTimer);
+      clearInterval(tickTimer);
+      waitingSince = 0;
+      if (pendingBox.hidden) return;
+      pendingBox.hidden = true;
+      pendingTime.textContent = ''; // no time left behind in the hidden box
+    },
+  };
+}
+
+/**
+ * What is drawn: the readout, the charts and the numbers' table of `page`
+ * (explorerLayout's), and paint(out, step) that fills them with an answer and
+ * reports it to onPaint; current() is what is on screen: {out, prepared, archs, ref}.
+ */
+function createDisplay(root, page, { view, ids, text, theme, onPaint, alive }) {
   const pal = () => palette(root);
   let picking = false; // the readout slider is moving the cursor: not a pointer hover
   const readout = createReadout({
-    root: readoutBox,
+    root: page.readoutBox,
     prefix: ids.prefix,
     hint: text.readoutHint ?? null,
     onPick: (layer) => {
@@ -153,7 +267,7 @@ export function mountExplorer(
     },
   });
   const charts = createCharts({
-    els: chartEls,
+    els: page.chartEls,
     palette: pal,
     onCursor: (layer) => !picking && readout.hover(layer),
     onPin: (layer) => readout.pin(layer),
@@ -161,184 +275,9 @@ export function mountExplorer(
     tip: (metric, i) =>
       current ? tipNodes(current.prepared[metric], current.archs, i, metric === 'update' ? current.ref : null) : [],
   });
-  const table = createTable({ table: dataTable, wrap: numbersWrap, button: numbersButton });
-  const explorerLink = (config) => new URL(`./${configToHash(config)}`, siteUrl).href;
-
-  let current = null; // what is on screen: {out, prepared, archs}
-  const menu = createExportMenu({
-    signal: ac.signal,
-    getData: () =>
-      current && {
-        out: current.out,
-        prepared: current.prepared,
-        archs: current.archs,
-        charts: charts.canvases(),
-        pal: pal(),
-        link: explorerLink(current.out.config),
-      },
-  });
-  (slots.tools ?? foot).append(menu);
-  foot.append(...footExtras);
-
-  const listeners = new Set(); // (config) after every good paint
-  let seq = 0; // the number of the latest request
-  let drawnSeq = 0; // the number of the request whose answer is on screen (0: none, or the shipped one)
+  const table = createTable({ table: page.dataTable, wrap: page.numbersWrap, button: page.numbersButton });
+  let current = null; // what is on screen: {out, prepared, archs, ref}
   let renders = 0;
-  let destroyed = false;
-  let shownConfig = null; // the store's config that the charts show
-  let given = store.get(); // the last config from the outside (the link, the attributes)
-
-  // The notice: the link's notices, and one of the view's own (`note`: what the
-  // engine refused, or a cancellation) until a config other than note.config is shown.
-  let linkNotices = state.notices;
-  let note = null; // {items, head, source, config}
-  function renderNotice() {
-    if (note) showNotices(notice, [...linkNotices, ...note.items], { source: note.source, head: note.head });
-    else showNotices(notice, linkNotices, { source: noticeSource });
-  }
-  renderNotice();
-
-  // A refusal as a notice item: the field, its value, and the engine's words after them.
-  function refusal(e, config) {
-    const field = Object.hasOwn(FIELDS_TABLE, e.field) ? e.field : null;
-    if (!field) return { field: null, value: '', reason: e.message };
-    const value = writeField(field, config[field]);
-    const prefix = `${field}: ${value} `;
-    return {
-      field,
-      value: shownValue(value),
-      reason: e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message,
-    };
-  }
-
-  // ---- waiting: after a second, the time so far and Cancel
-  const SLOW_MS = 1000;
-  let waitingSince = 0; // when the oldest unanswered request was made; 0 when none
-  let slowTimer = 0;
-  let tickTimer = 0;
-  let restoring = false; // cancel() is putting back the config on screen: nothing to compute
-  function startWaiting() {
-    if (waitingSince) return;
-    waitingSince = performance.now();
-    slowTimer = setTimeout(() => {
-      pendingBox.hidden = false;
-      const tick = () => {
-        pendingTime.textContent = `computing for ${fixed((performance.now() - waitingSince) / 1000, 1)} s`;
-      };
-      tick();
-      tickTimer = setInterval(tick, 100);
-    }, SLOW_MS);
-  }
-  function stopWaiting() {
-    clearTimeout(slowTimer);
-    clearInterval(tickTimer);
-    waitingSince = 0;
-    if (pendingBox.hidden) return;
-    pendingBox.hidden = true;
-    pendingTime.textContent = ''; // no time left behind in the hidden box
-  }
-
-  function cancel() {
-    if (!waitingSince) return;
-    const seconds = (performance.now() - waitingSince) / 1000;
-    const hadFocus = cancelButton.matches(':focus');
-    stopWaiting();
-    const asked = store.get();
-    seq++; // whatever is still on its way is not shown
-    lane?.cancel();
-    const back = shownConfig ?? defaultConfig();
-    const changed = FIELDS.filter((k) => writeField(k, asked[k]) !== writeField(k, back[k]))
-      .map((k) => `${k.replaceAll('_', ' ')} ${shownValue(writeField(k, asked[k]))}`)
-      .join(', ');
-    note = {
-      head: 'Computation cancelled:',
-      source: null,
-      config: back,
-      items: [
-        {
-          field: null,
-          value: '',
-          reason:
-            `stopped after ${fixed(seconds, 1)} s` +
-            (changed ? ` (${changed})` : '') +
-            (shownConfig ? '; the charts show the settings before it' : '; the default settings are shown'),
-        },
-      ],
-    };
-    renderNotice();
-    if (shownConfig) {
-      restoring = true;
-      store.set(back);
-      restoring = false;
-      status.cancelled('cancelled \u00b7 the previous settings are shown');
-      listeners.forEach((fn) => fn(current.out.config)); // the address and the links say what is shown
-    } else store.set(back);
-    if (hadFocus) notice.querySelector('.notice-close')?.focus();
-  }
-  cancelButton.addEventListener('click', cancel, { signal: ac.signal });
-
-  async function run(config) {
-    if (restoring && shownConfig && sameConfig(config, shownConfig)) {
-      controls?.clearErrors();
-      return;
-    }
-    const n = ++seq;
-    const asked = performance.now();
-    let r;
-    try {
-      lane ??= sharedEngine().lane();
-      // Posted before the page writes anything, so the engine starts at once.
-      const answer = lane.request('simulate', [config]);
-      status.computing();
-      // No time and no Cancel for what the charts show already (the shipped
-      // first paint's config): there is nothing to wait for, nor to put back.
-      if (!shownConfig || !sameConfig(config, shownConfig)) startWaiting();
-      r = await answer;
-    } catch (e) {
-      if (n !== seq || destroyed) return; // a newer request is on its way
-      stopWaiting();
-      const source = sameConfig(config, given) ? noticeSource : null;
-      if (e.field === 'depth' && Number.isInteger(e.max) && e.max >= 1 && e.max < config.depth) {
-        // Over the budget: the deepest config that fits, and a notice that says so.
-        const item = refusal(e, config);
-        item.reason += `; showing depth ${e.max}, the deepest that fits`;
-        note = { items: [item], source, config: { ...config, depth: e.max } };
-        renderNotice();
-        controls?.clearErrors();
-        store.set({ depth: e.max });
-        return;
-      }
-      const placed = controls?.showError(e.field, e.message);
-      if (!placed) {
-        note = { items: [refusal(e, config)], source, config: shownConfig ?? config };
-        renderNotice();
-      }
-      status.error(
-        placed && e.field
-          ? `not computed: see the message at \u201c${e.field.replaceAll('_', ' ')}\u201d (the charts keep the last good settings)`
-          : `not computed: ${e.message}`,
-      );
-      return;
-    }
-    if (!r || destroyed) return; // superseded before it ran
-    // Two workers answer out of order: an older answer never covers a newer one.
-    if (n < drawnSeq) return;
-    drawnSeq = n;
-    if (n === seq) {
-      stopWaiting();
-      controls?.clearErrors();
-      shownConfig = config;
-      if (note && !sameConfig(config, note.config)) {
-        note = null;
-        if (!notice.hidden) renderNotice();
-      }
-    }
-    await paint(r.out, { asked, answered: performance.now(), ms: r.ms, roundTripMs: r.roundTripMs });
-    if (n === seq && !destroyed) {
-      status.ready(r.ms);
-      listeners.forEach((fn) => fn(r.out.config));
-    }
-  }
 
   // The parts of the last paint (ms), for the test hook and the benchmark:
   // requestMs from run() to the answer (a wait for a busy worker included),
@@ -369,7 +308,7 @@ export function mountExplorer(
     });
     const t2 = performance.now();
     readout.set({ prepared, archs, depth: L });
-    if (view.caption) renderCaption(caption, current);
+    if (view.caption) renderCaption(page.caption, current);
     const t3 = performance.now();
     await painted;
     const paintedAt = performance.now();
@@ -388,28 +327,209 @@ export function mountExplorer(
   }
 
   function publish(paintedAt = performance.now()) {
-    if (destroyed || !current) return;
+    if (!alive() || !current) return;
     const { out, prepared } = current;
     const plotted = {};
     for (const m of charts.metrics) plotted[m] = { x: prepared[m].x, series: prepared[m].raw };
     onPaint({ config: out.config, result: out, plotted, renders: ++renders }, { paintedAt, timings });
   }
 
-  const offTheme = theme.onChange(async (t) => {
-    if (!current || destroyed) return;
-    await charts.retheme(t);
-    timings = {}; // a recolouring computed nothing
-    publish();
-  });
-  onConfig = run;
-  // Opened on the default scene: its numbers as the build computed them, drawn
-  // now, while the engine worker loads; the live answer repaints them.
-  const shipped = firstPaint();
-  if (shipped && sameConfig(store.get(), shipped.config)) {
-    shownConfig = store.get(); // what the charts show, should a slower change be cancelled before the live answer
-    paint(shipped);
+  return {
+    charts,
+    pal,
+    paint,
+    current: () => current,
+    /** Recolours the charts in theme `t`, and reports the paint. */
+    async retheme(t) {
+      if (!current || !alive()) return;
+      await charts.retheme(t);
+      timings = {}; // a recolouring computed nothing
+      publish();
+    },
+  };
+}
+
+/**
+ * The requests to the engine and their answers: run(config) asks the engine
+ * (its lane made at the first request) and paints the answer through
+ * `display`, or shows the refusal; cancel() stops a request that waits and
+ * puts back the settings on screen. Answers are drawn in request order: an
+ * older answer never paints over a newer one.
+ */
+function createRunner({ store, controls, status, waiting, line, display, noticeSource, cancelButton, alive }) {
+  let lane = null;
+  const listeners = new Set(); // (config) after every good paint
+  let seq = 0; // the number of the latest request
+  let drawnSeq = 0; // the number of the request whose answer is on screen (0: none, or the shipped one)
+  let shownConfig = null; // the store's config that the charts show
+  let given = store.get(); // the last config from the outside (the link, the attributes)
+  let restoring = false; // cancel() is putting back the config on screen: nothing to compute
+
+  function cancel() {
+    if (!waiting.since()) return;
+    const seconds = (performance.now() - waiting.since()) / 1000;
+    const hadFocus = cancelButton.matches(':focus');
+    waiting.stop();
+    const asked = store.get();
+    seq++; // whatever is still on its way is not shown
+    lane?.cancel();
+    const back = shownConfig ?? defaultConfig();
+    line.setNote(cancelledNote(seconds, asked, back, !!shownConfig));
+    if (shownConfig) {
+      restoring = true;
+      store.set(back);
+      restoring = false;
+      status.cancelled('cancelled \u00b7 the previous settings are shown');
+      listeners.forEach((fn) => fn(display.current().out.config)); // the address and the links say what is shown
+    } else store.set(back);
+    if (hadFocus) line.focusClose();
   }
-  run(store.get());
+
+  /** The engine refused `config` (the latest request): a config that fits, or the message where it belongs. */
+  function refused(e, config) {
+    waiting.stop();
+    const source = sameConfig(config, given) ? noticeSource : null;
+    if (e.field === 'depth' && Number.isInteger(e.max) && e.max >= 1 && e.max < config.depth) {
+      // Over the budget: the deepest config that fits, and a notice that says so.
+      const item = refusal(e, config);
+      item.reason += `; showing depth ${e.max}, the deepest that fits`;
+      line.setNote({ items: [item], source, config: { ...config, depth: e.max } });
+      controls?.clearErrors();
+      store.set({ depth: e.max });
+      return;
+    }
+    const placed = controls?.showError(e.field, e.message);
+    if (!placed) line.setNote({ items: [refusal(e, config)], source, config: shownConfig ?? config });
+    status.error(
+      placed && e.field
+        ? `not computed: see the message at \u201c${e.field.replaceAll('_', ' ')}\u201d (the charts keep the last good settings)`
+        : `not computed: ${e.message}`,
+    );
+  }
+
+  async function run(config) {
+    if (restoring && shownConfig && sameConfig(config, shownConfig)) {
+      controls?.clearErrors();
+      return;
+    }
+    const n = ++seq;
+    const asked = performance.now();
+    let r;
+    try {
+      lane ??= sharedEngine().lane();
+      // Posted before the page writes anything, so the engine starts at once.
+      const answer = lane.request('simulate', [config]);
+      status.computing();
+      // No time and no Cancel for what the charts show already (the shipped
+      // first paint's config): there is nothing to wait for, nor to put back.
+      if (!shownConfig || !sameConfig(config, shownConfig)) waiting.start();
+      r = await answer;
+    } catch (e) {
+      if (n !== seq || !alive()) return; // a newer request is on its way
+      refused(e, config);
+      return;
+    }
+    if (!r || !alive()) return; // superseded before it ran
+    // Two workers answer out of order: an older answer never covers a newer one.
+    if (n < drawnSeq) return;
+    drawnSeq = n;
+    if (n === seq) {
+      waiting.stop();
+      controls?.clearErrors();
+      shownConfig = config;
+      line.shown(config);
+    }
+    await display.paint(r.out, { asked, answered: performance.now(), ms: r.ms, roundTripMs: r.roundTripMs });
+    if (n === seq && alive()) {
+      status.ready(r.ms);
+      listeners.forEach((fn) => fn(r.out.config));
+    }
+  }
+
+  return {
+    run,
+    cancel,
+    /**
+     * Opened on the default scene: its numbers as the build computed them, drawn
+     * now, while the engine worker loads; the live answer repaints them.
+     */
+    start() {
+      const shipped = firstPaint();
+      if (shipped && sameConfig(store.get(), shipped.config)) {
+        shownConfig = store.get(); // what the charts show, should a slower change be cancelled before the live answer
+        display.paint(shipped);
+      }
+      run(store.get());
+    },
+    onShown: (fn) => listeners.add(fn),
+    setConfig(config) {
+      if (!sameConfig(config, store.get())) store.set(config);
+      given = store.get();
+    },
+    closeLane: () => lane?.close(),
+  };
+}
+
+export function mountExplorer(
+  root,
+  {
+    state,
+    siteUrl,
+    theme,
+    onPaint = () => {},
+    noticeSource = 'link',
+    slots = {},
+    ids = PAGE_IDS,
+    text = {},
+    sections = {},
+    foot: footExtras = [],
+  },
+) {
+  const { view } = state;
+  const ac = new AbortController();
+  const store = createStore(state.config);
+  // Every change asks the engine first, before the controls and anything else
+  // subscribed later redraw, so the engine starts at once (run, once mounted).
+  let onConfig = () => {};
+  store.subscribe((config) => onConfig(config));
+  let destroyed = false;
+  const alive = () => !destroyed;
+
+  const page = explorerLayout(root, { view, store, slots, ids, text, sections });
+  const { controls, readoutBox, caption, foot } = page;
+  const status = createStatus(page.statusEl);
+  const display = createDisplay(root, page, { view, ids, text, theme, onPaint, alive });
+  const explorerLink = (config) => new URL(`./${configToHash(config)}`, siteUrl).href;
+
+  const menu = createExportMenu({
+    signal: ac.signal,
+    getData: () => {
+      const current = display.current();
+      return (
+        current && {
+          out: current.out,
+          prepared: current.prepared,
+          archs: current.archs,
+          charts: display.charts.canvases(),
+          pal: display.pal(),
+          link: explorerLink(current.out.config),
+        }
+      );
+    },
+  });
+  (slots.tools ?? foot).append(menu);
+  foot.append(...footExtras);
+
+  const line = createNoticeLine(page.notice, state.notices, noticeSource);
+  line.render();
+  const waiting = createWaiting(page.waiting);
+  const { cancelButton } = page.waiting;
+  const runner = createRunner({ store, controls, status, waiting, line, display, noticeSource, cancelButton, alive });
+  cancelButton.addEventListener('click', runner.cancel, { signal: ac.signal });
+
+  const offTheme = theme.onChange((t) => display.retheme(t));
+  onConfig = runner.run;
+  runner.start();
 
   return {
     store,
@@ -421,6 +541,7 @@ export function mountExplorer(
      * Embed dialog sizes its iframe by them (embed/heights.js). Null before the first paint.
      */
     textShown() {
+      const current = display.current();
       if (!current) return null;
       const rows = [...readoutBox.querySelectorAll('tr[data-arch]')];
       const items = [...caption.querySelectorAll('li[data-arch]')];
@@ -433,26 +554,23 @@ export function mountExplorer(
     },
     /** fn(config) after every paint of a good config. */
     onShown(fn) {
-      listeners.add(fn);
+      runner.onShown(fn);
     },
     /** New settings from the outside (the address, the element's attributes). */
     setConfig(config) {
-      if (!sameConfig(config, store.get())) store.set(config);
-      given = store.get();
+      runner.setConfig(config);
     },
     /** The notices of new settings from the outside, in place of the last ones. */
     showNotices(notices) {
-      linkNotices = notices;
-      note = null;
-      renderNotice();
+      line.setLinkNotices(notices);
     },
     destroy() {
       destroyed = true;
-      stopWaiting();
+      waiting.stop();
       offTheme?.();
       ac.abort();
-      lane?.close();
-      charts.destroy();
+      runner.closeLane();
+      display.charts.destroy();
       controls?.destroy();
     },
   };

@@ -56,6 +56,38 @@ export function fade(color) {
   return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, 0.55)`;
 }
 
+/** Reference levels (chance, optimal) with their labels, and the divergence lines. */
+function drawMarks(u, view, pal) {
+  const { ctx, bbox } = u;
+  const dpr = devicePixelRatio || 1;
+  ctx.save();
+  ctx.font = FONT.replace('12px', `${11 * dpr}px`);
+  ctx.lineWidth = 1.25 * dpr;
+  for (const r of view.refs) {
+    const y = u.valToPos(r.at, 'y', true);
+    ctx.strokeStyle = pal.reference;
+    ctx.setLineDash(r.dash.map((d) => d * dpr));
+    ctx.beginPath();
+    ctx.moveTo(bbox.left, y);
+    ctx.lineTo(bbox.left + bbox.width, y);
+    ctx.stroke();
+    ctx.fillStyle = pal.laneText;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = r.below ? 'top' : 'bottom';
+    ctx.fillText(r.label, bbox.left + bbox.width - 4 * dpr, y + (r.below ? 3 : -3) * dpr);
+  }
+  for (const m of view.marks) {
+    const x = u.valToPos(m.step, 'x', true);
+    ctx.strokeStyle = m.stroke;
+    ctx.setLineDash([4 * dpr, 3 * dpr]);
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+  }
+  ctx.restore();
+}
+
 /**
  * els: {loss, grad, lr} containers; palette(): the theme's colours (with
  * `danger`); onCursor(index): the logged step under the pointer (null when it
@@ -116,38 +148,6 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
         setCursor: [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.cursor.idx)],
       },
     };
-  }
-
-  /** Reference levels (chance, optimal) with their labels, and the divergence lines. */
-  function drawMarks(u, view, pal) {
-    const { ctx, bbox } = u;
-    const dpr = devicePixelRatio || 1;
-    ctx.save();
-    ctx.font = FONT.replace('12px', `${11 * dpr}px`);
-    ctx.lineWidth = 1.25 * dpr;
-    for (const r of view.refs) {
-      const y = u.valToPos(r.at, 'y', true);
-      ctx.strokeStyle = pal.reference;
-      ctx.setLineDash(r.dash.map((d) => d * dpr));
-      ctx.beginPath();
-      ctx.moveTo(bbox.left, y);
-      ctx.lineTo(bbox.left + bbox.width, y);
-      ctx.stroke();
-      ctx.fillStyle = pal.laneText;
-      ctx.textAlign = 'right';
-      ctx.textBaseline = r.below ? 'top' : 'bottom';
-      ctx.fillText(r.label, bbox.left + bbox.width - 4 * dpr, y + (r.below ? 3 : -3) * dpr);
-    }
-    for (const m of view.marks) {
-      const x = u.valToPos(m.step, 'x', true);
-      ctx.strokeStyle = m.stroke;
-      ctx.setLineDash([4 * dpr, 3 * dpr]);
-      ctx.beginPath();
-      ctx.moveTo(x, bbox.top);
-      ctx.lineTo(x, bbox.top + bbox.height);
-      ctx.stroke();
-    }
-    ctx.restore();
   }
 
   function viewOf(c, { data, archs, task, diverged }) {

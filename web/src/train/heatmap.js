@@ -38,13 +38,8 @@ export function stepTicks(max, width, px = 70) {
 const MARGIN = { left: 34, right: 8, top: 4, bottom: 20 };
 const KEYS = 'ArrowLeft ArrowRight ArrowUp ArrowDown Home End Escape';
 
-/**
- * box: the element to fill. name: the architecture's label; metric: what the
- * cells are ('gradient norm'); rowLabel: 'layer' or 'block'; firstRow: the
- * number of the bottom row (0 for layers, 1 for blocks); colours(): {text,
- * muted, grid, surface, pending, hatch, cursor} of the theme.
- */
-export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }) {
+/** The elements of a map in `box`: the name line with its note, the map (canvas and tooltip) and the readout line. */
+function heatmapLayout(box, { name, metric, rowLabel }) {
   const note = el('span', { class: 'heatmap-note' });
   const canvas = el('canvas', { class: 'heatmap-canvas', 'aria-hidden': 'true' });
   const tip = el('div', { class: 'chart-tip', hidden: true, 'aria-hidden': 'true' });
@@ -62,35 +57,265 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   );
   const readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
   box.append(el('p', { class: 'heatmap-name' }, el('span', { class: 'heatmap-arch' }, name), ' ', note), map, readout);
+  return { note, canvas, tip, map, readout };
+}
 
+/**
+ * Where things are on a map of `size` CSS pixels showing `data`: the plot's box
+ * p {x, y, w, h}, a step's x, a row's top and a column's left edge.
+ */
+function geometry(data, size) {
+  const p = {
+    x: MARGIN.left,
+    y: MARGIN.top,
+    w: Math.max(1, size.width - MARGIN.left - MARGIN.right),
+    h: Math.max(1, size.height - MARGIN.top - MARGIN.bottom),
+  };
+  const xOf = (step) => p.x + (p.w * step) / Math.max(1, data.xMax);
+  const rowTop = (r) => p.y + p.h - ((r + 1) * p.h) / Math.max(1, data.rows);
+  const cellLeft = (i) => xOf(i > 0 ? data.steps[i - 1] : 0);
+  return { p, xOf, rowTop, cellLeft };
+}
+
+/** A cell's colour on the scale, grey for an exact zero; null for a non-finite value (hatched). */
+function rgbOf(v, scale) {
+  const kind = cellKind(v);
+  if (kind === 'nonfinite') return null;
+  return kind === 'zero' || !scale ? ZERO_RGB : VIRIDIS[Math.round(255 * scaleAt(scale, v))];
+}
+
+/** The columns of width log_every the whole run has, and how many of the present ones are that wide. */
+function shapeOf(data) {
+  const E = data.logEvery;
+  const cap = E > 0 ? Math.floor(data.xMax / E) : 0;
+  const count = data.steps.length;
+  const lastWide = count > 0 && data.steps[count - 1] - (count > 1 ? data.steps[count - 2] : 0) === E;
+  const body = Math.min(cap, count > 0 && !lastWide ? count - 1 : count);
+  return { cap, body };
+}
+
+// The image: one pixel per column of width log_every (bins of several columns when the run has more
+// than the plot has pixels: the largest value, a non-finite one first), painted as columns arrive and
+// all again when the scale or the shape changes. A shorter last column (the run's last step, or the
+// step it diverged at) is drawn on its own at its width. `bad` lists the non-finite cells, hatched.
+// img: {key, cap, cols, rows, pixels: ImageData, painted, bad, first: the run's first column} or null.
+
+/** Paints the columns of `data` not in `img` yet into the `image` canvas (plotW: the plot's width); returns the img now. */
+function paintImage(img, { image, imageCtx }, data, plotW) {
+  const n = data.rows;
+  const { cap, body } = shapeOf(data);
+  const cols = Math.max(1, Math.min(cap, Math.round(plotW * (devicePixelRatio || 1))));
+  const key = `${cap}|${cols}|${n}|${data.scale?.lo}|${data.scale?.hi}`;
+  if (!img || img.key !== key || body < img.painted || img.first !== data.columns[0]) {
+    image.width = cols;
+    image.height = Math.max(1, n);
+    const pixels = imageCtx.createImageData(cols, image.height);
+    img = { key, cap, cols, rows: n, pixels, painted: 0, bad: [], first: data.columns[0] };
+  }
+  if (body === img.painted) return img;
+  const start = (j) => Math.floor((j * cap) / cols);
+  let j = Math.min(cols - 1, Math.floor((img.painted * cols) / cap));
+  while (j > 0 && start(j) > img.painted) j--;
+  const px = img.pixels.data;
+  for (; j < cols && start(j) < body; j++) {
+    const a = start(j);
+    const b = Math.min(body, Math.max(a + 1, start(j + 1)));
+    for (let r = 0; r < n; r++) {
+      let v = data.columns[a][r];
+      for (let i = a + 1; i < b && Number.isFinite(v); i++) {
+        const w = data.columns[i][r];
+        if (!Number.isFinite(w) || w > v) v = w;
+      }
+      const rgb = rgbOf(v, data.scale);
+      const o = 4 * ((n - 1 - r) * cols + j);
+      if (!rgb) {
+        px[o + 3] = 0; // transparent: hatched on top
+        continue;
+      }
+      px[o] = rgb[0];
+      px[o + 1] = rgb[1];
+      px[o + 2] = rgb[2];
+      px[o + 3] = 255;
+    }
+  }
+  for (let i = img.painted; i < body; i++)
+    for (let r = 0; r < n; r++) if (!Number.isFinite(data.columns[i][r])) img.bad.push([i, r]);
+  img.painted = body;
+  imageCtx.putImageData(img.pixels, 0, 0);
+  return img;
+}
+
+/** The cells: the image scaled to the plot, the shorter last column at its own width, the non-finite cells hatched. */
+function drawCells(ctx, image, im, c, data, g) {
+  const { p, xOf, rowTop, cellLeft } = g;
+  const rows = data.rows;
+  const count = data.steps.length;
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(image, 0, 0, im.cols, rows, xOf(0), p.y, xOf(im.cap * data.logEvery) - xOf(0), p.h);
+  const cellH = p.h / rows;
+  const bad = [...im.bad];
+  // the shorter last column, at its own width
+  for (let i = im.painted; i < count; i++) {
+    const x0 = cellLeft(i);
+    const w = xOf(data.steps[i]) - x0;
+    for (let r = 0; r < rows; r++) {
+      const rgb = rgbOf(data.columns[i][r], data.scale);
+      if (!rgb) {
+        bad.push([i, r]);
+        continue;
+      }
+      ctx.fillStyle = `rgb(${rgb.join(',')})`;
+      ctx.fillRect(x0, rowTop(r), w, cellH);
+    }
+  }
+  // non-finite cells: hatched, whatever their neighbours
+  if (bad.length) ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
+  for (const [i, r] of bad) {
+    const x0 = cellLeft(i);
+    ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);
+  }
+}
+
+/** The divergence line, the line charts' shared step (dashed, while no cell is read) and the cell read out. */
+function drawCursors(ctx, c, data, g, { sharedStep, cell }) {
+  const { p, xOf, rowTop, cellLeft } = g;
+  if (data.divergedAt !== null) {
+    ctx.strokeStyle = c.hatch;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(xOf(data.divergedAt), p.y);
+    ctx.lineTo(xOf(data.divergedAt), p.y + p.h);
+    ctx.stroke();
+  }
+  if (sharedStep !== null && !cell) {
+    ctx.strokeStyle = c.cursor;
+    ctx.lineWidth = 1;
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath();
+    ctx.moveTo(xOf(sharedStep) - 0.5, p.y);
+    ctx.lineTo(xOf(sharedStep) - 0.5, p.y + p.h);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  if (cell && cell.i < data.steps.length) {
+    const x0 = cellLeft(cell.i);
+    ctx.strokeStyle = c.cursor;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(x0, rowTop(cell.r), Math.max(3, xOf(data.steps[cell.i]) - x0), p.h / data.rows);
+  }
+}
+
+/** The row numbers (bottom, middle, top; the bottom one `firstRow`) and the step ticks. */
+function drawAxes(ctx, c, data, g, firstRow) {
+  const { p, xOf, rowTop } = g;
+  ctx.font = FONT;
+  ctx.fillStyle = c.muted;
+  ctx.strokeStyle = c.grid;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  const n = data.rows;
+  const rowTicks = n <= 1 ? [0] : [...new Set([0, Math.floor((n - 1) / 2), n - 1])];
+  for (const r of rowTicks) ctx.fillText(String(r + firstRow), p.x - 5, rowTop(r) + p.h / Math.max(1, n) / 2);
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'center';
+  const ticks = stepTicks(data.xMax, p.w);
+  ticks.forEach((t, k) => {
+    const x = xOf(t);
+    ctx.beginPath();
+    ctx.moveTo(x, p.y + p.h);
+    ctx.lineTo(x, p.y + p.h + 4);
+    ctx.stroke();
+    ctx.textAlign = k === ticks.length - 1 && ticks.length > 1 ? 'right' : k === 0 ? 'left' : 'center';
+    ctx.fillText(String(t), k === ticks.length - 1 && ticks.length > 1 ? Math.min(x, p.x + p.w) : x, p.y + p.h + 6);
+  });
+}
+
+/**
+ * The drawing of a map on `canvas`, keeping what one drawing leaves for the
+ * next (the image of the columns so far, the dotted pattern):
+ * draw({data, size, colours, sharedStep, cell, firstRow}) draws it all.
+ */
+function createPainter(canvas) {
+  const image = document.createElement('canvas'); // one pixel per cell, scaled up when drawn
+  // each canvas's one context, taken once (resizing a canvas keeps its context)
+  const ctx = canvas.getContext('2d');
+  const imageCtx = image.getContext('2d');
+  let img = null; // the image's state (paintImage)
+  let dots = null; // {key: its colours, fill}: the pattern of the steps after the run stopped
+
+  return {
+    draw({ data, size, colours: c, sharedStep, cell, firstRow }) {
+      const dpr = devicePixelRatio || 1;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, size.width, size.height);
+      const g = geometry(data, size);
+      const { p, xOf } = g;
+      ctx.fillStyle = c.pending;
+      ctx.fillRect(p.x, p.y, p.w, p.h);
+      const count = data.steps.length;
+      if (count && data.rows) {
+        img = paintImage(img, { image, imageCtx }, data, p.w);
+        drawCells(ctx, image, img, c, data, g);
+      }
+      // the steps after the run stopped: dotted, not the background of steps still to run
+      const stoppedFrom = data.end ? (count ? data.steps[count - 1] : 0) : null;
+      if (stoppedFrom !== null && stoppedFrom < data.xMax) {
+        if (dots?.key !== `${c.muted}|${c.pending}`)
+          dots = { key: `${c.muted}|${c.pending}`, fill: stoppedPattern(ctx, c.muted, c.pending) };
+        ctx.fillStyle = dots.fill;
+        ctx.fillRect(xOf(stoppedFrom), p.y, xOf(data.xMax) - xOf(stoppedFrom), p.h);
+      }
+      drawCursors(ctx, c, data, g, { sharedStep, cell });
+      drawAxes(ctx, c, data, g, firstRow);
+    },
+  };
+}
+
+/** The column whose span holds `step`: the first logged step of `s` at or after it. */
+function columnAt(s, step) {
+  let lo = 0;
+  let hi = s.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (s[mid] < step) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The cell a key moves to from `cell` (null: none yet, so the top right) among `count` columns and `rows` rows. */
+function keyCell(key, cell, count, rows) {
+  const last = count - 1;
+  const from = cell ?? { i: last, r: rows - 1 };
+  const next = { ...from };
+  if (cell) {
+    if (key === 'ArrowLeft') next.i--;
+    if (key === 'ArrowRight') next.i++;
+    if (key === 'ArrowUp') next.r++;
+    if (key === 'ArrowDown') next.r--;
+  }
+  if (key === 'Home') next.i = 0;
+  if (key === 'End') next.i = last;
+  next.i = Math.max(0, Math.min(last, next.i));
+  next.r = Math.max(0, Math.min(rows - 1, next.r));
+  return next;
+}
+
+/**
+ * box: the element to fill. name: the architecture's label; metric: what the
+ * cells are ('gradient norm'); rowLabel: 'layer' or 'block'; firstRow: the
+ * number of the bottom row (0 for layers, 1 for blocks); colours(): {text,
+ * muted, grid, surface, pending, hatch, cursor} of the theme.
+ */
+export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }) {
+  const { note, canvas, tip, map, readout } = heatmapLayout(box, { name, metric, rowLabel });
   let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null, end: null };
   let cell = null; // {i, r}: the cell read out (pointer or keys)
   let pointer = false; // the cell follows the pointer (its tooltip shows)
   let sharedStep = null;
   let size = { width: 0, height: 0 };
-  const image = document.createElement('canvas'); // one pixel per cell, scaled up when drawn
-  // each canvas's one context, taken once (resizing a canvas keeps its context)
-  const ctx = canvas.getContext('2d');
-  const imageCtx = image.getContext('2d');
+  const painter = createPainter(canvas);
   let frame = 0;
-  let dots = null; // {key: its colours, fill}: the pattern of the steps after the run stopped
-
-  const rows = () => data.rows;
-  const plot = () => ({
-    x: MARGIN.left,
-    y: MARGIN.top,
-    w: Math.max(1, size.width - MARGIN.left - MARGIN.right),
-    h: Math.max(1, size.height - MARGIN.top - MARGIN.bottom),
-  });
-  const xOf = (step) => {
-    const p = plot();
-    return p.x + (p.w * step) / Math.max(1, data.xMax);
-  };
-  const rowTop = (r) => {
-    const p = plot();
-    return p.y + p.h - ((r + 1) * p.h) / Math.max(1, rows());
-  };
-  const cellLeft = (i) => xOf(i > 0 ? data.steps[i - 1] : 0);
 
   function resize() {
     const width = Math.floor(map.clientWidth);
@@ -107,169 +332,11 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   const ro = new ResizeObserver(() => resize() && draw());
   ro.observe(map);
 
-  /** A cell's colour on the scale, grey for an exact zero; null for a non-finite value (hatched). */
-  const rgbOf = (v) => {
-    const kind = cellKind(v);
-    if (kind === 'nonfinite') return null;
-    return kind === 'zero' || !data.scale ? ZERO_RGB : VIRIDIS[Math.round(255 * scaleAt(data.scale, v))];
-  };
-
-  // The image: one pixel per column of width log_every (bins of several columns when the run has more
-  // than the plot has pixels: the largest value, a non-finite one first), painted as columns arrive and
-  // all again when the scale or the shape changes. A shorter last column (the run's last step, or the
-  // step it diverged at) is drawn on its own at its width. `bad` lists the non-finite cells, hatched.
-  let img = null; // {key, cap, cols, rows, pixels: ImageData, painted, bad, first: the run's first column}
-
-  /** The columns of width log_every the whole run has, and how many of the present ones are that wide. */
-  function shape() {
-    const E = data.logEvery;
-    const cap = E > 0 ? Math.floor(data.xMax / E) : 0;
-    const count = data.steps.length;
-    const lastWide = count > 0 && data.steps[count - 1] - (count > 1 ? data.steps[count - 2] : 0) === E;
-    const body = Math.min(cap, count > 0 && !lastWide ? count - 1 : count);
-    return { cap, body };
-  }
-
-  function paintImage() {
-    const n = rows();
-    const { cap, body } = shape();
-    const cols = Math.max(1, Math.min(cap, Math.round(plot().w * (devicePixelRatio || 1))));
-    const key = `${cap}|${cols}|${n}|${data.scale?.lo}|${data.scale?.hi}`;
-    if (!img || img.key !== key || body < img.painted || img.first !== data.columns[0]) {
-      image.width = cols;
-      image.height = Math.max(1, n);
-      const pixels = imageCtx.createImageData(cols, image.height);
-      img = { key, cap, cols, rows: n, pixels, painted: 0, bad: [], first: data.columns[0] };
-    }
-    if (body === img.painted) return img;
-    const start = (j) => Math.floor((j * cap) / cols);
-    let j = Math.min(cols - 1, Math.floor((img.painted * cols) / cap));
-    while (j > 0 && start(j) > img.painted) j--;
-    const px = img.pixels.data;
-    for (; j < cols && start(j) < body; j++) {
-      const a = start(j);
-      const b = Math.min(body, Math.max(a + 1, start(j + 1)));
-      for (let r = 0; r < n; r++) {
-        let v = data.columns[a][r];
-        for (let i = a + 1; i < b && Number.isFinite(v); i++) {
-          const w = data.columns[i][r];
-          if (!Number.isFinite(w) || w > v) v = w;
-        }
-        const rgb = rgbOf(v);
-        const o = 4 * ((n - 1 - r) * cols + j);
-        if (!rgb) {
-          px[o + 3] = 0; // transparent: hatched on top
-          continue;
-        }
-        px[o] = rgb[0];
-        px[o + 1] = rgb[1];
-        px[o + 2] = rgb[2];
-        px[o + 3] = 255;
-      }
-    }
-    for (let i = img.painted; i < body; i++)
-      for (let r = 0; r < n; r++) if (!Number.isFinite(data.columns[i][r])) img.bad.push([i, r]);
-    img.painted = body;
-    imageCtx.putImageData(img.pixels, 0, 0);
-    return img;
-  }
-
-  function drawAxes(ctx, c) {
-    const p = plot();
-    ctx.font = FONT;
-    ctx.fillStyle = c.muted;
-    ctx.strokeStyle = c.grid;
-    ctx.textBaseline = 'middle';
-    ctx.textAlign = 'right';
-    const n = rows();
-    const rowTicks = n <= 1 ? [0] : [...new Set([0, Math.floor((n - 1) / 2), n - 1])];
-    for (const r of rowTicks) ctx.fillText(String(r + firstRow), p.x - 5, rowTop(r) + p.h / Math.max(1, n) / 2);
-    ctx.textBaseline = 'top';
-    ctx.textAlign = 'center';
-    const ticks = stepTicks(data.xMax, p.w);
-    ticks.forEach((t, k) => {
-      const x = xOf(t);
-      ctx.beginPath();
-      ctx.moveTo(x, p.y + p.h);
-      ctx.lineTo(x, p.y + p.h + 4);
-      ctx.stroke();
-      ctx.textAlign = k === ticks.length - 1 && ticks.length > 1 ? 'right' : k === 0 ? 'left' : 'center';
-      ctx.fillText(String(t), k === ticks.length - 1 && ticks.length > 1 ? Math.min(x, p.x + p.w) : x, p.y + p.h + 6);
-    });
-  }
-
   function draw() {
     frame = 0;
     delete canvas.dataset.drawing;
     if (!size.width) resize();
-    const c = colours();
-    const dpr = devicePixelRatio || 1;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, size.width, size.height);
-    const p = plot();
-    ctx.fillStyle = c.pending;
-    ctx.fillRect(p.x, p.y, p.w, p.h);
-    const count = data.steps.length;
-    if (count && rows()) {
-      ctx.imageSmoothingEnabled = false;
-      const im = paintImage();
-      ctx.drawImage(image, 0, 0, im.cols, rows(), xOf(0), p.y, xOf(im.cap * data.logEvery) - xOf(0), p.h);
-      const cellH = p.h / rows();
-      const bad = [...im.bad];
-      // the shorter last column, at its own width
-      for (let i = im.painted; i < count; i++) {
-        const x0 = cellLeft(i);
-        const w = xOf(data.steps[i]) - x0;
-        for (let r = 0; r < rows(); r++) {
-          const rgb = rgbOf(data.columns[i][r]);
-          if (!rgb) {
-            bad.push([i, r]);
-            continue;
-          }
-          ctx.fillStyle = `rgb(${rgb.join(',')})`;
-          ctx.fillRect(x0, rowTop(r), w, cellH);
-        }
-      }
-      // non-finite cells: hatched, whatever their neighbours
-      if (bad.length) ctx.fillStyle = hatchPattern(ctx, c.hatch, c.surface);
-      for (const [i, r] of bad) {
-        const x0 = cellLeft(i);
-        ctx.fillRect(x0, rowTop(r), Math.max(2, xOf(data.steps[i]) - x0), cellH);
-      }
-    }
-    // the steps after the run stopped: dotted, not the background of steps still to run
-    const stoppedFrom = data.end ? (count ? data.steps[count - 1] : 0) : null;
-    if (stoppedFrom !== null && stoppedFrom < data.xMax) {
-      if (dots?.key !== `${c.muted}|${c.pending}`)
-        dots = { key: `${c.muted}|${c.pending}`, fill: stoppedPattern(ctx, c.muted, c.pending) };
-      ctx.fillStyle = dots.fill;
-      ctx.fillRect(xOf(stoppedFrom), p.y, xOf(data.xMax) - xOf(stoppedFrom), p.h);
-    }
-    if (data.divergedAt !== null) {
-      ctx.strokeStyle = c.hatch;
-      ctx.lineWidth = 2;
-      ctx.beginPath();
-      ctx.moveTo(xOf(data.divergedAt), p.y);
-      ctx.lineTo(xOf(data.divergedAt), p.y + p.h);
-      ctx.stroke();
-    }
-    if (sharedStep !== null && !cell) {
-      ctx.strokeStyle = c.cursor;
-      ctx.lineWidth = 1;
-      ctx.setLineDash([3, 3]);
-      ctx.beginPath();
-      ctx.moveTo(xOf(sharedStep) - 0.5, p.y);
-      ctx.lineTo(xOf(sharedStep) - 0.5, p.y + p.h);
-      ctx.stroke();
-      ctx.setLineDash([]);
-    }
-    if (cell && cell.i < count) {
-      const x0 = cellLeft(cell.i);
-      ctx.strokeStyle = c.cursor;
-      ctx.lineWidth = 2;
-      ctx.strokeRect(x0, rowTop(cell.r), Math.max(3, xOf(data.steps[cell.i]) - x0), p.h / rows());
-    }
-    drawAxes(ctx, c);
+    painter.draw({ data, size, colours: colours(), sharedStep, cell, firstRow });
   }
 
   // data-drawing marks a map whose next frame is still to be drawn (tests wait for none)
@@ -295,22 +362,10 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     }
     tip.textContent = text;
     tip.hidden = false;
+    const { xOf, rowTop } = geometry(data, size);
     const x = Math.min(xOf(data.steps[cell.i]) + 8, size.width - tip.offsetWidth - 2);
     tip.style.left = `${Math.max(2, x)}px`;
     tip.style.top = `${Math.max(0, rowTop(cell.r) - tip.offsetHeight - 4)}px`;
-  }
-
-  /** The column whose span holds `step`: the first logged step at or after it. */
-  function columnAt(step) {
-    const s = data.steps;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid] < step) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   function pick(next) {
@@ -322,7 +377,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   const onMove = (e) => {
     if (!data.steps.length) return;
     const box = canvas.getBoundingClientRect();
-    const p = plot();
+    const { p } = geometry(data, size);
     const x = e.clientX - box.left;
     const y = e.clientY - box.top;
     const step = ((x - p.x) / p.w) * data.xMax;
@@ -334,8 +389,8 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
       return;
     }
     pointer = true;
-    const r = Math.min(rows() - 1, Math.max(0, Math.floor(((p.y + p.h - y) / p.h) * rows())));
-    pick({ i: columnAt(Math.max(step, 1e-9)), r });
+    const r = Math.min(data.rows - 1, Math.max(0, Math.floor(((p.y + p.h - y) / p.h) * data.rows)));
+    pick({ i: columnAt(data.steps, Math.max(step, 1e-9)), r });
   };
   const onLeave = () => {
     if (!pointer) return;
@@ -347,20 +402,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     e.preventDefault();
     pointer = false;
     if (e.key === 'Escape') return pick(null);
-    const last = data.steps.length - 1;
-    const from = cell ?? { i: last, r: rows() - 1 };
-    const next = { ...from };
-    if (cell) {
-      if (e.key === 'ArrowLeft') next.i--;
-      if (e.key === 'ArrowRight') next.i++;
-      if (e.key === 'ArrowUp') next.r++;
-      if (e.key === 'ArrowDown') next.r--;
-    }
-    if (e.key === 'Home') next.i = 0;
-    if (e.key === 'End') next.i = last;
-    next.i = Math.max(0, Math.min(last, next.i));
-    next.r = Math.max(0, Math.min(rows() - 1, next.r));
-    pick(next);
+    pick(keyCell(e.key, cell, data.steps.length, data.rows));
   };
   canvas.addEventListener('mousemove', onMove);
   canvas.addEventListener('mouseleave', onLeave);

@@ -77,6 +77,82 @@ function nonfiniteText(label, l) {
   return parts.length ? `${label}: not finite: ${parts.join('; ')} (not drawn).` : null;
 }
 
+/**
+ * The uPlot options of chart `c` (its view set: {range, refs}) for `lesions` on blocks 1..maxL:
+ * per run its line (and the contribution at init, faded), the reference levels dashed.
+ */
+function lesionOptions(c, lesions, pal, maxL, syncKey) {
+  const series = lesions.flatMap((r) => {
+    const stroke = pal.arch[r.look.arch];
+    const main = { label: r.look.label, stroke, width: 2, dash: r.look.dash, points: { show: true, size: 4 } };
+    if (c.key !== 'contribution') return [main];
+    return [main, { label: `${r.look.label} at init`, stroke: fade(stroke), width: 1, points: { show: false } }];
+  });
+  const axis = axisStyle(pal);
+  return {
+    legend: { show: false },
+    pxAlign: 0,
+    cursor: syncedCursor(pal, syncKey, 5),
+    scales: { x: { time: false, range: () => [0.5, maxL + 0.5] }, y: { range: () => c.view.range } },
+    axes: [
+      layerAxis(pal, 'block'),
+      {
+        ...axis,
+        size: 54,
+        gap: 4,
+        splits: (u, i, min, max) => logTicks(min, max, tickRoom(u, 26)),
+        values: (u, splits) => splits.map(logLabel),
+      },
+    ],
+    series: [{ label: 'block' }, ...series],
+    hooks: {
+      draw: [
+        (u) => {
+          const { ctx, bbox } = u;
+          const dpr = devicePixelRatio || 1;
+          ctx.save();
+          ctx.font = FONT.replace('12px', `${11 * dpr}px`);
+          ctx.lineWidth = 1.25 * dpr;
+          ctx.setLineDash([6 * dpr, 5 * dpr]);
+          c.view.refs.forEach((at, i) => {
+            if (at === null) return;
+            const y = u.valToPos(at, 'y', true);
+            ctx.strokeStyle = c.key === 'loss' ? pal.arch[lesions[i].look.arch] : pal.reference;
+            ctx.beginPath();
+            ctx.moveTo(bbox.left, y);
+            ctx.lineTo(bbox.left + bbox.width, y);
+            ctx.stroke();
+          });
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+/** Per block and run: the increase, the relative increase and both contributions, as the engine gave them. */
+function numbersTable(lesions, blocks) {
+  const KEYS = [
+    ['increase', 'increase'],
+    ['relative', 'relative'],
+    ['contribution', 'contribution'],
+    ['contribution_init', 'at init'],
+  ];
+  const th = (text, attrs = {}) => el('th', { scope: 'col', ...attrs }, text);
+  const value = (arr, b) => (b <= arr.length ? fmtPlain(arr[b - 1]) : '\u2014');
+  const runsRow = [
+    th('block', { rowspan: 2 }),
+    ...lesions.map((r) => th(r.look.label, { scope: 'colgroup', colspan: 4 })),
+  ];
+  const keysRow = lesions.flatMap(() => KEYS.map(([, h]) => th(h)));
+  const body = blocks.map((b) => {
+    const cells = lesions.flatMap(({ lesion: l }) => KEYS.map(([k]) => el('td', {}, value(l[k], b))));
+    return el('tr', {}, el('th', { scope: 'row' }, String(b)), cells);
+  });
+  const thead = el('thead', {}, el('tr', {}, runsRow), el('tr', {}, keysRow));
+  return el('table', { class: 'readout-table after-table' }, thead, el('tbody', {}, body));
+}
+
 export function createAfterTraining(section, { palette }) {
   const syncKey = `resnorm-lesion-${++instances}`;
   const pending = el('p', { class: 'hint after-pending' });
@@ -147,52 +223,7 @@ export function createAfterTraining(section, { palette }) {
       const refs = c.key === 'loss' ? lesions.map((r) => log10OrNull(r.lesion.base)) : c.key === 'relative' ? [0] : [];
       const range = yRange(cols, refs);
       c.view = { range, refs, cols };
-      const series = lesions.flatMap((r) => {
-        const stroke = pal.arch[r.look.arch];
-        const main = { label: r.look.label, stroke, width: 2, dash: r.look.dash, points: { show: true, size: 4 } };
-        if (c.key !== 'contribution') return [main];
-        return [main, { label: `${r.look.label} at init`, stroke: fade(stroke), width: 1, points: { show: false } }];
-      });
-      const axis = axisStyle(pal);
-      const opts = {
-        legend: { show: false },
-        pxAlign: 0,
-        cursor: syncedCursor(pal, syncKey, 5),
-        scales: { x: { time: false, range: () => [0.5, maxL + 0.5] }, y: { range: () => c.view.range } },
-        axes: [
-          layerAxis(pal, 'block'),
-          {
-            ...axis,
-            size: 54,
-            gap: 4,
-            splits: (u, i, min, max) => logTicks(min, max, tickRoom(u, 26)),
-            values: (u, splits) => splits.map(logLabel),
-          },
-        ],
-        series: [{ label: 'block' }, ...series],
-        hooks: {
-          draw: [
-            (u) => {
-              const { ctx, bbox } = u;
-              const dpr = devicePixelRatio || 1;
-              ctx.save();
-              ctx.font = FONT.replace('12px', `${11 * dpr}px`);
-              ctx.lineWidth = 1.25 * dpr;
-              ctx.setLineDash([6 * dpr, 5 * dpr]);
-              c.view.refs.forEach((at, i) => {
-                if (at === null) return;
-                const y = u.valToPos(at, 'y', true);
-                ctx.strokeStyle = c.key === 'loss' ? pal.arch[lesions[i].look.arch] : pal.reference;
-                ctx.beginPath();
-                ctx.moveTo(bbox.left, y);
-                ctx.lineTo(bbox.left + bbox.width, y);
-                ctx.stroke();
-              });
-              ctx.restore();
-            },
-          ],
-        },
-      };
+      const opts = lesionOptions(c, lesions, pal, maxL, syncKey);
       // one chart a frame: the three built in one task would hold up the page
       later.push(() => c.host.draw(() => ({ opts, data: [blocks, ...c.view.cols] })));
     }
@@ -210,29 +241,6 @@ export function createAfterTraining(section, { palette }) {
     notes.hidden = !notes.textContent;
     tableBox.replaceChildren(numbersTable(lesions, blocks));
     drawnTheme = theme;
-  }
-
-  /** Per block and run: the increase, the relative increase and both contributions, as the engine gave them. */
-  function numbersTable(lesions, blocks) {
-    const KEYS = [
-      ['increase', 'increase'],
-      ['relative', 'relative'],
-      ['contribution', 'contribution'],
-      ['contribution_init', 'at init'],
-    ];
-    const th = (text, attrs = {}) => el('th', { scope: 'col', ...attrs }, text);
-    const value = (arr, b) => (b <= arr.length ? fmtPlain(arr[b - 1]) : '\u2014');
-    const runsRow = [
-      th('block', { rowspan: 2 }),
-      ...lesions.map((r) => th(r.look.label, { scope: 'colgroup', colspan: 4 })),
-    ];
-    const keysRow = lesions.flatMap(() => KEYS.map(([, h]) => th(h)));
-    const body = blocks.map((b) => {
-      const cells = lesions.flatMap(({ lesion: l }) => KEYS.map(([k]) => el('td', {}, value(l[k], b))));
-      return el('tr', {}, el('th', { scope: 'row' }, String(b)), cells);
-    });
-    const thead = el('thead', {}, el('tr', {}, runsRow), el('tr', {}, keysRow));
-    return el('table', { class: 'readout-table after-table' }, thead, el('tbody', {}, body));
   }
 
   return {
