@@ -4,6 +4,7 @@ import { defineConfig } from 'vite';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { mathPlugin } from './web/build/math-plugin.js';
+import { figuresPlugin } from './web/build/figures-plugin.js';
 import { sitePlugin } from './web/build/site-plugin.js';
 import { headerPlugin } from './web/build/header-plugin.js';
 import { firstPaintPlugin } from './web/build/first-paint.js';
@@ -19,11 +20,11 @@ export default defineConfig({
   root: 'web',
   base: './',
   publicDir: 'public',
-  // sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
+  // figuresPlugin: the papers' figures written into papers.html (before the math). sitePlugin: the unhashed dist/resnorm-embed.js, dist/sw.js with the build's
   // file list, and web/examples/ copied to dist/examples/. scormPlugin:
   // dist/scorm-files.json and dist/assignment-files.json, the files a SCORM package of the quiz
   // and of an assignment needs.
-  plugins: [headerPlugin(), mathPlugin(), sitePlugin(), scormPlugin(), firstPaintPlugin()],
+  plugins: [headerPlugin(), figuresPlugin(), mathPlugin(), sitePlugin(), scormPlugin(), firstPaintPlugin()],
   build: {
     // RESNORM_DIST builds elsewhere (the browser tests read the same variable).
     outDir: process.env.RESNORM_DIST ? resolve(process.env.RESNORM_DIST) : '../dist',
