@@ -1,6 +1,8 @@
-// Four published training claims, each in one small setting (seconds natively)
-// found by scripts/search-reproductions.js, checked on seeds 0, 1 and 2. Each
-// case prints what it measured; docs/reproductions.md ("Reproductions of
+// The training lab's paper presets (published training claims), each in the
+// small setting (seconds natively) found by scripts/search-reproductions.js,
+// checked on seeds 0, 1 and 2. The settings are read from the presets
+// themselves (claim_runs below), so the lab and these tests run the same
+// configs. Each case prints what it measured; docs/reproductions.md ("Reproductions of
 // training claims") has the table and where the settings come from.
 //
 // Every comparison is made on the held-out set, item by item (a teacher
@@ -16,7 +18,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
-#include <initializer_list>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -82,6 +85,7 @@ std::vector<double> heldout_items(Trainer<float>& tr, int skip_block = 0) {
 }
 
 struct Run {
+  std::string key;   // the preset's run key
   std::string name;  // arch@depth[/warmup]
   TrainLog last;
   std::vector<double> items;  // held-out, per item
@@ -151,63 +155,64 @@ bool lower(const Run& a, const Run& b) {
   return d.mean > kZ * d.se;
 }
 
-// A task's fixed flags, as `resnorm train` reads them, with the seed.
-TrainConfig task_config(const char* flags, uint32_t seed) {
+// A claim's run as the lab's paper preset has it: scripts/claim-settings.js
+// writes every run of every preset in web/src/shared/train-presets.js (the one
+// place the settings are written) to RESNORM_CLAIM_SETTINGS when the tests are
+// built, a line each: "<claim> <run> <end|trained> <resnorm train flags>".
+// "trained": the run may stop once it is trained (the preset's stopWhenTrained).
+struct ClaimRun {
+  std::string key;
   TrainConfig tc;
-  const Status st = parse_train_config_text(flags, &tc);
-  INFO(st.message);
-  REQUIRE(st.ok());
-  tc.seed = seed;
-  return tc;
-}
-
-// Regression on the teacher, MLP blocks d = 32, m = 32, relu, He's init (W1
-// entries N(0, 2/d)), B = 32 fresh examples a step, plain SGD with momentum;
-// 8 held-out batches (256 examples). The teacher's outputs are scaled to mean
-// square 1 over the held-out set, so its size is part of the task (the
-// search uses the same).
-TrainConfig teacher(uint32_t seed) {
-  return task_config(
-      "--task teacher --block mlp --width 32 --expansion 1 --activation relu --batch 32 --eval-batches 8 "
-      "--optimizer sgd --momentum 0.9",
-      seed);
-}
-
-// Reverse n = 4 symbols of V = 8 (T = 8, 4 scored positions), transformer
-// blocks d = 16, m = 32, 4 heads, B = 16 fresh sequences a step, Adam with a
-// constant learning rate after the warmup; 2 held-out batches (128 positions).
-TrainConfig reverse(uint32_t seed) {
-  return task_config(
-      "--task reverse --block transformer --width 16 --expansion 2 --heads 4 --seq 4 --vocab 8 --batch 16 "
-      "--optimizer adam --schedule constant --eval-batches 2",
-      seed);
-}
-
-// One run of a claim: the stack and its schedule.
-struct Spec {
-  Arch arch;
-  int depth, steps;
-  double lr;
-  int warmup = 0;
+  Arch arch = Arch::pre_ln;
   Until until = Until::end;
 };
 
-TrainConfig with(TrainConfig tc, const Spec& s) {
-  tc.depth = s.depth;
-  tc.steps = s.steps;
-  tc.lr = s.lr;
-  tc.warmup = s.warmup;
-  return tc;
+std::vector<ClaimRun> claim_runs(const std::string& claim, uint32_t seed) {
+  std::ifstream in(RESNORM_CLAIM_SETTINGS);
+  INFO(RESNORM_CLAIM_SETTINGS);
+  REQUIRE(in.good());
+  std::vector<ClaimRun> runs;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string id, key, until, flags;
+    words >> id >> key >> until >> std::ws;
+    if (id != claim) continue;
+    std::getline(words, flags);
+    ClaimRun r;
+    r.key = key;
+    const Status st = parse_train_config_text(flags, &r.tc);
+    INFO(line << ": " << st.message);
+    REQUIRE(st.ok());
+    REQUIRE(r.tc.archs.size() == 1u);
+    REQUIRE((until == "end" || until == "trained"));
+    r.tc.seed = seed;
+    r.arch = r.tc.archs.front();
+    r.until = until == "trained" ? Until::trained : Until::end;
+    runs.push_back(r);
+  }
+  INFO("claim " << claim);
+  REQUIRE(!runs.empty());
+  return runs;
 }
 
-// Each spec's run on tc's task, printed.
-std::vector<Run> train_each(uint32_t seed, const TrainConfig& tc, std::initializer_list<Spec> specs) {
+// Every run of `claim`, trained and printed, each named by its run key.
+std::vector<Run> train_each(uint32_t seed, const std::string& claim) {
   std::vector<Run> runs;
-  for (const Spec& s : specs) {
-    runs.push_back(train(with(tc, s), s.arch, s.until));
+  for (const ClaimRun& c : claim_runs(claim, seed)) {
+    runs.push_back(train(c.tc, c.arch, c.until));
+    runs.back().key = c.key;
     print(seed, runs.back());
   }
   return runs;
+}
+
+// The run of `runs` with the preset's run key `key`.
+const Run& run_of(const std::vector<Run>& runs, const std::string& key) {
+  const auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.key == key; });
+  INFO("run " << key);
+  REQUIRE(it != runs.end());
+  return *it;
 }
 
 double median(std::vector<double> x) {
@@ -225,12 +230,10 @@ double median(std::vector<double> x) {
 // stack at He's init is not finite at its first step (its stream doubles in
 // variance each block, 2^56 at the top).
 TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro]") {
-  std::printf("He 2016: teacher, SGD lr 3e-3, 200 steps\n");
+  std::printf("He 2016: the lab's Degradation preset\n");
   for (uint32_t seed : kSeeds) {
-    const std::vector<Run> r =
-        train_each(seed, teacher(seed),
-                   {{Arch::plain, 20, 200, 3e-3}, {Arch::plain, 56, 200, 3e-3}, {Arch::pre_ln, 56, 200, 3e-3}});
-    const Run &plain20 = r[0], &plain56 = r[1], &pre56 = r[2];
+    const std::vector<Run> r = train_each(seed, "degradation");
+    const Run &plain20 = run_of(r, "plain_20"), &plain56 = run_of(r, "plain"), &pre56 = run_of(r, "pre_ln");
     CHECK(lower(plain20, plain56));
     CHECK(lower(pre56, plain20));
     CHECK(lower(pre56, plain56));
@@ -243,12 +246,10 @@ TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro
 // 1e-3 (the search's last point, a larger model) Post-LN trains without
 // warmup and warmup only slows it.
 TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[repro]") {
-  std::printf("Xiong 2020: reverse, depth 6, Adam lr 1.2e-2, 300 steps, warmup 0 or 200\n");
+  std::printf("Xiong 2020: the lab's Warmup preset\n");
   for (uint32_t seed : kSeeds) {
-    const std::vector<Run> r = train_each(
-        seed, reverse(seed),
-        {{Arch::post_ln, 6, 300, 1.2e-2}, {Arch::post_ln, 6, 300, 1.2e-2, 200}, {Arch::pre_ln, 6, 300, 1.2e-2}});
-    const Run &post = r[0], &post_warm = r[1], &pre = r[2];
+    const std::vector<Run> r = train_each(seed, "warmup");
+    const Run &post = run_of(r, "post_ln"), &post_warm = run_of(r, "post_ln_warmup"), &pre = run_of(r, "pre_ln");
     // Clearly worse: not trained (above halfway to chance by kZ standard errors, or non-finite) ...
     CHECK((post.items.empty() || post.heldout.mean - kZ * post.heldout.se > 0.5 * post.chance));
     // ... and worse than the same stack with warmup, item by item.
@@ -265,15 +266,10 @@ TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[r
 // step, so a stack that trains is stopped once it is trained (the search's
 // table has every run to step 200, each still trained there).
 TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Admin train", "[repro]") {
-  std::printf("Liu 2020 / DeepNet: reverse, Adam lr 4e-3, no warmup, 200 steps\n");
+  std::printf("Liu 2020 / DeepNet: the lab's Depth preset\n");
   for (uint32_t seed : kSeeds) {
-    const std::vector<Run> r = train_each(seed, reverse(seed),
-                                          {{Arch::post_ln, 6, 200, 4e-3, 0, Until::trained},
-                                           {Arch::post_ln, 18, 200, 4e-3},
-                                           {Arch::pre_ln, 18, 200, 4e-3, 0, Until::trained},
-                                           {Arch::deepnorm, 18, 200, 4e-3, 0, Until::trained},
-                                           {Arch::admin, 18, 200, 4e-3, 0, Until::trained}});
-    const Run &post6 = r[0], &post18 = r[1];
+    const std::vector<Run> r = train_each(seed, "depth");
+    const Run &post6 = run_of(r, "post_ln_6"), &post18 = run_of(r, "post_ln");
     CHECK(trained(post6));
     CHECK(fails(post18));
     // How it fails: every value finite, the loss stuck at chance. Whether the
@@ -283,7 +279,7 @@ TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Adm
     // asserted; docs/reproductions.md's table reports it per seed.
     CHECK(!post18.items.empty());
     CHECK(post18.last.first_nonfinite < 0);
-    for (size_t i = 2; i < r.size(); ++i) CHECK(trained(r[i]));
+    for (const char* key : {"pre_ln", "deepnorm", "admin"}) CHECK(trained(run_of(r, key)));
   }
 }
 
@@ -298,10 +294,12 @@ TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Adm
 // not asserted.
 TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little, of a plain stack nearly all",
           "[repro]") {
-  std::printf("Veit 2016: teacher, depth 20, SGD lr 3e-3, 200 steps\n");
+  std::printf("Veit 2016: the lab's Lesion preset\n");
   for (uint32_t seed : kSeeds) {
-    for (Arch a : {Arch::pre_ln, Arch::plain}) {
-      const Run r = train(with(teacher(seed), {a, 20, 200, 3e-3}), a, Until::end, true);
+    for (const ClaimRun& c : claim_runs("lesion", seed)) {
+      REQUIRE((c.arch == Arch::pre_ln || c.arch == Arch::plain));
+      const Arch a = c.arch;
+      const Run r = train(c.tc, a, c.until, true);
       print(seed, r);
       // A lesion means something only of a network that learned: the trainer's outcome.
       REQUIRE(std::string(r.outcome) == "trained");
@@ -327,12 +325,10 @@ TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little,
 // norm is not finite (each of its blocks doubles the stream's variance at
 // He's init, the same reason He's claim above uses pre_ln for residual-56).
 TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized residual do not", "[repro]") {
-  std::printf("ReZero 2020: teacher, SGD lr 3e-3, 200 steps, 56 blocks\n");
+  std::printf("ReZero 2020: the lab's ReZero preset\n");
   for (uint32_t seed : kSeeds) {
-    const std::vector<Run> r =
-        train_each(seed, teacher(seed),
-                   {{Arch::plain, 56, 200, 3e-3}, {Arch::residual, 56, 200, 3e-3}, {Arch::rezero, 56, 200, 3e-3}});
-    const Run &plain = r[0], &residual = r[1], &rezero = r[2];
+    const std::vector<Run> r = train_each(seed, "rezero");
+    const Run &plain = run_of(r, "plain"), &residual = run_of(r, "residual"), &rezero = run_of(r, "rezero");
     // Plain does not train: above halfway from chance by kZ standard errors
     // (its loss sits at chance, but the teacher's items scatter too widely for
     // "within 10% of chance" by kZ of them), and ReZero ends lower, item by item.
@@ -353,15 +349,14 @@ TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized resid
 // and docs/reproductions.md reports them; the lab's Late layers preset judges them
 // against Pre-LN's.
 TEST_CASE("Late layers: which presets make the last quarter of a trained stack count", "[repro]") {
-  std::printf("Late layers: reverse, 8 blocks, Adam lr 2e-3, 300 steps (Post-LN with warmup 100)\n");
+  std::printf("Late layers: the lab's Late layers preset\n");
   for (uint32_t seed : kSeeds) {
-    for (Arch a : {Arch::pre_ln, Arch::post_ln, Arch::rezero, Arch::layerscale, Arch::lns, Arch::mix_ln, Arch::dwa}) {
-      Spec s{a, 8, 300, 2e-3, a == Arch::post_ln ? 100 : 0};
-      const Run r = train(with(reverse(seed), s), a, Until::end, true);
+    for (const ClaimRun& c : claim_runs("late", seed)) {
+      const Run r = train(c.tc, c.arch, c.until, true);
       print(seed, r);
       CHECK(trained(r));
       const std::vector<double>& inc = r.lesion.increase;
-      REQUIRE(inc.size() == 8u);
+      REQUIRE(inc.size() == 8u);  // the quarters below are of 8 blocks
       const double early = 0.5 * (inc[0] + inc[1]), late = 0.5 * (inc[6] + inc[7]);
       std::printf("    %s: one block skipped, last quarter +%.4f, first quarter +%.4f, ratio %.4f\n", r.name.c_str(),
                   late, early, late / early);
