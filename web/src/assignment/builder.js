@@ -44,16 +44,17 @@ const row = (text, control, hint = null) => [
   el('div', { class: 'assign-control' }, control, hint),
 ];
 
-/**
- * Fills `root` with the form; siteUrl: the site's folder (the links and the package are made from
- * it). Returns {destroy()}.
- */
-export function mountBuilder(root, { siteUrl }) {
-  const ac = new AbortController();
-  const on = (node, type, fn) => node.addEventListener(type, fn, { signal: ac.signal });
-  const title = el('input', { type: 'text', id: 'assign-title', maxlength: TITLE_MAX, spellcheck: 'true' });
-  const text = el('textarea', { id: 'assign-text', maxlength: TEXT_MAX, rows: 8, spellcheck: 'true' });
-  const textCount = el('span', { class: 'hint', id: 'assign-text-count' });
+/** The title, the instructions and the instructions' character count. */
+function textControls() {
+  return {
+    title: el('input', { type: 'text', id: 'assign-title', maxlength: TITLE_MAX, spellcheck: 'true' }),
+    text: el('textarea', { id: 'assign-text', maxlength: TEXT_MAX, rows: 8, spellcheck: 'true' }),
+    textCount: el('span', { class: 'hint', id: 'assign-text-count' }),
+  };
+}
+
+/** The experiment's controls: which one, the lab's paper preset, a pasted link, whether learners see the settings. */
+function experimentControls() {
   const experiment = el(
     'select',
     { id: 'assign-experiment' },
@@ -75,10 +76,11 @@ export function mountBuilder(root, { siteUrl }) {
   });
   const settingsNote = el('div', { class: 'notice', id: 'assign-settings-note', role: 'status', hidden: true });
   const showSettings = el('input', { type: 'checkbox', id: 'assign-show-settings', checked: true });
-  const count = el('p', { class: 'hint', id: 'assign-count', 'aria-live': 'polite' });
-  const list = el('div', { class: 'assign-questions', id: 'assign-questions' }, 'loading the questions\u2026');
-  const theme = themeSelect('assign-theme');
+  return { experiment, preset, presetRow, settings, settingsNote, showSettings };
+}
 
+/** The outputs: the problem, the link and the iframe snippet with their copy buttons (listeners through `on`), the status. */
+function outputControls(on) {
   const problem = el('p', { class: 'notice', id: 'assign-problem', role: 'alert', hidden: true });
   const link = el('textarea', { id: 'assign-link', readonly: true, rows: 3, spellcheck: 'false' });
   const open = el('a', { id: 'assign-open', target: '_blank', rel: 'noopener' }, 'Open the assignment \u2197');
@@ -95,13 +97,11 @@ export function mountBuilder(root, { siteUrl }) {
   };
   const copyLink = copyButton(link, 'link');
   const copyIframe = copyButton(iframe, 'iframe snippet');
+  return { problem, link, open, iframe, status, copyLink, copyIframe };
+}
 
-  const version = el(
-    'select',
-    { id: 'assign-scorm-version' },
-    VERSIONS.map((v) => new Option(`SCORM ${v}`, v)),
-  );
-  const lmsTitle = el('input', { type: 'text', id: 'assign-scorm-title', maxlength: '120', spellcheck: 'true' });
+/** The grading controls: whether self-graded answers count, the pass mark and its error, the note. */
+function gradingControls() {
   const selfGraded = el(
     'select',
     { id: 'assign-self-graded', 'aria-describedby': 'assign-grading-note' },
@@ -125,16 +125,26 @@ export function mountBuilder(root, { siteUrl }) {
     row('Self-graded answers', selfGraded),
     row(FIELDS_TABLE.pass_mark.label, pass, passError),
   );
-  const scormNote = el('p', { class: 'hint', id: 'assign-scorm-note' });
-  const scormButton = el(
-    'button',
-    { type: 'button', class: 'secondary', id: 'assign-scorm' },
-    'Download the SCORM package',
-  );
+  return { selfGraded, pass, passError, gradingNoteEl, grading };
+}
 
-  const form = el(
-    'form',
-    { class: 'assign-form embed-form', id: 'assign-form', novalidate: true },
+/** The SCORM package's controls: the version, the title in the LMS, the note and the download button. */
+function packageControls() {
+  return {
+    version: el(
+      'select',
+      { id: 'assign-scorm-version' },
+      VERSIONS.map((v) => new Option(`SCORM ${v}`, v)),
+    ),
+    lmsTitle: el('input', { type: 'text', id: 'assign-scorm-title', maxlength: '120', spellcheck: 'true' }),
+    scormNote: el('p', { class: 'hint', id: 'assign-scorm-note' }),
+    scormButton: el('button', { type: 'button', class: 'secondary', id: 'assign-scorm' }, 'Download the SCORM package'),
+  };
+}
+
+/** The form's first two fieldsets: title and instructions, then the experiment. */
+function inputFieldsets({ title, text, textCount }, exp) {
+  return [
     el(
       'fieldset',
       {},
@@ -159,14 +169,14 @@ export function mountBuilder(root, { siteUrl }) {
       'fieldset',
       {},
       el('legend', {}, 'Experiment'),
-      el('div', { class: 'assign-grid' }, row('Show', experiment)),
-      presetRow,
+      el('div', { class: 'assign-grid' }, row('Show', exp.experiment)),
+      exp.presetRow,
       el(
         'div',
         { class: 'assign-grid', id: 'assign-settings-row' },
         row(
           'Settings from a link',
-          settings,
+          exp.settings,
           el(
             'p',
             { class: 'hint' },
@@ -174,46 +184,60 @@ export function mountBuilder(root, { siteUrl }) {
           ),
         ),
       ),
-      settingsNote,
+      exp.settingsNote,
       el(
         'label',
         { class: 'embed-check', id: 'assign-show-settings-label' },
-        showSettings,
+        exp.showSettings,
         ' show the settings to learners (fixed: they can run the experiment, not change it)',
       ),
     ),
-    el('fieldset', {}, el('legend', {}, 'Questions'), count, list, grading, gradingNoteEl),
-    el('div', { class: 'embed-row' }, el('label', { for: theme.id }, 'Theme'), theme),
+  ];
+}
+
+/** The form's outputs: the link, the iframe snippet and the SCORM package, with the status. */
+function outputSection(out, pkg) {
+  return el(
+    'section',
+    { class: 'assign-out', 'aria-labelledby': 'assign-out-title' },
+    el('h2', { id: 'assign-out-title' }, 'The assignment'),
+    out.problem,
+    el('label', { class: 'embed-label', for: out.link.id }, 'Link: send it, or paste it into a course page'),
+    out.link,
+    el('div', { class: 'embed-row' }, out.copyLink, out.open),
     el(
-      'section',
-      { class: 'assign-out', 'aria-labelledby': 'assign-out-title' },
-      el('h2', { id: 'assign-out-title' }, 'The assignment'),
-      problem,
-      el('label', { class: 'embed-label', for: link.id }, 'Link: send it, or paste it into a course page'),
-      link,
-      el('div', { class: 'embed-row' }, copyLink, open),
-      el(
-        'label',
-        { class: 'embed-label', for: iframe.id },
-        'iframe: the assignment inside a course page (the script sizes it; without it the iframe keeps its height)',
-      ),
-      iframe,
-      el('div', { class: 'embed-row' }, copyIframe),
-      el(
-        'fieldset',
-        { class: 'assign-scorm' },
-        el('legend', {}, 'SCORM package, for an LMS gradebook'),
-        el(
-          'p',
-          { class: 'hint' },
-          'The same assignment as a zip to upload as a SCORM activity: it runs inside the LMS with nothing from this site, and the LMS records each learner\u2019s answers and score.',
-        ),
-        el('div', { class: 'assign-grid' }, row('Version', version), row('Title in the LMS', lmsTitle)),
-        scormNote,
-        el('div', { class: 'embed-row' }, scormButton),
-      ),
-      status,
+      'label',
+      { class: 'embed-label', for: out.iframe.id },
+      'iframe: the assignment inside a course page (the script sizes it; without it the iframe keeps its height)',
     ),
+    out.iframe,
+    el('div', { class: 'embed-row' }, out.copyIframe),
+    el(
+      'fieldset',
+      { class: 'assign-scorm' },
+      el('legend', {}, 'SCORM package, for an LMS gradebook'),
+      el(
+        'p',
+        { class: 'hint' },
+        'The same assignment as a zip to upload as a SCORM activity: it runs inside the LMS with nothing from this site, and the LMS records each learner\u2019s answers and score.',
+      ),
+      el('div', { class: 'assign-grid' }, row('Version', pkg.version), row('Title in the LMS', pkg.lmsTitle)),
+      pkg.scormNote,
+      el('div', { class: 'embed-row' }, pkg.scormButton),
+    ),
+    out.status,
+  );
+}
+
+/** The page in `root`: its heading and lead, then the form of all the parts; returns the form. */
+function builderLayout(root, { texts, exp, count, list, gr, theme, out, pkg }) {
+  const form = el(
+    'form',
+    { class: 'assign-form embed-form', id: 'assign-form', novalidate: true },
+    ...inputFieldsets(texts, exp),
+    el('fieldset', {}, el('legend', {}, 'Questions'), count, list, gr.grading, gr.gradingNoteEl),
+    el('div', { class: 'embed-row' }, el('label', { for: theme.id }, 'Theme'), theme),
+    outputSection(out, pkg),
   );
   replace(
     root,
@@ -229,15 +253,16 @@ export function mountBuilder(root, { siteUrl }) {
     ),
     form,
   );
+  return form;
+}
 
-  // ---- the experiment's state: the defaults of each kind until a preset or a pasted link sets one
-  const states = { explorer: explorerState(), lab: labState('none') };
-  let bankItems = [];
-
-  function setExperimentNotices(notices, source) {
+/**
+ * The experiment's state in `states` follows the preset and a pasted link (read against siteUrl);
+ * the settings note says what a link carried or why it could not be read.
+ */
+function wireExperiment(on, { experiment, preset, settings, settingsNote }, states, siteUrl) {
+  const setExperimentNotices = (notices, source) =>
     showNotices(settingsNote, notices, { source, table: noticeTableOf(experiment.value) });
-  }
-
   on(preset, 'change', () => {
     states.lab = labState(preset.value);
     settings.value = '';
@@ -255,27 +280,111 @@ export function mountBuilder(root, { siteUrl }) {
     if (r.experiment === 'lab') preset.value = r.state.lab?.preset ?? 'none';
     setExperimentNotices(r.notices, 'pasted link');
   });
+}
 
-  /** The pass mark as the link reads it: {value} or {error}, a sentence naming the field. */
-  function passMark() {
-    const r = readField('pass_mark', pass.value.trim());
-    if (r.ok) return { value: r.value };
-    const allowed = r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
-    return { error: `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.` };
-  }
+/** The pass mark as the link reads it: {value} or {error}, a sentence naming the field. */
+function readPassMark(pass) {
+  const r = readField('pass_mark', pass.value.trim());
+  if (r.ok) return { value: r.value };
+  const allowed = r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
+  return { error: `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.` };
+}
+
+/** The assignment's link fragment, or why there is none (`markError`: the pass mark's, with questions chosen). */
+function linkOrProblem(a, markError) {
+  let hash = '';
+  let why = markError;
+  if (!why)
+    try {
+      hash = assignmentHash(a);
+      why = linkTooLong(hash);
+    } catch (e) {
+      why = e.message;
+    }
+  if (!why && !hash)
+    why = 'Write a title or instructions, or choose an experiment or a question: an empty assignment has no link.';
+  return { hash, why };
+}
+
+/** The questions' checklist: a fieldset per section of the bank, a box per question. */
+function questionSections(bankItems) {
+  const sections = Object.keys(SECTION_NAMES).filter((s) => bankItems.some((it) => it.section === s));
+  return sections.map((s) => {
+    const items = bankItems.filter((it) => it.section === s);
+    return el(
+      'fieldset',
+      { class: 'assign-section' },
+      el('legend', {}, `${SECTION_NAMES[s]} (${items.length})`),
+      el(
+        'ul',
+        { class: 'quiz-embed-list' },
+        items.map((it) =>
+          el(
+            'li',
+            {},
+            el(
+              'label',
+              { class: 'quiz-embed-item' },
+              el('input', { type: 'checkbox', value: it.id, id: `assign-q-${it.id}` }),
+              el('span', { class: 'item-id' }, it.id),
+              el('span', { class: 'quiz-embed-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
+            ),
+          ),
+        ),
+      ),
+    );
+  });
+}
+
+/** What the package builder gets besides the assignment: version, title and grading. */
+function packageOptions(a, bankItems, { version, lmsTitle }) {
+  // with nothing scored (every question self-graded and left out) there is nothing to pass
+  const kinds = bankItems.filter((it) => a.items.includes(it.id)).map((it) => it.type);
+  const scored = a.self_graded === 'count' || kinds.some((k) => !isSelfGradedKind(k));
+  return {
+    version: version.value,
+    title: lmsTitle.value.trim() || a.title || UNTITLED,
+    selfGraded: a.self_graded,
+    passMark: scored ? a.pass_mark : null,
+  };
+}
+
+/**
+ * Fills `root` with the form; siteUrl: the site's folder (the links and the package are made from
+ * it). Returns {destroy()}.
+ */
+export function mountBuilder(root, { siteUrl }) {
+  const ac = new AbortController();
+  const on = (node, type, fn) => node.addEventListener(type, fn, { signal: ac.signal });
+  const texts = textControls();
+  const exp = experimentControls();
+  const count = el('p', { class: 'hint', id: 'assign-count', 'aria-live': 'polite' });
+  const list = el('div', { class: 'assign-questions', id: 'assign-questions' }, 'loading the questions\u2026');
+  const theme = themeSelect('assign-theme');
+  const out = outputControls(on);
+  const gr = gradingControls();
+  const pkg = packageControls();
+  const form = builderLayout(root, { texts, exp, count, list, gr, theme, out, pkg });
+
+  // ---- the experiment's state: the defaults of each kind until a preset or a pasted link sets one
+  const states = { explorer: explorerState(), lab: labState('none') };
+  let bankItems = [];
+  wireExperiment(on, exp, states, siteUrl);
+
+  const passMark = () => readPassMark(gr.pass);
 
   /** The assignment the form describes (the pass mark's default while the box holds none). */
   function assignment() {
-    const kind = experiment.value;
+    const kind = exp.experiment.value;
     let state = states[kind] ?? null;
-    if (state && !showSettings.checked) state = { ...state, view: { ...state.view, controls: [] } };
+    if (state && !exp.showSettings.checked) state = { ...state, view: { ...state.view, controls: [] } };
     const items = [...list.querySelectorAll('input[type=checkbox]:checked')].map((b) => b.value);
     return {
-      title: title.value.trim(),
-      text: text.value,
+      title: texts.title.value.trim(),
+      text: texts.text.value,
       experiment: kind,
       items,
-      self_graded: selfGraded.value,
+      self_graded: gr.selfGraded.value,
       pass_mark: passMark().value ?? FIELDS_TABLE.pass_mark.default,
       theme: theme.value,
       state,
@@ -284,83 +393,65 @@ export function mountBuilder(root, { siteUrl }) {
 
   function update() {
     const a = assignment();
-    presetRow.hidden = a.experiment !== 'lab';
-    settings.closest('#assign-settings-row').hidden = a.experiment === 'none';
-    showSettings.parentElement.hidden = a.experiment === 'none';
-    textCount.textContent = `${text.value.length} of ${TEXT_MAX} characters.`;
+    exp.presetRow.hidden = a.experiment !== 'lab';
+    exp.settings.closest('#assign-settings-row').hidden = a.experiment === 'none';
+    exp.showSettings.parentElement.hidden = a.experiment === 'none';
+    texts.textCount.textContent = `${texts.text.value.length} of ${TEXT_MAX} characters.`;
     const n = a.items.length;
     count.textContent = `${n} of ${bankItems.length} question${bankItems.length === 1 ? '' : 's'} chosen${n ? '' : ': the assignment has no quiz'}.`;
-    if (!lmsTitle.dataset.edited) lmsTitle.value = a.title || UNTITLED;
+    if (!pkg.lmsTitle.dataset.edited) pkg.lmsTitle.value = a.title || UNTITLED;
 
     const mark = passMark();
-    passError.hidden = !mark.error;
-    passError.textContent = mark.error ?? '';
-    pass.setAttribute('aria-invalid', String(Boolean(mark.error)));
-    grading.hidden = gradingNoteEl.hidden = !n;
+    gr.passError.hidden = !mark.error;
+    gr.passError.textContent = mark.error ?? '';
+    gr.pass.setAttribute('aria-invalid', String(Boolean(mark.error)));
+    gr.grading.hidden = gr.gradingNoteEl.hidden = !n;
     const chosen = bankItems.filter((it) => a.items.includes(it.id));
-    gradingNoteEl.textContent = n && !mark.error ? gradingNote(chosen, a) : '';
+    gr.gradingNoteEl.textContent = n && !mark.error ? gradingNote(chosen, a) : '';
 
-    let hash = '';
-    let why = mark.error && n ? mark.error : null;
-    if (!why)
-      try {
-        hash = assignmentHash(a);
-        why = linkTooLong(hash);
-      } catch (e) {
-        why = e.message;
-      }
-    if (!why && !hash)
-      why = 'Write a title or instructions, or choose an experiment or a question: an empty assignment has no link.';
-    problem.hidden = !why;
-    problem.textContent = why ?? '';
-    for (const b of [copyLink, copyIframe]) b.disabled = Boolean(why);
-    open.hidden = Boolean(why);
+    const { hash, why } = linkOrProblem(a, mark.error && n ? mark.error : null);
+    out.problem.hidden = !why;
+    out.problem.textContent = why ?? '';
+    for (const b of [out.copyLink, out.copyIframe]) b.disabled = Boolean(why);
+    out.open.hidden = Boolean(why);
     if (why) {
-      link.value = iframe.value = '';
-      open.removeAttribute('href');
+      out.link.value = out.iframe.value = '';
+      out.open.removeAttribute('href');
     } else {
-      link.value = new URL(`assignment.html${hash}`, siteUrl).href;
-      open.href = link.value;
-      iframe.value = assignmentIframeSnippet({ siteUrl, assignment: a, bankItems: chosen });
+      out.link.value = new URL(`assignment.html${hash}`, siteUrl).href;
+      out.open.href = out.link.value;
+      out.iframe.value = assignmentIframeSnippet({ siteUrl, assignment: a, bankItems: chosen });
     }
-    scormNote.textContent =
+    pkg.scormNote.textContent =
       why || n ? '' : 'Choose at least one question: the package reports the questions\u2019 score to the LMS.';
-    scormButton.disabled = Boolean(why || !n);
+    pkg.scormButton.disabled = Boolean(why || !n);
   }
 
   async function downloadPackage() {
     const a = assignment();
     if (passMark().error || !a.items.length) return;
-    // with nothing scored (every question self-graded and left out) there is nothing to pass
-    const kinds = bankItems.filter((it) => a.items.includes(it.id)).map((it) => it.type);
-    const scored = a.self_graded === 'count' || kinds.some((k) => !isSelfGradedKind(k));
-    const options = {
-      version: version.value,
-      title: lmsTitle.value.trim() || a.title || UNTITLED,
-      selfGraded: a.self_graded,
-      passMark: scored ? a.pass_mark : null,
-    };
-    scormButton.disabled = true;
-    status.textContent = 'Building the SCORM package\u2026';
+    const options = packageOptions(a, bankItems, pkg);
+    pkg.scormButton.disabled = true;
+    out.status.textContent = 'Building the SCORM package\u2026';
     try {
       const blob = await assignmentPackage({ siteUrl: new URL(siteUrl).href, assignment: a, ...options });
       const name = scormFileName(options);
       download(blob, name, 'application/zip', form);
       const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a SCORM ${options.version} activity.`;
+      out.status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a SCORM ${options.version} activity.`;
     } catch (e) {
-      status.textContent = `The SCORM package could not be built: ${e.message}`;
+      out.status.textContent = `The SCORM package could not be built: ${e.message}`;
     } finally {
       update();
     }
   }
 
-  on(scormButton, 'click', downloadPackage);
-  on(lmsTitle, 'input', () => {
-    lmsTitle.dataset.edited = lmsTitle.value.trim() ? '1' : '';
+  on(pkg.scormButton, 'click', downloadPackage);
+  on(pkg.lmsTitle, 'input', () => {
+    pkg.lmsTitle.dataset.edited = pkg.lmsTitle.value.trim() ? '1' : '';
   });
   on(form, 'input', () => {
-    status.textContent = '';
+    out.status.textContent = '';
     update();
   });
   on(form, 'change', update);
@@ -370,35 +461,7 @@ export function mountBuilder(root, { siteUrl }) {
     (bank) => {
       if (ac.signal.aborted) return;
       bankItems = bank.items;
-      const sections = Object.keys(SECTION_NAMES).filter((s) => bankItems.some((it) => it.section === s));
-      replace(
-        list,
-        sections.map((s) => {
-          const items = bankItems.filter((it) => it.section === s);
-          return el(
-            'fieldset',
-            { class: 'assign-section' },
-            el('legend', {}, `${SECTION_NAMES[s]} (${items.length})`),
-            el(
-              'ul',
-              { class: 'quiz-embed-list' },
-              items.map((it) =>
-                el(
-                  'li',
-                  {},
-                  el(
-                    'label',
-                    { class: 'quiz-embed-item' },
-                    el('input', { type: 'checkbox', value: it.id, id: `assign-q-${it.id}` }),
-                    el('span', { class: 'item-id' }, it.id),
-                    el('span', { class: 'quiz-embed-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
-                  ),
-                ),
-              ),
-            ),
-          );
-        }),
-      );
+      replace(list, questionSections(bankItems));
       update();
     },
     (e) => {

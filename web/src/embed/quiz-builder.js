@@ -85,20 +85,8 @@ export function gradingNote(chosen, fields) {
 /** Each control after its label: [[text, control], ...] to [label, control, ...]. */
 const labelled = (pairs) => pairs.flatMap(([text, control]) => [el('label', { for: control.id }, text), control]);
 
-/**
- * @param {{button: HTMLButtonElement, bank: {items: object[]}, siteUrl: URL,
- *   filter?: () => {section?: string, tag?: string}}} deps filter(): the page's own section and
- *   topic, where the dialog starts the first time it opens
- */
-export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) }) {
-  const items = bank.items;
-  const { dialog, form, status, copyButtons, open, snippets } = embedDialogShell({
-    id: 'quiz-embed',
-    title: 'Embed questions',
-    hint: 'Choose questions for a quiz on another page: a lecture page, a blog, an LMS page. Readers answer them there; nothing is saved in that page.',
-    className: 'quiz-embed-dialog',
-  });
-
+/** The section and topic selects, offering only those the bank has, each with its count. */
+function filterSelects(items) {
   const sectionKeys = Object.keys(SECTION_NAMES).filter((s) => items.some((it) => it.section === s));
   const tagKeys = Object.keys(TAG_NAMES).filter((t) => items.some((it) => it.tags.includes(t)));
   const section = el(
@@ -113,6 +101,11 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     new Option('all topics', ''),
     ...tagKeys.map((t) => new Option(`${TAG_NAMES[t]} (${countOf(items, (it) => it.tags.includes(t))})`, t)),
   );
+  return { section, tag, sectionKeys, tagKeys };
+}
+
+/** The checklist and what goes with it; "Select all" and "Select none" set every box, then call onPick. */
+function pickControls(onPick) {
   const list = el('ul', { class: 'quiz-embed-list', id: 'quiz-embed-items', 'aria-labelledby': 'quiz-embed-legend' });
   const count = el('p', { class: 'quiz-embed-count', id: 'quiz-embed-count', 'aria-live': 'polite' });
   const describe = el('p', { class: 'hint quiz-embed-describe' });
@@ -123,12 +116,18 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
   );
   const pick = (on) => {
     for (const box of list.querySelectorAll('input[type=checkbox]')) box.checked = on;
-    update();
+    onPick();
   };
   const selectAll = el('button', { type: 'button', class: 'secondary', onclick: () => pick(true) }, 'Select all');
   const selectNone = el('button', { type: 'button', class: 'secondary', onclick: () => pick(false) }, 'Select none');
-  const theme = themeSelect('quiz-embed-theme');
-  const { iframeOut, elementOut, nodes: snippetNodes } = snippets('quiz-embed');
+  return { list, count, describe, refusal, selectAll, selectNone };
+}
+
+/**
+ * The live preview: the iframe, its box and show(src), which loads `src` once the edits pause.
+ * The preview reports its height as any embed does; it grows up to PREVIEW_MAX, then scrolls.
+ */
+function previewFrame() {
   const preview = el('iframe', {
     class: 'quiz-embed-preview',
     id: 'quiz-embed-preview',
@@ -136,14 +135,22 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     height: '360',
   });
   const previewBox = el('div', { class: 'quiz-embed-preview-box' }, preview);
+  let previewTimer = 0;
+  const show = (src) => {
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(() => {
+      if (preview.src !== src) preview.src = src;
+    }, 120);
+  };
+  window.addEventListener('message', (e) => {
+    if (e.source !== preview.contentWindow || e.data?.type !== MESSAGE || !Number.isFinite(e.data.height)) return;
+    preview.height = String(Math.min(PREVIEW_MAX, Math.max(120, Math.ceil(e.data.height))));
+  });
+  return { previewBox, show };
+}
 
-  const version = el(
-    'select',
-    { id: 'quiz-embed-scorm-version' },
-    new Option('SCORM 1.2', '1.2'),
-    new Option('SCORM 2004', '2004'),
-    new Option('cmi5 (xAPI)', 'cmi5'),
-  );
+/** The grading controls: whether self-graded answers count, the pass mark, its error and the note. */
+function gradingControls() {
   const selfGraded = el(
     'select',
     { id: 'quiz-embed-self-graded', 'aria-describedby': 'quiz-embed-grading-note' },
@@ -160,36 +167,50 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
   });
   const passError = el('p', { class: 'field-error', id: 'quiz-embed-pass-mark-error', role: 'alert', hidden: true });
   const gradingHint = el('p', { class: 'hint', id: 'quiz-embed-grading-note', 'aria-live': 'polite' });
+  return { selfGraded, passMark, passError, gradingHint };
+}
+
+/** The package controls: the version, the title in the LMS and the download button (onDownload). */
+function packageControls(onDownload) {
+  const version = el(
+    'select',
+    { id: 'quiz-embed-scorm-version' },
+    new Option('SCORM 1.2', '1.2'),
+    new Option('SCORM 2004', '2004'),
+    new Option('cmi5 (xAPI)', 'cmi5'),
+  );
   const packageName = el('input', { type: 'text', id: 'quiz-embed-scorm-title', maxlength: '120', spellcheck: 'true' });
+  const scormButton = el(
+    'button',
+    { type: 'button', class: 'secondary', id: 'quiz-embed-scorm', onclick: onDownload },
+    'Download SCORM package',
+  );
   version.addEventListener('change', () => {
     scormButton.textContent = `Download ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package`;
   });
-  let nameEdited = false;
-  packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
-  const scormButton = el(
-    'button',
-    { type: 'button', class: 'secondary', id: 'quiz-embed-scorm', onclick: () => downloadScorm() },
-    'Download SCORM package',
-  );
+  return { version, packageName, scormButton };
+}
 
+/** The dialog's form: filters, checklist, grading, theme, preview, snippets, package, status. */
+function builderLayout(form, { filters, picks, grading, pkg, theme, previewBox, snippetNodes, status }) {
   form.append(
     el(
       'div',
       { class: 'embed-row quiz-embed-filters' },
       ...labelled([
-        ['Section', section],
-        ['Topic', tag],
+        ['Section', filters.section],
+        ['Topic', filters.tag],
       ]),
     ),
     el(
       'fieldset',
       { class: 'quiz-embed-pick' },
       el('legend', { id: 'quiz-embed-legend' }, 'Questions'),
-      el('div', { class: 'embed-row' }, selectAll, selectNone, count),
-      list,
+      el('div', { class: 'embed-row' }, picks.selectAll, picks.selectNone, picks.count),
+      picks.list,
     ),
-    refusal,
-    describe,
+    picks.refusal,
+    picks.describe,
     el(
       'fieldset',
       { class: 'quiz-embed-grading' },
@@ -203,12 +224,12 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
         'div',
         { class: 'embed-grid' },
         ...labelled([
-          ['Self-graded answers', selfGraded],
-          [FIELDS_TABLE.pass_mark.label, passMark],
+          ['Self-graded answers', grading.selfGraded],
+          [FIELDS_TABLE.pass_mark.label, grading.passMark],
         ]),
       ),
-      passError,
-      gradingHint,
+      grading.passError,
+      grading.gradingHint,
     ),
     themeRow(theme),
     el('p', { class: 'embed-label', id: 'quiz-embed-preview-label' }, 'Preview: the embed as readers will see it'),
@@ -227,30 +248,106 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
         'div',
         { class: 'embed-grid' },
         ...labelled([
-          ['Version', version],
-          ['Title in the LMS', packageName],
+          ['Version', pkg.version],
+          ['Title in the LMS', pkg.packageName],
         ]),
       ),
-      el('div', { class: 'embed-row' }, scormButton),
+      el('div', { class: 'embed-row' }, pkg.scormButton),
     ),
     status,
   );
+}
+
+/** The grading fields as the form has them, or null with the pass mark's message shown beside it. */
+function readGrading({ selfGraded, passMark, passError }) {
+  const r = readField('pass_mark', passMark.value.trim());
+  passError.hidden = r.ok;
+  const allowed = r.ok || r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
+  passError.textContent = r.ok ? '' : `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.`;
+  if (r.ok) passMark.removeAttribute('aria-invalid');
+  else passMark.setAttribute('aria-invalid', 'true');
+  return r.ok ? { self_graded: selfGraded.value, pass_mark: r.value } : null;
+}
+
+/** The checklist's rows: one checked box per question, with its id and prompt. */
+function checklistRows(shown) {
+  return shown.map((it) =>
+    el(
+      'li',
+      {},
+      el(
+        'label',
+        { class: 'quiz-embed-item' },
+        el('input', { type: 'checkbox', value: it.id, checked: true }),
+        el('span', { class: 'item-id' }, it.id),
+        el('span', { class: 'quiz-embed-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
+      ),
+    ),
+  );
+}
+
+/** What the package builder gets for the chosen questions (`whole`: the whole bank, named by no id). */
+function packageOptions({ siteUrl, chosen, whole, grading, version, title }) {
+  const countSelf = grading.self_graded === 'count';
+  const scored = countSelf || chosen.some((it) => !isSelfGradedKind(it.type));
+  return {
+    siteUrl: siteUrl.href,
+    items: whole ? [] : chosen.map((it) => it.id),
+    version,
+    title,
+    selfGraded: grading.self_graded,
+    // with nothing scored there is nothing to pass: no pass mark in the manifest or cmi5.xml
+    passMark: scored ? grading.pass_mark : null,
+  };
+}
+
+/** Builds the package for `options` and downloads it, saying in `status` what came of it. */
+async function writePackage(options, form, status) {
+  status.textContent = `Building the ${options.version === 'cmi5' ? 'cmi5' : 'SCORM'} package\u2026`;
+  try {
+    const { buildPackage, packageFileName, kind } = await lmsPackage(options.version);
+    const blob = await buildPackage(options);
+    const name = packageFileName(options);
+    download(blob, name, 'application/zip', form);
+    const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
+    status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a ${kind} activity.`;
+  } catch (e) {
+    status.textContent = `The package could not be built: ${e.message}`;
+  }
+}
+
+/**
+ * @param {{button: HTMLButtonElement, bank: {items: object[]}, siteUrl: URL,
+ *   filter?: () => {section?: string, tag?: string}}} deps filter(): the page's own section and
+ *   topic, where the dialog starts the first time it opens
+ */
+export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) }) {
+  const items = bank.items;
+  const { dialog, form, status, copyButtons, open, snippets } = embedDialogShell({
+    id: 'quiz-embed',
+    title: 'Embed questions',
+    hint: 'Choose questions for a quiz on another page: a lecture page, a blog, an LMS page. Readers answer them there; nothing is saved in that page.',
+    className: 'quiz-embed-dialog',
+  });
+
+  const filters = filterSelects(items);
+  const { section, tag, sectionKeys, tagKeys } = filters;
+  const picks = pickControls(() => update());
+  const { list, count, describe, refusal } = picks;
+  const theme = themeSelect('quiz-embed-theme');
+  const { iframeOut, elementOut, nodes: snippetNodes } = snippets('quiz-embed');
+  const { previewBox, show: showPreview } = previewFrame();
+  const gradingUi = gradingControls();
+  const pkg = packageControls(() => downloadScorm());
+  const { version, packageName, scormButton } = pkg;
+  let nameEdited = false;
+  packageName.addEventListener('input', () => (nameEdited = packageName.value.trim() !== ''));
+  builderLayout(form, { filters, picks, grading: gradingUi, pkg, theme, previewBox, snippetNodes, status });
 
   let started = false;
   let chosenNow = [];
   let wholeNow = false;
   let gradingFields = null; // {self_graded, pass_mark} while the pass mark is valid
-
-  /** The grading fields as the form has them, or null with the pass mark's message shown beside it. */
-  function readGrading() {
-    const r = readField('pass_mark', passMark.value.trim());
-    passError.hidden = r.ok;
-    const allowed = r.ok || r.reason.includes('allowed') ? '' : '; allowed: a whole number 0..100';
-    passError.textContent = r.ok ? '' : `${FIELDS_TABLE.pass_mark.label}: ${r.reason}${allowed}.`;
-    if (r.ok) passMark.removeAttribute('aria-invalid');
-    else passMark.setAttribute('aria-invalid', 'true');
-    return r.ok ? { self_graded: selfGraded.value, pass_mark: r.value } : null;
-  }
 
   const filterNow = () => ({ section: section.value || null, tag: tag.value || null });
 
@@ -258,31 +355,8 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
   function fillList() {
     const f = filterNow();
     const shown = items.filter((it) => matches(it, { section: f.section ?? undefined, tag: f.tag ?? undefined }));
-    replace(
-      list,
-      shown.map((it) =>
-        el(
-          'li',
-          {},
-          el(
-            'label',
-            { class: 'quiz-embed-item' },
-            el('input', { type: 'checkbox', value: it.id, checked: true }),
-            el('span', { class: 'item-id' }, it.id),
-            el('span', { class: 'quiz-embed-prompt', html: toHtml(it.prompt, { paragraphs: false }) }),
-          ),
-        ),
-      ),
-    );
+    replace(list, checklistRows(shown));
     return shown;
-  }
-
-  let previewTimer = 0;
-  function showPreview(src) {
-    clearTimeout(previewTimer);
-    previewTimer = setTimeout(() => {
-      if (preview.src !== src) preview.src = src;
-    }, 120);
   }
 
   function update() {
@@ -297,11 +371,11 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
     count.textContent = `${chosen.length} of ${shown.length} question${shown.length === 1 ? '' : 's'} chosen`;
     refusal.hidden = !none;
     previewBox.hidden = none;
-    gradingFields = readGrading();
+    gradingFields = readGrading(gradingUi);
     const blocked = none || !gradingFields;
     for (const b of [...copyButtons, scormButton]) b.disabled = blocked;
     if (!nameEdited) packageName.value = none ? '' : packageTitle(f, chosen.length, chosen.length === shown.length);
-    gradingHint.textContent = gradingFields && !none ? gradingNote(chosen, gradingFields) : '';
+    gradingUi.gradingHint.textContent = gradingFields && !none ? gradingNote(chosen, gradingFields) : '';
     if (none) describe.textContent = '';
     if (blocked) {
       iframeOut.value = elementOut.value = '';
@@ -320,38 +394,21 @@ export function createEmbedBuilder({ button, bank, siteUrl, filter = () => ({}) 
 
   async function downloadScorm() {
     if (!chosenNow.length || !gradingFields) return;
-    const countSelf = gradingFields.self_graded === 'count';
-    const scored = countSelf || chosenNow.some((it) => !isSelfGradedKind(it.type));
-    const options = {
-      siteUrl: siteUrl.href,
-      items: wholeNow ? [] : chosenNow.map((it) => it.id),
+    const options = packageOptions({
+      siteUrl,
+      chosen: chosenNow,
+      whole: wholeNow,
+      grading: gradingFields,
       version: version.value,
       title: packageName.value.trim() || packageTitle(filterNow(), chosenNow.length, false),
-      selfGraded: gradingFields.self_graded,
-      // with nothing scored there is nothing to pass: no pass mark in the manifest or cmi5.xml
-      passMark: scored ? gradingFields.pass_mark : null,
-    };
+    });
     scormButton.disabled = true;
-    status.textContent = `Building the ${version.value === 'cmi5' ? 'cmi5' : 'SCORM'} package\u2026`;
     try {
-      const { buildPackage, packageFileName, kind } = await lmsPackage(options.version);
-      const blob = await buildPackage(options);
-      const name = packageFileName(options);
-      download(blob, name, 'application/zip', form);
-      const mark = options.passMark === null ? 'no pass mark' : `pass mark ${options.passMark} %`;
-      status.textContent = `Downloaded ${name} (${Math.round(blob.size / 1024)} KB, ${mark}): upload it to the LMS as a ${kind} activity.`;
-    } catch (e) {
-      status.textContent = `The package could not be built: ${e.message}`;
+      await writePackage(options, form, status);
     } finally {
       scormButton.disabled = chosenNow.length === 0 || !gradingFields;
     }
   }
-
-  // The preview reports its height as any embed does; it grows up to PREVIEW_MAX, then scrolls.
-  window.addEventListener('message', (e) => {
-    if (e.source !== preview.contentWindow || e.data?.type !== MESSAGE || !Number.isFinite(e.data.height)) return;
-    preview.height = String(Math.min(PREVIEW_MAX, Math.max(120, Math.ceil(e.data.height))));
-  });
 
   for (const s of [section, tag])
     s.addEventListener('change', () => {

@@ -116,6 +116,33 @@ const scoreFields = ({ raw, max, scaled, answered, selfGraded, passMark }) => ({
 /** An answer box's most characters where nothing narrower is asked (an LMS's limit). */
 export const ANSWER_LIMIT = 4000;
 
+/** The fields of the `answer` event (events.js) for question `index`, `item`. */
+function answerFields(id, index, item, correct, options, grading) {
+  const selfGraded = options.selfGraded === true;
+  return {
+    item: id,
+    index,
+    kind: item?.type ?? '',
+    response: options.response ?? '',
+    correct: correct === true,
+    selfGraded,
+    counts: itemReport({ kind: item?.type ?? '', correct, selfGraded }, grading).counts,
+    time: new Date().toISOString(),
+  };
+}
+
+/** The card after the last question: the verdict and "Start again", or why there are no questions. */
+function finishedCard(count, verdict, onRestart) {
+  if (!count) return el('p', {}, 'No questions match these settings.');
+  return el(
+    'div',
+    { class: 'quiz-item' },
+    el('h3', {}, 'Done'),
+    el('p', { class: 'quiz-verdict', dataset: { passed: String(verdict.passed) } }, verdictText(verdict)),
+    el('div', { class: 'quiz-actions' }, el('button', { type: 'button', onclick: onRestart }, 'Start again')),
+  );
+}
+
 function mountWithBank(
   root,
   bank,
@@ -177,18 +204,7 @@ function mountWithBank(
         const now = session.score();
         score.textContent = scoreLine(now);
         publish();
-        const item = items[index];
-        const selfGraded = options.selfGraded === true;
-        onEvent('answer', {
-          item: id,
-          index,
-          kind: item?.type ?? '',
-          response: options.response ?? '',
-          correct: correct === true,
-          selfGraded,
-          counts: itemReport({ kind: item?.type ?? '', correct, selfGraded }, grading).counts,
-          time: new Date().toISOString(),
-        });
+        onEvent('answer', answerFields(id, index, items[index], correct, options, grading));
         onEvent('score', scoreFields(now));
         if (index === items.length - 1) onEvent('complete', { ...scoreFields(now), passed: now.passed });
       },
@@ -224,32 +240,12 @@ function mountWithBank(
       draft = '';
     } else {
       view.clear();
-      const verdict = session.score();
       card.replaceChildren(
-        items.length
-          ? el(
-              'div',
-              { class: 'quiz-item' },
-              el('h3', {}, 'Done'),
-              el('p', { class: 'quiz-verdict', dataset: { passed: String(verdict.passed) } }, verdictText(verdict)),
-              el(
-                'div',
-                { class: 'quiz-actions' },
-                el(
-                  'button',
-                  {
-                    type: 'button',
-                    onclick: () => {
-                      session.restart();
-                      index = 0;
-                      show();
-                    },
-                  },
-                  'Start again',
-                ),
-              ),
-            )
-          : el('p', {}, 'No questions match these settings.'),
+        finishedCard(items.length, session.score(), () => {
+          session.restart();
+          index = 0;
+          show();
+        }),
       );
     }
     publish();

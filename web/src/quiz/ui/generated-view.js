@@ -118,19 +118,11 @@ function chartBox(id, title, label) {
   };
 }
 
-/**
- * @param {{which: HTMLElement, predict: HTMLElement, engine: {call: Function}, session: object}} deps
- */
-export function createGeneratedView({ which, predict, pick, engine, session }) {
-  const simulate = (cfg) => engine.call('simulate', [cfg]);
-  const charts = [];
-  let started = false;
-
-  // ---------------- which is which ----------------
+/** "Which is which": the card's parts, placed into `which`; the charts go into `charts`. */
+function whichLayout(which, charts) {
   const w = {};
   w.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
   w.pool = kindSelect('which-pool', 'Presets:', Object.keys(POOL_NAMES), POOL_NAMES, null);
-  w.pool.select.addEventListener('change', () => newWhich());
   w.grad = chartBox(
     'which-grad',
     'Gradient reaching layer l (log scale)',
@@ -168,6 +160,88 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     w.after,
     w.numbers,
   );
+  return w;
+}
+
+/** "Which is which": one select per curve label, offering the question's architectures. */
+function assignRows(q, onchange) {
+  return [
+    el('legend', {}, 'Which architecture is each curve?'),
+    q.labels.map((label) => {
+      const id = `assign-${label}`;
+      return el(
+        'div',
+        { class: 'assign-row' },
+        el('label', { for: id }, `Curve ${label}`),
+        el(
+          'select',
+          { id, 'data-label': label, onchange },
+          el('option', { value: '' }, 'choose…'),
+          q.choices.map((a) => el('option', { value: a }, archLabel(a))),
+        ),
+      );
+    }),
+  ];
+}
+
+/** "Which is which", after the check: each curve's architecture and the learner's, then the explorer link. */
+function whichVerdict(r, config) {
+  return [
+    el(
+      'ul',
+      { class: 'gen-details' },
+      r.details.map((d) =>
+        el(
+          'li',
+          { 'data-correct': String(d.correct) },
+          `Curve ${d.label} is ${archLabel(d.expected)}${d.correct ? ' ✓' : `; you said ${archLabel(d.given)} ✗`}`,
+        ),
+      ),
+    ),
+    el('p', { class: 'exp-actions' }, ...explorerLink(config)),
+  ];
+}
+
+/** "Which is which": the table under Numbers, per layer the gradient norm and stream RMS of each curve. */
+function numbersTable(question, x) {
+  return el(
+    'table',
+    { class: 'data-table' },
+    el('caption', {}, 'Per layer: gradient norm and stream RMS of each curve'),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'layer'),
+        question.curves.map((c) => [
+          el('th', { scope: 'col' }, `${c.label} gradient`),
+          el('th', { scope: 'col' }, `${c.label} stream`),
+        ]),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      x.map((l) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, String(l)),
+          question.curves.map((c) => [
+            el('td', {}, significant(c.grad_norm[l])),
+            el('td', {}, significant(c.stream_rms[l])),
+          ]),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The "Which is which" card in `which`: draws a question, takes the assignment, checks it. */
+function createWhichCard(which, { simulate, session, charts }) {
+  const w = whichLayout(which, charts);
   let q = null; // the current question
   let qDone = false;
 
@@ -204,29 +278,11 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     w.draw(null);
     replace(
       w.assign,
-      el('legend', {}, 'Which architecture is each curve?'),
-      q.labels.map((label) => {
-        const id = `assign-${label}`;
-        return el(
-          'div',
-          { class: 'assign-row' },
-          el('label', { for: id }, `Curve ${label}`),
-          el(
-            'select',
-            {
-              id,
-              'data-label': label,
-              onchange: () => {
-                w.check.disabled = !complete();
-              },
-            },
-            el('option', { value: '' }, 'choose…'),
-            q.choices.map((a) => el('option', { value: a }, archLabel(a))),
-          ),
-        );
+      ...assignRows(q, () => {
+        w.check.disabled = !complete();
       }),
     );
-    fillNumbers(q, x);
+    replace(w.numbers.querySelector('.numbers-wrap'), numbersTable(q, x));
     w.check.disabled = true;
     w.fresh.disabled = false;
     which.dataset.state = 'asked';
@@ -251,70 +307,22 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     w.result.textContent = r.message;
     w.result.dataset.correct = String(r.allCorrect);
     w.draw(truth);
-    replace(
-      w.after,
-      el(
-        'ul',
-        { class: 'gen-details' },
-        r.details.map((d) =>
-          el(
-            'li',
-            { 'data-correct': String(d.correct) },
-            `Curve ${d.label} is ${archLabel(d.expected)}${d.correct ? ' ✓' : `; you said ${archLabel(d.given)} ✗`}`,
-          ),
-        ),
-      ),
-      el('p', { class: 'exp-actions' }, ...explorerLink(q.config)),
-    );
+    replace(w.after, ...whichVerdict(r, q.config));
     which.dataset.state = 'checked';
     w.fresh.focus();
   }
 
-  function fillNumbers(question, x) {
-    const table = el(
-      'table',
-      { class: 'data-table' },
-      el('caption', {}, 'Per layer: gradient norm and stream RMS of each curve'),
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'col' }, 'layer'),
-          question.curves.map((c) => [
-            el('th', { scope: 'col' }, `${c.label} gradient`),
-            el('th', { scope: 'col' }, `${c.label} stream`),
-          ]),
-        ),
-      ),
-      el(
-        'tbody',
-        {},
-        x.map((l) =>
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'row' }, String(l)),
-            question.curves.map((c) => [
-              el('td', {}, significant(c.grad_norm[l])),
-              el('td', {}, significant(c.stream_rms[l])),
-            ]),
-          ),
-        ),
-      ),
-    );
-    replace(w.numbers.querySelector('.numbers-wrap'), table);
-  }
-
+  w.pool.select.addEventListener('change', () => newWhich());
   w.check.addEventListener('click', checkWhich);
   w.fresh.addEventListener('click', newWhich);
+  return { start: newWhich };
+}
 
-  // ---------------- predict the number ----------------
+/** "Predict the number": the card's parts, placed into `predict`; the chart goes into `charts`. */
+function predictLayout(predict, charts, onSubmit) {
   const p = {};
   p.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
   p.kind = kindSelect('predict-kind', 'Kind:', PREDICT_KIND_IDS, PREDICT_KIND_NAMES, 'any');
-  p.kind.select.addEventListener('change', () => newPredict());
   p.input = el('input', {
     id: 'guess',
     type: 'text',
@@ -351,7 +359,7 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    checkPredict();
+    onSubmit();
   });
   p.check.type = 'submit';
   replace(
@@ -367,6 +375,37 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     p.chart.figure,
     p.after,
   );
+  return p;
+}
+
+/** "Predict the number", after the check: the lines of the engine's curve, the guess and the answer. */
+function predictLines(spec, pq, doc, r) {
+  const curve = spec.curve(doc);
+  const x = curve.map((_, i) => i);
+  const at = spec.at(pq.config, pq.detail, r.answer);
+  const mark = spec.onCurve ? curve[at] : r.answer;
+  return {
+    x,
+    lines: [
+      { label: 'engine', values: curve, color: '--curve-0' },
+      // A count is not a value on the curve's axis: then the guess is in the text only.
+      spec.onCurve
+        ? null
+        : { label: 'your guess', values: x.map(() => r.guess), color: '--curve-guess', dash: [6, 4], width: 1.5 },
+      {
+        label: spec.onCurve ? `answer (layer ${at})` : 'answer',
+        values: x.map((i) => (i === at ? mark : NaN)),
+        color: '--curve-answer',
+        points: true,
+        width: 1,
+      },
+    ].filter(Boolean),
+  };
+}
+
+/** The "Predict the number" card in `predict`: draws a question, grades the guess, draws the curve. */
+function createPredictCard(predict, { simulate, session, charts }) {
+  const p = predictLayout(predict, charts, () => checkPredict());
   let pq = null;
   let pDoc = null;
   let pDone = false;
@@ -427,41 +466,24 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     p.explain.textContent = pq.explanation;
     const spec = PREDICT_CHARTS[pq.kind];
     if (spec && pDoc) {
-      const curve = spec.curve(pDoc);
-      const x = curve.map((_, i) => i);
-      const at = spec.at(pq.config, pq.detail, r.answer);
-      const mark = spec.onCurve ? curve[at] : r.answer;
       p.chart.figure.querySelector('.chart-title').textContent = spec.title;
       p.chart.figure.hidden = false;
-      p.lineChart.draw({
-        x,
-        lines: [
-          { label: 'engine', values: curve, color: '--curve-0' },
-          // A count is not a value on the curve's axis: then the guess is in the text only.
-          spec.onCurve
-            ? null
-            : { label: 'your guess', values: x.map(() => r.guess), color: '--curve-guess', dash: [6, 4], width: 1.5 },
-          {
-            label: spec.onCurve ? `answer (layer ${at})` : 'answer',
-            values: x.map((i) => (i === at ? mark : NaN)),
-            color: '--curve-answer',
-            points: true,
-            width: 1,
-          },
-        ].filter(Boolean),
-      });
+      p.lineChart.draw(predictLines(spec, pq, pDoc, r));
     }
     replace(p.after, ...explorerLink(pq.config));
     predict.dataset.state = 'checked';
     p.fresh.focus();
   }
 
+  p.kind.select.addEventListener('change', () => newPredict());
   p.fresh.addEventListener('click', newPredict);
+  return { start: newPredict };
+}
 
-  // ---------------- pick the preset ----------------
+/** "Pick the preset": the card's parts, placed into `pick`; the chart goes into `charts`. */
+function pickLayout(pick, charts) {
   const k = {};
   k.kind = kindSelect('pick-kind', 'Kind:', PICK_KIND_IDS, PICK_KIND_NAMES, 'any');
-  k.kind.select.addEventListener('change', () => newPick());
   k.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
   k.choices = el('fieldset', { class: 'assign pick-choices' }, el('legend', {}, 'Your answer'));
   k.check = el('button', { type: 'button', class: 'primary', 'data-action': 'pick-check', disabled: true }, 'Check');
@@ -485,6 +507,27 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     k.chart.figure,
     k.after,
   );
+  return k;
+}
+
+/** "Pick the preset": one radio button per preset the question offers. */
+function pickChoices(kq, onchange) {
+  return [
+    el('legend', {}, 'Your answer'),
+    kq.choices.map((a) =>
+      el(
+        'label',
+        { class: 'pick-choice' },
+        el('input', { type: 'radio', name: 'pick-choice', value: a, onchange }),
+        ` ${archLabel(a)}`,
+      ),
+    ),
+  ];
+}
+
+/** The "Pick the preset" card in `pick`: draws a question, checks the choice, draws the curves. */
+function createPickCard(pick, { simulate, session, charts }) {
+  const k = pickLayout(pick, charts);
   let kq = null;
   let kDone = false;
   const picked = () => k.choices.querySelector('input:checked')?.value;
@@ -511,22 +554,9 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     replace(k.after);
     replace(
       k.choices,
-      el('legend', {}, 'Your answer'),
-      kq.choices.map((a) =>
-        el(
-          'label',
-          { class: 'pick-choice' },
-          el('input', {
-            type: 'radio',
-            name: 'pick-choice',
-            value: a,
-            onchange: () => {
-              k.check.disabled = kDone;
-            },
-          }),
-          ` ${archLabel(a)}`,
-        ),
-      ),
+      ...pickChoices(kq, () => {
+        k.check.disabled = kDone;
+      }),
     );
     pick.dataset.kind = kq.kind;
     pick.dataset.state = 'asked';
@@ -566,17 +596,28 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     k.fresh.focus();
   }
 
+  k.kind.select.addEventListener('change', () => newPick());
   k.check.addEventListener('click', checkPick);
   k.fresh.addEventListener('click', newPick);
+  return { start: newPick };
+}
+
+/**
+ * @param {{which: HTMLElement, predict: HTMLElement, pick: HTMLElement, engine: {call: Function}, session: object}} deps
+ */
+export function createGeneratedView({ which, predict, pick, engine, session }) {
+  const simulate = (cfg) => engine.call('simulate', [cfg]);
+  const charts = [];
+  let started = false;
+  const deps = { simulate, session, charts };
+  const cards = [createWhichCard(which, deps), createPredictCard(predict, deps), createPickCard(pick, deps)];
 
   return {
     /** Draws the first questions (once the area is first shown). */
     start() {
       if (started) return;
       started = true;
-      newWhich();
-      newPredict();
-      newPick();
+      for (const card of cards) card.start();
     },
     redraw: () => charts.forEach((c) => c.redraw()),
   };

@@ -101,9 +101,6 @@ function statsList(rows) {
   );
 }
 
-/**
- * @param {{token: HTMLElement, batch: HTMLElement, engine: {call: Function}}} deps
- */
 /** A per-feature table (feature, x, then `columns`) in its scrolling wrapper. */
 function featureTable(id, caption, columns, body) {
   return scrollRegion(
@@ -142,27 +139,25 @@ function boundField(state, key, changed, spec, round = (v) => v) {
   });
 }
 
-export function createNormPanel({ token, batch, engine }) {
-  let started = false;
+// ================= one token =================
 
-  // ================= one token =================
-  const t = { x: [...DEFAULT_TOKEN], gamma: 1, beta: 0, seq: 0, renders: 0 };
-  const tokenChanged = () => computeToken();
+/** The token's controls: a slider per feature, γ and β, and the buttons that change the token at once. */
+function tokenControls(t, changed) {
   const featureFields = t.x.map((_, i) =>
-    boundField(t.x, i, tokenChanged, {
+    boundField(t.x, i, changed, {
       id: `tok-x-${i}`,
       label: `x${sub(i + 1)}`,
       range: TOKEN_RANGE,
       numberLabel: `feature ${i + 1}, exact value`,
     }),
   );
-  const gammaField = boundField(t, 'gamma', tokenChanged, {
+  const gammaField = boundField(t, 'gamma', changed, {
     id: 'tok-gamma',
     label: 'γ',
     range: GAMMA_RANGE,
     numberLabel: 'gamma, exact value',
   });
-  const betaField = boundField(t, 'beta', tokenChanged, {
+  const betaField = boundField(t, 'beta', changed, {
     id: 'tok-beta',
     label: 'β',
     range: BETA_RANGE,
@@ -174,7 +169,7 @@ export function createNormPanel({ token, batch, engine }) {
       t.x[i] = v;
       featureFields[i].set(v);
     });
-    computeToken();
+    changed();
   };
   const round1 = (v) => Math.round(v * 10) / 10;
   const clampX = (v) => Math.min(TOKEN_RANGE.max, Math.max(TOKEN_RANGE.min, v));
@@ -196,12 +191,16 @@ export function createNormPanel({ token, batch, engine }) {
         t.beta = 0;
         gammaField.set(1);
         betaField.set(0);
-        computeToken();
+        changed();
       },
     },
     'γ = 1, β = 0',
   );
+  return { featureFields, gammaField, betaField, buttons, freeze };
+}
 
+/** The token side's layout in `token`; returns the parts the rendering fills. */
+function tokenLayout(token, { featureFields, gammaField, betaField, buttons, freeze }) {
   const tokBody = el('tbody');
   const tokStats = el('div', { class: 'norm-stats-wrap' });
   const tokNote = el('p', { class: 'norm-note', role: 'status', 'aria-live': 'polite' });
@@ -236,9 +235,83 @@ export function createNormPanel({ token, batch, engine }) {
     tokStats,
     tokNote,
   );
+  return { tokBody, tokStats, tokNote };
+}
+
+/** The token table's rows: each feature, its LayerNorm and its RMSNorm output. */
+function tokenRows(x, ln, rms) {
+  return x.map((v, i) =>
+    el(
+      'tr',
+      {},
+      el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+      el('td', { 'data-cell': `x-${i}` }, fixed(v)),
+      el('td', { 'data-cell': `ln-${i}` }, fixed(ln.y[i])),
+      el('td', { 'data-cell': `rms-${i}` }, fixed(rms.y[i])),
+    ),
+  );
+}
+
+/** The statistics of both norms for the token, and of their outputs. */
+function tokenStatsBlocks(ln, rms) {
+  const lnOut = moments(ln.y);
+  const rmsOut = Math.sqrt(Array.from(rms.y).reduce((s, v) => s + v * v, 0) / rms.y.length);
+  return [
+    el(
+      'div',
+      { class: 'stats-block' },
+      el('h4', {}, 'LayerNorm'),
+      statsList([
+        ['mean μ of x', fixed(ln.mean, 4), 'ln-mean'],
+        ['variance σ² of x', fixed(ln.var, 4), 'ln-var'],
+        ['1 / √(σ² + ε)', fixed(ln.rstd, 4), 'ln-rstd'],
+        ['mean of the output', fixed(lnOut.mean, 4), 'ln-out-mean'],
+        ['variance of the output', fixed(lnOut.var, 4), 'ln-out-var'],
+      ]),
+    ),
+    el(
+      'div',
+      { class: 'stats-block' },
+      el('h4', {}, 'RMSNorm'),
+      statsList([
+        ['mean square of x', fixed(rms.var, 4), 'rms-ms'],
+        ['1 / √(mean square + ε)', fixed(rms.rstd, 4), 'rms-rstd'],
+        ['RMS of the output', fixed(rmsOut, 4), 'rms-out'],
+      ]),
+    ),
+  ];
+}
+
+/** What the token's outputs show, for token `x` with gamma and beta from `t`. */
+function tokenNote(x, ln, t) {
+  if (isConstant(x)) {
+    return (
+      `Every feature is ${fixed(x[0], 1)}: the variance is 0, so x − μ is exactly 0 and ε keeps the division finite. ` +
+      `LayerNorm outputs β = ${fixed(t.beta, 2)} for every feature, not NaN. RMSNorm has no mean to subtract: it gives about γ·sign(x).`
+    );
+  }
+  if (t.gamma === 1 && t.beta === 0) {
+    return (
+      'γ = 1 and β = 0: LayerNorm still standardizes. Its output has mean 0 and variance 1 (up to ε); it is not the input. ' +
+      'Shift or scale the token: the LayerNorm output does not change.'
+    );
+  }
+  return (
+    `LayerNorm's output has mean β = ${fixed(t.beta, 2)} and variance γ² = ${fixed(t.gamma ** 2, 2)} (up to ε), whatever the token's offset and scale. ` +
+    `Mean of x: ${fixed(ln.mean, 2)}.`
+  );
+}
+
+/** The token side in `token`: its state, controls and layout; compute() asks the engine once started(). */
+function createTokenPanel(token, engine, started) {
+  const t = { x: [...DEFAULT_TOKEN], gamma: 1, beta: 0, seq: 0, renders: 0 };
+  const { tokBody, tokStats, tokNote } = tokenLayout(
+    token,
+    tokenControls(t, () => computeToken()),
+  );
 
   async function computeToken() {
-    if (!started) return;
+    if (!started()) return;
     const id = ++t.seq;
     const x = [...t.x];
     const gamma = x.map(() => t.gamma);
@@ -262,81 +335,27 @@ export function createNormPanel({ token, batch, engine }) {
   }
 
   function renderToken(x, ln, rms) {
-    replace(
-      tokBody,
-      x.map((v, i) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-          el('td', { 'data-cell': `x-${i}` }, fixed(v)),
-          el('td', { 'data-cell': `ln-${i}` }, fixed(ln.y[i])),
-          el('td', { 'data-cell': `rms-${i}` }, fixed(rms.y[i])),
-        ),
-      ),
-    );
-    const lnOut = moments(ln.y);
-    const rmsOut = Math.sqrt(Array.from(rms.y).reduce((s, v) => s + v * v, 0) / rms.y.length);
-    replace(
-      tokStats,
-      el(
-        'div',
-        { class: 'stats-block' },
-        el('h4', {}, 'LayerNorm'),
-        statsList([
-          ['mean μ of x', fixed(ln.mean, 4), 'ln-mean'],
-          ['variance σ² of x', fixed(ln.var, 4), 'ln-var'],
-          ['1 / √(σ² + ε)', fixed(ln.rstd, 4), 'ln-rstd'],
-          ['mean of the output', fixed(lnOut.mean, 4), 'ln-out-mean'],
-          ['variance of the output', fixed(lnOut.var, 4), 'ln-out-var'],
-        ]),
-      ),
-      el(
-        'div',
-        { class: 'stats-block' },
-        el('h4', {}, 'RMSNorm'),
-        statsList([
-          ['mean square of x', fixed(rms.var, 4), 'rms-ms'],
-          ['1 / √(mean square + ε)', fixed(rms.rstd, 4), 'rms-rstd'],
-          ['RMS of the output', fixed(rmsOut, 4), 'rms-out'],
-        ]),
-      ),
-    );
-    tokNote.textContent = tokenNote(x, ln);
+    replace(tokBody, tokenRows(x, ln, rms));
+    replace(tokStats, ...tokenStatsBlocks(ln, rms));
+    tokNote.textContent = tokenNote(x, ln, t);
     t.renders += 1;
     token.dataset.renders = String(t.renders);
     token.dataset.state = 'ready';
   }
 
-  function tokenNote(x, ln) {
-    if (isConstant(x)) {
-      return (
-        `Every feature is ${fixed(x[0], 1)}: the variance is 0, so x − μ is exactly 0 and ε keeps the division finite. ` +
-        `LayerNorm outputs β = ${fixed(t.beta, 2)} for every feature, not NaN. RMSNorm has no mean to subtract: it gives about γ·sign(x).`
-      );
-    }
-    if (t.gamma === 1 && t.beta === 0) {
-      return (
-        'γ = 1 and β = 0: LayerNorm still standardizes. Its output has mean 0 and variance 1 (up to ε); it is not the input. ' +
-        'Shift or scale the token: the LayerNorm output does not change.'
-      );
-    }
-    return (
-      `LayerNorm's output has mean β = ${fixed(t.beta, 2)} and variance γ² = ${fixed(t.gamma ** 2, 2)} (up to ε), whatever the token's offset and scale. ` +
-      `Mean of x: ${fixed(ln.mean, 2)}.`
-    );
-  }
+  return { compute: computeToken };
+}
 
-  // ================= the padded batch =================
-  const values = batchValues();
-  const b = { ...DEFAULT_BATCH, lengths: [...DEFAULT_BATCH.lengths], seq: 0, renders: 0, last: null };
-  const batchChanged = () => computeBatch();
+// ================= the padded batch =================
+
+/** The batch's controls: batch size, padding, each sequence's length, and whether BatchNorm counts the padding. */
+function batchControls(b, changed) {
   const batchField = boundField(
     b,
     'batch',
     () => {
       showLengthFields();
-      computeBatch();
+      changed();
     },
     {
       id: 'bn-batch',
@@ -349,7 +368,7 @@ export function createNormPanel({ token, batch, engine }) {
   const paddingField = boundField(
     b,
     'padding',
-    batchChanged,
+    changed,
     {
       id: 'bn-padding',
       label: 'Padding after the longest',
@@ -362,7 +381,7 @@ export function createNormPanel({ token, batch, engine }) {
     boundField(
       b.lengths,
       i,
-      batchChanged,
+      changed,
       {
         id: `bn-len-${i}`,
         label: i === 0 ? 'Length of sequence 1 (watched)' : `Length of sequence ${i + 1}`,
@@ -380,15 +399,21 @@ export function createNormPanel({ token, batch, engine }) {
   const countBox = el('input', { type: 'checkbox', id: 'bn-count-padding', checked: b.countPadding ? true : null });
   countBox.addEventListener('change', () => {
     b.countPadding = countBox.checked;
-    computeBatch();
+    changed();
   });
+  return { batchField, paddingField, lengthFields, countBox };
+}
 
-  const picture = el('div', { class: 'batch-picture', 'aria-hidden': 'true' });
-  const pictureText = el('p', { class: 'batch-summary', id: 'bn-summary' });
-  const watchBody = el('tbody');
-  const moved = el('p', { class: 'norm-note moved', role: 'status', 'aria-live': 'polite' });
-  const bnStats = scrollRegion(el('div', { class: 'table-wrap' }), 'BatchNorm\u2019s statistics');
-  const batchNote = el('p', { class: 'hint batch-note' });
+/** The batch side's layout in `batch`; returns the parts the rendering fills. */
+function batchLayout(batch, { batchField, paddingField, lengthFields, countBox }) {
+  const parts = {
+    picture: el('div', { class: 'batch-picture', 'aria-hidden': 'true' }),
+    pictureText: el('p', { class: 'batch-summary', id: 'bn-summary' }),
+    watchBody: el('tbody'),
+    moved: el('p', { class: 'norm-note moved', role: 'status', 'aria-live': 'polite' }),
+    bnStats: scrollRegion(el('div', { class: 'table-wrap' }), 'BatchNorm\u2019s statistics'),
+    batchNote: el('p', { class: 'hint batch-note' }),
+  };
   replace(
     batch,
     el('h3', { id: 'batch-title' }, 'LayerNorm against BatchNorm on a padded batch'),
@@ -413,15 +438,135 @@ export function createNormPanel({ token, batch, engine }) {
         ' BatchNorm counts the padding positions (a naive BatchNorm over the padded tensor)',
       ),
     ),
-    el('figure', { class: 'batch-figure' }, picture, el('figcaption', {}, pictureText)),
-    featureTable('watch-table', 'The watched token: sequence 1, position 1', ['BatchNorm', 'LayerNorm'], watchBody),
-    moved,
-    bnStats,
-    batchNote,
+    el('figure', { class: 'batch-figure' }, parts.picture, el('figcaption', {}, parts.pictureText)),
+    featureTable(
+      'watch-table',
+      'The watched token: sequence 1, position 1',
+      ['BatchNorm', 'LayerNorm'],
+      parts.watchBody,
+    ),
+    parts.moved,
+    parts.bnStats,
+    parts.batchNote,
+  );
+  return parts;
+}
+
+/** The batch picture: one row per sequence, one cell per position. */
+function batchPictureRows(input) {
+  return Array.from({ length: input.batch }, (_, s) =>
+    el(
+      'div',
+      { class: 'batch-row' },
+      el('span', { class: 'batch-label' }, `seq ${s + 1}`),
+      el(
+        'span',
+        { class: 'batch-cells' },
+        Array.from({ length: input.length }, (_, p) => {
+          const real = p < input.lengths[s];
+          const cls = [
+            'cell',
+            real ? 'real' : 'pad',
+            !real && input.countPadding ? 'counted' : '',
+            s === 0 && p === 0 ? 'watched' : '',
+          ];
+          return el('span', { class: cls.filter(Boolean).join(' ') });
+        }),
+      ),
+    ),
+  );
+}
+
+/** The picture's caption: how many real and padding positions, and where each norm's statistics come from. */
+function batchSummary(input, counted) {
+  return (
+    `${input.batch} sequence${input.batch === 1 ? '' : 's'} padded to length ${input.length}: ` +
+    `${counted.real} real tokens and ${input.batch * input.length - counted.real} padding positions. ` +
+    `BatchNorm's statistics for each feature come from ${counted.total} positions${input.countPadding ? ' (padding included)' : ' (real tokens only)'}; ` +
+    `LayerNorm's come from the token's own ${input.width} features.`
+  );
+}
+
+/** The watched token's table rows: each feature, its BatchNorm and its LayerNorm output. */
+function watchRows(x, bn, lnY) {
+  return x.map((v, i) =>
+    el(
+      'tr',
+      {},
+      el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+      el('td', { 'data-cell': `watch-x-${i}` }, fixed(v)),
+      el('td', { 'data-cell': `watch-bn-${i}` }, fixed(bn[i])),
+      el('td', { 'data-cell': `watch-ln-${i}` }, fixed(lnY[i])),
+    ),
+  );
+}
+
+/** The statistics table: BatchNorm's mean and variance per feature, LayerNorm's for the watched token. */
+function bnStatsTable(input, out, ln) {
+  return el(
+    'table',
+    { class: 'norm-table', id: 'bn-stats' },
+    el('caption', {}, 'The statistics each norm uses for the watched token'),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'feature'),
+        el('th', { scope: 'col' }, 'BatchNorm mean (over the batch)'),
+        el('th', { scope: 'col' }, 'BatchNorm variance'),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      Array.from(out.mean, (m, i) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, `x${sub(i + 1)}`),
+          el('td', { 'data-cell': `bn-mean-${i}` }, fixed(m)),
+          el('td', { 'data-cell': `bn-var-${i}` }, fixed(out.var[i])),
+        ),
+      ),
+    ),
+    el(
+      'tfoot',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'row' }, 'LayerNorm'),
+        el(
+          'td',
+          { colspan: '2', 'data-cell': 'watch-ln-stats' },
+          `mean ${fixed(ln.mean)}, variance ${fixed(ln.var)} over the token's ${input.width} features`,
+        ),
+      ),
+    ),
+  );
+}
+
+/** The note under the batch: batch size 1 (inference) or what each norm's output depends on. */
+function batchNoteText(input) {
+  return input.batch === 1
+    ? "Batch size 1, as at inference: BatchNorm's statistics now come from this one sequence alone (with one real token and no padding counted, every output would be 0). " +
+        'Real models switch BatchNorm to running averages at inference, one more way it behaves differently from training. LayerNorm does not notice the batch at all.'
+    : "LayerNorm's output for a token depends on that token alone; BatchNorm's depends on every other sequence, their lengths and, if counted, the padding.";
+}
+
+/** The batch side in `batch`: its state, controls and layout; compute() asks the engine once started(). */
+function createBatchPanel(batch, engine, started) {
+  const values = batchValues();
+  const b = { ...DEFAULT_BATCH, lengths: [...DEFAULT_BATCH.lengths], seq: 0, renders: 0, last: null };
+  const { picture, pictureText, watchBody, moved, bnStats, batchNote } = batchLayout(
+    batch,
+    batchControls(b, () => computeBatch()),
   );
 
   async function computeBatch() {
-    if (!started) return;
+    if (!started()) return;
     const id = ++b.seq;
     const input = batchInput(values, b);
     batch.dataset.state = 'computing';
@@ -444,53 +589,9 @@ export function createNormPanel({ token, batch, engine }) {
     const x = tokenAt(input.x, input, 0, 0);
     const bn = tokenAt(out.batchnorm, input, 0, 0);
     const lnY = tokenAt(out.layernorm, input, 0, 0);
-    const counted = countedPositions(input);
-
-    // the picture: one row per sequence, one cell per position
-    replace(
-      picture,
-      Array.from({ length: input.batch }, (_, s) =>
-        el(
-          'div',
-          { class: 'batch-row' },
-          el('span', { class: 'batch-label' }, `seq ${s + 1}`),
-          el(
-            'span',
-            { class: 'batch-cells' },
-            Array.from({ length: input.length }, (_, p) => {
-              const real = p < input.lengths[s];
-              const cls = [
-                'cell',
-                real ? 'real' : 'pad',
-                !real && input.countPadding ? 'counted' : '',
-                s === 0 && p === 0 ? 'watched' : '',
-              ];
-              return el('span', { class: cls.filter(Boolean).join(' ') });
-            }),
-          ),
-        ),
-      ),
-    );
-    pictureText.textContent =
-      `${input.batch} sequence${input.batch === 1 ? '' : 's'} padded to length ${input.length}: ` +
-      `${counted.real} real tokens and ${input.batch * input.length - counted.real} padding positions. ` +
-      `BatchNorm's statistics for each feature come from ${counted.total} positions${input.countPadding ? ' (padding included)' : ' (real tokens only)'}; ` +
-      `LayerNorm's come from the token's own ${input.width} features.`;
-
-    replace(
-      watchBody,
-      x.map((v, i) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-          el('td', { 'data-cell': `watch-x-${i}` }, fixed(v)),
-          el('td', { 'data-cell': `watch-bn-${i}` }, fixed(bn[i])),
-          el('td', { 'data-cell': `watch-ln-${i}` }, fixed(lnY[i])),
-        ),
-      ),
-    );
-
+    replace(picture, batchPictureRows(input));
+    pictureText.textContent = batchSummary(input, countedPositions(input));
+    replace(watchBody, watchRows(x, bn, lnY));
     if (b.last) {
       const dBn = maxAbsDiff(b.last.bn, bn);
       const dLn = maxAbsDiff(b.last.ln, lnY);
@@ -501,72 +602,32 @@ export function createNormPanel({ token, batch, engine }) {
       moved.textContent = "Change the batch: this line says how far the watched token's outputs moved.";
     }
     b.last = { bn, ln: lnY };
-
-    replace(
-      bnStats,
-      el(
-        'table',
-        { class: 'norm-table', id: 'bn-stats' },
-        el('caption', {}, 'The statistics each norm uses for the watched token'),
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'feature'),
-            el('th', { scope: 'col' }, 'BatchNorm mean (over the batch)'),
-            el('th', { scope: 'col' }, 'BatchNorm variance'),
-          ),
-        ),
-        el(
-          'tbody',
-          {},
-          Array.from(out.mean, (m, i) =>
-            el(
-              'tr',
-              {},
-              el('th', { scope: 'row' }, `x${sub(i + 1)}`),
-              el('td', { 'data-cell': `bn-mean-${i}` }, fixed(m)),
-              el('td', { 'data-cell': `bn-var-${i}` }, fixed(out.var[i])),
-            ),
-          ),
-        ),
-        el(
-          'tfoot',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'row' }, 'LayerNorm'),
-            el(
-              'td',
-              { colspan: '2', 'data-cell': 'watch-ln-stats' },
-              `mean ${fixed(ln.mean)}, variance ${fixed(ln.var)} over the token's ${input.width} features`,
-            ),
-          ),
-        ),
-      ),
-    );
-
-    batchNote.textContent =
-      input.batch === 1
-        ? "Batch size 1, as at inference: BatchNorm's statistics now come from this one sequence alone (with one real token and no padding counted, every output would be 0). " +
-          'Real models switch BatchNorm to running averages at inference, one more way it behaves differently from training. LayerNorm does not notice the batch at all.'
-        : "LayerNorm's output for a token depends on that token alone; BatchNorm's depends on every other sequence, their lengths and, if counted, the padding.";
-
+    replace(bnStats, bnStatsTable(input, out, ln));
+    batchNote.textContent = batchNoteText(input);
     b.renders += 1;
     batch.dataset.renders = String(b.renders);
     batch.dataset.state = 'ready';
   }
+
+  return { compute: computeBatch };
+}
+
+/**
+ * @param {{token: HTMLElement, batch: HTMLElement, engine: {call: Function}}} deps
+ */
+export function createNormPanel({ token, batch, engine }) {
+  let started = false;
+  const isStarted = () => started;
+  const tokenPanel = createTokenPanel(token, engine, isStarted);
+  const batchPanel = createBatchPanel(batch, engine, isStarted);
 
   return {
     /** Computes the first outputs (when the panel is first shown). */
     start() {
       if (started) return;
       started = true;
-      computeToken();
-      computeBatch();
+      tokenPanel.compute();
+      batchPanel.compute();
     },
   };
 }
