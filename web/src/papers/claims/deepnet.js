@@ -1,22 +1,34 @@
-// Wang et al. (2022), DeepNet: with DeepNorm's α and β the gradient and the stream stay within a
-// small factor over 1,000 blocks, where Post-LN's gradient does not. Judged by max/min over the layers.
+// The claim of Wang et al. (2022), DeepNet (`claim` below) on the papers page. Judged by max/min over the
+// layers.
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, fmtFactor } from '../../shared/format.js';
 import { judged, spread } from './common.js';
+import { perLayer } from '../series.js';
 
 export const id = 'deepnet';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Wang et al. (2022), DeepNet';
+
+/** The claim, in words. */
+export const claim =
+  "With DeepNorm's α and β the gradient and the stream stay within a small factor over 1,000 blocks, where Post-LN's gradient does not.";
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,
-  title: 'Wang et al. (2022), DeepNet',
+  title: citation,
   defaults: DEFAULTS.deepnet,
   choices: { depth: [100, 200, 500, 1000] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
 
 // "within a small factor": max/min over layers <= 2
 export const criteria = { small: 2 };
@@ -77,4 +89,17 @@ export function caption(result, s) {
         'apart; the gradient does.'
       : `Post-LN's stream spreads over ${fmtFactor(row('post_ln_stream_rms'))}.`;
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  return perLayer(
+    r,
+    col,
+    ['deepnorm', 'post_ln'],
+    [
+      ['deepnet', 'grad_norm'],
+      ['deepnet-stream', 'stream_rms'],
+    ],
+  );
 }

@@ -1,24 +1,35 @@
-// Pagliardini et al. (2024), DenseFormer: with its averaging weights at the identity it starts as Pre-LN
-// to the bit, then learns to read earlier layers, the embedding most. Judged at initialization against
-// Pre-LN and, trained, by the late blocks' weights (shared/dwa-weights.js's dwaFacts).
+// The claim of Pagliardini et al. (2024), DenseFormer (`claim` below) on the papers page. Judged at
+// initialization against Pre-LN and, trained, by the late blocks' weights (shared/dwa-weights.js's dwaFacts).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged } from './common.js';
+import { perLayer } from '../series.js';
 
 export const id = 'dwa';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Pagliardini et al. (2024), DenseFormer';
+
+/** The claim, in words. */
+export const claim =
+  'With its averaging weights at the identity it starts as Pre-LN to the bit, then learns to read earlier layers, the embedding most.';
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
-  title: 'Pagliardini et al. (2024), DenseFormer',
+  title: citation,
   defaults: DEFAULTS.dwa,
   choices: { depth: [4, 8, 12] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
 
 // at init DenseFormer's numbers are Pre-LN's to the bit; trained, the late blocks (l > L/2) take at
 // least a tenth of their own weight from layers two or more back, and more from the embedding
@@ -135,3 +146,18 @@ export function caption(result, s) {
     'beside Pre-LN and the other answers, and skips each block in turn.';
   return text;
 }
+
+/**
+ * What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html;
+ * here DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it).
+ */
+export function figures(r, col) {
+  return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
+}
+
+/** The matrix of learned averaging weights the panel shows beside its chart ([data-matrix]): the run the result holds. */
+export const matrix = (r) => ({
+  key: 'dwa',
+  label: `DenseFormer after ${r.data.trained.steps} steps`,
+  rows: r.data.trained.weights,
+});

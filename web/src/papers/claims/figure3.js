@@ -1,23 +1,34 @@
-// Xiong et al. (2020), Figure 3: in a 6-layer model at initialization the weight gradient rises with
-// the layer in Post-LN and stays roughly level in Pre-LN. Judged by layer 6 over layer 1, for the
-// weight the panel shows (FIG3_WEIGHTS).
+// The claim of Xiong et al. (2020), Figure 3 (`claim` below) on the papers page. Judged by layer 6 over layer
+// 1, for the weight the panel shows (FIG3_WEIGHTS).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
+import { archSeries } from '../series.js';
 
 export const id = 'figure3';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Xiong et al. (2020), Figure 3';
+
+/** The claim, in words. */
+export const claim =
+  'In a 6-layer model at initialization the weight gradient rises with the layer in Post-LN and stays roughly level in Pre-LN.';
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,
-  title: 'Xiong et al. (2020), Figure 3',
+  title: citation,
   defaults: DEFAULTS.figure3,
   choices: { width: [64, 128, 256, 512], seeds: [1, 2, 4] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['weight', 'width', 'seeds', 'seed0'];
 
 // Post-LN top/bottom >= 1.2; Pre-LN within 1/1.5..1.5
 export const criteria = { rising: 1.2, flat: 1.5 };
@@ -88,4 +99,23 @@ export function caption(result, s) {
       ' Post-LN\u2019s rise needs the paper\u2019s width: at small d its per-layer gradients stay level ' +
       '(each LayerNorm\u2019s 1/σ and the branch\u2019s added Jacobian cancel on average); try d = 512.';
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col, view) {
+  const w = view.weight ?? 'all';
+  return [
+    {
+      chart: 'figure3',
+      spec: {
+        x: r.data.layers,
+        xLabel: 'block l',
+        yLog: true,
+        series: [
+          archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
+          archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
+        ],
+      },
+    },
+  ];
 }

@@ -1,23 +1,34 @@
-// Radford et al. (2019), GPT-2: scaling the residual branches' output weights by 1/√(2L) keeps the top
-// of the stream near the input's size at any depth, where Pre-LN's grows like √L. Judged by the top/input
-// RMS and its log–log slope over L.
+// The claim of Radford et al. (2019), GPT-2 (`claim` below) on the papers page. Judged by the top/input RMS
+// and its log–log slope over L.
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { fixed } from '../../shared/format.js';
 import { judged } from './common.js';
+import { claimSeries, overDepth } from '../series.js';
 
 export const id = 'gpt2';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Radford et al. (2019), GPT-2';
+
+/** The claim, in words. */
+export const claim =
+  "Scaling the residual branches' output weights by 1/√(2L) keeps the top of the stream near the input's size at any depth, where Pre-LN's grows like √L.";
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,
-  title: 'Radford et al. (2019), GPT-2',
+  title: citation,
   defaults: DEFAULTS.gpt2,
   choices: { seeds: [1, 2, 4, 8], deepest: [96, 192] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['seeds', 'deepest', 'seed0'];
 
 export const criteria = { near: 1.5, flatSlope: 0.1, preSlope: 0.5, preTol: 0.15 };
 
@@ -72,4 +83,18 @@ export function caption(result) {
     `${fixed(pre[0], 2)}× to ${fixed(pre[pre.length - 1], 2)}×, a slope of ${fixed(d.fit.pre_ln.slope, 2)} against √L's 0.5 ` +
     `(${p.seeds} seed${p.seeds > 1 ? 's' : ''}).`;
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { depths, ratio } = r.data;
+  return [
+    overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
+      claimSeries(
+        col,
+        '∝ √L',
+        depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
+      ),
+    ]),
+  ];
 }

@@ -1,24 +1,36 @@
-// Touvron et al. (2021), LayerScale: a per-channel λ = ε on each branch makes every block's update ratio
-// ‖u_l‖/‖h_(l−1)‖ about ε at initialization. Judged by that ratio over ε; the training lab's Late layers
-// run of LayerScale shows how the ratios and the gates move with training (not judged).
+// The claim of Touvron et al. (2021), LayerScale (`claim` below) on the papers page. Judged by that ratio
+// over ε; the training lab's Late layers run of LayerScale shows how the ratios and the gates move with
+// training (not judged).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';
+import { archSeries, claimSeries } from '../series.js';
 
 export const id = 'layerscale';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Touvron et al. (2021), LayerScale';
+
+/** The claim, in words. */
+export const claim =
+  "A per-channel λ = ε on each branch makes every block's update ratio ‖u_l‖/‖h_(l−1)‖ about ε at initialization.";
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
-  title: 'Touvron et al. (2021), LayerScale',
+  title: citation,
   defaults: DEFAULTS.layerscale,
   choices: { depth: [12, 18, 24, 36] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
 
 // every block's ratio / eps within 1/2..2; block 1's attention unit exactly eps x Pre-LN's
 export const criteria = { about: 2, same: 1e-4 };
@@ -158,4 +170,29 @@ export function caption(result, s) {
           `(${fixed(t.gateLo, 2)}–${fixed(t.gateHi, 2)}).`);
   }
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const d = r.data;
+  const blocks = d.layerscale.update_ratio.map((_, l) => l + 1);
+  return [
+    {
+      chart: 'layerscale',
+      spec: {
+        x: blocks,
+        xLabel: 'block l',
+        yLog: true,
+        series: [
+          archSeries(col, 'layerscale', d.layerscale.update_ratio, { points: true }),
+          archSeries(col, 'pre_ln', d.pre_ln.update_ratio, { points: true }),
+          claimSeries(
+            col,
+            'claimed: ε',
+            blocks.map(() => d.epsilon),
+          ),
+        ],
+      },
+    },
+  ];
 }

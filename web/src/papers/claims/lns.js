@@ -1,22 +1,32 @@
-// Sun et al. (2025), LayerNorm Scaling: dividing each LayerNorm's output by √l bounds the growth of
-// Pre-LN's output variance with depth. Judged by the log–log slope of Var(h_L)/Var(h_0) and LNS's variance
-// over Pre-LN's at every depth.
+// The claim of Sun et al. (2025), LayerNorm Scaling (`claim` below) on the papers page. Judged by the log–log
+// slope of Var(h_L)/Var(h_0) and LNS's variance over Pre-LN's at every depth.
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
+import { claimSeries, overDepth } from '../series.js';
 
 export const id = 'lns';
 
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Sun et al. (2025), LayerNorm Scaling';
+
+/** The claim, in words. */
+export const claim = "Dividing each LayerNorm's output by √l bounds the growth of Pre-LN's output variance with depth.";
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
-  title: 'Sun et al. (2025), LayerNorm Scaling',
+  title: citation,
   defaults: DEFAULTS.lns,
   choices: { seeds: [1, 2, 4, 8], deepest: [48, 96, 192] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['seeds', 'deepest', 'seed0'];
 
 // LNS's log-log slope of Var(h_L)/Var(h_0) at most half Pre-LN's, and below it at every L
 export const criteria = { slopeShare: 0.5 };
@@ -77,4 +87,18 @@ export function caption(result, s) {
     'Pre-LN’s variance grows linearly (as Lemma 2 has it for MLP blocks), the lower end of the paper’s ' +
     'Θ(L) to exp(L).';
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { depths, variance } = r.data;
+  return [
+    overDepth('lns', col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
+      claimSeries(
+        col,
+        '∝ L',
+        depths.map((L) => (variance.pre_ln[0] * L) / depths[0]),
+      ),
+    ]),
+  ];
 }

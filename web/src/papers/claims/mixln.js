@@ -1,24 +1,36 @@
-// Li et al. (2024), Mix-LN: Post-LN in the first quarter of the blocks and Pre-LN above makes the
-// block gradients more uniform than either. Judged by max/min of the block gradients at initialization and,
-// after the training lab's Late layers runs, at their last logged step (shared/train-verdicts.js's gradSpread).
+// The claim of Li et al. (2024), Mix-LN (`claim` below) on the papers page. Judged by max/min of the block
+// gradients at initialization and, after the training lab's Late layers runs, at their last logged step
+// (shared/train-verdicts.js's gradSpread).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { fixed, fmtFactor } from '../../shared/format.js';
 import { gradSpread } from '../../shared/train-verdicts.js';
 import { judged, spread, variation } from './common.js';
+import { archSeries } from '../series.js';
 
 export const id = 'mixln';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Li et al. (2024), Mix-LN';
+
+/** The claim, in words. */
+export const claim =
+  'Post-LN in the first quarter of the blocks and Pre-LN above makes the block gradients more uniform than either.';
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
-  title: 'Li et al. (2024), Mix-LN',
+  title: citation,
   defaults: DEFAULTS.mixln,
   choices: { depth: [12, 24, 48], seeds: [1, 2, 4, 8] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seeds', 'seed0'];
 
 // Mix-LN's max/min of the block gradients at most 0.9x Post-LN's and 0.9x Pre-LN's
 export const criteria = { margin: 0.9 };
@@ -142,4 +154,20 @@ export function caption(result, s) {
           : 'after training Mix-LN’s block gradients are the least uniform of the three, as the lab’s Late layers verdict finds.');
   }
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { blocks, norms } = r.data;
+  return [
+    {
+      chart: 'mixln',
+      spec: {
+        x: blocks,
+        xLabel: 'block l',
+        yLog: true,
+        series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
+      },
+    },
+  ];
 }

@@ -1,24 +1,35 @@
-// Bachlechner et al. (2020), ReZero: with every gate α = 0 the stack starts as the identity, each layer's
-// gradient the top's; trained (the training lab's ReZero preset), the deep ReZero stack trains where the
-// plain one does not. The trained half is judged by the lab's own checks (shared/train-verdicts.js).
+// The claim of Bachlechner et al. (2020), ReZero (`claim` below) on the papers page. The trained half is
+// judged by the lab's own checks (shared/train-verdicts.js).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, significant } from '../../shared/format.js';
 import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
 import { judged, sci, worstDeviation } from './common.js';
+import { perLayer } from '../series.js';
 
 export const id = 'rezero';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Bachlechner et al. (2020), ReZero';
+
+/** The claim, in words. */
+export const claim =
+  "With every gate α = 0 the stack starts as the identity, each layer's gradient the top's; trained (the training lab's ReZero preset), the deep ReZero stack trains where the plain one does not.";
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
-  title: 'Bachlechner et al. (2020), ReZero',
+  title: citation,
   defaults: DEFAULTS.rezero,
   choices: { depth: [12, 48, 96, 192] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
 
 // every |g_l / g_L - 1| and |RMS h_l / RMS h_0 - 1| <= 1e-6 (float32 sums of zeros)
 export const criteria = { exact: 1e-6 };
@@ -130,4 +141,17 @@ export function caption(result, s) {
         : ', while the residual stack without its gates trains too.');
   }
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  return perLayer(
+    r,
+    col,
+    ['rezero', 'pre_ln'],
+    [
+      ['rezero', 'rel_grad'],
+      ['rezero-stream', 'stream_rms'],
+    ],
+  );
 }

@@ -1,21 +1,32 @@
-// Veit et al. (2016), Figure 6: unrolled into paths, a residual stack takes most of its gradient from
-// short paths (5–17 blocks of 54), though the paths centre on half the depth. Judged by the path length
+// The claim of Veit et al. (2016), Figure 6 (`claim` below) on the papers page. Judged by the path length
 // under which 95% of Pre-LN's gradient lies (rn.pathGradients' distribution).
 //
-// The claim's part of the papers page: the panel's metadata, the criteria, summarize() (the
-// measured-vs-claimed rows and the verdict) and caption() (the sentence under the panel); ./index.js
-// lists it, ../repro.js and ../captions.js read it from there.
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
+import { archSeries } from '../series.js';
 
 export const id = 'veit';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Veit et al. (2016), Figure 6';
+
+/** The claim, in words. */
+export const claim =
+  'Unrolled into paths, a residual stack takes most of its gradient from short paths (5–17 blocks of 54), though the paths centre on half the depth.';
 
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,
-  title: 'Veit et al. (2016), Figure 6',
+  title: citation,
   defaults: DEFAULTS.veit,
   choices: { depth: [18, 36, 54], samples: [16, 32, 64] },
 };
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'samples', 'path_seed', 'seed'];
 
 // 95% of the gradient from paths shorter than U/2
 export const criteria = {};
@@ -106,4 +117,48 @@ export function caption(result, s) {
     'there the claim would not hold. ' +
     `(${p.samples} paths per length: the jagged curve is sampling noise, one path can weigh more than the rest.)`;
   return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const pre = r.data.pre_ln,
+    res = r.data.residual;
+  const ks = pre.count.map((_, k) => k);
+  const share = (a) => {
+    const s = a.reduce((t, v) => t + v, 0);
+    return a.map((v) => v / s);
+  };
+  return [
+    {
+      chart: 'veit',
+      spec: {
+        x: ks,
+        xLabel: 'path length k',
+        series: [
+          {
+            key: 'paths',
+            label: 'paths of length k (binomial)',
+            values: share(pre.count),
+            color: col.muted,
+            dash: [2, 3],
+            width: 2,
+          },
+          archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
+          archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
+        ],
+      },
+    },
+    {
+      chart: 'veit-mean',
+      spec: {
+        x: ks,
+        xLabel: 'path length k',
+        yLog: true,
+        series: [
+          archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
+          archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
+        ],
+      },
+    },
+  ];
 }
