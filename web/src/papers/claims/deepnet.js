@@ -73,11 +73,10 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const N = p.depth;
   const row = (k) => s.rows.find((r) => r.key === k).value;
   const g0 = d.post_ln.grad_norm[0] / d.post_ln.grad_norm[N];
-  text =
+  let text =
     `With α = (2N)^¼ = ${fixed(d.alpha, 3)} and β = (8N)^−¼ = ${fixed(d.beta, 4)} for N = ${N}, DeepNorm's gradient ` +
     `varies by ${fmtFactor(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by ` +
     `${fmtFactor(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${fmtFactor(row('post_ln_grad_norm'))}, ` +

@@ -103,7 +103,6 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const { init, trained } = d;
   const f = s.facts;
   const L = f.L;
@@ -111,7 +110,7 @@ export function caption(result, s) {
   const signed = (v) => significant(v, 2).replace('-', '\u2212');
   const n = init.simulate.count,
     m = init.firstStep.count - 1;
-  text =
+  let text =
     init.simulate.max === 0 && init.firstStep.max === 0
       ? `At initialization every averaging weight is 0 except w_(l,l) = 1, so each average is its own block's ` +
         `output: DenseFormer and Pre-LN (${L} blocks, seed ${p.seed}) agree to the bit on all ${n} per-layer ` +

@@ -82,9 +82,8 @@ export function summarize(result, view = {}) {
 /** The caption's text, from the result and its summary. */
 export function caption(result, s) {
   const p = result.params;
-  let text;
   const { weight: w, post, pre, rPost, rPre } = s.facts;
-  text =
+  let text =
     `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${decimals(post[0])} at layer 1 to ` +
     `${decimals(post[5])} at layer 6 (${fixed(rPost, 2)}×); Pre-LN's ${trend(rPre)}, from ${decimals(pre[0])} to ${decimals(pre[5])} ` +
     `(${fixed(rPre, 2)}×).`;

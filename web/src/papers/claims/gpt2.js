@@ -72,12 +72,11 @@ export function summarize(result) {
 export function caption(result) {
   const d = result.data;
   const p = result.params;
-  let text;
   const g = d.ratio.gpt2,
     pre = d.ratio.pre_ln;
   const lo = Math.min(...g),
     hi = Math.max(...g);
-  text =
+  const text =
     `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${fixed(lo, 2)}–${fixed(hi, 2)}× the input's RMS for ` +
     `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${fixed(d.fit.gpt2.slope, 2)}), where Pre-LN's grows from ` +
     `${fixed(pre[0], 2)}× to ${fixed(pre[pre.length - 1], 2)}×, a slope of ${fixed(d.fit.pre_ln.slope, 2)} against √L's 0.5 ` +

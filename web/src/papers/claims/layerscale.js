@@ -140,10 +140,9 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const { eps, lo, hi, preLo, preHi } = s.facts;
   const first = s.rows.find((r) => r.key === 'ls_first').value;
-  text =
+  let text =
     `With λ = ε = ${sci(eps)} at L = ${p.depth} (CaiT's rule: 0.1 up to 18 blocks, 10⁻⁵ up to 24, 10⁻⁶ ` +
     `deeper), every block's update ratio ‖u_l‖/‖h_(l−1)‖ is ${fixed(lo, 2)}–${fixed(hi, 2)} times ε: λ scales ` +
     'every branch, whose output at initialization is about the size of the stream it reads, and LayerScale’s ' +

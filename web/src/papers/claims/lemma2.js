@@ -61,9 +61,8 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const L = p.depth;
-  text =
+  const text =
     `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${fixed(d.pre[L], 2)} against the lemma's 1 + ${L}/2 = ${fixed(1 + L / 2, 1)}; ` +
     `the straight line through all ${L + 1} layers has slope ${fixed(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
     `more than ${fixed(100 * s.rows[1].value, 1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +

@@ -74,10 +74,9 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const v = d.variance;
   const last = d.depths.length - 1;
-  text =
+  const text =
     `Over L = ${d.depths.join(', ')} (${p.seeds} seed${p.seeds > 1 ? 's' : ''}), Pre-LN's top variance grows ` +
     `from ${decimals(v.pre_ln[0])}× to ${decimals(v.pre_ln[last])}× the input's (log–log slope ` +
     `${fixed(d.fit.pre_ln.slope, 2)}; Var ∝ L would be 1) and LNS's from ${decimals(v.lns[0])}× to ` +

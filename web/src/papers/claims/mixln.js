@@ -115,13 +115,12 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const { spread: sp, cv } = s.facts;
   const n = d.norms;
   const NAME = { post_ln: 'Post-LN', pre_ln: 'Pre-LN', mix_ln: 'Mix-LN' };
   const beaten = ['post_ln', 'pre_ln'].filter((a) => sp.mix_ln <= 0.9 * sp[a]).map((a) => NAME[a]);
   const where = (a) => `smallest at block ${argmin(n[a]) + 1}, largest at ${argmax(n[a]) + 1}`;
-  text =
+  let text =
     `Over the ${p.depth} blocks (mean of ${p.seeds} seed${p.seeds > 1 ? 's' : ''}), the gradient of each block's ` +
     `weights spans ${fmtFactor(sp.post_ln)} in Post-LN (CV ${fixed(cv.post_ln, 2)}; ${where('post_ln')}), ` +
     `${fmtFactor(sp.pre_ln)} in Pre-LN (CV ${fixed(cv.pre_ln, 2)}; ${where('pre_ln')}) and ` +

@@ -114,10 +114,9 @@ export function summarize(result) {
 export function caption(result, s) {
   const d = result.data;
   const p = result.params;
-  let text;
   const { grad, stream, preGrad, preBottom } = s.facts;
   const L = p.depth;
-  text =
+  let text =
     `With α = 0 in all ${2 * L} sublayers of the ${L} blocks, every branch is multiplied by zero: the stream ` +
     `stays h₀ (largest |RMS(h_l)/RMS(h₀) − 1| = ${stream === 0 ? '0' : decimals(stream)}) and the gradient ` +
     `reaching every layer is the top's (largest |g_l/g_L − 1| = ${grad === 0 ? '0' : decimals(grad)}). ` +

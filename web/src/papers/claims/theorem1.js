@@ -57,12 +57,11 @@ export function summarize(result) {
 export function caption(result) {
   const d = result.data;
   const p = result.params;
-  let text;
   const first = d.depths[0],
     last = d.depths[d.depths.length - 1];
   const post = d.geomean.post_ln,
     pre = d.geomean.pre_ln;
-  text =
+  const text =
     `Over L = ${d.depths.join(', ')} and ${p.seeds} seed${p.seeds > 1 ? 's' : ''}, the last block's ‖∂L/∂W₂‖ ` +
     `fits a log–log slope of ${fixed(d.fit.post_ln.slope, 2)} for Post-LN (claimed 0 ± 0.15) and ${fixed(d.fit.pre_ln.slope, 2)} ` +
     `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${decimals(post[0])} to ` +

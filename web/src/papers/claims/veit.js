@@ -105,9 +105,8 @@ export function summarize(result) {
 /** The caption's text, from the result and its summary. */
 export function caption(result, s) {
   const p = result.params;
-  let text;
   const { pre, res, U } = s.facts;
-  text =
+  const text =
     `In the Pre-LN stack of ${U} blocks, 95% of the total gradient magnitude comes from paths of at most ` +
     `${pre.k95} blocks and 90% from lengths ${pre.k05}–${pre.k95}, peaking at ${pre.peak} (Veit et al.: 5–17 of 54), ` +
     `while the paths themselves centre on ${U / 2} (90% of them between ${pre.count05} and ${pre.count95}). ` +
