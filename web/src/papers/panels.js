@@ -2,9 +2,10 @@
 // measured-vs-claimed table, the numbers behind the chart, and the caption;
 // DenseFormer's also the matrix of its trained averaging weights (the lab's,
 // ../shared/dwa-matrix.js).
-// The numbers come from the engine worker (../engine/experiments.js), the
-// rows and the sentence from repro.js and captions.js; this module only builds the DOM (no inline styles: CSP).
-import { ARCH_BY_KEY } from '../shared/archs.js';
+// The numbers come from the engine worker (../engine/experiments.js); the
+// rows and the sentence from repro.js and captions.js, and the panel's controls,
+// its charts' series and the matrix from its claim (./claims/<id>.js, through
+// ./claims/index.js); this module only builds the DOM (no inline styles: CSP).
 import { lineSwatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
@@ -14,255 +15,7 @@ import { createDwaView } from '../shared/dwa-matrix.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
-
-const LABELS = {
-  post_ln: 'Post-LN',
-  pre_ln: 'Pre-LN',
-  deepnorm: 'DeepNorm',
-  gpt2: 'GPT-2 init (Pre-LN)',
-  residual: 'residual, no norm',
-  rezero: 'ReZero',
-  lns: 'LNS (Pre-LN, 1/√l)',
-  mix_ln: 'Mix-LN',
-  layerscale: 'LayerScale',
-  dwa: 'DenseFormer',
-};
-const CLAIM_DASH = [6, 5];
-
-// ---------------------------------------------------------------- what each panel draws
-
-const archSeries = (col, arch, values, extra = {}) => ({
-  key: arch,
-  label: LABELS[arch],
-  values,
-  color: col.arch[arch],
-  dash: ARCH_BY_KEY[arch]?.dash ?? [],
-  ...extra,
-});
-const claimSeries = (col, label, values) => ({
-  key: 'claim',
-  label,
-  values,
-  color: col.claim,
-  dash: CLAIM_DASH,
-  width: 1.5,
-});
-
-// A chart over depth L, both axes logarithmic, one point per depth for each arch.
-const overDepth = (chart, col, depths, arches, claims) => ({
-  chart,
-  spec: {
-    x: depths,
-    xLog: true,
-    xLabel: 'depth L',
-    yLog: true,
-    series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
-  },
-});
-
-// One chart per [chart, metric] of `archs` over layers 0..L, log y (r.data[arch][metric]).
-const perLayer = (r, col, archs, charts) => {
-  const layers = r.data[archs[0]].grad_norm.map((_, l) => l);
-  return charts.map(([chart, metric]) => ({
-    chart,
-    spec: {
-      x: layers,
-      xLabel: 'layer l',
-      yLog: true,
-      series: archs.map((a) => archSeries(col, a, r.data[a][metric])),
-    },
-  }));
-};
-
-// Returns [{chart: name, spec}] and the legend entries.
-const VIEWS = {
-  theorem1(r, col) {
-    const { depths, geomean } = r.data;
-    const post = geomean.post_ln,
-      pre = geomean.pre_ln;
-    return [
-      overDepth('theorem1', col, depths, { post_ln: post, pre_ln: pre }, [
-        claimSeries(
-          col,
-          'claimed: flat (Post-LN)',
-          depths.map(() => post[0]),
-        ),
-        claimSeries(
-          col,
-          'claimed: ∝ 1/√L (Pre-LN)',
-          depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
-        ),
-      ]),
-    ];
-  },
-  figure3(r, col, view) {
-    const w = view.weight ?? 'all';
-    return [
-      {
-        chart: 'figure3',
-        spec: {
-          x: r.data.layers,
-          xLabel: 'block l',
-          yLog: true,
-          series: [
-            archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
-            archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
-          ],
-        },
-      },
-    ];
-  },
-  lemma2(r, col) {
-    const { layers, pre, post } = r.data;
-    return [
-      {
-        chart: 'lemma2',
-        spec: {
-          x: layers,
-          xLabel: 'layer l',
-          series: [
-            archSeries(col, 'pre_ln', pre),
-            archSeries(col, 'post_ln', post),
-            claimSeries(
-              col,
-              'claimed: 1 + l/2',
-              layers.map((l) => 1 + l / 2),
-            ),
-          ],
-        },
-      },
-    ];
-  },
-  deepnet(r, col) {
-    return perLayer(
-      r,
-      col,
-      ['deepnorm', 'post_ln'],
-      [
-        ['deepnet', 'grad_norm'],
-        ['deepnet-stream', 'stream_rms'],
-      ],
-    );
-  },
-  gpt2(r, col) {
-    const { depths, ratio } = r.data;
-    return [
-      overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
-        claimSeries(
-          col,
-          '∝ √L',
-          depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
-        ),
-      ]),
-    ];
-  },
-  rezero(r, col) {
-    return perLayer(
-      r,
-      col,
-      ['rezero', 'pre_ln'],
-      [
-        ['rezero', 'rel_grad'],
-        ['rezero-stream', 'stream_rms'],
-      ],
-    );
-  },
-  lns(r, col) {
-    const { depths, variance } = r.data;
-    return [
-      overDepth('lns', col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
-        claimSeries(
-          col,
-          '∝ L',
-          depths.map((L) => (variance.pre_ln[0] * L) / depths[0]),
-        ),
-      ]),
-    ];
-  },
-  mixln(r, col) {
-    const { blocks, norms } = r.data;
-    return [
-      {
-        chart: 'mixln',
-        spec: {
-          x: blocks,
-          xLabel: 'block l',
-          yLog: true,
-          series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
-        },
-      },
-    ];
-  },
-  layerscale(r, col) {
-    const d = r.data;
-    const blocks = d.layerscale.update_ratio.map((_, l) => l + 1);
-    return [
-      {
-        chart: 'layerscale',
-        spec: {
-          x: blocks,
-          xLabel: 'block l',
-          yLog: true,
-          series: [
-            archSeries(col, 'layerscale', d.layerscale.update_ratio, { points: true }),
-            archSeries(col, 'pre_ln', d.pre_ln.update_ratio, { points: true }),
-            claimSeries(
-              col,
-              'claimed: ε',
-              blocks.map(() => d.epsilon),
-            ),
-          ],
-        },
-      },
-    ];
-  },
-  // DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it)
-  dwa(r, col) {
-    return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
-  },
-  veit(r, col) {
-    const pre = r.data.pre_ln,
-      res = r.data.residual;
-    const ks = pre.count.map((_, k) => k);
-    const share = (a) => {
-      const s = a.reduce((t, v) => t + v, 0);
-      return a.map((v) => v / s);
-    };
-    return [
-      {
-        chart: 'veit',
-        spec: {
-          x: ks,
-          xLabel: 'path length k',
-          series: [
-            {
-              key: 'paths',
-              label: 'paths of length k (binomial)',
-              values: share(pre.count),
-              color: col.muted,
-              dash: [2, 3],
-              width: 2,
-            },
-            archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
-            archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
-          ],
-        },
-      },
-      {
-        chart: 'veit-mean',
-        spec: {
-          x: ks,
-          xLabel: 'path length k',
-          yLog: true,
-          series: [
-            archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
-            archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
-          ],
-        },
-      },
-    ];
-  },
-};
+import { claimOf } from './claims/index.js';
 
 // ---------------------------------------------------------------- controls
 
@@ -277,30 +30,13 @@ const CONTROL_LABELS = {
   seed: 'Seed',
   weight: 'Weights',
 };
-const CONTROLS = {
-  theorem1: ['seeds', 'deepest', 'seed0'],
-  figure3: ['weight', 'width', 'seeds', 'seed0'],
-  lemma2: ['depth', 'seeds', 'seed0'],
-  deepnet: ['depth', 'seed'],
-  gpt2: ['seeds', 'deepest', 'seed0'],
-  veit: ['depth', 'samples', 'path_seed', 'seed'],
-  rezero: ['depth', 'seed'],
-  lns: ['seeds', 'deepest', 'seed0'],
-  mixln: ['depth', 'seeds', 'seed0'],
-  layerscale: ['depth', 'seed'],
-  dwa: ['depth', 'seed'],
-};
 
-// The panels with a matrix of learned averaging weights ([data-matrix]): the run a result holds.
-const MATRICES = {
-  dwa: (r) => ({ key: 'dwa', label: `DenseFormer after ${r.data.trained.steps} steps`, rows: r.data.trained.weights }),
-};
 const VIEW_ONLY = new Set(['weight']); // changes what is shown, not what is computed
 const MAX_SEED = 4294967295;
 
 function buildControls(form, id, params, view, onChange) {
   const choices = { ...PANELS[id].choices, weight: Object.keys(FIG3_WEIGHTS) };
-  for (const name of CONTROLS[id]) {
+  for (const name of claimOf(id).controls) {
     const inputId = `${id}-${name}`;
     const field = el('div', { class: 'paper-field' });
     field.append(el('label', { for: inputId }, CONTROL_LABELS[name]));
@@ -462,7 +198,7 @@ export function createPanel({ root, id, request, onRender, onEmbed = null, cance
   function render() {
     if (!result) return;
     const col = colors();
-    const specs = VIEWS[id](result, col, view);
+    const specs = claimOf(id).figures(result, col, view);
     for (const { chart, spec } of specs) charts[chart].draw(spec);
     for (const spec of specs) if (legends[spec.chart]) legend(legends[spec.chart], [spec]);
     const sub = root.querySelector('[data-sub]');
@@ -483,7 +219,7 @@ export function createPanel({ root, id, request, onRender, onEmbed = null, cance
       verdict,
       dataTable(specs),
     );
-    const learned = matrix ? MATRICES[id](result) : null;
+    const learned = matrix ? claimOf(id).matrix(result) : null;
     if (learned && matrixFrom !== result) matrix.update([learned]);
     else if (learned) matrix.redraw(); // the theme changed, or the view
     matrixFrom = result;

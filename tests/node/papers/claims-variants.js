@@ -1,0 +1,61 @@
+// The numbers tests/node/papers/claims.test.js judges each claim on: the result of a panel at its
+// default settings, and copies of it with every measured number moved by a fixed pseudo-random factor
+// (a little, then a lot), and a few made by hand (EXTRA), so each claim's verdict rule and caption meet
+// numbers other than the defaults'; for Figure 3 at every weight it can show. record() keeps what the page prints of them.
+
+// A result as plain JSON (typed arrays as arrays), as the worker posts it.
+const plain = (result) => JSON.parse(JSON.stringify(result, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+
+// Every number of `x` times exp(spread * (u - 1/2)), u from a fixed linear congruential sequence;
+// the settings a run was made with (config, params, task) as they are.
+function moved(x, spread, state) {
+  if (typeof x === 'number') {
+    state.seed = (state.seed * 1103515245 + 12345) % 2 ** 31;
+    return x * Math.exp(spread * (state.seed / 2 ** 31 - 0.5));
+  }
+  if (Array.isArray(x)) return x.map((v) => moved(v, spread, state));
+  if (x && typeof x === 'object')
+    return Object.fromEntries(
+      Object.entries(x).map(([k, v]) => [k, ['config', 'params', 'task'].includes(k) ? v : moved(v, spread, state)]),
+    );
+  return x;
+}
+
+// Numbers the moved copies do not reach: Veit's gradient spread over the paths as the path count is,
+// and the panels that train without their trained half.
+const untrained = (d) => ({ ...d, trained: undefined });
+const EXTRA = {
+  veit: ['the gradient as the path count', (d) => ({ ...d, pre_ln: { ...d.pre_ln, total: d.pre_ln.count } })],
+  rezero: ['untrained', untrained],
+  mixln: ['untrained', untrained],
+  layerscale: ['untrained', untrained],
+};
+
+const WEIGHTS = ['all', 'w1', 'w2', 'wq', 'wk', 'wv', 'wo'];
+
+/** [{name, result, view}]: the default result and two moved copies, at each view the panel has. */
+export function variants(id, result) {
+  const base = plain(result);
+  const results = [
+    ['defaults', base],
+    ['moved a little', { ...base, data: moved(base.data, 0.6, { seed: 12345 }) }],
+    ['moved a lot', { ...base, data: moved(base.data, 6, { seed: 54321 }) }],
+    ...(EXTRA[id] ? [[EXTRA[id][0], { ...base, data: EXTRA[id][1](base.data) }]] : []),
+  ];
+  const views = id === 'figure3' ? WEIGHTS.map((weight) => ({ weight })) : [{}];
+  return results.flatMap(([name, r]) =>
+    views.map((view) => ({ name: view.weight ? `${name}, ${view.weight}` : name, result: r, view })),
+  );
+}
+
+/** What the page prints of a result: the verdict, the table's text and the caption. */
+export function record(summarize, caption, id, result, view) {
+  const s = summarize(id, result, view);
+  const c = caption(id, result, view);
+  return {
+    verdict: s.verdict,
+    rows: s.rows.map(({ key, label, measured, claimed, ok }) => ({ key, label, measured, claimed, ok })),
+    lead: c.lead,
+    text: c.text,
+  };
+}

@@ -1,0 +1,104 @@
+// The claim of Wang et al. (2022), DeepNet (`claim` below) on the papers page. Judged by max/min over the
+// layers.
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { decimals, fixed, fmtFactor } from '../../shared/format.js';
+import { judged, spread } from './common.js';
+import { perLayer } from '../series.js';
+
+export const id = 'deepnet';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Wang et al. (2022), DeepNet';
+
+/** The claim, in words. */
+export const claim =
+  "With DeepNorm's α and β the gradient and the stream stay within a small factor over 1,000 blocks, where Post-LN's gradient does not.";
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.deepnet,
+  choices: { depth: [100, 200, 500, 1000] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
+
+// "within a small factor": max/min over layers <= 2
+export const criteria = { small: 2 };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  // The claim: DeepNorm's gradient and stream stay within a small factor
+  // over the layers, Post-LN's gradient does not. Post-LN's stream is a row
+  // of this page's own, shown for contrast and not judged: every Post-LN
+  // block ends in a LayerNorm, so its stream RMS is 1 by construction.
+  for (const arch of ['deepnorm', 'post_ln']) {
+    const name = arch === 'deepnorm' ? 'DeepNorm' : 'Post-LN';
+    const want = arch === 'deepnorm'; // DeepNorm within the factor, Post-LN not
+    for (const [metric, label] of [
+      ['grad_norm', 'gradient'],
+      ['stream_rms', 'stream RMS'],
+    ]) {
+      const s = spread(d[arch][metric]);
+      const claim = want || metric === 'grad_norm';
+      rows.push({
+        key: `${arch}_${metric}`,
+        label: `${name}: ${label}, max/min over layers`,
+        value: s,
+        measured: fmtFactor(s),
+        claimed: !claim
+          ? '— (1 by construction; not the paper\u2019s claim)'
+          : want
+            ? `≤ ${C.small}×`
+            : `> ${C.small}×`,
+        ok: !claim ? null : want ? s <= C.small : s > C.small,
+      });
+    }
+  }
+  return judged(rows, { params: p });
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const d = result.data;
+  const p = result.params;
+  const N = p.depth;
+  const row = (k) => s.rows.find((r) => r.key === k).value;
+  const g0 = d.post_ln.grad_norm[0] / d.post_ln.grad_norm[N];
+  let text =
+    `With α = (2N)^¼ = ${fixed(d.alpha, 3)} and β = (8N)^−¼ = ${fixed(d.beta, 4)} for N = ${N}, DeepNorm's gradient ` +
+    `varies by ${fmtFactor(row('deepnorm_grad_norm'))} over the ${N} blocks and its stream by ` +
+    `${fmtFactor(row('deepnorm_stream_rms'))}; Post-LN's gradient spans ${fmtFactor(row('post_ln_grad_norm'))}, ` +
+    `layer 0 receiving ${decimals(g0)} of the top's. `;
+  text +=
+    row('post_ln_stream_rms') <= 2
+      ? `Post-LN's stream, though, stays within ${fmtFactor(row('post_ln_stream_rms'))} too: every Post-LN block ends in ` +
+        'a LayerNorm, so its stream RMS is 1 by construction. At initialization the stream does not tell the two ' +
+        'apart; the gradient does.'
+      : `Post-LN's stream spreads over ${fmtFactor(row('post_ln_stream_rms'))}.`;
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  return perLayer(
+    r,
+    col,
+    ['deepnorm', 'post_ln'],
+    [
+      ['deepnet', 'grad_norm'],
+      ['deepnet-stream', 'stream_rms'],
+    ],
+  );
+}

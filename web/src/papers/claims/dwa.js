@@ -1,0 +1,162 @@
+// The claim of Pagliardini et al. (2024), DenseFormer (`claim` below) on the papers page. Judged at
+// initialization against Pre-LN and, trained, by the late blocks' weights (shared/dwa-weights.js's dwaFacts).
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { decimals, fixed, significant } from '../../shared/format.js';
+import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
+import { judged } from './common.js';
+import { perLayer } from '../series.js';
+
+export const id = 'dwa';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Pagliardini et al. (2024), DenseFormer';
+
+/** The claim, in words. */
+export const claim =
+  'With its averaging weights at the identity it starts as Pre-LN to the bit, then learns to read earlier layers, the embedding most.';
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  trains: true,
+  title: citation,
+  defaults: DEFAULTS.dwa,
+  choices: { depth: [4, 8, 12] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seed'];
+
+// at init DenseFormer's numbers are Pre-LN's to the bit; trained, the late blocks (l > L/2) take at
+// least a tenth of their own weight from layers two or more back, and more from the embedding
+// than from each of their other earlier layers (dwa-weights.js's dwaFacts)
+export const criteria = { reuse: 0.1, embedding: 1 };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  let facts = { params: p };
+  const { init, trained } = d;
+  const L = trained.weights.length;
+  const f = dwaFacts(trained.weights);
+  facts = { ...facts, ...f, L };
+  const zero = (v) => (v === 0 ? '0' : decimals(v));
+  rows.push({
+    key: 'init_simulate',
+    label: `At initialization: largest |DenseFormer − Pre-LN| over the ${init.simulate.count} per-layer numbers of the engine’s analysis (gradient, stream RMS, update ratios, six weight gradients)`,
+    value: init.simulate.max,
+    measured: zero(init.simulate.max),
+    claimed: '0, exactly (w_(l,l) = 1, every other w = 0)',
+    ok: init.simulate.max === 0,
+  });
+  rows.push({
+    key: 'init_first_step',
+    label: `The first training step: largest |difference| of the loss and the ${init.firstStep.count - 1} per-layer numbers it logs`,
+    value: init.firstStep.max,
+    measured: zero(init.firstStep.max),
+    claimed: '0, exactly',
+    ok: init.firstStep.max === 0,
+  });
+  rows.push({
+    key: 'init_mix_grad',
+    label: 'The averaging weights’ own gradient at that step, √(‖g‖² of DenseFormer − ‖g‖² of Pre-LN)',
+    value: init.mixGrad,
+    measured: decimals(init.mixGrad),
+    claimed: '— (not 0: what moves them off the identity)',
+    ok: null,
+  });
+  rows.push({
+    key: 'late_reuse',
+    label: `After ${trained.steps} steps, blocks ${f.from}–${L}: weight on layers two or more back over the weight on themselves, Σ_(j≤l−2) |w_(l,j)| / |w_(l,l)|, mean`,
+    value: f.reuse,
+    measured: fixed(f.reuse, 3),
+    claimed: `≥ ${C.reuse} (distant layers reused)`,
+    ok: f.reuse >= C.reuse,
+  });
+  rows.push({
+    key: 'late_embedding',
+    label: `Blocks ${f.from}–${L}: mean |w_(l,0)| (the embedding) over the mean |w_(l,j)| of their other earlier layers`,
+    value: f.embedding,
+    measured: `${fixed(f.embedding, 2)}×`,
+    claimed: `> ${C.embedding} (the embedding read most)`,
+    ok: f.embedding > C.embedding,
+  });
+  rows.push({
+    key: 'trained_loss',
+    label: `DenseFormer’s held-out loss after ${trained.steps} steps (chance ${fixed(trained.chance, 2)})`,
+    value: trained.heldout_loss,
+    measured: significant(trained.heldout_loss, 3),
+    claimed: '— (it must train for its weights to say anything)',
+    ok: null,
+  });
+  return judged(rows, facts);
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const d = result.data;
+  const p = result.params;
+  const { init, trained } = d;
+  const f = s.facts;
+  const L = f.L;
+  const c = trained.config;
+  const signed = (v) => significant(v, 2).replace('-', '\u2212');
+  const n = init.simulate.count,
+    m = init.firstStep.count - 1;
+  let text =
+    init.simulate.max === 0 && init.firstStep.max === 0
+      ? `At initialization every averaging weight is 0 except w_(l,l) = 1, so each average is its own block's ` +
+        `output: DenseFormer and Pre-LN (${L} blocks, seed ${p.seed}) agree to the bit on all ${n} per-layer ` +
+        `numbers of the engine's analysis and, in the first training step, on the loss and all ${m} per-layer ` +
+        'numbers it logs. '
+      : `At initialization DenseFormer and Pre-LN (${L} blocks, seed ${p.seed}) differ by up to ` +
+        `${decimals(init.simulate.max)} over the ${n} per-layer numbers of the engine's analysis and by up to ` +
+        `${decimals(init.firstStep.max)} over the first training step's loss and ${m} per-layer numbers: ` +
+        'DenseFormer does not start exactly as Pre-LN here. ';
+  text +=
+    `Only the global gradient norm differs (${decimals(init.gradGlobal.dwa)} against ` +
+    `${decimals(init.gradGlobal.pre_ln)}): it includes the averaging weights' own gradient, ` +
+    `${decimals(init.mixGrad)}, which moves them off the identity at the first step. ` +
+    `After ${trained.steps} steps of reversing ${c.seq} of ${c.vocab} symbols (held-out loss ` +
+    `${significant(trained.heldout_loss, 3)}, chance ${fixed(trained.chance, 2)}) the diagonal stays between ` +
+    `${fixed(f.diagLo, 2)} and ${fixed(f.diagHi, 2)}; blocks ${f.from}–${L} take on average ` +
+    `${fixed(f.reuse, 2)} of their own weight from layers two or more back, and their weights on the ` +
+    `embedding are on average ${fixed(f.embedding, 2)}× as large as those on their other earlier layers. `;
+  const e = f.embeddingWeights;
+  const range = `${signed(Math.min(...e))} to ${signed(Math.max(...e))}`;
+  text += e.every((w) => w < 0)
+    ? `Those weights on h₀ are all negative (${range}): the late blocks subtract part of the embedding. `
+    : e.every((w) => w > 0)
+      ? `Those weights on h₀ are all positive (${range}): the late blocks add the embedding back. `
+      : `Those weights on h₀ have both signs (${range}). `;
+  if (f.off)
+    text += `The largest weight off the diagonal is ${signed(f.off.w)} (block ${f.off.l} reading ${sourceName(f.off.l, f.off.j)}). `;
+  if (trained.outcome !== 'trained')
+    text += `The run did not train (${trained.outcome}), so its weights say little about the claim. `;
+  text +=
+    `The training lab\u2019s Late layers preset trains ${L === 8 ? 'this same run' : 'this run at 8 blocks'} ` +
+    'beside Pre-LN and the other answers, and skips each block in turn.';
+  return text;
+}
+
+/**
+ * What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html;
+ * here DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it).
+ */
+export function figures(r, col) {
+  return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
+}
+
+/** The matrix of learned averaging weights the panel shows beside its chart ([data-matrix]): the run the result holds. */
+export const matrix = (r) => ({
+  key: 'dwa',
+  label: `DenseFormer after ${r.data.trained.steps} steps`,
+  rows: r.data.trained.weights,
+});

@@ -1,0 +1,120 @@
+// The claim of Xiong et al. (2020), Figure 3 (`claim` below) on the papers page. Judged by layer 6 over layer
+// 1, for the weight the panel shows (FIG3_WEIGHTS).
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { decimals, fixed } from '../../shared/format.js';
+import { judged } from './common.js';
+import { archSeries } from '../series.js';
+
+export const id = 'figure3';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Xiong et al. (2020), Figure 3';
+
+/** The claim, in words. */
+export const claim =
+  'In a 6-layer model at initialization the weight gradient rises with the layer in Post-LN and stays roughly level in Pre-LN.';
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.figure3,
+  choices: { width: [64, 128, 256, 512], seeds: [1, 2, 4] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['weight', 'width', 'seeds', 'seed0'];
+
+// Post-LN top/bottom >= 1.2; Pre-LN within 1/1.5..1.5
+export const criteria = { rising: 1.2, flat: 1.5 };
+
+// The weights the panel can show; 'all' is the norm of the gradient of
+// every weight of the block together.
+export const FIG3_WEIGHTS = {
+  all: 'all weights of the block',
+  w1: 'W₁ (FFN, first)',
+  w2: 'W₂ (FFN, second)',
+  wq: 'W_Q',
+  wk: 'W_K',
+  wv: 'W_V',
+  wo: 'W_O',
+};
+
+const trend = (r, up = 1.2) => (r >= up ? 'rises' : r <= 1 / up ? 'falls' : 'stays roughly level');
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result, view = {}) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  let facts = { params: p };
+  const w = view.weight ?? 'all';
+  const post = d.norms.post_ln[w],
+    pre = d.norms.pre_ln[w];
+  const rPost = post[5] / post[0],
+    rPre = pre[5] / pre[0];
+  facts = { ...facts, weight: w, post, pre, rPost, rPre };
+  rows.push({
+    key: 'post_ratio',
+    label: 'Post-LN: layer 6 / layer 1',
+    value: rPost,
+    measured: `${fixed(rPost, 2)}×`,
+    claimed: `rises (≥ ${C.rising}×)`,
+    ok: rPost >= C.rising,
+  });
+  rows.push({
+    key: 'pre_ratio',
+    label: 'Pre-LN: layer 6 / layer 1',
+    value: rPre,
+    measured: `${fixed(rPre, 2)}×`,
+    claimed: `roughly flat (${fixed(1 / C.flat, 2)}–${C.flat}×)`,
+    ok: rPre >= 1 / C.flat && rPre <= C.flat,
+  });
+  return judged(rows, facts);
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const p = result.params;
+  const { weight: w, post, pre, rPost, rPre } = s.facts;
+  let text =
+    `For ${FIG3_WEIGHTS[w]} at d = ${p.width}, Post-LN's gradient ${trend(rPost)} from ${decimals(post[0])} at layer 1 to ` +
+    `${decimals(post[5])} at layer 6 (${fixed(rPost, 2)}×); Pre-LN's ${trend(rPre)}, from ${decimals(pre[0])} to ${decimals(pre[5])} ` +
+    `(${fixed(rPre, 2)}×).`;
+  if (rPre < 1 / 1.5)
+    text +=
+      ' In this engine Pre-LN\u2019s gradient falls toward the top instead of staying level: each pre-norm ' +
+      'branch reads the stream divided by its RMS, which grows like √(1 + c l) (Lemma 2), so the gradient ' +
+      'reaching block l, and with it the block\u2019s weight gradient, shrinks like 1/√(1 + c l). ' +
+      'Theorem 1\u2019s 1/√L is the same law read at the last block.';
+  if (rPost < 1.2)
+    text +=
+      ' Post-LN\u2019s rise needs the paper\u2019s width: at small d its per-layer gradients stay level ' +
+      '(each LayerNorm\u2019s 1/σ and the branch\u2019s added Jacobian cancel on average); try d = 512.';
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col, view) {
+  const w = view.weight ?? 'all';
+  return [
+    {
+      chart: 'figure3',
+      spec: {
+        x: r.data.layers,
+        xLabel: 'block l',
+        yLog: true,
+        series: [
+          archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
+          archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
+        ],
+      },
+    },
+  ];
+}

@@ -1,0 +1,99 @@
+// The claim of Radford et al. (2019), GPT-2 (`claim` below) on the papers page. Judged by the top/input RMS
+// and its log–log slope over L.
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { fixed } from '../../shared/format.js';
+import { judged } from './common.js';
+import { claimSeries, overDepth } from '../series.js';
+
+export const id = 'gpt2';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Radford et al. (2019), GPT-2';
+
+/** The claim, in words. */
+export const claim =
+  "Scaling the residual branches' output weights by 1/√(2L) keeps the top of the stream near the input's size at any depth, where Pre-LN's grows like √L.";
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.gpt2,
+  choices: { seeds: [1, 2, 4, 8], deepest: [96, 192] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['seeds', 'deepest', 'seed0'];
+
+export const criteria = { near: 1.5, flatSlope: 0.1, preSlope: 0.5, preTol: 0.15 };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  const worst = Math.max(...d.ratio.gpt2.map((r) => Math.max(r, 1 / r)));
+  const sG = d.fit.gpt2.slope,
+    sP = d.fit.pre_ln.slope;
+  rows.push({
+    key: 'gpt2_worst',
+    label: 'GPT-2 init: top RMS / input RMS, farthest from 1',
+    value: worst,
+    measured: `${fixed(worst, 2)}×`,
+    claimed: `near 1 (≤ ${C.near}×)`,
+    ok: worst <= C.near,
+  });
+  rows.push({
+    key: 'gpt2_slope',
+    label: 'GPT-2 init: slope of log(top/input) over log L',
+    value: sG,
+    measured: fixed(sG, 2),
+    claimed: `0 ± ${C.flatSlope}`,
+    ok: Math.abs(sG) <= C.flatSlope,
+  });
+  rows.push({
+    key: 'pre_slope',
+    label: 'Pre-LN: slope of log(top/input) over log L',
+    value: sP,
+    measured: fixed(sP, 2),
+    claimed: `0.5 ± ${C.preTol}`,
+    ok: Math.abs(sP - C.preSlope) <= C.preTol,
+  });
+  return judged(rows, { params: p });
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result) {
+  const d = result.data;
+  const p = result.params;
+  const g = d.ratio.gpt2,
+    pre = d.ratio.pre_ln;
+  const lo = Math.min(...g),
+    hi = Math.max(...g);
+  const text =
+    `Scaling W_O and W₂ by 1/√(2L) keeps the top of the stream at ${fixed(lo, 2)}–${fixed(hi, 2)}× the input's RMS for ` +
+    `L = ${d.depths[0]} to ${d.depths[d.depths.length - 1]} (log–log slope ${fixed(d.fit.gpt2.slope, 2)}), where Pre-LN's grows from ` +
+    `${fixed(pre[0], 2)}× to ${fixed(pre[pre.length - 1], 2)}×, a slope of ${fixed(d.fit.pre_ln.slope, 2)} against √L's 0.5 ` +
+    `(${p.seeds} seed${p.seeds > 1 ? 's' : ''}).`;
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { depths, ratio } = r.data;
+  return [
+    overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
+      claimSeries(
+        col,
+        '∝ √L',
+        depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
+      ),
+    ]),
+  ];
+}

@@ -1,0 +1,94 @@
+// The claim of Xiong et al. (2020), Lemma 2 (`claim` below) on the papers page. Judged by the fitted slope
+// and the largest deviation from 1 + l/2.
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { fixed, percent } from '../../shared/format.js';
+import { judged } from './common.js';
+import { archSeries, claimSeries } from '../series.js';
+
+export const id = 'lemma2';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Xiong et al. (2020), Lemma 2';
+
+/** The claim, in words. */
+export const claim = "Pre-LN's stream grows linearly, E‖x_l‖²/d = 1 + l/2, while Post-LN's stays at 1.";
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.lemma2,
+  choices: { depth: [12, 24, 48, 96], seeds: [8, 16, 32, 64] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'seeds', 'seed0'];
+
+export const criteria = { slope: 0.5, slopeTol: 0.05, worst: 0.1 };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  const worst = d.pre.reduce((m, v, l) => Math.max(m, Math.abs(v / (1 + l / 2) - 1)), 0);
+  rows.push({
+    key: 'slope',
+    label: 'Pre-LN: fitted slope of E‖x_l‖²/d over l',
+    value: d.fit.slope,
+    measured: fixed(d.fit.slope, 3),
+    claimed: `0.5 ± ${C.slopeTol}`,
+    ok: Math.abs(d.fit.slope - C.slope) <= C.slopeTol,
+  });
+  rows.push({
+    key: 'worst',
+    label: 'Pre-LN: largest deviation from 1 + l/2',
+    value: worst,
+    measured: percent(worst),
+    claimed: `0 (≤ ${percent(C.worst)})`,
+    ok: worst <= C.worst,
+  });
+  return judged(rows, { params: p });
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const d = result.data;
+  const p = result.params;
+  const L = p.depth;
+  const text =
+    `At l = ${L}, Pre-LN's E‖x_l‖²/d is ${fixed(d.pre[L], 2)} against the lemma's 1 + ${L}/2 = ${fixed(1 + L / 2, 1)}; ` +
+    `the straight line through all ${L + 1} layers has slope ${fixed(d.fit.slope, 3)} (claimed 1/2) and no layer is ` +
+    `more than ${fixed(100 * s.rows[1].value, 1)}% off 1 + l/2 (${p.seeds} seeds). Post-LN's is ` +
+    `${fixed(d.post[L], 4)} at every layer after the first: a LayerNorm output has unit mean square, up to ε.`;
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { layers, pre, post } = r.data;
+  return [
+    {
+      chart: 'lemma2',
+      spec: {
+        x: layers,
+        xLabel: 'layer l',
+        series: [
+          archSeries(col, 'pre_ln', pre),
+          archSeries(col, 'post_ln', post),
+          claimSeries(
+            col,
+            'claimed: 1 + l/2',
+            layers.map((l) => 1 + l / 2),
+          ),
+        ],
+      },
+    },
+  ];
+}

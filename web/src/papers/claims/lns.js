@@ -1,0 +1,103 @@
+// The claim of Sun et al. (2025), LayerNorm Scaling (`claim` below) on the papers page. Judged by the log–log
+// slope of Var(h_L)/Var(h_0) and LNS's variance over Pre-LN's at every depth.
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { decimals, fixed } from '../../shared/format.js';
+import { judged } from './common.js';
+import { claimSeries, overDepth } from '../series.js';
+
+export const id = 'lns';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Sun et al. (2025), LayerNorm Scaling';
+
+/** The claim, in words. */
+export const claim = "Dividing each LayerNorm's output by √l bounds the growth of Pre-LN's output variance with depth.";
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  title: citation,
+  defaults: DEFAULTS.lns,
+  choices: { seeds: [1, 2, 4, 8], deepest: [48, 96, 192] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['seeds', 'deepest', 'seed0'];
+
+// LNS's log-log slope of Var(h_L)/Var(h_0) at most half Pre-LN's, and below it at every L
+export const criteria = { slopeShare: 0.5 };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  let facts = { params: p };
+  const sL = d.fit.lns.slope,
+    sP = d.fit.pre_ln.slope;
+  const ratios = d.variance.lns.map((v, i) => v / d.variance.pre_ln[i]);
+  const worst = Math.max(...ratios);
+  facts = { ...facts, ratios, worst };
+  rows.push({
+    key: 'lns_slope',
+    label: 'LNS: slope of log(Var h_L / Var h_0) over log L',
+    value: sL,
+    measured: fixed(sL, 2),
+    claimed: `≤ ${fixed(C.slopeShare * sP, 2)} (half of Pre-LN’s)`,
+    ok: sL <= C.slopeShare * sP,
+  });
+  rows.push({
+    key: 'pre_ln_slope',
+    label: 'Pre-LN: slope of log(Var h_L / Var h_0) over log L',
+    value: sP,
+    measured: fixed(sP, 2),
+    claimed: '— (the growth LNS is to bound; 1 is Var ∝ L)',
+    ok: null,
+  });
+  rows.push({
+    key: 'lns_over_pre',
+    label: 'LNS’s top variance over Pre-LN’s, largest over the depths',
+    value: worst,
+    measured: `${fixed(worst, 2)}×`,
+    claimed: '< 1 at every depth',
+    ok: worst < 1,
+  });
+  return judged(rows, facts);
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const d = result.data;
+  const p = result.params;
+  const v = d.variance;
+  const last = d.depths.length - 1;
+  const text =
+    `Over L = ${d.depths.join(', ')} (${p.seeds} seed${p.seeds > 1 ? 's' : ''}), Pre-LN's top variance grows ` +
+    `from ${decimals(v.pre_ln[0])}× to ${decimals(v.pre_ln[last])}× the input's (log–log slope ` +
+    `${fixed(d.fit.pre_ln.slope, 2)}; Var ∝ L would be 1) and LNS's from ${decimals(v.lns[0])}× to ` +
+    `${decimals(v.lns[last])}× (slope ${fixed(d.fit.lns.slope, 2)}); at L = ${d.depths[last]} LNS's is ` +
+    `${fixed(s.facts.ratios[last], 2)}× Pre-LN's. Each branch of block l reads its LayerNorm's output divided ` +
+    'by √l, so what block l adds to the stream shrinks with l instead of staying unit-size. At initialization ' +
+    'Pre-LN’s variance grows linearly (as Lemma 2 has it for MLP blocks), the lower end of the paper’s ' +
+    'Θ(L) to exp(L).';
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { depths, variance } = r.data;
+  return [
+    overDepth('lns', col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
+      claimSeries(
+        col,
+        '∝ L',
+        depths.map((L) => (variance.pre_ln[0] * L) / depths[0]),
+      ),
+    ]),
+  ];
+}

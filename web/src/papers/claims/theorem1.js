@@ -1,0 +1,94 @@
+// The claim of Xiong et al. (2020), Theorem 1 (`claim` below) on the papers page. Judged by the log–log slope
+// over L of the result of ../../engine/experiments.js (reproduce(rn, 'theorem1')).
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { decimals, fixed } from '../../shared/format.js';
+import { judged } from './common.js';
+import { claimSeries, overDepth } from '../series.js';
+
+export const id = 'theorem1';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Xiong et al. (2020), Theorem 1';
+
+/** The claim, in words. */
+export const claim =
+  "At initialization the last block's ‖∂L/∂W₂‖ is flat in the depth L for Post-LN and falls like 1/√L for Pre-LN.";
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.theorem1,
+  choices: { seeds: [2, 4, 8, 16], deepest: [48, 96, 192] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['seeds', 'deepest', 'seed0'];
+
+export const criteria = { post_ln: { claimed: 0, tol: 0.15 }, pre_ln: { claimed: -0.5, tol: 0.15 } };
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const p = result.params;
+  const C = criteria;
+  const rows = [];
+  for (const arch of ['post_ln', 'pre_ln']) {
+    const s = d.fit[arch].slope;
+    const { claimed, tol } = C[arch];
+    rows.push({
+      key: `${arch}_slope`,
+      label: `${arch === 'post_ln' ? 'Post-LN' : 'Pre-LN'}: slope of log ‖∂L/∂W₂‖ over log L`,
+      value: s,
+      measured: fixed(s, 2),
+      claimed: `${claimed === 0 ? '0' : fixed(claimed, 1)} ± ${tol}`,
+      ok: Math.abs(s - claimed) <= tol,
+    });
+  }
+  return judged(rows, { params: p });
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result) {
+  const d = result.data;
+  const p = result.params;
+  const first = d.depths[0],
+    last = d.depths[d.depths.length - 1];
+  const post = d.geomean.post_ln,
+    pre = d.geomean.pre_ln;
+  const text =
+    `Over L = ${d.depths.join(', ')} and ${p.seeds} seed${p.seeds > 1 ? 's' : ''}, the last block's ‖∂L/∂W₂‖ ` +
+    `fits a log–log slope of ${fixed(d.fit.post_ln.slope, 2)} for Post-LN (claimed 0 ± 0.15) and ${fixed(d.fit.pre_ln.slope, 2)} ` +
+    `for Pre-LN (claimed −0.5 ± 0.15): from L = ${first} to ${last}, Post-LN's goes from ${decimals(post[0])} to ` +
+    `${decimals(post[post.length - 1])} and Pre-LN's from ${decimals(pre[0])} to ${decimals(pre[pre.length - 1])}. ` +
+    'Post-LN\u2019s last block reads and writes a stream of unit RMS at any depth. Pre-LN ends in a LayerNorm ' +
+    'that divides by the RMS of a stream grown to about √(1 + cL) (Lemma 2), and the last block\u2019s W₂ gradient ' +
+    'is the gradient out of that division times a unit-size activation.';
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const { depths, geomean } = r.data;
+  const post = geomean.post_ln,
+    pre = geomean.pre_ln;
+  return [
+    overDepth('theorem1', col, depths, { post_ln: post, pre_ln: pre }, [
+      claimSeries(
+        col,
+        'claimed: flat (Post-LN)',
+        depths.map(() => post[0]),
+      ),
+      claimSeries(
+        col,
+        'claimed: ∝ 1/√L (Pre-LN)',
+        depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
+      ),
+    ]),
+  ];
+}

@@ -1,0 +1,163 @@
+// The claim of Veit et al. (2016), Figure 6 (`claim` below) on the papers page. Judged by the path length
+// under which 95% of Pre-LN's gradient lies (rn.pathGradients' distribution).
+//
+// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
+// ../captions.js and ../panels.js read it from there.
+import { DEFAULTS } from '../../engine/experiments.js';
+import { archSeries } from '../series.js';
+
+export const id = 'veit';
+
+/** The paper and the part of it the claim is from; the panel's title. */
+export const citation = 'Veit et al. (2016), Figure 6';
+
+/** The claim, in words. */
+export const claim =
+  'Unrolled into paths, a residual stack takes most of its gradient from short paths (5–17 blocks of 54), though the paths centre on half the depth.';
+
+/** The panel: its title, defaults and the choices its controls offer. */
+export const metadata = {
+  article: true,
+  title: citation,
+  defaults: DEFAULTS.veit,
+  choices: { depth: [18, 36, 54], samples: [16, 32, 64] },
+};
+
+/** The panel's controls, in the order its form shows them (a choice where metadata.choices has one). */
+export const controls = ['depth', 'samples', 'path_seed', 'seed'];
+
+// 95% of the gradient from paths shorter than U/2
+export const criteria = {};
+
+/** Path-length quantiles of a distribution over k = 0..U: the first k where the cumulative share reaches q. */
+export function quantileLength(weights, q) {
+  const sum = weights.reduce((s, v) => s + v, 0);
+  let cum = 0;
+  for (let k = 0; k < weights.length; k++) {
+    cum += weights[k];
+    if (cum >= q * sum) return k;
+  }
+  return weights.length - 1;
+}
+
+/** Where the gradient and the paths lie over the path lengths of one stack of rn.pathGradients' result. */
+export function pathSummary(r) {
+  const U = r.units;
+  let peak = 0;
+  for (let k = 0; k <= U; k++) if (r.total[k] > r.total[peak]) peak = k;
+  const sum = r.total.reduce((s, v) => s + v, 0);
+  const shorter = r.total.reduce((s, v, k) => (k < U / 2 ? s + v : s), 0) / sum;
+  return {
+    k05: quantileLength(r.total, 0.05),
+    k95: quantileLength(r.total, 0.95),
+    peak,
+    shorter,
+    count05: quantileLength(r.count, 0.05),
+    count95: quantileLength(r.count, 0.95),
+  };
+}
+
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
+export function summarize(result) {
+  const d = result.data;
+  const rows = [];
+  const pre = pathSummary(d.pre_ln),
+    res = pathSummary(d.residual);
+  const U = d.pre_ln.units;
+  rows.push({
+    key: 'pre_k95',
+    label: 'Pre-LN: 95% of the gradient from paths of length ≤',
+    value: pre.k95,
+    measured: String(pre.k95),
+    claimed: `< ${U / 2} (the mean path length)`,
+    ok: pre.k95 < U / 2,
+  });
+  rows.push({
+    key: 'pre_range',
+    label: 'Pre-LN: lengths carrying the central 90%',
+    value: pre.k05,
+    measured: `${pre.k05}–${pre.k95}`,
+    claimed:
+      U === 54 ? '5–17 (of 54)' : `5–17 of 54, i.e. ${Math.round((5 * U) / 54)}–${Math.round((17 * U) / 54)} of ${U}`,
+    ok: null,
+  });
+  rows.push({
+    key: 'paths_range',
+    label: 'Paths: lengths of the central 90% of all paths',
+    value: pre.count05,
+    measured: `${pre.count05}–${pre.count95}`,
+    claimed: 'binomial, centred on U/2',
+    ok: null,
+  });
+  rows.push({
+    key: 'res_k95',
+    label: 'Unnormalized residual (contrast): 95% of the gradient from paths ≤',
+    value: res.k95,
+    measured: String(res.k95),
+    claimed: '— (not the paper\u2019s setting)',
+    ok: null,
+  });
+  return { rows, verdict: pre.k95 < U / 2 ? 'holds' : 'fails', facts: { pre, res, U } };
+}
+
+/** The caption's text, from the result and its summary. */
+export function caption(result, s) {
+  const p = result.params;
+  const { pre, res, U } = s.facts;
+  const text =
+    `In the Pre-LN stack of ${U} blocks, 95% of the total gradient magnitude comes from paths of at most ` +
+    `${pre.k95} blocks and 90% from lengths ${pre.k05}–${pre.k95}, peaking at ${pre.peak} (Veit et al.: 5–17 of 54), ` +
+    `while the paths themselves centre on ${U / 2} (90% of them between ${pre.count05} and ${pre.count95}). ` +
+    'Each branch on a path scales its gradient by about 1/RMS of the stream where it reads, so long paths carry ' +
+    `almost nothing. Without a norm (the unnormalized residual stack) each branch keeps the gradient's size at ` +
+    `initialization, the gradient follows the path count, and 95% of it needs paths up to ${res.k95} blocks: ` +
+    'there the claim would not hold. ' +
+    `(${p.samples} paths per length: the jagged curve is sampling noise, one path can weigh more than the rest.)`;
+  return text;
+}
+
+/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+export function figures(r, col) {
+  const pre = r.data.pre_ln,
+    res = r.data.residual;
+  const ks = pre.count.map((_, k) => k);
+  const share = (a) => {
+    const s = a.reduce((t, v) => t + v, 0);
+    return a.map((v) => v / s);
+  };
+  return [
+    {
+      chart: 'veit',
+      spec: {
+        x: ks,
+        xLabel: 'path length k',
+        series: [
+          {
+            key: 'paths',
+            label: 'paths of length k (binomial)',
+            values: share(pre.count),
+            color: col.muted,
+            dash: [2, 3],
+            width: 2,
+          },
+          archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
+          archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
+        ],
+      },
+    },
+    {
+      chart: 'veit-mean',
+      spec: {
+        x: ks,
+        xLabel: 'path length k',
+        yLog: true,
+        series: [
+          archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
+          archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
+        ],
+      },
+    },
+  ];
+}

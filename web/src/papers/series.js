@@ -1,0 +1,65 @@
+// The series the papers page's charts draw, as the claims' figures() build them
+// (./claims/<id>.js): an arch's line in its colour and dash, the claim's dashed
+// reference line, a chart over depth L and one chart per metric over the layers.
+// Pure: specs for ./chart.js, no DOM; `col` is ./chart.js's colors().
+import { ARCH_BY_KEY } from '../shared/archs.js';
+
+const LABELS = {
+  post_ln: 'Post-LN',
+  pre_ln: 'Pre-LN',
+  deepnorm: 'DeepNorm',
+  gpt2: 'GPT-2 init (Pre-LN)',
+  residual: 'residual, no norm',
+  rezero: 'ReZero',
+  lns: 'LNS (Pre-LN, 1/√l)',
+  mix_ln: 'Mix-LN',
+  layerscale: 'LayerScale',
+  dwa: 'DenseFormer',
+};
+const CLAIM_DASH = [6, 5];
+
+/** An arch's line: its label, colour and dash; `extra` adds or overrides fields (points, label). */
+export const archSeries = (col, arch, values, extra = {}) => ({
+  key: arch,
+  label: LABELS[arch],
+  values,
+  color: col.arch[arch],
+  dash: ARCH_BY_KEY[arch]?.dash ?? [],
+  ...extra,
+});
+
+/** The claim's reference line, dashed in the claim colour. */
+export const claimSeries = (col, label, values) => ({
+  key: 'claim',
+  label,
+  values,
+  color: col.claim,
+  dash: CLAIM_DASH,
+  width: 1.5,
+});
+
+/** A chart over depth L, both axes logarithmic, one point per depth for each arch. */
+export const overDepth = (chart, col, depths, arches, claims) => ({
+  chart,
+  spec: {
+    x: depths,
+    xLog: true,
+    xLabel: 'depth L',
+    yLog: true,
+    series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
+  },
+});
+
+/** One chart per [chart, metric] of `archs` over layers 0..L, log y (r.data[arch][metric]). */
+export const perLayer = (r, col, archs, charts) => {
+  const layers = r.data[archs[0]].grad_norm.map((_, l) => l);
+  return charts.map(([chart, metric]) => ({
+    chart,
+    spec: {
+      x: layers,
+      xLabel: 'layer l',
+      yLog: true,
+      series: archs.map((a) => archSeries(col, a, r.data[a][metric])),
+    },
+  }));
+};
