@@ -14,11 +14,13 @@ import { CLAIMS, claimOf } from '../../../web/src/papers/claims/index.js';
 import { CRITERIA, PANEL_IDS, PANELS, summarize } from '../../../web/src/papers/repro.js';
 import { caption } from '../../../web/src/papers/captions.js';
 import { record, variants } from './claims-variants.js';
+import { fillFigures } from '../../../web/build/figures-plugin.js';
 
 const CLAIMS_DIR = `${ROOT}web/src/papers/claims/`;
 const SHARED = ['common.js', 'index.js']; // the claims' shared measures and their list, not claims
 const RECORDED = JSON.parse(readFileSync(new URL('./claims-recorded.json', import.meta.url), 'utf8'));
-const PAGE = readFileSync(`${ROOT}web/papers.html`, 'utf8');
+// The page as the build writes it: each claim's pageFigures in its section.
+const PAGE = fillFigures(readFileSync(`${ROOT}web/papers.html`, 'utf8'));
 
 let results;
 before(async () => {
@@ -61,6 +63,7 @@ for (const claim of CLAIMS) {
     for (const name of claim.controls) if (name !== 'weight') assert.ok(name in m.defaults, `${name} has a default`);
     for (const f of ['summarize', 'caption', 'figures']) assert.equal(typeof claim[f], 'function', f);
     assert.ok(claim.matrix === undefined || typeof claim.matrix === 'function');
+    assert.ok(Array.isArray(claim.pageFigures) && claim.pageFigures.length > 0, 'pageFigures');
     // its section: controls, result and every chart its figures() draw, and no chart it does not
     const section = PAGE.match(new RegExp(`<section[^>]* data-panel="${id}"[^]*?</section>`))[0];
     for (const attr of ['data-controls', 'data-result']) assert.ok(section.includes(`${attr}="${id}"`), attr);

@@ -44,3 +44,17 @@ export const judged = (rows, facts) => ({
   verdict: verdictOf(rows.filter((r) => r.ok !== null).map((r) => r.ok)),
   facts,
 });
+
+/** The subtitle "‖∂L/∂h‖, log scale" of the gradient-by-layer charts (pageFigures). */
+export const GRAD_BY_LAYER =
+  '<span class="nw">\\(\\lVert \\partial \\mathcal{L} / \\partial h_l \\rVert\\),</span> log scale';
+
+/** The stream-size chart beside a gradient chart (pageFigures): RMS of h_l for `who`. */
+export const streamFigure = (id, who) => ({
+  chart: `${id}-stream`,
+  title: 'Size of the stream',
+  sub: 'RMS of <span class="nw">\\(h_l\\),</span> log scale',
+  short: true,
+  legend: false,
+  aria: `Chart: stream RMS at each layer for ${who}.`,
+});

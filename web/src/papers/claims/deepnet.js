@@ -7,7 +7,7 @@
 // ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, fmtFactor } from '../../shared/format.js';
-import { judged, spread } from './common.js';
+import { judged, spread, GRAD_BY_LAYER, streamFigure } from './common.js';
 import { perLayer } from '../series.js';
 
 export const id = 'deepnet';
@@ -89,6 +89,22 @@ export function caption(result, s) {
       : `Post-LN's stream spreads over ${fmtFactor(row('post_ln_stream_rms'))}.`;
   return text;
 }
+
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'deepnet',
+    title: 'Gradient reaching layer \\(l\\)',
+    sub: GRAD_BY_LAYER,
+    aria: 'Chart: gradient norm at each layer for DeepNorm and Post-LN, log scale.',
+  },
+  streamFigure('deepnet', 'DeepNorm and Post-LN'),
+];
 
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {

@@ -8,7 +8,7 @@
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
-import { judged } from './common.js';
+import { judged, GRAD_BY_LAYER } from './common.js';
 import { perLayer } from '../series.js';
 
 export const id = 'dwa';
@@ -145,6 +145,27 @@ export function caption(result, s) {
     'beside Pre-LN and the other answers, and skips each block in turn.';
   return text;
 }
+
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'dwa',
+    title: 'Gradient reaching layer \\(l\\) at initialization',
+    sub: GRAD_BY_LAYER,
+    short: true,
+    aria: 'Chart: the gradient at each layer at initialization for Pre-LN and DenseFormer, log scale.',
+  },
+  {
+    matrix: 'dwa',
+    title: 'Which earlier layers each block reads, after training',
+    sub: 'row \\(l\\): \\(w_{l,0}\\) (the embedding, left) to \\(w_{l,l}\\) (the block itself, the diagonal); at initialization the diagonal is 1 and the rest 0',
+  },
+];
 
 /**
  * What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html;

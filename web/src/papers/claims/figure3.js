@@ -100,6 +100,22 @@ export function caption(result, s) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'figure3',
+    title: 'Weight-gradient norm of block \\(l\\)',
+    sub: 'log scale',
+    subKey: 'figure3',
+    aria: 'Chart: weight-gradient norm of each of the 6 blocks for Post-LN and Pre-LN, log scale.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col, view) {
   const w = view.weight ?? 'all';

@@ -84,6 +84,21 @@ export function caption(result) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'gpt2',
+    title: 'Stream at the top over the stream at the input',
+    sub: "log–log; dashes: \\(\\sqrt{L}\\) through Pre-LN's first point",
+    aria: 'Chart: top-of-stream RMS over input RMS against depth for GPT-2 initialization and Pre-LN, log-log.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const { depths, ratio } = r.data;

@@ -1,7 +1,7 @@
 // Every claim of the papers page, in the page's order (the six of the article's
 // papers, then the answers to its open question). Each module (./<id>.js) holds
 // one claim: its id, citation and the claim in words, the panel's metadata and
-// controls, its criteria, summarize(), caption() and figures(); ../repro.js,
+// controls, its criteria, summarize(), caption(), figures() and pageFigures; ../repro.js,
 // ../captions.js and ../panels.js read them from this list.
 import * as theorem1 from './theorem1.js';
 import * as figure3 from './figure3.js';

@@ -171,6 +171,21 @@ export function caption(result, s) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'layerscale',
+    title: 'Update ratio of block \\(l\\)',
+    sub: 'log scale; dashes: \\(\\varepsilon\\)',
+    aria: 'Chart: the update ratio of each block for LayerScale and Pre-LN, with the line epsilon, log scale.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const d = r.data;

@@ -70,6 +70,21 @@ export function caption(result, s) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'lemma2',
+    title: '\\(\\mathbb{E}\\lVert x_l \\rVert^2 / d\\) at layer \\(l\\)',
+    sub: 'mean over seeds; dashes: \\(1 + l/2\\)',
+    aria: 'Chart: mean squared stream norm over d at each layer for Pre-LN and Post-LN, with the line 1 + l/2.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const { layers, pre, post } = r.data;

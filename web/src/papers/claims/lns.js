@@ -88,6 +88,21 @@ export function caption(result, s) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'lns',
+    title: 'Variance at the top over the variance at the input',
+    sub: "log–log; dashes: \\(\\propto L\\) through Pre-LN's first point",
+    aria: 'Chart: top-of-stream variance over input variance against depth for Pre-LN and LayerNorm Scaling, log-log.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const { depths, variance } = r.data;

@@ -8,7 +8,7 @@
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, significant } from '../../shared/format.js';
 import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
-import { judged, sci, worstDeviation } from './common.js';
+import { judged, sci, worstDeviation, streamFigure } from './common.js';
 import { perLayer } from '../series.js';
 
 export const id = 'rezero';
@@ -141,6 +141,22 @@ export function caption(result, s) {
   }
   return text;
 }
+
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'rezero',
+    title: "Gradient reaching layer \\(l\\) over the top's",
+    sub: '<span class="nw">\\(g_l / g_L\\),</span> log scale',
+    aria: "Chart: the gradient at each layer over the top's, for ReZero and Pre-LN, log scale.",
+  },
+  streamFigure('rezero', 'ReZero and Pre-LN'),
+];
 
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {

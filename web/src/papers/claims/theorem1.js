@@ -72,6 +72,21 @@ export function caption(result) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'theorem1',
+    title: '\\(\\lVert \\partial \\mathcal{L} / \\partial W_2 \\rVert_F\\) of the last block',
+    sub: 'geometric mean over seeds, log–log; dashes: the claimed laws',
+    aria: "Chart: the last block's W2 gradient norm against depth L for Post-LN and Pre-LN, log-log.",
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const { depths, geomean } = r.data;

@@ -118,6 +118,28 @@ export function caption(result, s) {
   return text;
 }
 
+/**
+ * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
+ * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
+ * chart its description for screen readers.
+ */
+export const pageFigures = [
+  {
+    chart: 'veit',
+    title: 'Share of paths, and of the gradient, by path length \\(k\\)',
+    sub: 'each curve sums to 1',
+    aria: 'Chart: the binomial distribution of path lengths and the share of the total gradient magnitude carried by paths of each length, for Pre-LN and the unnormalized residual stack.',
+  },
+  {
+    chart: 'veit-mean',
+    title: 'Gradient carried by one path of length \\(k\\)',
+    sub: 'mean <span class="nw">\\(\\lVert \\partial \\mathcal{L} / \\partial h_0 \\rVert\\),</span> log scale',
+    short: true,
+    aria: 'Chart: mean gradient norm at the input carried by a single path of each length, log scale.',
+  },
+];
+
 /** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
 export function figures(r, col) {
   const pre = r.data.pre_ln,
