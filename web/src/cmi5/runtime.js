@@ -25,7 +25,7 @@
 //   Browse and Review: "initialized" and "terminated" only; answers are not recorded.
 // Statements go one after another, in the order they are made; every failure goes to `onStatus`
 // and `errors`, nothing is thrown. "launched" is the LMS's to send, before the launch.
-import { RESPONSE_LIMIT, readSuspendData, suspendText } from '../scorm/runtime.js';
+import { RESPONSE_LIMIT, STATUS, readSuspendData, suspendText } from '../scorm/runtime.js';
 import { DEFAULT_GRADING, attemptScore, itemReport, passes } from '../quiz/grading.js';
 
 export const ATTEMPT_STATE = 'resnorm.attempt';
@@ -66,6 +66,169 @@ const transforming = (cmi5, transform) =>
     sendXapiStatement: { value: (statement) => cmi5.sendXapiStatement(statement, { transform }) },
   });
 
+/** The session of a launch that records nothing: `state` and `text` go to onStatus (and an error to `errors`). */
+function notConnected(errors, onStatus, state, text) {
+  if (state === 'error') errors.push(text);
+  onStatus(state, text);
+  const none = () => {};
+  return {
+    connected: false,
+    version: 'cmi5',
+    mode: null,
+    resume: null,
+    errors,
+    recording: false,
+    answerLimit: null,
+    onEvent: none,
+    saveDraft: none,
+    finish: none,
+  };
+}
+
+/** What keeps the launch parameters `params` from a session: [state, text] for the status line, or null. */
+function launchProblem(params) {
+  const given = LAUNCH_PARAMS.filter((p) => params[p] !== undefined && params[p] !== '');
+  if (!given.length) return ['off', STATUS.notConnected];
+  const missing = LAUNCH_PARAMS.filter((p) => !given.includes(p));
+  if (missing.length)
+    return [
+      'error',
+      `The LMS\u2019s launch link lacks ${missing.join(', ')} (cmi5 needs ${LAUNCH_PARAMS.join(', ')}): your answers are not being recorded.`,
+    ];
+  if (typeof params.actor !== 'object' || params.actor === null)
+    return [
+      'error',
+      'The LMS\u2019s launch link gives an actor that is not an xAPI agent in JSON: your answers are not being recorded.',
+    ];
+  return null;
+}
+
+/**
+ * The attempt stored so far in this registration (the state document `where`, as readSuspendData
+ * reads it, or null) and which result statements were sent for it ({stored, sent}).
+ */
+async function readAttempt(cmi5, where, total) {
+  const { agent, activityId, registration } = where;
+  // the list first: asking for a document the LRS does not have is a 404, an error in the console
+  const ids = (await cmi5.xapi.getStates({ agent, activityId, registration })).data;
+  let doc = Array.isArray(ids) && ids.includes(ATTEMPT_STATE) ? (await cmi5.xapi.getState(where)).data : null;
+  if (typeof doc === 'string') doc = JSON.parse(doc);
+  const stored = readSuspendData(typeof doc?.attempt === 'string' ? doc.attempt : '', total);
+  const sent =
+    stored && Array.isArray(doc.sent) ? doc.sent.filter((v) => ['passed', 'failed', 'completed'].includes(v)) : [];
+  return { stored, sent };
+}
+
+/**
+ * One step after another: a statement is made (and stamped) only when the one before is answered.
+ * step(what, fn) queues fn (skipped once `ended()`; its failure goes to fail(what, e)) and returns
+ * the queue's promise; settled() is that promise.
+ */
+function sequence(ended, fail) {
+  let chain = Promise.resolve();
+  return {
+    step(what, fn) {
+      chain = chain.then(async () => {
+        if (ended()) return;
+        try {
+          await fn();
+        } catch (e) {
+          fail(what, e);
+        }
+      });
+      return chain;
+    },
+    settled: () => chain,
+  };
+}
+
+/**
+ * The "answered" statement of the embed's answer event `msg`: a true-false interaction, or a
+ * long-fill-in one with what was written, the self-assessment in the result extension `selfKey`
+ * (none without a key).
+ */
+function sendAnswer(cmi5, msg, { grading, describe, selfKey }) {
+  const r = itemReport(msg, grading);
+  const text = describe(msg.index);
+  const name = { en: msg.item };
+  const description = text ? { en: text } : undefined;
+  const success = r.success ?? undefined; // not judged: no success at all
+  if (msg.kind === 'true-false') {
+    const said = msg.response === 'true';
+    const right = msg.correct === true;
+    return cmi5.interactionTrueFalse(TEST_ID, msg.item, said, said === right, name, description, success);
+  }
+  const client =
+    r.selfAssessment && selfKey
+      ? transforming(cmi5, (s) => ({
+          ...s,
+          result: { ...s.result, extensions: { ...s.result?.extensions, [selfKey]: r.selfAssessment } },
+        }))
+      : cmi5;
+  return client.interactionLongFillIn(TEST_ID, msg.item, [r.response], undefined, name, description, success);
+}
+
+/**
+ * The options of a "passed" or "failed" statement that put the LMS's mastery score in its context:
+ * the client leaves out a mastery score of 0; cmi5 wants the one the LMS gave, whatever it is.
+ */
+const withMastery = (masteryScore) => ({
+  transform: (s) => ({
+    ...s,
+    context: { ...s.context, extensions: { ...s.context?.extensions, [MASTERY_EXTENSION]: masteryScore } },
+  }),
+});
+
+/**
+ * The attempt as the registration's state document keeps it: `answers`, the result statements
+ * `sent`, the answer box's `draft` on the question to answer next (kept to 4000 characters);
+ * next() is that question's index, save() writes the document.
+ */
+function attemptDocument(cmi5, where, total, stored, sent) {
+  const attempt = {
+    answers: stored ? [...stored.answers] : [],
+    sent,
+    draft: stored ? { index: stored.index, text: stored.draft } : { index: 0, text: '' },
+    next: () => Math.max(0, ...attempt.answers.map((a) => a.index + 1)),
+    save() {
+      const at = attempt.next();
+      const { draft, answers } = attempt;
+      const text = draft.index === at ? draft.text.slice(0, RESPONSE_LIMIT[2004]) : '';
+      return cmi5.xapi.setState({
+        ...where,
+        state: { attempt: suspendText(total, at, answers, text), sent: attempt.sent },
+      });
+    },
+  };
+  return attempt;
+}
+
+/**
+ * "passed" or "failed" (the score `now` against `mastery`; neither without one, nor once either
+ * was sent), then "completed", each recorded in the attempt's state document once sent.
+ */
+async function sendResult(cmi5, attempt, now, { mastery, masteryScore }) {
+  const passed = mastery === null ? null : passes(now.raw, now.max, mastery * 100);
+  if (passed !== null && !attempt.sent.includes('passed') && !attempt.sent.includes('failed')) {
+    const result = { raw: now.raw, min: 0, max: now.max, scaled: now.scaled };
+    const options = withMastery(masteryScore);
+    await (passed ? cmi5.pass(result, options) : cmi5.fail(result, options));
+    attempt.sent = [...attempt.sent, passed ? 'passed' : 'failed'];
+    await attempt.save();
+  }
+  await cmi5.complete();
+  attempt.sent = [...attempt.sent, 'completed'];
+  await attempt.save();
+}
+
+/** The status line of a complete attempt: its score, and the verdict once "passed" or "failed" was `sent`. */
+function resultText(label, { raw, max }, sent, mastery) {
+  const verdict = sent.includes('passed') ? ', passed' : sent.includes('failed') ? ', not passed' : '';
+  const mark = verdict && mastery !== null ? ` (pass mark ${percent(mastery)})` : '';
+  const right = max === 0 ? 'no score (only self-assessed answers)' : `${raw} of ${max} right`;
+  return `Recorded in the LMS (${label}): ${right}${verdict}${mark}; the attempt is complete.`;
+}
+
 /**
  * Starts the AU session. Resolves to {connected, version: 'cmi5', mode, resume, errors, recording,
  * answerLimit, onEvent(msg), saveDraft(index, text), finish(), exit()}: `resume` ({index, answers,
@@ -95,44 +258,17 @@ export async function startCmi5Runtime({
   navigate = (url) => window.location.assign(url),
 }) {
   const errors = [];
-  const off = (state, text) => {
-    if (state === 'error') errors.push(text);
-    onStatus(state, text);
-    const none = () => {};
-    return {
-      connected: false,
-      version: 'cmi5',
-      mode: null,
-      resume: null,
-      errors,
-      recording: false,
-      answerLimit: null,
-      onEvent: none,
-      saveDraft: none,
-      finish: none,
-    };
-  };
   const params = launchParameters ?? {};
-  const given = LAUNCH_PARAMS.filter((p) => params[p] !== undefined && params[p] !== '');
-  if (!given.length) return off('off', 'Not connected to an LMS: your answers and score are not being recorded.');
-  const missing = LAUNCH_PARAMS.filter((p) => !given.includes(p));
-  if (missing.length)
-    return off(
-      'error',
-      `The LMS\u2019s launch link lacks ${missing.join(', ')} (cmi5 needs ${LAUNCH_PARAMS.join(', ')}): your answers are not being recorded.`,
-    );
-  if (typeof params.actor !== 'object' || params.actor === null)
-    return off(
-      'error',
-      'The LMS\u2019s launch link gives an actor that is not an xAPI agent in JSON: your answers are not being recorded.',
-    );
+  const problem = launchProblem(params);
+  if (problem) return notConnected(errors, onStatus, ...problem);
 
   let cmi5;
   try {
     cmi5 = new Cmi5(params);
     await cmi5.initialize(); // the token, LMS.LaunchData, the learner's preferences, "initialized"
   } catch (e) {
-    return off('error', `The cmi5 session could not start: ${requestError(e)}. Your answers are not being recorded.`);
+    const text = `The cmi5 session could not start: ${requestError(e)}. Your answers are not being recorded.`;
+    return notConnected(errors, onStatus, 'error', text);
   }
   const data = cmi5.getLaunchData() ?? {};
   const mode = LAUNCH_MODES.includes(data.launchMode) ? data.launchMode : null;
@@ -153,129 +289,51 @@ export async function startCmi5Runtime({
   let stored = null;
   let sent = [];
   try {
-    // the list first: asking for a document the LRS does not have is a 404, an error in the console
-    const ids = (await cmi5.xapi.getStates({ agent: actor, activityId, registration })).data;
-    let doc = Array.isArray(ids) && ids.includes(ATTEMPT_STATE) ? (await cmi5.xapi.getState(where)).data : null;
-    if (typeof doc === 'string') doc = JSON.parse(doc);
-    stored = readSuspendData(typeof doc?.attempt === 'string' ? doc.attempt : '', total);
-    if (stored && Array.isArray(doc.sent)) sent = doc.sent.filter((v) => ['passed', 'failed', 'completed'].includes(v));
+    ({ stored, sent } = await readAttempt(cmi5, where, total));
   } catch (e) {
     fail('reading the attempt stored so far', e);
   }
-  const answers = stored ? [...stored.answers] : [];
+  const attempt = attemptDocument(cmi5, where, total, stored, sent);
+  const { answers, next } = attempt;
   const score = () =>
     attemptScore(
       answers.map((a) => ({ ...a, kind: kinds[a.index] ?? '' })),
       kinds,
       grading,
     );
-  const next = () => Math.max(0, ...answers.map((a) => a.index + 1));
-  const resultDue = () => next() >= total && !sent.includes('completed');
+  const resultDue = () => next() >= total && !attempt.sent.includes('completed');
   let final = !judged || next() >= total; // from here on, answers are practice and not sent
   let ended = false;
+  const { step, settled } = sequence(() => ended, fail);
 
-  // One step after another: a statement is made (and stamped) only when the one before is answered.
-  let chain = Promise.resolve();
-  const step = (what, fn) => {
-    chain = chain.then(async () => {
-      if (ended) return;
-      try {
-        await fn();
-      } catch (e) {
-        fail(what, e);
-      }
-    });
-    return chain;
-  };
-  // the answer box's text on the question to answer next (the state document keeps 4000 characters)
-  let draft = stored ? { index: stored.index, text: stored.draft } : { index: 0, text: '' };
   let draftQueued = false;
-  const saveAttempt = () => {
-    const at = next();
-    const text = draft.index === at ? draft.text.slice(0, RESPONSE_LIMIT[2004]) : '';
-    return cmi5.xapi.setState({ ...where, state: { attempt: suspendText(total, at, answers, text), sent } });
-  };
+  const answering = { grading, describe, selfKey: site ? selfAssessmentKey(site) : null };
 
-  const selfKey = site ? selfAssessmentKey(site) : null;
-  function sendAnswer(msg) {
-    const r = itemReport(msg, grading);
-    const text = describe(msg.index);
-    const name = { en: msg.item };
-    const description = text ? { en: text } : undefined;
-    const success = r.success ?? undefined; // not judged: no success at all
-    if (msg.kind === 'true-false') {
-      const said = msg.response === 'true';
-      const right = msg.correct === true;
-      return cmi5.interactionTrueFalse(TEST_ID, msg.item, said, said === right, name, description, success);
-    }
-    const client =
-      r.selfAssessment && selfKey
-        ? transforming(cmi5, (s) => ({
-            ...s,
-            result: { ...s.result, extensions: { ...s.result?.extensions, [selfKey]: r.selfAssessment } },
-          }))
-        : cmi5;
-    return client.interactionLongFillIn(TEST_ID, msg.item, [r.response], undefined, name, description, success);
-  }
-
-  // "passed" or "failed", then "completed", each recorded in the state document once sent.
-  async function sendResult() {
-    const now = score();
-    const passed = mastery === null ? null : passes(now.raw, now.max, mastery * 100);
-    if (passed !== null && !sent.includes('passed') && !sent.includes('failed')) {
-      // the client leaves out a mastery score of 0; cmi5 wants the one the LMS gave, whatever it is
-      const options = {
-        transform: (s) => ({
-          ...s,
-          context: { ...s.context, extensions: { ...s.context?.extensions, [MASTERY_EXTENSION]: data.masteryScore } },
-        }),
-      };
-      const result = { raw: now.raw, min: 0, max: now.max, scaled: now.scaled };
-      await (passed ? cmi5.pass(result, options) : cmi5.fail(result, options));
-      sent = [...sent, passed ? 'passed' : 'failed'];
-      await saveAttempt();
-    }
-    await cmi5.complete();
-    sent = [...sent, 'completed'];
-    await saveAttempt();
-  }
-
-  const resultText = () => {
-    const { raw, max } = score();
-    const verdict = sent.includes('passed') ? ', passed' : sent.includes('failed') ? ', not passed' : '';
-    const mark = verdict && mastery !== null ? ` (pass mark ${percent(mastery)})` : '';
-    const right = max === 0 ? 'no score (only self-assessed answers)' : `${raw} of ${max} right`;
-    return `Recorded in the LMS (${label}): ${right}${verdict}${mark}; the attempt is complete.`;
-  };
-  const progressText = () => `Saved to the LMS (${label}): ${answers.length} of ${total} answered.`;
   const showIfClean = (text) => {
     if (!errors.length) onStatus('ready', text);
   };
+  const result = () => sendResult(cmi5, attempt, score(), { mastery, masteryScore: data.masteryScore });
+  const showResult = () => showIfClean(resultText(label, score(), attempt.sent, mastery));
 
   if (!mode)
     fail('the launch', {
       message: `the LMS gave launchMode ${JSON.stringify(data.launchMode)} (not ${LAUNCH_MODES.join(', ')}), so nothing is recorded`,
     });
   else if (!judged) onStatus('off', `${mode} mode (${label}): your answers are not recorded.`);
-  else if (resultDue()) step('the result', sendResult).then(() => showIfClean(resultText()));
-  else if (final) showIfClean(resultText());
-  else
-    showIfClean(
-      stored
-        ? `Recording to the LMS (${label}): continuing your attempt, ${answers.length} of ${total} answered.`
-        : `Recording to the LMS (${label}): each answer is saved.`,
-    );
+  else if (resultDue()) step('the result', result).then(showResult);
+  else if (final) showResult();
+  else showIfClean(STATUS.recording(label, stored, answers.length, total));
 
   function onEvent(msg) {
     if (final || ended || !msg) return;
     if (msg.type === 'answer') {
       if (answers.some((a) => a.index === msg.index)) return;
       answers.push({ index: msg.index, correct: msg.correct === true, selfGraded: msg.selfGraded === true });
-      step(`the answer to ${msg.item}`, () => sendAnswer(msg));
-      step('saving the attempt', saveAttempt).then(() => showIfClean(progressText()));
+      step(`the answer to ${msg.item}`, () => sendAnswer(cmi5, msg, answering));
+      step('saving the attempt', attempt.save).then(() => showIfClean(STATUS.saved(label, answers.length, total)));
     } else if (msg.type === 'complete') {
       final = true;
-      step('the result', sendResult).then(() => showIfClean(resultText()));
+      step('the result', result).then(showResult);
     }
   }
 
@@ -292,7 +350,7 @@ export async function startCmi5Runtime({
   /** Ends the session when the learner asks: what is queued, "terminated", then the LMS's returnURL. */
   async function exit() {
     if (ended) return;
-    await chain;
+    await settled();
     ended = true;
     try {
       await cmi5.terminate();
@@ -316,16 +374,16 @@ export async function startCmi5Runtime({
     /** The answer box's text for question `index` as it is written: saved in the state document, one save queued at a time. */
     saveDraft(index, text) {
       if (final || ended) return;
-      draft = { index, text: String(text ?? '') };
+      attempt.draft = { index, text: String(text ?? '') };
       if (draftQueued) return; // the save queued sends the latest text
       draftQueued = true;
       step('saving the written answer', () => {
         draftQueued = false;
-        return saveAttempt();
+        return attempt.save();
       });
     },
     finish,
     exit,
-    settled: () => chain,
+    settled,
   };
 }

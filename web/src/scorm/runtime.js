@@ -209,6 +209,184 @@ export const suspendText = (total, index, answers, draft) =>
   });
 
 /**
+ * The status lines of an attempt both runtimes (this one and ../cmi5/runtime.js) show, `label`
+ * naming the standard: without an LMS, at launch (`resumed`: an attempt is continued), after an answer is saved.
+ */
+export const STATUS = {
+  notConnected: 'Not connected to an LMS: your answers and score are not being recorded.',
+  recording: (label, resumed, answered, total) =>
+    resumed
+      ? `Recording to the LMS (${label}): continuing your attempt, ${answered} of ${total} answered.`
+      : `Recording to the LMS (${label}): each answer is saved.`,
+  saved: (label, answered, total) => `Saved to the LMS (${label}): ${answered} of ${total} answered.`,
+};
+
+/** The attempt of a SCO that found no LMS or was refused: nothing is recorded; `state` and `text` go to onStatus. */
+function notConnected(errors, onStatus, state, text) {
+  onStatus(state, text);
+  return {
+    connected: false,
+    version: null,
+    resume: null,
+    errors,
+    recording: false,
+    answerLimit: null,
+    onEvent: () => {},
+    saveDraft: () => {},
+    finish: () => {},
+  };
+}
+
+/**
+ * The calls of the LMS's `api` (its names `fn`, one version's CALLS), every error code checked: an
+ * error goes to `errors` and onStatus. call(name, args, what, quiet) gives the result as a string
+ * ('' after an error), the codes `quiet` lists left unreported; get(element) reads (QUIET_READ
+ * quiet), set(element, value) writes, commit() commits.
+ */
+function apiCalls(api, fn, errors, onStatus) {
+  const fail = (what, code) => {
+    let text = '';
+    let detail = '';
+    try {
+      text = String(api[fn.errorString](code) ?? '');
+      detail = String(api[fn.diagnostic](code) ?? '');
+    } catch {
+      // the messages are a courtesy; the code is what matters
+    }
+    const line = `LMS error ${code} on ${what}${text ? `: ${text}` : ''}${detail && detail !== text ? ` (${detail})` : ''}`;
+    errors.push(line);
+    onStatus('error', line);
+  };
+  const call = (name, args, what, quiet = []) => {
+    let out = '';
+    try {
+      out = api[name](...args);
+    } catch (e) {
+      errors.push(`LMS ${name} failed: ${e.message}`);
+      onStatus('error', `LMS ${name} failed: ${e.message}`);
+      return '';
+    }
+    let code = '0';
+    try {
+      code = String(api[fn.error]() ?? '0');
+    } catch {
+      code = '0';
+    }
+    if (code !== '0' && code !== '' && !quiet.includes(code)) fail(what, code);
+    return code === '0' || code === '' ? String(out ?? '') : '';
+  };
+  return {
+    call,
+    get: (el) => call(fn.get, [el], el, QUIET_READ),
+    set: (el, value) => call(fn.set, [el, String(value)], el),
+    commit: () => call(fn.commit, [''], fn.commit),
+  };
+}
+
+/**
+ * What the embed's answer event `msg` (its grading.js report `report`) writes in SCORM `version`,
+ * in order: the interaction's [element, value] pairs under `n` (cmi.interactions.n), and 2004's
+ * comment from the learner with a self-graded answer's self-assessment (pairs under the comment's
+ * element, or null). `limit`: the most characters of a written answer; describe(index): a
+ * question's text (2004's description).
+ */
+function interactionValues(version, n, msg, report, { limit, describe }) {
+  const v12 = version === '1.2';
+  const tf = msg.kind === 'true-false';
+  const when = new Date(msg.time);
+  const at = Number.isNaN(when.getTime()) ? new Date() : when;
+  const timestamp = `${at.toISOString().slice(0, 22)}Z`;
+  const written = tf ? '' : plainResponse(report.response, limit);
+  const result = report.success === null ? 'neutral' : report.success ? 'correct' : v12 ? 'wrong' : 'incorrect';
+  const right = (msg.response === 'true') === msg.correct;
+  const values = [[`${n}.id`, msg.item]];
+  if (v12) {
+    values.push([`${n}.type`, tf ? 'true-false' : 'fill-in']);
+    values.push([`${n}.time`, `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`]);
+    values.push([`${n}.weighting`, report.counts ? 1 : 0]);
+    if (tf) values.push([`${n}.student_response`, msg.response === 'true' ? 't' : 'f']);
+    else if (written) values.push([`${n}.student_response`, written]);
+    if (tf) values.push([`${n}.correct_responses.0.pattern`, right ? 't' : 'f']);
+    values.push([`${n}.result`, result]);
+    return { interaction: values, comment: null };
+  }
+  values.push([`${n}.type`, tf ? 'true-false' : 'long-fill-in']);
+  values.push([`${n}.timestamp`, timestamp]);
+  values.push([`${n}.weighting`, report.counts ? 1 : 0]);
+  const description = plainResponse(describe(msg.index), 250);
+  if (description) values.push([`${n}.description`, description]);
+  if (tf) values.push([`${n}.correct_responses.0.pattern`, String(right)]);
+  if (tf) values.push([`${n}.learner_response`, msg.response === 'true' ? 'true' : 'false']);
+  else if (written) values.push([`${n}.learner_response`, written]);
+  values.push([`${n}.result`, result]);
+  const comment = report.selfAssessment
+    ? [
+        ['comment', `Self-assessment of ${msg.item}: ${report.selfAssessment}`],
+        ['location', msg.item],
+        ['timestamp', timestamp],
+      ]
+    : null;
+  return { interaction: values, comment };
+}
+
+/**
+ * What the embed's score event `msg` writes in SCORM `version`: [element, value] pairs, none when
+ * nothing counts (max 0); `progress` (answered of all, 2004's cmi.progress_measure) is not 1.2's.
+ */
+function scoreValues(version, msg, progress) {
+  const values = [];
+  if (msg.max > 0 && version === '1.2') {
+    values.push(['cmi.core.score.min', 0]);
+    values.push(['cmi.core.score.max', 100]);
+    values.push(['cmi.core.score.raw', Math.round(msg.scaled * 10000) / 100]);
+  } else if (msg.max > 0) {
+    values.push(['cmi.score.min', 0]);
+    values.push(['cmi.score.max', msg.max]);
+    values.push(['cmi.score.raw', msg.raw]);
+    values.push(['cmi.score.scaled', round4(msg.scaled)]);
+  }
+  if (version !== '1.2') values.push(['cmi.progress_measure', round4(progress)]);
+  return values;
+}
+
+/**
+ * What the embed's complete event `msg` writes in SCORM `version`, its score against `passMark`
+ * (percent): {values: [element, value] pairs, verdict: the status line's words}.
+ */
+function completionValues(version, msg, passMark) {
+  const model = MODEL[version];
+  const passed = passes(msg.raw, msg.max, passMark);
+  const values =
+    version === '1.2'
+      ? [
+          [model.status, passed === null ? 'completed' : passed ? 'passed' : 'failed'],
+          [model.exit, ''],
+        ]
+      : [
+          [model.status, 'completed'],
+          ['cmi.success_status', passed === null ? 'unknown' : passed ? 'passed' : 'failed'],
+          [model.exit, 'normal'],
+        ];
+  const right = `${msg.raw} of ${msg.max} right`;
+  const verdict =
+    msg.max === 0
+      ? 'no score (only self-assessed answers)'
+      : passed === null
+        ? right
+        : `${passed ? 'passed' : 'not passed'}, ${right} (pass mark ${Math.round(passMark * 100) / 100} %)`;
+  return { values, verdict };
+}
+
+/** 1.2's cmi.comments, written once at the end: "Self-assessed: why-03 got it; err-01 missed it.", or null. */
+function selfAssessments12(answers, ids) {
+  const lines = answers
+    .filter((a) => a.selfGraded)
+    .sort((a, b) => a.index - b.index)
+    .map((a) => `${ids[a.index] ?? `question ${a.index + 1}`} ${a.correct ? 'got it' : 'missed it'}`);
+  return lines.length ? plainResponse(`Self-assessed: ${lines.join('; ')}.`, 4096) : null;
+}
+
+/**
  * Starts the attempt. Returns {connected, version, resume, errors, recording, answerLimit,
  * onEvent(msg), saveDraft(index, text), finish()}: `resume` ({index, answers, draft}) or null for
  * the quiz embed, `recording` whether answers go to the LMS (not in review mode), `answerLimit`
@@ -232,64 +410,17 @@ export function startScormRuntime({
 }) {
   const errors = [];
   const found = findLmsApi(win, { prefer: preferred });
-  const off = (state, text) => {
-    onStatus(state, text);
-    return {
-      connected: false,
-      version: null,
-      resume: null,
-      errors,
-      recording: false,
-      answerLimit: null,
-      onEvent: () => {},
-      saveDraft: () => {},
-      finish: () => {},
-    };
-  };
-  if (!found) return off('off', 'Not connected to an LMS: your answers and score are not being recorded.');
+  if (!found) return notConnected(errors, onStatus, 'off', STATUS.notConnected);
   const { api, version } = found;
   const fn = CALLS[version];
   const model = MODEL[version];
   const v12 = version === '1.2';
   const label = `SCORM ${version}`;
+  const { call, get, set, commit } = apiCalls(api, fn, errors, onStatus);
+  const setAll = (values) => values.forEach(([el, value]) => set(el, value));
 
-  const fail = (what, code) => {
-    let text = '';
-    let detail = '';
-    try {
-      text = String(api[fn.errorString](code) ?? '');
-      detail = String(api[fn.diagnostic](code) ?? '');
-    } catch {
-      // the messages are a courtesy; the code is what matters
-    }
-    const line = `LMS error ${code} on ${what}${text ? `: ${text}` : ''}${detail && detail !== text ? ` (${detail})` : ''}`;
-    errors.push(line);
-    onStatus('error', line);
-  };
-  // One API call; its result (as a string), with the error code checked unless `quiet` lists it.
-  const call = (name, args, what, quiet = []) => {
-    let out = '';
-    try {
-      out = api[name](...args);
-    } catch (e) {
-      errors.push(`LMS ${name} failed: ${e.message}`);
-      onStatus('error', `LMS ${name} failed: ${e.message}`);
-      return '';
-    }
-    let code = '0';
-    try {
-      code = String(api[fn.error]() ?? '0');
-    } catch {
-      code = '0';
-    }
-    if (code !== '0' && code !== '' && !quiet.includes(code)) fail(what, code);
-    return code === '0' || code === '' ? String(out ?? '') : '';
-  };
-  const get = (el) => call(fn.get, [el], el, QUIET_READ);
-  const set = (el, value) => call(fn.set, [el, String(value)], el);
-  const commit = () => call(fn.commit, [''], fn.commit);
-
-  if (call(fn.init, [''], fn.init) !== 'true') return off('error', errors.at(-1) ?? `The LMS refused ${fn.init}.`);
+  if (call(fn.init, [''], fn.init) !== 'true')
+    return notConnected(errors, onStatus, 'error', errors.at(-1) ?? `The LMS refused ${fn.init}.`);
   const startedAt = Date.now();
   let finished = false;
   const saveTime = () => set(model.sessionTime, (v12 ? timespan12 : duration2004)(Date.now() - startedAt));
@@ -337,127 +468,53 @@ export function startScormRuntime({
         'ready',
         final
           ? `Recorded in the LMS (${label}): the attempt is complete.`
-          : stored
-            ? `Recording to the LMS (${label}): continuing your attempt, ${answers.length} of ${total} answered.`
-            : `Recording to the LMS (${label}): each answer is saved.`,
+          : STATUS.recording(label, stored, answers.length, total),
       );
   }
 
   function recordAnswer(msg) {
     if (answers.some((a) => a.index === msg.index)) return;
     answers.push({ index: msg.index, correct: msg.correct === true, selfGraded: msg.selfGraded === true });
-    const report = itemReport(msg, grading);
     const n = `cmi.interactions.${interactions++}`;
-    const tf = msg.kind === 'true-false';
-    const when = new Date(msg.time);
-    const at = Number.isNaN(when.getTime()) ? new Date() : when;
-    const timestamp = `${at.toISOString().slice(0, 22)}Z`;
-    const written = tf ? '' : plainResponse(report.response, limit);
-    const result = report.success === null ? 'neutral' : report.success ? 'correct' : v12 ? 'wrong' : 'incorrect';
-    set(`${n}.id`, msg.item);
-    if (v12) {
-      set(`${n}.type`, tf ? 'true-false' : 'fill-in');
-      set(`${n}.time`, `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`);
-      set(`${n}.weighting`, report.counts ? 1 : 0);
-      if (tf) set(`${n}.student_response`, msg.response === 'true' ? 't' : 'f');
-      else if (written) set(`${n}.student_response`, written);
-      if (tf) {
-        const right = (msg.response === 'true') === msg.correct;
-        set(`${n}.correct_responses.0.pattern`, right ? 't' : 'f');
-      }
-      set(`${n}.result`, result);
-    } else {
-      set(`${n}.type`, tf ? 'true-false' : 'long-fill-in');
-      set(`${n}.timestamp`, timestamp);
-      set(`${n}.weighting`, report.counts ? 1 : 0);
-      const description = plainResponse(describe(msg.index), 250);
-      if (description) set(`${n}.description`, description);
-      if (tf) {
-        const right = (msg.response === 'true') === msg.correct;
-        set(`${n}.correct_responses.0.pattern`, String(right));
-      }
-      if (tf) set(`${n}.learner_response`, msg.response === 'true' ? 'true' : 'false');
-      else if (written) set(`${n}.learner_response`, written);
-      set(`${n}.result`, result);
-      if (report.selfAssessment) {
-        const c = `cmi.comments_from_learner.${comments++}`;
-        set(`${c}.comment`, `Self-assessment of ${msg.item}: ${report.selfAssessment}`);
-        set(`${c}.location`, msg.item);
-        set(`${c}.timestamp`, timestamp);
-      }
+    const { interaction, comment } = interactionValues(version, n, msg, itemReport(msg, grading), { limit, describe });
+    setAll(interaction);
+    if (comment) {
+      const c = `cmi.comments_from_learner.${comments++}`;
+      setAll(comment.map(([el, value]) => [`${c}.${el}`, value]));
     }
   }
 
   function recordScore(msg) {
-    // with nothing that counts there is no score to send (max 0), only the progress
-    if (msg.max > 0 && v12) {
-      set('cmi.core.score.min', 0);
-      set('cmi.core.score.max', 100);
-      set('cmi.core.score.raw', Math.round(msg.scaled * 10000) / 100);
-    } else if (msg.max > 0) {
-      set('cmi.score.min', 0);
-      set('cmi.score.max', msg.max);
-      set('cmi.score.raw', msg.raw);
-      set('cmi.score.scaled', round4(msg.scaled));
-    }
-    if (!v12) set('cmi.progress_measure', round4(total > 0 ? Math.min(1, answers.length / total) : 1));
+    setAll(scoreValues(version, msg, total > 0 ? Math.min(1, answers.length / total) : 1));
     set(model.location, nextIndex());
     saveSuspend();
   }
 
-  // 1.2's self-assessments, once at the end: "Self-assessed: why-03 got it; err-01 missed it."
-  function selfAssessments12() {
-    const lines = answers
-      .filter((a) => a.selfGraded)
-      .sort((a, b) => a.index - b.index)
-      .map((a) => `${ids[a.index] ?? `question ${a.index + 1}`} ${a.correct ? 'got it' : 'missed it'}`);
-    if (lines.length)
-      call(fn.set, ['cmi.comments', plainResponse(`Self-assessed: ${lines.join('; ')}.`, 4096)], 'cmi.comments', [
-        '401',
-      ]);
-  }
-
   let verdict = '';
   function recordComplete(msg) {
-    const passed = passes(msg.raw, msg.max, passMark);
-    if (v12) {
-      set(model.status, passed === null ? 'completed' : passed ? 'passed' : 'failed');
-      set(model.exit, '');
-      selfAssessments12();
-    } else {
-      set(model.status, 'completed');
-      set('cmi.success_status', passed === null ? 'unknown' : passed ? 'passed' : 'failed');
-      set(model.exit, 'normal');
-    }
-    const right = `${msg.raw} of ${msg.max} right`;
-    verdict =
-      msg.max === 0
-        ? 'no score (only self-assessed answers)'
-        : passed === null
-          ? right
-          : `${passed ? 'passed' : 'not passed'}, ${right} (pass mark ${Math.round(passMark * 100) / 100} %)`;
+    const completion = completionValues(version, msg, passMark);
+    setAll(completion.values);
+    verdict = completion.verdict;
+    const selfAssessed = v12 ? selfAssessments12(answers, ids) : null;
+    if (selfAssessed) call(fn.set, ['cmi.comments', selfAssessed], 'cmi.comments', ['401']);
   }
 
   function onEvent(msg) {
     if (final || finished || !msg) return;
-    if (msg.type === 'answer') recordAnswer(msg);
-    else if (msg.type === 'score') {
-      recordScore(msg);
-      saveTime();
-      commit();
-    } else if (msg.type === 'complete') {
-      recordComplete(msg);
-      saveTime();
-      commit();
-      final = true;
-    } else return;
+    if (msg.type === 'answer') return recordAnswer(msg);
+    if (msg.type === 'score') recordScore(msg);
+    else if (msg.type === 'complete') recordComplete(msg);
+    else return;
+    saveTime();
+    commit();
+    if (msg.type === 'complete') final = true;
     // an error stays on the status line: later answers may be saved, but one was not
-    if (!errors.length && msg.type !== 'answer')
+    if (!errors.length)
       onStatus(
         'ready',
         final
           ? `Recorded in the LMS (${label}): ${verdict}; the attempt is complete.`
-          : `Saved to the LMS (${label}): ${answers.length} of ${total} answered.`,
+          : STATUS.saved(label, answers.length, total),
       );
   }
 
