@@ -71,7 +71,7 @@ export async function served(options, fn) {
 }
 
 /**
- * The test side of engine/client.js's hold (heldForTest): window.__testHold in every page the
+ * The test side of engine/pool.js's hold (heldForTest): window.__testHold in every page the
  * harness opens. hold(ops) keeps the answers of those engine ops from then on (a computation
  * that is slow on purpose, whatever the machine's speed), `waiting` counts those kept, `seen`
  * counts every answer by op, pass() hands the kept answers over and goes on holding, release()
