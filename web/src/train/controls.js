@@ -24,120 +24,113 @@ import { fieldApplies } from '../shared/fields.js';
 
 const SECTION_TITLES = { task: 'Data', arch: 'Architectures', model: 'Model', training: 'Training', more: 'More' };
 
-export function createTrainControls({ form, store, prefix = 'train-', show = TRAIN_KEYS, lock = [] }) {
-  const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
-  const boxes = new Map(); // field -> {input(s), error, kind}
-  const invalid = new Set();
-  // the field whose typed value is being taken: its box keeps the text as typed ("1e-3" stays
-  // "1e-3"); every other box, focused or not, shows the store's value
-  let typing = null;
-  const fixedMark = (field) => (lock.includes(field) ? [' ', el('span', { class: 'fixed' }, 'fixed')] : null);
+/** The "fixed" mark beside a field an embed locks, or nothing. */
+const fixedMarkOf = (lock, field) => (lock.includes(field) ? [' ', el('span', { class: 'fixed' }, 'fixed')] : null);
 
-  function errorLine(field) {
-    return el('p', { id: `${idOf(field)}-error`, class: 'field-error', hidden: true });
-  }
+function errorLine(id) {
+  return el('p', { id: `${id}-error`, class: 'field-error', hidden: true });
+}
 
-  function archPicker(field) {
-    const c = TRAIN_TABLE[field];
-    const checks = [];
-    const option = (a) => {
-      const input = el('input', {
-        type: 'checkbox',
-        id: `${idOf(field)}-${a.key}`,
-        value: a.key,
-        disabled: lock.includes(field),
-        'aria-describedby': `${idOf(field)}-error`,
-      });
-      checks.push(input);
-      return el(
-        'label',
-        { class: `chip chip-${a.key}` },
-        input,
-        el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
-      );
-    };
-    const article = ARCHS.filter((a) => a.group === 'article' && c.choices.includes(a.key));
-    const others = ARCHS.filter((a) => a.group !== 'article' && c.choices.includes(a.key));
-    const error = errorLine(field);
-    boxes.set(field, { kind: 'arch', inputs: checks, error });
+// ---- the fields: each makes its node and keeps its box in `boxes` (field -> {kind, inputs, error, node})
+
+/** The architectures' checkboxes: the article's shown, the others behind a "more". */
+function archPicker(field, { idOf, lock, boxes }) {
+  const c = TRAIN_TABLE[field];
+  const checks = [];
+  const option = (a) => {
+    const input = el('input', {
+      type: 'checkbox',
+      id: `${idOf(field)}-${a.key}`,
+      value: a.key,
+      disabled: lock.includes(field),
+      'aria-describedby': `${idOf(field)}-error`,
+    });
+    checks.push(input);
     return el(
-      'div',
-      { class: 'field', 'data-field': field },
-      el('div', { class: 'chips' }, article.map(option)),
-      el(
-        'details',
-        { class: 'more', id: `${idOf(field)}-more` },
-        el('summary', {}, `more: ${[...new Set(others.map((a) => a.short ?? a.label))].join(', ')}`),
-        el('div', { class: 'chips' }, others.map(option)),
-      ),
-      error,
+      'label',
+      { class: `chip chip-${a.key}` },
+      input,
+      el('span', { class: 'chip-name' }, archLabel(a.key), swatch(a.key)),
     );
-  }
-
-  function menuOrBox(field) {
-    const c = TRAIN_TABLE[field];
-    const id = idOf(field);
-    const error = errorLine(field);
-    const hint = c.help ? el('span', { class: 'visually-hidden', id: `${id}-help` }, `: ${c.help}`) : null;
-    const described = [hint && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
-    let input;
-    if (c.kind === 'choice') {
-      input = el(
-        'select',
-        { id, disabled: lock.includes(field), 'aria-describedby': described },
-        c.choices.map((v) => new Option(c.names?.[v] ?? String(v), String(v))),
-      );
-    } else {
-      input = el('input', {
-        id,
-        type: 'number',
-        class: 'number',
-        min: c.min,
-        max: c.max,
-        step: c.step ?? 1,
-        inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
-        disabled: lock.includes(field),
-        'aria-describedby': described,
-      });
-    }
-    const box = { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error, node: null };
-    boxes.set(field, box);
-    let control = input;
-    if (c.reroll) {
-      const again = el(
-        'button',
-        { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: lock.includes(field) },
-        're-roll',
-      );
-      again.addEventListener('click', () => {
-        const [v] = crypto.getRandomValues(new Uint32Array(1));
-        store.set({ [field]: Math.min(c.max, v) });
-      });
-      control = el('div', { class: 'seed-row' }, input, again);
-    }
-    box.node = el(
-      'div',
-      { class: `field small field-${field}`, 'data-field': field, title: c.help ?? null },
-      el('label', { for: id }, c.label, fixedMark(field), hint),
-      control,
-      error,
-    );
-    return box.node;
-  }
-
-  const settings = el('fieldset', { class: 'train-settings' });
-  // The note holds its line in both states: a line that appeared at Start would move every setting below it.
-  const LOCK_NOTE = {
-    free: 'Start locks these settings until Reset.',
-    locked: 'Reset the run to change its settings.',
   };
-  const lockNote = el('p', { class: 'hint train-lock-note', 'data-locked': 'false' }, LOCK_NOTE.free);
+  const article = ARCHS.filter((a) => a.group === 'article' && c.choices.includes(a.key));
+  const others = ARCHS.filter((a) => a.group !== 'article' && c.choices.includes(a.key));
+  const error = errorLine(idOf(field));
+  boxes.set(field, { kind: 'arch', inputs: checks, error });
+  return el(
+    'div',
+    { class: 'field', 'data-field': field },
+    el('div', { class: 'chips' }, article.map(option)),
+    el(
+      'details',
+      { class: 'more', id: `${idOf(field)}-more` },
+      el('summary', {}, `more: ${[...new Set(others.map((a) => a.short ?? a.label))].join(', ')}`),
+      el('div', { class: 'chips' }, others.map(option)),
+    ),
+    error,
+  );
+}
+
+/** A menu (a choice) or a number box, with a re-roll button for a field that has one (the seed). */
+function menuOrBox(field, { idOf, lock, boxes, store }) {
+  const c = TRAIN_TABLE[field];
+  const id = idOf(field);
+  const error = errorLine(id);
+  const hint = c.help ? el('span', { class: 'visually-hidden', id: `${id}-help` }, `: ${c.help}`) : null;
+  const described = [hint && `${id}-help`, `${id}-error`].filter(Boolean).join(' ');
+  let input;
+  if (c.kind === 'choice') {
+    input = el(
+      'select',
+      { id, disabled: lock.includes(field), 'aria-describedby': described },
+      c.choices.map((v) => new Option(c.names?.[v] ?? String(v), String(v))),
+    );
+  } else {
+    input = el('input', {
+      id,
+      type: 'number',
+      class: 'number',
+      min: c.min,
+      max: c.max,
+      step: c.step ?? 1,
+      inputmode: c.kind === 'real' ? 'decimal' : 'numeric',
+      disabled: lock.includes(field),
+      'aria-describedby': described,
+    });
+  }
+  const box = { kind: c.kind === 'choice' ? 'choice' : 'number', inputs: [input], error, node: null };
+  boxes.set(field, box);
+  let control = input;
+  if (c.reroll) {
+    const again = el(
+      'button',
+      { type: 'button', class: 'secondary', id: `${id}-reroll`, disabled: lock.includes(field) },
+      're-roll',
+    );
+    again.addEventListener('click', () => {
+      const [v] = crypto.getRandomValues(new Uint32Array(1));
+      store.set({ [field]: Math.min(c.max, v) });
+    });
+    control = el('div', { class: 'seed-row' }, input, again);
+  }
+  box.node = el(
+    'div',
+    { class: `field small field-${field}`, 'data-field': field, title: c.help ?? null },
+    el('label', { for: id }, c.label, fixedMarkOf(lock, field), hint),
+    control,
+    error,
+  );
+  return box.node;
+}
+
+/** The settings' layout: one fieldset per section of the fields of `show`, its `more` fields behind "More settings". */
+function settingsLayout({ prefix, show, lock, node }) {
+  const settings = el('fieldset', { class: 'train-settings' });
   for (const section of TRAIN_SECTIONS) {
     const fields = TRAIN_KEYS.filter((k) => show.includes(k) && (TRAIN_TABLE[k].section ?? 'more') === section);
     if (!fields.length) continue;
     const main = fields.filter((k) => !TRAIN_TABLE[k].more || section === 'more');
     const more = fields.filter((k) => TRAIN_TABLE[k].more && section !== 'more');
-    const node = (k) => (TRAIN_TABLE[k].kind === 'choice_list' ? archPicker(k) : menuOrBox(k));
     settings.append(
       el(
         'fieldset',
@@ -147,7 +140,7 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
           'legend',
           { class: 'field-title' },
           SECTION_TITLES[section] ?? section,
-          main.filter((k) => TRAIN_TABLE[k].kind === 'choice_list').map(fixedMark),
+          main.filter((k) => TRAIN_TABLE[k].kind === 'choice_list').map((k) => fixedMarkOf(lock, k)),
         ),
         main.length ? el('div', { class: section === 'arch' ? null : 'grid2' }, main.map(node)) : null,
         more.length
@@ -161,12 +154,11 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
       ),
     );
   }
-  // an embed that shows no setting, or fixes every one it shows, has nothing for Start to lock
-  // or Reset to free, so no note
-  lockNote.hidden =
-    !settings.childElementCount || show.filter((k) => TRAIN_KEYS.includes(k)).every((k) => lock.includes(k));
-  form.append(lockNote, settings);
+  return settings;
+}
 
+/** The message beside a field of `boxes`: shown (setError; false when there is no such field) and cleared. */
+function fieldErrors(boxes) {
   function setError(field, message) {
     const b = boxes.get(field);
     if (!b) return false;
@@ -187,6 +179,34 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
     b.error.closest('.field')?.classList.remove('has-error');
     for (const i of b.inputs) i.removeAttribute('aria-invalid');
   }
+  return { setError, clearError };
+}
+
+// The note holds its line in both states: a line that appeared at Start would move every setting below it.
+const LOCK_NOTE = {
+  free: 'Start locks these settings until Reset.',
+  locked: 'Reset the run to change its settings.',
+};
+
+export function createTrainControls({ form, store, prefix = 'train-', show = TRAIN_KEYS, lock = [] }) {
+  const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
+  const boxes = new Map(); // field -> {input(s), error, kind}
+  const invalid = new Set();
+  // the field whose typed value is being taken: its box keeps the text as typed ("1e-3" stays
+  // "1e-3"); every other box, focused or not, shows the store's value
+  let typing = null;
+
+  const lockNote = el('p', { class: 'hint train-lock-note', 'data-locked': 'false' }, LOCK_NOTE.free);
+  const made = { idOf, lock, boxes, store };
+  const node = (k) => (TRAIN_TABLE[k].kind === 'choice_list' ? archPicker(k, made) : menuOrBox(k, made));
+  const settings = settingsLayout({ prefix, show, lock, node });
+  // an embed that shows no setting, or fixes every one it shows, has nothing for Start to lock
+  // or Reset to free, so no note
+  lockNote.hidden =
+    !settings.childElementCount || show.filter((k) => TRAIN_KEYS.includes(k)).every((k) => lock.includes(k));
+  form.append(lockNote, settings);
+
+  const { setError, clearError } = fieldErrors(boxes);
 
   // A typed value is read through the field table, as a link's is: out of range or not a number is named, not taken.
   function onInput(e) {

@@ -85,160 +85,375 @@ export function chunkSize(done, steps, logEvery) {
   return Math.max(0, Math.min(logEvery - (done % logEvery), steps - done));
 }
 
-export function createSession({ engine, onChange = () => {}, now = () => performance.now() }) {
+/** A run has finished: stopped at a non-finite step, failed, trained (stopWhenTrained) or at its last step. */
+const finished = (r) => r.stopped || r.error || r.trainedAt !== null || r.stepsDone >= r.steps;
+
+/** The first log of `logs` with a non-finite step, or undefined. */
+const nonfiniteLog = (logs) => logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
+
+/** A run of the session, from what it is (`of`), its trainer and where its training stands. */
+function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, firstNonfinite = null } = {}) {
+  return {
+    arch: of.arch,
+    key: of.key,
+    label: of.label,
+    dash: of.dash,
+    steps: of.steps,
+    stopWhenTrained: of.stopWhenTrained,
+    trainedAt: of.trainedAt,
+    logEvery: of.logEvery,
+    lesion: null,
+    lesionError: null,
+    dwaWeights: null,
+    gates: null,
+    learnedError: null,
+    trainer,
+    config: trainer.config ?? null,
+    task: trainer.task ?? null,
+    logs,
+    stepsDone,
+    stopped,
+    firstNonfinite,
+    error: null,
+    busy: false,
+    activeSteps: 0,
+  };
+}
+
+/**
+ * The session's state and the time spent running (not paused), for the rates. The clock runs while
+ * the run is running or finishing a pause: the rates leave paused time out.
+ */
+function createRunClock(now) {
   let state = 'idle';
+  let activeMs = 0;
+  let runningSince = 0;
+  const clockedIn = (st) => st === 'running' || st === 'pausing';
+  return {
+    get state() {
+      return state;
+    },
+    set(next) {
+      if (clockedIn(state) && !clockedIn(next)) {
+        activeMs += now() - runningSince;
+        runningSince = 0;
+      } else if (!clockedIn(state) && clockedIn(next)) runningSince = now();
+      state = next;
+    },
+    clocked: () => clockedIn(state),
+    /** The time spent running so far, in ms. */
+    ms: () => activeMs + (clockedIn(state) ? now() - runningSince : 0),
+    /** The time spent running counted from now on. */
+    zero() {
+      activeMs = 0;
+      runningSince = 0;
+    },
+    /** Idle, no time spent. */
+    idle() {
+      activeMs = 0;
+      runningSince = 0;
+      state = 'idle';
+    },
+  };
+}
+
+/** The snapshot's progress of `runs` after `ms` of running: steps done, the rates and the time left. */
+function progressOf(runs, config, ms, state) {
+  const total = runs.reduce((s, r) => s + r.steps, 0);
+  const done = runs.reduce((s, r) => s + (finished(r) ? r.steps : r.stepsDone), 0);
+  const rates = runs.map((r) => (ms > 0 ? r.activeSteps / (ms / 1000) : 0));
+  const left = runs.map((r, i) => (finished(r) ? 0 : rates[i] > 0 ? (r.steps - r.stepsDone) / rates[i] : Infinity));
+  const stepsPerSecond = rates.reduce((a, b) => a + b, 0);
+  return {
+    done,
+    total,
+    fraction: total ? done / total : 0,
+    stepsPerSecond,
+    tokensPerSecond: config ? stepsPerSecond * tokensPerStep(config) : 0,
+    secondsLeft: runs.length && state !== 'done' ? Math.max(0, ...left) : 0,
+    activeMs: ms,
+  };
+}
+
+/**
+ * One request of `r`: the updates up to its next logged step. `current()`: the answer is still
+ * wanted (no reset since); `clocked()`: the session's clock runs (its steps count for the rates).
+ */
+async function advance(r, current, clocked) {
+  const n = chunkSize(r.stepsDone, r.steps, r.logEvery);
+  if (n <= 0) return;
+  r.busy = true;
+  let logs;
+  try {
+    logs = await r.trainer.step(n);
+  } catch (e) {
+    if (!current()) return;
+    r.busy = false;
+    r.error = lostTrainerError(e);
+    return;
+  }
+  if (!current()) return;
+  r.busy = false;
+  r.logs.push(...logs);
+  const stop = nonfiniteLog(logs);
+  if (stop) {
+    r.stopped = true;
+    r.firstNonfinite = stop.first_nonfinite;
+    r.stepsDone = stop.step;
+  } else r.stepsDone += n;
+  if (clocked()) r.activeSteps += n;
+  const last = logs.at(-1);
+  if (r.stopWhenTrained && !r.stopped && last && belowHalfway(last, r.task)) r.trainedAt = last.step;
+}
+
+// ---- after training: each run's lesion (its trainer's lesion()) and its
+// learned averaging weights and gates (dwaWeights(), gates()), kept on the run
+// while `current()` (no reset since)
+async function afterTraining(runs, current) {
+  await Promise.all(runs.map((r) => Promise.all([lesionOf(r, current), learnedOf(r, current)])));
+}
+async function lesionOf(r, current) {
+  if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;
+  try {
+    const l = await r.trainer.lesion();
+    if (current()) r.lesion = l;
+  } catch (e) {
+    if (current()) r.lesionError = e;
+  }
+}
+async function learnedOf(r, current) {
+  if (r.dwaWeights || r.gates || r.error) return;
+  const ask = (name) => (typeof r.trainer[name] === 'function' ? r.trainer[name]() : null);
+  try {
+    const [w, g] = await Promise.all([ask('dwaWeights'), ask('gates')]);
+    if (!current()) return;
+    r.dwaWeights = w ?? null;
+    r.gates = g ?? null;
+  } catch (e) {
+    if (current()) r.learnedError = e;
+  }
+}
+
+// ---- saving and loading a model: the file's format is model-file.js's
+
+/** The run as a model file holds it: the settings and, per run, its arch, logs and the engine's state blob (`states`). */
+function savedModel(runs, config, states) {
+  const shared = { ...config };
+  delete shared.arch;
+  // a run's overrides: the settings its trainer has that differ from the shared ones
+  const overridesOf = (r) =>
+    Object.fromEntries(
+      Object.keys(shared)
+        .filter((k) => r.config && k in r.config && JSON.stringify(r.config[k]) !== JSON.stringify(shared[k]))
+        .map((k) => [k, r.config[k]]),
+    );
+  return {
+    // the settings name each architecture once, whatever runs use it
+    config: { ...config, arch: [...new Set(config.arch)] },
+    runs: runs.map((r, i) => ({
+      arch: r.arch,
+      key: r.key ?? r.arch,
+      label: r.label ?? null,
+      dash: r.dash ?? null,
+      overrides: overridesOf(r),
+      stopWhenTrained: Boolean(r.stopWhenTrained),
+      trainedAt: r.trainedAt ?? null,
+      logs: r.logs,
+      state: states[i],
+    })),
+  };
+}
+
+/** The runs of a session in `state` as a model file holds them, their states asked of their trainers. */
+async function saveRuns(runs, config, state) {
+  if (!runs.length || (state !== 'paused' && state !== 'done'))
+    throw new Error('nothing to save: a model is saved when its run is paused or done');
+  const states = await Promise.all(runs.map((r) => r.trainer.state()));
+  return savedModel(runs, config, states);
+}
+
+/** Why a loaded trainer does not match its file's run (null when it does): its arch, settings and step. */
+function loadedMismatch(t, r, cfg) {
+  const got = t.config ?? {};
+  if (got.arch !== undefined && got.arch !== r.arch) return `its state is of ${got.arch}, not ${r.arch}`;
+  for (const k of Object.keys(got))
+    if (k !== 'arch' && k in cfg && JSON.stringify(got[k]) !== JSON.stringify(cfg[k]))
+      return `its state was trained with ${k} ${JSON.stringify(got[k])}, the settings say ${JSON.stringify(cfg[k])}`;
+  const last = r.logs.at(-1)?.step ?? 0;
+  if (t.stepsDone !== last) return `its state is at step ${t.stepsDone}, its logs end at step ${last}`;
+  return null;
+}
+
+/**
+ * The trainers of a decoded model file's runs, made with their own settings (`own`) and their states
+ * loaded. A refusal (settings the engine refuses, a state it cannot load, logs that end elsewhere than
+ * the state, `current()` false: a reset while it loaded) deletes every one made and rejects with an
+ * Error naming the run and what is wrong.
+ */
+async function loadTrainers(engine, model, own, current) {
+  const made = await Promise.allSettled(own.map((c) => engine.trainer(c)));
+  const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
+  const name = (i) => model.runs[i].key ?? model.runs[i].arch;
+  try {
+    const refused = made.findIndex((m) => m.status === 'rejected');
+    if (refused >= 0)
+      throw Object.assign(new Error(`${name(refused)}: ${made[refused].reason?.message}`), {
+        field: made[refused].reason?.field,
+      });
+    const trainers = made.map((m) => m.value);
+    const loaded = await Promise.allSettled(trainers.map((t, i) => t.load(model.runs[i].state)));
+    const bad = loaded.findIndex((m) => m.status === 'rejected');
+    if (bad >= 0) throw Object.assign(new Error(`${name(bad)}: ${loaded[bad].reason?.message}`), { field: 'state' });
+    trainers.forEach((t, i) => {
+      const why = loadedMismatch(t, model.runs[i], own[i]);
+      if (why) throw Object.assign(new Error(`${name(i)}: ${why}`), { field: 'state' });
+    });
+    if (!current()) throw new Error('the run was reset while the file loaded');
+    return trainers;
+  } catch (e) {
+    await drop();
+    throw e;
+  }
+}
+
+/**
+ * The runs of a decoded model file ({config, runs: [{arch, logs, state}]}) on trainers made again
+ * with their states loaded (loadTrainers: a refusal rejects).
+ */
+async function loadRuns(engine, model, current) {
+  const cfg = { ...model.config };
+  // each run's own settings: the shared ones with its overrides (a paper preset's) and its arch
+  const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
+  const trainers = await loadTrainers(engine, model, own, current);
+  return trainers.map((t, i) => {
+    const logs = [...model.runs[i].logs];
+    const stop = nonfiniteLog(logs);
+    const r = model.runs[i];
+    const of = {
+      arch: r.arch,
+      key: r.key ?? r.arch,
+      label: r.label ?? null,
+      dash: r.dash ?? null,
+      steps: own[i].steps,
+      stopWhenTrained: Boolean(r.stopWhenTrained),
+      trainedAt: r.trainedAt ?? null,
+      logEvery: own[i].log_every,
+    };
+    return createRun(of, t, {
+      logs,
+      stepsDone: t.stepsDone,
+      stopped: Boolean(t.stopped),
+      firstNonfinite: stop ? stop.first_nonfinite : null,
+    });
+  });
+}
+
+/** The run specs of `cfg` (runSpecs) as {specs}, or {wrong}: why there are none. */
+function specsOf(cfg, given) {
+  try {
+    return { specs: runSpecs(cfg, given) };
+  } catch (e) {
+    return { specs: null, wrong: e };
+  }
+}
+
+/**
+ * The trainers of `specs`, made in parallel: {made} (their allSettled answers), or {made: null, refused}
+ * when one was refused (its reason) or the answers are no longer wanted (`current()` false: refused null);
+ * then none is kept.
+ */
+async function makeTrainers(engine, specs, current) {
+  const made = await Promise.allSettled(specs.map((s) => engine.trainer(s.config)));
+  const refused = made.find((m) => m.status === 'rejected');
+  if (current() && !refused) return { made };
+  for (const m of made) if (m.status === 'fulfilled') m.value.delete().catch(() => {});
+  return { made: null, refused: current() ? refused : null };
+}
+
+/** The runs of freshly made trainers (`made`: their allSettled answers), one per run spec. */
+function newRuns(specs, made) {
+  return made.map((m, i) =>
+    createRun(
+      {
+        arch: specs[i].arch,
+        key: specs[i].key,
+        label: specs[i].label,
+        dash: specs[i].dash,
+        steps: specs[i].config.steps,
+        stopWhenTrained: specs[i].stopWhenTrained,
+        trainedAt: null,
+        logEvery: specs[i].config.log_every,
+      },
+      m.value,
+    ),
+  );
+}
+
+export function createSession({ engine, onChange = () => {}, now = () => performance.now() }) {
+  const clock = createRunClock(now);
   let runs = []; // {arch, trainer, config, task, logs, stepsDone, stopped, error, busy, activeSteps}
   let generation = 0; // bumped by reset(): answers of an older generation are dropped
   let config = null; // the shared config of the runs (a run's own is run.config)
   let error = null;
-  let activeMs = 0; // time spent running (not paused), for the rates
-  let runningSince = 0;
   let settled = null; // resolves when the running loops have all stopped
 
   const changed = () => onChange(snapshot());
-  const finished = (r) => r.stopped || r.error || r.trainedAt !== null || r.stepsDone >= r.steps;
-
-  // The clock runs while the run is running or finishing a pause: the rates leave paused time out.
-  const clocked = (st) => st === 'running' || st === 'pausing';
-  function setState(next) {
-    if (clocked(state) && !clocked(next)) {
-      activeMs += now() - runningSince;
-      runningSince = 0;
-    } else if (!clocked(state) && clocked(next)) runningSince = now();
-    state = next;
-  }
+  /** Whether an answer asked for in generation `gen` is still wanted. */
+  const currentOf = (gen) => () => gen === generation;
 
   /** The trainers for `cfg`, one per run spec (runSpecs), made in parallel; on a refusal none is kept. */
   async function open(cfg, given = null) {
     const gen = generation;
-    let specs;
-    try {
-      specs = runSpecs(cfg, given);
-    } catch (e) {
-      error = e;
-      setState('error');
+    const { specs, wrong } = specsOf(cfg, given);
+    if (!specs) {
+      error = wrong;
+      clock.set('error');
       changed();
       return false;
     }
     config = { ...cfg, arch: specs.map((s) => s.arch) };
     error = null;
-    setState('starting');
+    clock.set('starting');
     changed();
-    const made = await Promise.allSettled(specs.map((s) => engine.trainer(s.config)));
-    const refused = made.find((m) => m.status === 'rejected');
-    if (gen !== generation || refused) {
-      for (const m of made) if (m.status === 'fulfilled') m.value.delete().catch(() => {});
-      if (gen === generation) {
+    const { made, refused } = await makeTrainers(engine, specs, currentOf(gen));
+    if (!made) {
+      if (refused) {
         error = lostTrainerError(refused.reason, true);
         runs = [];
-        setState('error');
+        clock.set('error');
         changed();
       }
       return false;
     }
-    runs = made.map((m, i) => ({
-      arch: specs[i].arch,
-      key: specs[i].key,
-      label: specs[i].label,
-      dash: specs[i].dash,
-      steps: specs[i].config.steps,
-      stopWhenTrained: specs[i].stopWhenTrained,
-      trainedAt: null,
-      logEvery: specs[i].config.log_every,
-      lesion: null,
-      lesionError: null,
-      dwaWeights: null,
-      gates: null,
-      learnedError: null,
-      trainer: m.value,
-      config: m.value.config ?? null,
-      task: m.value.task ?? null,
-      logs: [],
-      stepsDone: 0,
-      stopped: false,
-      firstNonfinite: null,
-      error: null,
-      busy: false,
-      activeSteps: 0,
-    }));
-    activeMs = 0;
+    runs = newRuns(specs, made);
+    clock.zero();
     return true;
-  }
-
-  /** One request of `r`: the updates up to its next logged step. */
-  async function advance(r, gen) {
-    const n = chunkSize(r.stepsDone, r.steps, r.logEvery);
-    if (n <= 0) return;
-    r.busy = true;
-    let logs;
-    try {
-      logs = await r.trainer.step(n);
-    } catch (e) {
-      if (gen !== generation) return;
-      r.busy = false;
-      r.error = lostTrainerError(e);
-      return;
-    }
-    if (gen !== generation) return;
-    r.busy = false;
-    r.logs.push(...logs);
-    const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
-    if (stop) {
-      r.stopped = true;
-      r.firstNonfinite = stop.first_nonfinite;
-      r.stepsDone = stop.step;
-    } else r.stepsDone += n;
-    if (clocked(state)) r.activeSteps += n;
-    const last = logs.at(-1);
-    if (r.stopWhenTrained && !r.stopped && last && belowHalfway(last, r.task)) r.trainedAt = last.step;
   }
 
   async function afterRequests(gen) {
     if (runs.length && runs.every(finished)) {
-      await afterTraining(gen);
-      if (gen === generation) setState('done');
-    } else if (state === 'pausing' || state === 'stepping') setState('paused');
-  }
-
-  // ---- after training: each run's lesion (its trainer's lesion()) and its
-  // learned averaging weights and gates (dwaWeights(), gates()), kept on the run
-  async function afterTraining(gen) {
-    await Promise.all(runs.map((r) => Promise.all([lesionOf(r, gen), learnedOf(r, gen)])));
-  }
-  async function lesionOf(r, gen) {
-    if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;
-    try {
-      const l = await r.trainer.lesion();
-      if (gen === generation) r.lesion = l;
-    } catch (e) {
-      if (gen === generation) r.lesionError = e;
-    }
-  }
-  async function learnedOf(r, gen) {
-    if (r.dwaWeights || r.gates || r.error) return;
-    const ask = (name) => (typeof r.trainer[name] === 'function' ? r.trainer[name]() : null);
-    try {
-      const [w, g] = await Promise.all([ask('dwaWeights'), ask('gates')]);
-      if (gen !== generation) return;
-      r.dwaWeights = w ?? null;
-      r.gates = g ?? null;
-    } catch (e) {
-      if (gen === generation) r.learnedError = e;
-    }
+      await afterTraining(runs, currentOf(gen));
+      if (gen === generation) clock.set('done');
+    } else if (clock.state === 'pausing' || clock.state === 'stepping') clock.set('paused');
   }
 
   async function loop(r, gen) {
-    while (gen === generation && state === 'running' && !finished(r)) {
-      await advance(r, gen);
+    while (gen === generation && clock.state === 'running' && !finished(r)) {
+      await advance(r, currentOf(gen), clock.clocked);
       if (gen === generation) changed();
     }
   }
 
   async function runAll() {
     const gen = generation;
-    setState('running');
+    clock.set('running');
     changed();
     await Promise.all(runs.map((r) => loop(r, gen)));
+    await settle(gen);
+  }
+
+  /** After the requests of generation `gen`: done or paused, then drawn (nothing when reset since). */
+  async function settle(gen) {
     if (gen !== generation) return;
     await afterRequests(gen);
     if (gen !== generation) return;
@@ -246,149 +461,26 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   }
 
   function snapshot() {
-    const total = runs.reduce((s, r) => s + r.steps, 0);
-    const done = runs.reduce((s, r) => s + (finished(r) ? r.steps : r.stepsDone), 0);
-    const ms = activeMs + (clocked(state) ? now() - runningSince : 0);
-    const rates = runs.map((r) => (ms > 0 ? r.activeSteps / (ms / 1000) : 0));
-    const left = runs.map((r, i) => (finished(r) ? 0 : rates[i] > 0 ? (r.steps - r.stepsDone) / rates[i] : Infinity));
-    const stepsPerSecond = rates.reduce((a, b) => a + b, 0);
-    return {
-      state,
-      config,
-      error,
-      runs,
-      progress: {
-        done,
-        total,
-        fraction: total ? done / total : 0,
-        stepsPerSecond,
-        tokensPerSecond: config ? stepsPerSecond * tokensPerStep(config) : 0,
-        secondsLeft: runs.length && state !== 'done' ? Math.max(0, ...left) : 0,
-        activeMs: ms,
-      },
-    };
-  }
-
-  // ---- saving and loading a model: the file's format is model-file.js's
-
-  /** The run as a model file holds it: the settings and, per run, its arch, logs and the engine's state blob. */
-  async function saveModel() {
-    if (!runs.length || (state !== 'paused' && state !== 'done'))
-      throw new Error('nothing to save: a model is saved when its run is paused or done');
-    const states = await Promise.all(runs.map((r) => r.trainer.state()));
-    const shared = { ...config };
-    delete shared.arch;
-    // a run's overrides: the settings its trainer has that differ from the shared ones
-    const overridesOf = (r) =>
-      Object.fromEntries(
-        Object.keys(shared)
-          .filter((k) => r.config && k in r.config && JSON.stringify(r.config[k]) !== JSON.stringify(shared[k]))
-          .map((k) => [k, r.config[k]]),
-      );
-    return {
-      // the settings name each architecture once, whatever runs use it
-      config: { ...config, arch: [...new Set(config.arch)] },
-      runs: runs.map((r, i) => ({
-        arch: r.arch,
-        key: r.key ?? r.arch,
-        label: r.label ?? null,
-        dash: r.dash ?? null,
-        overrides: overridesOf(r),
-        stopWhenTrained: Boolean(r.stopWhenTrained),
-        trainedAt: r.trainedAt ?? null,
-        logs: r.logs,
-        state: states[i],
-      })),
-    };
-  }
-
-  /** Why a loaded trainer does not match its file's run (null when it does): its arch, settings and step. */
-  function loadedMismatch(t, r, cfg) {
-    const got = t.config ?? {};
-    if (got.arch !== undefined && got.arch !== r.arch) return `its state is of ${got.arch}, not ${r.arch}`;
-    for (const k of Object.keys(got))
-      if (k !== 'arch' && k in cfg && JSON.stringify(got[k]) !== JSON.stringify(cfg[k]))
-        return `its state was trained with ${k} ${JSON.stringify(got[k])}, the settings say ${JSON.stringify(cfg[k])}`;
-    const last = r.logs.at(-1)?.step ?? 0;
-    if (t.stepsDone !== last) return `its state is at step ${t.stepsDone}, its logs end at step ${last}`;
-    return null;
+    const state = clock.state;
+    return { state, config, error, runs, progress: progressOf(runs, config, clock.ms(), state) };
   }
 
   /**
-   * Makes the trainers of a decoded model file ({config, runs: [{arch, logs,
-   * state}]}) again and loads their states. Only when every one has loaded
-   * does the session take them, paused (or done), and the run before is
-   * deleted; a refusal (settings the engine refuses, a state it cannot load,
-   * logs that end elsewhere than the state) rejects with an Error naming the
-   * run and what is wrong, and the session is as it was.
+   * A decoded model file's runs (loadRuns), taken paused (or done) only when every one has loaded;
+   * the run before is deleted then. A refusal rejects, and the session is as it was.
    */
   async function loadModel(model) {
-    const gen = generation;
-    const cfg = { ...model.config };
-    // each run's own settings: the shared ones with its overrides (a paper preset's) and its arch
-    const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
-    const made = await Promise.allSettled(own.map((c) => engine.trainer(c)));
-    const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
-    const name = (i) => model.runs[i].key ?? model.runs[i].arch;
-    try {
-      const refused = made.findIndex((m) => m.status === 'rejected');
-      if (refused >= 0)
-        throw Object.assign(new Error(`${name(refused)}: ${made[refused].reason?.message}`), {
-          field: made[refused].reason?.field,
-        });
-      const trainers = made.map((m) => m.value);
-      const loaded = await Promise.allSettled(trainers.map((t, i) => t.load(model.runs[i].state)));
-      const bad = loaded.findIndex((m) => m.status === 'rejected');
-      if (bad >= 0) throw Object.assign(new Error(`${name(bad)}: ${loaded[bad].reason?.message}`), { field: 'state' });
-      trainers.forEach((t, i) => {
-        const why = loadedMismatch(t, model.runs[i], own[i]);
-        if (why) throw Object.assign(new Error(`${name(i)}: ${why}`), { field: 'state' });
-      });
-      if (gen !== generation) throw new Error('the run was reset while the file loaded');
-    } catch (e) {
-      await drop();
-      throw e;
-    }
+    const loaded = await loadRuns(engine, model, currentOf(generation));
     generation++;
     const old = runs;
-    runs = made.map(({ value: t }, i) => {
-      const logs = [...model.runs[i].logs];
-      const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
-      const r = model.runs[i];
-      return {
-        arch: r.arch,
-        key: r.key ?? r.arch,
-        label: r.label ?? null,
-        dash: r.dash ?? null,
-        steps: own[i].steps,
-        stopWhenTrained: Boolean(r.stopWhenTrained),
-        trainedAt: r.trainedAt ?? null,
-        logEvery: own[i].log_every,
-        lesion: null,
-        lesionError: null,
-        dwaWeights: null,
-        gates: null,
-        learnedError: null,
-        trainer: t,
-        config: t.config ?? null,
-        task: t.task ?? null,
-        logs,
-        stepsDone: t.stepsDone,
-        stopped: Boolean(t.stopped),
-        firstNonfinite: stop ? stop.first_nonfinite : null,
-        error: null,
-        busy: false,
-        activeSteps: 0,
-      };
-    });
-    config = cfg;
+    runs = loaded;
+    config = { ...model.config };
     error = null;
     // a finished run's lesions, weights and gates are asked again, as at the end of a run (they are
     // not in the file: the trainer's state holds the weights and gates)
-    if (runs.every(finished)) await afterTraining(generation);
-    setState(runs.every(finished) ? 'done' : 'paused');
-    activeMs = 0;
-    runningSince = 0;
+    if (runs.every(finished)) await afterTraining(runs, currentOf(generation));
+    clock.set(runs.every(finished) ? 'done' : 'paused');
+    clock.zero();
     changed();
     await Promise.all(old.map((r) => r.trainer.delete().catch(() => {})));
   }
@@ -396,23 +488,23 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   return {
     snapshot,
     get state() {
-      return state;
+      return clock.state;
     },
     /** Starts (idle, done with new settings, error) or continues (paused) the run. */
     async start(cfg, specs = null) {
-      if (state === 'running' || state === 'starting' || state === 'stepping') return settled;
-      if (state === 'pausing') {
+      if (['running', 'starting', 'stepping'].includes(clock.state)) return settled;
+      if (clock.state === 'pausing') {
         await settled; // the loops stop first; then they start again from where they are
         return this.start(cfg, specs);
       }
-      if (state !== 'paused' && !(await open(cfg, specs))) return null;
+      if (clock.state !== 'paused' && !(await open(cfg, specs))) return null;
       settled = runAll();
       return settled;
     },
     /** Asks for no more updates; the requests under way finish and are kept. */
     pause() {
-      if (state !== 'running') return;
-      setState('pausing');
+      if (clock.state !== 'running') return;
+      clock.set('pausing');
       changed();
       if (runs.every((r) => !r.busy)) {
         const gen = generation;
@@ -421,19 +513,17 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
     },
     /** One logged step of every architecture that has not finished, then paused (or done). */
     async step(cfg, specs = null) {
-      if (TRAINING_STATES.includes(state)) return;
-      if ((state === 'idle' || state === 'error') && !(await open(cfg, specs))) return;
-      if (state === 'done') return;
+      if (TRAINING_STATES.includes(clock.state)) return;
+      if ((clock.state === 'idle' || clock.state === 'error') && !(await open(cfg, specs))) return;
+      if (clock.state === 'done') return;
       const gen = generation;
-      setState('stepping');
+      clock.set('stepping');
       changed();
-      await Promise.all(runs.filter((r) => !finished(r)).map((r) => advance(r, gen)));
-      if (gen !== generation) return;
-      await afterRequests(gen);
-      if (gen !== generation) return;
-      changed();
+      await Promise.all(runs.filter((r) => !finished(r)).map((r) => advance(r, currentOf(gen), clock.clocked)));
+      await settle(gen);
     },
-    saveModel,
+    /** The run as a model file holds it (model-file.js encodes it): when paused or done. */
+    saveModel: () => saveRuns(runs, config, clock.state),
     loadModel,
     /** Deletes the trainers and forgets the run; answers still on their way are ignored. */
     async reset() {
@@ -442,9 +532,7 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
       runs = [];
       config = null;
       error = null;
-      activeMs = 0;
-      runningSince = 0;
-      state = 'idle';
+      clock.idle();
       changed();
       await Promise.all(old.map((r) => r.trainer.delete().catch(() => {})));
     },

@@ -46,7 +46,8 @@ export function labCaption(c, step) {
 const SAVABLE = ['paused', 'done'];
 const BUSY = ['starting', 'stepping', 'pausing'];
 
-export function createLabTools({ root, session, store }) {
+/** The tools' elements: the export buttons, Save, Load with its file input, the status and the problem lines. */
+function toolsLayout() {
   const button = (key, text, extra = {}) =>
     el('button', { type: 'button', class: 'secondary lab-tool', id: `train-${key}`, ...extra }, text);
   const exports = LAB_EXPORTS.map((e) =>
@@ -76,171 +77,122 @@ export function createLabTools({ root, session, store }) {
     status,
     problem,
   );
+  return { box, exports, save, load, file, status, problem };
+}
 
-  const snap = () => session.snapshot();
-  const logged = (s) => s.runs.some((r) => r.logs.length > 0);
-  const pal = () => ({
-    ...palette(root),
-    danger: themeColor('--danger', root),
-    pending: themeColor('--surface-2', root),
-  });
-  const link = (config) => new URL(trainToHash(config) || '#', location.href).href;
-  const lastStep = (runs) => Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
+/** The colours of the images: the theme's, with the danger and the not-run-yet colours. */
+const imagePalette = (root) => ({
+  ...palette(root),
+  danger: themeColor('--danger', root),
+  pending: themeColor('--surface-2', root),
+});
+/** The page's link for `config`, as the exports and the model file name it. */
+const linkOf = (config) => new URL(trainToHash(config) || '#', location.href).href;
+const lastStep = (runs) => Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
 
-  /** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the four marks (as the page's). */
-  function legendBlock(metric, runs, p) {
-    const info = HEAT_METRICS[metric];
-    const scale = heatScale(runs, metric);
-    return {
-      title: `${info.title} per ${info.rowLabel} and step`,
-      sub: `${info.metric}, log scale shared by every architecture; ${info.rowLabel} ${info.firstRow} at the bottom`,
-      height: 70,
-      width: 600,
-      paint(ctx, x, y, s, text) {
-        const w = 360 * s;
-        for (let i = 0; i < 256; i++) {
-          ctx.fillStyle = `rgb(${VIRIDIS[i].join(',')})`;
-          ctx.fillRect(x + (w * i) / 256, y, w / 256 + 1, 14 * s);
+/** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the four marks (as the page's). */
+function legendBlock(metric, runs, p) {
+  const info = HEAT_METRICS[metric];
+  const scale = heatScale(runs, metric);
+  return {
+    title: `${info.title} per ${info.rowLabel} and step`,
+    sub: `${info.metric}, log scale shared by every architecture; ${info.rowLabel} ${info.firstRow} at the bottom`,
+    height: 70,
+    width: 600,
+    paint(ctx, x, y, s, text) {
+      const w = 360 * s;
+      for (let i = 0; i < 256; i++) {
+        ctx.fillStyle = `rgb(${VIRIDIS[i].join(',')})`;
+        ctx.fillRect(x + (w * i) / 256, y, w / 256 + 1, 14 * s);
+      }
+      if (scale)
+        for (const t of logTicks(scale.lo, scale.hi, 6)) {
+          const tx = x + (w * (t - scale.lo)) / (scale.hi - scale.lo);
+          ctx.fillStyle = p.muted;
+          ctx.fillRect(tx, y + 14 * s, 1 * s, 5 * s);
+          text(logLabel(t), tx, y + 32 * s, 11, p.muted, 400, 'center');
         }
-        if (scale)
-          for (const t of logTicks(scale.lo, scale.hi, 6)) {
-            const tx = x + (w * (t - scale.lo)) / (scale.hi - scale.lo);
-            ctx.fillStyle = p.muted;
-            ctx.fillRect(tx, y + 14 * s, 1 * s, 5 * s);
-            text(logLabel(t), tx, y + 32 * s, 11, p.muted, 400, 'center');
-          }
-        const marks = [
-          [hatchPattern(ctx, p.danger, p.surface, s), 'not finite (diverged)'],
-          [`rgb(${ZERO_RGB.join(',')})`, 'exactly 0'],
-          [stoppedPattern(ctx, p.muted, p.pending, s), 'after the run stopped'],
-          [p.pending, 'not run (yet)'],
-        ];
-        marks.forEach(([fill, label], i) => {
-          const mx = x + w + 24 * s;
-          const my = y + i * 17 * s - 2 * s;
-          ctx.fillStyle = fill;
-          ctx.fillRect(mx, my, 12 * s, 12 * s);
-          text(label, mx + 18 * s, my + 10 * s, 12, p.text);
-        });
-      },
-    };
-  }
-
-  /** The PNG: the page's line-chart canvases, then per metric its legend and every run's map, named as on the page. */
-  function png(s, caption) {
-    const p = pal();
-    const blocks = [];
-    for (const fig of root.querySelectorAll('.train-chart')) {
-      const canvas = fig.querySelector('canvas');
-      const cap = fig.closest('figure')?.querySelector('figcaption');
-      if (canvas)
-        blocks.push({
-          title: cap?.querySelector('.chart-title')?.textContent ?? '',
-          sub: cap?.querySelector('.chart-sub')?.textContent ?? '',
-          canvas,
-        });
-    }
-    for (const metric of Object.keys(HEAT_METRICS)) {
-      blocks.push(legendBlock(metric, s.runs, p));
-      const section = root.querySelector(`#train-heat-${metric.replace('_', '-')}`);
-      for (const r of s.runs) {
-        const look = runLook(r);
-        const canvas = section?.querySelector(`figure[data-arch="${look.key}"] canvas.heatmap-canvas`);
-        const end = runEnd(r);
-        if (canvas) blocks.push({ title: `${look.label}${end ? ` \u00b7 ${end.text}` : ''}`, sub: '', canvas });
-      }
-    }
-    return stackToPng({
-      title: 'resnorm: training, step by step',
-      caption,
-      blocks,
-      archs: s.runs.map(runLook),
-      pal: p,
-    });
-  }
-
-  async function makeExport(kind) {
-    const s = snap();
-    const config = s.config;
-    const base = labFileBase(config, s.runs);
-    const caption = labCaption(config, lastStep(s.runs));
-    const data = { config, runs: s.runs, link: link(config) };
-    switch (kind) {
-      case 'csv':
-        return { blob: new Blob([toLabCsv(data)], { type: 'text/csv;charset=utf-8' }), name: `${base}.csv` };
-      case 'json':
-        return { blob: new Blob([toLabJson(data)], { type: 'application/json' }), name: `${base}.json` };
-      case 'png':
-        return { blob: await png(s, caption), name: `${base}.png` };
-      case 'svg': {
-        const svg = labToSvg({ config, runs: s.runs, pal: pal(), caption });
-        return { blob: new Blob([svg], { type: 'image/svg+xml' }), name: `${base}.svg` };
-      }
-      default:
-        throw new Error(`unknown export ${kind}`);
-    }
-  }
-
-  const usable = (b) => b.getAttribute('aria-disabled') !== 'true';
-  const say = (text) => {
-    problem.hidden = true;
-    status.textContent = text;
+      const marks = [
+        [hatchPattern(ctx, p.danger, p.surface, s), 'not finite (diverged)'],
+        [`rgb(${ZERO_RGB.join(',')})`, 'exactly 0'],
+        [stoppedPattern(ctx, p.muted, p.pending, s), 'after the run stopped'],
+        [p.pending, 'not run (yet)'],
+      ];
+      marks.forEach(([fill, label], i) => {
+        const mx = x + w + 24 * s;
+        const my = y + i * 17 * s - 2 * s;
+        ctx.fillStyle = fill;
+        ctx.fillRect(mx, my, 12 * s, 12 * s);
+        text(label, mx + 18 * s, my + 10 * s, 12, p.text);
+      });
+    },
   };
-  const refuse = (text) => {
-    status.textContent = '';
-    problem.textContent = text;
-    problem.hidden = false;
-  };
+}
 
-  for (const b of exports)
-    b.addEventListener('click', async () => {
-      if (!usable(b)) return;
-      try {
-        const { blob, name } = await makeExport(b.dataset.export);
-        download(blob, name, blob.type, box);
-        say(`Saved ${name}`);
-      } catch (e) {
-        refuse(`Export failed: ${e.message}`);
-      }
-    });
-
-  save.addEventListener('click', async () => {
-    if (!usable(save)) return;
-    try {
-      const s = snap();
-      const model = await session.saveModel();
-      const bytes = encodeModel({ ...model, link: link(model.config) });
-      const name = `${labFileBase(s.config, s.runs)}${MODEL_EXT}`;
-      download(new Blob([bytes], { type: 'application/octet-stream' }), name, 'application/octet-stream', box);
-      say(`Saved ${name} (${Math.ceil(bytes.length / 1024)} kB)`);
-    } catch (e) {
-      refuse(`Not saved: ${e.message}`);
+/** The PNG: the page's line-chart canvases, then per metric its legend and every run's map, named as on the page. */
+function labPng(root, s, caption) {
+  const p = imagePalette(root);
+  const blocks = [];
+  for (const fig of root.querySelectorAll('.train-chart')) {
+    const canvas = fig.querySelector('canvas');
+    const cap = fig.closest('figure')?.querySelector('figcaption');
+    if (canvas)
+      blocks.push({
+        title: cap?.querySelector('.chart-title')?.textContent ?? '',
+        sub: cap?.querySelector('.chart-sub')?.textContent ?? '',
+        canvas,
+      });
+  }
+  for (const metric of Object.keys(HEAT_METRICS)) {
+    blocks.push(legendBlock(metric, s.runs, p));
+    const section = root.querySelector(`#train-heat-${metric.replace('_', '-')}`);
+    for (const r of s.runs) {
+      const look = runLook(r);
+      const canvas = section?.querySelector(`figure[data-arch="${look.key}"] canvas.heatmap-canvas`);
+      const end = runEnd(r);
+      if (canvas) blocks.push({ title: `${look.label}${end ? ` \u00b7 ${end.text}` : ''}`, sub: '', canvas });
     }
+  }
+  return stackToPng({
+    title: 'resnorm: training, step by step',
+    caption,
+    blocks,
+    archs: s.runs.map(runLook),
+    pal: p,
   });
+}
 
-  load.addEventListener('click', () => {
-    if (usable(load)) file.click();
-  });
-  file.addEventListener('change', async () => {
-    const f = file.files?.[0];
-    file.value = '';
-    if (f) await loadFile(f);
-  });
+/** The file of export `kind` of the session's snapshot `s`: {blob, name}. */
+async function makeExport(kind, root, s) {
+  const config = s.config;
+  const base = labFileBase(config, s.runs);
+  const caption = labCaption(config, lastStep(s.runs));
+  const data = { config, runs: s.runs, link: linkOf(config) };
+  switch (kind) {
+    case 'csv':
+      return { blob: new Blob([toLabCsv(data)], { type: 'text/csv;charset=utf-8' }), name: `${base}.csv` };
+    case 'json':
+      return { blob: new Blob([toLabJson(data)], { type: 'application/json' }), name: `${base}.json` };
+    case 'png':
+      return { blob: await labPng(root, s, caption), name: `${base}.png` };
+    case 'svg': {
+      const svg = labToSvg({ config, runs: s.runs, pal: imagePalette(root), caption });
+      return { blob: new Blob([svg], { type: 'image/svg+xml' }), name: `${base}.svg` };
+    }
+    default:
+      throw new Error(`unknown export ${kind}`);
+  }
+}
 
-  // Files load one after another, and the last one picked wins: a file picked while another
-  // loads waits for it (two loads at once would each take the other's for a reset), and one
-  // that a later pick overtook before it began is dropped unread.
+/**
+ * Loading model files into `session` (its settings into `store`), one after another, the last one
+ * picked winning: a file picked while another loads waits for it (two loads at once would each take
+ * the other's for a reset), and one that a later pick overtook before it began is dropped unread.
+ * say(text) and refuse(text) report how each went.
+ */
+function createModelLoader({ session, store, say, refuse }) {
   let picked = 0;
   let loads = Promise.resolve();
-
-  /** Reads, checks and loads a model file; any refusal is named and the run on the page is kept. */
-  function loadFile(f) {
-    const mine = ++picked;
-    say(`Loading ${String(f.name ?? 'the file').slice(0, 80)}\u2026`);
-    const load = () => (mine === picked ? loadOne(f, mine) : undefined);
-    loads = loads.then(load, load);
-    return loads;
-  }
 
   async function loadOne(f, mine) {
     const name = String(f.name ?? 'the file').slice(0, 80);
@@ -260,11 +212,75 @@ export function createLabTools({ root, session, store }) {
     }
   }
 
+  /** Reads, checks and loads a model file; any refusal is named and the run on the page is kept. */
+  return function loadFile(f) {
+    const mine = ++picked;
+    say(`Loading ${String(f.name ?? 'the file').slice(0, 80)}\u2026`);
+    const load = () => (mine === picked ? loadOne(f, mine) : undefined);
+    loads = loads.then(load, load);
+    return loads;
+  };
+}
+
+/** The model's file: the session's saved model with the page's link, and its file name. */
+async function savedModelFile(session) {
+  const s = session.snapshot();
+  const model = await session.saveModel();
+  const bytes = encodeModel({ ...model, link: linkOf(model.config) });
+  return { bytes, name: `${labFileBase(s.config, s.runs)}${MODEL_EXT}` };
+}
+
+export function createLabTools({ root, session, store }) {
+  const { box, exports, save, load, file, status, problem } = toolsLayout();
+  const usable = (b) => b.getAttribute('aria-disabled') !== 'true';
+  const say = (text) => {
+    problem.hidden = true;
+    status.textContent = text;
+  };
+  const refuse = (text) => {
+    status.textContent = '';
+    problem.textContent = text;
+    problem.hidden = false;
+  };
+
+  for (const b of exports)
+    b.addEventListener('click', async () => {
+      if (!usable(b)) return;
+      try {
+        const { blob, name } = await makeExport(b.dataset.export, root, session.snapshot());
+        download(blob, name, blob.type, box);
+        say(`Saved ${name}`);
+      } catch (e) {
+        refuse(`Export failed: ${e.message}`);
+      }
+    });
+
+  save.addEventListener('click', async () => {
+    if (!usable(save)) return;
+    try {
+      const { bytes, name } = await savedModelFile(session);
+      download(new Blob([bytes], { type: 'application/octet-stream' }), name, 'application/octet-stream', box);
+      say(`Saved ${name} (${Math.ceil(bytes.length / 1024)} kB)`);
+    } catch (e) {
+      refuse(`Not saved: ${e.message}`);
+    }
+  });
+
+  const loadFile = createModelLoader({ session, store, say, refuse });
+  load.addEventListener('click', () => {
+    if (usable(load)) file.click();
+  });
+  file.addEventListener('change', async () => {
+    const f = file.files?.[0];
+    file.value = '';
+    if (f) await loadFile(f);
+  });
+
   return {
     el: box,
     loadFile,
     update(s) {
-      const has = logged(s);
+      const has = s.runs.some((r) => r.logs.length > 0);
       for (const b of exports) setAttr(b, 'aria-disabled', String(!has));
       setAttr(save, 'aria-disabled', String(!(has && SAVABLE.includes(s.state))));
       setAttr(load, 'aria-disabled', String(BUSY.includes(s.state)));

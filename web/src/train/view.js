@@ -1,10 +1,11 @@
 // The training lab view: the settings (controls.js, from the training field
 // table), Start / Pause / Step / Reset, the progress, the readout, the line
 // charts on one step axis and, per architecture, layer x step heatmaps of the
-// gradient norm and the update ratio. Each architecture trains in its own
-// trainer on the page's pool of engine workers (session.js); the view draws
-// at most once a frame, whatever the workers answer in between. The lab page
-// (pages/train.js) mounts it.
+// gradient norm and the update ratio (heat-panels.js). Each architecture
+// trains in its own trainer on the page's pool of engine workers (session.js);
+// the view draws at most once a frame, whatever the workers answer in between,
+// each part of a frame in its own animation frame (createLabRender). The lab
+// page (pages/train.js) mounts it.
 //
 //   const v = mountTrainer(root, { state, theme, engine, slots, onUpdate });
 //   v.setConfig(config); v.showNotices(notices); v.destroy();
@@ -24,20 +25,17 @@ import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
-import { createSession } from './session.js';
+import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
 import { createLineCharts } from './charts.js';
 import { createTrainReadout } from './readout.js';
 import { STATE_WORDS, createProgress } from './progress.js';
-import { createHeatmap } from './heatmap.js';
-import { createHeatLegend } from './heat-legend.js';
-import { createLogExtent } from '../shared/colormap.js';
-import { HEAT_METRICS, heatColumns, lineSeries } from './series.js';
+import { createHeatPanels } from './heat-panels.js';
+import { lineSeries } from './series.js';
 import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
 import { createLabNumbers } from './numbers.js';
 import { looksOf } from './looks.js';
-import { runSpecs } from './session.js';
 import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
@@ -69,31 +67,10 @@ const ENGINE_FRAME_MS = 100;
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
 
-export function mountTrainer(
-  root,
-  {
-    state,
-    theme,
-    engine,
-    slots = {},
-    onUpdate = () => {},
-    controls: shown = {},
-    presets = 'live',
-    noticeTable,
-    noticeSource,
-  },
-) {
-  const store = createStore(state.config, { keys: TRAIN_KEYS });
-  const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
-  const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
-  const parts = [];
-  if (!slots.notice) parts.push(notice);
-  if (!slots.form) parts.push(form);
-  const controls = createTrainControls({ form, store, ...shown });
-  const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
-  if (!slots.status) parts.push(statusEl);
+// ---- layout
 
-  // ---- the run bar: buttons and progress
+/** The run bar: Start / Pause / Step / Reset and the progress, why Start waits, and the run's error. */
+function createRunBar() {
   const button = (key, text) =>
     el('button', { type: 'button', id: `train-${key}`, class: `run-button run-${key}` }, text);
   const buttons = {
@@ -103,25 +80,6 @@ export function mountTrainer(
     reset: button('reset', 'Reset'),
   };
   buttons.start.classList.add('primary');
-  // ---- paper presets (paper-panel.js): their buttons above the run bar, their verdict under the line charts
-  const presetBar = el('div', { class: 'field train-presets', id: 'train-presets' });
-  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The paper preset' });
-  const papers = createPaperPresets({
-    bar: presetBar,
-    panel: paperPanel,
-    store,
-    defaults: defaultTrainConfig(),
-    initial: state.preset,
-    mode: presets,
-    apply: async (config, id) => {
-      await session.reset();
-      controls.reset();
-      papers.choose(id);
-      store.set(config);
-      schedule();
-    },
-  });
-  parts.push(presetBar);
   const progressBox = el('div', { class: 'run-progress' });
   const progress = createProgress(progressBox);
   const runError = el('p', { class: 'field-error run-error', role: 'alert', hidden: true });
@@ -130,7 +88,7 @@ export function mountTrainer(
   const blockedNote = el('p', { class: 'hint run-blocked', id: 'train-blocked', hidden: true });
   buttons.start.setAttribute('aria-describedby', 'train-blocked');
   buttons.step.setAttribute('aria-describedby', 'train-blocked');
-  parts.push(
+  const nodes = [
     el(
       'div',
       { class: 'run-bar', role: 'group', 'aria-label': 'Run' },
@@ -139,16 +97,17 @@ export function mountTrainer(
     ),
     blockedNote,
     runError,
-  );
+  ];
+  return { buttons, progress, runError, blockedNote, nodes };
+}
 
-  // ---- readout and line charts
-  const readoutBox = el('div', { class: 'readout train-readout', id: 'train-readout' });
-  parts.push(readoutBox);
-  const readout = createTrainReadout(readoutBox);
-  const chartEls = {};
+/** The line charts' figures: {els: {key: the chart's box}, lossNote: the warning over the loss chart, nodes}. */
+function lineChartFigures() {
+  const els = {};
+  const nodes = [];
   const lossNote = el('span', { class: 'chart-note', id: 'train-diverged' });
   for (const [key, title, sub] of CHARTS) {
-    chartEls[key] = el('div', {
+    els[key] = el('div', {
       id: `train-chart-${key}`,
       class: `chart train-chart train-chart-${key}`,
       role: 'img',
@@ -156,7 +115,7 @@ export function mountTrainer(
       'aria-keyshortcuts': 'ArrowLeft ArrowRight Home End Escape',
       'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. The readout above gives the numbers at a step; the arrow keys move it.`,
     });
-    parts.push(
+    nodes.push(
       el(
         'figure',
         { class: 'chart-figure' },
@@ -168,11 +127,22 @@ export function mountTrainer(
           el('span', { class: 'chart-sub' }, sub),
           key === 'loss' ? lossNote : null,
         ),
-        chartEls[key],
+        els[key],
       ),
     );
   }
+  return { els, lossNote, nodes };
+}
 
+/**
+ * The panels under the run bar, in order: the readout, the line charts, the comparison of the reader's
+ * runs (comparison.js), the paper preset's `paperPanel`, after training and the heatmaps (heat-panels.js).
+ * `root`: whose theme colours them.
+ */
+function createLabPanels(root, paperPanel) {
+  const readoutBox = el('div', { class: 'readout train-readout', id: 'train-readout' });
+  const readout = createTrainReadout(readoutBox);
+  const figures = lineChartFigures();
   // ---- after training (lesion-chart.js): the lesion study and the contributions, when every run has
   // finished; then (learned.js) DenseFormer's averaging weights and the ReZero and LayerScale gates
   const afterBox = el(
@@ -183,160 +153,216 @@ export function mountTrainer(
   // a comparison of the reader's own runs: one line from its numbers (comparison.js)
   const comparisonBox = el('p', { class: 'caption train-comparison', id: 'train-comparison' });
   const comparison = createComparison(comparisonBox);
-  parts.push(comparisonBox, paperPanel, afterBox);
   const after = createAfterTraining(afterBox, { palette: () => palette(root) });
-
   // ---- heatmaps: one section per metric, its legend, one map per architecture
   const colours = () => heatColours(root);
   const learned = createLearned(afterBox, { colours });
-  const heat = {};
-  for (const [metric, info] of Object.entries(HEAT_METRICS)) {
-    const legendBox = el('div', { class: 'heat-legend' });
-    const grid = el('div', { class: 'heat-grid' });
-    const section = el(
-      'section',
-      {
-        class: 'heat-section',
-        id: `train-heat-${metric.replace('_', '-')}`,
-        'aria-label': `${info.title} per ${info.rowLabel} and step`,
-      },
-      el(
-        'h3',
-        { class: 'heat-title' },
-        `${info.title} per ${info.rowLabel} and step`,
-        ' ',
-        el('span', { class: 'chart-sub' }, `one map per architecture; ${info.rowLabel} ${info.firstRow} at the bottom`),
-      ),
-      legendBox,
-      grid,
-    );
-    parts.push(section);
-    heat[metric] = {
-      info,
-      grid,
-      legend: createHeatLegend(legendBox, { title: `${info.metric}, log scale`, colours }),
-      maps: {},
-      extent: { runs: null, seen: new Map(), of: createLogExtent() },
-    };
-  }
-  root.append(...parts);
+  const heat = createHeatPanels({ colours });
+  const nodes = [readoutBox, ...figures.nodes, comparisonBox, paperPanel, afterBox, ...heat.sections];
+  return { nodes, readout, figures, comparison, after, learned, heat };
+}
 
-  const pal = () => ({ ...palette(root), danger: themeColor('--danger', root) });
-  let hoverIndex = null;
-  const charts = createLineCharts({
-    els: chartEls,
-    palette: pal,
-    onCursor: (i) => {
-      if (i === hoverIndex) return;
-      hoverIndex = i;
-      schedule();
-    },
-  });
+// A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
+const STEP_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End', 'Escape'];
 
-  // A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
-  const STEP_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End', 'Escape'];
-  for (const box of Object.values(chartEls))
+/** The step keys on every chart of `els`: `count()` steps, `at()` the step shown (null: the latest), `show(i)`. */
+function moveStepByKeys(els, { count, at, show }) {
+  for (const box of Object.values(els))
     box.addEventListener('keydown', (e) => {
-      const n = lineSeries(session.snapshot().runs).x.length;
+      const n = count();
       if (!STEP_KEYS.includes(e.key) || !n) return;
       e.preventDefault();
-      const from = hoverIndex ?? n - 1;
+      const from = at() ?? n - 1;
       const to = { ArrowLeft: from - 1, ArrowRight: from + 1, Home: 0, End: n - 1, Escape: null }[e.key];
-      charts.showIndex(to === null ? null : Math.max(0, Math.min(n - 1, to)));
+      show(to === null ? null : Math.max(0, Math.min(n - 1, to)));
     });
+}
 
-  /** The heatmaps for the runs `archs` (their keys; made again when the runs change), named by `looks`. */
-  let heatArchs = '';
-  function heatmapsFor(archs, looks) {
-    const shape = archs.map((a) => `${a}:${looks[a].label}`).join();
-    if (shape === heatArchs) return;
-    heatArchs = shape;
-    for (const h of Object.values(heat)) {
-      for (const m of Object.values(h.maps)) m.destroy();
-      h.maps = {};
-      h.grid.replaceChildren();
-      for (const arch of archs) {
-        const box = el('figure', { class: 'heatmap-figure', 'data-arch': arch });
-        h.grid.append(box);
-        h.maps[arch] = createHeatmap(box, { name: looks[arch].label, ...h.info, colours });
-      }
-    }
+// ---- the run's state on screen
+
+/** The buttons, why Start waits, the settings' lock, the status line and the run's error, for the session's `snap`. */
+function showRunState(snap, { bar, controls, statusEl }) {
+  const { buttons, blockedNote, runError } = bar;
+  const on = ENABLED[snap.state] ?? [];
+  const reasons = controls.reasons();
+  const blocked = reasons.length > 0;
+  for (const [key, b] of Object.entries(buttons)) {
+    const ok = on.includes(key) && !(blocked && (key === 'start' || key === 'step'));
+    setAttr(b, 'aria-disabled', String(!ok));
   }
-
-  /**
-   * The colour scale shared by every architecture's map of one metric, over
-   * every value logged so far; each frame adds only the columns that are new
-   * (a new run starts it again).
-   */
-  function sharedScale(extent, runs, cols) {
-    if (extent.runs !== runs) {
-      extent.runs = runs;
-      extent.seen = new Map();
-      extent.of = createLogExtent();
-    }
-    for (const r of runs) {
-      const key = r.key ?? r.arch;
-      const { columns } = cols[key];
-      for (let i = extent.seen.get(key) ?? 0; i < columns.length; i++) extent.of.add(columns[i]);
-      extent.seen.set(key, columns.length);
-    }
-    return extent.of.scale();
+  const waits = blocked && (on.includes('start') || on.includes('step'));
+  setText(blockedNote, waits ? `Start waits until these settings are put right: ${reasons.join(' ')}` : '');
+  if (blockedNote.hidden === waits) blockedNote.hidden = !waits;
+  controls.lock(snap.state !== 'idle' && snap.state !== 'error');
+  // every frame calls this: what reads the same is not written again (a live region would be announced again)
+  setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
+  const failed = snap.runs.filter((r) => r.error);
+  setText(statusEl, snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state]);
+  if (snap.state === 'error' && snap.error) {
+    const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
+    if (!field || !controls.showError(field, refusalText(snap.error))) {
+      setText(runError, `Not started: ${refusalText(snap.error)}`);
+      runError.hidden = false;
+    } else runError.hidden = true;
+  } else {
+    runError.hidden = !failed.length;
+    setText(runError, failed.map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' '));
   }
+}
 
-  // ---- the session and the frame
-  // An engine without trainers (a build from before them) refuses Start with a message, never a crash.
-  const trainers =
-    typeof engine?.trainer === 'function'
-      ? engine
-      : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
-  const session = createSession({ engine: trainers, onChange: () => scheduleFromEngine() });
-  // ---- exports, the model file and the numbers (tools.js, numbers.js)
-  const tools = createLabTools({ root, session, store });
-  runError.after(tools.el);
-  const numbersBox = el('div', { class: 'foot train-numbers' });
-  root.append(numbersBox);
-  const numbers = createLabNumbers(numbersBox);
+/**
+ * A click on a button of the run bar's `buttons` runs it on the session, unless the button is disabled.
+ * Start and Step train the settings on screen (of `store`, with the preset's runs of `papers`): never
+ * while a box of `controls` holds a value that was not taken (then `refresh()` shows why they wait).
+ */
+function wireRunButtons(buttons, { session, controls, store, papers, refresh }) {
+  const settingsTaken = () => !controls.invalid().length;
+  const train = (how) => {
+    if (!settingsTaken()) return refresh();
+    controls.clearErrors();
+    return session[how](store.get(), papers.specs());
+  };
+  const actions = {
+    start: () => train('start'),
+    pause: () => session.pause(),
+    step: () => train('step'),
+    reset: () => session.reset(),
+  };
+  const usable = (key) => buttons[key].getAttribute('aria-disabled') !== 'true';
+  for (const [key, b] of Object.entries(buttons))
+    b.addEventListener('click', () => {
+      if (!usable(key)) return;
+      actions[key]();
+    });
+}
+
+// ---- the frames
+
+/**
+ * When `draw` runs: at the next frame for what the reader does, at most once every ENGINE_FRAME_MS
+ * for the workers' answers. A frame lays out and paints every chart and heatmap, and at the
+ * display's rate it would keep the main thread busy and take a core from the workers.
+ */
+function createFrameScheduler(draw) {
   let frame = 0;
-  let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
-  let frames = 0;
-  let destroyed = false;
   let lastRender = -Infinity;
   let engineTimer = 0;
-  const schedule = () => {
-    if (!destroyed) frame ||= requestAnimationFrame(render);
-  };
-  // The workers' answers draw at most once every ENGINE_FRAME_MS: a frame lays
-  // out and paints every chart and heatmap, and at the display's rate it would
-  // keep the main thread busy and take a core from the workers. What the reader
-  // does (a pointer, a key, a button) draws at the next frame.
-  const scheduleFromEngine = () => {
-    if (destroyed || frame || engineTimer) return;
-    const wait = lastRender + ENGINE_FRAME_MS - performance.now();
-    if (wait <= 0) schedule();
-    else
-      engineTimer = setTimeout(() => {
-        engineTimer = 0;
-        schedule();
-      }, wait);
-  };
-
-  /** The runs before a run exists: one per arch, or the paper preset's (with its overrides). */
-  function pendingRuns(config) {
-    let specs;
-    try {
-      specs = runSpecs(config, papers.specs());
-    } catch {
-      specs = runSpecs(config);
-    }
-    return specs.map((s) => ({ ...s, steps: s.config.steps, logs: [], firstNonfinite: null, lesion: null }));
-  }
-
-  function render() {
+  let destroyed = false;
+  const now = () => {
     frame = 0;
     lastRender = performance.now();
+    draw();
+  };
+  const schedule = () => {
+    if (!destroyed) frame ||= requestAnimationFrame(now);
+  };
+  return {
+    /** Draws now. */
+    now,
+    /** Draws at the next frame (what the reader does). */
+    schedule,
+    /** Draws for the workers' answers. */
+    fromEngine() {
+      if (destroyed || frame || engineTimer) return;
+      const wait = lastRender + ENGINE_FRAME_MS - performance.now();
+      if (wait <= 0) schedule();
+      else
+        engineTimer = setTimeout(() => {
+          engineTimer = 0;
+          schedule();
+        }, wait);
+    },
+    destroy() {
+      destroyed = true;
+      cancelAnimationFrame(frame);
+      clearTimeout(engineTimer);
+    },
+  };
+}
+
+/** fn(config, preset) after every change of the settings of `store` or of the paper preset of `papers`; returns its off. */
+function onSettings(store, papers, fn) {
+  const offStore = store.subscribe(() => fn(store.get(), papers.id()));
+  const offPreset = papers.onChange(() => fn(store.get(), papers.id()));
+  return () => {
+    offStore();
+    offPreset();
+  };
+}
+
+/** An engine without trainers (a build from before them) refuses Start with a message, never a crash. */
+const trainersOf = (engine) =>
+  typeof engine?.trainer === 'function'
+    ? engine
+    : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
+
+/** The runs before a run exists: one per arch, or the paper preset's of `papers` (with its overrides). */
+function pendingRuns(config, papers) {
+  let specs;
+  try {
+    specs = runSpecs(config, papers.specs());
+  } catch {
+    specs = runSpecs(config);
+  }
+  return specs.map((s) => ({ ...s, steps: s.config.steps, logs: [], firstNonfinite: null, lesion: null }));
+}
+
+/**
+ * The warning over the loss chart: each run that diverged, or whose loss rose far above chance.
+ * A run that stopped once trained is said in the readout above and over its heatmaps.
+ */
+function lossNoteText(archs, looks, ends, far) {
+  const out = [];
+  for (const key of archs) {
+    const label = looks[key].label;
+    const end = ends[key];
+    if (end?.kind === 'diverged') out.push(`${label} diverged at step ${end.step} (dashed line)`);
+    const f = far[key];
+    if (f)
+      out.push(
+        `${label}: ${FAR_ABOVE_TEXT} (${significant(f.loss, 3)} at step ${f.step}, chance ${significant(f.chance, 3)})`,
+      );
+  }
+  return out.join('; ');
+}
+
+/** The runs as the page's test hook holds them, by key. */
+function hookRuns(runs, looks) {
+  return Object.fromEntries(
+    runs.map((r) => [
+      r.key ?? r.arch,
+      {
+        stepsDone: r.stepsDone,
+        stopped: r.stopped,
+        firstNonfinite: r.firstNonfinite,
+        task: r.task,
+        logs: r.logs,
+        arch: r.arch,
+        label: looks[r.key ?? r.arch].label,
+        config: r.config,
+        lesion: r.lesion,
+        dwaWeights: r.dwaWeights ?? null,
+        gates: r.gates ?? null,
+      },
+    ]),
+  );
+}
+
+/**
+ * The lab's rendering of the session's snapshot, over a few frames: the line charts, the readout and
+ * the run's state first (showState), then the heatmaps, then the numbers, the preset's verdict and the
+ * comparison, then the after-training charts and onUpdate (the page's test hook). `hover()`: the step
+ * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
+ */
+function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views }) {
+  const { charts, readout, lossNote, progress, tools, heat, numbers, comparison, after, learned } = views;
+  let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
+  let frames = 0;
+
+  function render() {
     const snap = session.snapshot();
     const config = snap.config ?? store.get();
-    const runs = snap.runs.length ? snap.runs : pendingRuns(config);
+    const runs = snap.runs.length ? snap.runs : pendingRuns(config, papers);
     const archs = runs.map((r) => r.key ?? r.arch);
     const looks = looksOf(runs);
     const data = lineSeries(runs);
@@ -347,6 +373,7 @@ export function mountTrainer(
     const ends = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, runEnd(r)]));
     const far = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
     const task = snap.runs[0]?.task ?? null;
+    const hoverIndex = hover();
     const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
 
     charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
@@ -361,51 +388,11 @@ export function mountTrainer(
     rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index, ends }));
   }
 
-  /**
-   * The warning over the loss chart: each run that diverged, or whose loss rose far above chance.
-   * A run that stopped once trained is said in the readout above and over its heatmaps.
-   */
-  function lossNoteText(archs, looks, ends, far) {
-    const out = [];
-    for (const key of archs) {
-      const label = looks[key].label;
-      const end = ends[key];
-      if (end?.kind === 'diverged') out.push(`${label} diverged at step ${end.step} (dashed line)`);
-      const f = far[key];
-      if (f)
-        out.push(
-          `${label}: ${FAR_ABOVE_TEXT} (${significant(f.loss, 3)} at step ${f.step}, chance ${significant(f.chance, 3)})`,
-        );
-    }
-    return out.join('; ');
-  }
-
-  /** The heatmaps, the preset's verdict, the after-training charts and the numbers of render()'s frame. */
+  /** The heatmaps of render()'s frame; then the preset's verdict, the after-training charts and the numbers. */
   function renderRest({ snap, config, runs, archs, looks, data, index, ends }) {
     rest = 0;
-    heatmapsFor(archs, looks);
-    const shown = {};
-    const scales = {};
-    for (const [metric, h] of Object.entries(heat)) {
-      const cols = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, heatColumns(r, metric)]));
-      const scale = sharedScale(h.extent, runs, cols);
-      h.legend.update(scale);
-      for (const r of runs) {
-        const key = r.key ?? r.arch;
-        h.maps[key].update({
-          ...cols[key],
-          rows: h.info.rows(r.config?.depth ?? config.depth),
-          xMax: config.steps,
-          logEvery: config.log_every,
-          scale,
-          divergedAt: r.firstNonfinite,
-          end: ends[key],
-        });
-        h.maps[key].showStep(index === null ? null : data.x[index]);
-        (shown[key] ??= {})[metric] = cols[key];
-      }
-      scales[metric] = scale;
-    }
+    const step = index === null ? null : data.x[index];
+    const { shown, scales } = heat.update({ runs, archs, looks, config, ends, step });
     // the numbers table, the preset's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
@@ -435,24 +422,7 @@ export function mountTrainer(
       config: snap.config,
       progress: snap.progress,
       archs,
-      runs: Object.fromEntries(
-        snap.runs.map((r) => [
-          r.key ?? r.arch,
-          {
-            stepsDone: r.stepsDone,
-            stopped: r.stopped,
-            firstNonfinite: r.firstNonfinite,
-            task: r.task,
-            logs: r.logs,
-            arch: r.arch,
-            label: looks[r.key ?? r.arch].label,
-            config: r.config,
-            lesion: r.lesion,
-            dwaWeights: r.dwaWeights ?? null,
-            gates: r.gates ?? null,
-          },
-        ]),
-      ),
+      runs: hookRuns(snap.runs, looks),
       preset: papers.id(),
       verdict: verdictShown,
       comparison: comparisonShown,
@@ -463,64 +433,104 @@ export function mountTrainer(
       plotted: charts.plotted(),
       heatmaps: shown,
       scales,
-      legends: Object.fromEntries(Object.entries(heat).map(([m, h]) => [m, h.legend.ticks()])),
+      legends: heat.legends(),
       frames,
     });
   }
 
-  function showState(snap) {
-    const on = ENABLED[snap.state] ?? [];
-    const reasons = controls.reasons();
-    const blocked = reasons.length > 0;
-    for (const [key, b] of Object.entries(buttons)) {
-      const ok = on.includes(key) && !(blocked && (key === 'start' || key === 'step'));
-      setAttr(b, 'aria-disabled', String(!ok));
-    }
-    const waits = blocked && (on.includes('start') || on.includes('step'));
-    setText(blockedNote, waits ? `Start waits until these settings are put right: ${reasons.join(' ')}` : '');
-    if (blockedNote.hidden === waits) blockedNote.hidden = !waits;
-    controls.lock(snap.state !== 'idle' && snap.state !== 'error');
-    // every frame calls this: what reads the same is not written again (a live region would be announced again)
-    setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
-    const failed = snap.runs.filter((r) => r.error);
-    setText(statusEl, snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state]);
-    if (snap.state === 'error' && snap.error) {
-      const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
-      if (!field || !controls.showError(field, refusalText(snap.error))) {
-        setText(runError, `Not started: ${refusalText(snap.error)}`);
-        runError.hidden = false;
-      } else runError.hidden = true;
-    } else {
-      runError.hidden = !failed.length;
-      setText(
-        runError,
-        failed.map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' '),
-      );
-    }
-  }
+  return { render, cancel: () => cancelAnimationFrame(rest) };
+}
 
-  const usable = (key) => buttons[key].getAttribute('aria-disabled') !== 'true';
-  // Start and Step train the settings on screen: never while a box holds a value that was not taken
-  const settingsTaken = () => !controls.invalid().length;
-  const actions = {
-    start: () => {
-      if (!settingsTaken()) return refreshButtons();
-      controls.clearErrors();
-      return session.start(store.get(), papers.specs());
-    },
-    pause: () => session.pause(),
-    step: () => {
-      if (!settingsTaken()) return refreshButtons();
-      controls.clearErrors();
-      return session.step(store.get(), papers.specs());
-    },
-    reset: () => session.reset(),
+export function mountTrainer(
+  root,
+  {
+    state,
+    theme,
+    engine,
+    slots = {},
+    onUpdate = () => {},
+    controls: shown = {},
+    presets = 'live',
+    noticeTable,
+    noticeSource,
+  },
+) {
+  const store = createStore(state.config, { keys: TRAIN_KEYS });
+  const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
+  const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
+  const parts = [];
+  if (!slots.notice) parts.push(notice);
+  if (!slots.form) parts.push(form);
+  const controls = createTrainControls({ form, store, ...shown });
+  const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
+  if (!slots.status) parts.push(statusEl);
+  // the frames of the view (createLabRender's, below)
+  const frames = createFrameScheduler(() => draw.render());
+
+  // ---- the run bar, and the paper presets (paper-panel.js): their buttons above the run bar, their
+  // verdict under the line charts
+  const bar = createRunBar();
+  /** New settings (`preset` a paper preset's id or 'none'): any run is reset first. */
+  const setSettings = async (config, preset) => {
+    await session.reset();
+    controls.reset();
+    papers.choose(preset);
+    store.set(config);
+    frames.schedule();
   };
-  for (const [key, b] of Object.entries(buttons))
-    b.addEventListener('click', () => {
-      if (!usable(key)) return;
-      actions[key]();
-    });
+  const presetBar = el('div', { class: 'field train-presets', id: 'train-presets' });
+  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The paper preset' });
+  const papers = createPaperPresets({
+    bar: presetBar,
+    panel: paperPanel,
+    store,
+    defaults: defaultTrainConfig(),
+    initial: state.preset,
+    mode: presets,
+    apply: setSettings,
+  });
+  parts.push(presetBar, ...bar.nodes);
+
+  // ---- the readout, the line charts, the comparison, the preset's verdict, after training and the heatmaps
+  const { nodes, readout, figures, comparison, after, learned, heat } = createLabPanels(root, paperPanel);
+  parts.push(...nodes);
+  root.append(...parts);
+
+  const pal = () => ({ ...palette(root), danger: themeColor('--danger', root) });
+  let hoverIndex = null;
+  const charts = createLineCharts({
+    els: figures.els,
+    palette: pal,
+    onCursor: (i) => {
+      if (i === hoverIndex) return;
+      hoverIndex = i;
+      frames.schedule();
+    },
+  });
+  moveStepByKeys(figures.els, {
+    count: () => lineSeries(session.snapshot().runs).x.length,
+    at: () => hoverIndex,
+    show: (i) => charts.showIndex(i),
+  });
+
+  // ---- the session
+  const session = createSession({ engine: trainersOf(engine), onChange: () => frames.fromEngine() });
+  // ---- exports, the model file and the numbers (tools.js, numbers.js)
+  const tools = createLabTools({ root, session, store });
+  bar.runError.after(tools.el);
+  const numbersBox = el('div', { class: 'foot train-numbers' });
+  root.append(numbersBox);
+  const numbers = createLabNumbers(numbersBox);
+
+  const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
+  const views = { charts, readout, lossNote: figures.lossNote, progress: bar.progress, tools, heat, numbers };
+  const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex };
+  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned } });
+
+  // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
+  // the buttons' state again, not a frame of every chart
+  const refreshButtons = () => showState(session.snapshot());
+  wireRunButtons(bar.buttons, { session, controls, store, papers, refresh: refreshButtons });
 
   let linkNotices = state.notices;
   const renderNotice = () =>
@@ -532,56 +542,35 @@ export function mountTrainer(
       controls.clearErrors();
       session.reset();
     }
-    schedule();
+    frames.schedule();
   });
-  // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
-  // the buttons' state again, not a frame of every chart
-  const refreshButtons = () => showState(session.snapshot());
   form.addEventListener('input', refreshButtons);
   form.addEventListener('change', refreshButtons);
   const offTheme = theme.onChange(() => {
     charts.retheme(theme.current());
-    for (const h of Object.values(heat)) {
-      h.legend.redraw();
-      for (const m of Object.values(h.maps)) m.redraw();
-    }
+    heat.redraw();
     learned.redraw();
-    schedule();
+    frames.schedule();
   });
-  render();
+  frames.now();
 
   return {
     store,
     controls,
     session,
     /** New settings from the outside (a link; `preset` a paper preset's id or 'none'): any run is reset first. */
-    async setConfig(config, preset = 'none') {
-      await session.reset();
-      controls.reset();
-      papers.choose(preset);
-      store.set(config);
-      schedule();
-    },
+    setConfig: (config, preset = 'none') => setSettings(config, preset),
     /** The paper preset's id, or 'none'. */
     preset: () => papers.id(),
     /** fn(config, preset) after every change of the settings or of the paper preset (the page's link). */
-    onSettings(fn) {
-      const offStore = store.subscribe(() => fn(store.get(), papers.id()));
-      const offPreset = papers.onChange(() => fn(store.get(), papers.id()));
-      return () => {
-        offStore();
-        offPreset();
-      };
-    },
+    onSettings: (fn) => onSettings(store, papers, fn),
     showNotices(notices) {
       linkNotices = notices;
       renderNotice();
     },
     destroy() {
-      destroyed = true;
-      cancelAnimationFrame(frame);
-      cancelAnimationFrame(rest);
-      clearTimeout(engineTimer);
+      frames.destroy();
+      draw.cancel();
       offTheme?.();
       session.reset();
       charts.destroy();
@@ -591,10 +580,7 @@ export function mountTrainer(
       form.removeEventListener('input', refreshButtons);
       form.removeEventListener('change', refreshButtons);
       tools.destroy();
-      for (const h of Object.values(heat)) {
-        h.legend.destroy();
-        for (const m of Object.values(h.maps)) m.destroy();
-      }
+      heat.destroy();
     },
   };
 }
