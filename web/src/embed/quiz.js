@@ -18,7 +18,7 @@ import { createItemView } from '../quiz/ui/item-view.js';
 import itemCss from '../quiz/ui/item-view.css?inline';
 import { matches } from '../quiz/schedule.js';
 import { newSession, record } from '../quiz/score.js';
-import { attemptScore, gradingOf, itemReport, scoreLine, verdictText } from '../quiz/grading.js';
+import { ANSWER_LIMIT, attemptScore, gradingOf, itemReport, scoreLine, verdictText } from '../quiz/grading.js';
 import { el, typingTarget } from '../shared/dom.js';
 import { showNotices } from '../shared/notice.js';
 
@@ -112,9 +112,6 @@ const scoreFields = ({ raw, max, scaled, answered, selfGraded, passMark }) => ({
   selfGraded,
   passMark,
 });
-
-/** An answer box's most characters where nothing narrower is asked (an LMS's limit). */
-export const ANSWER_LIMIT = 4000;
 
 /** The fields of the `answer` event (events.js) for question `index`, `item`. */
 function answerFields(id, index, item, correct, options, grading) {

@@ -11,13 +11,13 @@
 import { parseHash } from '../shared/state.js';
 import { createTheme } from '../shared/theme.js';
 import { el } from '../shared/dom.js';
-import { ANSWER_LIMIT, loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
+import { loadBank, mountQuizEmbed, selectQuizItems } from '../embed/quiz.js';
 import { answerHint, promptText } from '../scorm/launch-text.js';
 import { shadowWrapper } from '../embed/styles.js';
 import { eventSink } from '../embed/events.js';
 import { readLaunchConfig } from '../scorm/launch-config.js';
 import { startScormRuntime } from '../scorm/runtime.js';
-import { gradingOf } from '../quiz/grading.js';
+import { ANSWER_LIMIT, gradingOf } from '../quiz/grading.js';
 import '../embed/page.css';
 
 const launch = readLaunchConfig(document);

@@ -12,6 +12,9 @@
 // A quiz whose every question is self-graded and left out has no score: max 0, no pass or fail.
 import { FIELDS_TABLE } from '../shared/state.js';
 
+/** An answer box's most characters where nothing narrower is asked (an LMS's limit). */
+export const ANSWER_LIMIT = 4000;
+
 export const DEFAULT_GRADING = Object.freeze({
   countSelfGraded: FIELDS_TABLE.self_graded.default === 'count',
   passMark: FIELDS_TABLE.pass_mark.default,

@@ -4,7 +4,7 @@
 // out: a fraction as a/b, powers and indices as ^ and _, roots as sqrt(...)),
 // and the answer box's hint.
 import { toHtml } from '../quiz/text.js';
-import { ANSWER_LIMIT } from '../embed/quiz.js';
+import { ANSWER_LIMIT } from '../quiz/grading.js';
 
 function mathText(node) {
   if (node.nodeType === Node.TEXT_NODE) return node.textContent;
