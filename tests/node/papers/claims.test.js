@@ -1,4 +1,4 @@
-// The claims of the papers page (web/src/papers/claims/): the index lists every claim module once,
+// The claims of the papers page (web/src/claims/papers/): the index lists every claim module once,
 // in the page's order; each claim has every part the page reads (citation, the claim in words, the
 // panel's metadata and controls, criteria, summarize, caption, figures) and its section in
 // web/papers.html; and on the default numbers and on copies of them moved a little, a lot and by
@@ -10,14 +10,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadWasm, ROOT } from '../helpers.js';
 import { reproduce } from '../../../web/src/engine/experiments.js';
-import { CLAIMS, claimOf } from '../../../web/src/papers/claims/index.js';
+import { CLAIMS, claimOf } from '../../../web/src/claims/papers/index.js';
 import { CRITERIA, PANEL_IDS, PANELS, summarize } from '../../../web/src/papers/repro.js';
 import { caption } from '../../../web/src/papers/captions.js';
 import { record, variants } from './claims-variants.js';
 import { fillFigures } from '../../../web/build/figures-plugin.js';
 
-const CLAIMS_DIR = `${ROOT}web/src/papers/claims/`;
-const SHARED = ['common.js', 'index.js']; // the claims' shared measures and their list, not claims
+const CLAIMS_DIR = `${ROOT}web/src/claims/papers/`;
+const SHARED = ['common.js', 'index.js', 'series.js']; // the claims' shared measures, series and their list, not claims
 const RECORDED = JSON.parse(readFileSync(new URL('./claims-recorded.json', import.meta.url), 'utf8'));
 // The page as the build writes it: each claim's pageFigures in its section.
 const PAGE = fillFigures(readFileSync(`${ROOT}web/papers.html`, 'utf8'));

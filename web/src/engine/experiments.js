@@ -7,23 +7,12 @@
 // panel trains, through the engine's trainer, the training lab's run of it.
 import { REVERSE_TASK } from '../shared/train-tasks.js';
 import { PRESET_BY_ID, runConfigs } from '../shared/train-presets.js';
+import { CLAIMS } from '../claims/index.js';
 
 const DEPTHS = [6, 12, 24, 48, 96];
 
-// Each experiment's parameters when a request leaves them out.
-export const DEFAULTS = {
-  theorem1: { seeds: 8, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: false },
-  figure3: { width: 512, seeds: 2, seed0: 0, tokens: 32, heads: 4, expansion: 2, causal: false },
-  lemma2: { depth: 48, seeds: 32, seed0: 0, width: 64, tokens: 16 },
-  deepnet: { depth: 1000, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
-  gpt2: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
-  veit: { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 },
-  rezero: { depth: 96, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
-  lns: { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true },
-  mixln: { depth: 24, seeds: 4, seed0: 0, width: 64, tokens: 16, heads: 4, causal: true },
-  layerscale: { depth: 12, seed: 0, width: 64, tokens: 16, heads: 4, causal: true },
-  dwa: { depth: 8, seed: 0 },
-};
+// Each experiment's parameters when a request leaves them out: its claim's defaults.
+export const DEFAULTS = Object.fromEntries(CLAIMS.map((c) => [c.id, c.defaults]));
 
 /**
  * What DenseFormer's panel trains: the training lab's Late layers preset (shared/train-presets.js), reverse 4

@@ -1,8 +1,8 @@
 // The series the papers page's charts draw, as the claims' figures() build them
-// (./claims/<id>.js): an arch's line in its colour and dash, the claim's dashed
+// (./<id>.js): an arch's line in its colour and dash, the claim's dashed
 // reference line, a chart over depth L and one chart per metric over the layers.
-// Pure: specs for ./chart.js, no DOM; `col` is ./chart.js's colors().
-import { ARCH_BY_KEY } from '../shared/archs.js';
+// Pure: specs for ../../papers/chart.js, no DOM; `col` is that module's colors().
+import { ARCH_BY_KEY } from '../../shared/archs.js';
 
 const LABELS = {
   post_ln: 'Post-LN',

@@ -3,12 +3,14 @@
 //
 // The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
-import { archSeries } from '../series.js';
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
+// ../../papers/captions.js and ../../papers/panels.js read it from there.
+import { archSeries } from './series.js';
 
 export const id = 'veit';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 };
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Veit et al. (2016), Figure 6';
@@ -21,7 +23,7 @@ export const claim =
 export const metadata = {
   article: true,
   title: citation,
-  defaults: DEFAULTS.veit,
+  defaults,
   choices: { depth: [18, 36, 54], samples: [16, 32, 64] },
 };
 
@@ -119,7 +121,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.

@@ -3,14 +3,16 @@
 //
 // The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
+// ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { claimSeries, overDepth } from '../series.js';
+import { claimSeries, overDepth } from './series.js';
 
 export const id = 'lns';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true };
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Sun et al. (2025), LayerNorm Scaling';
@@ -21,7 +23,7 @@ export const claim = "Dividing each LayerNorm's output by √l bounds the growth
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   title: citation,
-  defaults: DEFAULTS.lns,
+  defaults,
   choices: { seeds: [1, 2, 4, 8], deepest: [48, 96, 192] },
 };
 
@@ -89,7 +91,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.

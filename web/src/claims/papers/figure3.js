@@ -3,14 +3,16 @@
 //
 // The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
+// ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { archSeries } from '../series.js';
+import { archSeries } from './series.js';
 
 export const id = 'figure3';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { width: 512, seeds: 2, seed0: 0, tokens: 32, heads: 4, expansion: 2, causal: false };
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Xiong et al. (2020), Figure 3';
@@ -23,7 +25,7 @@ export const claim =
 export const metadata = {
   article: true,
   title: citation,
-  defaults: DEFAULTS.figure3,
+  defaults,
   choices: { width: [64, 128, 256, 512], seeds: [1, 2, 4] },
 };
 
@@ -101,7 +103,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.

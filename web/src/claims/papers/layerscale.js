@@ -4,15 +4,17 @@
 //
 // The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
+// ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';
-import { archSeries, claimSeries } from '../series.js';
+import { archSeries, claimSeries } from './series.js';
 
 export const id = 'layerscale';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { depth: 12, seed: 0, width: 64, tokens: 16, heads: 4, causal: true };
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Touvron et al. (2021), LayerScale';
@@ -25,7 +27,7 @@ export const claim =
 export const metadata = {
   trains: true,
   title: citation,
-  defaults: DEFAULTS.layerscale,
+  defaults,
   choices: { depth: [12, 18, 24, 36] },
 };
 
@@ -172,7 +174,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.

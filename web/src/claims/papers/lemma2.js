@@ -3,14 +3,16 @@
 //
 // The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
+// ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { fixed, percent } from '../../shared/format.js';
 import { judged } from './common.js';
-import { archSeries, claimSeries } from '../series.js';
+import { archSeries, claimSeries } from './series.js';
 
 export const id = 'lemma2';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { depth: 48, seeds: 32, seed0: 0, width: 64, tokens: 16 };
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Xiong et al. (2020), Lemma 2';
@@ -22,7 +24,7 @@ export const claim = "Pre-LN's stream grows linearly, E‖x_l‖²/d = 1 + l/2, 
 export const metadata = {
   article: true,
   title: citation,
-  defaults: DEFAULTS.lemma2,
+  defaults,
   choices: { depth: [12, 24, 48, 96], seeds: [8, 16, 32, 64] },
 };
 
@@ -71,7 +73,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.
