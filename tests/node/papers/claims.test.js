@@ -17,7 +17,7 @@ import { record, variants } from './claims-variants.js';
 import { fillFigures } from '../../../web/build/figures-plugin.js';
 
 const CLAIMS_DIR = `${ROOT}web/src/claims/papers/`;
-const SHARED = ['common.js', 'index.js', 'series.js']; // the claims' shared measures, series and their list, not claims
+const SHARED = ['common.js', 'compute.js', 'index.js', 'series.js']; // what the claims share and their list, not claims
 const RECORDED = JSON.parse(readFileSync(new URL('./claims-recorded.json', import.meta.url), 'utf8'));
 // The page as the build writes it: each claim's pageFigures in its section.
 const PAGE = fillFigures(readFileSync(`${ROOT}web/papers.html`, 'utf8'));

@@ -11,7 +11,7 @@
 // on the same stacks, which a reader can deepen or shorten.
 import { defaultConfig } from '../shared/state.js';
 import { defaultTrainConfig } from '../shared/train-fields.js';
-import { DWA_TRAIN, dwaStack } from '../engine/experiments.js';
+import { DWA_TRAIN, dwaStack } from '../claims/papers/compute.js';
 import { PANELS } from './repro.js';
 
 // A panel's transformer stacks as explorer config fields (experiments.js's `transformer()`).

@@ -14,6 +14,36 @@ export const id = 'deepnet';
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 1000, seed: 0, width: 64, tokens: 16, heads: 4, causal: true };
 
+/**
+ * One decoder-only stack of `depth` transformer blocks, DeepNorm and Post-LN.
+ */
+export function compute(rn, p) {
+  const N = p.depth;
+  const out = rn.simulate({
+    arch: ['deepnorm', 'post_ln'],
+    block: 'transformer',
+    depth: N,
+    width: p.width,
+    tokens: p.tokens,
+    heads: p.heads,
+    causal: p.causal,
+    final_norm: 'none',
+    seed: p.seed,
+  });
+  const pick = (r) => ({
+    grad_norm: Array.from(r.grad_norm),
+    stream_rms: Array.from(r.stream_rms),
+    update_ratio: Array.from(r.update_ratio),
+    first_nonfinite: r.first_nonfinite,
+  });
+  return {
+    alpha: (2 * N) ** 0.25,
+    beta: (8 * N) ** -0.25,
+    deepnorm: pick(out.results.deepnorm),
+    post_ln: pick(out.results.post_ln),
+  };
+}
+
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Wang et al. (2022), DeepNet';
 

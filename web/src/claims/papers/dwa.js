@@ -9,11 +9,77 @@ import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged, GRAD_BY_LAYER } from './common.js';
 import { perLayer } from './series.js';
+import { DWA_TRAIN, dwaStack, largestDifference } from './compute.js';
 
 export const id = 'dwa';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 8, seed: 0 };
+
+/**
+ * DenseFormer against Pre-LN at initialization, then DenseFormer trained. At initialization: spec
+ * v1's per-layer numbers of the stack the trainer builds (train_config.cpp's stack_config: T = 2n
+ * tokens, causal, the final LayerNorm both train with), and the first training step of each
+ * (its loss and per-layer numbers, the gradients at the initial weights on the same batch).
+ * Then DenseFormer's run of DWA_TRAIN and its learned averaging weights. Every trainer made here
+ * is deleted before it returns.
+ */
+export function compute(rn, p) {
+  const train = { ...DWA_TRAIN, depth: p.depth, seed: p.seed };
+  const firsts = {};
+  for (const arch of ['dwa', 'pre_ln']) {
+    const tr = rn.trainer({ ...train, arch, log_every: 1 });
+    try {
+      firsts[arch] = { config: tr.config, log: tr.step(1)[0] };
+    } finally {
+      tr.delete();
+    }
+  }
+  const sim = rn.simulate({ ...dwaStack(firsts.dwa.config), arch: ['dwa', 'pre_ln'] });
+  const simPairs = Object.keys(sim.results.dwa)
+    .filter((k) => ArrayBuffer.isView(sim.results.dwa[k]))
+    .map((k) => [sim.results.dwa[k], sim.results.pre_ln[k]]);
+  const a = firsts.dwa.log,
+    b = firsts.pre_ln.log;
+  const stepPairs = [
+    [[a.train_loss], [b.train_loss]],
+    ...Object.keys(a)
+      .filter((k) => ArrayBuffer.isView(a[k]))
+      .map((k) => [a[k], b[k]]),
+  ];
+  const tr = rn.trainer({ ...train, arch: 'dwa' });
+  let trained;
+  try {
+    const logs = tr.step(train.steps);
+    const last = logs[logs.length - 1];
+    trained = {
+      config: tr.config,
+      steps: tr.stepsDone,
+      outcome: tr.outcome(),
+      chance: tr.task.chance,
+      optimal: tr.task.optimal,
+      heldout_loss: last.heldout_loss,
+      heldout_accuracy: last.heldout_accuracy,
+      weights: tr.dwaWeights().map((row) => Array.from(row)),
+    };
+  } finally {
+    tr.delete();
+  }
+  const pick = (r) => ({ grad_norm: Array.from(r.grad_norm), stream_rms: Array.from(r.stream_rms) });
+  return {
+    init: {
+      config: sim.config,
+      dwa: pick(sim.results.dwa),
+      pre_ln: pick(sim.results.pre_ln),
+      simulate: largestDifference(simPairs),
+      firstStep: largestDifference(stepPairs),
+      // the global gradient norms, over every parameter: DenseFormer's has its averaging weights too
+      gradGlobal: { dwa: a.grad_norm_global, pre_ln: b.grad_norm_global },
+      mixGrad: Math.sqrt(Math.max(0, a.grad_norm_global ** 2 - b.grad_norm_global ** 2)),
+    },
+    trained,
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Pagliardini et al. (2024), DenseFormer';

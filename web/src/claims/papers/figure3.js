@@ -8,11 +8,38 @@
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { archSeries } from './series.js';
+import { WEIGHTS, seedList, transformer } from './compute.js';
 
 export const id = 'figure3';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { width: 512, seeds: 2, seed0: 0, tokens: 32, heads: 4, expansion: 2, causal: false };
+
+/**
+ * Per-layer weight-gradient norms of a 6-block model, means over seeds.
+ */
+export function compute(rn, p) {
+  const archs = ['post_ln', 'pre_ln'];
+  const keys = WEIGHTS;
+  const sums = Object.fromEntries(
+    archs.map((a) => [a, Object.fromEntries([...keys, 'all'].map((k) => [k, new Array(6).fill(0)]))]),
+  );
+  const seeds = seedList(p.seed0, p.seeds);
+  for (const seed of seeds)
+    for (const arch of archs) {
+      const r = rn.simulate(transformer(p, arch, 6, seed)).results[arch];
+      for (let l = 0; l < 6; l++) {
+        let sq = 0;
+        for (const k of keys) {
+          const v = r[`${k}_grad_norm`][l];
+          sums[arch][k][l] += v / seeds.length;
+          sq += v * v;
+        }
+        sums[arch].all[l] += Math.sqrt(sq) / seeds.length;
+      }
+    }
+  return { layers: [1, 2, 3, 4, 5, 6], norms: sums };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Xiong et al. (2020), Figure 3';

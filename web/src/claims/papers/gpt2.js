@@ -8,11 +8,29 @@
 import { fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { claimSeries, overDepth } from './series.js';
+import { depthsUpTo, fit, seedList, transformer } from './compute.js';
 
 export const id = 'gpt2';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true };
+
+/**
+ * Top stream RMS over the input's, for each depth, mean over seeds.
+ */
+export function compute(rn, p) {
+  const depths = depthsUpTo(p.deepest);
+  const archs = ['gpt2', 'pre_ln'];
+  const ratio = Object.fromEntries(archs.map((a) => [a, depths.map(() => 0)]));
+  const seeds = seedList(p.seed0, p.seeds);
+  for (const seed of seeds)
+    depths.forEach((L, i) => {
+      const r = rn.simulate({ ...transformer(p, 'gpt2', L, seed), arch: archs }).results;
+      for (const a of archs) ratio[a][i] += r[a].stream_rms[L] / r[a].stream_rms[0] / seeds.length;
+    });
+  const lx = depths.map(Math.log);
+  return { depths, ratio, fit: Object.fromEntries(archs.map((a) => [a, fit(lx, ratio[a].map(Math.log))])) };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Radford et al. (2019), GPT-2';

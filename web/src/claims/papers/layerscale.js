@@ -10,11 +10,35 @@ import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';
 import { archSeries, claimSeries } from './series.js';
+import { layerscaleEpsilon, trainPresetRuns, transformer } from './compute.js';
 
 export const id = 'layerscale';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 12, seed: 0, width: 64, tokens: 16, heads: 4, causal: true };
+
+/** The Late layers run this panel trains (its gates and update ratios after training). */
+export const LAYERSCALE_TRAINED = ['layerscale'];
+
+/**
+ * Each block's update ratio ||u_l|| / ||h_{l-1}|| of LayerScale and Pre-LN, on one weight bank.
+ * Then the training lab's Late layers run of LayerScale, trained: its gates and update ratios.
+ */
+export function compute(rn, p) {
+  const L = p.depth;
+  const out = rn.simulate({ ...transformer(p, 'layerscale', L, p.seed), arch: ['layerscale', 'pre_ln'] }).results;
+  const pick = (r) => ({
+    update_ratio: Array.from(r.update_ratio),
+    attn_update_ratio: Array.from(r.attn_update_ratio),
+    mlp_update_ratio: Array.from(r.mlp_update_ratio),
+  });
+  return {
+    epsilon: layerscaleEpsilon(L),
+    layerscale: pick(out.layerscale),
+    pre_ln: pick(out.pre_ln),
+    trained: trainPresetRuns(rn, 'late', LAYERSCALE_TRAINED),
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Touvron et al. (2021), LayerScale';

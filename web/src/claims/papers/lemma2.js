@@ -8,11 +8,38 @@
 import { fixed, percent } from '../../shared/format.js';
 import { judged } from './common.js';
 import { archSeries, claimSeries } from './series.js';
+import { fit, seedList } from './compute.js';
 
 export const id = 'lemma2';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 48, seeds: 32, seed0: 0, width: 64, tokens: 16 };
+
+/**
+ * E||x_l||^2 / d over seeds: the mean of stream_rms[l]^2 (rms^2 = ||h||^2 / (T d)).
+ */
+export function compute(rn, p) {
+  const L = p.depth;
+  const pre = new Array(L + 1).fill(0),
+    post = new Array(L + 1).fill(0);
+  const seeds = seedList(p.seed0, p.seeds);
+  for (const seed of seeds) {
+    const r = rn.simulate({
+      arch: ['pre_ln', 'post_ln'],
+      depth: L,
+      width: p.width,
+      tokens: p.tokens,
+      gain: Math.SQRT1_2,
+      seed,
+    }).results;
+    for (let l = 0; l <= L; l++) {
+      pre[l] += r.pre_ln.stream_rms[l] ** 2 / seeds.length;
+      post[l] += r.post_ln.stream_rms[l] ** 2 / seeds.length;
+    }
+  }
+  const layers = Array.from({ length: L + 1 }, (_, l) => l);
+  return { layers, pre, post, fit: fit(layers, pre) };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Xiong et al. (2020), Lemma 2';

@@ -8,11 +8,34 @@
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { claimSeries, overDepth } from './series.js';
+import { depthsUpTo, fit, seedList, transformer } from './compute.js';
 
 export const id = 'lns';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { seeds: 4, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: true };
+
+/**
+ * The top stream's variance over the input's, Var(h_L) / Var(h_0) =
+ * (RMS h_L / RMS h_0)^2, for each depth from 12 up, mean over seeds.
+ */
+export function compute(rn, p) {
+  const depths = depthsUpTo(p.deepest, 12);
+  const archs = ['pre_ln', 'lns'];
+  const variance = Object.fromEntries(archs.map((a) => [a, depths.map(() => 0)]));
+  const seeds = seedList(p.seed0, p.seeds);
+  for (const seed of seeds)
+    depths.forEach((L, i) => {
+      const r = rn.simulate({ ...transformer(p, 'lns', L, seed), arch: archs }).results;
+      for (const a of archs) variance[a][i] += (r[a].stream_rms[L] / r[a].stream_rms[0]) ** 2 / seeds.length;
+    });
+  const lx = depths.map(Math.log);
+  return {
+    depths,
+    variance,
+    fit: Object.fromEntries(archs.map((a) => [a, fit(lx, variance[a].map(Math.log))])),
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Sun et al. (2025), LayerNorm Scaling';

@@ -10,11 +10,43 @@ import { fixed, fmtFactor } from '../../shared/format.js';
 import { gradSpread } from '../../shared/train-verdicts.js';
 import { judged, spread, variation } from './common.js';
 import { archSeries } from './series.js';
+import { blockGradNorms, seedList, trainPresetRuns, transformer } from './compute.js';
 
 export const id = 'mixln';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 24, seeds: 4, seed0: 0, width: 64, tokens: 16, heads: 4, causal: true };
+
+/** The Late layers runs this panel trains (their blocks' gradient spread after training). */
+export const MIXLN_TRAINED = ['post_ln_warmup', 'pre_ln', 'mix_ln'];
+
+/**
+ * Per-block weight-gradient norms (all six matrices), mean over seeds, of
+ * Post-LN, Pre-LN and Mix-LN, each with its own final norm. Then those three of the training
+ * lab's Late layers runs, trained.
+ */
+export function compute(rn, p) {
+  const L = p.depth;
+  const archs = ['post_ln', 'pre_ln', 'mix_ln'];
+  const norms = Object.fromEntries(archs.map((a) => [a, new Array(L).fill(0)]));
+  const seeds = seedList(p.seed0, p.seeds);
+  let fraction = null; // Mix-LN's share of Post-LN blocks, as the engine ran it
+  for (const seed of seeds)
+    for (const arch of archs) {
+      const out = rn.simulate(transformer(p, arch, L, seed));
+      blockGradNorms(out.results[arch]).forEach((v, l) => (norms[arch][l] += v / seeds.length));
+      if (arch === 'mix_ln') fraction = out.config.mix_fraction;
+    }
+  // early: the Post-LN blocks, counted as the core's mix_ln_early_blocks counts them
+  const early = Math.min(L, Math.floor(fraction * L + 1e-9));
+  return {
+    blocks: Array.from({ length: L }, (_, l) => l + 1),
+    early,
+    fraction,
+    norms,
+    trained: trainPresetRuns(rn, 'late', MIXLN_TRAINED),
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Li et al. (2024), Mix-LN';

@@ -9,11 +9,27 @@ import { decimals, significant } from '../../shared/format.js';
 import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
 import { judged, sci, worstDeviation, streamFigure } from './common.js';
 import { perLayer } from './series.js';
+import { trainPresetRuns, transformer } from './compute.js';
 
 export const id = 'rezero';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 96, seed: 0, width: 64, tokens: 16, heads: 4, causal: true };
+
+/**
+ * One stack of ReZero and of Pre-LN, no final norm: the gradient at every
+ * layer over the top's, and the stream. Then the training lab's ReZero preset, trained.
+ */
+export function compute(rn, p) {
+  const L = p.depth;
+  const out = rn.simulate({ ...transformer(p, 'rezero', L, p.seed), arch: ['rezero', 'pre_ln'] }).results;
+  const pick = (r) => ({
+    grad_norm: Array.from(r.grad_norm),
+    rel_grad: Array.from(r.grad_norm, (g) => g / r.grad_norm[L]),
+    stream_rms: Array.from(r.stream_rms),
+  });
+  return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln), trained: trainPresetRuns(rn, 'rezero') };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Bachlechner et al. (2020), ReZero';

@@ -8,11 +8,43 @@
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { claimSeries, overDepth } from './series.js';
+import { depthsUpTo, fit, mean, seedList, transformer } from './compute.js';
 
 export const id = 'theorem1';
 
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { seeds: 8, seed0: 0, deepest: 96, width: 64, tokens: 16, heads: 4, causal: false };
+
+/**
+ * ||dL/dW2|| of the last block against depth; the fit pools every (L, seed).
+ */
+export function compute(rn, p) {
+  const depths = depthsUpTo(p.deepest);
+  const archs = ['post_ln', 'pre_ln'];
+  const logs = Object.fromEntries(archs.map((a) => [a, depths.map(() => [])]));
+  for (const seed of seedList(p.seed0, p.seeds))
+    // one weight bank per seed, grown with L
+    depths.forEach((L, i) => {
+      for (const arch of archs) {
+        const r = rn.simulate(transformer(p, arch, L, seed)).results[arch];
+        logs[arch][i].push(Math.log(r.w2_grad_norm[L - 1]));
+      }
+    });
+  const out = { depths, geomean: {}, fit: {} };
+  for (const arch of archs) {
+    const x = [],
+      y = [];
+    depths.forEach((L, i) =>
+      logs[arch][i].forEach((v) => {
+        x.push(Math.log(L));
+        y.push(v);
+      }),
+    );
+    out.fit[arch] = fit(x, y);
+    out.geomean[arch] = logs[arch].map((v) => Math.exp(mean(v)));
+  }
+  return out;
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Xiong et al. (2020), Theorem 1';

@@ -12,6 +12,33 @@ export const id = 'veit';
 /** The computation's parameters when a request leaves them out (reproduce()). */
 export const defaults = { depth: 54, samples: 32, path_seed: 0, seed: 0, width: 64, tokens: 8 };
 
+/**
+ * Path statistics of a Pre-LN and an unnormalized residual MLP stack.
+ */
+export function compute(rn, p) {
+  const out = rn.pathGradients({
+    arch: ['pre_ln', 'residual'],
+    depth: p.depth,
+    width: p.width,
+    tokens: p.tokens,
+    seed: p.seed,
+    samples: p.samples,
+    path_seed: p.path_seed,
+  });
+  const res = {};
+  for (const [arch, r] of Object.entries(out.results))
+    res[arch] = {
+      units: r.units,
+      full_norm: r.full_norm,
+      count: Array.from(r.count),
+      measured: Array.from(r.measured),
+      mean_norm: Array.from(r.mean_norm),
+      sd_norm: Array.from(r.sd_norm),
+      total: Array.from(r.total),
+    };
+  return res;
+}
+
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Veit et al. (2016), Figure 6';
 
