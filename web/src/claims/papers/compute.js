@@ -108,17 +108,22 @@ export const seedList = (seed0, seeds) => Array.from({ length: seeds }, (_, i) =
 // The stacks whose last block ends in a LayerNorm (Post-LN's) or that have no
 // norm at all (ReZero's) get no final norm; the pre-norm ones end in one.
 export const finalNorm = (arch) => (['post_ln', 'deepnorm', 'rezero'].includes(arch) ? 'none' : 'layernorm');
-export const transformer = (p, arch, depth, seed) => ({
-  arch: [arch],
+/** A panel's transformer blocks as config fields (its width, tokens, heads, mask and expansion), without arch or depth. */
+export const transformerFields = (p) => ({
   block: 'transformer',
-  depth,
   width: p.width,
   tokens: p.tokens,
   heads: p.heads,
   causal: p.causal,
+  expansion: p.expansion ?? 1,
+});
+/** The simulate config of one `arch` stack of `depth` of a panel's transformer blocks, with its final norm. */
+export const transformer = (p, arch, depth, seed) => ({
+  ...transformerFields(p),
+  arch: [arch],
+  depth,
   final_norm: finalNorm(arch),
   seed,
-  expansion: p.expansion ?? 1,
 });
 
 export function depthsUpTo(deepest, from = DEPTHS[0]) {

@@ -8,6 +8,7 @@
 import { decimals, fixed, fmtFactor } from '../../shared/format.js';
 import { judged, spread, GRAD_BY_LAYER, streamFigure } from './common.js';
 import { perLayer } from './series.js';
+import { transformerFields } from './compute.js';
 
 export const id = 'deepnet';
 
@@ -150,3 +151,15 @@ export function figures(r, col) {
     ],
   );
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: { ...transformerFields(p), arch: ['post_ln', 'deepnorm'], depth: p.depth, final_norm: 'none', seed: p.seed },
+  charts: ['grad', 'stream'],
+  exact: true,
+  note: 'This is the panel\u2019s figure: the same stacks, both charts, the same numbers.',
+});

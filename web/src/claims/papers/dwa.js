@@ -10,6 +10,7 @@ import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged, GRAD_BY_LAYER } from './common.js';
 import { perLayer } from './series.js';
 import { DWA_TRAIN, dwaStack, largestDifference } from './compute.js';
+import { defaultTrainConfig } from '../../shared/train-fields.js';
 
 export const id = 'dwa';
 
@@ -248,4 +249,21 @@ export const matrix = (r) => ({
   key: 'dwa',
   label: `DenseFormer after ${r.data.trained.steps} steps`,
   rows: r.data.trained.weights,
+});
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...dwaStack({ ...defaultTrainConfig(), ...DWA_TRAIN, depth: p.depth, seed: p.seed }),
+    arch: ['pre_ln', 'dwa'],
+  },
+  charts: ['grad'],
+  note:
+    `The panel\u2019s first chart is this view: the gradient at each layer of the same ${p.depth} blocks at ` +
+    `initialization (seed ${p.seed}), the same numbers. Its matrix comes from training, which the explorer does ` +
+    `not do: the training lab\u2019s Late layers preset trains ${p.depth === 8 ? 'the same run' : 'this run at 8 blocks'}.`,
 });

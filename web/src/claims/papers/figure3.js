@@ -8,7 +8,7 @@
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { archSeries } from './series.js';
-import { WEIGHTS, seedList, transformer } from './compute.js';
+import { seedList, transformer, transformerFields, WEIGHTS } from './compute.js';
 
 export const id = 'figure3';
 
@@ -163,3 +163,17 @@ export function figures(r, col, view) {
     },
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: { ...transformerFields(p), arch: ['post_ln', 'pre_ln'], depth: 6, final_norm: 'layernorm', seed: p.seed0 },
+  charts: ['grad'],
+  note:
+    `The panel plots the weight gradient of each of the 6 blocks, mean over ${p.seeds} seed${p.seeds === 1 ? '' : 's'}; ` +
+    `the explorer draws the gradient of the stream at each layer. The embed shows the same 6 blocks ` +
+    `(d = ${p.width}), seed ${p.seed0}, with a final LayerNorm for both (the panel gives one to Pre-LN only).`,
+});

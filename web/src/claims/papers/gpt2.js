@@ -8,7 +8,7 @@
 import { fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { claimSeries, overDepth } from './series.js';
-import { depthsUpTo, fit, seedList, transformer } from './compute.js';
+import { depthsUpTo, fit, seedList, transformer, transformerFields } from './compute.js';
 
 export const id = 'gpt2';
 
@@ -132,3 +132,23 @@ export function figures(r, col) {
     ]),
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...transformerFields(p),
+    arch: ['pre_ln', 'gpt2'],
+    depth: p.deepest,
+    final_norm: 'layernorm',
+    seed: p.seed0,
+  },
+  charts: ['stream'],
+  note:
+    `The panel plots the top of the stream over its input against the depth L, over ${p.seeds} seeds; the embed ` +
+    `shows the stream at every layer of the deepest stack (L = ${p.deepest}, seed ${p.seed0}), whose last point ` +
+    `over its first is the panel\u2019s ratio at that depth.`,
+});

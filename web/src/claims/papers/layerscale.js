@@ -10,7 +10,7 @@ import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';
 import { archSeries, claimSeries } from './series.js';
-import { layerscaleEpsilon, trainPresetRuns, transformer } from './compute.js';
+import { layerscaleEpsilon, trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'layerscale';
 
@@ -236,3 +236,23 @@ export function figures(r, col) {
     },
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...transformerFields(p),
+    arch: ['pre_ln', 'layerscale'],
+    depth: p.depth,
+    final_norm: 'layernorm',
+    seed: p.seed,
+  },
+  charts: ['update'],
+  exact: true,
+  note:
+    'This is the panel\u2019s figure: the same stacks and update ratios, where the explorer draws its 1/\u221al ' +
+    'line the panel draws \u03b5.',
+});

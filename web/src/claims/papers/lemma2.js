@@ -136,3 +136,23 @@ export function figures(r, col) {
     },
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    arch: ['post_ln', 'pre_ln'],
+    depth: p.depth,
+    width: p.width,
+    tokens: p.tokens,
+    gain: Math.SQRT1_2,
+    seed: p.seed0,
+  },
+  charts: ['stream'],
+  note:
+    `The same stacks and quantity: the explorer\u2019s stream chart draws the RMS of h_l, whose square is the ` +
+    `panel\u2019s E\u2016x_l\u2016\u00b2/d, for seed ${p.seed0}, where the panel averages ${p.seeds} seeds.`,
+});

@@ -10,7 +10,7 @@ import { fixed, fmtFactor } from '../../shared/format.js';
 import { gradSpread } from '../../shared/train-verdicts.js';
 import { judged, spread, variation } from './common.js';
 import { archSeries } from './series.js';
-import { blockGradNorms, seedList, trainPresetRuns, transformer } from './compute.js';
+import { blockGradNorms, seedList, trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'mixln';
 
@@ -219,3 +219,23 @@ export function figures(r, col) {
     },
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...transformerFields(p),
+    arch: ['post_ln', 'pre_ln', 'mix_ln'],
+    depth: p.depth,
+    final_norm: 'layernorm',
+    seed: p.seed0,
+  },
+  charts: ['grad'],
+  note:
+    `The panel plots the gradient of each block\u2019s weights, mean over ${p.seeds} seed${p.seeds === 1 ? '' : 's'}; ` +
+    `the explorer draws the gradient of the stream at each layer. The embed shows the same ${p.depth} blocks, ` +
+    `seed ${p.seed0}, with a final LayerNorm for all three (the panel gives none to Post-LN).`,
+});

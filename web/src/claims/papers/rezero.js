@@ -9,7 +9,7 @@ import { decimals, significant } from '../../shared/format.js';
 import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
 import { judged, sci, worstDeviation, streamFigure } from './common.js';
 import { perLayer } from './series.js';
-import { trainPresetRuns, transformer } from './compute.js';
+import { trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'rezero';
 
@@ -188,3 +188,16 @@ export function figures(r, col) {
     ],
   );
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: { ...transformerFields(p), arch: ['pre_ln', 'rezero'], depth: p.depth, final_norm: 'none', seed: p.seed },
+  charts: ['grad', 'stream'],
+  note:
+    'The same stacks, both charts: the panel divides each layer\u2019s gradient by the top\u2019s, the explorer ' +
+    `draws it as it is (${p.depth} transformer blocks, seed ${p.seed}, no final norm).`,
+});

@@ -8,7 +8,7 @@
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
 import { claimSeries, overDepth } from './series.js';
-import { depthsUpTo, fit, mean, seedList, transformer } from './compute.js';
+import { depthsUpTo, fit, mean, seedList, transformer, transformerFields } from './compute.js';
 
 export const id = 'theorem1';
 
@@ -141,3 +141,23 @@ export function figures(r, col) {
     ]),
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...transformerFields(p),
+    arch: ['post_ln', 'pre_ln'],
+    depth: p.deepest,
+    final_norm: 'layernorm',
+    seed: p.seed0,
+  },
+  charts: ['grad'],
+  note:
+    `The panel plots the last block\u2019s W\u2082 gradient against the depth L, over ${p.seeds} seeds; the explorer ` +
+    `draws the gradient reaching each layer of one stack. The embed shows the panel\u2019s transformer blocks at its ` +
+    `deepest L = ${p.deepest}, seed ${p.seed0}, with a final LayerNorm for both (the panel gives one to Pre-LN only).`,
+});

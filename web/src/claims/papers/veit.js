@@ -212,3 +212,16 @@ export function figures(r, col) {
     },
   ];
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: { arch: ['residual', 'pre_ln'], depth: p.depth, width: p.width, tokens: p.tokens, seed: p.seed },
+  charts: ['grad'],
+  note:
+    'The panel splits the gradient into paths by their length, which the explorer does not draw; the embed ' +
+    `shows the gradient reaching each layer of the same two stacks (${p.depth} MLP blocks, seed ${p.seed}).`,
+});
