@@ -14,13 +14,13 @@ import { CLAIMS, claimOf } from '../../../web/src/claims/papers/index.js';
 import { CRITERIA, PANEL_IDS, PANELS, summarize } from '../../../web/src/papers/repro.js';
 import { caption } from '../../../web/src/papers/captions.js';
 import { record, variants } from './claims-variants.js';
-import { fillFigures } from '../../../web/build/figures-plugin.js';
+import { fillPapers } from '../../../web/build/figures-plugin.js';
 
 const CLAIMS_DIR = `${ROOT}web/src/claims/papers/`;
 const SHARED = ['common.js', 'compute.js', 'index.js', 'series.js']; // what the claims share and their list, not claims
 const RECORDED = JSON.parse(readFileSync(new URL('./claims-recorded.json', import.meta.url), 'utf8'));
-// The page as the build writes it: each claim's pageFigures in its section.
-const PAGE = fillFigures(readFileSync(`${ROOT}web/papers.html`, 'utf8'));
+// The page as the build writes it: each claim's section from its prose, its pageFigures in it.
+const PAGE = fillPapers(readFileSync(`${ROOT}web/papers.html`, 'utf8'));
 
 let results;
 before(async () => {

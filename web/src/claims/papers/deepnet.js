@@ -52,6 +52,32 @@ export const citation = 'Wang et al. (2022), DeepNet';
 export const claim =
   "With DeepNorm's α and β the gradient and the stream stay within a small factor over 1,000 blocks, where Post-LN's gradient does not.";
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`DeepNet: 1,000 blocks`,
+  title: String.raw`DeepNorm at 1,000 blocks`,
+  claim: String.raw`
+    DeepNorm, \(x_{l+1} = \mathrm{LN}(\alpha x_l + f(x_l))\) with the branch weights scaled by \(\beta\) at
+    initialization, bounds the model update by a constant and so lets a Post-LN-style Transformer train at 1,000
+    layers; for a decoder-only model of \(N\) layers the paper's Table 1 gives \(\alpha = (2N)^{1/4}\), <span
+    class="nw">\(\beta = (8N)^{-1/4}\).</span> Checked here, at initialization: DeepNorm keeps the gradient and the
+    stream within a small factor across all 1,000 blocks, Post-LN does not.
+  `,
+  paper: String.raw`
+    H. Wang, S. Ma, L. Dong, S. Huang, D. Zhang, F. Wei, <cite>DeepNet: Scaling Transformers to 1,000 Layers</cite>,
+    2022 (<a href="https://arxiv.org/abs/2203.00555">arXiv:2203.00555</a>), Section 4 and Table 1.
+  `,
+  setting: String.raw`
+    Decoder-only: causal transformer blocks, \(d = 64\), \(T = 16\), 4 heads, no final norm, \(N\) = the number of
+    blocks. \(\beta\) multiplies \(W_V\), \(W_O\), \(W_1\) and \(W_2\) (not \(W_Q\), \(W_K\)), as in the paper. "A
+    small factor": the largest value over the layers is at most 2× the smallest.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,

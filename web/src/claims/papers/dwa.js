@@ -89,6 +89,40 @@ export const citation = 'Pagliardini et al. (2024), DenseFormer';
 export const claim =
   'With its averaging weights at the identity it starts as Pre-LN to the bit, then learns to read earlier layers, the embedding most.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`DenseFormer: Pre-LN at initialization, then what its blocks learn to read`,
+  title: String.raw`DenseFormer starts as Pre-LN exactly, then learns to read earlier layers`,
+  claim: String.raw`
+    DenseFormer adds a depth-weighted average after every block: the stream after block \(l\) is \(x_l =
+    \sum_{j=0}^{l} w_{l,j}\, y_j\), over the embedding \(y_0 = h_0\) and the outputs \(y_1, \dots, y_l\) of blocks 1
+    to \(l\), with learned scalar weights initialized to \(w_{l,l} = 1\) and 0 elsewhere, so that at initialization
+    it is the transformer it extends. After training, in the paper's words, "the learned DWA weights exhibit
+    coherent patterns of information flow, revealing the strong and structured reuse of activations from distant
+    layers". Checked here: the initialization, exactly, and the weights of a small trained run.
+  `,
+  paper: String.raw`
+    M. Pagliardini, A. Mohtashami, F. Fleuret, M. Jaggi, <cite>DenseFormer: Enhancing Information Flow in
+    Transformers via Depth Weighted Averaging</cite>, 2024 (<a
+    href="https://arxiv.org/abs/2402.02622">arXiv:2402.02622</a>), abstract and Section 3.
+  `,
+  setting: String.raw`
+    The training lab's Late layers run: reverse 4 of 8 symbols (\(T = 8\) tokens), causal Pre-LN transformer blocks
+    with \(d = 16\), MLP width 32, 4 heads, GELU, learned positions and a final LayerNorm; Adam at \(2 \times
+    10^{-3}\), 16 sequences a step, 300 steps. At initialization, DenseFormer against Pre-LN on the same weights:
+    every per-layer number of the engine's analysis (gradient, stream RMS, update ratios, the six weight gradients)
+    and the first training step's loss and per-layer numbers; "exactly" is a difference of 0. Trained, over the late
+    blocks \(l > L/2\): the weight on layers two or more back over the block's own, \(\sum_{j \le l-2} \lvert
+    w_{l,j} \rvert / \lvert w_{l,l} \rvert\), mean ("reused": at least 0.1); and the mean \(\lvert w_{l,0} \rvert\)
+    over the mean \(\lvert w_{l,j} \rvert\), \(0 < j < l\) ("the embedding read most": above 1). Trained when the
+    page loads, like every panel's computation.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,

@@ -48,6 +48,31 @@ export const citation = 'Xiong et al. (2020), Figure 3';
 export const claim =
   'In a 6-layer model at initialization the weight gradient rises with the layer in Post-LN and stays roughly level in Pre-LN.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Xiong et al., Figure 3: the gradient per layer`,
+  title: String.raw`The weight gradient of each layer of a 6-layer model`,
+  claim: String.raw`
+    Measured in a 6-layer Transformer at initialization: the norm of the gradient of the weights grows with the
+    layer index in Post-LN, largest next to the output, while in Pre-LN it stays roughly the same from layer to
+    layer.
+  `,
+  paper: String.raw`
+    Xiong et al., <cite>On Layer Normalization in the Transformer Architecture</cite>, ICML 2020, Section 3.3 and
+    Figure 3.
+  `,
+  setting: String.raw`
+    6 transformer blocks of the paper's width: \(d = 512\), MLP hidden width 1024, 4 heads, \(T = 32\) tokens, no
+    causal mask (an encoder), ReLU; final LayerNorm for Pre-LN. Plotted: the norm of the gradient of the chosen
+    weights of block \(l\), mean over seeds. "Rises": layer 6 is at least 1.2× layer 1; "roughly flat": between
+    1/1.5× and 1.5×.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,

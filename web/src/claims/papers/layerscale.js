@@ -47,6 +47,37 @@ export const citation = 'Touvron et al. (2021), LayerScale';
 export const claim =
   "A per-channel λ = ε on each branch makes every block's update ratio ‖u_l‖/‖h_(l−1)‖ about ε at initialization.";
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`LayerScale: every block's update is about \(\varepsilon\)`,
+  title: String.raw`A per-channel \(\lambda = \varepsilon\) makes every block's update about \(\varepsilon\)`,
+  claim: String.raw`
+    LayerScale multiplies each residual branch's output by a learnable diagonal matrix, \(x_{l}' = x_l +
+    \mathrm{diag}(\lambda_{l}) F(\mathrm{LN}(x_l))\), initialized to a small \(\varepsilon\) chosen by depth: 0.1 up
+    to 18 blocks, \(10^{-5}\) up to 24, \(10^{-6}\) deeper. At initialization each block then changes the stream by
+    about \(\varepsilon\) of its size, close to the identity, and the training learns how much each channel of each
+    block adds. Checked here: the update ratio of every block at initialization, and how it and the gates move with
+    training.
+  `,
+  paper: String.raw`
+    H. Touvron, M. Cord, A. Sablayrolles, G. Synnaeve, H. Jégou, <cite>Going deeper with Image Transformers</cite>
+    (CaiT), ICCV 2021 (<a href="https://arxiv.org/abs/2103.17239">arXiv:2103.17239</a>), Section 2.
+  `,
+  setting: String.raw`
+    Pre-LN causal transformer blocks with a final LayerNorm, \(d = 64\), \(T = 16\), 4 heads; one \(\lambda\) per
+    sublayer and channel; Pre-LN on the same weights for contrast. Plotted: the update ratio of block \(l\),
+    \(\lVert u_l \rVert / \lVert h_{l-1} \rVert\), the attention's and the MLP's combined as the explorer does.
+    "About \(\varepsilon\)": every block's ratio between \(\varepsilon/2\) and <span
+    class="nw">\(2\varepsilon\).</span> Trained: the training lab's Late layers run of LayerScale (8 blocks of \(d =
+    16\), \(\varepsilon = 0.1\), Adam at \(2\times10^{-3}\) for 300 steps), its update ratios at initialization and
+    at the end and its gates \(\lambda\) at the end, each over \(\varepsilon\).
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,

@@ -47,6 +47,32 @@ export const citation = 'Xiong et al. (2020), Lemma 2';
 /** The claim, in words. */
 export const claim = "Pre-LN's stream grows linearly, E‖x_l‖²/d = 1 + l/2, while Post-LN's stays at 1.";
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Xiong et al., Lemma 2: how Pre-LN's stream grows`,
+  title: String.raw`Pre-LN's stream grows linearly: \(\mathbb{E}\lVert x_l \rVert^2 = (1 + l/2)\, d\)`,
+  claim: String.raw`
+    With FFN sublayers and Xavier-initialized weights, the squared norm of Pre-LN's stream grows linearly with the
+    layer, \(\mathbb{E}\lVert x_l \rVert^2 = (1 + l/2)\, d\), while Post-LN's, a LayerNorm output, stays at <span
+    class="nw">\(d\).</span> This growth is what shrinks the Pre-LN gradients of Theorem 1.
+  `,
+  paper: String.raw`
+    Xiong et al., <cite>On Layer Normalization in the Transformer Architecture</cite>, ICML 2020, Lemma 2 (Section
+    3.2).
+  `,
+  setting: String.raw`
+    The lemma's: MLP blocks only, \(x \mapsto \mathrm{ReLU}(x W_1)\, W_2\) with \(m = d = 64\), inputs with
+    \(\mathbb{E}\lVert x_0 \rVert^2 = d\). The engine scales \(W_1\) by \(\sqrt{2/d}\) and \(W_2\) by
+    \(g/\sqrt{m}\); at gain \(g = 1/\sqrt{2}\) the product of the two is \(1/d\), the same as Xavier's
+    \(1/\sqrt{d}\) twice, and since ReLU is positively homogeneous the function is exactly the same. \(T = 16\)
+    tokens; plotted: the mean over seeds of <span class="nw">\(\lVert h_l \rVert_F^2 / (T d)\).</span>
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,

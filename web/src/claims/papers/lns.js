@@ -43,6 +43,33 @@ export const citation = 'Sun et al. (2025), LayerNorm Scaling';
 /** The claim, in words. */
 export const claim = "Dividing each LayerNorm's output by √l bounds the growth of Pre-LN's output variance with depth.";
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`LayerNorm Scaling: the stream's growth with depth`,
+  title: String.raw`Scaling each LayerNorm by \(1/\sqrt{l}\) tames the stream's growth`,
+  claim: String.raw`
+    In Pre-LN the output variance grows with depth, between \(\Theta(L)\) and \(\Theta(\exp L)\), so deep blocks
+    come close to the identity and contribute little: the curse of depth. LayerNorm Scaling multiplies the output of
+    the LayerNorm in block \(l\) by <span class="nw">\(1/\sqrt{l}\),</span> which mitigates the growth of the output
+    variance with depth. Checked here: the top stream's variance against the depth, LNS against Pre-LN.
+  `,
+  paper: String.raw`
+    W. Sun, X. Song, P. Li, L. Yin, Y. Zheng, S. Liu, <cite>The Curse of Depth in Large Language Models</cite>, 2025
+    (<a href="https://arxiv.org/abs/2502.05795">arXiv:2502.05795</a>), Sections 3 and 4.
+  `,
+  setting: String.raw`
+    Pre-LN causal transformer blocks with a final LayerNorm, \(d = 64\), \(T = 16\), 4 heads; LNS scales both
+    LayerNorms of block \(l\) (attention's and the MLP's) by \(1/\sqrt{l}\), <span class="nw">\(l = 1..L\).</span>
+    Depths \(L = 12, 24, 48, 96\). Plotted: \(\mathrm{Var}(h_L) / \mathrm{Var}(h_0)\), the squared ratio of the RMS,
+    mean over seeds. "Tames": LNS's log–log slope at most half Pre-LN's, and LNS's variance below Pre-LN's at every
+    depth.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   title: citation,

@@ -55,6 +55,35 @@ export const citation = 'Li et al. (2024), Mix-LN';
 export const claim =
   'Post-LN in the first quarter of the blocks and Pre-LN above makes the block gradients more uniform than either.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Mix-LN: how uniform the layers' gradients are`,
+  title: String.raw`Post-LN below, Pre-LN above: more uniform gradients?`,
+  claim: String.raw`
+    Pre-LN's deep layers receive small gradients and Post-LN's shallow ones do; Mix-LN applies Post-LN to the first
+    25% of the layers and Pre-LN to the rest, so that the gradient norms are more uniform across the layers and
+    every layer contributes. Checked here: the uniformity at initialization and after training.
+  `,
+  paper: String.raw`
+    P. Li, L. Yin, S. Liu, <cite>Mix-LN: Unleashing the Power of Deeper Layers by Combining Pre-LN and
+    Post-LN</cite>, ICLR 2025 (<a href="https://arxiv.org/abs/2412.13795">arXiv:2412.13795</a>), Sections 3 and 4.
+  `,
+  setting: String.raw`
+    Causal transformer blocks, \(d = 64\), \(T = 16\), 4 heads; a final LayerNorm for Pre-LN and Mix-LN (whose top
+    blocks are Pre-LN), none for Post-LN; Mix-LN's Post-LN blocks are the first \(\lfloor L/4 \rfloor\). Plotted:
+    the norm of the gradient of all of block \(l\)'s weights together, mean over seeds. Uniformity is measured by
+    the largest over the smallest of these norms (max/min, 1 is uniform); the coefficient of variation is shown
+    beside it. "More uniform": Mix-LN's max/min at most 0.9× Post-LN's and at most 0.9× Pre-LN's (10% lower or more,
+    so that a tie is not a win). After training: the training lab's Late layers runs of Post-LN (100 warmup steps),
+    Pre-LN and Mix-LN, reverse 4 of 8 symbols with 8 blocks of \(d = 16\), Adam at \(2\times10^{-3}\) for 300 steps,
+    the same max/min at the last step, judged as the lab does: Mix-LN's below both.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,

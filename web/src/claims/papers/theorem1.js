@@ -53,6 +53,34 @@ export const citation = 'Xiong et al. (2020), Theorem 1';
 export const claim =
   "At initialization the last block's ‖∂L/∂W₂‖ is flat in the depth L for Post-LN and falls like 1/√L for Pre-LN.";
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Xiong et al., Theorem 1: the last layer's gradient against depth`,
+  title: String.raw`The last layer's gradient: flat in \(L\) for Post-LN, like \(1/\sqrt{L}\) for Pre-LN`,
+  claim: String.raw`
+    At initialization, the gradient of the last FFN sublayer's second weight matrix \(W^{2,L}\) has Frobenius norm
+    \(O(d\sqrt{\ln d})\) in a Post-LN Transformer, whatever its depth \(L\), and \(O(d\sqrt{\ln d / L})\) in a
+    Pre-LN Transformer: flat in \(L\) for Post-LN, shrinking like \(1/\sqrt{L}\) for Pre-LN. Large last-layer
+    gradients are the paper's explanation of why Post-LN needs a learning-rate warm-up.
+  `,
+  paper: String.raw`
+    R. Xiong, Y. Yang, D. He, K. Zheng, S. Zheng, C. Xing, H. Zhang, Y. Lan, L. Wang, T.-Y. Liu, <cite>On Layer
+    Normalization in the Transformer Architecture</cite>, ICML 2020 (<a
+    href="https://arxiv.org/abs/2002.04745">arXiv:2002.04745</a>), Theorem 1.
+  `,
+  setting: String.raw`
+    Transformer blocks (attention, then the MLP), \(d = 64\), \(T = 16\) tokens, 4 heads, no causal mask, \(m = d\),
+    ReLU; a final LayerNorm for Pre-LN, whose stack the paper ends with one (Post-LN's last block ends in a
+    LayerNorm already). Depths \(L = 6, 12, 24, 48, 96\). The slope is a least-squares fit of \(\log \lVert \partial
+    \mathcal{L} / \partial W_2 \rVert_F\) of the last block against \(\log L\), over every (depth, seed) point at
+    once.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,

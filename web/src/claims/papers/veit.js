@@ -46,6 +46,39 @@ export const citation = 'Veit et al. (2016), Figure 6';
 export const claim =
   'Unrolled into paths, a residual stack takes most of its gradient from short paths (5–17 blocks of 54), though the paths centre on half the depth.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Veit et al.: the unrolled view, paths of each length`,
+  kicker: 'Veit et al. (2016), the unrolled view',
+  title: String.raw`Most of the gradient comes from short paths`,
+  claim: String.raw`
+    Unrolled, a stack of \(n\) residual blocks is a collection of \(2^n\) paths, \(\binom{n}{k}\) of them through
+    \(k\) branches: the path lengths follow a binomial distribution centred on <span class="nw">\(n/2\).</span> Yet
+    the gradient a path carries shrinks quickly with its length, so in a 110-layer ResNet (54 blocks) almost all of
+    the gradient comes from paths 5 to 17 blocks long: the effective paths are short.
+  `,
+  paper: String.raw`
+    A. Veit, M. Wilber, S. Belongie, <cite>Residual Networks Behave Like Ensembles of Relatively Shallow
+    Networks</cite>, NeurIPS 2016 (<a href="https://arxiv.org/abs/1605.06431">arXiv:1605.06431</a>), Section 5 and
+    Figure 6.
+  `,
+  setting: String.raw`
+    The paper's measurement on the engine: one forward pass, then backward along a single path, through the branch
+    of \(k\) chosen blocks and the skip of all the others (one term of the expansion of <span class="nw">\(\prod_l
+    (I + J_l)\)),</span> for paths drawn uniformly among those of each length (every one of them where a length has
+    no more paths than the samples); measured: the mean of \(\lVert \partial \mathcal{L} / \partial h_0 \rVert\)
+    along the path. The gradient of all paths of length \(k\) is \(\binom{n}{k}\) times that mean, a magnitude as in
+    the paper (not the norm of their sum). MLP blocks, \(n = 54\), \(d = 64\), \(T = 8\). The stack is Pre-LN, whose
+    branch reads a normalized copy of the stream, as a ResNet's batch-normalized residual block does; the norm's
+    Jacobian is part of the branch and the expansion stays exact. The unnormalized residual stack is shown for
+    contrast.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   article: true,
