@@ -88,7 +88,7 @@ for (const claim of CLAIMS) {
     );
     for (let i = 0; i < got.length; i++) assert.deepEqual(got[i], want[i], `${id}, ${got[i].name}`);
     // through the index as through repro.js and captions.js
-    const s = claim.summarize(results[id], {});
+    const s = claim.summarize(results[id].data, results[id].params, {});
     assert.deepEqual(s, summarize(id, results[id]));
     assert.equal(claim.caption(results[id], s), caption(id, results[id]).text);
   });

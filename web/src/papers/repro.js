@@ -42,5 +42,5 @@ export const CRITERIA = Object.fromEntries(CLAIMS.map((c) => [c.id, c.criteria])
  * (Figure 3: which weight).
  */
 export function summarize(id, result, view = {}) {
-  return claimOf(id).summarize(result, view);
+  return claimOf(id).summarize(result.data, result.params, view);
 }

@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed, fmtFactor } from '../../shared/format.js';
 import { judged, spread, GRAD_BY_LAYER, streamFigure } from './common.js';
-import { perLayer } from './series.js';
+import { charted, perLayer } from './series.js';
 import { transformerFields } from './compute.js';
 
 export const id = 'deepnet';
@@ -92,11 +92,8 @@ export const controls = ['depth', 'seed'];
 // "within a small factor": max/min over layers <= 2
 export const criteria = { small: 2 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
   // The claim: DeepNorm's gradient and stream stay within a small factor
   // over the layers, Post-LN's gradient does not. Post-LN's stream is a row
@@ -109,7 +106,7 @@ export function summarize(result) {
       ['grad_norm', 'gradient'],
       ['stream_rms', 'stream RMS'],
     ]) {
-      const s = spread(d[arch][metric]);
+      const s = spread(data[arch][metric]);
       const claim = want || metric === 'grad_norm';
       rows.push({
         key: `${arch}_${metric}`,
@@ -119,13 +116,13 @@ export function summarize(result) {
         claimed: !claim
           ? '— (1 by construction; not the paper\u2019s claim)'
           : want
-            ? `≤ ${C.small}×`
-            : `> ${C.small}×`,
-        ok: !claim ? null : want ? s <= C.small : s > C.small,
+            ? `≤ ${criteria.small}×`
+            : `> ${criteria.small}×`,
+        ok: !claim ? null : want ? s <= criteria.small : s > criteria.small,
       });
     }
   }
-  return judged(rows, { params: p });
+  return judged(rows, { params });
 }
 
 /** The caption's text, from the result and its summary. */
@@ -165,17 +162,9 @@ export const pageFigures = [
   streamFigure('deepnet', 'DeepNorm and Post-LN'),
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
-  return perLayer(
-    r,
-    col,
-    ['deepnorm', 'post_ln'],
-    [
-      ['deepnet', 'grad_norm'],
-      ['deepnet-stream', 'stream_rms'],
-    ],
-  );
+  return charted(pageFigures, perLayer(r, col, ['deepnorm', 'post_ln'], ['grad_norm', 'stream_rms']));
 }
 
 /**

@@ -8,7 +8,7 @@
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged, GRAD_BY_LAYER } from './common.js';
-import { perLayer } from './series.js';
+import { charted, perLayer } from './series.js';
 import { DWA_TRAIN, dwaStack, largestDifference } from './compute.js';
 import { defaultTrainConfig } from '../../shared/train-fields.js';
 
@@ -139,14 +139,11 @@ export const controls = ['depth', 'seed'];
 // than from each of their other earlier layers (dwa-weights.js's dwaFacts)
 export const criteria = { reuse: 0.1, embedding: 1 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const { init, trained } = d;
+  let facts = { params };
+  const { init, trained } = data;
   const L = trained.weights.length;
   const f = dwaFacts(trained.weights);
   facts = { ...facts, ...f, L };
@@ -180,16 +177,16 @@ export function summarize(result) {
     label: `After ${trained.steps} steps, blocks ${f.from}–${L}: weight on layers two or more back over the weight on themselves, Σ_(j≤l−2) |w_(l,j)| / |w_(l,l)|, mean`,
     value: f.reuse,
     measured: fixed(f.reuse, 3),
-    claimed: `≥ ${C.reuse} (distant layers reused)`,
-    ok: f.reuse >= C.reuse,
+    claimed: `≥ ${criteria.reuse} (distant layers reused)`,
+    ok: f.reuse >= criteria.reuse,
   });
   rows.push({
     key: 'late_embedding',
     label: `Blocks ${f.from}–${L}: mean |w_(l,0)| (the embedding) over the mean |w_(l,j)| of their other earlier layers`,
     value: f.embedding,
     measured: `${fixed(f.embedding, 2)}×`,
-    claimed: `> ${C.embedding} (the embedding read most)`,
-    ok: f.embedding > C.embedding,
+    claimed: `> ${criteria.embedding} (the embedding read most)`,
+    ok: f.embedding > criteria.embedding,
   });
   rows.push({
     key: 'trained_loss',
@@ -271,11 +268,11 @@ export const pageFigures = [
 ];
 
 /**
- * What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html;
+ * What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them);
  * here DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it).
  */
 export function figures(r, col) {
-  return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
+  return charted(pageFigures, perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], ['grad_norm']));
 }
 
 /** The matrix of learned averaging weights the panel shows beside its chart ([data-matrix]): the run the result holds. */

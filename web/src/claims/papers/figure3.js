@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { archSeries } from './series.js';
+import { archSeries, charted } from './series.js';
 import { seedList, transformer, transformerFields, WEIGHTS } from './compute.js';
 
 export const id = 'figure3';
@@ -101,16 +101,13 @@ export const FIG3_WEIGHTS = {
 
 const trend = (r, up = 1.2) => (r >= up ? 'rises' : r <= 1 / up ? 'falls' : 'stays roughly level');
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result, view = {}) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params, view = {}) {
   const rows = [];
-  let facts = { params: p };
+  let facts = { params };
   const w = view.weight ?? 'all';
-  const post = d.norms.post_ln[w],
-    pre = d.norms.pre_ln[w];
+  const post = data.norms.post_ln[w],
+    pre = data.norms.pre_ln[w];
   const rPost = post[5] / post[0],
     rPre = pre[5] / pre[0];
   facts = { ...facts, weight: w, post, pre, rPost, rPre };
@@ -119,16 +116,16 @@ export function summarize(result, view = {}) {
     label: 'Post-LN: layer 6 / layer 1',
     value: rPost,
     measured: `${fixed(rPost, 2)}×`,
-    claimed: `rises (≥ ${C.rising}×)`,
-    ok: rPost >= C.rising,
+    claimed: `rises (≥ ${criteria.rising}×)`,
+    ok: rPost >= criteria.rising,
   });
   rows.push({
     key: 'pre_ratio',
     label: 'Pre-LN: layer 6 / layer 1',
     value: rPre,
     measured: `${fixed(rPre, 2)}×`,
-    claimed: `roughly flat (${fixed(1 / C.flat, 2)}–${C.flat}×)`,
-    ok: rPre >= 1 / C.flat && rPre <= C.flat,
+    claimed: `roughly flat (${fixed(1 / criteria.flat, 2)}–${criteria.flat}×)`,
+    ok: rPre >= 1 / criteria.flat && rPre <= criteria.flat,
   });
   return judged(rows, facts);
 }
@@ -170,23 +167,20 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col, view) {
   const w = view.weight ?? 'all';
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'figure3',
-      spec: {
-        x: r.data.layers,
-        xLabel: 'block l',
-        yLog: true,
-        series: [
-          archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
-          archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
-        ],
-      },
+      x: r.data.layers,
+      xLabel: 'block l',
+      yLog: true,
+      series: [
+        archSeries(col, 'post_ln', r.data.norms.post_ln[w], { points: true }),
+        archSeries(col, 'pre_ln', r.data.norms.pre_ln[w], { points: true }),
+      ],
     },
-  ];
+  ]);
 }
 
 /**

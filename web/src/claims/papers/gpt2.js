@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { claimSeries, overDepth } from './series.js';
+import { charted, claimSeries, overDepth } from './series.js';
 import { depthsUpTo, fit, seedList, transformer, transformerFields } from './compute.js';
 
 export const id = 'gpt2';
@@ -78,40 +78,37 @@ export const controls = ['seeds', 'deepest', 'seed0'];
 
 export const criteria = { near: 1.5, flatSlope: 0.1, preSlope: 0.5, preTol: 0.15 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  const worst = Math.max(...d.ratio.gpt2.map((r) => Math.max(r, 1 / r)));
-  const sG = d.fit.gpt2.slope,
-    sP = d.fit.pre_ln.slope;
+  const worst = Math.max(...data.ratio.gpt2.map((r) => Math.max(r, 1 / r)));
+  const sG = data.fit.gpt2.slope,
+    sP = data.fit.pre_ln.slope;
   rows.push({
     key: 'gpt2_worst',
     label: 'GPT-2 init: top RMS / input RMS, farthest from 1',
     value: worst,
     measured: `${fixed(worst, 2)}×`,
-    claimed: `near 1 (≤ ${C.near}×)`,
-    ok: worst <= C.near,
+    claimed: `near 1 (≤ ${criteria.near}×)`,
+    ok: worst <= criteria.near,
   });
   rows.push({
     key: 'gpt2_slope',
     label: 'GPT-2 init: slope of log(top/input) over log L',
     value: sG,
     measured: fixed(sG, 2),
-    claimed: `0 ± ${C.flatSlope}`,
-    ok: Math.abs(sG) <= C.flatSlope,
+    claimed: `0 ± ${criteria.flatSlope}`,
+    ok: Math.abs(sG) <= criteria.flatSlope,
   });
   rows.push({
     key: 'pre_slope',
     label: 'Pre-LN: slope of log(top/input) over log L',
     value: sP,
     measured: fixed(sP, 2),
-    claimed: `0.5 ± ${C.preTol}`,
-    ok: Math.abs(sP - C.preSlope) <= C.preTol,
+    claimed: `0.5 ± ${criteria.preTol}`,
+    ok: Math.abs(sP - criteria.preSlope) <= criteria.preTol,
   });
-  return judged(rows, { params: p });
+  return judged(rows, { params });
 }
 
 /** The caption's text, from the result and its summary. */
@@ -145,18 +142,18 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { depths, ratio } = r.data;
-  return [
-    overDepth('gpt2', col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
+  return charted(pageFigures, [
+    overDepth(col, depths, { gpt2: ratio.gpt2, pre_ln: ratio.pre_ln }, [
       claimSeries(
         col,
         '∝ √L',
         depths.map((L) => ratio.pre_ln[0] * Math.sqrt(L / depths[0])),
       ),
     ]),
-  ];
+  ]);
 }
 
 /**

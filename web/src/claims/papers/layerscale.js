@@ -9,7 +9,7 @@
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';
-import { archSeries, claimSeries } from './series.js';
+import { archSeries, charted, claimSeries } from './series.js';
 import { layerscaleEpsilon, trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'layerscale';
@@ -92,17 +92,14 @@ export const controls = ['depth', 'seed'];
 // every block's ratio / eps within 1/2..2; block 1's attention unit exactly eps x Pre-LN's
 export const criteria = { about: 2, same: 1e-4 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const eps = d.epsilon;
-  const ls = d.layerscale.update_ratio.map((v) => v / eps);
-  const pre = d.pre_ln.update_ratio;
-  const first = d.layerscale.attn_update_ratio[0] / (eps * d.pre_ln.attn_update_ratio[0]);
+  let facts = { params };
+  const eps = data.epsilon;
+  const ls = data.layerscale.update_ratio.map((v) => v / eps);
+  const pre = data.pre_ln.update_ratio;
+  const first = data.layerscale.attn_update_ratio[0] / (eps * data.pre_ln.attn_update_ratio[0]);
   const worst = worstFactor(ls);
   facts = {
     ...facts,
@@ -118,16 +115,16 @@ export function summarize(result) {
     label: `LayerScale: update ratio / ε (ε = ${sci(eps)}), farthest from 1 over the blocks (${fixed(facts.lo, 2)}–${fixed(facts.hi, 2)})`,
     value: worst,
     measured: `${fixed(worst, 2)}×`,
-    claimed: `about 1 (≤ ${C.about}×)`,
-    ok: worst <= C.about,
+    claimed: `about 1 (≤ ${criteria.about}×)`,
+    ok: worst <= criteria.about,
   });
   rows.push({
     key: 'ls_first',
     label: 'Block 1’s attention: LayerScale’s ratio over ε × Pre-LN’s',
     value: first,
     measured: fixed(first, 6),
-    claimed: `1 (same input and weights; ± ${sci(C.same)})`,
-    ok: Math.abs(first - 1) <= C.same,
+    claimed: `1 (same input and weights; ± ${sci(criteria.same)})`,
+    ok: Math.abs(first - 1) <= criteria.same,
   });
   rows.push({
     key: 'pre_ln_range',
@@ -139,8 +136,8 @@ export function summarize(result) {
   });
   // trained: the lab's Late layers run of LayerScale, its lesion's contributions ‖u_l‖/‖h_(l−1)‖
   // (the update ratio above) at init and at the end, and its gates λ
-  if (d.trained) {
-    const T = d.trained.layerscale;
+  if (data.trained) {
+    const T = data.trained.layerscale;
     const eps0 = T.gates.init[0];
     const initOver = Array.from(T.lesion.contribution_init, (v) => v / eps0);
     const endOver = Array.from(T.lesion.contribution, (v) => v / eps0);
@@ -170,8 +167,8 @@ export function summarize(result) {
       label: `The lab’s Late layers run (${n} blocks, d = ${T.config.width}, ε = ${sci(eps0)}) at initialization: update ratio / ε, farthest from 1 (${fixed(trained.initLo, 2)}–${fixed(trained.initHi, 2)})`,
       value: trained.initWorst,
       measured: `${fixed(trained.initWorst, 2)}×`,
-      claimed: `about 1 (≤ ${C.about}×)`,
-      ok: trained.initWorst <= C.about,
+      claimed: `about 1 (≤ ${criteria.about}×)`,
+      ok: trained.initWorst <= criteria.about,
     });
     rows.push({
       key: 'trained_end_over_eps',
@@ -243,29 +240,26 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const d = r.data;
   const blocks = d.layerscale.update_ratio.map((_, l) => l + 1);
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'layerscale',
-      spec: {
-        x: blocks,
-        xLabel: 'block l',
-        yLog: true,
-        series: [
-          archSeries(col, 'layerscale', d.layerscale.update_ratio, { points: true }),
-          archSeries(col, 'pre_ln', d.pre_ln.update_ratio, { points: true }),
-          claimSeries(
-            col,
-            'claimed: ε',
-            blocks.map(() => d.epsilon),
-          ),
-        ],
-      },
+      x: blocks,
+      xLabel: 'block l',
+      yLog: true,
+      series: [
+        archSeries(col, 'layerscale', d.layerscale.update_ratio, { points: true }),
+        archSeries(col, 'pre_ln', d.pre_ln.update_ratio, { points: true }),
+        claimSeries(
+          col,
+          'claimed: ε',
+          blocks.map(() => d.epsilon),
+        ),
+      ],
     },
-  ];
+  ]);
 }
 
 /**

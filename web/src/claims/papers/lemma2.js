@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { fixed, percent } from '../../shared/format.js';
 import { judged } from './common.js';
-import { archSeries, claimSeries } from './series.js';
+import { archSeries, charted, claimSeries } from './series.js';
 import { fit, seedList } from './compute.js';
 
 export const id = 'lemma2';
@@ -86,30 +86,27 @@ export const controls = ['depth', 'seeds', 'seed0'];
 
 export const criteria = { slope: 0.5, slopeTol: 0.05, worst: 0.1 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  const worst = d.pre.reduce((m, v, l) => Math.max(m, Math.abs(v / (1 + l / 2) - 1)), 0);
+  const worst = data.pre.reduce((m, v, l) => Math.max(m, Math.abs(v / (1 + l / 2) - 1)), 0);
   rows.push({
     key: 'slope',
     label: 'Pre-LN: fitted slope of E‖x_l‖²/d over l',
-    value: d.fit.slope,
-    measured: fixed(d.fit.slope, 3),
-    claimed: `0.5 ± ${C.slopeTol}`,
-    ok: Math.abs(d.fit.slope - C.slope) <= C.slopeTol,
+    value: data.fit.slope,
+    measured: fixed(data.fit.slope, 3),
+    claimed: `0.5 ± ${criteria.slopeTol}`,
+    ok: Math.abs(data.fit.slope - criteria.slope) <= criteria.slopeTol,
   });
   rows.push({
     key: 'worst',
     label: 'Pre-LN: largest deviation from 1 + l/2',
     value: worst,
     measured: percent(worst),
-    claimed: `0 (≤ ${percent(C.worst)})`,
-    ok: worst <= C.worst,
+    claimed: `0 (≤ ${percent(criteria.worst)})`,
+    ok: worst <= criteria.worst,
   });
-  return judged(rows, { params: p });
+  return judged(rows, { params });
 }
 
 /** The caption's text, from the result and its summary. */
@@ -140,27 +137,24 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { layers, pre, post } = r.data;
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'lemma2',
-      spec: {
-        x: layers,
-        xLabel: 'layer l',
-        series: [
-          archSeries(col, 'pre_ln', pre),
-          archSeries(col, 'post_ln', post),
-          claimSeries(
-            col,
-            'claimed: 1 + l/2',
-            layers.map((l) => 1 + l / 2),
-          ),
-        ],
-      },
+      x: layers,
+      xLabel: 'layer l',
+      series: [
+        archSeries(col, 'pre_ln', pre),
+        archSeries(col, 'post_ln', post),
+        claimSeries(
+          col,
+          'claimed: 1 + l/2',
+          layers.map((l) => 1 + l / 2),
+        ),
+      ],
     },
-  ];
+  ]);
 }
 
 /**

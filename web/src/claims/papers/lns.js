@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { claimSeries, overDepth } from './series.js';
+import { charted, claimSeries, overDepth } from './series.js';
 import { depthsUpTo, fit, seedList, transformer, transformerFields } from './compute.js';
 
 export const id = 'lns';
@@ -83,16 +83,13 @@ export const controls = ['seeds', 'deepest', 'seed0'];
 // LNS's log-log slope of Var(h_L)/Var(h_0) at most half Pre-LN's, and below it at every L
 export const criteria = { slopeShare: 0.5 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const sL = d.fit.lns.slope,
-    sP = d.fit.pre_ln.slope;
-  const ratios = d.variance.lns.map((v, i) => v / d.variance.pre_ln[i]);
+  let facts = { params };
+  const sL = data.fit.lns.slope,
+    sP = data.fit.pre_ln.slope;
+  const ratios = data.variance.lns.map((v, i) => v / data.variance.pre_ln[i]);
   const worst = Math.max(...ratios);
   facts = { ...facts, ratios, worst };
   rows.push({
@@ -100,8 +97,8 @@ export function summarize(result) {
     label: 'LNS: slope of log(Var h_L / Var h_0) over log L',
     value: sL,
     measured: fixed(sL, 2),
-    claimed: `≤ ${fixed(C.slopeShare * sP, 2)} (half of Pre-LN’s)`,
-    ok: sL <= C.slopeShare * sP,
+    claimed: `≤ ${fixed(criteria.slopeShare * sP, 2)} (half of Pre-LN’s)`,
+    ok: sL <= criteria.slopeShare * sP,
   });
   rows.push({
     key: 'pre_ln_slope',
@@ -155,18 +152,18 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { depths, variance } = r.data;
-  return [
-    overDepth('lns', col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
+  return charted(pageFigures, [
+    overDepth(col, depths, { pre_ln: variance.pre_ln, lns: variance.lns }, [
       claimSeries(
         col,
         '∝ L',
         depths.map((L) => (variance.pre_ln[0] * L) / depths[0]),
       ),
     ]),
-  ];
+  ]);
 }
 
 /**

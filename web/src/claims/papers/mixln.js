@@ -9,7 +9,7 @@
 import { fixed, fmtFactor } from '../../shared/format.js';
 import { gradSpread } from '../../shared/train-verdicts.js';
 import { judged, spread, variation } from './common.js';
-import { archSeries } from './series.js';
+import { archSeries, charted } from './series.js';
 import { blockGradNorms, seedList, trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'mixln';
@@ -101,15 +101,12 @@ export const criteria = { margin: 0.9 };
 const argmin = (a) => a.indexOf(Math.min(...a));
 const argmax = (a) => a.indexOf(Math.max(...a));
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const s = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, spread(v)]));
-  const cv = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, variation(v)]));
+  let facts = { params };
+  const s = Object.fromEntries(Object.entries(data.norms).map(([a, v]) => [a, spread(v)]));
+  const cv = Object.fromEntries(Object.entries(data.norms).map(([a, v]) => [a, variation(v)]));
   facts = { ...facts, spread: s, cv };
   for (const [arch, name] of [
     ['post_ln', 'Post-LN'],
@@ -134,14 +131,14 @@ export function summarize(result) {
       label: `Mix-LN’s max/min over ${name}’s`,
       value: r,
       measured: `${fixed(r, 3)}×`,
-      claimed: `≤ ${C.margin} (more uniform by 10% or more)`,
-      ok: r <= C.margin,
+      claimed: `≤ ${criteria.margin} (more uniform by 10% or more)`,
+      ok: r <= criteria.margin,
     });
   }
   // after training: the lab's Late layers runs, the same measure at their last logged step
   // (shared/train-verdicts.js's gradSpread) and the lab's check (Mix-LN's below both)
-  if (d.trained) {
-    const T = d.trained;
+  if (data.trained) {
+    const T = data.trained;
     const ts = Object.fromEntries(Object.entries(T).map(([k, run]) => [k, gradSpread(run)]));
     const steps = T.mix_ln.logs.at(-1).step;
     const names = {
@@ -233,20 +230,17 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { blocks, norms } = r.data;
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'mixln',
-      spec: {
-        x: blocks,
-        xLabel: 'block l',
-        yLog: true,
-        series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
-      },
+      x: blocks,
+      xLabel: 'block l',
+      yLog: true,
+      series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
     },
-  ];
+  ]);
 }
 
 /**

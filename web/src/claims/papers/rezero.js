@@ -8,7 +8,7 @@
 import { decimals, significant } from '../../shared/format.js';
 import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
 import { judged, sci, worstDeviation, streamFigure } from './common.js';
-import { perLayer } from './series.js';
+import { charted, perLayer } from './series.js';
 import { trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'rezero';
@@ -85,16 +85,13 @@ export const controls = ['depth', 'seed'];
 // every |g_l / g_L - 1| and |RMS h_l / RMS h_0 - 1| <= 1e-6 (float32 sums of zeros)
 export const criteria = { exact: 1e-6 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const z = d.rezero,
-    pre = d.pre_ln;
-  const L = p.depth;
+  let facts = { params };
+  const z = data.rezero,
+    pre = data.pre_ln;
+  const L = params.depth;
   const grad = worstDeviation(z.grad_norm, z.grad_norm[L]);
   const stream = worstDeviation(z.stream_rms, z.stream_rms[0]);
   const preGrad = worstDeviation(pre.grad_norm, pre.grad_norm[L]);
@@ -104,16 +101,16 @@ export function summarize(result) {
     label: 'ReZero: largest |g_l / g_L − 1| over the layers',
     value: grad,
     measured: grad === 0 ? '0' : decimals(grad),
-    claimed: `0 (≤ ${sci(C.exact)})`,
-    ok: grad <= C.exact,
+    claimed: `0 (≤ ${sci(criteria.exact)})`,
+    ok: grad <= criteria.exact,
   });
   rows.push({
     key: 'rezero_stream',
     label: 'ReZero: largest |RMS(h_l) / RMS(h_0) − 1|',
     value: stream,
     measured: stream === 0 ? '0' : decimals(stream),
-    claimed: `0, the identity (≤ ${sci(C.exact)})`,
-    ok: stream <= C.exact,
+    claimed: `0, the identity (≤ ${sci(criteria.exact)})`,
+    ok: stream <= criteria.exact,
   });
   rows.push({
     key: 'pre_ln_grad',
@@ -124,8 +121,8 @@ export function summarize(result) {
     ok: null,
   });
   // trained: the lab's ReZero preset, judged by the lab's own checks (shared/train-verdicts.js)
-  if (d.trained) {
-    const T = d.trained;
+  if (data.trained) {
+    const T = data.trained;
     const lab = presetVerdict('rezero', T);
     const [zCheck, plainCheck, resCheck] = lab.checks;
     const n = T.rezero.config.depth,
@@ -209,17 +206,9 @@ export const pageFigures = [
   streamFigure('rezero', 'ReZero and Pre-LN'),
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
-  return perLayer(
-    r,
-    col,
-    ['rezero', 'pre_ln'],
-    [
-      ['rezero', 'rel_grad'],
-      ['rezero-stream', 'stream_rms'],
-    ],
-  );
+  return charted(pageFigures, perLayer(r, col, ['rezero', 'pre_ln'], ['rel_grad', 'stream_rms']));
 }
 
 /**

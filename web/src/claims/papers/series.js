@@ -39,27 +39,31 @@ export const claimSeries = (col, label, values) => ({
 });
 
 /** A chart over depth L, both axes logarithmic, one point per depth for each arch. */
-export const overDepth = (chart, col, depths, arches, claims) => ({
-  chart,
-  spec: {
-    x: depths,
-    xLog: true,
-    xLabel: 'depth L',
-    yLog: true,
-    series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
-  },
+export const overDepth = (col, depths, arches, claims) => ({
+  x: depths,
+  xLog: true,
+  xLabel: 'depth L',
+  yLog: true,
+  series: [...Object.entries(arches).map(([a, v]) => archSeries(col, a, v, { points: true })), ...claims],
 });
 
-/** One chart per [chart, metric] of `archs` over layers 0..L, log y (r.data[arch][metric]). */
-export const perLayer = (r, col, archs, charts) => {
+/** One chart per metric of `archs` over layers 0..L, log y (r.data[arch][metric]). */
+export const perLayer = (r, col, archs, metrics) => {
   const layers = r.data[archs[0]].grad_norm.map((_, l) => l);
-  return charts.map(([chart, metric]) => ({
-    chart,
-    spec: {
-      x: layers,
-      xLabel: 'layer l',
-      yLog: true,
-      series: archs.map((a) => archSeries(col, a, r.data[a][metric])),
-    },
+  return metrics.map((metric) => ({
+    x: layers,
+    xLabel: 'layer l',
+    yLog: true,
+    series: archs.map((a) => archSeries(col, a, r.data[a][metric])),
   }));
 };
+
+/**
+ * What a claim's figures() return: [{chart, spec}], each spec of `specs` under the data-chart key of the
+ * chart of `pageFigures` in the same place (its matrices left out), so each key is named once.
+ */
+export function charted(pageFigures, specs) {
+  const charts = pageFigures.filter((f) => f.chart).map((f) => f.chart);
+  if (charts.length !== specs.length) throw new Error(`papers: ${specs.length} specs for the charts ${charts}`);
+  return charts.map((chart, i) => ({ chart, spec: specs[i] }));
+}

@@ -7,7 +7,7 @@
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
 import { decimals, fixed } from '../../shared/format.js';
 import { judged } from './common.js';
-import { claimSeries, overDepth } from './series.js';
+import { charted, claimSeries, overDepth } from './series.js';
 import { depthsUpTo, fit, mean, seedList, transformer, transformerFields } from './compute.js';
 
 export const id = 'theorem1';
@@ -94,15 +94,12 @@ export const controls = ['seeds', 'deepest', 'seed0'];
 
 export const criteria = { post_ln: { claimed: 0, tol: 0.15 }, pre_ln: { claimed: -0.5, tol: 0.15 } };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
   for (const arch of ['post_ln', 'pre_ln']) {
-    const s = d.fit[arch].slope;
-    const { claimed, tol } = C[arch];
+    const s = data.fit[arch].slope;
+    const { claimed, tol } = criteria[arch];
     rows.push({
       key: `${arch}_slope`,
       label: `${arch === 'post_ln' ? 'Post-LN' : 'Pre-LN'}: slope of log ‖∂L/∂W₂‖ over log L`,
@@ -112,7 +109,7 @@ export function summarize(result) {
       ok: Math.abs(s - claimed) <= tol,
     });
   }
-  return judged(rows, { params: p });
+  return judged(rows, { params });
 }
 
 /** The caption's text, from the result and its summary. */
@@ -149,13 +146,13 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { depths, geomean } = r.data;
   const post = geomean.post_ln,
     pre = geomean.pre_ln;
-  return [
-    overDepth('theorem1', col, depths, { post_ln: post, pre_ln: pre }, [
+  return charted(pageFigures, [
+    overDepth(col, depths, { post_ln: post, pre_ln: pre }, [
       claimSeries(
         col,
         'claimed: flat (Post-LN)',
@@ -167,7 +164,7 @@ export function figures(r, col) {
         depths.map((L) => pre[0] * Math.sqrt(depths[0] / L)),
       ),
     ]),
-  ];
+  ]);
 }
 
 /**

@@ -5,7 +5,7 @@
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
 // sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
 // ../../papers/captions.js and ../../papers/panels.js read it from there.
-import { archSeries } from './series.js';
+import { archSeries, charted } from './series.js';
 
 export const id = 'veit';
 
@@ -121,13 +121,12 @@ export function pathSummary(r) {
   };
 }
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data) {
   const rows = [];
-  const pre = pathSummary(d.pre_ln),
-    res = pathSummary(d.residual);
-  const U = d.pre_ln.units;
+  const pre = pathSummary(data.pre_ln),
+    res = pathSummary(data.residual);
+  const U = data.pre_ln.units;
   rows.push({
     key: 'pre_k95',
     label: 'Pre-LN: 95% of the gradient from paths of length ≤',
@@ -202,7 +201,7 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const pre = r.data.pre_ln,
     res = r.data.residual;
@@ -211,39 +210,33 @@ export function figures(r, col) {
     const s = a.reduce((t, v) => t + v, 0);
     return a.map((v) => v / s);
   };
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'veit',
-      spec: {
-        x: ks,
-        xLabel: 'path length k',
-        series: [
-          {
-            key: 'paths',
-            label: 'paths of length k (binomial)',
-            values: share(pre.count),
-            color: col.muted,
-            dash: [2, 3],
-            width: 2,
-          },
-          archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
-          archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
-        ],
-      },
+      x: ks,
+      xLabel: 'path length k',
+      series: [
+        {
+          key: 'paths',
+          label: 'paths of length k (binomial)',
+          values: share(pre.count),
+          color: col.muted,
+          dash: [2, 3],
+          width: 2,
+        },
+        archSeries(col, 'pre_ln', share(pre.total), { label: 'gradient, Pre-LN' }),
+        archSeries(col, 'residual', share(res.total), { label: 'gradient, residual (no norm)' }),
+      ],
     },
     {
-      chart: 'veit-mean',
-      spec: {
-        x: ks,
-        xLabel: 'path length k',
-        yLog: true,
-        series: [
-          archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
-          archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
-        ],
-      },
+      x: ks,
+      xLabel: 'path length k',
+      yLog: true,
+      series: [
+        archSeries(col, 'pre_ln', pre.mean_norm, { label: 'one path, Pre-LN' }),
+        archSeries(col, 'residual', res.mean_norm, { label: 'one path, residual (no norm)' }),
+      ],
     },
-  ];
+  ]);
 }
 
 /**
