@@ -1,10 +1,12 @@
 // The claim of Pagliardini et al. (2024), DenseFormer (`claim` below) on the papers page. Judged at
 // initialization against Pre-LN and, trained, by the late blocks' weights (shared/dwa-weights.js's dwaFacts).
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
-// ../../papers/captions.js and ../../papers/panels.js read it from there.
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged, GRAD_BY_LAYER } from './common.js';

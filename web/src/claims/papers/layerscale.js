@@ -2,10 +2,12 @@
 // over ε; the training lab's Late layers run of LayerScale shows how the ratios and the gates move with
 // training (not judged).
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
-// ../../papers/captions.js and ../../papers/panels.js read it from there.
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { median } from '../../shared/train-verdicts.js';
 import { judged, sci, worstFactor } from './common.js';

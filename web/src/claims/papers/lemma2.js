@@ -1,10 +1,12 @@
 // The claim of Xiong et al. (2020), Lemma 2 (`claim` below) on the papers page. Judged by the fitted slope
 // and the largest deviation from 1 + l/2.
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
-// ../../papers/captions.js and ../../papers/panels.js read it from there.
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { fixed, percent } from '../../shared/format.js';
 import { judged } from './common.js';
 import { archSeries, charted, claimSeries } from './series.js';

@@ -1,10 +1,12 @@
 // The claim of Veit et al. (2016), Figure 6 (`claim` below) on the papers page. Judged by the path length
 // under which 95% of Pre-LN's gradient lies (rn.pathGradients' distribution).
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../../papers/repro.js,
-// ../../papers/captions.js and ../../papers/panels.js read it from there.
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { archSeries, charted } from './series.js';
 
 export const id = 'veit';
