@@ -6,10 +6,11 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { FIGURES, figureHtml } from '../../../web/src/papers/figures.js';
-import { fillFigures } from '../../../web/build/figures-plugin.js';
+import { fillFigures, fillSections } from '../../../web/build/figures-plugin.js';
 import { ROOT } from '../helpers.js';
 
-const page = readFileSync(`${ROOT}web/papers.html`, 'utf8');
+// The page with the claims' sections written in, as the build writes them before their figures.
+const page = fillSections(readFileSync(`${ROOT}web/papers.html`, 'utf8'));
 const panels = [...page.matchAll(/data-panel="([a-z0-9]+)"/g)].map((m) => m[1]);
 const slots = [...page.matchAll(/data-figures="([a-z0-9-]+)"/g)].map((m) => m[1]);
 

@@ -1,24 +1,23 @@
 // The papers page's engine side under Node: rn.pathGradients (the path
-// expansion of Veit et al.), and the reproductions of web/src/engine/experiments.js
+// expansion of Veit et al.), and the reproductions of web/src/engine/experiments.js (each claim's
+// compute(), web/src/claims/papers/)
 // run on the shipped wasm module with the verdicts their captions state
 // (the six of the article's papers and five answers to its open question;
 // DenseFormer's trains the training lab's run of it).
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
+import { reproduce, timeRecompute, PERF_CONFIG } from '../../../web/src/engine/experiments.js';
 import {
-  reproduce,
-  timeRecompute,
   fit,
   layerscaleEpsilon,
   largestDifference,
   dwaStack,
   DWA_TRAIN,
-  PERF_CONFIG,
   trainPresetRuns,
-  MIXLN_TRAINED,
-  LAYERSCALE_TRAINED,
-} from '../../../web/src/engine/experiments.js';
+} from '../../../web/src/claims/papers/compute.js';
+import { MIXLN_TRAINED } from '../../../web/src/claims/papers/mixln.js';
+import { LAYERSCALE_TRAINED } from '../../../web/src/claims/papers/layerscale.js';
 import {
   summarize,
   spread,

@@ -1,7 +1,7 @@
 // The sentence under each panel, written from the numbers (pure: text only, no
 // DOM), so it says whether the claim holds at the settings that ran: the lead
-// from the verdict, the text from the claim's own caption() (./claims/<id>.js).
-import { claimOf } from './claims/index.js';
+// from the verdict, the text from the claim's own caption() (../claims/papers/<id>.js).
+import { claimOf } from '../claims/papers/index.js';
 import { summarize } from './repro.js';
 
 export const VERDICT_TEXT = { holds: 'Holds', partly: 'Holds in part', fails: 'Does not hold' };

@@ -1,12 +1,12 @@
 // The papers page's figure markup, written at build time by
 // web/build/figures-plugin.js in place of <div class="paper-figures"
 // data-figures="<id>"></div>, from each claim's `pageFigures`
-// (./claims/<id>.js). A figure is a chart (`chart`: the data-chart key the
+// (../claims/papers/<id>.js). A figure is a chart (`chart`: the data-chart key the
 // claim's figures() draws into) or a matrix of learned weights (`matrix`), with
 // its title and subtitle (HTML; TeX between \( \) is rendered to MathML after),
 // a legend keyed as the chart unless `legend: false`, the short kind if
 // `short`, and the chart's text for screen readers. Pure: strings, no DOM.
-import { CLAIMS } from './claims/index.js';
+import { CLAIMS } from '../claims/papers/index.js';
 
 /** The sentence every chart's description ends with: the numbers are in the page. */
 const TABLE = 'The numbers are in the table below.';

@@ -4,8 +4,8 @@
 // ../shared/dwa-matrix.js).
 // The numbers come from the engine worker (../engine/experiments.js); the
 // rows and the sentence from repro.js and captions.js, and the panel's controls,
-// its charts' series and the matrix from its claim (./claims/<id>.js, through
-// ./claims/index.js); this module only builds the DOM (no inline styles: CSP).
+// its charts' series and the matrix from its claim (../claims/papers/<id>.js, through
+// ../claims/papers/index.js); this module only builds the DOM (no inline styles: CSP).
 import { lineSwatch } from '../shared/swatch.js';
 import { el } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
@@ -15,7 +15,7 @@ import { createDwaView } from '../shared/dwa-matrix.js';
 import { createChart, colors } from './chart.js';
 import { caption, VERDICT_TEXT } from './captions.js';
 import { FIG3_WEIGHTS, PANELS } from './repro.js';
-import { claimOf } from './claims/index.js';
+import { claimOf } from '../claims/papers/index.js';
 
 // ---------------------------------------------------------------- controls
 

@@ -3,7 +3,7 @@
 // choices its controls offer, the criteria, and summarize(id, result, view),
 // which turns a result of ../engine/experiments.js (computed in the engine
 // worker) into the measured-vs-claimed rows and the verdict the caption states.
-// Each claim is one module of ./claims/ (listed in ./claims/index.js, in the
+// Each claim is one module of ../claims/papers/ (listed in its index.js, in the
 // page's order); this module gathers them by id for the page and the tests.
 // No DOM: the page, the Node tests and the browser test all use this module,
 // and tests/core/test_papers.cpp checks the same claims in C++ with the same
@@ -12,11 +12,11 @@
 // tests/core/test_reproductions.cpp, judged as the lab judges them).
 //
 // Verdicts: 'holds' (every criterion met), 'partly' (some), 'fails' (none).
-import { CLAIMS, claimOf } from './claims/index.js';
+import { CLAIMS, claimOf } from '../claims/papers/index.js';
 
-export { sci, spread, variation, worstDeviation, worstFactor } from './claims/common.js';
-export { FIG3_WEIGHTS } from './claims/figure3.js';
-export { pathSummary, quantileLength } from './claims/veit.js';
+export { sci, spread, variation, worstDeviation, worstFactor } from '../claims/papers/common.js';
+export { FIG3_WEIGHTS } from '../claims/papers/figure3.js';
+export { pathSummary, quantileLength } from '../claims/papers/veit.js';
 
 // Each panel's parameters: defaults and the choices its controls offer; `article`: one of the
 // article's six papers (the others answer its open question); `trains`: its computation trains
@@ -42,5 +42,5 @@ export const CRITERIA = Object.fromEntries(CLAIMS.map((c) => [c.id, c.criteria])
  * (Figure 3: which weight).
  */
 export function summarize(id, result, view = {}) {
-  return claimOf(id).summarize(result, view);
+  return claimOf(id).summarize(result.data, result.params, view);
 }

@@ -1,7 +1,7 @@
 // The two small tasks the training claims are reproduced on (docs/reproductions.md,
 // "Reproductions of training claims"): the lab's paper presets
 // (shared/train-presets.js), the papers page's DenseFormer panel
-// (engine/experiments.js) and the reproductions' search
+// (claims/papers/compute.js) and the reproductions' search
 // (scripts/search-reproductions.js) train on them. Pure data.
 
 /** Regression on the teacher: MLP blocks d = 32, m = 32, relu, 32 fresh examples a step, SGD with momentum. */

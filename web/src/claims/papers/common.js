@@ -1,6 +1,6 @@
 // What the claims' modules (./<id>.js) share: the verdict of a table of rows and
 // the few numeric measures more than one claim judges by. No DOM, and no import
-// of ../repro.js or ../captions.js, which read the claims through ./index.js.
+// of the papers page's views (../../papers/), which read the claims through ./index.js.
 import { decimals, powerOfTen } from '../../shared/format.js';
 
 /** A power of ten below 0.01 as 10⁻⁶, any other number as decimals() writes it. */

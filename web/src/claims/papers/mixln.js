@@ -2,17 +2,53 @@
 // gradients at initialization and, after the training lab's Late layers runs, at their last logged step
 // (shared/train-verdicts.js's gradSpread).
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { fixed, fmtFactor } from '../../shared/format.js';
 import { gradSpread } from '../../shared/train-verdicts.js';
 import { judged, spread, variation } from './common.js';
-import { archSeries } from '../series.js';
+import { archSeries, charted } from './series.js';
+import { blockGradNorms, seedList, trainPresetRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'mixln';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { depth: 24, seeds: 4, seed0: 0, width: 64, tokens: 16, heads: 4, causal: true };
+
+/** The Late layers runs this panel trains (their blocks' gradient spread after training). */
+export const MIXLN_TRAINED = ['post_ln_warmup', 'pre_ln', 'mix_ln'];
+
+/**
+ * Per-block weight-gradient norms (all six matrices), mean over seeds, of
+ * Post-LN, Pre-LN and Mix-LN, each with its own final norm. Then those three of the training
+ * lab's Late layers runs, trained.
+ */
+export function compute(rn, p) {
+  const L = p.depth;
+  const archs = ['post_ln', 'pre_ln', 'mix_ln'];
+  const norms = Object.fromEntries(archs.map((a) => [a, new Array(L).fill(0)]));
+  const seeds = seedList(p.seed0, p.seeds);
+  let fraction = null; // Mix-LN's share of Post-LN blocks, as the engine ran it
+  for (const seed of seeds)
+    for (const arch of archs) {
+      const out = rn.simulate(transformer(p, arch, L, seed));
+      blockGradNorms(out.results[arch]).forEach((v, l) => (norms[arch][l] += v / seeds.length));
+      if (arch === 'mix_ln') fraction = out.config.mix_fraction;
+    }
+  // early: the Post-LN blocks, counted as the core's mix_ln_early_blocks counts them
+  const early = Math.min(L, Math.floor(fraction * L + 1e-9));
+  return {
+    blocks: Array.from({ length: L }, (_, l) => l + 1),
+    early,
+    fraction,
+    norms,
+    trained: trainPresetRuns(rn, 'late', MIXLN_TRAINED),
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Li et al. (2024), Mix-LN';
@@ -21,11 +57,40 @@ export const citation = 'Li et al. (2024), Mix-LN';
 export const claim =
   'Post-LN in the first quarter of the blocks and Pre-LN above makes the block gradients more uniform than either.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`Mix-LN: how uniform the layers' gradients are`,
+  title: String.raw`Post-LN below, Pre-LN above: more uniform gradients?`,
+  claim: String.raw`
+    Pre-LN's deep layers receive small gradients and Post-LN's shallow ones do; Mix-LN applies Post-LN to the first
+    25% of the layers and Pre-LN to the rest, so that the gradient norms are more uniform across the layers and
+    every layer contributes. Checked here: the uniformity at initialization and after training.
+  `,
+  paper: String.raw`
+    P. Li, L. Yin, S. Liu, <cite>Mix-LN: Unleashing the Power of Deeper Layers by Combining Pre-LN and
+    Post-LN</cite>, ICLR 2025 (<a href="https://arxiv.org/abs/2412.13795">arXiv:2412.13795</a>), Sections 3 and 4.
+  `,
+  setting: String.raw`
+    Causal transformer blocks, \(d = 64\), \(T = 16\), 4 heads; a final LayerNorm for Pre-LN and Mix-LN (whose top
+    blocks are Pre-LN), none for Post-LN; Mix-LN's Post-LN blocks are the first \(\lfloor L/4 \rfloor\). Plotted:
+    the norm of the gradient of all of block \(l\)'s weights together, mean over seeds. Uniformity is measured by
+    the largest over the smallest of these norms (max/min, 1 is uniform); the coefficient of variation is shown
+    beside it. "More uniform": Mix-LN's max/min at most 0.9× Post-LN's and at most 0.9× Pre-LN's (10% lower or more,
+    so that a tie is not a win). After training: the training lab's Late layers runs of Post-LN (100 warmup steps),
+    Pre-LN and Mix-LN, reverse 4 of 8 symbols with 8 blocks of \(d = 16\), Adam at \(2\times10^{-3}\) for 300 steps,
+    the same max/min at the last step, judged as the lab does: Mix-LN's below both.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
   title: citation,
-  defaults: DEFAULTS.mixln,
+  defaults,
   choices: { depth: [12, 24, 48], seeds: [1, 2, 4, 8] },
 };
 
@@ -38,15 +103,12 @@ export const criteria = { margin: 0.9 };
 const argmin = (a) => a.indexOf(Math.min(...a));
 const argmax = (a) => a.indexOf(Math.max(...a));
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const s = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, spread(v)]));
-  const cv = Object.fromEntries(Object.entries(d.norms).map(([a, v]) => [a, variation(v)]));
+  let facts = { params };
+  const s = Object.fromEntries(Object.entries(data.norms).map(([a, v]) => [a, spread(v)]));
+  const cv = Object.fromEntries(Object.entries(data.norms).map(([a, v]) => [a, variation(v)]));
   facts = { ...facts, spread: s, cv };
   for (const [arch, name] of [
     ['post_ln', 'Post-LN'],
@@ -71,14 +133,14 @@ export function summarize(result) {
       label: `Mix-LN’s max/min over ${name}’s`,
       value: r,
       measured: `${fixed(r, 3)}×`,
-      claimed: `≤ ${C.margin} (more uniform by 10% or more)`,
-      ok: r <= C.margin,
+      claimed: `≤ ${criteria.margin} (more uniform by 10% or more)`,
+      ok: r <= criteria.margin,
     });
   }
   // after training: the lab's Late layers runs, the same measure at their last logged step
   // (shared/train-verdicts.js's gradSpread) and the lab's check (Mix-LN's below both)
-  if (d.trained) {
-    const T = d.trained;
+  if (data.trained) {
+    const T = data.trained;
     const ts = Object.fromEntries(Object.entries(T).map(([k, run]) => [k, gradSpread(run)]));
     const steps = T.mix_ln.logs.at(-1).step;
     const names = {
@@ -156,7 +218,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.
@@ -170,18 +232,35 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html. */
+/** What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them). */
 export function figures(r, col) {
   const { blocks, norms } = r.data;
-  return [
+  return charted(pageFigures, [
     {
-      chart: 'mixln',
-      spec: {
-        x: blocks,
-        xLabel: 'block l',
-        yLog: true,
-        series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
-      },
+      x: blocks,
+      xLabel: 'block l',
+      yLog: true,
+      series: ['post_ln', 'pre_ln', 'mix_ln'].map((a) => archSeries(col, a, norms[a], { points: true })),
     },
-  ];
+  ]);
 }
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...transformerFields(p),
+    arch: ['post_ln', 'pre_ln', 'mix_ln'],
+    depth: p.depth,
+    final_norm: 'layernorm',
+    seed: p.seed0,
+  },
+  charts: ['grad'],
+  note:
+    `The panel plots the gradient of each block\u2019s weights, mean over ${p.seeds} seed${p.seeds === 1 ? '' : 's'}; ` +
+    `the explorer draws the gradient of the stream at each layer. The embed shows the same ${p.depth} blocks, ` +
+    `seed ${p.seed0}, with a final LayerNorm for all three (the panel gives none to Post-LN).`,
+});

@@ -1,17 +1,88 @@
 // The claim of Pagliardini et al. (2024), DenseFormer (`claim` below) on the papers page. Judged at
 // initialization against Pre-LN and, trained, by the late blocks' weights (shared/dwa-weights.js's dwaFacts).
 //
-// The claim's part of the papers page: its citation and the claim in words, the panel's metadata and
+// The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
+// through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
 // controls, the criteria, summarize() (the measured-vs-claimed rows and the verdict), caption() (the
-// sentence under the panel) and figures() (what its charts draw); ./index.js lists it, and ../repro.js,
-// ../captions.js and ../panels.js read it from there.
-import { DEFAULTS } from '../../engine/experiments.js';
+// sentence under the panel), pageFigures and figures() (its figures and what their charts draw) and
+// embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
+// (../../papers/) and the build read it from there.
 import { decimals, fixed, significant } from '../../shared/format.js';
 import { dwaFacts, sourceName } from '../../shared/dwa-weights.js';
 import { judged, GRAD_BY_LAYER } from './common.js';
-import { perLayer } from '../series.js';
+import { charted, perLayer } from './series.js';
+import { DWA_TRAIN, dwaStack, largestDifference } from './compute.js';
+import { defaultTrainConfig } from '../../shared/train-fields.js';
 
 export const id = 'dwa';
+
+/** The computation's parameters when a request leaves them out (reproduce()). */
+export const defaults = { depth: 8, seed: 0 };
+
+/**
+ * DenseFormer against Pre-LN at initialization, then DenseFormer trained. At initialization: spec
+ * v1's per-layer numbers of the stack the trainer builds (train_config.cpp's stack_config: T = 2n
+ * tokens, causal, the final LayerNorm both train with), and the first training step of each
+ * (its loss and per-layer numbers, the gradients at the initial weights on the same batch).
+ * Then DenseFormer's run of DWA_TRAIN and its learned averaging weights. Every trainer made here
+ * is deleted before it returns.
+ */
+export function compute(rn, p) {
+  const train = { ...DWA_TRAIN, depth: p.depth, seed: p.seed };
+  const firsts = {};
+  for (const arch of ['dwa', 'pre_ln']) {
+    const tr = rn.trainer({ ...train, arch, log_every: 1 });
+    try {
+      firsts[arch] = { config: tr.config, log: tr.step(1)[0] };
+    } finally {
+      tr.delete();
+    }
+  }
+  const sim = rn.simulate({ ...dwaStack(firsts.dwa.config), arch: ['dwa', 'pre_ln'] });
+  const simPairs = Object.keys(sim.results.dwa)
+    .filter((k) => ArrayBuffer.isView(sim.results.dwa[k]))
+    .map((k) => [sim.results.dwa[k], sim.results.pre_ln[k]]);
+  const a = firsts.dwa.log,
+    b = firsts.pre_ln.log;
+  const stepPairs = [
+    [[a.train_loss], [b.train_loss]],
+    ...Object.keys(a)
+      .filter((k) => ArrayBuffer.isView(a[k]))
+      .map((k) => [a[k], b[k]]),
+  ];
+  const tr = rn.trainer({ ...train, arch: 'dwa' });
+  let trained;
+  try {
+    const logs = tr.step(train.steps);
+    const last = logs[logs.length - 1];
+    trained = {
+      config: tr.config,
+      steps: tr.stepsDone,
+      outcome: tr.outcome(),
+      chance: tr.task.chance,
+      optimal: tr.task.optimal,
+      heldout_loss: last.heldout_loss,
+      heldout_accuracy: last.heldout_accuracy,
+      weights: tr.dwaWeights().map((row) => Array.from(row)),
+    };
+  } finally {
+    tr.delete();
+  }
+  const pick = (r) => ({ grad_norm: Array.from(r.grad_norm), stream_rms: Array.from(r.stream_rms) });
+  return {
+    init: {
+      config: sim.config,
+      dwa: pick(sim.results.dwa),
+      pre_ln: pick(sim.results.pre_ln),
+      simulate: largestDifference(simPairs),
+      firstStep: largestDifference(stepPairs),
+      // the global gradient norms, over every parameter: DenseFormer's has its averaging weights too
+      gradGlobal: { dwa: a.grad_norm_global, pre_ln: b.grad_norm_global },
+      mixGrad: Math.sqrt(Math.max(0, a.grad_norm_global ** 2 - b.grad_norm_global ** 2)),
+    },
+    trained,
+  };
+}
 
 /** The paper and the part of it the claim is from; the panel's title. */
 export const citation = 'Pagliardini et al. (2024), DenseFormer';
@@ -20,11 +91,45 @@ export const citation = 'Pagliardini et al. (2024), DenseFormer';
 export const claim =
   'With its averaging weights at the identity it starts as Pre-LN to the bit, then learns to read earlier layers, the embedding most.';
 
+/**
+ * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
+ * the table of contents, its kicker (the citation unless it says otherwise) and title, then the claim, the
+ * paper and the setting in prose. HTML; TeX between \( \) becomes MathML.
+ */
+export const prose = {
+  toc: String.raw`DenseFormer: Pre-LN at initialization, then what its blocks learn to read`,
+  title: String.raw`DenseFormer starts as Pre-LN exactly, then learns to read earlier layers`,
+  claim: String.raw`
+    DenseFormer adds a depth-weighted average after every block: the stream after block \(l\) is \(x_l =
+    \sum_{j=0}^{l} w_{l,j}\, y_j\), over the embedding \(y_0 = h_0\) and the outputs \(y_1, \dots, y_l\) of blocks 1
+    to \(l\), with learned scalar weights initialized to \(w_{l,l} = 1\) and 0 elsewhere, so that at initialization
+    it is the transformer it extends. After training, in the paper's words, "the learned DWA weights exhibit
+    coherent patterns of information flow, revealing the strong and structured reuse of activations from distant
+    layers". Checked here: the initialization, exactly, and the weights of a small trained run.
+  `,
+  paper: String.raw`
+    M. Pagliardini, A. Mohtashami, F. Fleuret, M. Jaggi, <cite>DenseFormer: Enhancing Information Flow in
+    Transformers via Depth Weighted Averaging</cite>, 2024 (<a
+    href="https://arxiv.org/abs/2402.02622">arXiv:2402.02622</a>), abstract and Section 3.
+  `,
+  setting: String.raw`
+    The training lab's Late layers run: reverse 4 of 8 symbols (\(T = 8\) tokens), causal Pre-LN transformer blocks
+    with \(d = 16\), MLP width 32, 4 heads, GELU, learned positions and a final LayerNorm; Adam at \(2 \times
+    10^{-3}\), 16 sequences a step, 300 steps. At initialization, DenseFormer against Pre-LN on the same weights:
+    every per-layer number of the engine's analysis (gradient, stream RMS, update ratios, the six weight gradients)
+    and the first training step's loss and per-layer numbers; "exactly" is a difference of 0. Trained, over the late
+    blocks \(l > L/2\): the weight on layers two or more back over the block's own, \(\sum_{j \le l-2} \lvert
+    w_{l,j} \rvert / \lvert w_{l,l} \rvert\), mean ("reused": at least 0.1); and the mean \(\lvert w_{l,0} \rvert\)
+    over the mean \(\lvert w_{l,j} \rvert\), \(0 < j < l\) ("the embedding read most": above 1). Trained when the
+    page loads, like every panel's computation.
+  `,
+};
+
 /** The panel: its title, defaults and the choices its controls offer. */
 export const metadata = {
   trains: true,
   title: citation,
-  defaults: DEFAULTS.dwa,
+  defaults,
   choices: { depth: [4, 8, 12] },
 };
 
@@ -36,14 +141,11 @@ export const controls = ['depth', 'seed'];
 // than from each of their other earlier layers (dwa-weights.js's dwaFacts)
 export const criteria = { reuse: 0.1, embedding: 1 };
 
-/** The measured-vs-claimed rows, the verdict and the facts the caption quotes. */
-export function summarize(result) {
-  const d = result.data;
-  const p = result.params;
-  const C = criteria;
+/** The measured-vs-claimed rows, the verdict and the facts the caption quotes, from a result's data and params. */
+export function summarize(data, params) {
   const rows = [];
-  let facts = { params: p };
-  const { init, trained } = d;
+  let facts = { params };
+  const { init, trained } = data;
   const L = trained.weights.length;
   const f = dwaFacts(trained.weights);
   facts = { ...facts, ...f, L };
@@ -77,16 +179,16 @@ export function summarize(result) {
     label: `After ${trained.steps} steps, blocks ${f.from}–${L}: weight on layers two or more back over the weight on themselves, Σ_(j≤l−2) |w_(l,j)| / |w_(l,l)|, mean`,
     value: f.reuse,
     measured: fixed(f.reuse, 3),
-    claimed: `≥ ${C.reuse} (distant layers reused)`,
-    ok: f.reuse >= C.reuse,
+    claimed: `≥ ${criteria.reuse} (distant layers reused)`,
+    ok: f.reuse >= criteria.reuse,
   });
   rows.push({
     key: 'late_embedding',
     label: `Blocks ${f.from}–${L}: mean |w_(l,0)| (the embedding) over the mean |w_(l,j)| of their other earlier layers`,
     value: f.embedding,
     measured: `${fixed(f.embedding, 2)}×`,
-    claimed: `> ${C.embedding} (the embedding read most)`,
-    ok: f.embedding > C.embedding,
+    claimed: `> ${criteria.embedding} (the embedding read most)`,
+    ok: f.embedding > criteria.embedding,
   });
   rows.push({
     key: 'trained_loss',
@@ -147,7 +249,7 @@ export function caption(result, s) {
 }
 
 /**
- * The panel's figures as the page lays them out (../figures.js writes them into papers.html at build
+ * The panel's figures as the page lays them out (../../papers/figures.js writes them into papers.html at build
  * time): each a chart (its data-chart key, drawn by figures() below) or a matrix, with its title and
  * subtitle (HTML; TeX between \( \) becomes MathML), a legend unless `legend: false`, and for a
  * chart its description for screen readers.
@@ -168,11 +270,11 @@ export const pageFigures = [
 ];
 
 /**
- * What the panel's chart(s) draw: [{chart, spec}], each chart named by its data-chart in papers.html;
+ * What the panel's charts draw: a spec for each chart of pageFigures, in its order (charted() names them);
  * here DenseFormer and Pre-LN at initialization (Pre-LN drawn first, DenseFormer's dashes over it).
  */
 export function figures(r, col) {
-  return perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], [['dwa', 'grad_norm']]);
+  return charted(pageFigures, perLayer({ data: r.data.init }, col, ['pre_ln', 'dwa'], ['grad_norm']));
 }
 
 /** The matrix of learned averaging weights the panel shows beside its chart ([data-matrix]): the run the result holds. */
@@ -180,4 +282,21 @@ export const matrix = (r) => ({
   key: 'dwa',
   label: `DenseFormer after ${r.data.trained.steps} steps`,
   rows: r.data.trained.weights,
+});
+
+/**
+ * What the panel's Embed button embeds at its parameters `p`: the explorer's view of its setting
+ * ({config, charts, exact, note}; ../../papers/embed-views.js completes it), and in words how it
+ * differs from the panel's figure.
+ */
+export const embedView = (p) => ({
+  config: {
+    ...dwaStack({ ...defaultTrainConfig(), ...DWA_TRAIN, depth: p.depth, seed: p.seed }),
+    arch: ['pre_ln', 'dwa'],
+  },
+  charts: ['grad'],
+  note:
+    `The panel\u2019s first chart is this view: the gradient at each layer of the same ${p.depth} blocks at ` +
+    `initialization (seed ${p.seed}), the same numbers. Its matrix comes from training, which the explorer does ` +
+    `not do: the training lab\u2019s Late layers preset trains ${p.depth === 8 ? 'the same run' : 'this run at 8 blocks'}.`,
 });

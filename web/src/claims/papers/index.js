@@ -1,8 +1,10 @@
 // Every claim of the papers page, in the page's order (the six of the article's
 // papers, then the answers to its open question). Each module (./<id>.js) holds
-// one claim: its id, citation and the claim in words, the panel's metadata and
-// controls, its criteria, summarize(), caption(), figures() and pageFigures; ../repro.js,
-// ../captions.js and ../panels.js read them from this list.
+// one claim: its id, defaults and compute(), citation, the claim in words and its
+// section's prose, the panel's metadata and controls, its criteria, summarize(),
+// caption(), figures(), pageFigures and embedView(). ../../engine/experiments.js,
+// the papers page's views (../../papers/) and the build read them from this list
+// (../index.js gathers it with the other pages' claims).
 import * as theorem1 from './theorem1.js';
 import * as figure3 from './figure3.js';
 import * as lemma2 from './lemma2.js';
