@@ -122,7 +122,7 @@ class Trainer {
     set_views(out, resnorm::named_arrays(tr_.lesion()));
     return out;
   }
-  // DenseFormer's averaging weights now, (L, L + 1) row-major; empty for other presets.
+  // DenseFormer's averaging weights now, (L, L + 1) row-major; empty for other architectures.
   val dwaWeights() {
     dwa_ = tr_.dwa_weights();
     return view(dwa_);

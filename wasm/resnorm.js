@@ -147,7 +147,7 @@ export class Resnorm {
   }
 
   /**
-   * A trainer of one architecture (`arch`: one preset name) on the config's
+   * A trainer of one architecture (`arch`: one architecture's name) on the config's
    * task: see Trainer below. Throws like checkTrain() for a bad config, and a
    * RangeError naming `arch` when it lists more than one.
    */
@@ -290,8 +290,8 @@ export class Resnorm {
  *   stepsDone    updates done; stopped: true after the first non-finite step
  *   step(n)      up to n more updates (not past config.steps); the logged ones
  *   lesion()     the held-out loss with each block skipped
- *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other presets)
- *   gates()      rezero, layerscale: the learnable gates now and at init (null for other presets)
+ *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other architectures)
+ *   gates()      rezero, layerscale: the learnable gates now and at init (null for other architectures)
  *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
  *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
  *   delete()     frees it; any later call throws
@@ -343,10 +343,10 @@ export class Trainer {
   }
 
   /**
-   * DenseFormer's learned averaging weights now, for the dwa preset: L rows,
+   * DenseFormer's learned averaging weights now, for the dwa architecture: L rows,
    * row l - 1 a Float64Array of l + 1 weights w_{l,0..l}, how much the stream
    * after block l takes of h_0 (j = 0) and of block j's output (j = 1..l).
-   * At init row l - 1 is 0 but for a 1 at j = l. null for every other preset.
+   * At init row l - 1 is 0 but for a 1 at j = l. null for every other architecture.
    */
   dwaWeights() {
     return this._call(() => {
@@ -363,7 +363,7 @@ export class Trainer {
    * blocks, 2L for transformer blocks: attention then MLP, block by block),
    * values (units Float64Arrays of width), init (Float64Array of units: every
    * entry's value at init), magnitude (Float64Array of units: mean |entry|
-   * now)}. null for every other preset.
+   * now)}. null for every other architecture.
    */
   gates() {
     return this._call(() => {

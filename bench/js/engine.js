@@ -1,4 +1,4 @@
-// bench/js/engine.js: the resnorm model (docs/model.md, "The simulation (spec v1)") in plain JavaScript.
+// bench/js/engine.js: the resnorm model (docs/model.md, "The simulation") in plain JavaScript.
 //
 // A benchmark contender for the C++ engine in core/: the same math, written the
 // way a careful author of an interactive explorable would write it. Float32Array
@@ -106,7 +106,7 @@ export function normalizeConfig(config = {}) {
   return out;
 }
 
-// ---------------------------------------------------------------- presets (recipe() in model.cpp)
+// ---------------------------------------------------------------- architectures (recipe() in recipes.cpp)
 
 export function recipe(arch, N) {
   const r = { skip: true, alpha: 1.0, inn: NONE, out: NONE, outer: NONE, w1: 1.0, w2: 1.0 };

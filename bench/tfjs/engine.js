@@ -1,4 +1,4 @@
-// bench/tfjs/engine.js: the resnorm model (docs/model.md, "The simulation (spec v1)") in TensorFlow.js.
+// bench/tfjs/engine.js: the resnorm model (docs/model.md, "The simulation") in TensorFlow.js.
 //
 // A benchmark contender: the same forward pass, written with tf ops, and every
 // gradient from TF.js's autodiff (tf.grads), the way a TF.js user would get them:

@@ -1,5 +1,5 @@
 // bench/tfjs/train.js: the training contender in TensorFlow.js: the core's
-// language model for the pre_ln preset (docs/model.md, "Training (spec v2)")
+// language model for the pre_ln architecture (docs/model.md, "Training")
 // written with tf ops and trained the way a TF.js user would train it:
 // tf.variableGrads for every gradient, tf.train.adam for the update.
 //

@@ -1,4 +1,4 @@
-// Every preset's wiring and init rule (see recipes.h).
+// Every architecture's wiring and init rule (see recipes.h).
 #include "resnorm/recipes.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 
 namespace resnorm {
 
-// N differs by preset, each as its paper defines it:
+// N differs by architecture, each as its paper defines it:
 //  - deepnorm: DeepNet (Wang et al. 2022), Table 1, decoder-only: alpha = (2N)^(1/4),
 //    beta = (8N)^(-1/4) with N the number of layers, i.e. blocks (a DeepNet layer
 //    is attention + FFN). So N = L for MLP and transformer blocks alike. beta
@@ -18,7 +18,7 @@ namespace resnorm {
 //    n_layer) on every c_proj). So N = L P, P sublayers per block: 2L for
 //    transformer blocks, L for MLP blocks. It multiplies W2 and W_O.
 //  - admin: Post-LN with alpha per unit, profiled by profile_admin_omegas().
-// The presets of learnable or depth-dependent residual scales:
+// The architectures of learnable or depth-dependent residual scales:
 //  - rezero: ReZero (Bachlechner et al. 2020), x_{i+1} = x_i + alpha_i F(x_i),
 //    alpha_i a learnable scalar initialized to 0, no norm: at init every unit
 //    is the identity. One alpha per unit (the paper's per residual sublayer;

@@ -97,7 +97,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
-       "norm before the unembedding; auto: the preset's"},
+       "norm before the unembedding; auto: the architecture's"},
       {"seq", FieldKind::integer, 2, 64, {}, "8", "n, symbols per input (tokens per sequence for markov)"},
       {"vocab", FieldKind::integer, 2, 256, {}, "16", "V, symbols (p for modadd)"},
       {"batch", FieldKind::integer, 1, 256, {}, "32", "B, sequences (examples for teacher) per step"},

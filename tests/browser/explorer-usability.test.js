@@ -194,7 +194,7 @@ async function assertPlottedIsEngine(page) {
 }
 
 // Defect 4.
-test('transformer blocks: the block control, a link with admin and 2 heads, and the preset', async () => {
+test('transformer blocks: the block control, a link with admin and 2 heads, and the starting point', async () => {
   await onPage(async (page) => {
     const renders = await page.evaluate(() => window.__resnorm.renders);
     await page.locator('#block').selectOption('transformer');
@@ -220,23 +220,23 @@ test('transformer blocks: the block control, a link with admin and 2 heads, and 
   );
   await onPage(async (page) => {
     const renders = await page.evaluate(() => window.__resnorm.renders);
-    await page.locator('#presets [data-preset="transformer"]').click();
+    await page.locator('#starts [data-start="transformer"]').click();
     await waitForRender(page, { block: 'transformer', depth: 24, heads: 4 }, renders);
     const config = await assertPlottedIsEngine(page);
     assert.deepEqual(config.arch, ['post_ln', 'pre_ln', 'admin']);
-    assert.equal(await page.locator('#presets [data-preset="transformer"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.locator('#starts [data-start="transformer"]').getAttribute('aria-pressed'), 'true');
     assert.deepEqual(page.problems, []);
   });
 });
 
 // Defect 5. The rest of the settings sit behind a button with aria-expanded,
-// closed on a phone; presets, depth and gain stay in front of the charts.
+// closed on a phone; starting points, depth and gain stay in front of the charts.
 test('at 360 x 740 the first chart is on the first screen, depth and gain are at hand, no sideways scroll', () =>
   onPage(
     async (page) => {
       const top = await page.evaluate(() => document.getElementById('chart-grad').getBoundingClientRect().top);
       assert.ok(top < 740, `the first chart starts ${Math.round(top)} px down`);
-      for (const id of ['#depth', '#gain', '#depth-number', '#gain-number', '#presets .preset'])
+      for (const id of ['#depth', '#gain', '#depth-number', '#gain-number', '#starts .start'])
         assert.equal(await page.locator(id).first().isVisible(), true, `${id} visible`);
       const toggle = page.locator('#settings-toggle');
       assert.equal(await toggle.getAttribute('aria-expanded'), 'false');

@@ -151,7 +151,7 @@ const ONE_PAGE = [
   },
 ];
 
-/** What the printed settings must say for `config`: each field's label and value (of the fields its presets read). */
+/** What the printed settings must say for `config`: each field's label and value (of the fields its architectures read). */
 function expectedSettings(config) {
   return FIELDS.filter((f) => fieldApplies(CONTROLS[f], config)).map((f) => {
     const c = CONTROLS[f];
@@ -236,7 +236,7 @@ for (const { name, hash, format, dark = false, expect = [] } of ONE_PAGE)
       // Mix-LN's share only where Mix-LN is drawn
       assert.equal(text.includes('Mix-LN Post-LN share'), screen.config.arch.includes('mix_ln'), 'Mix-LN share');
       // no controls, header, explanations or buttons on paper
-      for (const chrome of ['Presets', 'Show numbers', 'Embed', 'What is going on', 'Skip to', 'Values at'])
+      for (const chrome of ['Starting points', 'Show numbers', 'Embed', 'What is going on', 'Skip to', 'Values at'])
         assert.ok(!text.includes(chrome), chrome);
       assert.ok(darkShare(pdf, 1) < 0.1, `dark share ${darkShare(pdf, 1)}`);
 

@@ -108,7 +108,7 @@ test('every check in the bank shows "Confirmed by the engine" with its numbers',
   await done(page);
 });
 
-test("a live experiment opens the explorer set to the item's preset; a norm item opens the norm panel", async () => {
+test("a live experiment opens the explorer set to the item's setting; a norm item opens the norm panel", async () => {
   const page = await openPage(browser, quizUrl('#quiz/tf-02'));
   const item = rawBank.items.find((it) => it.id === 'tf-02');
   await page.locator('.choice[data-choice=false]').click();
@@ -118,9 +118,9 @@ test("a live experiment opens the explorer set to the item's preset; a norm item
   await Promise.all([page.waitForURL(/\/#/), page.locator('[data-action=explorer]').click()]);
   await page.waitForFunction(() => document.body.dataset.ready === '1' && window.__resnorm);
   const config = await page.evaluate(() => window.__resnorm.config);
-  assert.deepEqual(config.arch, item.experiment.preset.arch);
-  assert.equal(config.depth, item.experiment.preset.depth);
-  assert.equal(config.gain, item.experiment.preset.gain);
+  assert.deepEqual(config.arch, item.experiment.setting.arch);
+  assert.equal(config.depth, item.experiment.setting.depth);
+  assert.equal(config.gain, item.experiment.setting.gain);
   // Back comes to the same question.
   await page.goBack();
   await page.locator('.quiz-item[data-id="tf-02"]').waitFor();
@@ -344,7 +344,7 @@ test('generated questions: which is which, predict the number; counted in the sc
   await page.locator('[data-action=which-check]').click();
   assert.match(await page.locator('#which .gen-result').textContent(), /right/);
   assert.equal(await page.locator('#which .gen-details li').count(), k);
-  // the reader meets the presets' names, never the engine's ids (pre_rms, stream_rms[95])
+  // the reader meets the architectures' names, never the engine's ids (pre_rms, stream_rms[95])
   const INTERNAL = /\b[a-z]{2,}_[a-z]{2,}\b|\w\[\d+\]|\b(rezero|layerscale|deepnorm|gpt2|dwa|lns|admin)\b/;
   for (const sel of ['#which', '#predict'])
     assert.doesNotMatch(await page.locator(sel).evaluate((e) => e.innerText), INTERNAL, sel);
@@ -356,7 +356,7 @@ test('generated questions: which is which, predict the number; counted in the sc
   assert.equal(await page.locator('#predict canvas').count(), 1);
   assert.match(await page.locator('#score').textContent(), /of 2 correct/);
 
-  // Pick the preset: a radio per preset; the right one is graded right, the chart is drawn.
+  // Pick the architecture: a radio per architecture; the right one is graded right, the chart is drawn.
   await page.waitForFunction(() => document.getElementById('pick').dataset.state === 'asked');
   assert.equal(await page.locator('#pick input[type=radio]').count(), 4);
   await page.locator('#pick input[type=radio]').first().check();
@@ -369,7 +369,7 @@ test('generated questions: which is which, predict the number; counted in the sc
   await done(page);
 });
 
-test('generated questions on the newer presets: every new kind is asked and graded', async () => {
+test('generated questions on the newer architectures: every new kind is asked and graded', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
   const state = (id, s) => page.waitForFunction(([i, v]) => document.getElementById(i).dataset.state === v, [id, s]);
   await state('predict', 'asked');
@@ -400,7 +400,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
   await state('predict', 'checked');
   assert.equal(await page.locator('#predict .gen-result').getAttribute('data-correct'), 'true');
 
-  // Pick the preset, every gradient equal to the top's: ReZero is right, another is wrong.
+  // Pick the architecture, every gradient equal to the top's: ReZero is right, another is wrong.
   for (const [choice, correct] of [
     ['rezero', 'true'],
     ['other', 'false'],
@@ -420,7 +420,7 @@ test('generated questions on the newer presets: every new kind is asked and grad
     assert.match(await page.locator('#pick .gen-explain').textContent(), /exactly 1 at every layer/);
   }
 
-  // Which is which from the newer presets: the choices include one of them.
+  // Which is which from the newer architectures: the choices include one of them.
   await page.locator('#which-pool').selectOption('newer');
   await page.waitForFunction(
     () =>

@@ -183,7 +183,7 @@ test('embed.html: every view and quiz field round-trips and shapes the view', as
       'lock',
       ['arch', 'gain'],
       'locked',
-      // every preset's checkbox, and the gain's two inputs
+      // every architecture's checkbox, and the gain's two inputs
       [...ARCHS.map((a) => `arch-${a.key}`), 'gain', 'gain-n'].sort(),
     ],
     ['theme', 'dark', 'theme', 'dark'],

@@ -263,7 +263,7 @@ TEST_CASE("the CLI takes --mix-fraction for simulate and train, names it in the 
   }
 }
 
-TEST_CASE("the CLI simulates and trains the five presets after admin", "[cli][train]") {
+TEST_CASE("the CLI simulates and trains the five architectures after admin", "[cli][train]") {
   Run r = run("simulate --arch rezero,layerscale,lns,mix_ln,dwa --depth 8 --width 16 --tokens 4 --json");
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());

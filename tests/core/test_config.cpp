@@ -121,7 +121,7 @@ TEST_CASE("block, heads and causal: parsing, errors and the memory budget", "[co
   CHECK(all_archs().size() == 15);
   CHECK(all_archs().back() == Arch::dwa);
   CHECK(std::string(name(Arch::admin)) == "admin");
-  // The presets after admin keep the numbering of the ten before them (saved training states hold the number).
+  // The architectures after admin keep the numbering of the ten before them (saved training states hold the number).
   CHECK(static_cast<int>(Arch::admin) == 9);
   const char* added[] = {"rezero", "layerscale", "lns", "mix_ln", "dwa"};
   for (int i = 0; i < 5; ++i) {

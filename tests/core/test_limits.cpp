@@ -69,7 +69,7 @@ TEST_CASE("The memory estimate is what the engine holds after the call, within 1
       make(1, 300, 32, 4, 32),
       make(4, 24, 64, 2, 32, Block::transformer, 4),
       make(10, 16, 32, 1, 64, Block::transformer, 8),
-      make(15, 48, 64, 2, 16),  // every preset: the gates, DenseFormer's averages
+      make(15, 48, 64, 2, 16),  // every architecture: the gates, DenseFormer's averages
       make(15, 16, 32, 2, 32, Block::transformer, 4),
   };
   for (const Config& cfg : configs) {

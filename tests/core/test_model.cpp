@@ -1,6 +1,6 @@
 // The stack's backward (model.cpp): every gradient the engine reports against
 // central finite differences in double (fd.h), for MLP stacks in every
-// preset x activation x final norm x init, and for transformer blocks.
+// architecture x activation x final norm x init, and for transformer blocks.
 //
 // One exception, rank collapse: a `plain` stack with non-causal attention
 // averages its tokens into one (pure attention loses rank doubly

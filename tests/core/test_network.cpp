@@ -1,7 +1,7 @@
 // The model a training run trains (network.cpp): the gradient of the full
 // training loss against central finite differences in double (fd.h), every
 // parameter tensor (up to 16 entries of each, spread over it), for every
-// preset x block kind x task family. GELU throughout, so the loss has no kinks.
+// architecture x block kind x task family. GELU throughout, so the loss has no kinks.
 // Norms get random gamma and beta first, gates and dense averaging weights
 // values away from their init, so their part of every formula is exercised.
 #include <catch2/catch.hpp>

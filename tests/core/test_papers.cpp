@@ -24,7 +24,7 @@ double max_over_min(const std::vector<double>& v) {
 }
 
 // Transformer blocks as the Xiong panels run them: ReLU FFN, no biases, final
-// LayerNorm for the pre-norm presets only (Post-LN ends in a LayerNorm already).
+// LayerNorm for the pre-norm architectures only (Post-LN ends in a LayerNorm already).
 Config transformer(Arch arch, int depth, int width, int tokens, int heads, bool causal) {
   Config cfg;
   cfg.archs = {arch};
@@ -102,7 +102,7 @@ struct Spread {
 struct DeepNetRun {
   Spread deepnorm, post_ln;
 };
-// Both presets in one run (same weights, no final norm for either), cached:
+// Both architectures in one run (same weights, no final norm for either), cached:
 // the weight bank of 1000 transformer blocks takes a second to draw.
 const DeepNetRun& deepnet(uint32_t seed) {
   static std::vector<std::pair<uint32_t, DeepNetRun>> cache;
@@ -358,7 +358,7 @@ TEST_CASE("7. ReZero: at init the stack is the identity, every layer's gradient 
 
 TEST_CASE("8. LayerNorm Scaling: the top stream's variance grows at most half as fast as Pre-LN's", "[papers]") {
   // Var(h_L) / Var(h_0) for L = 12, 24, 48, 96, mean over 4 seeds, causal
-  // transformer blocks with a final LayerNorm; both presets on one weight bank.
+  // transformer blocks with a final LayerNorm; both architectures on one weight bank.
   const int depths[] = {12, 24, 48, 96};
   std::vector<double> pre(4, 0.0), lns(4, 0.0), x;
   Engine<float> engine;

@@ -1,5 +1,5 @@
-// The presets' wiring and init rules (recipes.cpp): what N is for DeepNet and
-// GPT-2, Admin's profiled omegas, and the wiring of the presets with gates,
+// The architectures' wiring and init rules (recipes.cpp): what N is for DeepNet and
+// GPT-2, Admin's profiled omegas, and the wiring of the architectures with gates,
 // scaled inputs, early blocks and dense averaging.
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -226,7 +226,7 @@ double median(std::vector<double> x) {
 // He et al. 2016, Fig. 1 and 6: a plain 56-layer stack ends at a higher
 // training loss than a plain 20-layer one; a residual 56-layer stack ends
 // lower than both. Plain here has no norm at all (the engine has no "plain +
-// norm" preset); the residual stack is pre_ln, since an unnormalized residual
+// norm" architecture); the residual stack is pre_ln, since an unnormalized residual
 // stack at He's init is not finite at its first step (its stream doubles in
 // variance each block, 2^56 at the top).
 TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro]") {
@@ -343,12 +343,12 @@ TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized resid
 // The article's open question: how much do the last blocks of a trained
 // stack matter? Each stack trains (asserted: a lesion says something only of
 // a network that learned), then each block is skipped in turn; printed per
-// preset: the mean held-out loss increase for a block of the last quarter,
+// architecture: the mean held-out loss increase for a block of the last quarter,
 // of the first quarter, and their ratio. The comparison is a measurement,
 // not a claim any one paper makes at this scale, so the ratios are printed
 // and docs/reproductions.md reports them; the lab's Late layers preset judges them
 // against Pre-LN's.
-TEST_CASE("Late layers: which presets make the last quarter of a trained stack count", "[repro]") {
+TEST_CASE("Late layers: which architectures make the last quarter of a trained stack count", "[repro]") {
   std::printf("Late layers: the lab's Late layers preset\n");
   for (uint32_t seed : kSeeds) {
     for (const ClaimRun& c : claim_runs("late", seed)) {

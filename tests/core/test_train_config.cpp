@@ -117,7 +117,7 @@ TEST_CASE("train mix_fraction: the simulate field's range, checked, saved as tex
   CHECK(old.depth == 4);
 }
 
-TEST_CASE("the preset's final norm under auto", "[train_config]") {
+TEST_CASE("the architecture's final norm under auto", "[train_config]") {
   TrainConfig tc;
   CHECK(final_norm_of(tc, Arch::pre_ln) == NormKind::layernorm);
   CHECK(final_norm_of(tc, Arch::sandwich) == NormKind::rmsnorm);

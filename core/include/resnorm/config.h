@@ -163,7 +163,7 @@ bool has_arch(const Config& cfg, Arch a);
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
 // block, heads and causal are printed only for transformer blocks: the JSON of
 // an MLP stack has none of them; mix_fraction only when mix_ln runs, the one
-// preset that reads it.
+// architecture that reads it.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

@@ -59,7 +59,7 @@ struct Capacity {
 // buffers holds at most its size for these sizes.
 double capacity_bytes(const Capacity& cap, int scalar_bytes);
 double stack_work(const Config& cfg);
-// The work dense averaging adds to stack_work() for `arch` (0 for the presets without it).
+// The work dense averaging adds to stack_work() for `arch` (0 for the architectures without it).
 double mix_work(const Config& cfg, Arch arch);
 
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.

@@ -1,6 +1,6 @@
 // resnorm/model.h: one stack of wrapped sublayers, forward and exact backward.
 //
-// The stack is a composition, not one loop per preset:
+// The stack is a composition, not one loop per architecture:
 //   block     = a list of sublayers_per_block units: an MLP block has one (the
 //               MLP), a transformer block two (attention, then the MLP), every
 //               unit of the stack wrapped the same way, each with its own norms
@@ -15,7 +15,7 @@
 //   sum        = alpha h + u, or u without skip                (T, d)
 //   h'         = Nouter(sum), or sum without Nouter            (T, d)
 // with c the wrapping's in_scale, u = gated with a gate and branch without,
-// and recipe() says which pieces each preset uses. The unit's forward caches
+// and recipe() says which pieces each architecture uses. The unit's forward caches
 // what its backward needs; the backward accumulates (+=) into d loss / d h.
 //
 // Dense averaging (DenseFormer's DWA, recipes.h): with it the stream after
@@ -154,7 +154,7 @@ class Model {
   // out (T, d) of the last forward(): FinalNorm(h_L), or h_L without a final norm.
   const S* output() { return final_.kind != NormKind::none ? final_out_.data() : h(depth_); }
   Mat<S>& readout_matrix() { return readout_; }
-  // Dense averaging (see the top of this file); false, and the rest empty, for other presets.
+  // Dense averaging (see the top of this file); false, and the rest empty, for other architectures.
   bool dense() const { return dense_; }
   S* y(int j) { return ys_.data() + static_cast<long>(j) * T_ * d_; }  // (T, d), j = 0..L
   S* mix_row(int l) { return mix_.data() + mix_offset(l); }            // (l + 1): w_{l,0..l}

@@ -2,7 +2,7 @@
 //
 // Language tasks (causal, decoder-only), per sequence of T tokens:
 //   h_0 = E[tokens] + P                  E (V, d) embedding, P (T, d) positions
-//   out = stack(h_0)                     Model<S>: the preset's units and final norm
+//   out = stack(h_0)                     Model<S>: the architecture's units and final norm
 //   logits = out U                       U (d, V) unembedding
 //   loss = mean over the scored positions of the batch of -log softmax(logits)[target]
 // The teacher task (regression), per example x in R^d:

@@ -1,10 +1,10 @@
-// resnorm/recipes.h: every preset's wiring and init rule, in one place.
+// resnorm/recipes.h: every architecture's wiring and init rule, in one place.
 //
 // A unit of the stack (model.h) wraps a sublayer f:
 //   normed_in = c Nin(h);  branch = G (Nout(f(normed_in)));  sum = alpha h + branch  (or branch without skip);
 //   h' = Nouter(sum)
 // with c the input scale (LNS's 1/sqrt(l)) and G a learnable gate (ReZero's
-// scalar, LayerScale's diag(lambda)). A preset is a Recipe: which of the
+// scalar, LayerScale's diag(lambda)). An architecture is a Recipe: which of the
 // three norms exist, the skip and its alpha, the gate, the multipliers of the
 // init (DeepNet's beta, GPT-2's 1/sqrt(N)), and what differs by block: Mix-LN's
 // early blocks, LNS's depth-scaled input, DenseFormer's averaging of the
@@ -60,7 +60,7 @@ double layerscale_epsilon(int blocks);
 // Mix-LN's Post-LN blocks: floor(fraction L).
 int mix_ln_early_blocks(int blocks, double fraction);
 // blocks: L. sublayers_per_block: 1 for MLP blocks, 2 for transformer blocks.
-// What "N" is differs by preset and is each paper's own (see recipes.cpp):
+// What "N" is differs by architecture and is each paper's own (see recipes.cpp):
 // DeepNet counts blocks (N = L), GPT-2 counts residual sublayers (N = 2L in
 // transformer blocks). For MLP blocks both are L, as in a simulation.
 // mix_fraction: Mix-LN's share of Post-LN blocks (Config::mix_fraction).

@@ -21,7 +21,7 @@ namespace resnorm {
 // regression on a fixed random network (tasks.h).
 enum class Task : uint8_t { copy, reverse, sort, modadd, markov, teacher };
 enum class Positions : uint8_t { learned, sinusoidal };
-// auto: the preset's own final norm (final_norm_of() below).
+// auto: the architecture's own final norm (final_norm_of() below).
 enum class FinalNorm : uint8_t { automatic, none, layernorm, rmsnorm };
 enum class Optimizer : uint8_t { sgd, adam, adamw };
 enum class Schedule : uint8_t { constant, linear, cosine, inverse_sqrt };
@@ -85,7 +85,7 @@ const char* name(Schedule s);
 const char* name(Positions p);
 const char* name(FinalNorm f);
 
-// The final norm a preset gets under `auto`: LayerNorm after Pre-LN stacks
+// The final norm an architecture gets under `auto`: LayerNorm after Pre-LN stacks
 // (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are
 // Pre-LN), RMSNorm after pre_rms and sandwich, none after post-norm stacks
 // (deepnorm, admin, post_ln, post_rms: their stream is already a norm's

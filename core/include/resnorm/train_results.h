@@ -47,7 +47,7 @@ struct Lesion {
 // The learnable gates (ReZero's alpha, LayerScale's lambda) unit by unit, now
 // and at init: unit k = 1..L P is block (k - 1) / P + 1's (P = 2 for a
 // transformer block: attention, then the MLP). Width 0 and every vector empty
-// for presets without a gate.
+// for architectures without a gate.
 struct Gates {
   int width = 0;                  // entries per unit: 1 (one scalar) or d (one per channel)
   std::vector<double> values;     // (units, width) row-major: the entries now

@@ -70,9 +70,9 @@ class Trainer {
   Network<S>& network() { return *net_; }
   // DenseFormer's learned averaging weights now, row-major (L, L + 1): entry
   // (l - 1, j) is w_{l,j}, how much the stream after block l takes of y_j (h_0
-  // for j = 0, block j's output otherwise), 0 for j > l. Empty for other presets.
+  // for j = 0, block j's output otherwise), 0 for j > l. Empty for other architectures.
   std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
-  // The gates now (see Gates); empty for presets without them.
+  // The gates now (see Gates); empty for architectures without them.
   Gates gates() const;
 
  private:

@@ -74,11 +74,11 @@ test('default scene (plain, residual, post_ln, pre_ln; L=96, relu)', () => {
   compare({});
 });
 
-test('all 9 presets, depth 12, gelu, layernorm final norm', () => {
+test('all 9 architectures, depth 12, gelu, layernorm final norm', () => {
   compare({ arch: ALL, depth: 12, activation: 'gelu', final_norm: 'layernorm' });
 });
 
-test('orthogonal init, tanh, expansion 2, all presets', () => {
+test('orthogonal init, tanh, expansion 2, all architectures', () => {
   compare({ arch: ALL, depth: 24, activation: 'tanh', init: 'orthogonal', expansion: 2 });
 });
 

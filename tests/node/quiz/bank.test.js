@@ -83,11 +83,11 @@ test('rapid-fire solutions are ours, all others come from the source', () => {
   }
 });
 
-test('at least 12 items link to a live experiment, most with a simulation preset', () => {
+test('at least 12 items link to a live experiment, most with a simulation setting', () => {
   const withExp = bank.items.filter((it) => it.experiment);
-  const withPreset = withExp.filter((it) => it.experiment.preset);
+  const withSetting = withExp.filter((it) => it.experiment.setting);
   assert.ok(withExp.length >= 12, `${withExp.length} items with an experiment`);
-  assert.ok(withPreset.length >= 12, `${withPreset.length} items with a preset`);
+  assert.ok(withSetting.length >= 12, `${withSetting.length} items with a setting`);
   for (const it of withExp) assert.ok(it.experiment.look.trim().length > 0, it.id);
   // every check id is used at least once
   const used = new Set(withExp.map((it) => it.experiment.check).filter(Boolean));
@@ -175,23 +175,23 @@ test('the validator rejects broken items', () => {
     {
       name: 'out-of-range depth',
       edit: (b) => {
-        byId(b, 'tf-03').experiment.preset.depth = 2000;
+        byId(b, 'tf-03').experiment.setting.depth = 2000;
       },
-      expect: /\(tf-03\)\.experiment\.preset\.depth: 2000 is out of range/,
+      expect: /\(tf-03\)\.experiment\.setting\.depth: 2000 is out of range/,
     },
     {
       name: 'depth over the weight budget at width 512, expansion 4',
       edit: (b) => {
-        Object.assign(byId(b, 'tf-03').experiment.preset, { width: 512, expansion: 4, depth: 33 });
+        Object.assign(byId(b, 'tf-03').experiment.setting, { width: 512, expansion: 4, depth: 33 });
       },
       expect: /depth: 33 exceeds the engine's weight budget .* \(allowed 1\.\.32\)/,
     },
     {
       name: 'out-of-range gain',
       edit: (b) => {
-        byId(b, 'tf-02').experiment.preset.gain = 4.5;
+        byId(b, 'tf-02').experiment.setting.gain = 4.5;
       },
-      expect: /preset\.gain: 4\.5 is out of range/,
+      expect: /setting\.gain: 4\.5 is out of range/,
     },
     {
       name: 'unknown check id',
@@ -201,9 +201,9 @@ test('the validator rejects broken items', () => {
       expect: /\(tf-08\)\.experiment\.check: unknown check id "plain-flat"/,
     },
     {
-      name: 'check whose precondition the preset does not meet',
+      name: 'check whose precondition the setting does not meet',
       edit: (b) => {
-        byId(b, 'tf-08').experiment.preset.gain = 1;
+        byId(b, 'tf-08').experiment.setting.gain = 1;
       },
       expect: /\(tf-08\)\.experiment\.check: "gain0-identity" needs gain 0/,
     },
@@ -230,11 +230,11 @@ test('the validator rejects broken items', () => {
       expect: /\(recall-03\)\.solution: \\\( opened at 0 is never closed/,
     },
     {
-      name: 'experiment with both preset and panel',
+      name: 'experiment with both setting and panel',
       edit: (b) => {
         byId(b, 'tf-01').experiment.panel = 'norm';
       },
-      expect: /\(tf-01\)\.experiment: needs exactly one of "preset" or "panel"/,
+      expect: /\(tf-01\)\.experiment: needs exactly one of "setting" or "panel"/,
     },
     {
       name: 'unexpected property',
@@ -258,7 +258,7 @@ test('the validator rejects non-banks and unsupported schema keywords without th
   assert.ok(validateBank([], schema).length > 0);
   assert.ok(validateBank({ version: 1, items: [] }, schema).some((e) => /at least 1 item/.test(e)));
   const bad = clone(schema);
-  bad.properties.items.items.properties.experiment.properties.preset.properties.depth.minimum = 1;
+  bad.properties.items.items.properties.experiment.properties.setting.properties.depth.minimum = 1;
   assert.match(validateBank(bank, bad).join('\n'), /unsupported keyword "minimum"/);
   const withOneOf = clone(schema);
   withOneOf.properties.items.items.oneOf = [];

@@ -1,4 +1,4 @@
-// Live-experiment checks: every check in the bank is confirmed by the real engine on its preset,
+// Live-experiment checks: every check in the bank is confirmed by the real engine on its setting,
 // and wrong claims (doctored or real results where the claim does not hold) are never confirmed.
 // Run: node --test tests/node/quiz/quiz-checks.test.js
 import test from 'node:test';
@@ -31,7 +31,7 @@ const copy = (out) => ({
     ]),
   ),
 });
-const presetOf = (id) => bank.items.find((it) => it.id === id).experiment.preset;
+const settingOf = (id) => bank.items.find((it) => it.id === id).experiment.setting;
 const sim = (cfg) => rn.simulate(cfg);
 const probe = () => {
   const { kind, x, gamma, beta } = LAYERNORM_PROBE;
@@ -208,7 +208,7 @@ const DOCTORED = {
 test('doctored results refute every simulation check', () => {
   for (const [id, cases] of Object.entries(DOCTORED)) {
     const it = withCheck.find((x) => x.experiment.check === id);
-    const real = sim(it.experiment.preset);
+    const real = sim(it.experiment.setting);
     assert.equal(runCheck(id, real).status, 'confirmed', `${id}: the undoctored results confirm`);
     for (const [name, edit] of cases) {
       const o = copy(real);
@@ -368,7 +368,7 @@ test('no check confirms all-NaN results; only gain0-identity confirms flat curve
 });
 
 test('an overflow to Infinity counts as exploding, NaN does not', () => {
-  const o = copy(sim(presetOf('tf-02')));
+  const o = copy(sim(settingOf('tf-02')));
   o.results.plain.grad_norm[0] = Infinity;
   assert.equal(runCheck('plain-explodes', o).status, 'confirmed');
   o.results.plain.grad_norm[0] = NaN;
@@ -406,7 +406,7 @@ test('thresholds are the documented ones', () => {
   });
 });
 
-// Each of these items' check tests the claim the item states: confirmed on the item's preset, refuted
+// Each of these items' check tests the claim the item states: confirmed on the item's setting, refuted
 // by a result doctored to show the claim the item argues against.
 const CLAIMS = {
   // Post-LN norms the sum, not the branch output: its stream is 1 after every block, while sandwich
@@ -483,7 +483,7 @@ test('tf-04, err-05, rapid-08: the engine checks the claim the item states, and 
   for (const [id, [check, ...cases]] of Object.entries(CLAIMS)) {
     const it = bank.items.find((x) => x.id === id);
     assert.equal(it.experiment.check, check, `${id} names the check of its own claim`);
-    const real = sim(it.experiment.preset);
+    const real = sim(it.experiment.setting);
     const r = runCheck(check, real);
     assert.equal(r.status, 'confirmed', `${id} (${check}): ${r.measured}`);
     for (const [name, edit] of cases) {

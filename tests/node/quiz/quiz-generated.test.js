@@ -8,7 +8,7 @@ import { loadWasm } from '../helpers.js';
 import {
   whichIsWhich,
   predictNumber,
-  pickPreset,
+  pickArch,
   harmonic,
   layerScaleEpsilon,
   leadingNormalizedBlocks,
@@ -18,7 +18,7 @@ import {
   MIN_GRADIENT_DEPARTURE,
   MIN_UPDATE_GAP,
   WHICH_POOLS,
-  NEWER_PRESETS,
+  NEWER_ARCHS,
   drawWhichConfig,
   distinguishable,
   separation,
@@ -89,7 +89,7 @@ test("which is which: curves are the engine's, labels hide a shuffled order, gra
     assert.equal(q.check(new Map(Object.entries(truth))).allCorrect, true);
     assert.equal(q.check({}).correct, 0);
     assert.equal(q.check(null).correct, 0);
-    // the reader sees the presets' names, never the engine's ids
+    // the reader sees the architectures' names, never the engine's ids
     assert.ok(q.prompt.includes(archNames(q.choices)), q.prompt);
     for (const text of [q.prompt, wrong.message]) assert.doesNotMatch(text, INTERNAL, text);
   }
@@ -300,7 +300,7 @@ test('parseGuess and gradeGuess', () => {
   assert.match(gradeGuess('x', 117, 0.3).message, /positive number/);
 });
 
-test('predict the number, the newer presets: each rule passes its tolerance in nearly every draw', async () => {
+test('predict the number, the newer architectures: each rule passes its tolerance in nearly every draw', async () => {
   // Measured over seeds 0..299: lns-stream, lns-vs-preln and mix-ln-post-blocks pass in all 300,
   // layerscale-update in 299 (its worst draw is 0.114 decades off, the tolerance 0.1).
   const minRate = { 'lns-stream': 1, 'lns-vs-preln': 1, 'layerscale-update': 0.99, 'mix-ln-post-blocks': 1 };
@@ -335,7 +335,7 @@ test('predict the number, the newer presets: each rule passes its tolerance in n
   }
 });
 
-test('which is which, the newer pool: a newer preset in every draw, the engine tells every pair apart', async () => {
+test('which is which, the newer pool: a newer architecture in every draw, the engine tells every pair apart', async () => {
   const pool = WHICH_POOLS.newer;
   const rand = mulberry32(41);
   const seen = new Set();
@@ -344,7 +344,7 @@ test('which is which, the newer pool: a newer preset in every draw, the engine t
     assert.ok(c.arch.length >= 2 && c.arch.length <= 4);
     assert.ok(c.arch.every((a) => pool.archs.includes(a)));
     assert.ok(
-      c.arch.some((a) => NEWER_PRESETS.includes(a)),
+      c.arch.some((a) => NEWER_ARCHS.includes(a)),
       c.arch.join(),
     );
     for (const [a, b] of pool.neverTogether) assert.ok(!(c.arch.includes(a) && c.arch.includes(b)), c.arch.join());
@@ -378,7 +378,7 @@ test('which is which, the newer pool: a newer preset in every draw, the engine t
   await assert.rejects(whichIsWhich(simulate, { seed: 1, pool: 'nope' }), RangeError);
 });
 
-// The answer of a pick-the-preset question, found here from the engine's numbers alone.
+// The answer of a pick-the-architecture question, found here from the engine's numbers alone.
 function directPick(kind, config) {
   const out = rn.simulate(config);
   if (kind === 'identity-gradient') {
@@ -397,11 +397,11 @@ function directPick(kind, config) {
   return sorted[0];
 }
 
-test("pick the preset: the answer is the engine's, distractors differ, grading works", async () => {
+test("pick the architecture: the answer is the engine's, distractors differ, grading works", async () => {
   const answers = {};
   for (const kind of PICK_KIND_IDS) {
     for (let seed = 0; seed < 40; seed++) {
-      const q = await pickPreset(simulate, { seed, kind });
+      const q = await pickArch(simulate, { seed, kind });
       assert.equal(q.kind, kind);
       assert.equal(q.choices.length, 4);
       assert.equal(new Set(q.choices).size, 4);
@@ -434,13 +434,13 @@ test("pick the preset: the answer is the engine's, distractors differ, grading w
   assert.ok(!PICK_KINDS['smallest-update'].draw(mulberry32(1)).arch.includes('rezero'));
 });
 
-test('pick the preset: deterministic per seed, async engine, kind drawn from the seed, undecided draws re-drawn', async () => {
+test('pick the architecture: deterministic per seed, async engine, kind drawn from the seed, undecided draws re-drawn', async () => {
   const strip = (q) => ({ kind: q.kind, config: q.config, answer: q.answer, explanation: q.explanation });
   for (const seed of [0, 5, 'abc']) {
-    assert.deepEqual(strip(await pickPreset(simulate, { seed })), strip(await pickPreset(asyncSimulate, { seed })));
+    assert.deepEqual(strip(await pickArch(simulate, { seed })), strip(await pickArch(asyncSimulate, { seed })));
   }
   const kinds = new Set();
-  for (let seed = 0; seed < 20; seed++) kinds.add((await pickPreset(simulate, { seed })).kind);
+  for (let seed = 0; seed < 20; seed++) kinds.add((await pickArch(simulate, { seed })).kind);
   assert.deepEqual([...kinds].sort(), [...PICK_KIND_IDS].sort());
   // A draw where every arch keeps a flat gradient does not decide the question: re-drawn.
   let calls = 0;
@@ -450,11 +450,11 @@ test('pick the preset: deterministic per seed, async engine, kind drawn from the
     if (calls === 1) for (const a of c.arch) out.results[a] = out.results.rezero;
     return out;
   };
-  const q = await pickPreset(flatFirst, { seed: 2, kind: 'identity-gradient' });
+  const q = await pickArch(flatFirst, { seed: 2, kind: 'identity-gradient' });
   assert.ok(q.draws >= 2);
-  await assert.rejects(pickPreset(simulate, { kind: 'nope' }), RangeError);
+  await assert.rejects(pickArch(simulate, { kind: 'nope' }), RangeError);
   await assert.rejects(
-    pickPreset(
+    pickArch(
       (c) => {
         const out = rn.simulate(c);
         for (const a of c.arch) out.results[a] = out.results[c.arch[0]];

@@ -1,6 +1,6 @@
 // The quiz page's logic without a browser: the session (queue, answers, storage, notices), the
 // router, the norm panel's batch inputs (checked against the engine's BatchNorm), the explorer
-// links of the bank's presets, and the export file names and contents.
+// links of the bank's settings, and the export file names and contents.
 // Run: node --test tests/node/quiz/quiz-ui.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import {
   maxAbsDiff,
   clampNumber,
 } from '../../../web/src/quiz/ui/norm-data.js';
-import { explorerHref, describePreset } from '../../../web/src/quiz/ui/experiment.js';
+import { explorerHref, describeSetting } from '../../../web/src/quiz/ui/experiment.js';
 import { exportFileName, exportText } from '../../../web/src/quiz/ui/export-menu.js';
 import { toGift, toAnkiTsv } from '../../../web/src/quiz/export.js';
 import { STORAGE_KEY } from '../../../web/src/quiz/store.js';
@@ -192,11 +192,11 @@ test('router: areas, deep links, unknown ids', () => {
   assert.deepEqual(parseRoute('#depth=50', known), { area: 'quiz', id: null, unknownId: null });
 });
 
-test("explorer links: every preset in the bank round-trips through the explorer's hash", () => {
-  const presets = bank.items.filter((it) => it.experiment && it.experiment.preset);
-  assert.ok(presets.length > 20);
-  for (const it of presets) {
-    const p = it.experiment.preset;
+test("explorer links: every setting in the bank round-trips through the explorer's hash", () => {
+  const settings = bank.items.filter((it) => it.experiment && it.experiment.setting);
+  assert.ok(settings.length > 20);
+  for (const it of settings) {
+    const p = it.experiment.setting;
     const href = explorerHref(p);
     assert.match(href, /^\.\/(#.*)?$/);
     const config = configFromHash(href.slice(2));
@@ -205,7 +205,7 @@ test("explorer links: every preset in the bank round-trips through the explorer'
       if (k === 'arch') assert.deepEqual([...config.arch].sort(), [...p.arch].sort(), it.id);
       else assert.equal(config[k], want[k], `${it.id}.${k}`);
     }
-    assert.match(describePreset(p), new RegExp(`depth ${p.depth} · gain ${p.gain}`));
+    assert.match(describeSetting(p), new RegExp(`depth ${p.depth} · gain ${p.gain}`));
   }
   assert.equal(explorerHref({ arch: ['plain'], depth: 50, gain: 1.2 }), './#arch=plain&depth=50&gain=1.2');
 });

@@ -98,7 +98,10 @@ test('the validator refuses training experiments the lab would not open as writt
     [(e) => (e.train.arch = ['pre_ln', 'post_ln']), /train\.arch: .* is not a value the lab takes/],
     [(e) => (e.train.warmup = 50), /train_check: "warmup-rescues-postln" needs warmup 0/],
     [(e) => (e.train_check = 'warmup-always-helps'), /train_check: unknown check id/],
-    [(e) => (e.preset = { arch: ['plain'], depth: 4, gain: 1 }), /needs exactly one of "preset" or "panel" or "train"/],
+    [
+      (e) => (e.setting = { arch: ['plain'], depth: 4, gain: 1 }),
+      /needs exactly one of "setting" or "panel" or "train"/,
+    ],
   ];
   for (const [edit, expect] of cases) {
     const b = structuredClone(bank);

@@ -1,9 +1,9 @@
-// The web's config fields, presets and exported arrays against the engine's
+// The web's config fields, architectures and exported arrays against the engine's
 // own: web/src/shared/engine-fields.js is the engine's field table as the
 // wasm module reports it, every field of it is a field of the link state (and
 // so of the controls and the embeds' attributes) with the engine's kind,
 // range, default and choices, archs.js describes exactly the engine's
-// presets, and the exports list exactly the arrays simulate() returns.
+// architectures, and the exports list exactly the arrays simulate() returns.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -90,7 +90,7 @@ test('every choice the web offers is one the engine runs', () => {
   }
 });
 
-test('archs.js describes exactly the engine\u2019s presets', () => {
+test('archs.js describes exactly the engine\u2019s architectures', () => {
   const engine = rn.fields.find((f) => f.name === 'arch').choices;
   assert.deepEqual(ENGINE_ARCHS, engine);
   assert.deepEqual(ARCHS.map((a) => a.key).sort(), [...engine].sort());
@@ -100,7 +100,7 @@ test('archs.js describes exactly the engine\u2019s presets', () => {
   }
 });
 
-test('every preset has a colour in theme.css (both themes share or override it) and a line sample rule in view.css', () => {
+test('every architecture has a colour in theme.css (both themes share or override it) and a line sample rule in view.css', () => {
   const css = (f) => readFileSync(new URL(`../../../web/src/shared/${f}`, import.meta.url), 'utf8');
   const theme = css('theme.css');
   const view = css('view.css');
@@ -110,7 +110,7 @@ test('every preset has a colour in theme.css (both themes share or override it) 
   }
 });
 
-test('every preset, and block, heads, causal, round-trip through a link and through attributes', () => {
+test('every architecture, and block, heads, causal, round-trip through a link and through attributes', () => {
   for (const arch of ENGINE_ARCHS) {
     const hash = configToHash({ ...defaultConfig(), arch: [arch] });
     const back = parseHash(hash, { groups: ['config'] });

@@ -174,7 +174,7 @@ test('Mix-LN\u2019s share: a lab field of the model section, for mix_ln only, 0 
   assert.equal(c.default, 0.25);
   assert.ok(fieldApplies(c, { arch: ['pre_ln', 'mix_ln'] }));
   assert.ok(!fieldApplies(c, { arch: ['post_ln', 'pre_ln'] }));
-  assert.ok(fieldApplies(TRAIN_TABLE.depth, { arch: ['post_ln'] }), 'a field of every preset applies to all');
+  assert.ok(fieldApplies(TRAIN_TABLE.depth, { arch: ['post_ln'] }), 'a field of every architecture applies to all');
   for (const v of [0, 1, 0.125]) {
     const back = trainFromHash(`#arch=mix_ln&mix_fraction=${v}`);
     assert.deepEqual(back.notices, []);

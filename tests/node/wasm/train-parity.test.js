@@ -1,4 +1,4 @@
-// Training in WebAssembly against the native CLI: for every preset, 50 updates
+// Training in WebAssembly against the native CLI: for every architecture, 50 updates
 // logged at every step, wasm's rn.trainer() and `resnorm train --json` agree
 // to 1e-4 relative on every logged number (the train and held-out losses, the
 // global and per-layer gradient norms among them), and on the summary (steps,
@@ -56,7 +56,7 @@ function relative(native, wasm, where) {
   return Math.abs(wasm - native) / Math.abs(native);
 }
 
-// Every preset of `archs` trained for settings.steps in wasm and natively: each
+// Every architecture of `archs` trained for settings.steps in wasm and natively: each
 // logged number, the summary, the lesion, gates and averaging weights to TOL;
 // one line per arch of the worst differences.
 function compareTraining(settings, archs) {
@@ -136,7 +136,7 @@ function compareTraining(settings, archs) {
 }
 
 for (const [name, settings] of Object.entries(SETTINGS)) {
-  test(`every preset trains in wasm as natively, to ${TOL} relative: ${name}`, () => {
+  test(`every architecture trains in wasm as natively, to ${TOL} relative: ${name}`, () => {
     const lines = compareTraining(settings, ARCHS);
     console.log(`${name}: max relative difference wasm vs native over ${settings.steps} steps\n${lines.join('\n')}`);
   });

@@ -47,7 +47,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.deepEqual(field('arch').choices.slice(9), ['admin', 'rezero', 'layerscale', 'lns', 'mix_ln', 'dwa']);
 });
 
-test('dwaWeights: the identity at init, learned after training, as in the saved state; null for other presets', () => {
+test('dwaWeights: the identity at init, learned after training, as in the saved state; null for other architectures', () => {
   const tr = rn.trainer({ ...CONFIG, arch: 'dwa' });
   const init = tr.dwaWeights();
   assert.equal(init.length, 3);

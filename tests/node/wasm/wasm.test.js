@@ -46,7 +46,7 @@ function compare(config) {
 
 const CONFIGS = {
   'default four archs': {},
-  'all presets, gelu, final layernorm': {
+  'all architectures, gelu, final layernorm': {
     arch: ['plain', 'residual', 'post_ln', 'post_rms', 'pre_ln', 'pre_rms', 'sandwich', 'deepnorm', 'gpt2'],
     depth: 12,
     activation: 'gelu',

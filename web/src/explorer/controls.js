@@ -1,7 +1,7 @@
 // The form of the explorer view, built from the field table (state.js, from
 // the engine's own table): the fields to show, in table order, each live or
 // locked (shown, disabled, marked "fixed"), with error messages beside them.
-// A field of some presets only (Mix-LN's share) is hidden while none of them
+// A field of some architectures only (Mix-LN's share) is hidden while none of them
 // is chosen, unless its value is one the engine refuses (its message must be seen).
 // Works inside a shadow root: nothing is looked up in the document.
 //
@@ -229,7 +229,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
   const inputs = []; // {field, input, kind: 'arch' | 'choice' | 'range' | 'number', out?}
   let source = null; // the input being edited: never rewritten under the cursor
 
-  const ofPresets = []; // {field, node}: the fields of some presets only
+  const ofArchs = []; // {field, node}: the fields of some architectures only
   for (const field of show) {
     const c = CONTROLS[field];
     const locked = lock.includes(field);
@@ -238,7 +238,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
     if (c.kind === 'choice_list') node = archField(kit, inputs, field, locked);
     else if (c.sliderMax !== undefined) node = sliderField(kit, inputs, field, c, locked);
     else node = smallField(kit, inputs, store, field, c, locked, c.section !== undefined && !!into);
-    if (c.archs) ofPresets.push({ field, node });
+    if (c.archs) ofArchs.push({ field, node });
     (into ?? form).append(node);
   }
 
@@ -276,7 +276,7 @@ export function createControls({ form, store, show = FIELDS, lock = [], ids = PA
       }
       if (x.kind === 'range') describeSlider(x, v);
     }
-    for (const { field, node } of ofPresets) {
+    for (const { field, node } of ofArchs) {
       const hidden = !fieldApplies(CONTROLS[field], config) && readField(field, String(config[field])).ok;
       if (node.hidden !== hidden) node.hidden = hidden;
     }

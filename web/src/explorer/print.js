@@ -3,7 +3,7 @@
 //
 // settingsList(config): a definition list of every config field of the one
 // field table (state.js's CONTROLS, from the engine's own fields) that the
-// config's presets read, its label and its value as the controls show it.
+// config's architectures read, its label and its value as the controls show it.
 //
 // printCharts(root, archs): sizes the charts of `root` for paper and back.
 // uPlot draws on canvases sized for the screen, and the browser lays a page
@@ -21,7 +21,7 @@ import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
  * print.css's 12 mm margins; the height leaves room on the shorter Letter
  * page for the caption, which grows by about two lines per architecture,
  * down to 34 mm (the 128 px below which charts.js draws no smaller) with
- * every preset.
+ * every architecture.
  */
 export const PRINT_CHART = { width: PRINT_WIDTH_MM, height: 52, perExtraArch: 2, minHeight: 34 };
 
@@ -31,7 +31,7 @@ export function printChartSize(archs) {
   return { width: Math.floor(PRINT_CHART.width * PX_PER_MM), height: Math.floor(mm * PX_PER_MM) };
 }
 
-/** The settings of `config` as a definition list, in the table's order (a field of presets not chosen left out). */
+/** The settings of `config` as a definition list, in the table's order (a field of architectures not chosen left out). */
 export const settingsList = (config) => listOf(config, CONTROLS, FIELDS);
 
 /** archs(): how many architectures the charts show. */

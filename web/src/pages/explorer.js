@@ -1,5 +1,5 @@
 // The explorer page (index.html): the explorer view in the page's own places,
-// plus what only the page has: the presets, the "Embed" dialog, the link in
+// plus what only the page has: the starting points, the "Embed" dialog, the link in
 // the address bar (read on load and on hashchange, written after each good
 // paint), the theme toggle, the test hook and the offline service worker.
 import '../shared/uplot.css';
@@ -8,7 +8,7 @@ import { FIELDS, configToHash, defaultView, parseHash } from '../shared/state.js
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker } from '../shared/register-sw.js';
 import { mountExplorer } from '../explorer/view.js';
-import { createPresets } from '../explorer/presets-ui.js';
+import { createStarts } from '../explorer/starts-ui.js';
 import { createEmbedDialog } from '../embed/dialog.js';
 import { watchPrint } from '../shared/print.js';
 import { printCharts, settingsList } from '../explorer/print.js';
@@ -54,7 +54,7 @@ const view = mountExplorer($('charts'), {
   },
 });
 
-createPresets({ store: view.store, charts: $('charts') });
+createStarts({ store: view.store, charts: $('charts') });
 
 // On a narrow screen the architectures and the model wait behind "All
 // settings" (app.css), so the charts come right after depth and gain.

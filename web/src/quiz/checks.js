@@ -1,18 +1,18 @@
 // Live-experiment checks: a bank item's `experiment.check` names a claim about the engine's numbers,
 // and the UI may show "confirmed by the engine" only when runCheck() says so, on the numbers the
-// engine produced for that item's preset. A check looks at every number its claim is about, so a
+// engine produced for that item's setting. A check looks at every number its claim is about, so a
 // wrong claim (or a doctored or broken result) comes out 'refuted', never 'confirmed'.
 //
 // runCheck(id, data) -> {status, measured}
-//   status   'confirmed' | 'refuted' | 'not-applicable' (unknown id, preset outside the check's
+//   status   'confirmed' | 'refuted' | 'not-applicable' (unknown id, setting outside the check's
 //            preconditions, a needed arch missing from the results, unusable data)
 //   measured one sentence with the actual numbers
-//   data     simulation checks: the document rn.simulate(preset) returns ({config, results});
+//   data     simulation checks: the document rn.simulate(setting) returns ({config, results});
 //            'layernorm-constant': {x, gamma, beta, out} with out = rn.normToken('layernorm', x,
 //            gamma, beta) (LAYERNORM_PROBE is the input to use).
 // Non-finite numbers never confirm a claim, except that an overflow to +Infinity counts as "exploded".
 //
-// Thresholds (THRESHOLDS below), with the engine's numbers for the bank's presets (default width 64):
+// Thresholds (THRESHOLDS below), with the engine's numbers for the bank's settings (default width 64):
 //   gain0-identity      for every arch with a bare identity path (residual, pre_ln, pre_rms,
 //                       sandwich, gpt2): |grad_norm[l] / grad_norm[L] - 1| < 1e-5 and
 //                       |stream_rms[l] / stream_rms[0] - 1| < 1e-5 for every l. At gain 0 every
@@ -22,7 +22,7 @@
 //   plain-explodes      plain grad_norm[0] / grad_norm[L] > 100: "orders of magnitude", the bank's
 //                       words (gain 1.2, L = 50 gives 1.6e3).
 //   plain-vanishes      plain grad_norm[0] / grad_norm[L] < 0.01 (gain 0.9, L = 50, linear
-//                       orthogonal: 0.005; gain 0.8, L = 96: 4e-11); and, when the preset also holds
+//                       orthogonal: 0.005; gain 0.8, L = 96: 4e-11); and, when the setting also holds
 //                       an arch with an identity path, that arch's gradient never falls below 0.5
 //                       of the top value ("about 1 or above", the contrast the items draw).
 //   preln-stream-grows  pre_ln stream_rms[L] / stream_rms[0] >= 2, still rising in the second half
@@ -44,12 +44,12 @@
 //                       stream ends at the input's variance plus 1: |(stream_rms[L] / stream_rms[0])^2
 //                       - 2| <= 0.5, and (stream_rms[l] / stream_rms[0])^2 <= 2.5 at every l (bounded on
 //                       the way, not only at the end). Measured at gain 1: 2.05 (L = 8), 2.14 (96),
-//                       2.21 (384). When residual is in the preset it must explode (as in
+//                       2.21 (384). When residual is in the setting it must explode (as in
 //                       postln-damps), the contrast the item draws. Gain 1 only (a precondition).
 //   postln-uneven       post_ln max_l grad_norm / min_l grad_norm > 10: more than an order of
 //                       magnitude across depth (512 layers: 42x; 1024: 1.2e4x). At 96 layers the
-//                       spread is 3.3x, so a shallow preset is refuted, as the items say it should.
-//                       When pre_ln is in the preset, its gradient must not collapse: never below 0.5
+//                       spread is 3.3x, so a shallow setting is refuted, as the items say it should.
+//                       When pre_ln is in the setting, its gradient must not collapse: never below 0.5
 //                       of the top value.
 //   layernorm-constant  x constant (else not-applicable); var == 0 up to rounding, every output
 //                       finite and |y_i - beta_i| <= 1e-12 + |gamma_i| rstd d 1e-15 max(1, |x_i|)
@@ -321,7 +321,7 @@ export function runCheck(id, data) {
   }
   try {
     const spec = CHECKS[id];
-    if (spec && spec.kind === 'preset') {
+    if (spec && spec.kind === 'setting') {
       const cfg = data && data.config;
       if (!cfg || !Array.isArray(cfg.arch) || typeof cfg.gain !== 'number') return na('the results carry no config');
       const why = spec.need(cfg);
@@ -352,9 +352,9 @@ export async function checkItem(item, { simulate, normToken } = {}) {
       const out = await normToken(kind, x, gamma, beta);
       return runCheck(exp.check, { x, gamma, beta, out });
     }
-    if (!exp.preset) return na('this item has no preset');
+    if (!exp.setting) return na('this item has no setting');
     if (typeof simulate !== 'function') return na('no simulate function was given');
-    const out = await simulate(exp.preset);
+    const out = await simulate(exp.setting);
     return runCheck(exp.check, out && out.results ? out : out && out.out);
   } catch (e) {
     return na(`the engine could not run it: ${e && e.message ? String(e.message).slice(0, 120) : 'error'}`);

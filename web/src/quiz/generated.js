@@ -57,7 +57,7 @@
 //                   floor(L/4), exact in all 300 seeds. Tolerance 0.01 decades: for answers 4..24
 //                   only the exact count passes (one more or less is 0.018 decades or further off).
 //
-// pickPreset(simulate, {seed, kind}): "pick the preset", one of four drawn presets (depth 16..96,
+// pickArch(simulate, {seed, kind}): "pick the architecture", one of four drawn architectures (depth 16..96,
 //   gain of GAINS, engine seed 0..9999), answered from the engine's numbers by each kind's score:
 //   identity-gradient  the arch whose max_l |grad_norm[l] / grad_norm[L] - 1| is exactly 0 (ReZero,
 //                   drawn with 3 of PICK_DISTRACTORS); the draw counts only if exactly one arch is
@@ -81,8 +81,8 @@ export const MAX_DRAWS = 30;
 export const LABELS = 'ABCDEF';
 /** Used when MAX_DRAWS draws were all rejected (its curves are far apart; a test checks it). */
 export const FALLBACK = Object.freeze({ arch: ['plain', 'post_ln', 'pre_ln'], depth: 64, gain: 1, seed: 0 });
-/** The presets that answer "keep the highway and make late layers count" (ReZero .. DenseFormer). */
-export const NEWER_PRESETS = Object.freeze(['rezero', 'layerscale', 'lns', 'mix_ln', 'dwa']);
+/** The architectures that answer "keep the highway and make late layers count" (ReZero .. DenseFormer). */
+export const NEWER_ARCHS = Object.freeze(['rezero', 'layerscale', 'lns', 'mix_ln', 'dwa']);
 /**
  * The pools "which is which" draws from (see the header): archs, pairs never drawn together, the
  * archs of which at least one is drawn (null: any), and the fallback config.
@@ -90,12 +90,12 @@ export const NEWER_PRESETS = Object.freeze(['rezero', 'layerscale', 'lns', 'mix_
 export const WHICH_POOLS = Object.freeze({
   classic: Object.freeze({ archs: WHICH_POOL, neverTogether: NEVER_TOGETHER, oneOf: null, fallback: FALLBACK }),
   newer: Object.freeze({
-    archs: Object.freeze([...NEWER_PRESETS, 'pre_ln', 'post_ln']),
+    archs: Object.freeze([...NEWER_ARCHS, 'pre_ln', 'post_ln']),
     neverTogether: Object.freeze([
       ['dwa', 'pre_ln'],
       ['rezero', 'layerscale'],
     ]),
-    oneOf: NEWER_PRESETS,
+    oneOf: NEWER_ARCHS,
     fallback: Object.freeze({ arch: ['rezero', 'lns', 'post_ln'], depth: 64, gain: 1, seed: 0 }),
   }),
 });
@@ -543,7 +543,7 @@ export async function predictNumber(simulate, { seed = 0, kind } = {}) {
   };
 }
 
-// Kinds of "pick the preset". draw(rand) -> config (arch: the choices, in the order shown);
+// Kinds of "pick the architecture". draw(rand) -> config (arch: the choices, in the order shown);
 // score(result, config) -> the number per arch the answer is read from; answerOf(scores) -> the
 // arch, or null when the draw does not decide it clearly (the draw is then re-drawn);
 // curve(result) -> {title, x: 'layers'|'blocks', values} for the chart; prompt(config) and
@@ -665,7 +665,7 @@ export const PICK_KINDS = Object.freeze({
 export const PICK_KIND_IDS = Object.freeze(Object.keys(PICK_KINDS));
 
 /**
- * "Pick the preset": a multiple-choice question among four presets, answered from the engine's
+ * "Pick the architecture": a multiple-choice question among four architectures, answered from the engine's
  * numbers (each kind's score), not from a table.
  * @param {Function} simulate (config) -> document or Promise of it
  * @param {{seed?: number|string, kind?: string}} [options] kind: one of PICK_KIND_IDS (drawn from
@@ -674,7 +674,7 @@ export const PICK_KIND_IDS = Object.freeze(Object.keys(PICK_KINDS));
  *   answer: string, scores: object, curves: {arch, title, x, values}[], explanation: string,
  *   check: (choice: string) => {correct: boolean, given, answer, message}}>}
  */
-export async function pickPreset(simulate, { seed = 0, kind } = {}) {
+export async function pickArch(simulate, { seed = 0, kind } = {}) {
   const rand = mulberry32(seed);
   const id = kind === undefined ? pick(rand, PICK_KIND_IDS) : kind;
   const spec = Object.prototype.hasOwnProperty.call(PICK_KINDS, id) ? PICK_KINDS[id] : null;

@@ -7,11 +7,11 @@
 //      adds "minimum" believing it is enforced); the annotations $schema, $id, title, description
 //      and $comment are ignored.
 //   2. Semantic checks the subset cannot express: unique ids, id/section/type consistency,
-//      `answer` boolean iff type is true-false, preset values within the engine's ranges (and its
+//      `answer` boolean iff type is true-false, setting values within the engine's ranges (and its
 //      memory budget), training settings (`train`) that the training lab's link reads back as
-//      given, known check ids whose preconditions the preset or the settings meet, balanced math
-//      delimiters in the text fields, and an experiment for every item that makes a claim
-//      (CLAIM_TAGS).
+//      given, known check ids whose preconditions the setting or the training settings meet,
+//      balanced math delimiters in the text fields, and an experiment for every item that makes a
+//      claim (CLAIM_TAGS).
 // No dependencies: runs in the browser and in Node.
 
 import { CONFIG_FIELDS, ENGINE_ARCHS } from '../shared/fields.js';
@@ -40,11 +40,11 @@ export const SECTIONS = Object.freeze({
   'rapid-fire': { prefix: 'rapid', type: 'open', solutionSource: 'ours' },
 });
 
-// The engine's presets and its fields' ranges, choices and defaults, from the
+// The engine's architectures and its fields' ranges, choices and defaults, from the
 // engine's own field table (shared/fields.js).
 export const ARCHS = Object.freeze([...ENGINE_ARCHS]);
 const fieldsOfKind = (kinds) => Object.entries(CONFIG_FIELDS).filter(([, f]) => kinds.includes(f.kind));
-export const PRESET_RANGES = Object.freeze(
+export const SETTING_RANGES = Object.freeze(
   Object.fromEntries(
     fieldsOfKind(['integer', 'uint32', 'real']).map(([k, f]) => [
       k,
@@ -52,10 +52,10 @@ export const PRESET_RANGES = Object.freeze(
     ]),
   ),
 );
-export const PRESET_CHOICES = Object.freeze(
+export const SETTING_CHOICES = Object.freeze(
   Object.fromEntries(fieldsOfKind(['choice']).map(([k, f]) => [k, f.choices])),
 );
-export const PRESET_DEFAULTS = Object.freeze({
+export const SETTING_DEFAULTS = Object.freeze({
   width: CONFIG_FIELDS.width.default,
   expansion: CONFIG_FIELDS.expansion.default,
 });
@@ -66,7 +66,7 @@ export const PANELS = Object.freeze(['norm']);
 
 /**
  * What makes an item a claim about gradients, norms or training: a tag among these (every topic
- * tag of the schema is one). Such an item must have an experiment: a simulation preset, the norm
+ * tag of the schema is one). Such an item must have an experiment: a simulation setting, the norm
  * panel, or the training lab's settings.
  */
 export const CLAIM_TAGS = Object.freeze(['residuals', 'layernorm', 'placement', 'warmup', 'rmsnorm', 'init']);
@@ -77,7 +77,7 @@ export const IDENTITY_ARCHS = Object.freeze(['residual', 'pre_ln', 'pre_rms', 's
 
 // Each check id with the precondition an experiment must meet for the check to make sense.
 // `need` returns null when the experiment fits, else a short reason.
-// A precondition from parts: the archs the preset must hold, then a test of the gain and its reason.
+// A precondition from parts: the archs the setting must hold, then a test of the gain and its reason.
 const needs =
   (archs, gainOk = () => true, gainWhy = '') =>
   (p) =>
@@ -89,7 +89,7 @@ const needs =
 const positive = (g) => g > 0;
 export const CHECKS = Object.freeze({
   'gain0-identity': {
-    kind: 'preset',
+    kind: 'setting',
     need: (p) =>
       p.gain !== 0
         ? 'needs gain 0'
@@ -97,14 +97,14 @@ export const CHECKS = Object.freeze({
           ? `needs one of ${IDENTITY_ARCHS.join(', ')} in arch`
           : null,
   },
-  'plain-explodes': { kind: 'preset', need: needs(['plain'], (g) => g > 1, 'gain > 1') },
-  'plain-vanishes': { kind: 'preset', need: needs(['plain'], (g) => g < 1, 'gain < 1') },
-  'preln-stream-grows': { kind: 'preset', need: needs(['pre_ln', 'post_ln'], positive, 'gain > 0') },
-  'postln-norms-sum': { kind: 'preset', need: needs(['post_ln', 'sandwich'], positive, 'gain > 0') },
-  'postln-damps': { kind: 'preset', need: needs(['residual', 'post_ln'], positive, 'gain > 0') },
+  'plain-explodes': { kind: 'setting', need: needs(['plain'], (g) => g > 1, 'gain > 1') },
+  'plain-vanishes': { kind: 'setting', need: needs(['plain'], (g) => g < 1, 'gain < 1') },
+  'preln-stream-grows': { kind: 'setting', need: needs(['pre_ln', 'post_ln'], positive, 'gain > 0') },
+  'postln-norms-sum': { kind: 'setting', need: needs(['post_ln', 'sandwich'], positive, 'gain > 0') },
+  'postln-damps': { kind: 'setting', need: needs(['residual', 'post_ln'], positive, 'gain > 0') },
   // the 1/sqrt(L) scaling gives each branch variance 1/L only when the branch itself has unit gain
-  'gpt2-variance-two': { kind: 'preset', need: needs(['gpt2'], (g) => g === 1, 'gain 1') },
-  'postln-uneven': { kind: 'preset', need: needs(['post_ln']) },
+  'gpt2-variance-two': { kind: 'setting', need: needs(['gpt2'], (g) => g === 1, 'gain 1') },
+  'postln-uneven': { kind: 'setting', need: needs(['post_ln']) },
   'layernorm-constant': { kind: 'panel', need: () => null },
 });
 export const CHECK_IDS = Object.freeze(Object.keys(CHECKS));
@@ -266,32 +266,32 @@ export function mathDelimiterErrors(text) {
   return errors;
 }
 
-function checkPreset(preset, where, errors) {
-  for (const [field, r] of Object.entries(PRESET_RANGES)) {
-    if (!(field in preset)) continue;
-    const v = preset[field];
+function checkSetting(setting, where, errors) {
+  for (const [field, r] of Object.entries(SETTING_RANGES)) {
+    if (!(field in setting)) continue;
+    const v = setting[field];
     if (typeof v !== 'number' || !Number.isFinite(v) || (r.integer && !Number.isInteger(v)) || v < r.min || v > r.max) {
       errors.push(
         `${where}.${field}: ${show(v)} is out of range (allowed ${r.integer ? 'integer ' : ''}${r.min}..${r.max})`,
       );
     }
   }
-  for (const [field, choices] of Object.entries(PRESET_CHOICES)) {
-    if (field in preset && !choices.includes(preset[field])) {
-      errors.push(`${where}.${field}: ${show(preset[field])} is not one of ${choices.join(', ')}`);
+  for (const [field, choices] of Object.entries(SETTING_CHOICES)) {
+    if (field in setting && !choices.includes(setting[field])) {
+      errors.push(`${where}.${field}: ${show(setting[field])} is not one of ${choices.join(', ')}`);
     }
   }
-  if (!Array.isArray(preset.arch) || preset.arch.length === 0) {
+  if (!Array.isArray(setting.arch) || setting.arch.length === 0) {
     errors.push(`${where}.arch: must be a non-empty list of architectures`);
   } else {
-    preset.arch.forEach((a, i) => {
+    setting.arch.forEach((a, i) => {
       if (!ARCHS.includes(a)) errors.push(`${where}.arch[${i}]: unknown architecture ${show(a)}`);
-      else if (preset.arch.indexOf(a) !== i) errors.push(`${where}.arch[${i}]: ${a} is listed twice`);
+      else if (setting.arch.indexOf(a) !== i) errors.push(`${where}.arch[${i}]: ${a} is listed twice`);
     });
   }
-  const L = preset.depth;
-  const d = 'width' in preset ? preset.width : PRESET_DEFAULTS.width;
-  const e = 'expansion' in preset ? preset.expansion : PRESET_DEFAULTS.expansion;
+  const L = setting.depth;
+  const d = 'width' in setting ? setting.width : SETTING_DEFAULTS.width;
+  const e = 'expansion' in setting ? setting.expansion : SETTING_DEFAULTS.expansion;
   if ([L, d, e].every(Number.isInteger) && 2 * L * d * (e * d) > WEIGHT_BUDGET) {
     const maxDepth = Math.floor(WEIGHT_BUDGET / (2 * d * e * d));
     errors.push(
@@ -305,18 +305,18 @@ function checkExperiment(exp, where, errors) {
     errors.push(`${where}: must be an object`);
     return;
   }
-  const hasPreset = 'preset' in exp;
+  const hasSetting = 'setting' in exp;
   const hasPanel = 'panel' in exp;
   const hasTrain = 'train' in exp;
-  if (Number(hasPreset) + Number(hasPanel) + Number(hasTrain) !== 1) {
-    errors.push(`${where}: needs exactly one of "preset" or "panel" or "train"`);
+  if (Number(hasSetting) + Number(hasPanel) + Number(hasTrain) !== 1) {
+    errors.push(`${where}: needs exactly one of "setting" or "panel" or "train"`);
   }
   if (hasTrain) checkTrain(exp, where, errors);
   else if ('train_check' in exp) errors.push(`${where}.train_check: needs "train"`);
   if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${show(exp.panel)}`);
-  if (hasPreset) {
-    if (isObject(exp.preset)) checkPreset(exp.preset, `${where}.preset`, errors);
-    else errors.push(`${where}.preset: must be an object`);
+  if (hasSetting) {
+    if (isObject(exp.setting)) checkSetting(exp.setting, `${where}.setting`, errors);
+    else errors.push(`${where}.setting: must be an object`);
   }
   if ('check' in exp) {
     const check = CHECKS[exp.check];
@@ -324,10 +324,10 @@ function checkExperiment(exp, where, errors) {
       errors.push(`${where}.check: unknown check id ${show(exp.check)} (known: ${CHECK_IDS.join(', ')})`);
     } else if (check.kind === 'panel') {
       if (!hasPanel) errors.push(`${where}.check: "${exp.check}" is a norm-panel check and needs "panel"`);
-    } else if (!hasPreset || !isObject(exp.preset)) {
-      errors.push(`${where}.check: "${exp.check}" is checked on a simulation and needs "preset"`);
-    } else if (Array.isArray(exp.preset.arch) && typeof exp.preset.gain === 'number') {
-      const why = check.need(exp.preset);
+    } else if (!hasSetting || !isObject(exp.setting)) {
+      errors.push(`${where}.check: "${exp.check}" is checked on a simulation and needs "setting"`);
+    } else if (Array.isArray(exp.setting.arch) && typeof exp.setting.gain === 'number') {
+      const why = check.need(exp.setting);
       if (why) errors.push(`${where}.check: "${exp.check}" ${why}`);
     }
   }

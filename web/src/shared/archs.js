@@ -1,12 +1,12 @@
-// The engine's presets, as the pages show them: a label, a group
+// The engine's architectures, as the pages show them: a label, a group
 // (the article's four are on the first row, the rest under "more", named
 // there by `short` or the label; the five answers to the article's open
 // question, how to keep the highway and make late layers count, come last
-// there, in the order the explorer's "late layers" preset lists them), a dash
+// there, in the order the explorer's "late layers" starting point lists them), a dash
 // pattern so lines differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
-// engine's presets.
+// engine's architectures.
 
 export const ARCHS = [
   { key: 'plain', label: 'plain', group: 'article', dash: [], block: 'h ← f(h)' },
@@ -81,8 +81,8 @@ export const ARCH_BY_KEY = Object.fromEntries(ARCHS.map((a) => [a.key, a]));
 
 export const archLabel = (key) => ARCH_BY_KEY[key]?.label ?? key;
 
-/** Presets by their labels in one line, "; " between them: a label may hold a comma ("residual, no norm"). */
+/** Architectures by their labels in one line, "; " between them: a label may hold a comma ("residual, no norm"). */
 export const archNames = (keys) => keys.map(archLabel).join('; ');
 
-/** The engine's order of the presets: results and charts follow it, whatever order they were toggled in. */
+/** The engine's order of the architectures: results and charts follow it, whatever order they were toggled in. */
 export const sortArchs = (keys) => ARCHS.map((a) => a.key).filter((k) => keys.includes(k));

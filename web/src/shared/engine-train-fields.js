@@ -145,7 +145,7 @@ export default [
     max: 0,
     allowed: 'auto|none|layernorm|rmsnorm',
     default: 'auto',
-    help: "norm before the unembedding; auto: the preset's",
+    help: "norm before the unembedding; auto: the architecture's",
     choices: ['auto', 'none', 'layernorm', 'rmsnorm'],
   },
   {

@@ -2,7 +2,7 @@
 // (engine-fields.js, written from `rn.fields` by web/build/engine-fields.js)
 // with the web's presentation of each field keyed by its name: label, slider
 // range and marks, display names of choices, where the explorer's form puts
-// it, the presets it belongs to. A field the engine adds appears everywhere
+// it, the architectures it belongs to. A field the engine adds appears everywhere
 // (links, controls, embed attributes, exports) with a generic presentation:
 // its name as the label, a number box or a menu, the engine's help text as the hint.
 import ENGINE_FIELDS from './engine-fields.js';
@@ -13,8 +13,8 @@ import ENGINE_FIELDS from './engine-fields.js';
  * whose allowed values are "1, 2 or 4" and "1, 2, 4 or 8"); tests check that
  * the engine accepts each of them and refuses the others. `section` 'model'
  * puts the field in the explorer's "Model" group, 'arch' in the architectures'
- * place (after the depth, the gain and the presets, so the sliders the page's
- * introduction names are on its first screen). `archs` names the presets
+ * place (after the depth, the gain and the starting points, so the sliders the page's
+ * introduction names are on its first screen). `archs` names the architectures
  * that read the field: its control is shown only while one of them is
  * chosen (fieldApplies), and the printed settings and captions name it only then.
  */
@@ -54,7 +54,7 @@ export const PRESENTATION = {
 
 /**
  * Whether a field (of a table in state.js's shape) matters for `config`: a
- * field of some presets (`archs`) only while one of them is in config.arch.
+ * field of some architectures (`archs`) only while one of them is in config.arch.
  */
 export const fieldApplies = (field, config) => !field.archs || field.archs.some((a) => config.arch.includes(a));
 
@@ -120,7 +120,7 @@ export const CONFIG_KEYS = config.keys;
 /** The config fields of state.js's table, keyed by name. */
 export const CONFIG_FIELDS = config.fields;
 
-/** The engine's presets (arch's choices), in the engine's order. */
+/** The engine's architectures (arch's choices), in the engine's order. */
 export const ENGINE_ARCHS = [...ENGINE_FIELDS.find((f) => f.name === 'arch').choices];
 
 export { ENGINE_FIELDS };

@@ -21,7 +21,7 @@ export const settingItem = (key, label, text) =>
   el('div', { class: 'print-setting', 'data-field': key }, el('dt', {}, label), el('dd', {}, text));
 
 /**
- * The fields `keys` of `table` that `config` reads (a field of presets not chosen left out), in
+ * The fields `keys` of `table` that `config` reads (a field of architectures not chosen left out), in
  * that order, as a definition list; `extra` items ([key, label, text]) first.
  */
 export function settingsList(config, table, keys, extra = []) {

@@ -47,7 +47,7 @@ export function line(points, sx, sy, stroke, width, dash) {
 
 /**
  * A legend entry's colour (its arch), label and dash: an arch's key gives the arch's own; a run
- * of a preset ({arch, label, dash}, train/looks.js) its label and dash.
+ * of the lab ({arch, label, dash}, train/looks.js) its label and dash.
  */
 export function legendLook(item) {
   if (typeof item !== 'string') return { arch: item.arch, label: item.label, dash: item.dash ?? [] };

@@ -1,4 +1,4 @@
-// An item's live experiment: what to look at, a link to the explorer set to the item's preset (or to
+// An item's live experiment: what to look at, a link to the explorer set to the item's setting (or to
 // the norm panel, or to the training lab set to the item's training settings), and, where the item
 // names a check, the engine's verdict on its claim. A training claim (train_check) takes seconds to
 // train, so it is not run here: the block says what the project's tests train and confirm.
@@ -13,18 +13,18 @@ import { el } from '../../shared/dom.js';
 import { TRAIN_CHECKS, labHref, trainSettings } from '../train-checks.js';
 import { TRAIN_TABLE, defaultTrainConfig } from '../../shared/train-fields.js';
 
-/** The explorer's URL for a preset: './#arch=...&depth=...' (defaults left out). */
-export function explorerHref(preset) {
-  const config = { ...defaultConfig(), ...preset, arch: [...preset.arch] };
+/** The explorer's URL for a setting: './#arch=...&depth=...' (defaults left out). */
+export function explorerHref(setting) {
+  const config = { ...defaultConfig(), ...setting, arch: [...setting.arch] };
   return `./${configToHash(config)}`;
 }
 
-/** "plain; Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a preset. */
-export function describePreset(preset) {
-  const parts = [archNames(preset.arch), `depth ${preset.depth}`, `gain ${preset.gain}`];
+/** "plain; Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a setting. */
+export function describeSetting(setting) {
+  const parts = [archNames(setting.arch), `depth ${setting.depth}`, `gain ${setting.gain}`];
   const dflt = defaultConfig();
   for (const k of ['width', 'tokens', 'expansion', 'activation', 'init', 'final_norm', 'seed']) {
-    if (k in preset && String(preset[k]) !== String(dflt[k])) parts.push(`${k.replace('_', ' ')} ${preset[k]}`);
+    if (k in setting && String(setting[k]) !== String(dflt[k])) parts.push(`${k.replace('_', ' ')} ${setting[k]}`);
   }
   return parts.join(' · ');
 }
@@ -84,14 +84,14 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
   const titleId = `exp-title-${item.id}`;
   const node = el(
     'section',
-    { class: 'experiment', 'aria-labelledby': titleId, dataset: { kind: exp.panel ? 'panel' : 'preset' } },
+    { class: 'experiment', 'aria-labelledby': titleId, dataset: { kind: exp.panel ? 'panel' : 'setting' } },
     el('h4', { id: titleId }, 'Live experiment'),
     el('div', { class: 'exp-look', html: toHtml(exp.look) }),
   );
 
-  if (exp.preset) {
+  if (exp.setting) {
     node.append(
-      el('p', { class: 'exp-preset' }, describePreset(exp.preset)),
+      el('p', { class: 'exp-setting' }, describeSetting(exp.setting)),
       el(
         'p',
         { class: 'exp-actions' },
@@ -99,7 +99,7 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
           'a',
           {
             class: 'button-link',
-            href: explorerHref(exp.preset),
+            href: explorerHref(exp.setting),
             'data-action': 'explorer',
             onclick: () => onLeave(item.id),
           },
@@ -109,7 +109,7 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
     );
   } else if (exp.train) {
     node.append(
-      el('p', { class: 'exp-preset exp-train' }, describeTraining(exp.train)),
+      el('p', { class: 'exp-setting exp-train' }, describeTraining(exp.train)),
       el(
         'p',
         { class: 'exp-actions' },

@@ -3,17 +3,17 @@
 //   every curve an architecture, then checks.
 //   "Predict the number": a number the engine computes, guessed on a log scale; after the guess the
 //   curve is drawn with the answer and the guess on it.
-//   "Pick the preset": one of four presets, answered from the engine's numbers; after the check the
+//   "Pick the architecture": one of four architectures, answered from the engine's numbers; after the check the
 //   curves the answer was read from are drawn, labelled.
 // A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
 // data-state is loading, asked or checked. All three count toward the session score. Text from generated.js is plain Unicode, set as text.
 
-import { whichIsWhich, predictNumber, pickPreset, PREDICT_KIND_IDS, PICK_KIND_IDS } from '../generated.js';
+import { whichIsWhich, predictNumber, pickArch, PREDICT_KIND_IDS, PICK_KIND_IDS } from '../generated.js';
 import { significant } from '../../shared/format.js';
 import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
 import { createLineChart } from './mini-chart.js';
-import { explorerHref, describePreset } from './experiment.js';
+import { explorerHref, describeSetting } from './experiment.js';
 import { randomSeed } from './session.js';
 
 const DASHES = [[], [9, 4], [2, 3], [12, 3, 2, 3]];
@@ -87,12 +87,12 @@ const PICK_KIND_NAMES = {
   'identity-gradient': 'every gradient equal to the top’s',
   'smallest-update': 'the smallest updates',
 };
-const POOL_NAMES = { classic: 'the article’s presets', newer: 'ReZero, LayerScale, LNS, Mix-LN, DenseFormer' };
+const POOL_NAMES = { classic: 'the article’s architectures', newer: 'ReZero, LayerScale, LNS, Mix-LN, DenseFormer' };
 
 /** After a check: the link that opens the question's stack in the explorer, and what it is. */
 const explorerLink = (config) => [
   el('a', { class: 'button-link', href: explorerHref(config) }, 'Open in the explorer'),
-  el('span', { class: 'hint' }, ` ${describePreset(config)}`),
+  el('span', { class: 'hint' }, ` ${describeSetting(config)}`),
 ];
 
 function kindSelect(id, label, ids, names, anyLabel) {
@@ -122,7 +122,7 @@ function chartBox(id, title, label) {
 function whichLayout(which, charts) {
   const w = {};
   w.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
-  w.pool = kindSelect('which-pool', 'Presets:', Object.keys(POOL_NAMES), POOL_NAMES, null);
+  w.pool = kindSelect('which-pool', 'Architectures:', Object.keys(POOL_NAMES), POOL_NAMES, null);
   w.grad = chartBox(
     'which-grad',
     'Gradient reaching layer l (log scale)',
@@ -480,7 +480,7 @@ function createPredictCard(predict, { simulate, session, charts }) {
   return { start: newPredict };
 }
 
-/** "Pick the preset": the card's parts, placed into `pick`; the chart goes into `charts`. */
+/** "Pick the architecture": the card's parts, placed into `pick`; the chart goes into `charts`. */
 function pickLayout(pick, charts) {
   const k = {};
   k.kind = kindSelect('pick-kind', 'Kind:', PICK_KIND_IDS, PICK_KIND_NAMES, 'any');
@@ -490,14 +490,14 @@ function pickLayout(pick, charts) {
   k.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': 'pick-new' }, 'New question');
   k.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
   k.explain = el('p', { class: 'gen-explain' });
-  k.chart = chartBox('pick-chart', '', "Chart: the engine's curves the answer was read from, one per preset.");
+  k.chart = chartBox('pick-chart', '', "Chart: the engine's curves the answer was read from, one per architecture.");
   k.chart.figure.hidden = true;
   k.lineChart = createLineChart(k.chart.host, { xLabel: 'layer l' });
   charts.push(k.lineChart);
   k.after = el('p', { class: 'exp-actions' });
   replace(
     pick,
-    el('h3', { id: 'pick-title' }, 'Pick the preset'),
+    el('h3', { id: 'pick-title' }, 'Pick the architecture'),
     k.kind.row,
     k.prompt,
     k.choices,
@@ -510,7 +510,7 @@ function pickLayout(pick, charts) {
   return k;
 }
 
-/** "Pick the preset": one radio button per preset the question offers. */
+/** "Pick the architecture": one radio button per architecture the question offers. */
 function pickChoices(kq, onchange) {
   return [
     el('legend', {}, 'Your answer'),
@@ -525,7 +525,7 @@ function pickChoices(kq, onchange) {
   ];
 }
 
-/** The "Pick the preset" card in `pick`: draws a question, checks the choice, draws the curves. */
+/** The "Pick the architecture" card in `pick`: draws a question, checks the choice, draws the curves. */
 function createPickCard(pick, { simulate, session, charts }) {
   const k = pickLayout(pick, charts);
   let kq = null;
@@ -538,7 +538,7 @@ function createPickCard(pick, { simulate, session, charts }) {
     k.check.disabled = true;
     k.result.textContent = 'Asking the engine…';
     try {
-      kq = await pickPreset(simulate, { seed: randomSeed(), kind: k.kind.select.value || undefined });
+      kq = await pickArch(simulate, { seed: randomSeed(), kind: k.kind.select.value || undefined });
     } catch (e) {
       k.result.textContent = `The engine could not make a question: ${e.message}`;
       k.fresh.disabled = false;
@@ -567,7 +567,7 @@ function createPickCard(pick, { simulate, session, charts }) {
     if (!kq || kDone) return;
     const choice = picked();
     if (!choice) {
-      k.result.textContent = 'Choose a preset first.';
+      k.result.textContent = 'Choose an architecture first.';
       return;
     }
     const r = kq.check(choice);

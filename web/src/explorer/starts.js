@@ -1,10 +1,10 @@
 // Named starting points. Each is a whole config (unlisted fields take their
-// defaults), so a preset always shows the same picture whatever came before.
+// defaults), so a starting point always shows the same picture whatever came before.
 import { defaultConfig } from '../shared/state.js';
 
 const ARTICLE = ['plain', 'residual', 'post_ln', 'pre_ln'];
 
-export const PRESETS = [
+export const STARTS = [
   // Depth 50, not the engine's default 96: the article works its example at
   // fifty layers (0.9^50 ≈ 0.005, 1.1^50 ≈ 117) and then says "push the
   // slider to 96", so its figure starts below 96. Gain 1.0 is the knife's edge.
@@ -48,6 +48,6 @@ export const PRESETS = [
   },
 ];
 
-export const PRESET_BY_KEY = Object.fromEntries(PRESETS.map((p) => [p.key, p]));
+export const START_BY_KEY = Object.fromEntries(STARTS.map((p) => [p.key, p]));
 
-export const presetConfig = (key) => ({ ...defaultConfig(), ...PRESET_BY_KEY[key].config });
+export const startConfig = (key) => ({ ...defaultConfig(), ...START_BY_KEY[key].config });

@@ -1,0 +1,48 @@
+// Starting-point buttons: the main row is built from STARTS; any element with
+// data-start="<key>" elsewhere (the explanations) applies that starting point
+// too and brings the charts into view. A button is pressed while its starting
+// point is shown.
+import { STARTS, startConfig } from './starts.js';
+import { sameConfig } from '../shared/state.js';
+import { sortArchs } from '../shared/archs.js';
+import { setAttr } from '../shared/dom.js';
+
+export function createStarts({ store, charts }) {
+  const row = document.getElementById('starts');
+  row.replaceChildren(
+    ...STARTS.filter((p) => !p.hidden).map((p) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'start';
+      b.dataset.start = p.key;
+      b.textContent = p.label;
+      return b;
+    }),
+  );
+  // arch in the store's order, so a starting point compares equal to what it set
+  const configs = Object.fromEntries(
+    STARTS.map((p) => {
+      const c = startConfig(p.key);
+      return [p.key, { ...c, arch: sortArchs(c.arch) }];
+    }),
+  );
+
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest?.('[data-start]');
+    if (!b || !configs[b.dataset.start]) return;
+    store.set(configs[b.dataset.start]);
+    if (!row.contains(b)) {
+      const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
+      charts.scrollIntoView({ behavior: reduce ? 'auto' : 'smooth', block: 'start' });
+    }
+  });
+
+  const mark = (config) => {
+    for (const b of document.querySelectorAll('[data-start]')) {
+      const c = configs[b.dataset.start];
+      setAttr(b, 'aria-pressed', String(!!c && sameConfig(c, config)));
+    }
+  };
+  store.subscribe(mark);
+  mark(store.get());
+}
