@@ -16,7 +16,7 @@ import { chromium } from 'playwright-core';
 import { LAUNCH_OPTIONS } from '../tests/browser/chromium.js';
 import { startServer } from './serve.js';
 import { ARCHS } from '../web/src/shared/archs.js';
-import { PRESETS } from '../web/src/shared/train-presets.js';
+import { CLAIMS } from '../web/src/claims/lab/index.js';
 import { COLUMN_WIDTHS } from '../web/src/embed/heights.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,7 +37,7 @@ export const LAB_CASES = [
   `#mode=train&${TINY}&arch=plain,residual,post_ln,pre_ln,sandwich&controls=lr,warmup,steps`,
   `#mode=train&${TINY}&arch=dwa,rezero,layerscale,mix_ln&controls=arch,depth,mix_fraction,lr`,
   '#mode=train&preset=warmup',
-  ...PRESETS.map((p) => `#mode=train&preset=${p.id}&controls=warmup,preset`),
+  ...CLAIMS.map((p) => `#mode=train&preset=${p.id}&controls=warmup,preset`),
 ];
 
 // ---- in the page
@@ -320,7 +320,7 @@ function fitLab(ms) {
   );
   // a preset's runs as a whole: everything of its embed but the frame, the settings and the buttons
   p.presetRuns = Object.fromEntries(
-    PRESETS.map((pr) => [
+    CLAIMS.map((pr) => [
       pr.id,
       up(max(ms.filter((m) => m.preset === pr.id).map((m) => m.total - p.frame - m.form - m.presets))),
     ]),

@@ -49,7 +49,7 @@ function slope(x, y) {
   return sxy / sxx;
 }
 const maxOverMin = (a) => Math.max(...a) / Math.min(...a);
-// The training lab's settings of its ReZero preset and of its Late layers preset (shared/train-presets.js), written out.
+// The training lab's settings of its ReZero claim and of its Late layers claim (claims/lab/), written out.
 const TEACHER_56 = {
   task: 'teacher',
   block: 'mlp',

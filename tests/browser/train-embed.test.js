@@ -27,8 +27,7 @@ import {
 } from './harness.js';
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
 import { labHeight } from '../../web/src/embed/heights.js';
-import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
-import { comparisonCaption, runOutcome, verdict } from '../../web/src/shared/train-verdicts.js';
+import { CLAIM_BY_ID, comparisonCaption, runOutcome, verdict } from '../../web/src/claims/lab/index.js';
 
 const BASE = '/course/week-3/';
 let browser;
@@ -410,7 +409,7 @@ async function tabThrough(page) {
 test('an embedded Warmup preset with its settings fixed, at 360 px dark: its three runs and its verdict; no preset can replace it, by pointer or keyboard', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   const context = await newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
-  const preset = PRESET_BY_ID.warmup;
+  const preset = CLAIM_BY_ID.warmup;
   const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup&controls=warmup,preset`);
   const keys = preset.runs.map((r) => r.key);
   // before Start: the preset's runs (Post-LN twice), not one per architecture
@@ -491,7 +490,7 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
   await page.waitForFunction(() => window.__resnormTrain.preset === 'depth');
   assert.deepEqual(
     await page.evaluate(() => window.__resnormTrain.archs),
-    PRESET_BY_ID.depth.runs.map((r) => r.key),
+    CLAIM_BY_ID.depth.runs.map((r) => r.key),
   );
   assert.match(await page.locator('#embed .open-full').getAttribute('href'), /train\.html#preset=depth$/);
 
@@ -507,7 +506,7 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
     await new Promise((ok) => e.addEventListener('resnorm-render', ok, { once: true }));
     return { preset: e.snapshot.preset, archs: e.snapshot.archs };
   });
-  assert.deepEqual(el, { preset: 'lesion', archs: PRESET_BY_ID.lesion.runs.map((r) => r.key) });
+  assert.deepEqual(el, { preset: 'lesion', archs: CLAIM_BY_ID.lesion.runs.map((r) => r.key) });
   assert.equal((await presetButtons(host, '#lesion-lab')).bar, null);
   // a changed attribute: the new preset
   await host.evaluate(() => document.getElementById('lesion-lab').setAttribute('preset', 'degradation'));
@@ -561,7 +560,7 @@ test('the lab page\u2019s Embed dialog keeps the paper preset: fixed unless ever
   assert.equal(await embed.evaluate(() => window.__resnormTrain.preset), 'warmup');
   assert.deepEqual(
     await embed.evaluate(() => window.__resnormTrain.archs),
-    PRESET_BY_ID.warmup.runs.map((r) => r.key),
+    CLAIM_BY_ID.warmup.runs.map((r) => r.key),
   );
   assert.equal(await embed.evaluate(() => window.__resnormTrain.config.steps), 30);
   assert.deepEqual(

@@ -13,8 +13,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { cliTrain } from '../node/helpers.js';
-import { PRESETS, runConfigs } from '../../web/src/shared/train-presets.js';
-import { fromCli, verdict } from '../../web/src/shared/train-verdicts.js';
+import { CLAIMS, runConfigs, fromCli, verdict } from '../../web/src/claims/lab/index.js';
 import { reproduce } from '../../web/src/engine/experiments.js';
 import { summarize } from '../../web/src/papers/repro.js';
 
@@ -64,7 +63,7 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
     const page = await openPage(it.browser, `${url}train.html`);
     const times = {};
     const cliRunsOf = new Map();
-    for (const preset of PRESETS) {
+    for (const preset of CLAIMS) {
       await page.click(`#train-presets [data-preset="${preset.id}"]`);
       await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
       const t0 = Date.now();

@@ -16,8 +16,9 @@ import { SITE_CSP, labDrawn, layoutSettled, openPage, overlaps, served, useBrows
 import { darkShare, pageCount, pageTexts, printToPdf, squash } from './pdf.js';
 import { ARCHS } from '../../web/src/shared/archs.js';
 import { fieldApplies } from '../../web/src/shared/fields.js';
-import { TRAIN_KEYS, TRAIN_TABLE, trainFromHash } from '../../web/src/shared/train-fields.js';
-import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../web/src/train/link.js';
+import { CLAIM_BY_ID } from '../../web/src/claims/lab/index.js';
 import { labPrintSizes } from '../../web/src/train/print.js';
 
 const it = useBrowser();
@@ -48,7 +49,7 @@ const flat = (s) => s.replace(/\s+/g, '');
 
 /** What the printed settings must say for `config` and `preset`: each label and value, as the form shows them. */
 function expectedSettings(config, preset) {
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   const text = (c, v) => {
     if (c.kind === 'choice_list') return v.map((k) => ARCHS.find((a) => a.key === k).label).join(', ');
     if (c.names) return c.names[v];
@@ -147,7 +148,7 @@ function checkText(pages, { config, preset, caption, badge, hash }) {
     squash(pages[0]).startsWith('resnorm: the training lab The same stacks as the explorer, now trained'),
     `the title and the introduction first:\n${pages[0].slice(0, 300)}`,
   );
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   const order = [
     'resnorm: the training lab',
     'The same stacks as the explorer',

@@ -26,8 +26,8 @@ import {
   waitHeld,
 } from './harness.js';
 import { tiny } from '../node/train/tiny.js';
-import { trainFromHash } from '../../web/src/shared/train-fields.js';
-import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/shared/train-verdicts.js';
+import { trainFromHash } from '../../web/src/train/link.js';
+import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/claims/lab/index.js';
 import { stepValue } from '../../web/src/train/readout.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 

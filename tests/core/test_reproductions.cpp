@@ -155,11 +155,11 @@ bool lower(const Run& a, const Run& b) {
   return d.mean > kZ * d.se;
 }
 
-// A claim's run as the lab's paper preset has it: scripts/claim-settings.js
-// writes every run of every preset in web/src/shared/train-presets.js (the one
-// place the settings are written) to RESNORM_CLAIM_SETTINGS when the tests are
+// A claim's run as the training lab has it: scripts/claim-settings.js
+// writes every run of every claim of web/src/claims/lab/ (the one place the
+// settings are written) to RESNORM_CLAIM_SETTINGS when the tests are
 // built, a line each: "<claim> <run> <end|trained> <resnorm train flags>".
-// "trained": the run may stop once it is trained (the preset's stopWhenTrained).
+// "trained": the run may stop once it is trained (the claim's stopWhenTrained).
 struct ClaimRun {
   std::string key;
   TrainConfig tc;

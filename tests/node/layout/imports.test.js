@@ -1,6 +1,7 @@
 // The imports run one way: web/src/shared/ imports only itself and packages,
-// web/src/engine/ only itself, shared/ and the wasm wrapper (wasm/resnorm.js and its
-// engine-error.js); no view (explorer,
+// web/src/claims/lab/ (the training lab's claims) only claims/, shared/ and packages,
+// web/src/engine/ only itself, shared/, the lab's claims (whose runs the papers page trains) and
+// the wasm wrapper (wasm/resnorm.js and its engine-error.js); no view (explorer,
 // train, quiz, papers, embed, pages) is imported from below. Every static and
 // dynamic import of those folders is read from the source text.
 // Run: node --test tests/node/layout/imports.test.js
@@ -22,9 +23,11 @@ const importsOf = (file) => importsIn(readFileSync(file, 'utf8'), file);
 
 const ALLOWED = {
   shared: (p) => p.startsWith('web/src/shared/') || p.startsWith('package:'),
+  'claims/lab': (p) => p.startsWith('web/src/claims/') || p.startsWith('web/src/shared/') || p.startsWith('package:'),
   engine: (p) =>
     p.startsWith('web/src/engine/') ||
     p.startsWith('web/src/shared/') ||
+    p.startsWith('web/src/claims/lab/') ||
     p === 'wasm/resnorm.js' ||
     p === 'wasm/engine-error.js' ||
     p.startsWith('package:'),

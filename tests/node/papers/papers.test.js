@@ -33,7 +33,7 @@ import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/for
 import { caption } from '../../../web/src/papers/captions.js';
 import { panelEmbed } from '../../../web/src/papers/embed-views.js';
 import { dwaFacts } from '../../../web/src/shared/dwa-weights.js';
-import { PRESET_BY_ID } from '../../../web/src/shared/train-presets.js';
+import { CLAIM_BY_ID } from '../../../web/src/claims/lab/index.js';
 
 let rn;
 before(async () => {
@@ -396,7 +396,7 @@ test('sci(): powers of ten as 10⁻ⁿ, anything else as decimals()', () => {
 // DenseFormer's panel trains the training lab's run of it: the Late layers preset's DenseFormer run
 // at the panel's depth and seed, and the weights it shows are that trainer's.
 test('DenseFormer: the panel trains the lab\u2019s Late layers run, and its weights are that trainer\u2019s', () => {
-  const late = PRESET_BY_ID.late;
+  const late = CLAIM_BY_ID.late;
   assert.deepEqual(late.config, { ...DWA_TRAIN, depth: PANELS.dwa.defaults.depth });
   assert.deepEqual(
     late.runs.find((x) => x.arch === 'dwa'),
@@ -711,8 +711,8 @@ test('trainPresetRuns: the lab\u2019s runs of a preset with their overrides, num
   assert.equal(runs.post_ln_warmup.config.warmup, 100);
   assert.equal(runs.layerscale.config.warmup, 0);
   for (const [key, run] of Object.entries(runs)) {
-    const spec = PRESET_BY_ID.late.runs.find((r) => r.key === key);
-    const tr = rn.trainer({ ...PRESET_BY_ID.late.config, ...(spec.overrides ?? {}), arch: spec.arch });
+    const spec = CLAIM_BY_ID.late.runs.find((r) => r.key === key);
+    const tr = rn.trainer({ ...CLAIM_BY_ID.late.config, ...(spec.overrides ?? {}), arch: spec.arch });
     const logs = tr.step(300);
     assert.deepEqual(run.config, tr.config);
     assert.deepEqual(run.logs, logs, key);

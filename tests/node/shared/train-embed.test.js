@@ -6,8 +6,9 @@
 // Run: node --test tests/node/shared/train-embed.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig, trainFromHash } from '../../../web/src/shared/train-fields.js';
-import { PRESETS, PRESET_IDS, presetConfig } from '../../../web/src/shared/train-presets.js';
+import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../../web/src/train/link.js';
+import { CLAIMS, CLAIM_IDS, claimConfig } from '../../../web/src/claims/lab/index.js';
 import {
   TRAIN_CONTROLS,
   TRAIN_EMBED_TABLE,
@@ -96,8 +97,8 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
     const three = labHeight(VIEW, { ...config, arch: ['post_ln', 'pre_ln', 'sandwich'] }, 'none', width);
     assert.ok(none > 1000 && none < all && all < three, `${width}: ${none} ${all} ${three}`);
   }
-  for (const p of PRESETS) {
-    const base = presetConfig(p, defaultTrainConfig());
+  for (const p of CLAIMS) {
+    const base = claimConfig(p, defaultTrainConfig());
     const heights = COLUMN_WIDTHS.map((w) => labHeight(VIEW, base, p.id, w));
     assert.deepEqual(
       [...heights].sort((a, b) => b - a),
@@ -106,7 +107,7 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
     );
   }
   // the snippet writes the height for the width asked, the default width unless one is
-  const warmup = presetConfig(PRESETS[0], defaultTrainConfig());
+  const warmup = claimConfig(CLAIMS[0], defaultTrainConfig());
   const view = { controls: ['warmup', 'preset'], lock: [], theme: 'auto' };
   const at = (width) =>
     Number(
@@ -118,8 +119,8 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
 });
 
 test('a paper preset round-trips through embed.html#mode=train&preset= and <resnorm-train preset>, with the link\u2019s changes over its settings', () => {
-  for (const p of PRESETS) {
-    const base = presetConfig(p, defaultTrainConfig());
+  for (const p of CLAIMS) {
+    const base = claimConfig(p, defaultTrainConfig());
     // only the preset: the shortest link, and its settings and runs' architectures back
     assert.equal(trainEmbedHash(base, VIEW, p.id), `#mode=train&preset=${p.id}`);
     const plain = trainEmbedFromHash(`#mode=train&preset=${p.id}`);
@@ -183,7 +184,7 @@ test('a hostile or unknown preset: the lab\u2019s defaults and a notice naming t
     assert.ok(n, `${raw}: ${JSON.stringify(r.notices)}`);
     const text = noticeText(n, TRAIN_EMBED_TABLE);
     assert.ok(text.startsWith('Paper preset (preset)'), text);
-    if (raw) assert.ok(text.includes(`allowed none, ${PRESET_IDS.join(', ')}`), text);
+    if (raw) assert.ok(text.includes(`allowed none, ${CLAIM_IDS.join(', ')}`), text);
   }
   const attrs = trainEmbedEntries(
     [

@@ -7,15 +7,16 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { defaultTrainConfig, trainFromHash, trainToHash } from '../../../web/src/shared/train-fields.js';
-import { PRESETS, presetConfig } from '../../../web/src/shared/train-presets.js';
+import { defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../../../web/src/train/link.js';
+import { CLAIMS, claimConfig } from '../../../web/src/claims/lab/index.js';
 
 test('#preset=<id> is the preset with its settings, and writes back as itself', () => {
-  for (const p of PRESETS) {
+  for (const p of CLAIMS) {
     const r = trainFromHash(`#preset=${p.id}`);
     assert.equal(r.preset, p.id);
     assert.deepEqual(r.notices, []);
-    assert.deepEqual(r.config, presetConfig(p, defaultTrainConfig()));
+    assert.deepEqual(r.config, claimConfig(p, defaultTrainConfig()));
     assert.equal(trainToHash(r.config, p.id), `#preset=${p.id}`);
   }
 });

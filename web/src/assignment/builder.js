@@ -8,7 +8,7 @@
 import { el, replace } from '../shared/dom.js';
 import { showNotices } from '../shared/notice.js';
 import { download } from '../shared/download.js';
-import { PRESETS } from '../shared/train-presets.js';
+import { CLAIMS } from '../claims/lab/index.js';
 import { copy, themeSelect } from '../embed/dialog.js';
 import { loadBank } from '../embed/quiz.js';
 import { toHtml } from '../quiz/text.js';
@@ -64,7 +64,7 @@ function experimentControls() {
     'select',
     { id: 'assign-preset' },
     new Option('none: the settings below', 'none'),
-    PRESETS.map((p) => new Option(`${p.title} (${p.cite})`, p.id)),
+    CLAIMS.map((p) => new Option(`${p.title} (${p.cite})`, p.id)),
   );
   const presetRow = el('div', { class: 'assign-grid' }, row('Paper preset', preset));
   const settings = el('input', {

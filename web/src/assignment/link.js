@@ -7,7 +7,7 @@
 // and the Node tests use it.
 import { FIELDS_TABLE, LIMITS, parseEntries, parseHash, shownValue, stateToHash } from '../shared/state.js';
 import { TRAIN_EMBED_TABLE, trainEmbedFromHash, trainEmbedHash } from '../embed/train-view.js';
-import { trainFromHash } from '../shared/train-fields.js';
+import { trainFromHash } from '../train/link.js';
 
 /** How long a title and the instructions may be, in characters (UTF-16 units, as the browser counts). */
 export const TITLE_MAX = 120;

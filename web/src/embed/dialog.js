@@ -16,7 +16,7 @@ import {
   trainIframeSnippet,
 } from './snippets.js';
 import { TRAIN_KEYS } from '../shared/train-fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
 import { TRAIN_CONTROLS, TRAIN_EMBED_TABLE, presetsMode } from './train-view.js';
 import { COLUMN_WIDTHS, DEFAULT_WIDTH, WIDTH_NAMES } from './heights.js';
 
@@ -384,7 +384,7 @@ export function createTrainEmbedDialog({ button, getConfig, getPreset = () => 'n
     shownPreset.textContent =
       preset === 'none'
         ? 'None: the lab embeds the settings on screen.'
-        : `${PRESET_BY_ID[preset].title} (${PRESET_BY_ID[preset].cite}): the embed has its runs and its verdict.`;
+        : `${CLAIM_BY_ID[preset].title} (${CLAIM_BY_ID[preset].cite}): the embed has its runs and its verdict.`;
     // in the links' order: every setting, then the presets' buttons
     const { controls, lock } = readModes();
     const inOrder = (list) => TRAIN_CONTROLS.filter((k) => list.includes(k));

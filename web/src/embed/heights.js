@@ -12,7 +12,7 @@
 import { CONTROLS } from '../shared/state.js';
 import { TRAIN_KEYS, TRAIN_SECTIONS } from '../shared/train-fields.js';
 import { fieldApplies } from '../shared/fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
 import { ARCH_BY_KEY, archLabel } from '../shared/archs.js';
 import { EXPLORER_PARTS, LAB_PARTS } from './heights-table.js';
 import { TRAIN_EMBED_TABLE, presetsMode } from './train-view.js';
@@ -99,7 +99,7 @@ export function explorerHeight(view, config, width = DEFAULT_WIDTH, shown = null
 
 /** The runs an embed trains: the preset's, or one per architecture. */
 function runsOf(config, preset) {
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   return p
     ? p.runs.map((r) => ({ arch: r.arch, label: r.label }))
     : config.arch.map((a) => ({ arch: a, label: archLabel(a) }));
@@ -134,7 +134,7 @@ function settingsHeight(p, shown, config) {
   return total;
 }
 
-// The comparison's line (train-verdicts.js's comparisonCaption) in characters: its lead, and each
+// The comparison's line (claims/lab/common.js's comparisonCaption) in characters: its lead, and each
 // run's clause besides the label at its longest but one (" learned part of the task (1.23, not
 // below halfway); and"; a loss far above chance says more).
 const COMPARISON_LEAD = 64;
@@ -172,7 +172,7 @@ function ownRunsHeight(p, config, runs) {
  */
 export function labHeight(view, config, preset = 'none', width = DEFAULT_WIDTH) {
   const p = LAB_PARTS[widthOf(width)];
-  const known = PRESET_BY_ID[preset];
+  const known = CLAIM_BY_ID[preset];
   const mode = presetsMode(view);
   const presets = mode === 'live' ? p.presetsLive : mode === 'fixed' && known ? p.presetsFixed : 0;
   const runs = known ? p.presetRuns[preset] : ownRunsHeight(p, config, runsOf(config));

@@ -4,14 +4,8 @@
 // they make. Pure: the Embed dialog's snippets (snippets.js) and the Node
 // tests use it too.
 import { FIELDS_TABLE, parseEntries, parseHash, stateToHash } from '../shared/state.js';
-import {
-  TRAIN_KEYS,
-  TRAIN_LINK_TABLE,
-  TRAIN_TABLE,
-  presetSettings,
-  presetTable,
-  trainToHash,
-} from '../shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { TRAIN_LINK_TABLE, claimSettings, claimTable, trainToHash } from '../train/link.js';
 
 /** What `controls` and `lock` name: every setting, and `preset`, the paper presets' buttons. */
 export const TRAIN_CONTROLS = [...TRAIN_KEYS, 'preset'];
@@ -49,7 +43,7 @@ export const TRAIN_EMBED_TABLE = {
 const GROUPS = ['train', 'lab', 'view'];
 
 /** A parsed embed's settings: with a preset, its settings under those the link or the attributes gave. */
-const withPreset = (r) => ({ ...r, train: presetSettings(r.train, r.given, r.lab.preset) });
+const withPreset = (r) => ({ ...r, train: claimSettings(r.train, r.given, r.lab.preset) });
 
 /** [key, raw] pairs (an element's attributes) as {train, lab: {preset}, view, notices, given}. */
 export const trainEmbedEntries = (entries, options = {}) =>
@@ -71,7 +65,7 @@ export function presetsMode({ controls, lock }) {
 }
 
 /** The table of an embed of `preset`: the defaults are the preset's settings. */
-export const trainEmbedTable = (preset = 'none') => presetTable(preset, TRAIN_EMBED_TABLE);
+export const trainEmbedTable = (preset = 'none') => claimTable(preset, TRAIN_EMBED_TABLE);
 
 /**
  * The embed's fragment: mode=train, the preset, then the settings and view fields that differ from

@@ -6,7 +6,7 @@
 // tests/core/test_papers.cpp checks the same settings in C++; DenseFormer's
 // panel trains, through the engine's trainer, the training lab's run of it.
 import { REVERSE_TASK } from '../shared/train-tasks.js';
-import { PRESET_BY_ID, runConfigs } from '../shared/train-presets.js';
+import { CLAIM_BY_ID, runConfigs } from '../claims/lab/index.js';
 
 const DEPTHS = [6, 12, 24, 48, 96];
 
@@ -73,7 +73,7 @@ export function trainPresetRuns(rn, id, keys = null) {
 const trainedMemo = new WeakMap();
 
 function trainPresetRunsOnce(rn, id, keys) {
-  const preset = PRESET_BY_ID[id];
+  const preset = CLAIM_BY_ID[id];
   const configs = runConfigs(preset, preset.config);
   const out = {};
   preset.runs.forEach((run, i) => {

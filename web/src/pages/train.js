@@ -9,7 +9,7 @@ import '../train/print.css';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker, quietGate } from '../shared/register-sw.js';
 import { noticeWorkerLost } from '../shared/notice.js';
-import { trainFromHash, trainToHash } from '../shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../train/link.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
 import { TRAINING_STATES } from '../train/session.js';

@@ -15,8 +15,7 @@
 import { el, replace } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { TRAIN_TABLE } from '../shared/train-fields.js';
-import { PRESETS, PRESET_BY_ID, presetConfig } from '../shared/train-presets.js';
-import { verdict } from '../shared/train-verdicts.js';
+import { CLAIMS, CLAIM_BY_ID, claimConfig, verdict } from '../claims/lab/index.js';
 
 const NONE = 'none';
 
@@ -36,7 +35,7 @@ function checksTable(checks) {
 
 /** The fields whose value differs from the preset's settings (arch aside). */
 function differences(preset, config, defaults) {
-  const want = presetConfig(preset, defaults);
+  const want = claimConfig(preset, defaults);
   return Object.keys(want).filter((k) => k !== 'arch' && String(want[k]) !== String(config[k]));
 }
 
@@ -47,10 +46,10 @@ function differences(preset, config, defaults) {
  * reset the run and take new settings.
  */
 export function createPaperPresets({ bar, panel, store, defaults, initial = NONE, mode = 'live', apply }) {
-  let id = PRESET_BY_ID[initial] ? initial : NONE;
+  let id = CLAIM_BY_ID[initial] ? initial : NONE;
   const live = mode === 'live';
   const listeners = new Set();
-  const buttons = PRESETS.map((p) =>
+  const buttons = CLAIMS.map((p) =>
     el(
       'button',
       {
@@ -75,8 +74,8 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
   for (const b of buttons)
     b.addEventListener('click', () => {
       if (!live) return;
-      const p = PRESET_BY_ID[b.dataset.preset];
-      apply(presetConfig(p, defaults), p.id);
+      const p = CLAIM_BY_ID[b.dataset.preset];
+      apply(claimConfig(p, defaults), p.id);
     });
 
   const title = el('h3', { class: 'paper-title' });
@@ -102,12 +101,12 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
   // A new choice of architectures is not the preset's comparison any more.
   store.subscribe((config) => {
     if (id === NONE) return;
-    const archs = presetConfig(PRESET_BY_ID[id], defaults).arch;
+    const archs = claimConfig(CLAIM_BY_ID[id], defaults).arch;
     if ([...archs].sort().join() !== [...config.arch].sort().join()) choose(NONE);
   });
 
   function choose(next) {
-    const n = PRESET_BY_ID[next] ? next : NONE;
+    const n = CLAIM_BY_ID[next] ? next : NONE;
     if (n === id) return;
     id = n;
     changed();
@@ -124,11 +123,11 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
       return () => listeners.delete(fn);
     },
     /** The run specs of the preset for session.js (null: one run per arch). */
-    specs: () => (id === NONE ? null : PRESET_BY_ID[id].runs),
+    specs: () => (id === NONE ? null : CLAIM_BY_ID[id].runs),
     /** Writes the panel for the session's runs; the verdict once every run has finished. */
     update({ runs, state, config }) {
       if (id === NONE) return null;
-      const p = PRESET_BY_ID[id];
+      const p = CLAIM_BY_ID[id];
       const diff = config ? differences(p, config, defaults) : [];
       const mine = runs.length === p.runs.length && p.runs.every((s, i) => runs[i].key === s.key);
       const from = state === 'done' && mine ? runs : null;

@@ -24,7 +24,7 @@ import { el, replace } from '../shared/dom.js';
 import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
 import { settingsList } from '../shared/print-settings.js';
 import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
 
 /**
  * The printed sizes, in mm. The line charts are smaller from `fewRuns` + 1
@@ -75,7 +75,7 @@ export function labPrintSizes(runs) {
 
 /** The settings of `config` (and its paper preset's name and runs) as the printout lists them. */
 export function labSettings(config, preset) {
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   const extra = p
     ? [
         ['preset', 'Paper preset', `${p.title} (${p.cite})`],

@@ -24,7 +24,8 @@ import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
-import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { TRAIN_LINK_TABLE } from './link.js';
 import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
 import { createLineCharts } from './charts.js';
@@ -40,7 +41,7 @@ import { createPaperPresets } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
 import { createComparison } from './comparison.js';
-import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../shared/train-verdicts.js';
+import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../claims/lab/common.js';
 import { significant } from '../shared/format.js';
 
 const CHARTS = [
@@ -369,7 +370,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const diverged = runs
       .filter((r) => r.firstNonfinite !== null)
       .map((r) => ({ arch: r.key ?? r.arch, colour: r.arch, step: r.firstNonfinite }));
-    // how each run ended before its last step, and a loss far above chance (shared/train-verdicts.js)
+    // how each run ended before its last step, and a loss far above chance (claims/lab/common.js)
     const ends = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, runEnd(r)]));
     const far = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
     const task = snap.runs[0]?.task ?? null;

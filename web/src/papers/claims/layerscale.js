@@ -8,7 +8,7 @@
 // ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, fixed, significant } from '../../shared/format.js';
-import { median } from '../../shared/train-verdicts.js';
+import { median } from '../../claims/lab/common.js';
 import { judged, sci, worstFactor } from './common.js';
 import { archSeries, claimSeries } from '../series.js';
 

@@ -8,7 +8,7 @@
 // ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { fixed, fmtFactor } from '../../shared/format.js';
-import { gradSpread } from '../../shared/train-verdicts.js';
+import { gradSpread } from '../../claims/lab/common.js';
 import { judged, spread, variation } from './common.js';
 import { archSeries } from '../series.js';
 

@@ -7,7 +7,7 @@
 // ../captions.js and ../panels.js read it from there.
 import { DEFAULTS } from '../../engine/experiments.js';
 import { decimals, significant } from '../../shared/format.js';
-import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
+import { halfway, verdict as presetVerdict } from '../../claims/lab/index.js';
 import { judged, sci, worstDeviation, streamFigure } from './common.js';
 import { perLayer } from '../series.js';
 
