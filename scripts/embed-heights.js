@@ -294,8 +294,8 @@ function fitLab(ms) {
     return total;
   };
   p.form = up(max(ms.filter((m) => m.form).map((m) => m.form - layout(m))));
-  p.presetsLive = up(max(ms.filter((m) => m.presetMode === 'live').map((m) => m.presets)));
-  p.presetsFixed = up(max(ms.filter((m) => m.presetMode === 'fixed' && m.preset !== 'none').map((m) => m.presets)));
+  p.claimsLive = up(max(ms.filter((m) => m.claimMode === 'live').map((m) => m.presets)));
+  p.claimsFixed = up(max(ms.filter((m) => m.claimMode === 'fixed' && m.preset !== 'none').map((m) => m.presets)));
   // the reader's own runs: each run's part
   const own = ms.filter((m) => m.preset === 'none');
   p.readoutRow = byKey(own.flatMap((m) => m.rows.map((h, i) => ({ arch: m.archs[i], h }))));
@@ -319,7 +319,7 @@ function fitLab(ms) {
     frameOf(own, (m) => m.form + m.presets + runsPart(m)),
   );
   // a preset's runs as a whole: everything of its embed but the frame, the settings and the buttons
-  p.presetRuns = Object.fromEntries(
+  p.claimRuns = Object.fromEntries(
     CLAIMS.map((pr) => [
       pr.id,
       up(max(ms.filter((m) => m.preset === pr.id).map((m) => m.total - p.frame - m.form - m.presets))),
@@ -401,7 +401,7 @@ async function main() {
   const server = await startServer({ port: 0, root: `${ROOT}dist`, base: '/' });
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch(LAUNCH_OPTIONS);
-  const { trainEmbedFromHash, presetsMode } = await import('../web/src/embed/train-view.js');
+  const { trainEmbedFromHash, claimsMode } = await import('../web/src/embed/train-view.js');
   const explorer = {};
   const lab = {};
   for (const w of COLUMN_WIDTHS) {
@@ -420,9 +420,9 @@ async function main() {
   if (labFrom) Object.assign(lab, labFrom);
   for (const hash of labFrom ? [] : LAB_CASES) {
     const t0 = Date.now();
-    const presetMode = presetsMode(trainEmbedFromHash(hash).view);
+    const claimMode = claimsMode(trainEmbedFromHash(hash).view);
     const m = await measure(browser, url, hash, { lab: true });
-    for (const w of COLUMN_WIDTHS) lab[w].push({ ...m[w], presetMode });
+    for (const w of COLUMN_WIDTHS) lab[w].push({ ...m[w], claimMode });
     console.error(
       `lab ${hash}: ${COLUMN_WIDTHS.map((w) => Math.round(m[w].total)).join(' ')} (${Math.round((Date.now() - t0) / 1000)} s)`,
     );

@@ -183,7 +183,7 @@ test('hostile links and attributes on the embedded lab: a notice inside names ea
   const presetNotice = await page.evaluate(
     () => document.getElementById('embed').shadowRoot.querySelector('.notice').textContent,
   );
-  assert.match(presetNotice, /Paper preset \(preset\) [^:]*: not one of the choices \(allowed none, warmup, depth, /);
+  assert.match(presetNotice, /Paper claim \(preset\) [^:]*: not one of the choices \(allowed none, warmup, depth, /);
   assert.equal(await page.evaluate(() => window.__resnormTrain.preset), 'none');
   // a 100 kB fragment: every default, and the notice says so
   await page.evaluate((h) => (location.hash = h), `#mode=train&depth=${'9'.repeat(100 * 1024)}`);
@@ -424,7 +424,7 @@ test('an embedded Warmup preset with its settings fixed, at 360 px dark: its thr
   );
   // the buttons: Warmup's alone, pressed, disabled and marked fixed; the others not there to press
   const bar = await presetButtons(page);
-  assert.match(bar.bar, /Paper preset\s*fixed/);
+  assert.match(bar.bar, /Paper claim\s*fixed/);
   assert.deepEqual(
     bar.buttons.filter((b) => b.shown),
     [{ id: 'warmup', shown: true, disabled: true, pressed: 'true' }],
@@ -483,7 +483,7 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
   const context = await newContext();
   const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup`);
   const bar = await presetButtons(page);
-  assert.equal(bar.bar, 'Paper presets');
+  assert.equal(bar.bar, 'Paper claims');
   assert.ok(bar.buttons.every((b) => b.shown && !b.disabled));
   await page.locator('#embed [data-preset=depth]').focus();
   await page.keyboard.press('Enter');
@@ -516,14 +516,14 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
   await host.waitForFunction(() => document.getElementById('lesion-lab').snapshot.preset === 'none');
   assert.match(
     await host.evaluate(() => document.getElementById('lesion-lab').shadowRoot.querySelector('.notice').textContent),
-    /Paper preset \(preset\) “depth,warmup”: not one of the choices \(allowed none, warmup, /,
+    /Paper claim \(preset\) “depth,warmup”: not one of the choices \(allowed none, warmup, /,
   );
   for (const p of [page, host]) assert.deepEqual(p.problems, []);
   await context.close();
   await site.close();
 });
 
-test('the lab page\u2019s Embed dialog keeps the paper preset: fixed unless every setting is the reader\u2019s, and the height for the column chosen', async () => {
+test('the lab page\u2019s Embed dialog keeps the claim: fixed unless every setting is the reader\u2019s, and the height for the column chosen', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   const context = await newContext();
   const page = await pageIn(context, `${site.url}train.html#preset=warmup&steps=30`);

@@ -1,6 +1,6 @@
-// The training lab's paper presets (web/src/shared/train-presets.js) in Debian's
-// Chromium under the site's CSP: each preset, chosen by its button, trains
-// its runs in the page; the verdict the page shows equals the one train-verdicts.js
+// The training lab's claims (web/src/claims/lab/) in Debian's
+// Chromium under the site's CSP: each claim, chosen by its button, trains
+// its runs in the page; the verdict the page shows equals the one claims/lab/
 // computes on the same runs through `resnorm train --json`, and so do the
 // caption and its numbers (to 1e-4 relative); the after-training charts hold
 // exactly the engine's lesion arrays; the Late layers preset's DenseFormer
@@ -58,7 +58,7 @@ const shown = (page) =>
     };
   });
 
-test('each paper preset trains in the page to the verdict, caption and lesions of the CLI on the same runs', async () => {
+test('each claim trains in the page to the verdict, caption and lesions of the CLI on the same runs', async () => {
   await served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, `${url}train.html`);
     const times = {};

@@ -35,7 +35,7 @@ const CASES = [
 
 /** What the screen shows and a printout must not: controls, hints, explanations, exports. */
 const CHROME =
-  /\b(Start|Pause|Reset|Embed|Paper presets|Export|CSV|Save|Load|All settings|More settings|Show numbers|What is trained|After training: lesions|Point at the map|Skip to|Dark theme|Training lab)\b/;
+  /\b(Start|Pause|Reset|Embed|Paper claims|Export|CSV|Save|Load|All settings|More settings|Show numbers|What is trained|After training: lesions|Point at the map|Skip to|Dark theme|Training lab)\b/;
 
 /**
  * Whether page `n` is light paper: a page in the dark theme's colours is dark nearly all over; a
@@ -60,7 +60,7 @@ function expectedSettings(config, preset) {
     return String(v);
   };
   return [
-    ...(p ? [`Paper preset ${p.title} (${p.cite})`, `Runs ${p.runs.map((r) => r.label).join('; ')}`] : []),
+    ...(p ? [`Paper claim ${p.title} (${p.cite})`, `Runs ${p.runs.map((r) => r.label).join('; ')}`] : []),
     ...TRAIN_KEYS.filter((k) => fieldApplies(TRAIN_TABLE[k], config)).map(
       (k) => `${TRAIN_TABLE[k].label} ${text(TRAIN_TABLE[k], config[k])}`,
     ),

@@ -1,8 +1,8 @@
-// A paper preset as a link (web/src/shared/train-fields.js): #preset=<id> is
-// the preset with its settings, other fields in the link change those
-// settings, the link written for a preset names only what differs from it, an
-// unknown preset is named in a notice and replaced by none, and the links
-// without a preset read and write as before.
+// A claim of the lab as a link (web/src/train/link.js): #preset=<id> is
+// the claim with its settings, other fields in the link change those
+// settings, the link written for a claim names only what differs from it, an
+// unknown claim is named in a notice and replaced by none, and the links
+// without a claim read and write as before.
 // Run: node --test tests/node/train/preset-link.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';

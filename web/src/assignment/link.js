@@ -170,9 +170,9 @@ export function linkTooLong(hash) {
     : null;
 }
 
-/** The embedded lab's state for a paper preset ('none': the lab's defaults), as a link naming it reads. */
-export const labState = (preset = 'none') =>
-  trainEmbedFromHash(preset === 'none' ? '' : `#preset=${encodeURIComponent(preset)}`);
+/** The embedded lab's state for a claim ('none': the lab's defaults), as a link naming it reads. */
+export const labState = (claim = 'none') =>
+  trainEmbedFromHash(claim === 'none' ? '' : `#preset=${encodeURIComponent(claim)}`);
 
 /** The explorer's embed state for its default settings. */
 export const explorerState = () => EXPERIMENT_READERS.explorer.read('');

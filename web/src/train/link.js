@@ -21,7 +21,7 @@ export const TRAIN_LINK_TABLE = {
     kind: 'choice',
     choices: ['none', ...CLAIM_IDS],
     default: 'none',
-    label: 'Paper preset',
+    label: 'Paper claim',
   },
   ...TRAIN_TABLE,
 };

@@ -322,7 +322,7 @@ async function loadTrainers(engine, model, own, current) {
  */
 async function loadRuns(engine, model, current) {
   const cfg = { ...model.config };
-  // each run's own settings: the shared ones with its overrides (a paper preset's) and its arch
+  // each run's own settings: the shared ones with its overrides (a claim's) and its arch
   const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
   const trainers = await loadTrainers(engine, model, own, current);
   return trainers.map((t, i) => {
