@@ -312,13 +312,13 @@ function fitLab(ms) {
   p.learned = up(max(own.filter((m) => m.learned).map((m) => m.learned - m.dwa - m.gates)));
   p.heatCols = max(own.flatMap((m) => m.heat.map((h) => h.cols)));
   p.heatRow = up(max(own.flatMap((m) => m.heat.map((h) => h.row))));
-  // the frame, from the reader's own runs: a preset's runs may add to it (a note over the loss
+  // the frame, from the reader's own runs: a claim's runs may add to it (a note over the loss
   // chart for a run that diverged), and count with its runs
   Object.assign(
     p,
     frameOf(own, (m) => m.form + m.presets + runsPart(m)),
   );
-  // a preset's runs as a whole: everything of its embed but the frame, the settings and the buttons
+  // a claim's runs as a whole: everything of its embed but the frame, the settings and the buttons
   p.claimRuns = Object.fromEntries(
     CLAIMS.map((pr) => [
       pr.id,

@@ -406,7 +406,7 @@ async function tabThrough(page) {
   return seen;
 }
 
-test('an embedded Warmup preset with its settings fixed, at 360 px dark: its three runs and its verdict; no preset can replace it, by pointer or keyboard', async () => {
+test('an embedded Warmup claim with its settings fixed, at 360 px dark: its three runs and its verdict; no other claim can replace it, by pointer or keyboard', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   const context = await newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
   const preset = CLAIM_BY_ID.warmup;

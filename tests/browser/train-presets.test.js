@@ -3,9 +3,9 @@
 // its runs in the page; the verdict the page shows equals the one claims/lab/
 // computes on the same runs through `resnorm train --json`, and so do the
 // caption and its numbers (to 1e-4 relative); the after-training charts hold
-// exactly the engine's lesion arrays; the Late layers preset's DenseFormer
+// exactly the engine's lesion arrays; the Late layers claim's DenseFormer
 // weights are those the papers page's DenseFormer panel trains, and the
-// ReZero preset's losses, the Late layers' gradient spreads, LayerScale's
+// ReZero claim's losses, the Late layers' gradient spreads, LayerScale's
 // lesion and gates those of the ReZero, Mix-LN and LayerScale panels; a preset is a
 // link (#preset=...), which the address bar keeps; no console message. Prints how long each preset took
 // in the page. Screenshots in test-results/.
@@ -168,7 +168,7 @@ test('each claim trains in the page to the verdict, caption and lesions of the C
   });
 });
 
-test('a preset link opens the preset with its settings; changing the architectures leaves it', async () => {
+test('a claim\u2019s link opens the claim with its settings; changing the architectures leaves it', async () => {
   await served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, `${url}train.html#preset=warmup&seed=2`, {
       viewport: { width: 360, height: 780 },

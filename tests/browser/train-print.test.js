@@ -1,10 +1,10 @@
 // The training lab on paper, in Debian's Chromium under the site's CSP. After a finished run (the
-// default settings at 200 steps, in the dark theme; the Warmup preset's three runs and the Depth
-// preset's five, some stopped once trained, each with its verdict; the Late layers preset's
-// seven, the most of any preset; every architecture at once) an A4 printout (and a Letter one of
-// the Warmup preset) is at most two pages, in order: the title and the introduction, the
-// settings as text with their link, the readout, the three line charts, the preset's claim,
-// verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
+// default settings at 200 steps, in the dark theme; the Warmup claim's three runs and the Depth
+// claim's five, some stopped once trained, each with its verdict; the Late layers claim's
+// seven, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
+// the Warmup claim) is at most two pages, in order: the title and the introduction, the
+// settings as text with their link, the readout, the three line charts, the claim,
+// its verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
 // another, every line chart and heatmap is drawn at its printed size inside the page's width,
 // and the charts' step axes reach the last step; the paper is light. After the print the
 // screen's theme and sizes are back. Ctrl+P (beforeprint and afterprint, no print media
@@ -67,7 +67,7 @@ function expectedSettings(config, preset) {
   ];
 }
 
-/** Start, then every run done (with its verdict, for a preset) and drawn. */
+/** Start, then every run done (with its verdict, for a claim) and drawn. */
 async function trainToEnd(page, preset) {
   await page.click('#train-start');
   await page.waitForFunction(
@@ -241,7 +241,7 @@ for (const c of CASES)
     }));
 
 // page.pdf() alone, as Ctrl+P: the page hears beforeprint and afterprint, no print media emulated.
-test('the lab in the dark theme printed as Ctrl+P does: the Warmup preset on at most two light pages, then dark again', () =>
+test('the lab in the dark theme printed as Ctrl+P does: the Warmup claim on at most two light pages, then dark again', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const hash = 'preset=warmup';
     const { config, preset } = trainFromHash(`#${hash}`);

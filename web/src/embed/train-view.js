@@ -30,8 +30,8 @@ export const TRAIN_VIEW_TABLE = {
 };
 
 /**
- * Every field an embedded lab reads: mode first (a link says at once which embed it is), the paper
- * preset (group 'lab', as the lab's own link has it), the training fields (group 'train') and the view's.
+ * Every field an embedded lab reads: mode first (a link says at once which embed it is), the claim
+ * (`preset`, group 'lab', as the lab's own link has it), the training fields (group 'train') and the view's.
  */
 export const TRAIN_EMBED_TABLE = {
   mode: TRAIN_VIEW_TABLE.mode,

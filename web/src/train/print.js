@@ -95,12 +95,12 @@ export function labPrint({ intro, lab, current, link }) {
   return {
     /** The settings written out; every line chart and heatmap at its printed size. */
     before() {
-      const { config, preset } = current();
+      const { config, preset: claim } = current();
       replace(
         settings,
         el('h3', {}, 'Settings'),
-        labSettings(config, preset),
-        el('p', { class: 'print-link' }, link(config, preset)),
+        labSettings(config, claim),
+        el('p', { class: 'print-link' }, link(config, claim)),
       );
       const grids = [...lab.querySelectorAll('.heat-grid')];
       const s = labPrintSizes(Math.max(0, ...grids.map((g) => g.childElementCount)));
