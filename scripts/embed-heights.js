@@ -16,7 +16,7 @@ import { chromium } from 'playwright-core';
 import { LAUNCH_OPTIONS } from '../tests/browser/chromium.js';
 import { startServer } from './serve.js';
 import { ARCHS } from '../web/src/shared/archs.js';
-import { PRESETS } from '../web/src/shared/train-presets.js';
+import { CLAIMS } from '../web/src/claims/lab/index.js';
 import { COLUMN_WIDTHS } from '../web/src/embed/heights.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,7 +37,7 @@ export const LAB_CASES = [
   `#mode=train&${TINY}&arch=plain,residual,post_ln,pre_ln,sandwich&controls=lr,warmup,steps`,
   `#mode=train&${TINY}&arch=dwa,rezero,layerscale,mix_ln&controls=arch,depth,mix_fraction,lr`,
   '#mode=train&preset=warmup',
-  ...PRESETS.map((p) => `#mode=train&preset=${p.id}&controls=warmup,preset`),
+  ...CLAIMS.map((p) => `#mode=train&preset=${p.id}&controls=warmup,preset`),
 ];
 
 // ---- in the page
@@ -294,8 +294,8 @@ function fitLab(ms) {
     return total;
   };
   p.form = up(max(ms.filter((m) => m.form).map((m) => m.form - layout(m))));
-  p.presetsLive = up(max(ms.filter((m) => m.presetMode === 'live').map((m) => m.presets)));
-  p.presetsFixed = up(max(ms.filter((m) => m.presetMode === 'fixed' && m.preset !== 'none').map((m) => m.presets)));
+  p.claimsLive = up(max(ms.filter((m) => m.claimMode === 'live').map((m) => m.presets)));
+  p.claimsFixed = up(max(ms.filter((m) => m.claimMode === 'fixed' && m.preset !== 'none').map((m) => m.presets)));
   // the reader's own runs: each run's part
   const own = ms.filter((m) => m.preset === 'none');
   p.readoutRow = byKey(own.flatMap((m) => m.rows.map((h, i) => ({ arch: m.archs[i], h }))));
@@ -312,15 +312,15 @@ function fitLab(ms) {
   p.learned = up(max(own.filter((m) => m.learned).map((m) => m.learned - m.dwa - m.gates)));
   p.heatCols = max(own.flatMap((m) => m.heat.map((h) => h.cols)));
   p.heatRow = up(max(own.flatMap((m) => m.heat.map((h) => h.row))));
-  // the frame, from the reader's own runs: a preset's runs may add to it (a note over the loss
+  // the frame, from the reader's own runs: a claim's runs may add to it (a note over the loss
   // chart for a run that diverged), and count with its runs
   Object.assign(
     p,
     frameOf(own, (m) => m.form + m.presets + runsPart(m)),
   );
-  // a preset's runs as a whole: everything of its embed but the frame, the settings and the buttons
-  p.presetRuns = Object.fromEntries(
-    PRESETS.map((pr) => [
+  // a claim's runs as a whole: everything of its embed but the frame, the settings and the buttons
+  p.claimRuns = Object.fromEntries(
+    CLAIMS.map((pr) => [
       pr.id,
       up(max(ms.filter((m) => m.preset === pr.id).map((m) => m.total - p.frame - m.form - m.presets))),
     ]),
@@ -401,7 +401,7 @@ async function main() {
   const server = await startServer({ port: 0, root: `${ROOT}dist`, base: '/' });
   const url = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch(LAUNCH_OPTIONS);
-  const { trainEmbedFromHash, presetsMode } = await import('../web/src/embed/train-view.js');
+  const { trainEmbedFromHash, claimsMode } = await import('../web/src/embed/train-view.js');
   const explorer = {};
   const lab = {};
   for (const w of COLUMN_WIDTHS) {
@@ -420,9 +420,9 @@ async function main() {
   if (labFrom) Object.assign(lab, labFrom);
   for (const hash of labFrom ? [] : LAB_CASES) {
     const t0 = Date.now();
-    const presetMode = presetsMode(trainEmbedFromHash(hash).view);
+    const claimMode = claimsMode(trainEmbedFromHash(hash).view);
     const m = await measure(browser, url, hash, { lab: true });
-    for (const w of COLUMN_WIDTHS) lab[w].push({ ...m[w], presetMode });
+    for (const w of COLUMN_WIDTHS) lab[w].push({ ...m[w], claimMode });
     console.error(
       `lab ${hash}: ${COLUMN_WIDTHS.map((w) => Math.round(m[w].total)).join(' ')} (${Math.round((Date.now() - t0) / 1000)} s)`,
     );

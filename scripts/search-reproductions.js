@@ -36,7 +36,7 @@ import { REVERSE_TASK, TEACHER_TASK } from '../web/src/shared/train-tasks.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// The two tasks as `resnorm train` flags: the lab's paper presets' (web/src/shared/train-presets.js),
+// The two tasks as `resnorm train` flags: the lab's claims' (web/src/claims/lab/),
 // one definition. The teacher's outputs are scaled to mean square 1 over the held-out set, so
 // its size is part of the task: 8 batches here and in the tests.
 const asFlags = (config) => Object.fromEntries(Object.entries(config).map(([k, v]) => [k.replaceAll('_', '-'), v]));

@@ -207,7 +207,7 @@ test('axe at 360 px in the dark theme: a box that scrolls sideways takes the foc
       const papers = await pageIn(phone, `${url}papers.html`, { ready: false });
       await ready(papers);
       await check(papers, 'papers.html at 360 px', 'dark');
-      // the lab after its seven-run Late layers preset, on a phone and on a desktop
+      // the lab after its seven-run Late layers claim, on a phone and on a desktop
       const lab = async (context) => {
         const page = await pageIn(context, `${url}train.html#preset=late`);
         await page.click('#train-start');

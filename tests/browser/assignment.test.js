@@ -1,7 +1,7 @@
 // An assignment end to end, in Debian's Chromium, the site at a sub-path under the strict CSP: a
 // teacher makes one in the form of assignment.html (a title and instructions with markup in them,
-// the lab's Warmup preset, three questions) and opens its link: the instructions show as text, the
-// experiment is the preset's and locked (its preset buttons and settings take neither a click nor
+// the lab's Warmup claim, three questions) and opens its link: the instructions show as text, the
+// experiment is the claim's and locked (its claim buttons and settings take neither a click nor
 // a key), the questions are the chosen ones; at 360 px in the dark theme nothing overlaps or
 // scrolls sideways. Then the same assignment's SCORM packages (1.2 and 2004), downloaded from the
 // form, run in scorm-again as the LMS with the site gone: the lab trains on the package's own
@@ -96,7 +96,7 @@ const focused = (page) =>
 const LAB = '#assignment-experiment-view';
 const labRoot = (page, sel) => page.locator(`${LAB} ${sel}`);
 
-test('a teacher makes an assignment (instructions, the Warmup preset, three questions); its link shows the instructions as text, the preset locked to mouse and keyboard, the chosen questions', async () => {
+test('a teacher makes an assignment (instructions, the Warmup claim, three questions); its link shows the instructions as text, the claim locked to mouse and keyboard, the chosen questions', async () => {
   const site = await serve({ base: BASE, csp: STRICT_CSP });
   const context = await newContext();
   try {
@@ -149,7 +149,7 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
       notice: true,
     });
 
-    // the experiment: the Warmup preset's settings and runs, every setting and preset button fixed
+    // the experiment: the Warmup claim's settings and runs, every setting and claim button fixed
     const hook = () => page.evaluate(() => window.__resnormAssignment);
     let h = await hook();
     assert.equal(h.experiment, 'lab');
@@ -172,11 +172,11 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
         lockNote: root.querySelector('.train-lock-note')?.hidden ?? true,
       };
     }, LAB);
-    assert.ok(controls.presets.length > 0, 'the preset buttons show which preset it is');
+    assert.ok(controls.presets.length > 0, 'the claim buttons show which claim it is');
     assert.deepEqual(
       controls.presets.filter(([, disabled]) => !disabled),
       [],
-      'no preset button can be pressed',
+      'no claim button can be pressed',
     );
     assert.deepEqual(
       controls.presets.filter(([, , pressed]) => pressed === 'true').map(([id]) => id),
@@ -191,15 +191,15 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     assert.equal(controls.start, false, 'Start is the learner\u2019s');
     assert.equal(controls.lockNote, true, 'no "Start locks these settings" where every setting is fixed');
 
-    // the mouse: a preset button and a setting, clicked anyway, change nothing
-    // (the buttons of the other presets may be hidden: the DOM's click() on each, which a disabled
+    // the mouse: a claim button and a setting, clicked anyway, change nothing
+    // (the buttons of the other claims may be hidden: the DOM's click() on each, which a disabled
     // button ignores)
     await labRoot(page, 'button.preset:not([hidden])').first().click({ force: true });
     await page.evaluate((sel) => {
       for (const b of document.querySelector(sel).shadowRoot.querySelectorAll('button.preset')) b.click();
     }, LAB);
     await labRoot(page, '#train-arch-plain').click({ force: true });
-    // the keyboard: the page's whole Tab order reaches Start, and no setting or preset button
+    // the keyboard: the page's whole Tab order reaches Start, and no setting or claim button
     const stops = [];
     for (let i = 0; i < 400; i++) {
       await page.keyboard.press('Tab');
@@ -214,7 +214,7 @@ test('a teacher makes an assignment (instructions, the Warmup preset, three ques
     assert.deepEqual(
       stops.filter((s) => s.setting || s.preset).map((s) => s.key),
       [],
-      'Tab reaches no setting and no preset button',
+      'Tab reaches no setting and no claim button',
     );
     // keys sent at a fixed setting or preset button: the focus leaves whatever held it, and
     // focus() does nothing on a disabled control, so the keys reach no control at all

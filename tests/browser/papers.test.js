@@ -49,7 +49,7 @@ function slope(x, y) {
   return sxy / sxx;
 }
 const maxOverMin = (a) => Math.max(...a) / Math.min(...a);
-// The training lab's settings of its ReZero preset and of its Late layers preset (shared/train-presets.js), written out.
+// The training lab's settings of its ReZero claim and of its Late layers claim (claims/lab/), written out.
 const TEACHER_56 = {
   task: 'teacher',
   block: 'mlp',
@@ -231,7 +231,7 @@ const INDEPENDENT = {
       rezero_stream: off(r.rezero.stream_rms, r.rezero.stream_rms[0]),
       pre_ln_grad: off(r.pre_ln.grad_norm, r.pre_ln.grad_norm[L]),
     };
-    // trained: the lab's ReZero preset, teacher regression at 56 MLP blocks, each run to its end
+    // trained: the lab's ReZero claim, teacher regression at 56 MLP blocks, each run to its end
     const end = {};
     let task;
     for (const arch of ['plain', 'residual', 'rezero']) {

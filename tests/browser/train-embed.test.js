@@ -27,8 +27,7 @@ import {
 } from './harness.js';
 import { trainEmbedFromHash } from '../../web/src/embed/train-view.js';
 import { labHeight } from '../../web/src/embed/heights.js';
-import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
-import { comparisonCaption, runOutcome, verdict } from '../../web/src/shared/train-verdicts.js';
+import { CLAIM_BY_ID, comparisonCaption, runOutcome, verdict } from '../../web/src/claims/lab/index.js';
 
 const BASE = '/course/week-3/';
 let browser;
@@ -184,7 +183,7 @@ test('hostile links and attributes on the embedded lab: a notice inside names ea
   const presetNotice = await page.evaluate(
     () => document.getElementById('embed').shadowRoot.querySelector('.notice').textContent,
   );
-  assert.match(presetNotice, /Paper preset \(preset\) [^:]*: not one of the choices \(allowed none, warmup, depth, /);
+  assert.match(presetNotice, /Paper claim \(preset\) [^:]*: not one of the choices \(allowed none, warmup, depth, /);
   assert.equal(await page.evaluate(() => window.__resnormTrain.preset), 'none');
   // a 100 kB fragment: every default, and the notice says so
   await page.evaluate((h) => (location.hash = h), `#mode=train&depth=${'9'.repeat(100 * 1024)}`);
@@ -407,10 +406,10 @@ async function tabThrough(page) {
   return seen;
 }
 
-test('an embedded Warmup preset with its settings fixed, at 360 px dark: its three runs and its verdict; no preset can replace it, by pointer or keyboard', async () => {
+test('an embedded Warmup claim with its settings fixed, at 360 px dark: its three runs and its verdict; no other claim can replace it, by pointer or keyboard', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   const context = await newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
-  const preset = PRESET_BY_ID.warmup;
+  const preset = CLAIM_BY_ID.warmup;
   const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup&controls=warmup,preset`);
   const keys = preset.runs.map((r) => r.key);
   // before Start: the preset's runs (Post-LN twice), not one per architecture
@@ -425,7 +424,7 @@ test('an embedded Warmup preset with its settings fixed, at 360 px dark: its thr
   );
   // the buttons: Warmup's alone, pressed, disabled and marked fixed; the others not there to press
   const bar = await presetButtons(page);
-  assert.match(bar.bar, /Paper preset\s*fixed/);
+  assert.match(bar.bar, /Paper claim\s*fixed/);
   assert.deepEqual(
     bar.buttons.filter((b) => b.shown),
     [{ id: 'warmup', shown: true, disabled: true, pressed: 'true' }],
@@ -484,14 +483,14 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
   const context = await newContext();
   const page = await pageIn(context, `${site.url}embed.html#mode=train&preset=warmup`);
   const bar = await presetButtons(page);
-  assert.equal(bar.bar, 'Paper presets');
+  assert.equal(bar.bar, 'Paper claims');
   assert.ok(bar.buttons.every((b) => b.shown && !b.disabled));
   await page.locator('#embed [data-preset=depth]').focus();
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.__resnormTrain.preset === 'depth');
   assert.deepEqual(
     await page.evaluate(() => window.__resnormTrain.archs),
-    PRESET_BY_ID.depth.runs.map((r) => r.key),
+    CLAIM_BY_ID.depth.runs.map((r) => r.key),
   );
   assert.match(await page.locator('#embed .open-full').getAttribute('href'), /train\.html#preset=depth$/);
 
@@ -507,7 +506,7 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
     await new Promise((ok) => e.addEventListener('resnorm-render', ok, { once: true }));
     return { preset: e.snapshot.preset, archs: e.snapshot.archs };
   });
-  assert.deepEqual(el, { preset: 'lesion', archs: PRESET_BY_ID.lesion.runs.map((r) => r.key) });
+  assert.deepEqual(el, { preset: 'lesion', archs: CLAIM_BY_ID.lesion.runs.map((r) => r.key) });
   assert.equal((await presetButtons(host, '#lesion-lab')).bar, null);
   // a changed attribute: the new preset
   await host.evaluate(() => document.getElementById('lesion-lab').setAttribute('preset', 'degradation'));
@@ -517,14 +516,14 @@ test('with every setting the reader\u2019s, the presets stay live: Depth by keyb
   await host.waitForFunction(() => document.getElementById('lesion-lab').snapshot.preset === 'none');
   assert.match(
     await host.evaluate(() => document.getElementById('lesion-lab').shadowRoot.querySelector('.notice').textContent),
-    /Paper preset \(preset\) “depth,warmup”: not one of the choices \(allowed none, warmup, /,
+    /Paper claim \(preset\) “depth,warmup”: not one of the choices \(allowed none, warmup, /,
   );
   for (const p of [page, host]) assert.deepEqual(p.problems, []);
   await context.close();
   await site.close();
 });
 
-test('the lab page\u2019s Embed dialog keeps the paper preset: fixed unless every setting is the reader\u2019s, and the height for the column chosen', async () => {
+test('the lab page\u2019s Embed dialog keeps the claim: fixed unless every setting is the reader\u2019s, and the height for the column chosen', async () => {
   const site = await serveDir(DIST, { csp: SITE_CSP });
   const context = await newContext();
   const page = await pageIn(context, `${site.url}train.html#preset=warmup&steps=30`);
@@ -561,7 +560,7 @@ test('the lab page\u2019s Embed dialog keeps the paper preset: fixed unless ever
   assert.equal(await embed.evaluate(() => window.__resnormTrain.preset), 'warmup');
   assert.deepEqual(
     await embed.evaluate(() => window.__resnormTrain.archs),
-    PRESET_BY_ID.warmup.runs.map((r) => r.key),
+    CLAIM_BY_ID.warmup.runs.map((r) => r.key),
   );
   assert.equal(await embed.evaluate(() => window.__resnormTrain.config.steps), 30);
   assert.deepEqual(

@@ -12,7 +12,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, downloadBytes, labDrawn, openPage, served, useBrowser } from './harness.js';
-import { trainFromHash, trainToHash } from '../../web/src/shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../../web/src/train/link.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { MAX_ROWS, rowIndices, rowStride } from '../../web/src/train/numbers.js';

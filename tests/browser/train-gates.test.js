@@ -11,7 +11,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, labDrawn, openPage, overlaps, served, useBrowser } from './harness.js';
-import { trainFromHash } from '../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../web/src/train/link.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { gatesCaption } from '../../web/src/train/learned.js';
 import { dwaCaption } from '../../web/src/shared/dwa-weights.js';

@@ -1,11 +1,11 @@
-// The training lab's paper presets (web/src/shared/train-presets.js) in Debian's
-// Chromium under the site's CSP: each preset, chosen by its button, trains
-// its runs in the page; the verdict the page shows equals the one train-verdicts.js
+// The training lab's claims (web/src/claims/lab/) in Debian's
+// Chromium under the site's CSP: each claim, chosen by its button, trains
+// its runs in the page; the verdict the page shows equals the one claims/lab/
 // computes on the same runs through `resnorm train --json`, and so do the
 // caption and its numbers (to 1e-4 relative); the after-training charts hold
-// exactly the engine's lesion arrays; the Late layers preset's DenseFormer
+// exactly the engine's lesion arrays; the Late layers claim's DenseFormer
 // weights are those the papers page's DenseFormer panel trains, and the
-// ReZero preset's losses, the Late layers' gradient spreads, LayerScale's
+// ReZero claim's losses, the Late layers' gradient spreads, LayerScale's
 // lesion and gates those of the ReZero, Mix-LN and LayerScale panels; a preset is a
 // link (#preset=...), which the address bar keeps; no console message. Prints how long each preset took
 // in the page. Screenshots in test-results/.
@@ -13,8 +13,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, openPage, served, useBrowser } from './harness.js';
 import { cliTrain } from '../node/helpers.js';
-import { PRESETS, runConfigs } from '../../web/src/shared/train-presets.js';
-import { fromCli, verdict } from '../../web/src/shared/train-verdicts.js';
+import { CLAIMS, runConfigs, fromCli, verdict } from '../../web/src/claims/lab/index.js';
 import { reproduce } from '../../web/src/engine/experiments.js';
 import { summarize } from '../../web/src/papers/repro.js';
 
@@ -59,12 +58,12 @@ const shown = (page) =>
     };
   });
 
-test('each paper preset trains in the page to the verdict, caption and lesions of the CLI on the same runs', async () => {
+test('each claim trains in the page to the verdict, caption and lesions of the CLI on the same runs', async () => {
   await served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, `${url}train.html`);
     const times = {};
     const cliRunsOf = new Map();
-    for (const preset of PRESETS) {
+    for (const preset of CLAIMS) {
       await page.click(`#train-presets [data-preset="${preset.id}"]`);
       await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
       const t0 = Date.now();
@@ -169,7 +168,7 @@ test('each paper preset trains in the page to the verdict, caption and lesions o
   });
 });
 
-test('a preset link opens the preset with its settings; changing the architectures leaves it', async () => {
+test('a claim\u2019s link opens the claim with its settings; changing the architectures leaves it', async () => {
   await served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, `${url}train.html#preset=warmup&seed=2`, {
       viewport: { width: 360, height: 780 },

@@ -1,10 +1,10 @@
 // The training lab on paper, in Debian's Chromium under the site's CSP. After a finished run (the
-// default settings at 200 steps, in the dark theme; the Warmup preset's three runs and the Depth
-// preset's five, some stopped once trained, each with its verdict; the Late layers preset's
-// seven, the most of any preset; every architecture at once) an A4 printout (and a Letter one of
-// the Warmup preset) is at most two pages, in order: the title and the introduction, the
-// settings as text with their link, the readout, the three line charts, the preset's claim,
-// verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
+// default settings at 200 steps, in the dark theme; the Warmup claim's three runs and the Depth
+// claim's five, some stopped once trained, each with its verdict; the Late layers claim's
+// seven, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
+// the Warmup claim) is at most two pages, in order: the title and the introduction, the
+// settings as text with their link, the readout, the three line charts, the claim,
+// its verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
 // another, every line chart and heatmap is drawn at its printed size inside the page's width,
 // and the charts' step axes reach the last step; the paper is light. After the print the
 // screen's theme and sizes are back. Ctrl+P (beforeprint and afterprint, no print media
@@ -16,8 +16,9 @@ import { SITE_CSP, labDrawn, layoutSettled, openPage, overlaps, served, useBrows
 import { darkShare, pageCount, pageTexts, printToPdf, squash } from './pdf.js';
 import { ARCHS } from '../../web/src/shared/archs.js';
 import { fieldApplies } from '../../web/src/shared/fields.js';
-import { TRAIN_KEYS, TRAIN_TABLE, trainFromHash } from '../../web/src/shared/train-fields.js';
-import { PRESET_BY_ID } from '../../web/src/shared/train-presets.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../web/src/train/link.js';
+import { CLAIM_BY_ID } from '../../web/src/claims/lab/index.js';
 import { labPrintSizes } from '../../web/src/train/print.js';
 
 const it = useBrowser();
@@ -34,7 +35,7 @@ const CASES = [
 
 /** What the screen shows and a printout must not: controls, hints, explanations, exports. */
 const CHROME =
-  /\b(Start|Pause|Reset|Embed|Paper presets|Export|CSV|Save|Load|All settings|More settings|Show numbers|What is trained|After training: lesions|Point at the map|Skip to|Dark theme|Training lab)\b/;
+  /\b(Start|Pause|Reset|Embed|Paper claims|Export|CSV|Save|Load|All settings|More settings|Show numbers|What is trained|After training: lesions|Point at the map|Skip to|Dark theme|Training lab)\b/;
 
 /**
  * Whether page `n` is light paper: a page in the dark theme's colours is dark nearly all over; a
@@ -48,7 +49,7 @@ const flat = (s) => s.replace(/\s+/g, '');
 
 /** What the printed settings must say for `config` and `preset`: each label and value, as the form shows them. */
 function expectedSettings(config, preset) {
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   const text = (c, v) => {
     if (c.kind === 'choice_list') return v.map((k) => ARCHS.find((a) => a.key === k).label).join(', ');
     if (c.names) return c.names[v];
@@ -59,14 +60,14 @@ function expectedSettings(config, preset) {
     return String(v);
   };
   return [
-    ...(p ? [`Paper preset ${p.title} (${p.cite})`, `Runs ${p.runs.map((r) => r.label).join('; ')}`] : []),
+    ...(p ? [`Paper claim ${p.title} (${p.cite})`, `Runs ${p.runs.map((r) => r.label).join('; ')}`] : []),
     ...TRAIN_KEYS.filter((k) => fieldApplies(TRAIN_TABLE[k], config)).map(
       (k) => `${TRAIN_TABLE[k].label} ${text(TRAIN_TABLE[k], config[k])}`,
     ),
   ];
 }
 
-/** Start, then every run done (with its verdict, for a preset) and drawn. */
+/** Start, then every run done (with its verdict, for a claim) and drawn. */
 async function trainToEnd(page, preset) {
   await page.click('#train-start');
   await page.waitForFunction(
@@ -147,7 +148,7 @@ function checkText(pages, { config, preset, caption, badge, hash }) {
     squash(pages[0]).startsWith('resnorm: the training lab The same stacks as the explorer, now trained'),
     `the title and the introduction first:\n${pages[0].slice(0, 300)}`,
   );
-  const p = PRESET_BY_ID[preset];
+  const p = CLAIM_BY_ID[preset];
   const order = [
     'resnorm: the training lab',
     'The same stacks as the explorer',
@@ -240,7 +241,7 @@ for (const c of CASES)
     }));
 
 // page.pdf() alone, as Ctrl+P: the page hears beforeprint and afterprint, no print media emulated.
-test('the lab in the dark theme printed as Ctrl+P does: the Warmup preset on at most two light pages, then dark again', () =>
+test('the lab in the dark theme printed as Ctrl+P does: the Warmup claim on at most two light pages, then dark again', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const hash = 'preset=warmup';
     const { config, preset } = trainFromHash(`#${hash}`);

@@ -1,13 +1,13 @@
 // The training lab tells the truth about the runs on the page, in Debian's Chromium under the
-// site's CSP: the Warmup preset's learning-rate chart has each run's own schedule; Start and
+// site's CSP: the Warmup claim's learning-rate chart has each run's own schedule; Start and
 // Step wait, and say why, while a setting's box holds a value that was not taken, and a new
 // link rewrites every box (the focused one too), so Start trains what the form shows; a run
-// that stopped early (the Depth preset's, once trained) or diverged (the ReZero preset's) shows
+// that stopped early (the Depth claim's, once trained) or diverged (the ReZero claim's) shows
 // its last numbers and how it stopped in the readout and over its heatmaps (dotted after it
 // stopped, with a legend entry of its own), and the line charts have its numbers at the steps
 // it logged them; a loss far above chance that stays finite is named; of two model files
 // picked in a row the last one loads. No console message; 360 px dark and 1280 px light screenshots of
-// the Depth preset in test-results/.
+// the Depth claim in test-results/.
 // Run: node --test tests/browser/train-truth.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,8 +26,8 @@ import {
   waitHeld,
 } from './harness.js';
 import { tiny } from '../node/train/tiny.js';
-import { trainFromHash } from '../../web/src/shared/train-fields.js';
-import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/shared/train-verdicts.js';
+import { trainFromHash } from '../../web/src/train/link.js';
+import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/claims/lab/index.js';
 import { stepValue } from '../../web/src/train/readout.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 
@@ -136,7 +136,7 @@ const unlikeBackground = (page, key, metric, from) =>
     [key, metric, from],
   );
 
-test('the Warmup preset\u2019s learning-rate chart draws each run\u2019s own schedule, and the readout gives each rate', () =>
+test('the Warmup claim\u2019s learning-rate chart draws each run\u2019s own schedule, and the readout gives each rate', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20'));
     await trainToEnd(page);
@@ -258,7 +258,7 @@ test('no architecture ticked: Start and Step wait and say why', () =>
     await page.context().close();
   }));
 
-test('the Depth preset: runs that stopped once trained show their last numbers and how they stopped (1280 light, 360 dark)', () =>
+test('the Depth claim: runs that stopped once trained show their last numbers and how they stopped (1280 light, 360 dark)', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, lab(url, 'preset=depth'), { colorScheme: 'light' });
     await trainToEnd(page);
@@ -320,7 +320,7 @@ test('the Depth preset: runs that stopped once trained show their last numbers a
     await page.context().close();
   }));
 
-test('the ReZero preset: the run that diverged shows its numbers at the step it diverged, and says so', () =>
+test('the ReZero claim: the run that diverged shows its numbers at the step it diverged, and says so', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20'));
     await trainToEnd(page);

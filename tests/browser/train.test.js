@@ -22,7 +22,7 @@ import {
   useBrowser,
   waitStepsHeld,
 } from './harness.js';
-import { trainFromHash } from '../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../web/src/train/link.js';
 import { DIVERGES, tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });

@@ -1,6 +1,6 @@
-// The training lab's paper presets (published training claims), each in the
+// The training lab's claims (published claims about training), each in the
 // small setting (seconds natively) found by scripts/search-reproductions.js,
-// checked on seeds 0, 1 and 2. The settings are read from the presets
+// checked on seeds 0, 1 and 2. The settings are read from the claims
 // themselves (claim_runs below), so the lab and these tests run the same
 // configs. Each case prints what it measured; docs/reproductions.md ("Reproductions of
 // training claims") has the table and where the settings come from.
@@ -85,7 +85,7 @@ std::vector<double> heldout_items(Trainer<float>& tr, int skip_block = 0) {
 }
 
 struct Run {
-  std::string key;   // the preset's run key
+  std::string key;   // the claim's run key
   std::string name;  // arch@depth[/warmup]
   TrainLog last;
   std::vector<double> items;  // held-out, per item
@@ -155,11 +155,11 @@ bool lower(const Run& a, const Run& b) {
   return d.mean > kZ * d.se;
 }
 
-// A claim's run as the lab's paper preset has it: scripts/claim-settings.js
-// writes every run of every preset in web/src/shared/train-presets.js (the one
-// place the settings are written) to RESNORM_CLAIM_SETTINGS when the tests are
+// A claim's run as the training lab has it: scripts/claim-settings.js
+// writes every run of every claim of web/src/claims/lab/ (the one place the
+// settings are written) to RESNORM_CLAIM_SETTINGS when the tests are
 // built, a line each: "<claim> <run> <end|trained> <resnorm train flags>".
-// "trained": the run may stop once it is trained (the preset's stopWhenTrained).
+// "trained": the run may stop once it is trained (the claim's stopWhenTrained).
 struct ClaimRun {
   std::string key;
   TrainConfig tc;
@@ -207,7 +207,7 @@ std::vector<Run> train_each(uint32_t seed, const std::string& claim) {
   return runs;
 }
 
-// The run of `runs` with the preset's run key `key`.
+// The run of `runs` with the claim's run key `key`.
 const Run& run_of(const std::vector<Run>& runs, const std::string& key) {
   const auto it = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.key == key; });
   INFO("run " << key);
@@ -230,7 +230,7 @@ double median(std::vector<double> x) {
 // stack at He's init is not finite at its first step (its stream doubles in
 // variance each block, 2^56 at the top).
 TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro]") {
-  std::printf("He 2016: the lab's Degradation preset\n");
+  std::printf("He 2016: the lab's Degradation claim\n");
   for (uint32_t seed : kSeeds) {
     const std::vector<Run> r = train_each(seed, "degradation");
     const Run &plain20 = run_of(r, "plain_20"), &plain56 = run_of(r, "plain"), &pre56 = run_of(r, "pre_ln");
@@ -246,7 +246,7 @@ TEST_CASE("He 2016: plain 56 ends above plain 20, Pre-LN 56 below both", "[repro
 // 1e-3 (the search's last point, a larger model) Post-LN trains without
 // warmup and warmup only slows it.
 TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[repro]") {
-  std::printf("Xiong 2020: the lab's Warmup preset\n");
+  std::printf("Xiong 2020: the lab's Warmup claim\n");
   for (uint32_t seed : kSeeds) {
     const std::vector<Run> r = train_each(seed, "warmup");
     const Run &post = run_of(r, "post_ln"), &post_warm = run_of(r, "post_ln_warmup"), &pre = run_of(r, "pre_ln");
@@ -266,7 +266,7 @@ TEST_CASE("Xiong 2020: at a large lr Post-LN needs warmup, Pre-LN does not", "[r
 // step, so a stack that trains is stopped once it is trained (the search's
 // table has every run to step 200, each still trained there).
 TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Admin train", "[repro]") {
-  std::printf("Liu 2020 / DeepNet: the lab's Depth preset\n");
+  std::printf("Liu 2020 / DeepNet: the lab's Depth claim\n");
   for (uint32_t seed : kSeeds) {
     const std::vector<Run> r = train_each(seed, "depth");
     const Run &post6 = run_of(r, "post_ln_6"), &post18 = run_of(r, "post_ln");
@@ -294,7 +294,7 @@ TEST_CASE("Liu 2020 / DeepNet: Post-LN fails at 18 blocks, Pre-LN, DeepNorm, Adm
 // not asserted.
 TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little, of a plain stack nearly all",
           "[repro]") {
-  std::printf("Veit 2016: the lab's Lesion preset\n");
+  std::printf("Veit 2016: the lab's Lesion claim\n");
   for (uint32_t seed : kSeeds) {
     for (const ClaimRun& c : claim_runs("lesion", seed)) {
       REQUIRE((c.arch == Arch::pre_ln || c.arch == Arch::plain));
@@ -325,7 +325,7 @@ TEST_CASE("Veit 2016: removing a block of a trained residual stack costs little,
 // norm is not finite (each of its blocks doubles the stream's variance at
 // He's init, the same reason He's claim above uses pre_ln for residual-56).
 TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized residual do not", "[repro]") {
-  std::printf("ReZero 2020: the lab's ReZero preset\n");
+  std::printf("ReZero 2020: the lab's ReZero claim\n");
   for (uint32_t seed : kSeeds) {
     const std::vector<Run> r = train_each(seed, "rezero");
     const Run &plain = run_of(r, "plain"), &residual = run_of(r, "residual"), &rezero = run_of(r, "rezero");
@@ -346,10 +346,10 @@ TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized resid
 // architecture: the mean held-out loss increase for a block of the last quarter,
 // of the first quarter, and their ratio. The comparison is a measurement,
 // not a claim any one paper makes at this scale, so the ratios are printed
-// and docs/reproductions.md reports them; the lab's Late layers preset judges them
+// and docs/reproductions.md reports them; the lab's Late layers claim judges them
 // against Pre-LN's.
 TEST_CASE("Late layers: which architectures make the last quarter of a trained stack count", "[repro]") {
-  std::printf("Late layers: the lab's Late layers preset\n");
+  std::printf("Late layers: the lab's Late layers claim\n");
   for (uint32_t seed : kSeeds) {
     for (const ClaimRun& c : claim_runs("late", seed)) {
       const Run r = train(c.tc, c.arch, c.until, true);

@@ -14,7 +14,7 @@ import {
   largestDifference,
   dwaStack,
   DWA_TRAIN,
-  trainPresetRuns,
+  trainLabRuns,
 } from '../../../web/src/claims/papers/compute.js';
 import { MIXLN_TRAINED } from '../../../web/src/claims/papers/mixln.js';
 import { LAYERSCALE_TRAINED } from '../../../web/src/claims/papers/layerscale.js';
@@ -32,7 +32,7 @@ import { decimals, fixed, fmtFactor, percent } from '../../../web/src/shared/for
 import { caption } from '../../../web/src/papers/captions.js';
 import { panelEmbed } from '../../../web/src/papers/embed-views.js';
 import { dwaFacts } from '../../../web/src/shared/dwa-weights.js';
-import { PRESET_BY_ID } from '../../../web/src/shared/train-presets.js';
+import { CLAIM_BY_ID } from '../../../web/src/claims/lab/index.js';
 
 let rn;
 before(async () => {
@@ -220,7 +220,7 @@ for (const id of PANEL_IDS) {
       case 'rezero':
         assert.equal(s.facts.grad, 0, 'the identity: bit for bit');
         assert.ok(r.data.rezero.rel_grad.every((g) => g === 1));
-        // trained: the lab's ReZero preset, its verdict as the lab states it
+        // trained: the lab's ReZero claim, its verdict as the lab states it
         assert.deepEqual(Object.keys(r.data.trained), ['plain', 'residual', 'rezero']);
         assert.equal(s.facts.lab.holds, true, 'the lab’s verdict holds');
         assert.ok(
@@ -392,10 +392,10 @@ test('sci(): powers of ten as 10⁻ⁿ, anything else as decimals()', () => {
   assert.equal(sci(3e-8), '3.0×10⁻⁸');
 });
 
-// DenseFormer's panel trains the training lab's run of it: the Late layers preset's DenseFormer run
+// DenseFormer's panel trains the training lab's run of it: the Late layers claim's DenseFormer run
 // at the panel's depth and seed, and the weights it shows are that trainer's.
 test('DenseFormer: the panel trains the lab\u2019s Late layers run, and its weights are that trainer\u2019s', () => {
-  const late = PRESET_BY_ID.late;
+  const late = CLAIM_BY_ID.late;
   assert.deepEqual(late.config, { ...DWA_TRAIN, depth: PANELS.dwa.defaults.depth });
   assert.deepEqual(
     late.runs.find((x) => x.arch === 'dwa'),
@@ -547,7 +547,7 @@ test('DenseFormer\u2019s caption: exact or not, the embedding weights\u2019 sign
 
 // ---------------------------------------------------------------- the trained halves
 
-// A run as trainPresetRuns() returns it, by hand: its logged held-out losses (step 10, 20, ...), its
+// A run as trainLabRuns() returns it, by hand: its logged held-out losses (step 10, 20, ...), its
 // last step's block gradients, and for LayerScale its lesion's contributions and its gates.
 const handRun = (key, arch, losses, { config = {}, w = [1, 1], extra = {} } = {}) => ({
   key,
@@ -702,16 +702,16 @@ test('LayerScale trained: the run\u2019s update ratios at init within 2x of eps 
 
 // The trained halves train the lab's runs: the same configs (presets.js, over the engine's defaults)
 // and so the same numbers, to the bit, as a trainer of that config made here.
-test('trainPresetRuns: the lab\u2019s runs of a preset with their overrides, numbers equal to a trainer\u2019s', () => {
-  const runs = trainPresetRuns(rn, 'late', ['post_ln_warmup', 'layerscale']);
+test('trainLabRuns: the lab\u2019s runs of a preset with their overrides, numbers equal to a trainer\u2019s', () => {
+  const runs = trainLabRuns(rn, 'late', ['post_ln_warmup', 'layerscale']);
   assert.deepEqual(Object.keys(runs), ['post_ln_warmup', 'layerscale']);
   assert.deepEqual(MIXLN_TRAINED, ['post_ln_warmup', 'pre_ln', 'mix_ln']);
   assert.deepEqual(LAYERSCALE_TRAINED, ['layerscale']);
   assert.equal(runs.post_ln_warmup.config.warmup, 100);
   assert.equal(runs.layerscale.config.warmup, 0);
   for (const [key, run] of Object.entries(runs)) {
-    const spec = PRESET_BY_ID.late.runs.find((r) => r.key === key);
-    const tr = rn.trainer({ ...PRESET_BY_ID.late.config, ...(spec.overrides ?? {}), arch: spec.arch });
+    const spec = CLAIM_BY_ID.late.runs.find((r) => r.key === key);
+    const tr = rn.trainer({ ...CLAIM_BY_ID.late.config, ...(spec.overrides ?? {}), arch: spec.arch });
     const logs = tr.step(300);
     assert.deepEqual(run.config, tr.config);
     assert.deepEqual(run.logs, logs, key);
@@ -720,5 +720,5 @@ test('trainPresetRuns: the lab\u2019s runs of a preset with their overrides, num
     tr.delete();
   }
   assert.equal(runs.post_ln_warmup.gates, null);
-  assert.equal(trainPresetRuns(rn, 'rezero', ['rezero']).rezero.lesion, null, 'the ReZero preset has no lesion');
+  assert.equal(trainLabRuns(rn, 'rezero', ['rezero']).rezero.lesion, null, 'the ReZero claim has no lesion');
 });

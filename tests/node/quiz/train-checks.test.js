@@ -20,7 +20,7 @@ import {
   runTrainCheck,
   trainSettings,
 } from '../../../web/src/quiz/train-checks.js';
-import { trainFromHash } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../../web/src/train/link.js';
 
 const readJson = (rel) => JSON.parse(fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8'));
 const bank = readJson('../../../web/src/quiz/bank.json');

@@ -20,7 +20,7 @@ import {
   REPEATED,
   stateToHash,
 } from '../../../web/src/shared/state.js';
-import { trainFromHash } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../../web/src/train/link.js';
 import { loadWasm } from '../helpers.js';
 
 const rn = await loadWasm();

@@ -1,18 +1,19 @@
 // The embedded lab's fields (web/src/embed/train-view.js): every training
-// field, the paper preset and every view field round-trips through
+// field, the claim and every view field round-trips through
 // embed.html's fragment and through the <resnorm-train> snippet's attributes;
 // the presets' buttons are live only while every setting is the reader's;
 // hostile values fall back to the default with a notice naming the field.
 // Run: node --test tests/node/shared/train-embed.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig, trainFromHash } from '../../../web/src/shared/train-fields.js';
-import { PRESETS, PRESET_IDS, presetConfig } from '../../../web/src/shared/train-presets.js';
+import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash } from '../../../web/src/train/link.js';
+import { CLAIMS, CLAIM_IDS, claimConfig } from '../../../web/src/claims/lab/index.js';
 import {
   TRAIN_CONTROLS,
   TRAIN_EMBED_TABLE,
   labLink,
-  presetsMode,
+  claimsMode,
   trainEmbedEntries,
   trainEmbedFromHash,
   trainEmbedHash,
@@ -96,8 +97,8 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
     const three = labHeight(VIEW, { ...config, arch: ['post_ln', 'pre_ln', 'sandwich'] }, 'none', width);
     assert.ok(none > 1000 && none < all && all < three, `${width}: ${none} ${all} ${three}`);
   }
-  for (const p of PRESETS) {
-    const base = presetConfig(p, defaultTrainConfig());
+  for (const p of CLAIMS) {
+    const base = claimConfig(p, defaultTrainConfig());
     const heights = COLUMN_WIDTHS.map((w) => labHeight(VIEW, base, p.id, w));
     assert.deepEqual(
       [...heights].sort((a, b) => b - a),
@@ -106,7 +107,7 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
     );
   }
   // the snippet writes the height for the width asked, the default width unless one is
-  const warmup = presetConfig(PRESETS[0], defaultTrainConfig());
+  const warmup = claimConfig(CLAIMS[0], defaultTrainConfig());
   const view = { controls: ['warmup', 'preset'], lock: [], theme: 'auto' };
   const at = (width) =>
     Number(
@@ -117,9 +118,9 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
   assert.ok(at(360) > at(1280));
 });
 
-test('a paper preset round-trips through embed.html#mode=train&preset= and <resnorm-train preset>, with the link\u2019s changes over its settings', () => {
-  for (const p of PRESETS) {
-    const base = presetConfig(p, defaultTrainConfig());
+test('a claim round-trips through embed.html#mode=train&preset= and <resnorm-train preset>, with the link\u2019s changes over its settings', () => {
+  for (const p of CLAIMS) {
+    const base = claimConfig(p, defaultTrainConfig());
     // only the preset: the shortest link, and its settings and runs' architectures back
     assert.equal(trainEmbedHash(base, VIEW, p.id), `#mode=train&preset=${p.id}`);
     const plain = trainEmbedFromHash(`#mode=train&preset=${p.id}`);
@@ -154,16 +155,16 @@ test('a paper preset round-trips through embed.html#mode=train&preset= and <resn
 
 test('the presets\u2019 buttons are live only while the reader may change every setting; else fixed or hidden', () => {
   const all = [...TRAIN_CONTROLS];
-  assert.equal(presetsMode({ controls: all, lock: [] }), 'live');
+  assert.equal(claimsMode({ controls: all, lock: [] }), 'live');
   // a preset sets every setting: one fixed or hidden would be replaced
-  assert.equal(presetsMode({ controls: all, lock: ['steps'] }), 'fixed');
-  assert.equal(presetsMode({ controls: all.filter((k) => k !== 'task'), lock: [] }), 'fixed');
-  assert.equal(presetsMode({ controls: all, lock: ['preset'] }), 'fixed');
+  assert.equal(claimsMode({ controls: all, lock: ['steps'] }), 'fixed');
+  assert.equal(claimsMode({ controls: all.filter((k) => k !== 'task'), lock: [] }), 'fixed');
+  assert.equal(claimsMode({ controls: all, lock: ['preset'] }), 'fixed');
   // a list of settings without `preset` (controls=warmup): no buttons at all
-  assert.equal(presetsMode({ controls: ['warmup'], lock: [] }), 'hidden');
-  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup').view), 'hidden');
-  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup,preset').view), 'fixed');
-  assert.equal(presetsMode(trainEmbedFromHash('#mode=train&preset=warmup').view), 'live');
+  assert.equal(claimsMode({ controls: ['warmup'], lock: [] }), 'hidden');
+  assert.equal(claimsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup').view), 'hidden');
+  assert.equal(claimsMode(trainEmbedFromHash('#mode=train&preset=warmup&controls=warmup,preset').view), 'fixed');
+  assert.equal(claimsMode(trainEmbedFromHash('#mode=train&preset=warmup').view), 'live');
 });
 
 test('a hostile or unknown preset: the lab\u2019s defaults and a notice naming the field and its choices', () => {
@@ -182,8 +183,8 @@ test('a hostile or unknown preset: the lab\u2019s defaults and a notice naming t
     const n = r.notices.find((x) => x.field === 'preset');
     assert.ok(n, `${raw}: ${JSON.stringify(r.notices)}`);
     const text = noticeText(n, TRAIN_EMBED_TABLE);
-    assert.ok(text.startsWith('Paper preset (preset)'), text);
-    if (raw) assert.ok(text.includes(`allowed none, ${PRESET_IDS.join(', ')}`), text);
+    assert.ok(text.startsWith('Paper claim (preset)'), text);
+    if (raw) assert.ok(text.includes(`allowed none, ${CLAIM_IDS.join(', ')}`), text);
   }
   const attrs = trainEmbedEntries(
     [

@@ -9,14 +9,8 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
 import ENGINE_TRAIN_FIELDS from '../../../web/src/shared/engine-train-fields.js';
-import {
-  TRAIN_KEYS,
-  TRAIN_SECTIONS,
-  TRAIN_TABLE,
-  defaultTrainConfig,
-  trainFromHash,
-  trainToHash,
-} from '../../../web/src/shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../../../web/src/train/link.js';
 import { noticeText } from '../../../web/src/shared/state.js';
 import { fieldApplies } from '../../../web/src/shared/fields.js';
 

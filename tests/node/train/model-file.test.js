@@ -405,7 +405,7 @@ test('a finished run keeps what it learned: the session holds each trainer\u2019
   await b.reset();
 });
 
-test('a paper preset\u2019s runs (two of one arch, with their own settings) save and load with their keys and overrides', async () => {
+test('a claim\u2019s runs (two of one arch, with their own settings) save and load with their keys and overrides', async () => {
   const engine = wasmEngine();
   const specs = [
     { key: 'post_ln', arch: 'post_ln', label: 'Post-LN' },

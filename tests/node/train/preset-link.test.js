@@ -1,21 +1,22 @@
-// A paper preset as a link (web/src/shared/train-fields.js): #preset=<id> is
-// the preset with its settings, other fields in the link change those
-// settings, the link written for a preset names only what differs from it, an
-// unknown preset is named in a notice and replaced by none, and the links
-// without a preset read and write as before.
+// A claim of the lab as a link (web/src/train/link.js): #preset=<id> is
+// the claim with its settings, other fields in the link change those
+// settings, the link written for a claim names only what differs from it, an
+// unknown claim is named in a notice and replaced by none, and the links
+// without a claim read and write as before.
 // Run: node --test tests/node/train/preset-link.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { defaultTrainConfig, trainFromHash, trainToHash } from '../../../web/src/shared/train-fields.js';
-import { PRESETS, presetConfig } from '../../../web/src/shared/train-presets.js';
+import { defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../../../web/src/train/link.js';
+import { CLAIMS, claimConfig } from '../../../web/src/claims/lab/index.js';
 
 test('#preset=<id> is the preset with its settings, and writes back as itself', () => {
-  for (const p of PRESETS) {
+  for (const p of CLAIMS) {
     const r = trainFromHash(`#preset=${p.id}`);
     assert.equal(r.preset, p.id);
     assert.deepEqual(r.notices, []);
-    assert.deepEqual(r.config, presetConfig(p, defaultTrainConfig()));
+    assert.deepEqual(r.config, claimConfig(p, defaultTrainConfig()));
     assert.equal(trainToHash(r.config, p.id), `#preset=${p.id}`);
   }
 });

@@ -1,4 +1,4 @@
-// What the lab says about a run is true of that run (web/src/shared/train-verdicts.js and
+// What the lab says about a run is true of that run (web/src/claims/lab/ and
 // web/src/train/series.js, pure): every caption rule is tried on a run that trained, one that
 // stayed at chance and one that diverged; a run that stopped early is named with how it
 // stopped, and the readout shows its last numbers; a loss that rose far above chance while it
@@ -8,9 +8,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import * as V from '../../../web/src/shared/train-verdicts.js';
+import * as V from '../../../web/src/claims/lab/index.js';
+import { CLAIM_BY_ID } from '../../../web/src/claims/lab/index.js';
 import * as S from '../../../web/src/train/series.js';
-import { PRESET_BY_ID } from '../../../web/src/shared/train-presets.js';
 import { TEACHER, run } from './runs.js';
 
 /** The three kinds of run every rule is tried on (reverse: chance 2.08). */
@@ -100,11 +100,11 @@ test('lesion caption: a removal past chance is said to go past it; a run at chan
   assert.match(d.caption, /plain stack: it diverged at step 20/);
 });
 
-// ---- the Late layers preset: the margin a ratio needs, runs that did not train, which parts fail
+// ---- the Late layers claim: the margin a ratio needs, runs that did not train, which parts fail
 
 /** The Late layers runs: each lesion's increase per block (8 blocks), trained unless `over` says. */
 function lateRuns(costs, over = {}) {
-  const preset = PRESET_BY_ID.late;
+  const preset = CLAIM_BY_ID.late;
   return Object.fromEntries(
     preset.runs.map((p) => {
       const inc = costs[p.key];

@@ -1,5 +1,5 @@
-// The lab's paper verdicts (web/src/shared/train-verdicts.js) on hand-made logs: each
-// preset holds on runs that show its claim and does not hold on runs that do
+// The lab's claims' verdicts (web/src/claims/lab/) on hand-made logs: each
+// claim holds on runs that show its claim and does not hold on runs that do
 // not; a run that diverged (a non-finite loss, the CLI's null) counts as
 // failed, never as trained, and never crashes a caption; the CLI's JSON lines
 // read as the page's runs (stopping where the session stops a run that
@@ -13,13 +13,16 @@ import {
   comparisonCaption,
   depthSentence,
   fromCli,
-  lesionShares,
   median,
   runOutcome,
   summarize,
   verdict,
-} from '../../../web/src/shared/train-verdicts.js';
-import { PRESETS, PRESET_BY_ID, presetConfig, runConfigs } from '../../../web/src/shared/train-presets.js';
+  CLAIMS,
+  CLAIM_BY_ID,
+  claimConfig,
+  runConfigs,
+} from '../../../web/src/claims/lab/index.js';
+import { lesionShares } from '../../../web/src/claims/lab/lesion.js';
 import { runSpecs } from '../../../web/src/train/session.js';
 import { REVERSE, TEACHER, run } from './runs.js';
 
@@ -166,7 +169,7 @@ test('rezero: ReZero trains where plain stays at chance and the unnormalized res
 });
 
 test('late layers: each answer against Pre-LN by last-quarter over first-quarter lesion cost, Mix-LN by its gradient spread', () => {
-  const preset = PRESET_BY_ID.late;
+  const preset = CLAIM_BY_ID.late;
   const lesion = (inc) => ({
     base: 0.01,
     increase: Float64Array.from(inc),
@@ -282,8 +285,8 @@ test('the depth sentence answers from the contributions, and says when it cannot
 
 test('every preset is a valid session: unique run keys, its settings and overrides as the runs take them', () => {
   const defaults = { task: 'copy', depth: 4, warmup: 0, steps: 100, log_every: 10, arch: ['pre_ln'], seed: 0 };
-  for (const p of PRESETS) {
-    const config = presetConfig(p, defaults);
+  for (const p of CLAIMS) {
+    const config = claimConfig(p, defaults);
     const specs = runSpecs(config, p.runs);
     assert.equal(specs.length, p.runs.length);
     assert.deepEqual(
@@ -292,7 +295,7 @@ test('every preset is a valid session: unique run keys, its settings and overrid
     );
     assert.deepEqual([...new Set(p.runs.map((r) => r.arch))].sort(), [...config.arch].sort());
   }
-  const warm = runSpecs(presetConfig(PRESET_BY_ID.warmup, defaults), PRESET_BY_ID.warmup.runs);
+  const warm = runSpecs(claimConfig(CLAIM_BY_ID.warmup, defaults), CLAIM_BY_ID.warmup.runs);
   assert.deepEqual(
     warm.map((s) => [s.key, s.arch, s.config.warmup, s.config.depth]),
     [

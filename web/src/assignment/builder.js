@@ -1,5 +1,5 @@
 // The form that makes an assignment: assignment.html opened with no fragment. The teacher writes
-// a title and instructions, picks the experiment (the explorer or the lab, a paper preset of the
+// a title and instructions, picks the experiment (the explorer or the lab, a claim of the
 // lab, or the settings of a link pasted from either), ticks the questions and says how they are
 // graded (self-graded answers counted or not, the pass mark), and gets the link, an iframe snippet
 // and a SCORM package (1.2 or 2004) of the same assignment.
@@ -8,7 +8,7 @@
 import { el, replace } from '../shared/dom.js';
 import { showNotices } from '../shared/notice.js';
 import { download } from '../shared/download.js';
-import { PRESETS } from '../shared/train-presets.js';
+import { CLAIMS } from '../claims/lab/index.js';
 import { copy, themeSelect } from '../embed/dialog.js';
 import { loadBank } from '../embed/quiz.js';
 import { toHtml } from '../quiz/text.js';
@@ -53,20 +53,20 @@ function textControls() {
   };
 }
 
-/** The experiment's controls: which one, the lab's paper preset, a pasted link, whether learners see the settings. */
+/** The experiment's controls: which one, the lab's claim, a pasted link, whether learners see the settings. */
 function experimentControls() {
   const experiment = el(
     'select',
     { id: 'assign-experiment' },
     EXPERIMENT_CHOICES.map(([v, t]) => new Option(t, v)),
   );
-  const preset = el(
+  const claim = el(
     'select',
     { id: 'assign-preset' },
     new Option('none: the settings below', 'none'),
-    PRESETS.map((p) => new Option(`${p.title} (${p.cite})`, p.id)),
+    CLAIMS.map((p) => new Option(`${p.title} (${p.cite})`, p.id)),
   );
-  const presetRow = el('div', { class: 'assign-grid' }, row('Paper preset', preset));
+  const claimRow = el('div', { class: 'assign-grid' }, row('Paper claim', claim));
   const settings = el('input', {
     type: 'url',
     id: 'assign-settings',
@@ -76,7 +76,7 @@ function experimentControls() {
   });
   const settingsNote = el('div', { class: 'notice', id: 'assign-settings-note', role: 'status', hidden: true });
   const showSettings = el('input', { type: 'checkbox', id: 'assign-show-settings', checked: true });
-  return { experiment, preset, presetRow, settings, settingsNote, showSettings };
+  return { experiment, claim, claimRow, settings, settingsNote, showSettings };
 }
 
 /** The outputs: the problem, the link and the iframe snippet with their copy buttons (listeners through `on`), the status. */
@@ -170,7 +170,7 @@ function inputFieldsets({ title, text, textCount }, exp) {
       {},
       el('legend', {}, 'Experiment'),
       el('div', { class: 'assign-grid' }, row('Show', exp.experiment)),
-      exp.presetRow,
+      exp.claimRow,
       el(
         'div',
         { class: 'assign-grid', id: 'assign-settings-row' },
@@ -257,14 +257,14 @@ function builderLayout(root, { texts, exp, count, list, gr, theme, out, pkg }) {
 }
 
 /**
- * The experiment's state in `states` follows the preset and a pasted link (read against siteUrl);
+ * The experiment's state in `states` follows the claim and a pasted link (read against siteUrl);
  * the settings note says what a link carried or why it could not be read.
  */
-function wireExperiment(on, { experiment, preset, settings, settingsNote }, states, siteUrl) {
+function wireExperiment(on, { experiment, claim, settings, settingsNote }, states, siteUrl) {
   const setExperimentNotices = (notices, source) =>
     showNotices(settingsNote, notices, { source, table: noticeTableOf(experiment.value) });
-  on(preset, 'change', () => {
-    states.lab = labState(preset.value);
+  on(claim, 'change', () => {
+    states.lab = labState(claim.value);
     settings.value = '';
     setExperimentNotices([]);
   });
@@ -277,7 +277,7 @@ function wireExperiment(on, { experiment, preset, settings, settingsNote }, stat
     }
     states[r.experiment] = r.state;
     experiment.value = r.experiment;
-    if (r.experiment === 'lab') preset.value = r.state.lab?.preset ?? 'none';
+    if (r.experiment === 'lab') claim.value = r.state.lab?.preset ?? 'none';
     setExperimentNotices(r.notices, 'pasted link');
   });
 }
@@ -366,7 +366,7 @@ export function mountBuilder(root, { siteUrl }) {
   const pkg = packageControls();
   const form = builderLayout(root, { texts, exp, count, list, gr, theme, out, pkg });
 
-  // ---- the experiment's state: the defaults of each kind until a preset or a pasted link sets one
+  // ---- the experiment's state: the defaults of each kind until a claim or a pasted link sets one
   const states = { explorer: explorerState(), lab: labState('none') };
   let bankItems = [];
   wireExperiment(on, exp, states, siteUrl);
@@ -393,7 +393,7 @@ export function mountBuilder(root, { siteUrl }) {
 
   function update() {
     const a = assignment();
-    exp.presetRow.hidden = a.experiment !== 'lab';
+    exp.claimRow.hidden = a.experiment !== 'lab';
     exp.settings.closest('#assign-settings-row').hidden = a.experiment === 'none';
     exp.showSettings.parentElement.hidden = a.experiment === 'none';
     texts.textCount.textContent = `${texts.text.value.length} of ${TEXT_MAX} characters.`;

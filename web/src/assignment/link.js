@@ -7,7 +7,7 @@
 // and the Node tests use it.
 import { FIELDS_TABLE, LIMITS, parseEntries, parseHash, shownValue, stateToHash } from '../shared/state.js';
 import { TRAIN_EMBED_TABLE, trainEmbedFromHash, trainEmbedHash } from '../embed/train-view.js';
-import { trainFromHash } from '../shared/train-fields.js';
+import { trainFromHash } from '../train/link.js';
 
 /** How long a title and the instructions may be, in characters (UTF-16 units, as the browser counts). */
 export const TITLE_MAX = 120;
@@ -170,9 +170,9 @@ export function linkTooLong(hash) {
     : null;
 }
 
-/** The embedded lab's state for a paper preset ('none': the lab's defaults), as a link naming it reads. */
-export const labState = (preset = 'none') =>
-  trainEmbedFromHash(preset === 'none' ? '' : `#preset=${encodeURIComponent(preset)}`);
+/** The embedded lab's state for a claim ('none': the lab's defaults), as a link naming it reads. */
+export const labState = (claim = 'none') =>
+  trainEmbedFromHash(claim === 'none' ? '' : `#preset=${encodeURIComponent(claim)}`);
 
 /** The explorer's embed state for its default settings. */
 export const explorerState = () => EXPERIMENT_READERS.explorer.read('');

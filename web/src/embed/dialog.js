@@ -16,8 +16,8 @@ import {
   trainIframeSnippet,
 } from './snippets.js';
 import { TRAIN_KEYS } from '../shared/train-fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
-import { TRAIN_CONTROLS, TRAIN_EMBED_TABLE, presetsMode } from './train-view.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
+import { TRAIN_CONTROLS, TRAIN_EMBED_TABLE, claimsMode } from './train-view.js';
 import { COLUMN_WIDTHS, DEFAULT_WIDTH, WIDTH_NAMES } from './heights.js';
 
 const MODES = [
@@ -315,83 +315,83 @@ export function createViewEmbedDialog({ siteUrl }) {
 
 /**
  * The training lab's Embed dialog: button, the lab's "Embed" button; getConfig(), the lab's
- * settings on screen; getPreset(), its paper preset ('none' for none); siteUrl, the site's base
+ * settings on screen; getClaim(), its claim ('none' for none); siteUrl, the site's base
  * URL. Each setting can be left to the reader, shown but fixed, or hidden (its value then holds as
- * on screen now); so can the paper presets' buttons, which are live only while every setting is
- * (a preset sets them all: presetsMode).
+ * on screen now); so can the claims' buttons, which are live only while every setting is
+ * (a claim sets them all: claimsMode).
  */
-export function createTrainEmbedDialog({ button, getConfig, getPreset = () => 'none', siteUrl }) {
+export function createTrainEmbedDialog({ button, getConfig, getClaim = () => 'none', siteUrl }) {
   const { dialog, form, status, open, snippets } = embedDialogShell({
     id: 'train-embed',
     title: 'Embed this lab',
-    hint: 'The embedded lab starts with the settings on screen now, and the paper preset if one is chosen; the reader presses Start. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
+    hint: 'The embedded lab starts with the settings on screen now, and the claim if one is chosen; the reader presses Start. Paste a snippet into a lecture page, a blog, a Jupyter Book or an LMS page.',
   });
   const modes = modeFields('train-embed', TRAIN_KEYS, TRAIN_EMBED_TABLE, TRAIN_KEYS);
-  // the paper preset on screen, and its buttons in the embed: they decide what every setting is
-  const shownPreset = el('span', { id: 'train-embed-preset' });
-  const presetMode = el(
+  // the claim on screen, and its buttons in the embed: they decide what every setting is
+  const shownClaim = el('span', { id: 'train-embed-preset' });
+  const claimMode = el(
     'select',
     { id: 'train-embed-mode-preset', 'aria-describedby': 'train-embed-preset train-embed-preset-note' },
     ...MODES.map(([v, t]) => new Option(t, v)),
   );
-  const liveOption = [...presetMode.options].find((o) => o.value === 'live');
-  const presetNote = el('p', { class: 'hint', id: 'train-embed-preset-note', hidden: true });
-  const presetRow = el(
+  const liveOption = [...claimMode.options].find((o) => o.value === 'live');
+  const claimNote = el('p', { class: 'hint', id: 'train-embed-preset-note', hidden: true });
+  const claimRow = el(
     'fieldset',
     { class: 'embed-presets' },
-    el('legend', {}, 'Paper preset'),
-    el('p', {}, shownPreset),
-    el('div', { class: 'embed-row' }, el('label', { for: presetMode.id }, 'Its buttons in the embed '), presetMode),
-    presetNote,
+    el('legend', {}, 'Paper claim'),
+    el('p', {}, shownClaim),
+    el('div', { class: 'embed-row' }, el('label', { for: claimMode.id }, 'Its buttons in the embed '), claimMode),
+    claimNote,
   );
   const theme = themeSelect('train-embed-theme');
   const width = widthRow('train-embed-width', 'the whole lab with every run finished');
   const preview = el('a', { id: 'train-embed-preview', target: '_blank', rel: 'noopener' }, 'Preview the embed \u2197');
   const { iframeOut, elementOut, nodes } = snippets('train-embed', preview);
-  form.append(presetRow, modes.node, themeRow(theme), width.node, ...nodes, status);
-  /** The settings' modes and the presets' buttons': {controls, lock} with `preset` in them. */
+  form.append(claimRow, modes.node, themeRow(theme), width.node, ...nodes, status);
+  /** The settings' modes and the claims' buttons': {controls, lock} with `preset` in them. */
   const readModes = () => {
     const { controls, lock } = modes.read();
     return {
-      controls: presetMode.value === 'hidden' ? controls : [...controls, 'preset'],
-      lock: presetMode.value === 'fixed' ? [...lock, 'preset'] : lock,
+      controls: claimMode.value === 'hidden' ? controls : [...controls, 'preset'],
+      lock: claimMode.value === 'fixed' ? [...lock, 'preset'] : lock,
     };
   };
 
-  // the preset's buttons live only while every setting is: otherwise a preset would replace the fixed or hidden ones
-  let lastPreset = null;
-  function presetRules(preset) {
-    // a lab with a preset embeds it fixed unless the author says otherwise (each time the preset changes)
-    if (preset !== lastPreset) {
-      lastPreset = preset;
-      presetMode.value = preset === 'none' ? 'live' : 'fixed';
+  // the claims' buttons live only while every setting is: otherwise a claim would replace the fixed or hidden ones
+  let lastClaim = null;
+  function claimRules(claim) {
+    // a lab with a claim embeds it fixed unless the author says otherwise (each time the claim changes)
+    if (claim !== lastClaim) {
+      lastClaim = claim;
+      claimMode.value = claim === 'none' ? 'live' : 'fixed';
     }
     const { controls, lock } = modes.read();
-    const canBeLive = presetsMode({ controls: [...controls, 'preset'], lock }) === 'live';
+    const canBeLive = claimsMode({ controls: [...controls, 'preset'], lock }) === 'live';
     liveOption.disabled = !canBeLive;
-    // fixed shows the chosen preset; with none chosen there is nothing to show
-    if (!canBeLive && presetMode.value === 'live') presetMode.value = preset === 'none' ? 'hidden' : 'fixed';
-    presetNote.textContent = canBeLive
+    // fixed shows the chosen claim; with none chosen there is nothing to show
+    if (!canBeLive && claimMode.value === 'live') claimMode.value = claim === 'none' ? 'hidden' : 'fixed';
+    claimNote.textContent = canBeLive
       ? ''
-      : 'Readers can pick another paper preset only while they can change every setting (a preset sets them all), so the buttons are fixed or hidden.';
-    presetNote.hidden = canBeLive;
+      : 'Readers can pick another claim only while they can change every setting (a claim sets them all), so the buttons are fixed or hidden.';
+    claimNote.hidden = canBeLive;
   }
 
   function update() {
     const config = getConfig();
-    const preset = getPreset();
-    presetRules(preset);
-    shownPreset.textContent =
-      preset === 'none'
+    const claim = getClaim();
+    claimRules(claim);
+    shownClaim.textContent =
+      claim === 'none'
         ? 'None: the lab embeds the settings on screen.'
-        : `${PRESET_BY_ID[preset].title} (${PRESET_BY_ID[preset].cite}): the embed has its runs and its verdict.`;
-    // in the links' order: every setting, then the presets' buttons
+        : `${CLAIM_BY_ID[claim].title} (${CLAIM_BY_ID[claim].cite}): the embed has its runs and its verdict.`;
+    // in the links' order: every setting, then the claims' buttons
     const { controls, lock } = readModes();
     const inOrder = (list) => TRAIN_CONTROLS.filter((k) => list.includes(k));
     const view = { controls: inOrder(controls), lock: inOrder(lock), theme: theme.value };
-    iframeOut.value = trainIframeSnippet({ siteUrl, config, view, preset, width: width.read() });
-    elementOut.value = trainElementSnippet({ siteUrl, config, view, preset });
-    preview.href = trainEmbedUrl(siteUrl, config, view, preset);
+    iframeOut.value = trainIframeSnippet({ siteUrl, config, view, preset: claim, width: width.read() });
+    elementOut.value = trainElementSnippet({ siteUrl, config, view, preset: claim });
+    preview.href = trainEmbedUrl(siteUrl, config, view, claim);
   }
 
   return { update: wire({ form, status, button, open, update }), dialog };

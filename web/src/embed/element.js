@@ -9,7 +9,7 @@
 // every config field of the engine (arch, depth, gain, ..., final-norm or
 // final_norm, seed, block, heads, causal), and charts, controls, lock, theme,
 // caption for the explorer; items, section, tag, theme for the quiz; for the
-// lab every training field (train-fields.js), preset, and controls, lock, theme
+// lab every training field (train-fields.js), the claim (`preset`), and controls, lock, theme
 // (embed/train.js). A value
 // that does not fit shows a notice inside the element and its default is used.
 // Text inside an element (the snippets' "if this text stays" message, snippets.js)

@@ -403,8 +403,8 @@ export const LAB_PARTS = {
     archMore: 393,
     section: 23,
     form: 70,
-    presetsLive: 264,
-    presetsFixed: 69,
+    claimsLive: 264,
+    claimsFixed: 69,
     readoutRow: {
       post_ln: 47,
       pre_ln: 47,
@@ -430,7 +430,7 @@ export const LAB_PARTS = {
     heatRow: 230,
     frame: 2518,
     spread: 16,
-    presetRuns: {
+    claimRuns: {
       warmup: 2805,
       depth: 4496,
       degradation: 2649,
@@ -447,8 +447,8 @@ export const LAB_PARTS = {
     archMore: 393,
     section: 23,
     form: 70,
-    presetsLive: 264,
-    presetsFixed: 69,
+    claimsLive: 264,
+    claimsFixed: 69,
     readoutRow: {
       post_ln: 46,
       pre_ln: 46,
@@ -474,7 +474,7 @@ export const LAB_PARTS = {
     heatRow: 230,
     frame: 2466,
     spread: 39,
-    presetRuns: {
+    claimRuns: {
       warmup: 2742,
       depth: 4116,
       degradation: 2533,
@@ -491,8 +491,8 @@ export const LAB_PARTS = {
     archMore: 393,
     section: 44,
     form: 79,
-    presetsLive: 151,
-    presetsFixed: 70,
+    claimsLive: 151,
+    claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
       pre_ln: 28,
@@ -518,7 +518,7 @@ export const LAB_PARTS = {
     heatRow: 247,
     frame: 2063,
     spread: 18,
-    presetRuns: {
+    claimRuns: {
       warmup: 1807,
       depth: 2720,
       degradation: 1738,
@@ -535,8 +535,8 @@ export const LAB_PARTS = {
     archMore: 393,
     section: 23,
     form: 79,
-    presetsLive: 151,
-    presetsFixed: 70,
+    claimsLive: 151,
+    claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
       pre_ln: 28,
@@ -562,7 +562,7 @@ export const LAB_PARTS = {
     heatRow: 230,
     frame: 1980,
     spread: 16,
-    presetRuns: {
+    claimRuns: {
       warmup: 1734,
       depth: 2481,
       degradation: 1643,
@@ -579,8 +579,8 @@ export const LAB_PARTS = {
     archMore: 372,
     section: 23,
     form: 79,
-    presetsLive: 111,
-    presetsFixed: 70,
+    claimsLive: 111,
+    claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
       pre_ln: 28,
@@ -606,7 +606,7 @@ export const LAB_PARTS = {
     heatRow: 230,
     frame: 1638,
     spread: 16,
-    presetRuns: {
+    claimRuns: {
       warmup: 1123,
       depth: 1886,
       degradation: 1095,

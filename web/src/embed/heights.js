@@ -4,7 +4,7 @@
 // COLUMN_WIDTHS in the Embed dialog; the height is the sum of the embed's
 // parts at that width, each part's height measured in Chromium
 // (heights-table.js, written by scripts/embed-heights.js). For the training
-// lab that is its tallest state: every run finished, the preset's verdict, the
+// lab that is its tallest state: every run finished, the claim's verdict, the
 // lesion charts, the heatmaps. What a reader opens by hand (the numbers
 // tables, "More settings") is not counted: the iframe scrolls for it.
 // tests/browser/embed-heights.test.js measures the real embeds at every width
@@ -12,10 +12,10 @@
 import { CONTROLS } from '../shared/state.js';
 import { TRAIN_KEYS, TRAIN_SECTIONS } from '../shared/train-fields.js';
 import { fieldApplies } from '../shared/fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
 import { ARCH_BY_KEY, archLabel } from '../shared/archs.js';
 import { EXPLORER_PARTS, LAB_PARTS } from './heights-table.js';
-import { TRAIN_EMBED_TABLE, presetsMode } from './train-view.js';
+import { TRAIN_EMBED_TABLE, claimsMode } from './train-view.js';
 
 /** The column widths, in CSS px, the Embed dialogs offer, and the one they start with. */
 export const COLUMN_WIDTHS = Object.freeze([360, 420, 640, 800, 1280]);
@@ -97,9 +97,9 @@ export function explorerHeight(view, config, width = DEFAULT_WIDTH, shown = null
 
 // ---- the training lab
 
-/** The runs an embed trains: the preset's, or one per architecture. */
-function runsOf(config, preset) {
-  const p = PRESET_BY_ID[preset];
+/** The runs an embed trains: the claim's, or one per architecture. */
+function runsOf(config, claim) {
+  const p = CLAIM_BY_ID[claim];
   return p
     ? p.runs.map((r) => ({ arch: r.arch, label: r.label }))
     : config.arch.map((a) => ({ arch: a, label: archLabel(a) }));
@@ -134,13 +134,13 @@ function settingsHeight(p, shown, config) {
   return total;
 }
 
-// The comparison's line (train-verdicts.js's comparisonCaption) in characters: its lead, and each
+// The comparison's line (claims/lab/common.js's comparisonCaption) in characters: its lead, and each
 // run's clause besides the label at its longest but one (" learned part of the task (1.23, not
 // below halfway); and"; a loss far above chance says more).
 const COMPARISON_LEAD = 64;
 const COMPARISON_RUN = 53;
 
-/** The comparison's line under the charts (no preset), in lines of the column. */
+/** The comparison's line under the charts (no claim), in lines of the column. */
 function comparisonHeight(p, runs) {
   const chars = COMPARISON_LEAD + runs.reduce((n, r) => n + r.label.length + COMPARISON_RUN, 0);
   return p.comparisonFrame + p.line * Math.ceil(chars / p.lineChars);
@@ -166,15 +166,15 @@ function ownRunsHeight(p, config, runs) {
 
 /**
  * The lab embed's height at `width`, in its tallest state (every run finished), for a config, a
- * view ({controls, lock}) and a paper preset ('none' for none): its frame, the settings, the
- * presets' buttons and what the runs add: a preset's runs as measured whole (their readout rows,
+ * view ({controls, lock}) and a claim ('none' for none): its frame, the settings, the
+ * claims' buttons and what the runs add: a claim's runs as measured whole (their readout rows,
  * verdict, sentences, learned gates and heatmaps), the reader's own run by run.
  */
-export function labHeight(view, config, preset = 'none', width = DEFAULT_WIDTH) {
+export function labHeight(view, config, claim = 'none', width = DEFAULT_WIDTH) {
   const p = LAB_PARTS[widthOf(width)];
-  const known = PRESET_BY_ID[preset];
-  const mode = presetsMode(view);
-  const presets = mode === 'live' ? p.presetsLive : mode === 'fixed' && known ? p.presetsFixed : 0;
-  const runs = known ? p.presetRuns[preset] : ownRunsHeight(p, config, runsOf(config));
-  return Math.ceil(p.frame + settingsHeight(p, view.controls, config) + presets + runs + ROUNDING);
+  const known = CLAIM_BY_ID[claim];
+  const mode = claimsMode(view);
+  const buttons = mode === 'live' ? p.claimsLive : mode === 'fixed' && known ? p.claimsFixed : 0;
+  const runs = known ? p.claimRuns[claim] : ownRunsHeight(p, config, runsOf(config));
+  return Math.ceil(p.frame + settingsHeight(p, view.controls, config) + buttons + runs + ROUNDING);
 }

@@ -173,11 +173,12 @@ export function quizSnippet({ siteUrl, theme = 'auto', ...choice }) {
 
 // ---- the training lab
 
-/** embed.html with the lab: its settings (`config`, the train fields), view ({controls, lock, theme}) and paper preset. */
-export const trainEmbedUrl = (siteUrl, config, view, preset = 'none') =>
-  new URL(`embed.html${trainEmbedHash(config, view, preset)}`, siteUrl).href;
+/** embed.html with the lab: its settings (`config`, the train fields), view ({controls, lock, theme}) and claim. */
+export const trainEmbedUrl = (siteUrl, config, view, claim = 'none') =>
+  new URL(`embed.html${trainEmbedHash(config, view, claim)}`, siteUrl).href;
 
 /** The lab's iframe, its height the lab's tallest (every run finished) in a column `width` px wide (heights.js). */
+/** `preset`: the claim's id, named as the embed's attribute and link name it. */
 export function trainIframeSnippet({
   siteUrl,
   config,
@@ -195,8 +196,8 @@ export function trainIframeSnippet({
 }
 
 /**
- * <resnorm-train> with the paper preset and one attribute per training or view field that differs
- * from its default (the preset's settings when it names one).
+ * <resnorm-train> with the claim and one attribute per training or view field that differs
+ * from its default (the claim's settings when it names one).
  */
 export function trainElementSnippet({ siteUrl, config, view, preset = 'none' }) {
   const attrs = attributes(

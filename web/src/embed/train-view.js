@@ -1,19 +1,13 @@
 // The embedded lab's fields (embed.html#mode=train&..., <resnorm-train>):
-// every training field (shared/train-fields.js), the paper preset, and the
+// every training field (shared/train-fields.js), the claim, and the
 // embed's own view fields, one table read through state.js, and the links
 // they make. Pure: the Embed dialog's snippets (snippets.js) and the Node
 // tests use it too.
 import { FIELDS_TABLE, parseEntries, parseHash, stateToHash } from '../shared/state.js';
-import {
-  TRAIN_KEYS,
-  TRAIN_LINK_TABLE,
-  TRAIN_TABLE,
-  presetSettings,
-  presetTable,
-  trainToHash,
-} from '../shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { TRAIN_LINK_TABLE, claimSettings, claimTable, trainToHash } from '../train/link.js';
 
-/** What `controls` and `lock` name: every setting, and `preset`, the paper presets' buttons. */
+/** What `controls` and `lock` name: every setting, and `preset`, the claims' buttons (named as the link's claim). */
 export const TRAIN_CONTROLS = [...TRAIN_KEYS, 'preset'];
 
 const controlSet = (label, dflt) => ({
@@ -36,8 +30,8 @@ export const TRAIN_VIEW_TABLE = {
 };
 
 /**
- * Every field an embedded lab reads: mode first (a link says at once which embed it is), the paper
- * preset (group 'lab', as the lab's own link has it), the training fields (group 'train') and the view's.
+ * Every field an embedded lab reads: mode first (a link says at once which embed it is), the claim
+ * (`preset`, group 'lab', as the lab's own link has it), the training fields (group 'train') and the view's.
  */
 export const TRAIN_EMBED_TABLE = {
   mode: TRAIN_VIEW_TABLE.mode,
@@ -48,41 +42,41 @@ export const TRAIN_EMBED_TABLE = {
 
 const GROUPS = ['train', 'lab', 'view'];
 
-/** A parsed embed's settings: with a preset, its settings under those the link or the attributes gave. */
-const withPreset = (r) => ({ ...r, train: presetSettings(r.train, r.given, r.lab.preset) });
+/** A parsed embed's settings: with a claim, its settings under those the link or the attributes gave. */
+const withClaim = (r) => ({ ...r, train: claimSettings(r.train, r.given, r.lab.preset) });
 
 /** [key, raw] pairs (an element's attributes) as {train, lab: {preset}, view, notices, given}. */
 export const trainEmbedEntries = (entries, options = {}) =>
-  withPreset(parseEntries(entries, { ...options, groups: GROUPS, table: TRAIN_EMBED_TABLE }));
+  withClaim(parseEntries(entries, { ...options, groups: GROUPS, table: TRAIN_EMBED_TABLE }));
 
 /** embed.html's fragment for the lab: {train, lab: {preset}, view, notices, anchor}. */
-export const trainEmbedFromHash = (hash) => withPreset(parseHash(hash, { groups: GROUPS, table: TRAIN_EMBED_TABLE }));
+export const trainEmbedFromHash = (hash) => withClaim(parseHash(hash, { groups: GROUPS, table: TRAIN_EMBED_TABLE }));
 
 /**
- * What the paper presets' buttons are in an embed of `view` ({controls, lock}): 'live' (the
- * reader picks one), 'fixed' (the chosen one shown, pressed and disabled) or 'hidden'. A preset
+ * What the claims' buttons are in an embed of `view` ({controls, lock}): 'live' (the
+ * reader picks one), 'fixed' (the chosen one shown, pressed and disabled) or 'hidden'. A claim
  * sets every setting, so its buttons are live only while the reader may change every setting:
- * with any setting fixed or hidden they are fixed, and a preset cannot replace the author's setup.
+ * with any setting fixed or hidden they are fixed, and a claim cannot replace the author's setup.
  */
-export function presetsMode({ controls, lock }) {
+export function claimsMode({ controls, lock }) {
   if (!controls.includes('preset')) return 'hidden';
   if (lock.includes('preset')) return 'fixed';
   return TRAIN_KEYS.every((k) => controls.includes(k) && !lock.includes(k)) ? 'live' : 'fixed';
 }
 
-/** The table of an embed of `preset`: the defaults are the preset's settings. */
-export const trainEmbedTable = (preset = 'none') => presetTable(preset, TRAIN_EMBED_TABLE);
+/** The table of an embed of `claim`: the defaults are the claim's settings. */
+export const trainEmbedTable = (claim = 'none') => claimTable(claim, TRAIN_EMBED_TABLE);
 
 /**
- * The embed's fragment: mode=train, the preset, then the settings and view fields that differ from
- * their defaults (the preset's settings when it names one).
+ * The embed's fragment: mode=train, the claim, then the settings and view fields that differ from
+ * their defaults (the claim's settings when it names one).
  */
-export const trainEmbedHash = (config, view = {}, preset = 'none') =>
+export const trainEmbedHash = (config, view = {}, claim = 'none') =>
   stateToHash(
-    { train: config, lab: { preset }, view: { ...view, mode: 'train' } },
-    { groups: GROUPS, table: trainEmbedTable(preset) },
+    { train: config, lab: { preset: claim }, view: { ...view, mode: 'train' } },
+    { groups: GROUPS, table: trainEmbedTable(claim) },
   );
 
-/** The full lab's URL for a config and its paper preset. */
-export const labLink = (siteUrl, config, preset = 'none') =>
-  new URL(`train.html${trainToHash(config, preset)}`, siteUrl).href;
+/** The full lab's URL for a config and its claim. */
+export const labLink = (siteUrl, config, claim = 'none') =>
+  new URL(`train.html${trainToHash(config, claim)}`, siteUrl).href;

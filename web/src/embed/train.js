@@ -10,15 +10,15 @@
 //
 //   embed.html#mode=train&preset=warmup&controls=warmup,preset&lock=preset
 //
-// The fields are train-view.js's. `preset` names a paper preset: its runs,
+// The fields are train-view.js's. `preset` names a claim: its runs,
 // settings (those the link gives over them) and verdict. `controls` lists the
-// settings shown (all of them unless given) and `preset` for the presets'
+// settings shown (all of them unless given) and `preset` for the claims'
 // buttons, `lock` those shown but fixed; a hidden setting keeps the link's
 // value, and the buttons are live only while every setting is the reader's
-// (presetsMode). Every other setting is the reader's, and the view locks them
+// (claimsMode). Every other setting is the reader's, and the view locks them
 // all while a run exists.
 import { TRAIN_KEYS } from '../shared/train-fields.js';
-import { TRAIN_EMBED_TABLE, labLink, presetsMode } from './train-view.js';
+import { TRAIN_EMBED_TABLE, labLink, claimsMode } from './train-view.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
 import { el } from '../shared/dom.js';
@@ -27,8 +27,8 @@ import { el } from '../shared/dom.js';
  * Mounts the lab in `wrapper` (a shadow root's, styles.js): state {train, lab, view, notices} from
  * trainEmbedFromHash or trainEmbedEntries; siteUrl, theme as the explorer's embed; onPaint(snapshot)
  * after every drawn frame; onEvent(type, fields) for the host page's events (events.js): `ready`
- * with the config and the preset at the first frame, `config` whenever the reader's settings or
- * the preset change.
+ * with the config and the claim (`preset`, as the link names it) at the first frame, `config`
+ * whenever the reader's settings or the claim change.
  */
 export function mountTrainEmbed(
   wrapper,
@@ -44,7 +44,7 @@ export function mountTrainEmbed(
     theme,
     engine,
     controls: { show: controls, lock: lock.filter((k) => controls.includes(k)) },
-    presets: presetsMode(state.view),
+    claims: claimsMode(state.view),
     noticeTable: TRAIN_EMBED_TABLE,
     noticeSource,
     // config: the settings on screen; run: those of the run (null before one)
@@ -53,12 +53,12 @@ export function mountTrainEmbed(
   if (!TRAIN_KEYS.some((k) => controls.includes(k))) wrapper.querySelector('form.controls').hidden = true;
   const open = el('a', { class: 'open-full', target: '_blank', rel: 'noopener' }, 'Open in the lab \u2197');
   wrapper.append(el('div', { class: 'foot' }, open));
-  const setLink = (config, preset) => {
-    open.href = labLink(siteUrl, config, preset);
+  const setLink = (config, claim) => {
+    open.href = labLink(siteUrl, config, claim);
   };
   setLink(view.store.get(), view.preset());
   onEvent('ready', { config: view.store.get(), preset: view.preset() });
-  // a preset's button changes the preset and then the settings: one event when both are set
+  // a claim's button changes the claim and then the settings: one event when both are set
   let sent = JSON.stringify([view.store.get(), view.preset()]);
   let queued = false;
   view.onSettings(() => {
@@ -67,12 +67,12 @@ export function mountTrainEmbed(
     queueMicrotask(() => {
       queued = false;
       const config = view.store.get();
-      const preset = view.preset();
-      setLink(config, preset);
-      const key = JSON.stringify([config, preset]);
+      const claim = view.preset();
+      setLink(config, claim);
+      const key = JSON.stringify([config, claim]);
       if (key === sent) return;
       sent = key;
-      onEvent('config', { config, preset });
+      onEvent('config', { config, preset: claim });
     });
   });
   return view;

@@ -9,7 +9,7 @@ import '../train/print.css';
 import { createTheme } from '../shared/theme.js';
 import { registerServiceWorker, quietGate } from '../shared/register-sw.js';
 import { noticeWorkerLost } from '../shared/notice.js';
-import { trainFromHash, trainToHash } from '../shared/train-fields.js';
+import { trainFromHash, trainToHash } from '../train/link.js';
 import { sharedEngine } from '../engine/client.js';
 import { mountTrainer } from '../train/view.js';
 import { TRAINING_STATES } from '../train/session.js';
@@ -23,7 +23,7 @@ const $ = (id) => document.getElementById(id);
 const theme = createTheme($('theme-toggle'));
 const engine = sharedEngine();
 const fromLink = trainFromHash(location.hash);
-let preset = fromLink.preset; // the paper preset chosen (view.onSettings below keeps it)
+let claim = fromLink.preset; // the claim chosen (view.onSettings below keeps it)
 // On paper: the settings as text, and the charts and heatmaps redrawn at the printed size in the
 // light theme's colours (train/print.js).
 const printTheme = watchPrint(
@@ -31,7 +31,7 @@ const printTheme = watchPrint(
   labPrint({
     intro: document.querySelector('.intro'),
     lab: $('lab'),
-    current: () => ({ config: view.store.get(), preset }),
+    current: () => ({ config: view.store.get(), preset: claim }),
     link: (config, id) => {
       const url = new URL(location.href);
       url.hash = trainToHash(config, id);
@@ -60,7 +60,7 @@ document.querySelector('#lab .charts-head').append(embedButton);
 createTrainEmbedDialog({
   button: embedButton,
   getConfig: () => view.store.get(),
-  getPreset: () => view.preset(),
+  getClaim: () => view.preset(),
   siteUrl: new URL('./', location.href),
 });
 
@@ -72,11 +72,11 @@ toggle.addEventListener('click', () => {
   $('controls').classList.toggle('is-open', open);
 });
 
-// The settings (and the paper preset) go into the URL fragment, at most a few times a second (browsers throttle
+// The settings (and the claim) go into the URL fragment, at most a few times a second (browsers throttle
 // rapid history updates).
 let urlTimer = 0;
 view.onSettings((config, id) => {
-  preset = id;
+  claim = id;
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
     const hash = trainToHash(config, id);

@@ -8,7 +8,7 @@
 // No DOM: the page, the Node tests and the browser test all use this module,
 // and tests/core/test_papers.cpp checks the same claims in C++ with the same
 // settings and criteria (the trained halves of ReZero, Mix-LN, LayerScale and
-// DenseFormer: the training lab's ReZero and Late layers presets,
+// DenseFormer: the training lab's ReZero and Late layers claims,
 // tests/core/test_reproductions.cpp, judged as the lab judges them).
 //
 // Verdicts: 'holds' (every criterion met), 'partly' (some), 'fails' (none).

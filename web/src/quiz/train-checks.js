@@ -10,7 +10,8 @@
 //
 //   const r = await runTrainCheck(id, settings, train);   // {status, measured}
 //   // train(config) -> {chance, heldout: {arch: held-out loss at the last step}}
-import { defaultTrainConfig, trainToHash } from '../shared/train-fields.js';
+import { defaultTrainConfig } from '../shared/train-fields.js';
+import { trainToHash } from '../train/link.js';
 
 /**
  * The margins of the checks, as fractions. The engine is deterministic (the same bits natively

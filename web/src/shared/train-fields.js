@@ -1,14 +1,12 @@
 // The engine's training fields as the web uses them: the engine's own train
 // table (engine-train-fields.js, written from `rn.trainFields` by
 // web/build/engine-fields.js) with the web's presentation of each field keyed
-// by its name, as fields.js does for the simulate table; and the training
-// lab's link state (#task=copy&depth=4&arch=post_ln,pre_ln) read and written
-// through that one table by state.js. A field the engine adds appears in the
-// link and in the lab's form (under "more") with a generic presentation.
+// by its name, as fields.js does for the simulate table. The lab's link
+// (#task=copy&depth=4&arch=post_ln,pre_ln) reads and writes its settings
+// through this one table (train/link.js). A field the engine adds appears in
+// the link and in the lab's form (under "more") with a generic presentation.
 import ENGINE_TRAIN_FIELDS from './engine-train-fields.js';
 import { PRESENTATION, webFields } from './fields.js';
-import { parseHash, stateToHash } from './state.js';
-import { PRESET_BY_ID, PRESET_IDS, presetConfig } from './train-presets.js';
 
 /** The sections of the lab's form, in order; a field without one goes to 'more'. */
 export const TRAIN_SECTIONS = ['task', 'arch', 'model', 'training', 'more'];
@@ -95,62 +93,5 @@ export const TRAIN_TABLE = train.fields;
 /** The defaults of every train field, as JS values. */
 export const defaultTrainConfig = () =>
   Object.fromEntries(TRAIN_KEYS.map((k) => [k, structuredClone(TRAIN_TABLE[k].default)]));
-
-/**
- * The lab's link table: the train fields and `preset`, a paper preset of the
- * lab (shared/train-presets.js) whose settings and runs a link can name
- * (#preset=warmup&seed=1: the preset, with the seed changed).
- */
-export const TRAIN_LINK_TABLE = {
-  preset: {
-    group: 'lab',
-    kind: 'choice',
-    choices: ['none', ...PRESET_IDS],
-    default: 'none',
-    label: 'Paper preset',
-  },
-  ...TRAIN_TABLE,
-};
-
-/**
- * `table` (the lab's link table unless another, such as the embedded lab's) with the defaults of
- * `preset`'s settings; the table itself for 'none'.
- */
-export function presetTable(preset, table = TRAIN_LINK_TABLE) {
-  const p = PRESET_BY_ID[preset];
-  if (!p) return table;
-  const base = presetConfig(p, defaultTrainConfig());
-  return Object.fromEntries(Object.entries(table).map(([k, c]) => [k, k in base ? { ...c, default: base[k] } : c]));
-}
-
-/**
- * The settings a parsed link means: with a preset, the preset's settings and over them those the
- * link gave (`given`, parseEntries's); without one, `train` as read.
- */
-export function presetSettings(train, given, preset) {
-  const p = PRESET_BY_ID[preset];
-  if (!p) return train;
-  const base = presetConfig(p, defaultTrainConfig());
-  return { ...base, ...Object.fromEntries(given.filter((k) => Object.hasOwn(train, k)).map((k) => [k, train[k]])) };
-}
-
-/**
- * The lab's fragment: {config, preset, notices, anchor}, every value read
- * through TRAIN_LINK_TABLE; with a preset, the fields the link does not give
- * are the preset's.
- */
-export function trainFromHash(hash) {
-  const r = parseHash(hash, { groups: ['train', 'lab'], table: TRAIN_LINK_TABLE });
-  const preset = r.lab.preset;
-  return { config: presetSettings(r.train, r.given, preset), preset, notices: r.notices, anchor: r.anchor };
-}
-
-/**
- * The lab's config as a fragment: the fields that differ from their defaults
- * (from the preset's settings when `preset` names one, which the fragment
- * then names); '' when none do.
- */
-export const trainToHash = (config, preset = 'none') =>
-  stateToHash({ train: config, lab: { preset } }, { groups: ['train', 'lab'], table: presetTable(preset) });
 
 export { ENGINE_TRAIN_FIELDS };

@@ -1,6 +1,6 @@
 // The two small tasks the training claims are reproduced on (docs/reproductions.md,
-// "Reproductions of training claims"): the lab's paper presets
-// (shared/train-presets.js), the papers page's DenseFormer panel
+// "Reproductions of training claims"): the lab's claims
+// (claims/lab/), the papers page's DenseFormer panel
 // (claims/papers/compute.js) and the reproductions' search
 // (scripts/search-reproductions.js) train on them. Pure data.
 

@@ -37,7 +37,7 @@ const CHARTS = {
   },
   lr: {
     log: false,
-    // one line while every run has the same schedule, else each run's own (a preset's runs differ in warmup)
+    // one line while every run has the same schedule, else each run's own (a claim's runs differ in warmup)
     series: (archs, pal, look, shared) =>
       shared
         ? [{ label: 'learning rate', stroke: pal.text, width: 1.5 }]

@@ -1,20 +1,20 @@
 // The line under the lab's charts for a comparison of the reader's own runs
-// (no paper preset, whose panel has its verdict and caption): once every run
+// (no claim, whose panel has its verdict and caption): once every run
 // has finished, which trained, which ended at chance, which diverged, from
-// each run's numbers (shared/train-verdicts.js's comparisonCaption).
+// each run's numbers (claims/lab/common.js's comparisonCaption).
 //
 //   const c = createComparison(box);
-//   c.update({ runs, looks, state, preset })   // returns the line shown, or null
+//   c.update({ runs, looks, state, claim })   // returns the line shown, or null
 import { setText } from '../shared/dom.js';
-import { comparisonCaption } from '../shared/train-verdicts.js';
+import { comparisonCaption } from '../claims/lab/common.js';
 
 export function createComparison(box) {
   box.hidden = true;
   let shownFor = null;
   let text = null;
   return {
-    update({ runs, looks, state, preset }) {
-      const ended = state === 'done' && preset === 'none' && runs.length > 0;
+    update({ runs, looks, state, claim }) {
+      const ended = state === 'done' && claim === 'none' && runs.length > 0;
       const from = ended ? runs : null;
       if (from !== shownFor) {
         shownFor = from;

@@ -18,7 +18,7 @@ import { LEGEND_ROW, archLegend, esc, f, line, segments, svgDocument } from '../
 import { VIRIDIS, cellKind, scaleAt } from '../shared/colormap.js';
 import { ZERO_RGB, stepTicks } from './heatmap.js';
 import { runLook } from './looks.js';
-import { runEnd } from '../shared/train-verdicts.js';
+import { runEnd } from '../claims/lab/common.js';
 import { HEAT_METRICS, finiteValues, heatColumns, heatScale, lineSeries, logValues, yRange } from './series.js';
 
 const W = 760;

@@ -414,7 +414,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
      * last or the step it stopped at), columns (one array per step, `rows`
      * long; a cell past a shorter array is drawn as not finite), the x axis's
      * end (the run's steps), logEvery, the colour scale, the step it
-     * diverged at (null: none) and `end` (train-verdicts.js's runEnd: how the
+     * diverged at (null: none) and `end` (claims/lab/common.js's runEnd: how the
      * run stopped early, or null).
      */
     update(next) {

@@ -14,7 +14,7 @@ import { el } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtPlain, significant } from '../shared/format.js';
 import { createDwaView } from '../shared/dwa-matrix.js';
-import { median } from '../shared/train-verdicts.js';
+import { median } from '../claims/lab/common.js';
 
 /** Unit k's (1-based) name: "block l", or with two units a block "block l attention" / "block l MLP". */
 export function unitName(k, units, depth) {

@@ -5,7 +5,7 @@
 // loss dashed: the gap is the increase), the same relative to the trained
 // loss (lesioned / trained, log scale: 1 is no change), and the contribution
 // ||u_l|| / ||h_{l-1}|| (log scale, thick at the end, thin at init); then one
-// sentence per run from train-verdicts.js's depthSentence(), the values that are not
+// sentence per run from claims/lab/common.js's depthSentence(), the values that are not
 // finite in words, and the numbers as a table.
 //
 //   const a = createAfterTraining(section, { palette });
@@ -18,7 +18,7 @@ import { fmtPlain } from '../shared/format.js';
 import { log10OrNull, logLabel, logTicks } from '../shared/log-axis.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { fade } from './charts.js';
-import { depthSentence } from '../shared/train-verdicts.js';
+import { depthSentence } from '../claims/lab/common.js';
 
 let instances = 0;
 

@@ -1,6 +1,6 @@
 // How a run is drawn and named: its key (the arch in the ordinary lab, the
-// preset's run key otherwise), its colour's arch, its label and its dash. A
-// paper preset's two runs of one architecture share its colour and differ in
+// claim's run key otherwise), its colour's arch, its label and its dash. A
+// claim's two runs of one architecture share its colour and differ in
 // dash and label. Pure, no DOM.
 import { ARCH_BY_KEY } from '../shared/archs.js';
 

@@ -15,7 +15,7 @@
 //                 config: every training field (a file from before a
 //                 field existed may lack it: see SINCE_VERSION_1), link, runs: [{arch, key,
 //                 label, dash, overrides, stopWhenTrained, trainedAt, bytes,
-//                 logs}]}; a paper preset's runs differ from the settings in
+//                 logs}]}; a claim's runs differ from the settings in
 //                 `overrides` (key and label name them; without them a run is
 //                 the settings with its arch); `bytes` is the length of the run's blob; in the
 //                 logs a number that JSON cannot hold is a string: "NaN",
@@ -230,19 +230,19 @@ function readRuns(runs, config) {
   if (!Array.isArray(runs)) fail('runs', 'the runs are missing');
   if (runs.length > MODEL_LIMITS.runs) fail('runs', `${runs.length} runs (at most ${MODEL_LIMITS.runs})`);
   const archs = config.arch;
-  // The ordinary lab: one run per architecture, in the settings' order. A paper
-  // preset's runs (each with its own key) may use one architecture twice: each
-  // must be one of the settings', and each of those used.
-  const preset = runs.some((r) => plain(r) && r.key !== undefined && r.key !== r.arch);
-  if (!preset && runs.length !== archs.length)
+  // The ordinary lab: one run per architecture, in the settings' order. A claim's
+  // runs (each with its own key) may use one architecture twice: each must
+  // be one of the settings', and each of those used.
+  const ofClaim = runs.some((r) => plain(r) && r.key !== undefined && r.key !== r.arch);
+  if (!ofClaim && runs.length !== archs.length)
     fail('runs', `${runs.length} runs for ${archs.length} architectures in the settings`);
   const out = runs.map((r, i) => {
     const where = `runs[${i}]`;
     if (!plain(r)) fail(where, `${where} is not a run`);
-    if (preset ? !archs.includes(r.arch) : r.arch !== archs[i])
+    if (ofClaim ? !archs.includes(r.arch) : r.arch !== archs[i])
       fail(
         `${where}.arch`,
-        `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${preset ? archs.join(', ') : archs[i]}`,
+        `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${ofClaim ? archs.join(', ') : archs[i]}`,
       );
     if (!Number.isSafeInteger(r.bytes) || r.bytes < 0)
       fail(`${where}.bytes`, `the state length of ${r.arch} is not a length`);

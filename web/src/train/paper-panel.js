@@ -1,22 +1,21 @@
-// The lab's paper presets (presets.js): a row of buttons that sets the
+// The lab's claims (claims/lab/): a row of buttons that sets the
 // settings and the runs of one paper's comparison, and a panel under the line
 // charts with the paper's claim, the setting, and the verdict computed from
-// the runs on screen (shared/train-verdicts.js), claimed beside measured, how
+// the runs on screen (the claim's judge()), claimed beside measured, how
 // many of its parts hold and which do not, with a caption written from the
-// numbers. Changing the architectures leaves the preset (its runs are defined
+// numbers. Changing the architectures leaves the claim (its runs are defined
 // by it); any other setting keeps it, and the panel says which settings
 // differ from the paper's. An embed may fix the buttons (mode 'fixed': only
-// the chosen preset's, pressed and disabled, marked "fixed") or hide them.
+// the chosen claim's, pressed and disabled, marked "fixed") or hide them.
 //
-//   const p = createPaperPresets({ bar, panel, store, defaults, initial, mode, apply });
-//   p.specs()      // the preset's run specs for session.js, or null
+//   const p = createPaperClaims({ bar, panel, store, defaults, initial, mode, apply });
+//   p.specs()      // the claim's run specs for session.js, or null
 //   p.id(); p.choose(id); p.onChange(fn)
 //   p.update({ runs, state, config })   // returns the verdict shown (or null)
 import { el, replace } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { TRAIN_TABLE } from '../shared/train-fields.js';
-import { PRESETS, PRESET_BY_ID, presetConfig } from '../shared/train-presets.js';
-import { verdict } from '../shared/train-verdicts.js';
+import { CLAIMS, CLAIM_BY_ID, claimConfig, verdict } from '../claims/lab/index.js';
 
 const NONE = 'none';
 
@@ -34,23 +33,23 @@ function checksTable(checks) {
   return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
 }
 
-/** The fields whose value differs from the preset's settings (arch aside). */
-function differences(preset, config, defaults) {
-  const want = presetConfig(preset, defaults);
+/** The fields whose value differs from the claim's settings (arch aside). */
+function differences(claim, config, defaults) {
+  const want = claimConfig(claim, defaults);
   return Object.keys(want).filter((k) => k !== 'arch' && String(want[k]) !== String(config[k]));
 }
 
 /**
  * bar, panel: the elements to fill. store: the lab's config store. defaults:
- * the lab's default config. initial: the preset of the link. mode: the
+ * the lab's default config. initial: the claim of the link. mode: the
  * buttons 'live', 'fixed' or 'hidden'. apply(config, id): the view's way to
  * reset the run and take new settings.
  */
-export function createPaperPresets({ bar, panel, store, defaults, initial = NONE, mode = 'live', apply }) {
-  let id = PRESET_BY_ID[initial] ? initial : NONE;
+export function createPaperClaims({ bar, panel, store, defaults, initial = NONE, mode = 'live', apply }) {
+  let id = CLAIM_BY_ID[initial] ? initial : NONE;
   const live = mode === 'live';
   const listeners = new Set();
-  const buttons = PRESETS.map((p) =>
+  const buttons = CLAIMS.map((p) =>
     el(
       'button',
       {
@@ -68,15 +67,15 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     el(
       'h3',
       { class: 'field-title', id: 'train-presets-title' },
-      live ? 'Paper presets' : ['Paper preset ', el('span', { class: 'fixed' }, 'fixed')],
+      live ? 'Paper claims' : ['Paper claim ', el('span', { class: 'fixed' }, 'fixed')],
     ),
     el('div', { class: 'presets', role: 'group', 'aria-labelledby': 'train-presets-title' }, buttons),
   );
   for (const b of buttons)
     b.addEventListener('click', () => {
       if (!live) return;
-      const p = PRESET_BY_ID[b.dataset.preset];
-      apply(presetConfig(p, defaults), p.id);
+      const p = CLAIM_BY_ID[b.dataset.preset];
+      apply(claimConfig(p, defaults), p.id);
     });
 
   const title = el('h3', { class: 'paper-title' });
@@ -90,7 +89,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
   function changed() {
     for (const b of buttons) {
       b.setAttribute('aria-pressed', String(b.dataset.preset === id));
-      // fixed: the chosen preset's button only, to say which it is
+      // fixed: the chosen claim's button only, to say which it is
       if (!live) b.hidden = b.dataset.preset !== id;
     }
     bar.hidden = mode === 'hidden' || (!live && id === NONE);
@@ -99,15 +98,15 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
   }
   changed();
 
-  // A new choice of architectures is not the preset's comparison any more.
+  // A new choice of architectures is not the claim's comparison any more.
   store.subscribe((config) => {
     if (id === NONE) return;
-    const archs = presetConfig(PRESET_BY_ID[id], defaults).arch;
+    const archs = claimConfig(CLAIM_BY_ID[id], defaults).arch;
     if ([...archs].sort().join() !== [...config.arch].sort().join()) choose(NONE);
   });
 
   function choose(next) {
-    const n = PRESET_BY_ID[next] ? next : NONE;
+    const n = CLAIM_BY_ID[next] ? next : NONE;
     if (n === id) return;
     id = n;
     changed();
@@ -123,12 +122,12 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
       listeners.add(fn);
       return () => listeners.delete(fn);
     },
-    /** The run specs of the preset for session.js (null: one run per arch). */
-    specs: () => (id === NONE ? null : PRESET_BY_ID[id].runs),
+    /** The run specs of the claim for session.js (null: one run per arch). */
+    specs: () => (id === NONE ? null : CLAIM_BY_ID[id].runs),
     /** Writes the panel for the session's runs; the verdict once every run has finished. */
     update({ runs, state, config }) {
       if (id === NONE) return null;
-      const p = PRESET_BY_ID[id];
+      const p = CLAIM_BY_ID[id];
       const diff = config ? differences(p, config, defaults) : [];
       const mine = runs.length === p.runs.length && p.runs.every((s, i) => runs[i].key === s.key);
       const from = state === 'done' && mine ? runs : null;
@@ -156,7 +155,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
     replace(setting, el('strong', {}, 'Setting: '), `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`);
     differ.hidden = !diff.length;
     differ.textContent = diff.length
-      ? `These settings differ from the paper preset's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
+      ? `These settings differ from the claim's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
       : '';
     if (!shown) {
       result.dataset.verdict = 'pending';
@@ -170,7 +169,7 @@ export function createPaperPresets({ bar, panel, store, defaults, initial = NONE
       el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
       // which parts hold: a claim of several parts that fails in one is not wrong in all
       el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
-      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The preset\u2019s checks'),
+      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The claim\u2019s checks'),
     );
     caption.textContent = shown.caption;
   }

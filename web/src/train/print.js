@@ -1,7 +1,7 @@
 // The lab on paper (print.css): a title and the introduction, the settings as
 // text with the link that trains them again, the run's progress and readout
 // (the line charts' legend), the three line charts at the page's width over
-// every step, the paper preset's verdict, and the heatmaps, on at most two A4
+// every step, the claim's verdict, and the heatmaps, on at most two A4
 // or Letter pages; no control, hint, explanation or after-training chart.
 //
 //   const print = labPrint({ intro, lab, current, link });
@@ -10,7 +10,7 @@
 // intro: the page's introduction (the title goes before it); lab: the lab's
 // section (the settings go after its heading); current(): {config, preset},
 // the settings of the form (locked while a run exists: those it trains) and
-// the paper preset's id ('none': no preset); link(config, preset): the lab's
+// the claim's id ('none': no claim; the link's `preset`); link(config, claim): the lab's
 // link to them.
 //
 // The sizes are set here, not in print.css: uPlot and the heatmaps draw on
@@ -24,11 +24,11 @@ import { el, replace } from '../shared/dom.js';
 import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
 import { settingsList } from '../shared/print-settings.js';
 import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
-import { PRESET_BY_ID } from '../shared/train-presets.js';
+import { CLAIM_BY_ID } from '../claims/lab/index.js';
 
 /**
  * The printed sizes, in mm. The line charts are smaller from `fewRuns` + 1
- * runs on, whose readout takes more of the first page (and whose preset's
+ * runs on, whose readout takes more of the first page (and whose claim's
  * claim then fits under them), down to the heights below which charts.js
  * draws no smaller (170 px for the loss, 100 px for the others); the
  * heatmaps' height shrinks as their rows grow (heatColumns), so every run's
@@ -73,12 +73,12 @@ export function labPrintSizes(runs) {
   };
 }
 
-/** The settings of `config` (and its paper preset's name and runs) as the printout lists them. */
-export function labSettings(config, preset) {
-  const p = PRESET_BY_ID[preset];
+/** The settings of `config` (and its claim's name and runs) as the printout lists them. */
+export function labSettings(config, claim) {
+  const p = CLAIM_BY_ID[claim];
   const extra = p
     ? [
-        ['preset', 'Paper preset', `${p.title} (${p.cite})`],
+        ['preset', 'Paper claim', `${p.title} (${p.cite})`],
         ['runs', 'Runs', p.runs.map((r) => r.label).join('; ')],
       ]
     : [];
@@ -95,12 +95,12 @@ export function labPrint({ intro, lab, current, link }) {
   return {
     /** The settings written out; every line chart and heatmap at its printed size. */
     before() {
-      const { config, preset } = current();
+      const { config, preset: claim } = current();
       replace(
         settings,
         el('h3', {}, 'Settings'),
-        labSettings(config, preset),
-        el('p', { class: 'print-link' }, link(config, preset)),
+        labSettings(config, claim),
+        el('p', { class: 'print-link' }, link(config, claim)),
       );
       const grids = [...lab.querySelectorAll('.heat-grid')];
       const s = labPrintSizes(Math.max(0, ...grids.map((g) => g.childElementCount)));

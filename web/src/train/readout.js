@@ -8,14 +8,14 @@
 //
 //   const r = createTrainReadout(box);
 //   r.set({ data, archs, looks, ends, far, index });   // index null: the latest step; archs: the runs' keys
-//   // ends: {key: train-verdicts.js runEnd()}, far: {key: farAboveChance()} (absent: nothing to say)
+//   // ends: {key: claims/lab/common.js runEnd()}, far: {key: farAboveChance()} (absent: nothing to say)
 import { el, replace, setAttr, setText } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtValue, percent } from '../shared/format.js';
 import { lineSwatch } from '../shared/swatch.js';
 import { lookOf } from './looks.js';
 import { readoutIndex } from './series.js';
-import { FAR_ABOVE_TEXT } from '../shared/train-verdicts.js';
+import { FAR_ABOVE_TEXT } from '../claims/lab/common.js';
 
 // Short headers, so four numbers fit a phone's width; the head line says what they are.
 // The table's roles are written out: on a phone its rows are laid out as grids

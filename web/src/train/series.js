@@ -76,7 +76,7 @@ export function lineSeries(runs) {
 /**
  * The index on data.x whose numbers the readout shows for run `key` at step index `i`: `i`
  * where the run logged that step; its last log when the step is past its end and the run has
- * ended (`end`: train-verdicts.js's runEnd, a run that stopped early or diverged); null where
+ * ended (`end`: claims/lab/common.js's runEnd, a run that stopped early or diverged); null where
  * it has no number (not logged there, or not yet).
  */
 export function readoutIndex(data, key, i, end) {

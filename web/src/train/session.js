@@ -26,12 +26,12 @@
 // than the architecture (depth, warmup, ...), each {key, arch, label,
 // overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
 // logged step whose held-out loss is below halfway from chance to the optimum
-// (train-verdicts.js's trainedAt). When every run has finished, the session asks each trainer for
-// its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
+// (`trainedAt`, as claims/lab/common.js's runEnd reads it). When every run has
+// finished, the session asks each trainer for its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
 // it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
 // weights) and `gates` (ReZero's and LayerScale's), each null for a preset
 // without them (or `learnedError`), before it says done.
-import { belowHalfway } from '../shared/train-verdicts.js';
+import { belowHalfway } from '../claims/lab/common.js';
 
 /**
  * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
@@ -322,7 +322,7 @@ async function loadTrainers(engine, model, own, current) {
  */
 async function loadRuns(engine, model, current) {
   const cfg = { ...model.config };
-  // each run's own settings: the shared ones with its overrides (a paper preset's) and its arch
+  // each run's own settings: the shared ones with its overrides (a claim's) and its arch
   const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
   const trainers = await loadTrainers(engine, model, own, current);
   return trainers.map((t, i) => {

@@ -10,21 +10,22 @@
 //   const v = mountTrainer(root, { state, theme, engine, slots, onUpdate });
 //   v.setConfig(config); v.showNotices(notices); v.destroy();
 //
-// root: the element to fill. state: {config, notices, preset} (shared/train-fields.js's
-// trainFromHash; preset: a paper preset's id, presets.js). theme: shared/theme.js's createTheme(). engine: the page's
-// engine client (engine/client.js), whose trainer(config) makes a trainer.
+// root: the element to fill. state: {config, notices, preset} (train/link.js's trainFromHash;
+// preset: a claim's id of claims/lab/, named as the link names it). theme: shared/theme.js's
+// createTheme(). engine: the page's engine client (engine/client.js), whose trainer(config) makes a trainer.
 // slots: {notice, status, form}: the page's places for the notices, the
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
 // what is on screen, exactly as the engine gave it (the page's test hook).
 // An embed (embed/train.js) also gives `controls` ({show, lock} for
-// controls.js), `presets` (the paper presets' buttons: 'live', 'fixed' or
+// controls.js), `claims` (the claims' buttons: 'live', 'fixed' or
 // 'hidden', paper-panel.js), `noticeTable` (the table its notices' fields are
 // of) and `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
-import { TRAIN_KEYS, TRAIN_LINK_TABLE, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { TRAIN_LINK_TABLE } from './link.js';
 import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
 import { createLineCharts } from './charts.js';
@@ -36,11 +37,11 @@ import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
 import { createLabNumbers } from './numbers.js';
 import { looksOf } from './looks.js';
-import { createPaperPresets } from './paper-panel.js';
+import { createPaperClaims } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
 import { createComparison } from './comparison.js';
-import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../shared/train-verdicts.js';
+import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../claims/lab/common.js';
 import { significant } from '../shared/format.js';
 
 const CHARTS = [
@@ -136,7 +137,7 @@ function lineChartFigures() {
 
 /**
  * The panels under the run bar, in order: the readout, the line charts, the comparison of the reader's
- * runs (comparison.js), the paper preset's `paperPanel`, after training and the heatmaps (heat-panels.js).
+ * runs (comparison.js), the claim's `paperPanel`, after training and the heatmaps (heat-panels.js).
  * `root`: whose theme colours them.
  */
 function createLabPanels(root, paperPanel) {
@@ -212,7 +213,7 @@ function showRunState(snap, { bar, controls, statusEl }) {
 
 /**
  * A click on a button of the run bar's `buttons` runs it on the session, unless the button is disabled.
- * Start and Step train the settings on screen (of `store`, with the preset's runs of `papers`): never
+ * Start and Step train the settings on screen (of `store`, with the claim's runs of `papers`): never
  * while a box of `controls` holds a value that was not taken (then `refresh()` shows why they wait).
  */
 function wireRunButtons(buttons, { session, controls, store, papers, refresh }) {
@@ -280,13 +281,13 @@ function createFrameScheduler(draw) {
   };
 }
 
-/** fn(config, preset) after every change of the settings of `store` or of the paper preset of `papers`; returns its off. */
+/** fn(config, claim) after every change of the settings of `store` or of the claim of `papers`; returns its off. */
 function onSettings(store, papers, fn) {
   const offStore = store.subscribe(() => fn(store.get(), papers.id()));
-  const offPreset = papers.onChange(() => fn(store.get(), papers.id()));
+  const offClaim = papers.onChange(() => fn(store.get(), papers.id()));
   return () => {
     offStore();
-    offPreset();
+    offClaim();
   };
 }
 
@@ -296,7 +297,7 @@ const trainersOf = (engine) =>
     ? engine
     : { trainer: () => Promise.reject(new Error('this build of the engine cannot train: it has no trainer')) };
 
-/** The runs before a run exists: one per arch, or the paper preset's of `papers` (with its overrides). */
+/** The runs before a run exists: one per arch, or the claim's of `papers` (with its overrides). */
 function pendingRuns(config, papers) {
   let specs;
   try {
@@ -350,7 +351,7 @@ function hookRuns(runs, looks) {
 
 /**
  * The lab's rendering of the session's snapshot, over a few frames: the line charts, the readout and
- * the run's state first (showState), then the heatmaps, then the numbers, the preset's verdict and the
+ * the run's state first (showState), then the heatmaps, then the numbers, the claim's verdict and the
  * comparison, then the after-training charts and onUpdate (the page's test hook). `hover()`: the step
  * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
  */
@@ -369,7 +370,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const diverged = runs
       .filter((r) => r.firstNonfinite !== null)
       .map((r) => ({ arch: r.key ?? r.arch, colour: r.arch, step: r.firstNonfinite }));
-    // how each run ended before its last step, and a loss far above chance (shared/train-verdicts.js)
+    // how each run ended before its last step, and a loss far above chance (claims/lab/common.js)
     const ends = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, runEnd(r)]));
     const far = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
     const task = snap.runs[0]?.task ?? null;
@@ -388,12 +389,12 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index, ends }));
   }
 
-  /** The heatmaps of render()'s frame; then the preset's verdict, the after-training charts and the numbers. */
+  /** The heatmaps of render()'s frame; then the claim's verdict, the after-training charts and the numbers. */
   function renderRest({ snap, config, runs, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
     const { shown, scales } = heat.update({ runs, archs, looks, config, ends, step });
-    // the numbers table, the preset's verdict and the after-training charts (three charts made when a run ends)
+    // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
       rest = requestAnimationFrame(() =>
@@ -405,7 +406,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   function renderLast({ snap, config, archs, looks, shown, scales, data }) {
     numbers.update(snap.runs, config, data);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
-    const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, preset: papers.id() });
+    const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, claim: papers.id() });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
     rest = requestAnimationFrame(() =>
       renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }),
@@ -450,7 +451,7 @@ export function mountTrainer(
     slots = {},
     onUpdate = () => {},
     controls: shown = {},
-    presets = 'live',
+    claims = 'live',
     noticeTable,
     noticeSource,
   },
@@ -467,31 +468,31 @@ export function mountTrainer(
   // the frames of the view (createLabRender's, below)
   const frames = createFrameScheduler(() => draw.render());
 
-  // ---- the run bar, and the paper presets (paper-panel.js): their buttons above the run bar, their
+  // ---- the run bar, and the claims (paper-panel.js): their buttons above the run bar, their
   // verdict under the line charts
   const bar = createRunBar();
-  /** New settings (`preset` a paper preset's id or 'none'): any run is reset first. */
-  const setSettings = async (config, preset) => {
+  /** New settings (`claim` a claim's id or 'none'): any run is reset first. */
+  const setSettings = async (config, claim) => {
     await session.reset();
     controls.reset();
-    papers.choose(preset);
+    papers.choose(claim);
     store.set(config);
     frames.schedule();
   };
-  const presetBar = el('div', { class: 'field train-presets', id: 'train-presets' });
-  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The paper preset' });
-  const papers = createPaperPresets({
-    bar: presetBar,
+  const claimBar = el('div', { class: 'field train-presets', id: 'train-presets' });
+  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The claim' });
+  const papers = createPaperClaims({
+    bar: claimBar,
     panel: paperPanel,
     store,
     defaults: defaultTrainConfig(),
     initial: state.preset,
-    mode: presets,
+    mode: claims,
     apply: setSettings,
   });
-  parts.push(presetBar, ...bar.nodes);
+  parts.push(claimBar, ...bar.nodes);
 
-  // ---- the readout, the line charts, the comparison, the preset's verdict, after training and the heatmaps
+  // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
   const { nodes, readout, figures, comparison, after, learned, heat } = createLabPanels(root, paperPanel);
   parts.push(...nodes);
   root.append(...parts);
@@ -558,11 +559,11 @@ export function mountTrainer(
     store,
     controls,
     session,
-    /** New settings from the outside (a link; `preset` a paper preset's id or 'none'): any run is reset first. */
-    setConfig: (config, preset = 'none') => setSettings(config, preset),
-    /** The paper preset's id, or 'none'. */
+    /** New settings from the outside (a link; `claim` a claim's id or 'none'): any run is reset first. */
+    setConfig: (config, claim = 'none') => setSettings(config, claim),
+    /** The claim's id, or 'none'. */
     preset: () => papers.id(),
-    /** fn(config, preset) after every change of the settings or of the paper preset (the page's link). */
+    /** fn(config, claim) after every change of the settings or of the claim (the page's link). */
     onSettings: (fn) => onSettings(store, papers, fn),
     showNotices(notices) {
       linkNotices = notices;

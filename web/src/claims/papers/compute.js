@@ -1,16 +1,16 @@
 // What the papers' claims compute with (each claim's compute(rn, params), ./<id>.js): the stacks
 // they simulate (transformer(), the depths and seeds they sweep), the numbers they derive (a
 // least-squares fit, a block's weight gradient, the largest difference of two runs), and the training
-// lab's runs some of them train (trainPresetRuns, memoized per engine; DenseFormer's run, DWA_TRAIN).
+// lab's runs some of them train (trainLabRuns, memoized per engine; DenseFormer's run, DWA_TRAIN).
 // Pure functions of the engine's JS API (`rn`): no DOM, run in the engine worker and by the Node tests.
 import { REVERSE_TASK } from '../../shared/train-tasks.js';
-import { PRESET_BY_ID, runConfigs } from '../../shared/train-presets.js';
+import { CLAIM_BY_ID, runConfigs } from '../lab/index.js';
 
 /** The depths the claims over L sweep (depthsUpTo). */
 export const DEPTHS = [6, 12, 24, 48, 96];
 
 /**
- * What DenseFormer's panel trains: the training lab's Late layers preset (shared/train-presets.js), reverse 4
+ * What DenseFormer's panel trains: the training lab's Late layers claim (../lab/late.js), reverse 4
  * of 8 symbols with transformer blocks d = 16, Adam at 2e-3 for 300 steps, at the panel's depth and seed.
  */
 export const DWA_TRAIN = { ...REVERSE_TASK, lr: 2e-3, warmup: 0, steps: 300, log_every: 10 };
@@ -36,31 +36,31 @@ export const dwaStack = (c) => ({
 });
 
 /**
- * Trains the runs of the training lab's preset `id` (shared/train-presets.js) whose keys are in `keys`, each
- * with the config the lab gives it (the preset's settings over the engine's defaults, the run's
+ * Trains the runs of the training lab's claim `id` (../lab/<id>.js) whose keys are in `keys`, each
+ * with the config the lab gives it (the claim's settings over the engine's defaults, the run's
  * overrides) for all its steps, as the lab's session does; none of these runs stops once trained.
  * {key: {key, arch, label, config, logs, task, gates, lesion}} (gates: ReZero's and LayerScale's at
- * the end, else null; lesion: the trainer's, for a preset the lab lesions, else null), each in the
- * shape shared/train-verdicts.js judges. Every trainer is deleted.
+ * the end, else null; lesion: the trainer's, for a claim the lab lesions, else null), each in the
+ * shape the lab claims' judges (../lab/) read. Every trainer is deleted.
  */
-export function trainPresetRuns(rn, id, keys = null) {
+export function trainLabRuns(rn, id, keys = null) {
   // Training is deterministic and these runs depend on nothing a panel's controls change, so
   // each engine trains them once: a new depth or seed on the panel recomputes only what it moves.
   const memo = trainedMemo.get(rn) ?? new Map();
   trainedMemo.set(rn, memo);
   const memoKey = `${id}|${keys ?? ''}`;
-  if (!memo.has(memoKey)) memo.set(memoKey, trainPresetRunsOnce(rn, id, keys));
+  if (!memo.has(memoKey)) memo.set(memoKey, trainLabRunsOnce(rn, id, keys));
   return memo.get(memoKey);
 }
 
-/** Per engine: the runs trainPresetRuns has trained, by preset and keys (callers read them, never write). */
+/** Per engine: the runs trainLabRuns has trained, by claim and keys (callers read them, never write). */
 const trainedMemo = new WeakMap();
 
-function trainPresetRunsOnce(rn, id, keys) {
-  const preset = PRESET_BY_ID[id];
-  const configs = runConfigs(preset, preset.config);
+function trainLabRunsOnce(rn, id, keys) {
+  const claim = CLAIM_BY_ID[id];
+  const configs = runConfigs(claim, claim.config);
   const out = {};
-  preset.runs.forEach((run, i) => {
+  claim.runs.forEach((run, i) => {
     if (keys && !keys.includes(run.key)) return;
     const tr = rn.trainer(configs[i]);
     try {
@@ -73,7 +73,7 @@ function trainPresetRunsOnce(rn, id, keys) {
         logs,
         task: tr.task,
         gates: tr.gates(),
-        lesion: preset.needsLesion ? tr.lesion() : null,
+        lesion: claim.needsLesion ? tr.lesion() : null,
       };
     } finally {
       tr.delete();

@@ -243,7 +243,7 @@ export function caption(result, s) {
   if (trained.outcome !== 'trained')
     text += `The run did not train (${trained.outcome}), so its weights say little about the claim. `;
   text +=
-    `The training lab\u2019s Late layers preset trains ${L === 8 ? 'this same run' : 'this run at 8 blocks'} ` +
+    `The training lab\u2019s Late layers claim trains ${L === 8 ? 'this same run' : 'this run at 8 blocks'} ` +
     'beside Pre-LN and the other answers, and skips each block in turn.';
   return text;
 }
@@ -298,5 +298,5 @@ export const embedView = (p) => ({
   note:
     `The panel\u2019s first chart is this view: the gradient at each layer of the same ${p.depth} blocks at ` +
     `initialization (seed ${p.seed}), the same numbers. Its matrix comes from training, which the explorer does ` +
-    `not do: the training lab\u2019s Late layers preset trains ${p.depth === 8 ? 'the same run' : 'this run at 8 blocks'}.`,
+    `not do: the training lab\u2019s Late layers claim trains ${p.depth === 8 ? 'the same run' : 'this run at 8 blocks'}.`,
 });

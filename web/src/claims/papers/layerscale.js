@@ -9,10 +9,10 @@
 // embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
 // (../../papers/) and the build read it from there.
 import { decimals, fixed, significant } from '../../shared/format.js';
-import { median } from '../../shared/train-verdicts.js';
+import { median } from '../lab/common.js';
 import { judged, sci, worstFactor } from './common.js';
 import { archSeries, charted, claimSeries } from './series.js';
-import { layerscaleEpsilon, trainPresetRuns, transformer, transformerFields } from './compute.js';
+import { layerscaleEpsilon, trainLabRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'layerscale';
 
@@ -38,7 +38,7 @@ export function compute(rn, p) {
     epsilon: layerscaleEpsilon(L),
     layerscale: pick(out.layerscale),
     pre_ln: pick(out.pre_ln),
-    trained: trainPresetRuns(rn, 'late', LAYERSCALE_TRAINED),
+    trained: trainLabRuns(rn, 'late', LAYERSCALE_TRAINED),
   };
 }
 

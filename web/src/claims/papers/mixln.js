@@ -1,6 +1,6 @@
 // The claim of Li et al. (2024), Mix-LN (`claim` below) on the papers page. Judged by max/min of the block
 // gradients at initialization and, after the training lab's Late layers runs, at their last logged step
-// (shared/train-verdicts.js's gradSpread).
+// (../lab/'s gradSpread).
 //
 // The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
 // through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
@@ -9,10 +9,10 @@
 // embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
 // (../../papers/) and the build read it from there.
 import { fixed, fmtFactor } from '../../shared/format.js';
-import { gradSpread } from '../../shared/train-verdicts.js';
+import { gradSpread } from '../lab/common.js';
 import { judged, spread, variation } from './common.js';
 import { archSeries, charted } from './series.js';
-import { blockGradNorms, seedList, trainPresetRuns, transformer, transformerFields } from './compute.js';
+import { blockGradNorms, seedList, trainLabRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'mixln';
 
@@ -46,7 +46,7 @@ export function compute(rn, p) {
     early,
     fraction,
     norms,
-    trained: trainPresetRuns(rn, 'late', MIXLN_TRAINED),
+    trained: trainLabRuns(rn, 'late', MIXLN_TRAINED),
   };
 }
 
@@ -138,7 +138,7 @@ export function summarize(data, params) {
     });
   }
   // after training: the lab's Late layers runs, the same measure at their last logged step
-  // (shared/train-verdicts.js's gradSpread) and the lab's check (Mix-LN's below both)
+  // (../lab/'s gradSpread) and the lab's check (Mix-LN's below both)
   if (data.trained) {
     const T = data.trained;
     const ts = Object.fromEntries(Object.entries(T).map(([k, run]) => [k, gradSpread(run)]));

@@ -1,5 +1,5 @@
 // The claim of Bachlechner et al. (2020), ReZero (`claim` below) on the papers page. The trained half is
-// judged by the lab's own checks (shared/train-verdicts.js).
+// judged by the lab's own checks (../lab/).
 //
 // The module holds all of the claim: its computation (defaults, compute(), run by the engine worker
 // through reproduce()), its citation and the claim in words, the section's prose, the panel's metadata and
@@ -8,10 +8,10 @@
 // embedView() (what its Embed button embeds); ./index.js lists it, and the papers page's views
 // (../../papers/) and the build read it from there.
 import { decimals, significant } from '../../shared/format.js';
-import { halfway, verdict as presetVerdict } from '../../shared/train-verdicts.js';
+import { halfway, verdict as labVerdict } from '../lab/index.js';
 import { judged, sci, worstDeviation, streamFigure } from './common.js';
 import { charted, perLayer } from './series.js';
-import { trainPresetRuns, transformer, transformerFields } from './compute.js';
+import { trainLabRuns, transformer, transformerFields } from './compute.js';
 
 export const id = 'rezero';
 
@@ -20,7 +20,7 @@ export const defaults = { depth: 96, seed: 0, width: 64, tokens: 16, heads: 4, c
 
 /**
  * One stack of ReZero and of Pre-LN, no final norm: the gradient at every
- * layer over the top's, and the stream. Then the training lab's ReZero preset, trained.
+ * layer over the top's, and the stream. Then the training lab's ReZero claim, trained.
  */
 export function compute(rn, p) {
   const L = p.depth;
@@ -30,7 +30,7 @@ export function compute(rn, p) {
     rel_grad: Array.from(r.grad_norm, (g) => g / r.grad_norm[L]),
     stream_rms: Array.from(r.stream_rms),
   });
-  return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln), trained: trainPresetRuns(rn, 'rezero') };
+  return { rezero: pick(out.rezero), pre_ln: pick(out.pre_ln), trained: trainLabRuns(rn, 'rezero') };
 }
 
 /** The paper and the part of it the claim is from; the panel's title. */
@@ -38,7 +38,7 @@ export const citation = 'Bachlechner et al. (2020), ReZero';
 
 /** The claim, in words. */
 export const claim =
-  "With every gate α = 0 the stack starts as the identity, each layer's gradient the top's; trained (the training lab's ReZero preset), the deep ReZero stack trains where the plain one does not.";
+  "With every gate α = 0 the stack starts as the identity, each layer's gradient the top's; trained (the training lab's ReZero claim), the deep ReZero stack trains where the plain one does not.";
 
 /**
  * The claim's section of the papers page, written at build time by ../../papers/sections.js: its entry in
@@ -66,7 +66,7 @@ export const prose = {
     anywhere and no final norm; Pre-LN on the same weights (no final norm either) for contrast. Measured: the
     largest \(\lvert g_l / g_L - 1 \rvert\) over the layers, \(g_l = \lVert \partial \mathcal{L} / \partial h_l
     \rVert\), and the same for the stream's RMS against the input's. "Exactly": at most \(10^{-6}\) in float32.
-    Trained: the training lab's ReZero preset, teacher regression with 56 MLP blocks of width 32, SGD with momentum
+    Trained: the training lab's ReZero claim, teacher regression with 56 MLP blocks of width 32, SGD with momentum
     at \(3\times10^{-3}\) for 200 steps, ReZero, the plain stack and the residual stack without a norm, judged as
     the lab judges them: ReZero trains (held-out loss below halfway from chance to the optimum), the plain stack
     ends within 10% of chance, the residual stack does not train.
@@ -122,10 +122,10 @@ export function summarize(data, params) {
     claimed: '— (the highway plus every branch)',
     ok: null,
   });
-  // trained: the lab's ReZero preset, judged by the lab's own checks (shared/train-verdicts.js)
+  // trained: the lab's ReZero claim, judged by the lab's own checks (../lab/)
   if (data.trained) {
     const T = data.trained;
-    const lab = presetVerdict('rezero', T);
+    const lab = labVerdict('rezero', T);
     const [zCheck, plainCheck, resCheck] = lab.checks;
     const n = T.rezero.config.depth,
       steps = T.rezero.config.steps;
@@ -134,7 +134,7 @@ export function summarize(data, params) {
     facts = { ...facts, lab, trainedDepth: n, steps, chance, line: halfway(T.rezero.task) };
     rows.push({
       key: 'trained_rezero',
-      label: `Trained (the lab’s ReZero preset: ${n} MLP blocks, ${steps} steps): ReZero’s held-out loss (chance ${significant(chance, 3)})`,
+      label: `Trained (the lab’s ReZero claim: ${n} MLP blocks, ${steps} steps): ReZero’s held-out loss (chance ${significant(chance, 3)})`,
       value: last('rezero'),
       measured: zCheck.measured,
       claimed: `trains (< ${significant(facts.line, 3)}, halfway from chance to the optimum)`,
@@ -178,7 +178,7 @@ export function caption(result, s) {
     const { lab, trainedDepth: n, steps } = s.facts;
     const [z, plain, res] = lab.checks;
     text +=
-      `Trained, as the training lab\u2019s ReZero preset trains them (teacher regression, ${n} MLP blocks of ` +
+      `Trained, as the training lab\u2019s ReZero claim trains them (teacher regression, ${n} MLP blocks of ` +
       `width ${d.trained.rezero.config.width}, ${steps} steps of SGD with momentum): ${lab.caption} ` +
       (z.holds && plain.holds
         ? `So the deep ReZero stack trains where the plain stack of the same depth does not`

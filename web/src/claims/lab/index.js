@@ -1,0 +1,26 @@
+// The training lab's claims, in the lab's order (its buttons', the C++ reproductions' settings
+// file's): one module each (./<id>.js: id, cite, title, paper, claim, setting, config, needsLesion,
+// runs, judge), and verdict(id, runs), which judges a claim by its id. What the claims share
+// (./common.js) is re-exported, so one import gives the lab its claims and the judging of runs.
+//
+//   CLAIM_BY_ID.warmup.runs                          // session.js's run specs
+//   claimConfig(CLAIM_BY_ID.warmup, defaults)        // the lab's config for it
+//   verdict('warmup', { post_ln, post_ln_warmup, pre_ln })
+import { claimVerdict } from './common.js';
+import * as warmup from './warmup.js';
+import * as depth from './depth.js';
+import * as degradation from './degradation.js';
+import * as lesion from './lesion.js';
+import * as rezero from './rezero.js';
+import * as late from './late.js';
+
+export * from './common.js';
+
+export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late];
+
+export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
+
+export const CLAIM_IDS = CLAIMS.map((c) => c.id);
+
+/** The verdict of claim `id` on `runs` (common.js's claimVerdict), or null for an id no claim has. */
+export const verdict = (id, runs) => claimVerdict(CLAIM_BY_ID[id], runs);
