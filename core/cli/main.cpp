@@ -56,6 +56,15 @@ double median(std::vector<double> v) {
 
 // Every arch of tc side by side, log_every updates at a time: one line (JSON
 // or table row) per logged step per arch, then the summary with the lesion study.
+// A BatchNorm run's second line per logged step: the held-out loss in the
+// three modes, and PowerNorm's distances (the largest over the layers).
+void print_batchnorm_line(const TrainLog& g) {
+  auto largest = [](const std::vector<double>& v) { return v.empty() ? NAN : *std::max_element(v.begin(), v.end()); };
+  std::printf("%8s batchnorm: held-out train mode %.4f, eval mode %.4f, one-seq %.4f; distance mean %.3e, var %.3e\n",
+              "", g.heldout_loss_train_mode, g.heldout_loss_eval_mode, g.heldout_loss_one_seq,
+              largest(g.bn_mean_distance), largest(g.bn_var_distance));
+}
+
 int train(const TrainConfig& tc, bool json) {
   std::vector<std::unique_ptr<Trainer<float>>> trainers;
   for (Arch a : tc.archs) {
@@ -82,6 +91,7 @@ int train(const TrainConfig& tc, bool json) {
         std::printf("%8lld %-10s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s\n", (long long)g.step,
                     name(tc.archs[i]), g.lr, g.train_loss, g.heldout_loss, g.heldout_accuracy, g.grad_norm_global,
                     g.output_change, g.top_cosine, g.first_nonfinite >= 0 ? "  non-finite: stopped" : "");
+        if (batchnorm(tc)) print_batchnorm_line(g);
       }
   Json doc;
   doc.begin_object().key("config").raw(train_config_json(tc));

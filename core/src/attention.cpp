@@ -13,10 +13,11 @@
 namespace resnorm {
 
 template <class S>
-void AttnScratch<S>::resize(int T, int d, bool train) {
+void AttnScratch<S>::resize(int T, int d, bool train, int segment) {
+  const int seg = segment > 0 ? segment : T;
   for (Workspace<S>* m : {&dctx, &dq, &dk, &dv, &staging}) m->resize(T, d);
   for (VecWorkspace<S>* v : {&hctx, &hdq, &hdk, &hdv}) v->resize(static_cast<long>(T) * d);
-  dscores.resize(T, T);
+  dscores.resize(seg, seg);
   if (!train) gram.resize(T, 2 * d);
 }
 
@@ -69,10 +70,11 @@ void softmax_exps(S* p, int n, S mx, bool train) {
 }  // namespace
 
 template <class S>
-void softmax_forward(S* P, int T, bool causal, bool train) {
+void softmax_forward(S* P, int T, bool causal, bool train, int keys) {
+  const int kn = keys > 0 && keys < T ? keys : T;
   for (int i = 0; i < T; ++i) {
     S* p = P + static_cast<long>(i) * T;
-    const int jn = causal ? i + 1 : T;  // masked j > i: exp(-inf) = 0
+    const int jn = causal ? std::min(i + 1, kn) : kn;  // masked j > i or j >= keys: exp(-inf) = 0
     S mx = p[0];
     for (int j = 1; j < jn; ++j) mx = p[j] > mx ? p[j] : mx;
     softmax_exps(p, jn, mx, train);
@@ -97,20 +99,22 @@ void softmax_backward(S* dP, const S* P, int T, S scale, bool lower) {
 }
 
 template <class S>
-Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch, bool train)
+Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_ptr<AttnScratch<S>> scratch, bool train,
+                        int segment)
     : causal(causal_mask), train_(train), scratch_(std::move(scratch)) {
   if (!scratch_) scratch_ = std::make_shared<AttnScratch<S>>();
-  reshape(T, d, heads);
+  reshape(T, d, heads, segment);
 }
 
 template <class S>
-void Attention<S>::reshape(int T, int d, int heads) {
+void Attention<S>::reshape(int T, int d, int heads, int segment) {
+  seg_ = segment > 0 ? segment : T;
   for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
-  att.resize(static_cast<long>(heads) * T * T);
+  att.resize(static_cast<long>(heads) * T * seg_);
   ctx.resize(T, d);
   if (train_)
     for (Mat<S>* m : {&dWq, &dWk, &dWv, &dWo}) *m = Mat<S>::Zero(d, d);
-  scratch_->resize(T, d, train_);
+  scratch_->resize(T, d, train_, segment);
   T_ = T;
   d_ = d;
   H_ = heads;
@@ -133,14 +137,16 @@ void Attention<S>::forward(S* y, const S* x) {
   split_heads(v.data(), row, T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
   const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
-  for (int h = 0; h < H; ++h) {
-    const long off = static_cast<long>(h) * T * dh;
-    S* P = att.data() + static_cast<long>(h) * T * T;
-    // scores (T,T); causal: the masked ones are not computed (softmax_forward does not read them)
-    kernels::gemm_nt(q.data() + off, k.data() + off, P, T, dh, T, scale, causal);
-    softmax_forward(P, T, causal, train_);
-    kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, T, T, dh, S(1), lower);  // (T,dh)
-  }
+  const int n = seg_, G = T / seg_;
+  for (int h = 0; h < H; ++h)
+    for (int g = 0; g < G; ++g) {
+      const long off = (static_cast<long>(h) * T + static_cast<long>(g) * n) * dh;
+      S* P = att.data() + (static_cast<long>(h) * G + g) * n * n;
+      // scores (n,n); causal: the masked ones are not computed (softmax_forward does not read them)
+      kernels::gemm_nt(q.data() + off, k.data() + off, P, n, dh, n, scale, causal);
+      softmax_forward(P, n, causal, train_, keys(g));
+      kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, n, n, dh, S(1), lower);  // (n,dh)
+    }
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
   kernels::gemm_nn(ctx.data(), weights.base->Bo.data(), y, T, d, d, weights.so);
 }
@@ -163,16 +169,18 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
   // dV and dK are P^T dctx and dS^T Q, summed into zeroed buffers (gemm_tn from 0 is A^T B).
   w.hdv.setZero();
   w.hdk.setZero();
-  for (int h = 0; h < H; ++h) {
-    const long off = static_cast<long>(h) * T * dh;
-    const S* P = att.data() + static_cast<long>(h) * T * T;
-    const S* dc = w.hctx.data() + off;
-    kernels::gemm_nt(dc, v.data() + off, dP, T, dh, T, S(1), lower);
-    kernels::gemm_tn(P, dc, w.hdv.data() + off, T, T, dh, lower);
-    softmax_backward(dP, P, T, scale, lower);
-    kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, T, T, dh, S(1), lower);
-    kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, T, T, dh, lower);
-  }
+  const int sn = seg_, G = T / seg_;
+  for (int h = 0; h < H; ++h)
+    for (int g = 0; g < G; ++g) {
+      const long off = (static_cast<long>(h) * T + static_cast<long>(g) * sn) * dh;
+      const S* P = att.data() + (static_cast<long>(h) * G + g) * sn * sn;
+      const S* dc = w.hctx.data() + off;
+      kernels::gemm_nt(dc, v.data() + off, dP, sn, dh, sn, S(1), lower);
+      kernels::gemm_tn(P, dc, w.hdv.data() + off, sn, sn, dh, lower);
+      softmax_backward(dP, P, sn, scale, lower);
+      kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, sn, sn, dh, S(1), lower);
+      kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, sn, sn, dh, lower);
+    }
   merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
   merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
   merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
@@ -210,8 +218,8 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   kernels::gemm_tn(ctx.data(), dy, dWo.data(), T, d, d);  // += ctx^T dy
 }
 
-template void softmax_forward(float*, int, bool, bool);
-template void softmax_forward(double*, int, bool, bool);
+template void softmax_forward(float*, int, bool, bool, int);
+template void softmax_forward(double*, int, bool, bool, int);
 template void softmax_backward(float*, const float*, int, float, bool);
 template void softmax_backward(double*, const double*, int, double, bool);
 template struct AttnScratch<float>;

@@ -287,7 +287,7 @@ Status validate(const Config& c) {
 const char* name(Arch a) { return kArchNames[static_cast<int>(a)]; }
 const char* name(Activation a) { return kActivationNames[static_cast<int>(a)]; }
 const char* name(Init i) { return kInitNames[static_cast<int>(i)]; }
-const char* name(NormKind n) { return kNormNames[static_cast<int>(n)]; }
+const char* name(NormKind n) { return n == NormKind::batchnorm ? "batchnorm" : kNormNames[static_cast<int>(n)]; }
 const char* name(Block b) { return kBlockNames[static_cast<int>(b)]; }
 
 bool parse_arch(std::string_view s, Arch* out) {

@@ -65,7 +65,7 @@ Capacity Model<S>::capacity_after(const Config& cfg) const {
 }
 
 template <class S>
-void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train) {
+void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train, int segment) {
   const int L = cfg.depth, T = cfg.tokens, d = cfg.width, m = cfg.hidden();
   const bool transformer = cfg.block == Block::transformer;
   const int P = cfg.sublayers_per_block();
@@ -95,7 +95,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     attn_scratch_.reset();
     if (transformer) attn_scratch_ = std::make_shared<AttnScratch<S>>();
   }
-  if (transformer) attn_scratch_->resize(T, d, train);
+  if (transformer) attn_scratch_->resize(T, d, train, segment);
   for (Workspace<S>* buf :
        {&final_out_, &dsum_, &dbranch_raw_, &dbranch_in_, &dungated_, &path_grad_[0], &path_grad_[1]})
     buf->resize(T, d);
@@ -104,7 +104,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   for (int k = static_cast<int>(units_.size()); k < n_units_; ++k) {
     Unit<S>& u = units_.emplace_back();
     if (transformer && k % P == 0)
-      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_, train);
+      u.f = std::make_unique<Attention<S>>(T, d, heads, cfg.causal, attn_scratch_, train, segment);
     else
       u.f = std::make_unique<Mlp<S>>(T, d, m, train);
   }
@@ -147,13 +147,28 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         f.activation = cfg.activation;
       } else {
         Attention<S>& a = static_cast<Attention<S>&>(*u.f);
-        a.reshape(T, d, heads);
+        a.reshape(T, d, heads, segment);
         a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
+        a.rows = rows_.get();
       }
     }
   final_.resize(cfg.final_norm, T, d);
+  if (final_.bn) final_.bn->rows = rows_.get();
   if (rec.profile_alpha) profile_admin_omegas(*this);
+}
+
+template <class S>
+void Model<S>::use_batchnorm() {
+  auto to_bn = [this](Norm<S>& nm) {
+    if (nm.kind == NormKind::none) return;
+    nm.resize(NormKind::batchnorm, T_, d_);
+    nm.bn->rows = rows_.get();
+  };
+  for (int k = 0; k < n_units_; ++k) {
+    Unit<S>& u = units_[k];
+    for (Norm<S>* nm : {&u.in, &u.out, &u.outer}) to_bn(*nm);
+  }
 }
 
 // hin (T, d) -> hout (T, d) through the unit, filling its caches and its update ratio.

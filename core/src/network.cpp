@@ -22,7 +22,7 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
   auto norms = [&](Norm<S>& nm, const std::string& where, int block) {
     if (nm.kind == NormKind::none) return;
     fn("gamma." + where, nm.gamma.data(), nm.dgamma.data(), nm.gamma.size(), block, false);
-    if (nm.kind == NormKind::layernorm)
+    if (nm.kind == NormKind::layernorm || nm.kind == NormKind::batchnorm)
       fn("beta." + where, nm.beta.data(), nm.dbeta.data(), nm.beta.size(), block, false);
   };
   for (int l = 1; l <= L; ++l) {
@@ -69,12 +69,19 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
       d_(tc.width),
       V_(task.vocab()),
       T_(task.context()),
-      positions_(tc.positions) {
+      positions_(tc.positions),
+      bn_(batchnorm(tc)),
+      pads_counted_(tc.bn_pads == BnPads::count),
+      padded_(task.padded()) {
   const bool transformer = tc.block == Block::transformer;
-  rows_ = language_ ? T_ : (transformer ? 1 : tc.batch);
+  seg_ = language_ ? T_ : 1;
+  per_pass_ = !language_ && !transformer ? tc.batch : (bn_ ? tc.batch : 1);
+  rows_ = per_pass_ * seg_;
   const Config cfg = stack_config(tc, arch, rows_);
   bank_.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, transformer);
-  model_.configure(cfg, arch, bank_, true);
+  model_.configure(cfg, arch, bank_, true, transformer && per_pass_ > 1 ? seg_ : 0);
+  if (bn_) model_.use_batchnorm();
+  model_.rows().momentum = tc.bn_momentum;
   // W = s B into the bank, then s = 1: the bank's matrices are the parameters.
   for (int l = 1; l <= L_; ++l) {
     Mlp<S>& f = model_.mlp(l);
@@ -94,9 +101,10 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
   }
   const uint64_t seed = tc.seed;
   if (language_) {
-    embedding_.resize(V_, d_);
+    const int E = task.embedding_rows();  // V, and the pad token's row when padded
+    embedding_.resize(E, d_);
     fill_normal(embedding_.data(), embedding_.size(),
-                stream_key({seed, uint64_t(Stream::embedding), uint64_t(V_), uint64_t(d_)}), std::sqrt(0.5));
+                stream_key({seed, uint64_t(Stream::embedding), uint64_t(E), uint64_t(d_)}), std::sqrt(0.5));
     positions_table_.resize(T_, d_);
     if (positions_ == Positions::learned) {
       fill_normal(positions_table_.data(), positions_table_.size(),
@@ -112,10 +120,10 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
     fill_normal(unembedding_.data(), unembedding_.size(),
                 stream_key({seed, uint64_t(Stream::unembedding), uint64_t(d_), uint64_t(V_)}),
                 1.0 / std::sqrt(double(d_)));
-    logits_.resize(T_, V_);
-    dlogits_.resize(T_, V_);
+    logits_.resize(rows_, V_);
+    dlogits_.resize(rows_, V_);
     exps_.resize(V_);
-    dembedding_ = Mat<S>::Zero(V_, d_);
+    dembedding_ = Mat<S>::Zero(E, d_);
     dunembedding_ = Mat<S>::Zero(d_, V_);
     add("embedding", embedding_.data(), dembedding_.data(), embedding_.size(), 0, true);
     if (positions_ == Positions::learned) {
@@ -177,14 +185,42 @@ void Network<S>::pass(int skip_block, bool sums) {
 
 template <class S>
 void Network<S>::embed(const Batch& b, int first) {
-  if (language_) {
-    // h_0 = E[tokens] + P  (T, d)
-    const int32_t* tok = b.tokens.data() + static_cast<long>(first) * T_;
-    for (int t = 0; t < T_; ++t) model_.input().row(t) = embedding_.row(tok[t]) + positions_table_.row(t);
-    return;
+  for (int j = 0; j < per_pass_; ++j) {
+    const int item = first + j;
+    if (item >= b.size) {  // a pass with fewer items than it holds: zero rows, counted nowhere
+      model_.input().middleRows(long(j) * seg_, seg_).setZero();
+      continue;
+    }
+    if (language_) {
+      // h_0 = E[tokens] + P  (T, d)
+      const int32_t* tok = b.tokens.data() + static_cast<long>(item) * T_;
+      for (int t = 0; t < T_; ++t)
+        model_.input().row(long(j) * T_ + t) = embedding_.row(tok[t]) + positions_table_.row(t);
+    } else {
+      for (int i = 0; i < d_; ++i) model_.input()(j, i) = S(b.x(item, i));
+    }
   }
-  for (int r = 0; r < rows_; ++r)
-    for (int i = 0; i < d_; ++i) model_.input()(r, i) = S(b.x(first + r, i));
+}
+
+template <class S>
+void Network<S>::layout(const Batch& b, int first) {
+  PassRows& pr = model_.rows();
+  pr.mode = mode_;
+  if (!padded_ && !bn_) return;  // every key and every row
+  pr.segment = seg_;
+  pr.keys.assign(per_pass_, seg_);
+  if (language_)
+    for (int j = 0; j < per_pass_ && first + j < b.size; ++j) pr.keys[j] = b.length_of(first + j);
+  if (!bn_) return;
+  // Rows in the statistics: every row of a present item up to the batch's
+  // longest, its pads after its own length only when pads count (a sequence
+  // alone, in sequence mode, has none).
+  pr.counted.assign(rows_, 0);
+  const bool pads = pads_counted_ && mode_ != BnMode::sequence;
+  for (int j = 0; j < per_pass_ && first + j < b.size; ++j) {
+    const int own = language_ ? b.length_of(first + j) : 1, longest = language_ ? b.length : 1;
+    for (int t = 0; t < seg_; ++t) pr.counted[long(j) * seg_ + t] = t < own || (pads && t < longest);
+  }
 }
 
 template <class S>
@@ -194,20 +230,25 @@ void Network<S>::head(const Batch& b, int first, double N, bool grads, long* cor
     kernels::gemm_nn(top, readout_w_.data(), logits_.data(), rows_, d_, 1, S(1));  // yhat (rows, 1)
     // (yhat - y)^2 / N;  dyhat = 2 (yhat - y) / N
     for (int r = 0; r < rows_; ++r) {
+      if (first + r >= b.size) {
+        dlogits_(r, 0) = S(0);
+        continue;
+      }
       const double e = double(logits_(r, 0)) - b.y[first + r];
       loss += e * e;
       if (grads) dlogits_(r, 0) = S(2 * e / N);
     }
     return;
   }
-  const int32_t* tgt = b.targets.data() + static_cast<long>(first) * T_;
-  kernels::gemm_nn(top, unembedding_.data(), logits_.data(), T_, d_, V_, S(1));  // (T, V)
+  kernels::gemm_nn(top, unembedding_.data(), logits_.data(), rows_, d_, V_, S(1));  // (rows, V)
   // Cross-entropy per scored position, in double: lse - logit[target];
   // dlogits = (softmax - onehot) / N.
-  for (int t = 0; t < T_; ++t) {
-    const S* z = logits_.data() + static_cast<long>(t) * V_;
-    S* dz = dlogits_.data() + static_cast<long>(t) * V_;
-    if (tgt[t] < 0) {
+  for (int r = 0; r < rows_; ++r) {
+    const int item = first + r / T_, t = r % T_;
+    const int32_t* tgt = item < b.size ? b.targets.data() + static_cast<long>(item) * T_ : nullptr;
+    const S* z = logits_.data() + static_cast<long>(r) * V_;
+    S* dz = dlogits_.data() + static_cast<long>(r) * V_;
+    if (!tgt || tgt[t] < 0) {
       if (grads) std::fill(dz, dz + V_, S(0));
       continue;
     }
@@ -229,8 +270,8 @@ void Network<S>::head_backward() {
   S* dout = model_.readout_matrix().data();  // (rows, d): d loss / d out, read by backward()
   const S* top = model_.output();
   if (language_) {
-    kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout, T_, V_, d_, S(1));  // (T, d) = dlogits U^T
-    kernels::gemm_tn(top, dlogits_.data(), dunembedding_.data(), T_, d_, V_);        // (d, V) += out^T dlogits
+    kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout, rows_, V_, d_, S(1));  // (rows, d) = dlogits U^T
+    kernels::gemm_tn(top, dlogits_.data(), dunembedding_.data(), rows_, d_, V_);        // (d, V) += out^T dlogits
   } else {
     kernels::gemm_nn(dlogits_.data(), readout_w_.data(), dout, rows_, 1, d_, S(1));  // (rows, d) = dyhat w^T
     kernels::gemm_tn(top, dlogits_.data(), dreadout_w_.data(), rows_, d_, 1);        // (d) += out^T dyhat
@@ -251,19 +292,22 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out,
     out->correct = 0;
   }
   const long n = static_cast<long>(rows_) * d_;
-  const int items = language_ ? 1 : rows_;  // items per pass
   double loss = 0;
-  for (int first = 0; first < b.size; first += items) {
+  for (int first = 0; first < b.size; first += per_pass_) {
     embed(b, first);
+    layout(b, first);
     pass(skip_block, sums);
     head(b, first, N, grads, out ? &out->correct : nullptr, loss);
     if (out) {
       const S* top = model_.output();
       if (language_) {
-        for (long i = 0; i < long(T_) * V_; ++i) out->f(first, i) = double(logits_.data()[i]);
-        for (long i = 0; i < long(T_) * d_; ++i) out->top(first, i) = double(top[i]);
+        for (int j = 0; j < per_pass_ && first + j < b.size; ++j) {
+          const long at = long(j) * T_;
+          for (long i = 0; i < long(T_) * V_; ++i) out->f(first + j, i) = double(logits_.data()[at * V_ + i]);
+          for (long i = 0; i < long(T_) * d_; ++i) out->top(first + j, i) = double(top[at * d_ + i]);
+        }
       } else {
-        for (int r = 0; r < rows_; ++r) {
+        for (int r = 0; r < rows_ && first + r < b.size; ++r) {
           out->f(first + r, 0) = double(logits_(r, 0));
           for (int i = 0; i < d_; ++i) out->top(first + r, i) = double(top[static_cast<long>(r) * d_ + i]);
         }
@@ -274,10 +318,10 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out,
     model_.backward(true);
     if (sums)
       for (int l = 0; l <= L_; ++l) sums_.grad_sq[l] += sq_norm(model_.dh(l), n);
-    if (language_) {
+    for (int j = 0; language_ && j < per_pass_ && first + j < b.size; ++j) {
       // dE[tokens[t]] += dh_0[t];  dP[t] += dh_0[t]
-      const int32_t* tok = b.tokens.data() + static_cast<long>(first) * T_;
-      const S* dh0 = model_.dstream(0);
+      const int32_t* tok = b.tokens.data() + static_cast<long>(first + j) * T_;
+      const S* dh0 = model_.dstream(0) + static_cast<long>(j) * T_ * d_;
       S* gP = positions_ == Positions::learned ? dpositions_.data() : nullptr;
       for (int t = 0; t < T_; ++t)
         for (int i = 0; i < d_; ++i) {
@@ -296,9 +340,9 @@ void Network<S>::lesion_losses(const Batch& b, std::vector<double>& loss) {
     std::fill(v->begin(), v->end(), 0.0);
   loss.assign(L_ + 1, 0.0);
   const int P = model_.sublayers_per_block(), U = model_.units();
-  const int items = language_ ? 1 : rows_;
-  for (int first = 0; first < b.size; first += items) {
+  for (int first = 0; first < b.size; first += per_pass_) {
     embed(b, first);
+    layout(b, first);
     pass(0, false);
     head(b, first, N, false, nullptr, loss[0]);
     // Block l skipped: h_l = h_{l-1} (with dense averaging y_l = x_{l-1}, then
@@ -312,6 +356,16 @@ void Network<S>::lesion_losses(const Batch& b, std::vector<double>& loss) {
     }
   }
   for (double& x : loss) x /= N;
+}
+
+template <class S>
+std::vector<Norm<S>*> Network<S>::batchnorms() {
+  std::vector<Norm<S>*> v;
+  for (int k = 1; k <= model_.units(); ++k)
+    for (Norm<S>* nm : {&model_.unit_at(k).in, &model_.unit_at(k).out, &model_.unit_at(k).outer})
+      if (nm->kind == NormKind::batchnorm) v.push_back(nm);
+  if (model_.final_norm().kind == NormKind::batchnorm) v.push_back(&model_.final_norm());
+  return v;
 }
 
 template class Network<float>;

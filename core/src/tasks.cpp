@@ -25,7 +25,13 @@ long Batch::scored() const {
 }
 
 TaskData::TaskData(const TrainConfig& tc)
-    : task_(tc.task), seed_(tc.seed), n_(tc.seq), vocab_(tc.vocab), batch_(tc.batch), d_(tc.width) {
+    : task_(tc.task),
+      seed_(tc.seed),
+      n_(tc.seq),
+      n_min_(tc.seq_min > 0 ? tc.seq_min : tc.seq),
+      vocab_(tc.vocab),
+      batch_(tc.batch),
+      d_(tc.width) {
   switch (task_) {
     case Task::copy:
     case Task::reverse:
@@ -37,6 +43,7 @@ TaskData::TaskData(const TrainConfig& tc)
       vocab_ = 0;
       break;
   }
+  padded_ = n_min_ < n_ && task_ != Task::modadd && task_ != Task::teacher;
   const uint64_t seed = seed_;
   if (task_ == Task::markov) {
     // Each row: kMarkovSuccessors distinct successors, weights uniform in (0, 1], normalized.
@@ -121,13 +128,23 @@ Batch TaskData::make(uint64_t key) const {
     for (int i = 0; i < batch_; ++i) b.y[i] = teacher(b.x.row(i).data());
     return b;
   }
-  const int T = context_, n = n_;
-  b.tokens.assign(static_cast<size_t>(batch_) * T, 0);
+  const int T = context_;
+  b.tokens.assign(static_cast<size_t>(batch_) * T, padded_ ? vocab_ : 0);
   b.targets.assign(static_cast<size_t>(batch_) * T, -1);
   Draw r{key};
+  if (padded_) {
+    b.lengths.assign(batch_, 0);
+    b.length = 0;
+  }
   for (int s = 0; s < batch_; ++s) {
     int32_t* tok = b.tokens.data() + static_cast<long>(s) * T;
     int32_t* tgt = b.targets.data() + static_cast<long>(s) * T;
+    // n of this sequence: seq, or drawn from seq_min..seq before its symbols.
+    const int n = padded_ ? n_min_ + r.below(n_ - n_min_ + 1) : n_;
+    if (padded_) {
+      b.lengths[s] = task_ == Task::markov ? n : 2 * n;
+      b.length = std::max(b.length, b.lengths[s]);
+    }
     switch (task_) {
       case Task::copy:
       case Task::reverse:
@@ -144,7 +161,7 @@ Batch TaskData::make(uint64_t key) const {
         break;
       case Task::markov: {
         tok[0] = r.below(vocab_);
-        for (int t = 1; t < T; ++t) {
+        for (int t = 1; t < n; ++t) {
           double u = r.uniform(), acc = 0;
           int next = vocab_ - 1;
           for (int j = 0; j < vocab_; ++j) {
@@ -163,7 +180,7 @@ Batch TaskData::make(uint64_t key) const {
               }
           tok[t] = next;
         }
-        for (int t = 0; t + 1 < T; ++t) tgt[t] = tok[t + 1];
+        for (int t = 0; t + 1 < n; ++t) tgt[t] = tok[t + 1];
         break;
       }
       case Task::teacher: break;

@@ -14,6 +14,8 @@ const char* kPositionNames[] = {"learned", "sinusoidal"};
 const char* kFinalNames[] = {"auto", "none", "layernorm", "rmsnorm"};
 const char* kOptimizerNames[] = {"sgd", "adam", "adamw"};
 const char* kScheduleNames[] = {"constant", "linear", "cosine", "inverse_sqrt"};
+const char* kNormChoiceNames[] = {"auto", "batchnorm"};
+const char* kBnPadNames[] = {"count", "mask"};
 
 // A field of the simulate table with training's default (and range).
 FieldSpec stack_field(const char* name, const char* default_text, double max = -1) {
@@ -37,6 +39,7 @@ const IntField kInts[] = {{"depth", &TrainConfig::depth},
                           {"expansion", &TrainConfig::expansion},
                           {"heads", &TrainConfig::heads},
                           {"seq", &TrainConfig::seq},
+                          {"seq_min", &TrainConfig::seq_min},
                           {"vocab", &TrainConfig::vocab},
                           {"batch", &TrainConfig::batch},
                           {"steps", &TrainConfig::steps},
@@ -51,7 +54,8 @@ const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"eps", &TrainConfig::eps},
                             {"weight_decay", &TrainConfig::weight_decay},
                             {"clip", &TrainConfig::clip},
-                            {"mix_fraction", &TrainConfig::mix_fraction}};
+                            {"mix_fraction", &TrainConfig::mix_fraction},
+                            {"bn_momentum", &TrainConfig::bn_momentum}};
 
 int choice_of(const TrainConfig& t, std::string_view name) {
   if (name == "task") return int(t.task);
@@ -62,6 +66,8 @@ int choice_of(const TrainConfig& t, std::string_view name) {
   if (name == "final_norm") return int(t.final_norm);
   if (name == "optimizer") return int(t.optimizer);
   if (name == "schedule") return int(t.schedule);
+  if (name == "norm") return int(t.norm);
+  if (name == "bn_pads") return int(t.bn_pads);
   return -1;
 }
 
@@ -74,6 +80,8 @@ void assign_choice(TrainConfig& t, std::string_view name, int i) {
   if (name == "final_norm") t.final_norm = FinalNorm(i);
   if (name == "optimizer") t.optimizer = Optimizer(i);
   if (name == "schedule") t.schedule = Schedule(i);
+  if (name == "norm") t.norm = NormChoice(i);
+  if (name == "bn_pads") t.bn_pads = BnPads(i);
 }
 
 }  // namespace
@@ -99,6 +107,13 @@ const std::vector<FieldSpec>& train_field_specs() {
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
        "norm before the unembedding; auto: the architecture's"},
       {"seq", FieldKind::integer, 2, 64, {}, "8", "n, symbols per input (tokens per sequence for markov)"},
+      {"seq_min",
+       FieldKind::integer,
+       0,
+       64,
+       {},
+       "0",
+       "shortest n: each sequence's n drawn from seq_min..seq, padded to the batch's longest (0: all seq)"},
       {"vocab", FieldKind::integer, 2, 256, {}, "16", "V, symbols (p for modadd)"},
       {"batch", FieldKind::integer, 1, 256, {}, "32", "B, sequences (examples for teacher) per step"},
       {"steps", FieldKind::integer, 0, 1000000, {}, "1000", "optimizer steps"},
@@ -114,6 +129,11 @@ const std::vector<FieldSpec>& train_field_specs() {
       {"schedule", FieldKind::choice, 0, 0, choices_of(kScheduleNames), "constant", "learning rate after warmup"},
       {"log_every", FieldKind::integer, 1, 1000000, {}, "10", "log every n-th step (and the last)"},
       {"eval_batches", FieldKind::integer, 1, 64, {}, "2", "held-out set size in batches"},
+      {"norm", FieldKind::choice, 0, 0, choices_of(kNormChoiceNames), "auto",
+       "the stack's norms: auto, the preset's; batchnorm, each one BatchNorm"},
+      {"bn_pads", FieldKind::choice, 0, 0, choices_of(kBnPadNames), "mask",
+       "whether BatchNorm's batch statistics count padded positions"},
+      {"bn_momentum", FieldKind::real, 0, 1, {}, "0.1", "BatchNorm's running statistics: momentum of the batch's"},
       stack_field("seed", "0"),
   };
   return specs;
@@ -174,6 +194,11 @@ Status validate(const TrainConfig& t) {
       const int c = choice_of(t, f.name);
       if (c < 0 || c >= static_cast<int>(f.choices.size())) return field_error(f, "unknown value");
     }
+  if (t.seq_min > t.seq) {
+    FieldSpec f = *find_train_field("seq_min");
+    f.max = t.seq;
+    return field_error(f, std::to_string(t.seq_min) + " is out of range, at most seq");
+  }
   if (t.block == Block::transformer && t.width % t.heads != 0)
     return field_error(*find_train_field("heads"),
                        std::to_string(t.heads) + " does not divide width " + std::to_string(t.width));
@@ -252,8 +277,15 @@ const char* name(Optimizer o) { return kOptimizerNames[static_cast<int>(o)]; }
 const char* name(Schedule s) { return kScheduleNames[static_cast<int>(s)]; }
 const char* name(Positions p) { return kPositionNames[static_cast<int>(p)]; }
 const char* name(FinalNorm f) { return kFinalNames[static_cast<int>(f)]; }
+const char* name(NormChoice n) { return kNormChoiceNames[static_cast<int>(n)]; }
+const char* name(BnPads p) { return kBnPadNames[static_cast<int>(p)]; }
 
 NormKind final_norm_of(const TrainConfig& t, Arch arch) {
+  if (batchnorm(t) && t.final_norm == FinalNorm::automatic) {
+    TrainConfig preset = t;
+    preset.norm = NormChoice::automatic;
+    return final_norm_of(preset, arch) == NormKind::none ? NormKind::none : NormKind::batchnorm;
+  }
   switch (t.final_norm) {
     case FinalNorm::none: return NormKind::none;
     case FinalNorm::layernorm: return NormKind::layernorm;

@@ -11,7 +11,11 @@ namespace {
 double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const double d = tc.width;
   double n = tc.depth * cfg.weights_per_block();
-  auto norm = [&](NormKind k) { return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0; };
+  // BatchNorm holds gamma and beta and, counted here too, its running mean and variance.
+  auto norm = [&](NormKind k) {
+    if (k != NormKind::none && batchnorm(tc)) return 4 * d;
+    return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0;
+  };
   const Recipe rec = recipe(arch, tc.depth, cfg.sublayers_per_block(), tc.mix_fraction);
   const Wrapping& w = rec.wrap;  // Mix-LN's early blocks hold as many norms
   const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
@@ -33,8 +37,10 @@ Cost train_cost(const TrainConfig& tc, int sb) {
   }();
   const int T = shape_only.context();
   const bool language = tc.task != Task::teacher;
-  const int rows = language ? T : (tc.block == Block::transformer ? 1 : tc.batch);
-  const double passes = language ? tc.batch : double(tc.batch) / rows;
+  // Rows of one pass (network.h): with BatchNorm the whole batch (its attention
+  // counted as if unsegmented, an upper bound).
+  const int rows = batchnorm(tc) ? tc.batch * T : language ? T : (tc.block == Block::transformer ? 1 : tc.batch);
+  const double passes = language ? double(tc.batch) * T / rows : double(tc.batch) / rows;
   const double V = tc.vocab, d = tc.width;
   Cost k;
   // The held-out set and the step's batch (tokens, targets or x, y).
@@ -49,7 +55,7 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
-    const double head = language ? 6.0 * T * d * V : 6.0 * rows * d;
+    const double head = language ? 6.0 * rows * d * V : 6.0 * rows * d;
     k.work += passes * (1.5 * stack_work(cfg) + mix_work(cfg, a) + head) *
               (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
     k.work += 20 * params;

@@ -14,7 +14,10 @@ std::vector<NamedScalar> named_scalars(const TrainLog& g) {
           {"heldout_accuracy", g.heldout_accuracy},
           {"grad_norm_global", g.grad_norm_global},
           {"output_change", g.output_change},
-          {"top_cosine", g.top_cosine}};
+          {"top_cosine", g.top_cosine},
+          {"heldout_loss_train_mode", g.heldout_loss_train_mode},
+          {"heldout_loss_eval_mode", g.heldout_loss_eval_mode},
+          {"heldout_loss_one_seq", g.heldout_loss_one_seq}};
 }
 
 std::vector<NamedArray> named_arrays(const TrainLog& g) {
@@ -22,7 +25,9 @@ std::vector<NamedArray> named_arrays(const TrainLog& g) {
           {"stream_rms", &g.stream_rms},
           {"w_grad_norm", &g.w_grad_norm},
           {"update_ratio", &g.update_ratio},
-          {"contribution", &g.contribution}};
+          {"contribution", &g.contribution},
+          {"bn_mean_distance", &g.bn_mean_distance},
+          {"bn_var_distance", &g.bn_var_distance}};
 }
 
 std::vector<NamedArray> named_arrays(const Lesion& les) {

@@ -45,6 +45,7 @@ Status Trainer<S>::configure(const TrainConfig& tc, Arch arch, double held) {
   net_ = std::make_unique<Network<S>>(tc, arch, *task_);
   optim_ = std::make_unique<Optim<S>>(tc, net_->params());
   first_nonfinite_ = -1;
+  net_->set_mode(BnMode::eval);
   net_->run(task_->heldout()[0], false);
   contribution_init_ = contributions();
   return Status::Ok();
@@ -68,7 +69,8 @@ std::vector<double> Trainer<S>::contributions() const {
 }
 
 template <class S>
-double Trainer<S>::heldout_loss(long* correct, long* scored, Outputs* first) {
+double Trainer<S>::heldout_loss(long* correct, long* scored, Outputs* first, BnMode mode) {
+  net_->set_mode(mode);
   double total = 0;
   *correct = 0;
   *scored = 0;
@@ -92,10 +94,17 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     const int64_t t = steps_done() + 1;
     const bool logged = t % tc_.log_every == 0 || t == tc_.steps;
     Outputs before, after;
+    net_->set_mode(BnMode::eval);
     if (logged) net_->run(task_->heldout()[0], false, 0, &before, false);
     TrainLog log;
     log.step = t;
+    net_->set_mode(BnMode::train_update);
     log.train_loss = net_->run(task_->train_batch(t - 1), true, 0, nullptr, logged);
+    for (const Norm<S>* nm : net_->batchnorms()) {
+      if (!logged) break;
+      log.bn_mean_distance.push_back(nm->bn->mean_distance);
+      log.bn_var_distance.push_back(nm->bn->var_distance);
+    }
     std::vector<double> w_sq(L, 0.0);
     if (logged) {
       const LayerSums& s = net_->sums();
@@ -113,6 +122,7 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     if (!std::isfinite(log.train_loss) || !std::isfinite(log.grad_norm_global)) {
       first_nonfinite_ = log.first_nonfinite = t;
       log.heldout_loss = log.heldout_accuracy = log.output_change = log.top_cosine = kNaN;
+      log.heldout_loss_train_mode = log.heldout_loss_eval_mode = log.heldout_loss_one_seq = kNaN;
       logs.push_back(log);
       break;
     }
@@ -134,6 +144,11 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     long correct = 0, scored = 0;
     log.heldout_loss = heldout_loss(&correct, &scored, &after);
     log.heldout_accuracy = task_->language() ? double(correct) / double(scored) : kNaN;
+    log.heldout_loss_eval_mode = log.heldout_loss_train_mode = log.heldout_loss_one_seq = log.heldout_loss;
+    if (net_->has_batchnorm()) {
+      log.heldout_loss_train_mode = heldout_loss(&correct, &scored, nullptr, BnMode::train);
+      log.heldout_loss_one_seq = heldout_loss(&correct, &scored, nullptr, BnMode::sequence);
+    }
     log.output_change = std::sqrt((after.f - before.f).squaredNorm() / double(after.f.size()));
     log.top_cosine = mean_pairwise_cosine(after.top);
     if (!std::isfinite(log.heldout_loss)) first_nonfinite_ = log.first_nonfinite = t;
@@ -147,6 +162,7 @@ Lesion Trainer<S>::lesion() {
   Lesion les;
   // Held-out losses as heldout_loss() sums them, for the whole model and each block skipped.
   const int L = tc_.depth;
+  net_->set_mode(BnMode::eval);
   std::vector<double> total(L + 1, 0.0), part;
   long scored = 0;
   for (const Batch& b : task_->heldout()) {
@@ -180,7 +196,21 @@ std::vector<StateTensor> Trainer<S>::state_tensors() const {
   for (Param<S>& p : net_->params()) add(p.w, p.n);
   for (Vecx<S>& m : optim_->first()) add(m.data(), m.size());
   for (Vecx<S>& v : optim_->second()) add(v.data(), v.size());
+  for (Norm<S>* nm : net_->batchnorms()) {
+    add(nm->bn->running_mean.data(), nm->bn->running_mean.size());
+    add(nm->bn->running_var.data(), nm->bn->running_var.size());
+  }
   return t;
+}
+
+template <class S>
+typename Trainer<S>::HeldoutModes Trainer<S>::heldout_modes() {
+  long correct = 0, scored = 0;
+  HeldoutModes h;
+  h.train_mode = heldout_loss(&correct, &scored, nullptr, BnMode::train);
+  h.eval_mode = heldout_loss(&correct, &scored, nullptr, BnMode::eval);
+  h.one_seq = heldout_loss(&correct, &scored, nullptr, BnMode::sequence);
+  return h;
 }
 
 template <class S>

@@ -4,6 +4,10 @@
 // architecture x block kind x task family. GELU throughout, so the loss has no kinks.
 // Norms get random gamma and beta first, gates and dense averaging weights
 // values away from their init, so their part of every formula is exercised.
+// BatchNorm (train mode, padded batches with the pads counted or masked) is
+// held to the same differences, and padding to LayerNorm's and RMSNorm's
+// invariance: the same sequences padded further, the same loss and gradients.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -33,6 +37,9 @@ TrainConfig small(Task task, Block block) {
   return tc;
 }
 
+// The pad token of a padded task: the symbol after the vocabulary.
+int32_t tc_pad(const TrainConfig& tc) { return tc.vocab; }
+
 void randomize_params(Network<double>& net) {
   NormalRng rng(stream_key({91, uint64_t(net.arch())}));
   for (Param<double>& p : net.params()) {
@@ -49,7 +56,12 @@ void randomize_params(Network<double>& net) {
   }
 }
 
-void check_network(const TrainConfig& tc, Arch arch) {
+// vanishing_shifts: a beta whose shift a later BatchNorm takes out again (its
+// mean subtraction, through a linear map: a sandwich's out norm after its in
+// norm, the next unit's BatchNorm after a one-token attention) has gradient 0
+// exactly; there the difference is round-off of size 1e-11, and it is held to
+// an absolute 1e-9 instead of a ratio of two round-offs.
+void check_network(const TrainConfig& tc, Arch arch, bool vanishing_shifts = false) {
   TaskData task(tc);
   Network<double> net(tc, arch, task);
   randomize_params(net);
@@ -66,7 +78,10 @@ void check_network(const TrainConfig& tc, Arch arch) {
     }
     report.add(p.name, c);
     INFO(c.line(p.name));
-    CHECK(c.rel() < fd::kTol);
+    if (vanishing_shifts && p.name.rfind("beta.", 0) == 0 && c.max_ref < 1e-9)
+      CHECK(c.max_diff < 1e-9);
+    else
+      CHECK(c.rel() < fd::kTol);
   }
 }
 
@@ -183,4 +198,85 @@ TEST_CASE("network: at init the language loss is near chance", "[network]") {
   const double loss = net.run(task.heldout()[0], false);
   std::printf("init loss pre_ln reverse %.4f, chance %.4f\n", loss, task.chance_loss());
   CHECK(loss == Approx(task.chance_loss()).epsilon(0.25));
+}
+
+TEST_CASE("network: BatchNorm's exact backward through the batch statistics, pads counted and masked",
+          "[network][gradients][batchnorm]") {
+  for (Task task : {Task::copy, Task::teacher})
+    for (Block block : {Block::mlp, Block::transformer})
+      for (BnPads pads : {BnPads::count, BnPads::mask})
+        for (Arch arch : {Arch::pre_ln, Arch::post_ln, Arch::sandwich}) {
+          TrainConfig tc = small(task, block);
+          tc.norm = NormChoice::batchnorm;
+          tc.bn_pads = pads;
+          tc.seq_min = 1;  // copy: lengths 2..6, padded to the batch's longest
+          tc.batch = 4;
+          DYNAMIC_SECTION(name(arch) << " " << name(block) << " " << name(task) << " pads " << name(pads)) {
+            check_network(tc, arch, true);
+          }
+        }
+}
+
+TEST_CASE("network: BatchNorm in place of every norm, with gamma, beta and the pad token as parameters",
+          "[network][batchnorm]") {
+  TrainConfig tc = small(Task::copy, Block::transformer);
+  tc.norm = NormChoice::batchnorm;
+  tc.seq_min = 1;
+  TaskData task(tc);
+  Network<double> net(tc, Arch::sandwich, task);
+  CHECK(net.has_batchnorm());
+  CHECK(net.batchnorms().size() == 2 * 2 * 2 + 1);  // 2 blocks x 2 units x (in, out), and the final norm
+  int betas = 0;
+  for (const Param<double>& p : net.params()) {
+    betas += p.name.rfind("beta.", 0) == 0;
+    if (p.name == "embedding") CHECK(p.n == long(tc.vocab + 1) * tc.width);  // the pad token's row
+  }
+  CHECK(betas == 9);
+  TrainConfig ln = tc;
+  ln.norm = NormChoice::automatic;
+  Network<double> plain_norms(ln, Arch::sandwich, task);
+  CHECK(plain_norms.batchnorms().empty());
+}
+
+// The same sequences padded to two lengths (two contexts: seq 3 and seq 5, with
+// sinusoidal positions every parameter is the same): LayerNorm and RMSNorm
+// give the same loss and the same gradients.
+TEST_CASE("network: padding does not change LayerNorm's or RMSNorm's loss or gradients", "[network][padding]") {
+  for (Block block : {Block::mlp, Block::transformer})
+    for (Arch arch : {Arch::pre_ln, Arch::post_ln, Arch::pre_rms, Arch::sandwich}) {
+      TrainConfig short_tc = small(Task::reverse, block);
+      short_tc.positions = Positions::sinusoidal;
+      short_tc.seq_min = 1;
+      short_tc.batch = 4;
+      TrainConfig long_tc = short_tc;
+      long_tc.seq = 5;
+      TaskData short_task(short_tc), long_task(long_tc);
+      Network<double> a(short_tc, arch, short_task), b(long_tc, arch, long_task);
+      const Batch sb = short_task.train_batch(0);
+      Batch lb = sb;  // the same sequences in rows of 10, pads after them
+      const int Ts = short_task.context(), Tl = long_task.context();
+      lb.tokens.assign(size_t(sb.size) * Tl, tc_pad(long_tc));
+      lb.targets.assign(size_t(sb.size) * Tl, -1);
+      for (int s = 0; s < sb.size; ++s)
+        for (int t = 0; t < Ts; ++t) {
+          lb.tokens[size_t(s) * Tl + t] = sb.tokens[size_t(s) * Ts + t];
+          lb.targets[size_t(s) * Tl + t] = sb.targets[size_t(s) * Ts + t];
+        }
+      INFO(name(arch) << " " << name(block));
+      const double la = a.run(sb, true), lbl = b.run(lb, true);
+      CHECK(la == Approx(lbl).epsilon(1e-13));
+      REQUIRE(a.params().size() == b.params().size());
+      for (size_t i = 0; i < a.params().size(); ++i) {
+        const Param<double>&p = a.params()[i], &q = b.params()[i];
+        REQUIRE(p.name == q.name);
+        REQUIRE(p.n == q.n);
+        double diff = 0, ref = 0;
+        for (long j = 0; j < p.n; ++j) {
+          diff = std::max(diff, std::abs(p.g[j] - q.g[j]));
+          ref = std::max(ref, std::abs(p.g[j]));
+        }
+        INFO(p.name << " max diff " << diff << " of " << ref);
+        CHECK(diff <= 1e-12 * std::max(ref, 1e-300));
+      }
+    }
 }

@@ -138,3 +138,32 @@ TEST_CASE("Norm::backward_input gives backward's dx bit for bit and leaves dgamm
     CHECK_FALSE(dgamma.isZero(0));
   }
 }
+
+TEST_CASE("BatchNorm gives each feature zero mean and unit variance over the counted rows only", "[norms][batchnorm]") {
+  const int rows = 8;
+  const Mat<double> x = (gaussian_matrix(77, rows, d).array() * 3.0 + 1.5).matrix();
+  Eigen::VectorXd gamma = Eigen::VectorXd::Ones(d), beta = Eigen::VectorXd::Zero(d);
+  Mat<double> y(rows, d), y2(rows, d);
+  Eigen::VectorXd mean(d), rstd(d), var(d), mean2(d), rstd2(d), var2(d);
+  const uint8_t counted[rows] = {1, 1, 1, 1, 1, 0, 0, 1};
+  batchnorm_forward(y.data(), mean.data(), rstd.data(), var.data(), x.data(), gamma.data(), beta.data(), counted, rows,
+                    d);
+  for (int i = 0; i < d; ++i) {
+    double m = 0, v = 0;
+    for (int r = 0; r < rows; ++r) m += counted[r] ? y(r, i) : 0.0;
+    m /= 6;
+    for (int r = 0; r < rows; ++r) v += counted[r] ? (y(r, i) - m) * (y(r, i) - m) : 0.0;
+    v /= 6;
+    CHECK(std::abs(m) < 1e-12);
+    CHECK(v == Approx(var(i) / (var(i) + kEps)).epsilon(1e-12));
+  }
+  // The rows outside the statistics move none of them: change them, the same statistics.
+  Mat<double> x2 = x;
+  x2.row(5).setConstant(100.0);
+  x2.row(6).setConstant(-7.0);
+  batchnorm_forward(y2.data(), mean2.data(), rstd2.data(), var2.data(), x2.data(), gamma.data(), beta.data(), counted,
+                    rows, d);
+  CHECK(mean2 == mean);
+  CHECK(rstd2 == rstd);
+  CHECK(y2.row(0) == y.row(0));
+}

@@ -112,3 +112,49 @@ TEST_CASE("teacher: held-out targets have mean square 1, the training batches ab
   for (double y : b.y) tsq += y * y;
   CHECK(tsq / 128 == Approx(1.0).epsilon(0.3));
 }
+
+TEST_CASE("padded tasks: lengths drawn from seq_min..seq, pads after them, never scored", "[tasks][padding]") {
+  for (Task task : {Task::copy, Task::reverse, Task::sort, Task::markov}) {
+    TrainConfig tc = task_config(task);
+    tc.seq_min = 2;
+    tc.batch = 16;
+    TaskData data(tc);
+    REQUIRE(data.padded());
+    CHECK(data.embedding_rows() == tc.vocab + 1);
+    const Batch b = data.train_batch(2);
+    const int T = data.context(), per = task == Task::markov ? 1 : 2;
+    REQUIRE(b.lengths.size() == size_t(b.size));
+    int longest = 0, shortest = T;
+    for (int s = 0; s < b.size; ++s) {
+      const int len = b.lengths[s];
+      longest = std::max(longest, len);
+      shortest = std::min(shortest, len);
+      CHECK(len % per == 0);
+      CHECK(len >= per * tc.seq_min);
+      CHECK(len <= T);
+      for (int t = 0; t < T; ++t) {
+        const int32_t tok = b.tokens[size_t(s) * T + t], tgt = b.targets[size_t(s) * T + t];
+        if (t >= len) {
+          CHECK(tok == tc.vocab);  // the pad token
+          CHECK(tgt == -1);
+        } else {
+          CHECK(tok < tc.vocab);
+          if (tgt >= 0) CHECK(tgt == b.tokens[size_t(s) * T + t + 1]);
+        }
+      }
+      if (task == Task::reverse) {
+        const int n = len / 2;
+        for (int i = 0; i < n; ++i) CHECK(b.tokens[size_t(s) * T + n + i] == b.tokens[size_t(s) * T + n - 1 - i]);
+      }
+    }
+    CHECK(b.length == longest);
+    CHECK(shortest < longest);  // 16 draws from 4 lengths
+  }
+  // seq_min = seq is the fixed length: the same batches as seq_min = 0, no pads.
+  TrainConfig fixed = task_config(Task::reverse), same = fixed;
+  same.seq_min = same.seq;
+  TaskData a(fixed), b(same);
+  CHECK(!b.padded());
+  CHECK(a.train_batch(4).tokens == b.train_batch(4).tokens);
+  CHECK(b.train_batch(4).lengths.empty());
+}

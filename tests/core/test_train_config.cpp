@@ -125,3 +125,45 @@ TEST_CASE("the architecture's final norm under auto", "[train_config]") {
   tc.final_norm = FinalNorm::rmsnorm;
   CHECK(final_norm_of(tc, Arch::post_ln) == NormKind::rmsnorm);
 }
+
+TEST_CASE("train seq_min, norm, bn_pads and bn_momentum: ranges named, defaults that change nothing",
+          "[train_config][batchnorm]") {
+  TrainConfig tc;
+  CHECK(tc.seq_min == 0);
+  CHECK(tc.norm == NormChoice::automatic);
+  CHECK(tc.bn_momentum == 0.1);
+  Status st = set_train_field(tc, "bn_momentum", "2");
+  CHECK(st.field == "bn_momentum");
+  CHECK(st.message == "bn_momentum: '2' is out of range (allowed 0..1)");
+  st = set_train_number(tc, "bn_momentum", -0.5);
+  CHECK(st.message == "bn_momentum: -0.5 is out of range (allowed 0..1)");
+  st = set_train_field(tc, "seq_min", "65");
+  CHECK(st.message == "seq_min: '65' is out of range (allowed 0..64)");
+  CHECK(set_train_field(tc, "seq_min", "9").ok());  // in the table's range, above seq 8
+  st = validate(tc);
+  CHECK(st.field == "seq_min");
+  CHECK(st.message == "seq_min: 9 is out of range, at most seq (allowed 0..8)");
+  CHECK(set_train_field(tc, "seq_min", "3").ok());
+  CHECK(set_train_field(tc, "norm", "batchnorm").ok());
+  CHECK(set_train_field(tc, "bn_pads", "count").ok());
+  CHECK(set_train_field(tc, "norm", "groupnorm").message ==
+        "norm: 'groupnorm' is not a known value (allowed auto|batchnorm)");
+  CHECK(validate(tc).ok());
+  TrainConfig back;
+  REQUIRE(parse_train_config_text(train_config_text(tc), &back).ok());
+  CHECK(train_config_text(back) == train_config_text(tc));
+  CHECK(back.norm == NormChoice::batchnorm);
+  CHECK(back.bn_pads == BnPads::count);
+  CHECK(back.seq_min == 3);
+  // A config text from before these fields reads them at their defaults.
+  TrainConfig old;
+  REQUIRE(parse_train_config_text("--task copy --seq 5", &old).ok());
+  CHECK(old.seq_min == 0);
+  CHECK(old.norm == NormChoice::automatic);
+  CHECK(old.bn_momentum == 0.1);
+  // BatchNorm takes the place of the preset's final norm under auto, and none stays none.
+  CHECK(final_norm_of(tc, Arch::pre_ln) == NormKind::batchnorm);
+  CHECK(final_norm_of(tc, Arch::post_ln) == NormKind::none);
+  tc.final_norm = FinalNorm::layernorm;
+  CHECK(final_norm_of(tc, Arch::pre_ln) == NormKind::layernorm);
+}

@@ -238,3 +238,85 @@ TEST_CASE("trainer: a state of its own config loads in place, read straight into
   CHECK(t.load(blob, trainer_bytes(t.config(), t.arch())).ok());
   CHECK(t.state() == blob);
 }
+
+namespace {
+
+TrainConfig padded(NormChoice norm, BnPads pads = BnPads::mask) {
+  TrainConfig tc = tiny(Task::reverse);
+  tc.seq = 4;
+  tc.seq_min = 2;
+  tc.norm = norm;
+  tc.bn_pads = pads;
+  tc.steps = 20;
+  return tc;
+}
+
+}  // namespace
+
+TEST_CASE("trainer: LayerNorm's and RMSNorm's held-out losses are the same in BatchNorm's three modes",
+          "[trainer][batchnorm]") {
+  for (Arch arch : {Arch::pre_ln, Arch::post_ln, Arch::pre_rms, Arch::sandwich}) {
+    Trainer<double> tr;
+    REQUIRE(tr.configure(padded(NormChoice::automatic), arch).ok());
+    const std::vector<TrainLog> logs = tr.step(20);
+    REQUIRE(!logs.empty());
+    const auto h = tr.heldout_modes();
+    INFO(name(arch));
+    CHECK(h.train_mode == h.eval_mode);
+    CHECK(h.one_seq == h.eval_mode);
+    CHECK(h.eval_mode == logs.back().heldout_loss);
+    CHECK(logs.back().heldout_loss_one_seq == logs.back().heldout_loss);
+    CHECK(logs.back().bn_mean_distance.empty());
+  }
+}
+
+TEST_CASE("trainer: a BatchNorm run reports its three held-out losses and PowerNorm's distances",
+          "[trainer][batchnorm]") {
+  for (BnPads pads : {BnPads::count, BnPads::mask}) {
+    Trainer<float> tr;
+    REQUIRE(tr.configure(padded(NormChoice::batchnorm, pads), Arch::pre_ln).ok());
+    const std::vector<TrainLog> logs = tr.step(20);
+    REQUIRE(logs.size() == 4);
+    const TrainLog& last = logs.back();
+    INFO(name(pads));
+    CHECK(last.heldout_loss_eval_mode == last.heldout_loss);
+    CHECK(std::isfinite(last.heldout_loss_train_mode));
+    CHECK(std::isfinite(last.heldout_loss_one_seq));
+    CHECK(last.heldout_loss_train_mode != last.heldout_loss_eval_mode);
+    REQUIRE(last.bn_mean_distance.size() == 2 * 2 + 1);  // each unit's in norm, and the final norm
+    REQUIRE(last.bn_var_distance.size() == 5);
+    for (size_t i = 0; i < 5; ++i) CHECK((last.bn_mean_distance[i] > 0 && last.bn_var_distance[i] > 0));
+    const auto h = tr.heldout_modes();
+    CHECK(h.eval_mode == last.heldout_loss);
+    CHECK(h.train_mode == last.heldout_loss_train_mode);
+    CHECK(h.one_seq == last.heldout_loss_one_seq);
+  }
+}
+
+TEST_CASE("trainer: a saved BatchNorm model loads with its running statistics, the same eval-mode loss",
+          "[trainer][batchnorm][state]") {
+  Trainer<float> tr;
+  REQUIRE(tr.configure(padded(NormChoice::batchnorm, BnPads::count), Arch::post_ln).ok());
+  tr.step(20);
+  const std::string blob = tr.state();
+  const auto h = tr.heldout_modes();
+  Trainer<float> other;
+  REQUIRE(other.load(blob).ok());
+  const auto g = other.heldout_modes();
+  CHECK(g.eval_mode == h.eval_mode);
+  CHECK(g.train_mode == h.train_mode);
+  CHECK(g.one_seq == h.one_seq);
+  // In place, into a trainer of the same config whose running statistics are still at init.
+  Trainer<float> fresh;
+  REQUIRE(fresh.configure(padded(NormChoice::batchnorm, BnPads::count), Arch::post_ln).ok());
+  CHECK(fresh.heldout_modes().eval_mode != h.eval_mode);
+  REQUIRE(fresh.load(blob).ok());
+  CHECK(fresh.heldout_modes().eval_mode == h.eval_mode);
+  // A damaged or cut file is refused by name, the trainer left as it was.
+  std::string bad = blob;
+  bad[bad.size() - 20] ^= 0x40;
+  Status st = other.load(bad);
+  CHECK(st.field == "state");
+  CHECK(other.load(blob.substr(0, blob.size() - 9)).field == "state");
+  CHECK(other.heldout_modes().eval_mode == h.eval_mode);
+}

@@ -5,6 +5,7 @@
 // W_Q = sq Bq, ..., W_O = so Bo (AttnWeights, weights.h).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "resnorm/sublayer.h"
@@ -19,9 +20,10 @@ namespace resnorm {
 // computed in double from + - * and an exact power of two only, so the
 // probabilities are the same bits natively and in WebAssembly. train (float):
 // with lanes.h's float exp instead, four at a time (the same bits natively
-// and in WebAssembly too).
+// and in WebAssembly too). keys in 1..T-1: only j < keys are attended (the
+// later keys are a padded sequence's pads); 0 or T: every key.
 template <class S>
-void softmax_forward(S* P, int T, bool causal, bool train = false);
+void softmax_forward(S* P, int T, bool causal, bool train = false, int keys = 0);
 // dS = P * (dP - rowsum(dP * P)) * scale, in place over dP (T, T), with P the
 // forward's probabilities; masked entries (P = 0) get 0. scale: the scores'
 // 1 / sqrt(dh), folded in here. lower: P is causal and dP is read only on and
@@ -35,10 +37,10 @@ template <class S>
 struct AttnScratch {
   Workspace<S> dctx, dq, dk, dv, staging;  // (T, d)
   VecWorkspace<S> hctx, hdq, hdk, hdv;     // (heads, T, dh) head-major
-  Workspace<S> dscores;                    // (T, T)
+  Workspace<S> dscores;                    // (segment, segment)
   GramScratch<S> gram;                     // for ||dW||; not sized for training
-  // (T, d), in the buffers it has where they are large enough.
-  void resize(int T, int d, bool train = false);
+  // (T, d), in the buffers it has where they are large enough; segment 0: T.
+  void resize(int T, int d, bool train = false, int segment = 0);
 };
 
 // Multi-head self-attention over the T tokens, heads h = 0..H-1 owning the
@@ -51,16 +53,20 @@ struct AttnScratch {
 // No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
 // backward is exact reverse mode, through the softmax as
 //   dS = P * (dP - rowsum(dP * P)).
+// For training the T rows may be G segments of `segment` rows (one sequence
+// each, sublayer.h's PassRows): attention then runs within each segment, per
+// head the (segment, segment) scores of segment g at att's (h G + g) block,
+// and a segment attends only to its first `rows->keys[g]` keys.
 template <class S>
 class Attention final : public Sublayer<S> {
  public:
   // scratch: shared backward workspace; nullptr allocates a private one.
   // train: built for training (sublayer.h): dWq .. dWo held and added to by every backward.
-  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr,
-            bool train = false);
+  Attention(int T, int d, int heads, bool causal, std::shared_ptr<AttnScratch<S>> scratch = nullptr, bool train = false,
+            int segment = 0);
   // New shapes (heads must divide d), in the buffers it has where they are
   // large enough; the scratch is resized too.
-  void reshape(int T, int d, int heads);
+  void reshape(int T, int d, int heads, int segment = 0);
   void forward(S* y, const S* x) override;
   // Fills wq_grad_sq .. wo_grad_sq (Gram trick) and, when materialized, dWq .. dWo.
   // Training: dWq += x^T dQ, dWk += x^T dK, dWv += x^T dV, dWo += ctx^T dy, and no norms.
@@ -69,19 +75,22 @@ class Attention final : public Sublayer<S> {
 
   AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
-  VecWorkspace<S> q, k, v;    // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
-  VecWorkspace<S> att;        // (heads, T, T) softmax probabilities; 0 where masked
-  Workspace<S> ctx;           // (T, d) concatenated head outputs
-  Mat<S> dWq, dWk, dWv, dWo;  // (d, d), only when materialized, or training: d loss / d W
+  const PassRows* rows = nullptr;  // the pass's segments' keys (training); nullptr: every key
+  VecWorkspace<S> q, k, v;         // (heads, T, dh) head-major: head h's (T, dh) block at h T dh
+  VecWorkspace<S> att;             // (heads, T, T) softmax probabilities; 0 where masked
+  Workspace<S> ctx;                // (T, d) concatenated head outputs
+  Mat<S> dWq, dWk, dWv, dWo;       // (d, d), only when materialized, or training: d loss / d W
   double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
 
   int heads() const { return H_; }
-  const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * T_; }  // (T, T)
+  const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * seg_; }  // (T, T) unsegmented
 
  private:
   // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
   void input_grad(S* dx, const S* dy);
-  int T_, d_, H_, dh_;
+  // Keys segment g attends to: rows->keys[g] (at least 1), or 0 for every key.
+  int keys(int g) const { return rows && !rows->keys.empty() ? std::max(1, rows->keys[g]) : 0; }
+  int T_, d_, H_, dh_, seg_ = 0;
   bool train_;
   std::shared_ptr<AttnScratch<S>> scratch_;
 };

@@ -33,7 +33,9 @@ enum class Arch : uint8_t {
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
-enum class NormKind : uint8_t { none, layernorm, rmsnorm };
+// batchnorm: per feature over the batch's rows (norms.h); training only (a
+// train config's `norm` field), never a simulation's final norm.
+enum class NormKind : uint8_t { none, layernorm, rmsnorm, batchnorm };
 // What one block of the stack is: one MLP sublayer, or attention then MLP
 // (two residual sublayers, each wrapped the same way with its own norms).
 enum class Block : uint8_t { mlp, transformer };

@@ -94,7 +94,16 @@ class Model {
   // (sublayer.h), no update ratios, and backward() adds (+=) into the norms'
   // dgamma and dbeta instead of zeroing them first, so every parameter
   // gradient sums over backward passes until the caller zeroes it.
-  void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train = false);
+  // segment (training): the T rows are segments of that many rows, one
+  // sequence each, attention within each (attention.h); 0: one sequence.
+  void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train = false, int segment = 0);
+  // Every norm of the units that exists becomes BatchNorm (norms.h), with
+  // gamma = 1, beta = 0 and running statistics at their init (training only;
+  // the final norm is the config's, which training makes BatchNorm itself).
+  void use_batchnorm();
+  // The pass's layout, read by every attention sublayer and norm (sublayer.h):
+  // the training network sets it before a pass; a simulation leaves it empty.
+  PassRows& rows() { return *rows_; }
   // Loss <r, out> and every cache. Returns the loss.
   double forward();
   // Loss when the stream after block l is replaced by h (T x d): runs blocks l+1..L.
@@ -185,6 +194,7 @@ class Model {
   int n_units_ = 0;             // L P
   Capacity capacity_;           // what the workspaces are sized for (capacity_after)
   std::shared_ptr<AttnScratch<S>> attn_scratch_;
+  std::shared_ptr<PassRows> rows_ = std::make_shared<PassRows>();
   Norm<S> final_;
   Mat<S> input_, readout_;      // (T, d): h_0 and r
   VecWorkspace<S> streams_;     // (L P + 1, T, d): stream(k)

@@ -11,7 +11,12 @@
 // Each sequence is its own forward pass (attention stays within it); for the
 // teacher task with MLP blocks the B examples are the B rows of one pass (an
 // MLP block and a norm act row by row), with transformer blocks each example
-// is a sequence of one token.
+// is a sequence of one token. With BatchNorm (train config `norm`) the whole
+// batch is one pass of B segments (attention within each, sublayer.h's
+// PassRows), since every norm's statistics are over the batch's rows.
+// Padded sequences (tasks.h): a sequence attends only to its own tokens, the
+// pads are never scored, and BatchNorm counts them or not (`bn_pads`); rows
+// past the batch's longest (the context is the longest possible) count nowhere.
 //
 // Every parameter trains: E, P (learned positions; sinusoidal ones are fixed),
 // every W of every block, every gamma and beta, every gate (ReZero's alpha,
@@ -87,6 +92,14 @@ class Network {
   std::vector<Param<S>>& params() { return params_; }
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }
+  // Which statistics BatchNorm uses in the next run()s (sublayer.h): the
+  // batch's (train; train_update also moves the running ones), the running
+  // ones (eval), or each sequence its own alone (sequence). No effect on other norms.
+  void set_mode(BnMode m) { mode_ = m; }
+  BnMode mode() const { return mode_; }
+  bool has_batchnorm() const { return bn_; }
+  // The BatchNorm layers in stack order (units, then the final norm); empty without.
+  std::vector<Norm<S>*> batchnorms();
   Arch arch() const { return arch_; }
   bool language() const { return language_; }
 
@@ -95,6 +108,8 @@ class Network {
   void pass(int skip_block, bool sums);
   // h_0 of item `first` (language: sequence first's tokens; teacher: rows first.. of x) into model_.input().
   void embed(const Batch& b, int first);
+  // The pass's PassRows for the items from `first`: segments, keys, counted rows, mode.
+  void layout(const Batch& b, int first);
   // The head on the stack's output for the item at `first`: logits (or yhat),
   // each of its losses added to `loss`; with `grads`, dlogits_ = d loss / d
   // logits (the mean's 1/N in it). Language: `correct` counts argmax hits.
@@ -106,8 +121,11 @@ class Network {
 
   Arch arch_;
   bool language_;
-  int L_, d_, V_, T_, rows_;  // rows_: rows of one pass
+  int L_, d_, V_, T_, rows_;    // rows_: rows of one pass
+  int seg_ = 1, per_pass_ = 1;  // rows per item (a sequence's T, or 1), items per pass
   Positions positions_;
+  bool bn_ = false, pads_counted_ = false, padded_ = false;
+  BnMode mode_ = BnMode::train;
   WeightBank<S> bank_;
   Model<S> model_;
   Mat<S> embedding_, positions_table_, unembedding_;  // (V, d), (T, d), (d, V)

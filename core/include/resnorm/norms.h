@@ -1,5 +1,6 @@
 // resnorm/norms.h: LayerNorm and RMSNorm over the features of each token,
-// and Norm<S>, one norm instance of the stack with its parameters.
+// BatchNorm over the rows of a training pass, and Norm<S>, one norm instance
+// of the stack with its parameters.
 //
 // Forward/backward pairs in the style of llm.c: forward caches mean and rstd
 // per token, backward reads them and accumulates (+=) into dx, dgamma, dbeta;
@@ -10,9 +11,11 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
 
 #include "resnorm/config.h"
 #include "resnorm/kernels.h"
+#include "resnorm/sublayer.h"
 #include "resnorm/tensor.h"
 
 namespace resnorm {
@@ -179,13 +182,50 @@ void rmsnorm_backward(S* dx, S* dgamma, const S* dy, const S* x, const S* gamma,
   }
 }
 
+// BatchNorm per feature i over the rows r of a pass (rows, d), the statistics
+// over the counted rows C (counted[r] != 0; every row when `counted` is null):
+//   mu_i = sum_{r in C} x_ri / n,  var_i = sum_{r in C} (x_ri - mu_i)^2 / n,  n = |C|
+//   y_ri = (x_ri - mu_i) rstd_i gamma_i + beta_i,  rstd_i = 1 / sqrt(var_i + eps)
+// for every row (a row outside C is normalized with C's statistics and moves
+// none of them). Sums in double, rows in order. mean, rstd, var: (d) out.
+template <class S>
+void batchnorm_forward(S* y, S* mean, S* rstd, double* var, const S* x, const S* gamma, const S* beta,
+                       const uint8_t* counted, int rows, int d, double eps = kEps);
+// With fixed statistics (eval mode: the running ones): y = (x - mean) rstd gamma + beta.
+template <class S>
+void batchnorm_apply(S* y, const S* x, const S* mean, const S* rstd, const S* gamma, const S* beta, int rows, int d);
+// The exact backward through the batch statistics (+= into dx, dgamma, dbeta;
+// dgamma = dbeta = nullptr leaves them alone), g = dy gamma, sums over every row:
+//   dx_ri += rstd_i (g_ri - [r in C] (sum_s g_si + xhat_ri sum_s g_si xhat_si) / n)
+// A row outside C gets rstd g only; `batch` false (eval mode's fixed
+// statistics): every row does.
+template <class S>
+void batchnorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, const S* gamma, const S* mean,
+                        const S* rstd, const uint8_t* counted, bool batch, int rows, int d);
+
+// BatchNorm's own state beside its parameters: the pass's rows and mode
+// (set by the model), the running statistics (mean 0, variance 1 at init;
+// train_update moves them by the momentum, the variance the unbiased
+// n / (n - 1) one) and PowerNorm's distances of the last train_update batch
+// from the running statistics before it moved them.
+template <class S>
+struct BatchNormState {
+  const PassRows* rows = nullptr;
+  VecWorkspace<S> running_mean, running_var;  // (d)
+  bool batch_stats = true;                    // the last forward used the batch's statistics
+  double mean_distance = 0;                   // (1/d) ||mu_B - mu_running||
+  double var_distance = 0;                    // (1/d) ||sigma_B^2 - sigma_running^2||
+};
+
 // One norm of the stack (a unit's in, out or outer norm, or the final norm):
 // its kind, its parameters and their gradients, and the forward cache.
 template <class S>
 struct Norm {
   NormKind kind = NormKind::none;
   VecWorkspace<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
-  VecWorkspace<S> mean, rstd;                  // (T), written by forward(); mean unused by RMSNorm
+  // (T), written by forward(); mean unused by RMSNorm. BatchNorm: (d), the statistics the last forward used.
+  VecWorkspace<S> mean, rstd;
+  std::unique_ptr<BatchNormState<S>> bn;  // BatchNorm only
   // Sets the kind; for a real norm gamma = 1, beta = 0 and zero gradients,
   // in the storage it already has where that is large enough.
   void resize(NormKind k, int T, int d);
@@ -195,6 +235,10 @@ struct Norm {
   // dx += J^T dy with the arithmetic of backward(), leaving dgamma and dbeta alone.
   void backward_input(S* dx, const S* dy, const S* x, int T, int d) const;
   void zero_grad();
+
+ private:
+  void batchnorm(S* y, const S* x, int T, int d);
+  const uint8_t* counted_rows() const;  // the pass's counted rows, or nullptr for all
 };
 
 }  // namespace resnorm

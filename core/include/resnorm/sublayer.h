@@ -9,7 +9,31 @@
 // computes no weight-gradient norms and has no scratch for them.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 namespace resnorm {
+
+// Which statistics BatchNorm uses in a pass: the batch's (train; train_update
+// also moves the running statistics toward them), the running ones (eval), or
+// each segment's (one sequence's) own alone (sequence; forward only: the
+// held-out one-sequence loss).
+enum class BnMode : uint8_t { train, train_update, eval, sequence };
+
+// How the rows of one training pass are laid out, shared by every attention
+// sublayer and norm of a model (Model::rows()) and set by the network before
+// each pass. The rows are segments of `segment` rows, one sequence each:
+// attention stays within a segment and attends only to its first keys[g]
+// rows (the sequence's own tokens; the pads after them are masked as keys).
+// BatchNorm's statistics are over the rows with counted[r] != 0. Empty
+// vectors: every key, every row; segment 0: all rows are one segment.
+struct PassRows {
+  int segment = 0;
+  std::vector<int> keys;         // per segment
+  std::vector<uint8_t> counted;  // per row
+  BnMode mode = BnMode::train;
+  double momentum = 0.1;  // BatchNorm's running statistics, in train_update
+};
 
 template <class S>
 class Sublayer {

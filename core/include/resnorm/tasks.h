@@ -14,6 +14,11 @@
 //                        one of kMarkovSuccessors symbols with random
 //                        probabilities; x_1 uniform; T = n, every position
 //                        but the last scored
+//   With seq_min > 0 (copy, reverse, sort, markov) each sequence's n is drawn
+//   from seq_min..seq by the batch's stream before its symbols, the sequence
+//   has its own length (2n, or n for markov) and the batch is padded to its
+//   longest with the pad token V (the embedding then has V + 1 rows); pads
+//   are never scored, and Batch::length is the longest.
 //   teacher              x in R^d, N(0, I); y = sum_j c_j tanh(a_j . x), j = 1..d,
 //                        a_j entries N(0, 1/d), c scaled so y's mean square over
 //                        the held-out set is 1
@@ -31,12 +36,15 @@ inline constexpr int kMarkovSuccessors = 3;
 
 struct Batch {
   int size = 0;                  // B sequences, or examples for teacher
-  int length = 0;                // T tokens per sequence; 1 for teacher
+  int length = 0;                // T tokens per sequence (the longest when padded); 1 for teacher
+  std::vector<int> lengths;      // (B) each sequence's own length when padded; empty otherwise
   std::vector<int32_t> tokens;   // (B, T) language
   std::vector<int32_t> targets;  // (B, T) the token position t predicts, -1 where not scored
   Mat<double> x;                 // (B, d) teacher inputs
   std::vector<double> y;         // (B) teacher targets
   long scored() const;           // positions scored (examples for teacher)
+  // Sequence s's own length: lengths[s], or `length` when not padded.
+  int length_of(int s) const { return lengths.empty() ? length : lengths[s]; }
 };
 
 class TaskData {
@@ -45,6 +53,9 @@ class TaskData {
   bool language() const { return task_ != Task::teacher; }
   int vocab() const { return vocab_; }      // V of the embedding and unembedding (0 for teacher)
   int context() const { return context_; }  // T of a sequence (1 for teacher)
+  // Sequences of their own lengths, padded: the pad token is vocab(), an embedding row of its own.
+  bool padded() const { return padded_; }
+  int embedding_rows() const { return vocab_ + (padded_ ? 1 : 0); }
   // The batch of training step `step` (0-based).
   Batch train_batch(int64_t step) const;
   const std::vector<Batch>& heldout() const { return heldout_; }
@@ -62,7 +73,8 @@ class TaskData {
   double teacher(const double* x) const;
   Task task_;
   uint64_t seed_;
-  int n_, vocab_, context_, batch_, d_;
+  int n_, n_min_, vocab_, context_, batch_, d_;
+  bool padded_ = false;
   Mat<double> markov_;     // (V, V)
   Mat<double> teacher_a_;  // (d, d): column j is a_j
   std::vector<double> teacher_c_;

@@ -25,6 +25,11 @@ enum class Positions : uint8_t { learned, sinusoidal };
 enum class FinalNorm : uint8_t { automatic, none, layernorm, rmsnorm };
 enum class Optimizer : uint8_t { sgd, adam, adamw };
 enum class Schedule : uint8_t { constant, linear, cosine, inverse_sqrt };
+// auto: the preset's norms; batchnorm: every norm the preset places (in, out,
+// outer, and the final norm under final_norm auto) is BatchNorm (norms.h).
+enum class NormChoice : uint8_t { automatic, batchnorm };
+// Whether BatchNorm's batch statistics count the padded positions.
+enum class BnPads : uint8_t { count, mask };
 
 // post_ln, pre_ln (out of line: GCC 12 warns falsely on a two-entry initializer list here).
 std::vector<Arch> default_train_archs();
@@ -42,7 +47,10 @@ struct TrainConfig {
   double gain = 1.0;
   Positions positions = Positions::learned;
   FinalNorm final_norm = FinalNorm::automatic;
-  int seq = 8;     // n: symbols per input (copy, reverse, sort), tokens per sequence (markov)
+  int seq = 8;  // n: symbols per input (copy, reverse, sort), tokens per sequence (markov)
+  // The shortest n (copy, reverse, sort, markov): each sequence's n is drawn
+  // from seq_min..seq, and a batch is padded to its longest. 0: every n = seq.
+  int seq_min = 0;
   int vocab = 16;  // V symbols (p for modadd)
   int batch = 32;  // B sequences (examples for teacher) per step
   int steps = 1000;
@@ -58,6 +66,9 @@ struct TrainConfig {
   int eval_batches = 2;  // the held-out set: eval_batches batches of `batch`
   uint32_t seed = 0;
   double mix_fraction = kMixLnFraction;  // Mix-LN's share of Post-LN blocks (config.h)
+  NormChoice norm = NormChoice::automatic;
+  BnPads bn_pads = BnPads::mask;
+  double bn_momentum = 0.1;  // running = (1 - m) running + m batch
 };
 
 // The one table of the train fields, in display order.
@@ -69,7 +80,7 @@ Status set_train_field(TrainConfig& tc, std::string_view name, std::string_view 
 // for an integer field or a value out of range is refused by name.
 Status set_train_number(TrainConfig& tc, std::string_view name, double value);
 // Every field in range, and the combinations: heads divide width, sort and
-// copy need vocab >= 2, markov seq >= 2.
+// copy need vocab >= 2, markov seq >= 2, seq_min at most seq.
 Status validate(const TrainConfig& tc);
 // "--task reverse --arch post_ln,pre_ln ...": every field as set_train_field()
 // reads it back (the saved state's config, the CLI's echo).
@@ -84,6 +95,10 @@ const char* name(Optimizer o);
 const char* name(Schedule s);
 const char* name(Positions p);
 const char* name(FinalNorm f);
+const char* name(NormChoice n);
+const char* name(BnPads p);
+// norm = batchnorm.
+inline bool batchnorm(const TrainConfig& tc) { return tc.norm == NormChoice::batchnorm; }
 
 // The final norm an architecture gets under `auto`: LayerNorm after Pre-LN stacks
 // (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are

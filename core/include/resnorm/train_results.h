@@ -16,10 +16,16 @@ namespace resnorm {
 // One logged step. Per-block arrays are indexed as a simulation's (results.h):
 // l = 0..L for the stream and its gradient (block boundaries), block l at l - 1 otherwise.
 struct TrainLog {
-  int64_t step = 0;             // updates done, this one included
-  double lr = 0;                // of this update
-  double train_loss = 0;        // on this step's batch, before the update
-  double heldout_loss = 0;      // the held-out set after the update
+  int64_t step = 0;         // updates done, this one included
+  double lr = 0;            // of this update
+  double train_loss = 0;    // on this step's batch, before the update
+  double heldout_loss = 0;  // the held-out set after the update (BatchNorm: eval mode)
+  // The held-out loss three ways (BatchNorm, network.h): with each held-out
+  // batch's own statistics (train mode, a training-size batch), with the
+  // running statistics (eval mode, = heldout_loss), and each sequence
+  // normalized with its own statistics alone (one-sequence mode). The same
+  // value three times for LayerNorm and RMSNorm, which use no batch statistics.
+  double heldout_loss_train_mode = 0, heldout_loss_eval_mode = 0, heldout_loss_one_seq = 0;
   double heldout_accuracy = 0;  // argmax = target over its scored positions; NaN for teacher
   double grad_norm_global = 0;  // ||all gradients||, before clipping
   // RMS of F(x; W_after) - F(x; W_before) over held-out batch 0 (F: the logits, or yhat).
@@ -32,7 +38,11 @@ struct TrainLog {
   std::vector<double> w_grad_norm;   // L: ||d loss / d W|| over every matrix of block l
   std::vector<double> update_ratio;  // L: ||W_after - W_before|| / ||W_before|| over block l's matrices
   std::vector<double> contribution;  // L: ||u_l|| / ||alpha h_{l-1}|| (transformer: rss of the two units)
-  int64_t first_nonfinite = -1;      // this step, when its loss or gradient was not finite
+  // Per BatchNorm layer (units in order, then the final norm; empty without),
+  // PowerNorm's distances of this step's batch statistics from the running
+  // ones before the update: (1/d) ||mu_B - mu_run||, (1/d) ||sigma_B^2 - sigma_run^2||.
+  std::vector<double> bn_mean_distance, bn_var_distance;
+  int64_t first_nonfinite = -1;  // this step, when its loss or gradient was not finite
 };
 
 // Held-out loss with each block skipped (h_l = h_{l-1}), and each block's
@@ -57,8 +67,10 @@ struct Gates {
 
 // A log's numbers with their keys: step (a whole number, at most the steps
 // field's maximum, so %.9g writes it exactly), lr, train_loss, heldout_loss,
-// heldout_accuracy, grad_norm_global, output_change, top_cosine; and its
-// per-block arrays grad_norm, stream_rms, w_grad_norm, update_ratio, contribution.
+// heldout_accuracy, grad_norm_global, output_change, top_cosine,
+// heldout_loss_train_mode, heldout_loss_eval_mode, heldout_loss_one_seq; and
+// its per-block arrays grad_norm, stream_rms, w_grad_norm, update_ratio,
+// contribution, and per BatchNorm layer bn_mean_distance, bn_var_distance.
 std::vector<NamedScalar> named_scalars(const TrainLog& log);
 std::vector<NamedArray> named_arrays(const TrainLog& log);
 // loss, increase, relative, contribution, contribution_init.

@@ -74,13 +74,22 @@ class Trainer {
   std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
   // The gates now (see Gates); empty for architectures without them.
   Gates gates() const;
+  // The held-out loss in BatchNorm's three modes now, as a log reports them
+  // (TrainLog): train mode, eval mode, one-sequence mode. Computed each time,
+  // for every norm (LayerNorm's and RMSNorm's three are the same).
+  struct HeldoutModes {
+    double train_mode = 0, eval_mode = 0, one_seq = 0;
+  };
+  HeldoutModes heldout_modes();
 
  private:
-  // The held-out set's loss after the update; first: held-out batch 0's outputs.
-  double heldout_loss(long* correct, long* scored, Outputs* first);
+  // The held-out set's loss after the update in BatchNorm's `mode`; first: held-out batch 0's outputs.
+  double heldout_loss(long* correct, long* scored, Outputs* first, BnMode mode = BnMode::eval);
   StateHeader state_header() const;
-  std::vector<StateTensor> state_tensors() const;  // the parameters, the first moments, the second moments
-  std::vector<double> contributions() const;       // per block, from the network's last sums
+  // The parameters, the first moments, the second moments, then BatchNorm's
+  // running means and variances layer by layer.
+  std::vector<StateTensor> state_tensors() const;
+  std::vector<double> contributions() const;  // per block, from the network's last sums
 
   TrainConfig tc_;
   Arch arch_ = Arch::plain;

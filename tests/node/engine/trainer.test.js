@@ -127,7 +127,8 @@ test('a bad config rejects with its field; a worker refuses an unknown trainer i
   const session = createSession();
   const { id } = RUN.trainerCreate(rn, [CONFIG], session);
   const out = RUN.trainerStep(rn, [id, 4], session);
-  assert.equal(transferables(out).length, out.logs.length * 5, "every log array's buffer is handed over");
+  // grad_norm, stream_rms, w_grad_norm, update_ratio, contribution, bn_mean_distance, bn_var_distance
+  assert.equal(transferables(out).length, out.logs.length * 7, "every log array's buffer is handed over");
   assert.equal(transferables(RUN.trainerState(rn, [id], session)).length, 1);
   RUN.trainerDelete(rn, [id], session);
   assert.throws(

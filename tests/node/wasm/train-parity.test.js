@@ -157,3 +157,27 @@ test(`mix_ln at mix_fraction 0.5 trains in wasm as natively, to ${TOL} relative,
   delete dflt.mix_fraction;
   assert.notEqual(loss(settings), loss(dflt), 'the fraction reaches the trainer');
 });
+
+// BatchNorm on padded sequences: the batch is one pass, the statistics over it,
+// the running ones moving each step; every logged number (the three held-out
+// losses and PowerNorm's distances among them) and the summary as natively.
+test(`BatchNorm on padded reverse trains in wasm as natively, to ${TOL} relative, pads counted and masked`, () => {
+  for (const bn_pads of ['count', 'mask']) {
+    const settings = {
+      ...SETTINGS['transformer blocks, reverse, gelu'],
+      depth: 2,
+      seq_min: 2,
+      norm: 'batchnorm',
+      bn_pads,
+      steps: 30,
+    };
+    const lines = compareTraining(settings, ['pre_ln', 'post_ln', 'sandwich']);
+    console.log(`batchnorm, pads ${bn_pads}: max relative difference wasm vs native\n${lines.join('\n')}`);
+    const tr = rn.trainer({ ...settings, arch: 'pre_ln' });
+    const last = tr.step(settings.steps).at(-1);
+    assert.equal(last.heldout_loss_eval_mode, last.heldout_loss);
+    assert.notEqual(last.heldout_loss_train_mode, last.heldout_loss_eval_mode);
+    assert.equal(last.bn_mean_distance.length, 2 * 2 + 1);
+    tr.delete();
+  }
+});
