@@ -64,6 +64,10 @@ test('every choice the lab offers for an integer field is one the engine trains 
 const SAMPLE = {
   task: 'markov',
   seq: 3,
+  seq_min: 2,
+  norm: 'batchnorm',
+  bn_pads: 'count',
+  bn_momentum: 0.05,
   vocab: 200,
   arch: ['plain', 'admin'],
   block: 'mlp',
