@@ -130,7 +130,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       {"log_every", FieldKind::integer, 1, 1000000, {}, "10", "log every n-th step (and the last)"},
       {"eval_batches", FieldKind::integer, 1, 64, {}, "2", "held-out set size in batches"},
       {"norm", FieldKind::choice, 0, 0, choices_of(kNormChoiceNames), "auto",
-       "the stack's norms: auto, the preset's; batchnorm, each one BatchNorm"},
+       "the stack's norms: auto, the architecture's; batchnorm, each one BatchNorm"},
       {"bn_pads", FieldKind::choice, 0, 0, choices_of(kBnPadNames), "mask",
        "whether BatchNorm's batch statistics count padded positions"},
       {"bn_momentum", FieldKind::real, 0, 1, {}, "0.1", "BatchNorm's running statistics: momentum of the batch's"},
@@ -282,9 +282,9 @@ const char* name(BnPads p) { return kBnPadNames[static_cast<int>(p)]; }
 
 NormKind final_norm_of(const TrainConfig& t, Arch arch) {
   if (batchnorm(t) && t.final_norm == FinalNorm::automatic) {
-    TrainConfig preset = t;
-    preset.norm = NormChoice::automatic;
-    return final_norm_of(preset, arch) == NormKind::none ? NormKind::none : NormKind::batchnorm;
+    TrainConfig as_wired = t;
+    as_wired.norm = NormChoice::automatic;
+    return final_norm_of(as_wired, arch) == NormKind::none ? NormKind::none : NormKind::batchnorm;
   }
   switch (t.final_norm) {
     case FinalNorm::none: return NormKind::none;

@@ -161,7 +161,7 @@ TEST_CASE("train seq_min, norm, bn_pads and bn_momentum: ranges named, defaults 
   CHECK(old.seq_min == 0);
   CHECK(old.norm == NormChoice::automatic);
   CHECK(old.bn_momentum == 0.1);
-  // BatchNorm takes the place of the preset's final norm under auto, and none stays none.
+  // BatchNorm takes the place of the architecture's final norm under auto, and none stays none.
   CHECK(final_norm_of(tc, Arch::pre_ln) == NormKind::batchnorm);
   CHECK(final_norm_of(tc, Arch::post_ln) == NormKind::none);
   tc.final_norm = FinalNorm::layernorm;

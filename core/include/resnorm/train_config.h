@@ -25,7 +25,7 @@ enum class Positions : uint8_t { learned, sinusoidal };
 enum class FinalNorm : uint8_t { automatic, none, layernorm, rmsnorm };
 enum class Optimizer : uint8_t { sgd, adam, adamw };
 enum class Schedule : uint8_t { constant, linear, cosine, inverse_sqrt };
-// auto: the preset's norms; batchnorm: every norm the preset places (in, out,
+// auto: the architecture's norms; batchnorm: every norm the architecture places (in, out,
 // outer, and the final norm under final_norm auto) is BatchNorm (norms.h).
 enum class NormChoice : uint8_t { automatic, batchnorm };
 // Whether BatchNorm's batch statistics count the padded positions.
