@@ -82,6 +82,9 @@ double Trainer<S>::heldout_loss(long* correct, long* scored, Outputs* first, BnM
     *correct += out->correct;
     *scored += n;
   }
+  // Between measurements the network rests in eval mode (the running statistics), whatever mode this one
+  // used, so whatever reads it next (a lesion, the held-out items, a saved model's check) sees eval mode.
+  net_->set_mode(BnMode::eval);
   return total / double(*scored);
 }
 
