@@ -95,7 +95,7 @@ std::vector<double> heldout_items_in(Trainer<float>& tr, BnMode mode) {
 
 struct Run {
   std::string key;   // the claim's run key
-  std::string name;  // arch@depth[/warmup]
+  std::string name;  // arch@depth[/warmup][/bn-mask|/bn-count]
   TrainLog last;
   std::vector<double> items;  // held-out, per item
   // BatchNorm runs: the same items with each held-out batch's own statistics
@@ -129,7 +129,10 @@ Run train(TrainConfig tc, Arch arch, Until until = Until::end, bool lesion = fal
   REQUIRE(st.ok());
   Run r;
   r.name = std::string(name(arch)) + "@" + std::to_string(tc.depth) +
-           (tc.warmup ? "/w" + std::to_string(tc.warmup) : std::string());
+           (tc.warmup ? "/w" + std::to_string(tc.warmup) : std::string()) +
+           (tc.norm != NormChoice::batchnorm ? ""
+            : tc.bn_pads == BnPads::mask     ? "/bn-mask"
+                                             : "/bn-count");
   r.chance = tr.task().chance_loss();
   r.optimal = tr.task().optimal_loss();
   while (tr.steps_done() < tc.steps && !tr.stopped()) {
