@@ -84,11 +84,24 @@ std::vector<double> heldout_items(Trainer<float>& tr, int skip_block = 0) {
   return items;
 }
 
+// The held-out items with BatchNorm's statistics of `mode` (eval mode again
+// after); LayerNorm and RMSNorm read no mode.
+std::vector<double> heldout_items_in(Trainer<float>& tr, BnMode mode) {
+  tr.network().set_mode(mode);
+  std::vector<double> items = heldout_items(tr);
+  tr.network().set_mode(BnMode::eval);
+  return items;
+}
+
 struct Run {
   std::string key;   // the claim's run key
-  std::string name;  // arch@depth[/warmup]
+  std::string name;  // arch@depth[/warmup][/bn-mask|/bn-count]
   TrainLog last;
   std::vector<double> items;  // held-out, per item
+  // BatchNorm runs: the same items with each held-out batch's own statistics
+  // (train mode) and each sequence normalized alone (one-sequence mode);
+  // items is eval mode (the running statistics). Empty for other norms.
+  std::vector<double> items_train_mode, items_one_seq;
   Mean heldout;
   double chance = 0, optimal = 0;
   const char* outcome = "";
@@ -116,7 +129,10 @@ Run train(TrainConfig tc, Arch arch, Until until = Until::end, bool lesion = fal
   REQUIRE(st.ok());
   Run r;
   r.name = std::string(name(arch)) + "@" + std::to_string(tc.depth) +
-           (tc.warmup ? "/w" + std::to_string(tc.warmup) : std::string());
+           (tc.warmup ? "/w" + std::to_string(tc.warmup) : std::string()) +
+           (tc.norm != NormChoice::batchnorm ? ""
+            : tc.bn_pads == BnPads::mask     ? "/bn-mask"
+                                             : "/bn-count");
   r.chance = tr.task().chance_loss();
   r.optimal = tr.task().optimal_loss();
   while (tr.steps_done() < tc.steps && !tr.stopped()) {
@@ -124,9 +140,13 @@ Run train(TrainConfig tc, Arch arch, Until until = Until::end, bool lesion = fal
     REQUIRE(!logs.empty());
     r.last = logs.back();
     r.items.clear();
-    if (tr.stopped()) break;  // non-finite: no held-out items
-    r.items = heldout_items(tr);
+    if (tr.stopped()) break;                       // non-finite: no held-out items
+    r.items = heldout_items_in(tr, BnMode::eval);  // the trainer's held-out loss is eval mode's
     r.heldout = mean_se(r.items);
+    if (tc.norm == NormChoice::batchnorm) {
+      r.items_train_mode = heldout_items_in(tr, BnMode::train);
+      r.items_one_seq = heldout_items_in(tr, BnMode::sequence);
+    }
     // The items are the trainer's own held-out loss, recomputed from the logits.
     CHECK(r.heldout.mean == Approx(r.last.heldout_loss).epsilon(1e-9));
     if (until == Until::trained && trained(r)) break;
@@ -360,6 +380,44 @@ TEST_CASE("Late layers: which architectures make the last quarter of a trained s
       const double early = 0.5 * (inc[0] + inc[1]), late = 0.5 * (inc[6] + inc[7]);
       std::printf("    %s: one block skipped, last quarter +%.4f, first quarter +%.4f, ratio %.4f\n", r.name.c_str(),
                   late, early, late / early);
+    }
+  }
+}
+
+// The article (why LayerNorm rather than BatchNorm) and Wang, Wu and Huang
+// 2022 (the train-inference discrepancy): on a padded task (n from 1 to 4),
+// LayerNorm gives the same held-out loss with each batch's statistics, with
+// the running ones and with one sequence alone (it uses none), and trains;
+// BatchNorm, pads masked or counted, served one sequence at a time ends above
+// its eval-mode loss by more than 10% of chance (the claim's ONE_SEQ_MARGIN),
+// by kZ standard errors of the paired difference. Whether the running averages
+// (eval mode) end above each batch's own statistics (train mode), the
+// discrepancy's cost the claim also checks, is printed, not asserted: at this
+// scale eval mode ends below train mode on seeds 0, 1 and 2 for both
+// (docs/reproductions.md has the numbers).
+TEST_CASE("Why not BatchNorm: LayerNorm is the same alone, BatchNorm is not", "[repro]") {
+  std::printf("Why not BatchNorm: the lab's BatchNorm claim\n");
+  for (uint32_t seed : kSeeds) {
+    const std::vector<Run> r = train_each(seed, "batchnorm");
+    const Run& ln = run_of(r, "layernorm");
+    std::printf("    %s: train mode %.4f, eval mode %.4f, one sequence %.4f\n", ln.key.c_str(),
+                ln.last.heldout_loss_train_mode, ln.last.heldout_loss_eval_mode, ln.last.heldout_loss_one_seq);
+    CHECK(trained(ln));
+    CHECK(ln.last.heldout_loss_train_mode == Approx(ln.last.heldout_loss_eval_mode).epsilon(1e-9));
+    CHECK(ln.last.heldout_loss_one_seq == Approx(ln.last.heldout_loss_eval_mode).epsilon(1e-9));
+    for (const char* key : {"bn_mask", "bn_count"}) {
+      const Run& bn = run_of(r, key);
+      REQUIRE(!bn.items.empty());
+      // The modes' items are the trainer's own three losses, recomputed.
+      CHECK(mean_se(bn.items_train_mode).mean == Approx(bn.last.heldout_loss_train_mode).epsilon(1e-9));
+      CHECK(mean_se(bn.items_one_seq).mean == Approx(bn.last.heldout_loss_one_seq).epsilon(1e-9));
+      const Mean alone = paired(bn.items_one_seq, bn.items), drift = paired(bn.items, bn.items_train_mode);
+      std::printf(
+          "    %s: train mode %.4f, eval mode %.4f, one sequence %.4f; one sequence - eval %.4f +- %.4f, "
+          "eval - train %.4f +- %.4f\n",
+          key, bn.last.heldout_loss_train_mode, bn.last.heldout_loss_eval_mode, bn.last.heldout_loss_one_seq,
+          alone.mean, alone.se, drift.mean, drift.se);
+      CHECK(alone.mean - kZ * alone.se > 0.1 * bn.chance);
     }
   }
 }

@@ -217,6 +217,85 @@ test('late layers: each answer against Pre-LN by last-quarter over first-quarter
   assert.equal(n.checks.find((c) => c.claimed.startsWith('ReZero')).holds, false);
 });
 
+/** A run whose last log carries the three held-out losses [train mode, eval mode, one sequence] (null: not finite). */
+function modesRun(losses, [train, evalMode, oneSeq]) {
+  const r = run(losses);
+  Object.assign(r.logs.at(-1), {
+    heldout_loss_train_mode: train,
+    heldout_loss_eval_mode: evalMode,
+    heldout_loss_one_seq: oneSeq,
+  });
+  return r;
+}
+
+test('batchnorm: LayerNorm equal in the three modes; BatchNorm alone above eval mode, eval mode above train mode', () => {
+  const good = {
+    layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.5]),
+    bn_mask: modesRun([2.0, 0.4], [0.35, 0.4, 1.9]),
+    bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
+  };
+  const v = verdict('batchnorm', good);
+  assert.equal(v.holds, true);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true, true, true, true],
+  );
+  assert.equal(
+    v.caption,
+    'Held-out loss at the end (chance 2.08). LayerNorm trained: train mode 0.5, eval mode 0.5, one sequence alone 0.5. ' +
+      'BatchNorm, pads masked trained: train mode 0.35, eval mode 0.4, one sequence alone 1.9. ' +
+      'BatchNorm, pads counted trained: train mode 0.4, eval mode 0.45, one sequence alone 2.',
+  );
+  assert.equal(v.numbers['bn_mask.one_seq'], 1.9);
+  assert.equal(v.numbers['layernorm.train_mode'], 0.5);
+  // what this scale measures: eval mode below train mode, and a one-sequence gap of less than 10% of chance (0.208)
+  const w = verdict('batchnorm', {
+    ...good,
+    bn_mask: modesRun([2.0, 0.4], [0.5, 0.4, 0.6]),
+    bn_count: modesRun([2.0, 0.45], [0.5, 0.45, 2.0]),
+  });
+  assert.equal(w.holds, false);
+  assert.deepEqual(
+    w.checks.map((c) => c.holds),
+    [true, true, false, false, true, false],
+  );
+  assert.match(w.checks[2].measured, /0\.6 against 0\.4 \(a gap of 0\.2; 10% of chance 0\.208\)/);
+  // LayerNorm's losses apart: not the same at train and test time
+  const apart = verdict('batchnorm', { ...good, layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.51]) });
+  assert.deepEqual(
+    apart.checks.map((c) => c.holds),
+    [true, false, true, true, true, true],
+  );
+});
+
+test('batchnorm: a BatchNorm run that diverged fails its checks and its caption says so', () => {
+  const v = verdict('batchnorm', {
+    layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.5]),
+    bn_mask: modesRun([2.0, NaN], [null, null, null]),
+    bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
+  });
+  assert.equal(v.holds, false);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, false, false, true, true],
+  );
+  assert.match(
+    v.caption,
+    /BatchNorm, pads masked diverged at step 20: train mode not finite, eval mode not finite, one sequence alone not finite\./,
+  );
+  // LayerNorm diverged: neither trained nor equal in its modes
+  const ln = verdict('batchnorm', {
+    layernorm: modesRun([NaN], [null, null, null]),
+    bn_mask: modesRun([2.0, 0.4], [0.35, 0.4, 1.9]),
+    bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
+  });
+  assert.deepEqual(
+    ln.checks.slice(0, 2).map((c) => c.holds),
+    [false, false],
+  );
+  assert.match(ln.caption, /LayerNorm diverged at step 10:/);
+});
+
 test('no verdict while a run has no log, or for an unknown preset', () => {
   assert.equal(verdict('warmup', { post_ln: run([2]), post_ln_warmup: run([]), pre_ln: run([1]) }), null);
   assert.equal(verdict('warmup', { post_ln: run([2]) }), null);

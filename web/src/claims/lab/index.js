@@ -13,10 +13,11 @@ import * as degradation from './degradation.js';
 import * as lesion from './lesion.js';
 import * as rezero from './rezero.js';
 import * as late from './late.js';
+import * as batchnorm from './batchnorm.js';
 
 export * from './common.js';
 
-export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late];
+export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm];
 
 export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
 
