@@ -325,7 +325,7 @@ export default [
     max: 0,
     allowed: 'auto|batchnorm',
     default: 'auto',
-    help: "the stack's norms: auto, the preset's; batchnorm, each one BatchNorm",
+    help: "the stack's norms: auto, the architecture's; batchnorm, each one BatchNorm",
     choices: ['auto', 'batchnorm'],
   },
   {
