@@ -1,5 +1,5 @@
 // The papers page in Debian's Chromium: it loads under a strict CSP with no
-// console message, all eleven panels render with their numbers, and every
+// console message, all twelve panels render with their numbers, and every
 // verdict its caption states agrees with numbers this test computes itself,
 // through the wasm API, with its own code (not the page's repro.js);
 // DenseFormer's matrix of trained weights, its table and its caption are
@@ -25,6 +25,7 @@ const PANELS = [
   'mixln',
   'layerscale',
   'dwa',
+  'batchnorm',
 ];
 
 /** Opens papers.html and waits until every panel has rendered (slow machines: up to 3 minutes). */
@@ -425,6 +426,57 @@ const INDEPENDENT = {
       weights: w,
     };
   },
+  // Why not BatchNorm as the panel's setting states it: reverse up to 6 of 8 symbols padded from 2, two
+  // Pre-LN transformer blocks, d = 16, 200 steps; LayerNorm and BatchNorm (pads masked) at batch 2 to 16,
+  // BatchNorm with the pads counted at batch 8; the last step's held-out losses.
+  batchnorm(p) {
+    const train = {
+      task: 'reverse',
+      seq: 6,
+      seq_min: 2,
+      vocab: 8,
+      block: 'transformer',
+      arch: 'pre_ln',
+      depth: 2,
+      width: 16,
+      expansion: 2,
+      heads: 4,
+      optimizer: 'adam',
+      lr: 2e-3,
+      warmup: 0,
+      schedule: 'constant',
+      steps: 200,
+      log_every: 200,
+      eval_batches: 2,
+      seed: p.seed,
+    };
+    const last = (c) => {
+      const tr = it.rn.trainer({ ...train, ...c });
+      const logs = tr.step(train.steps);
+      tr.delete();
+      return logs[logs.length - 1];
+    };
+    const ln = [2, 4, 8, 16].map((batch) => last({ batch, norm: 'auto' }));
+    const bn = [2, 4, 8, 16].map((batch) => last({ batch, norm: 'batchnorm', bn_pads: 'mask' }));
+    const counted = last({ batch: 8, norm: 'batchnorm', bn_pads: 'count' });
+    const ratio = (logs) =>
+      Math.max(...logs.map((l) => l.heldout_loss_eval_mode)) / Math.min(...logs.map((l) => l.heldout_loss_eval_mode));
+    const b8 = bn[2],
+      l8 = ln[2];
+    const v = {
+      sweep: ratio(bn) / ratio(ln),
+      one_seq: b8.heldout_loss_one_seq / b8.heldout_loss_eval_mode - 1,
+      layernorm_modes: Math.max(
+        Math.abs(l8.heldout_loss_train_mode - l8.heldout_loss_eval_mode),
+        Math.abs(l8.heldout_loss_one_seq - l8.heldout_loss_eval_mode),
+      ),
+      pads: counted.heldout_loss_eval_mode / b8.heldout_loss_eval_mode - 1,
+    };
+    return {
+      values: v,
+      oks: [v.sweep > 1, v.one_seq >= 0.05, v.layernorm_modes <= 1e-9, Math.abs(v.pads) >= 0.01],
+    };
+  },
 };
 
 /** DenseFormer's matrix on the page: the rows it holds, its table's cells, its caption, against the test's trainer's weights `w`. */
@@ -486,7 +538,7 @@ function checkPanel(id, shown) {
 
 // ---------------------------------------------------------------- tests
 
-test('papers.html under a strict CSP and a sub-path: no console message, eleven panels, verdicts that match the engine', () =>
+test('papers.html under a strict CSP and a sub-path: no console message, twelve panels, verdicts that match the engine', () =>
   served({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
     const dom = await page.evaluate(
@@ -516,7 +568,7 @@ test('papers.html under a strict CSP and a sub-path: no console message, eleven 
       for (const part of ['claim', 'cite', 'setting']) assert.ok(d[part].length > 40, `${d.id}: ${part}`);
       assert.equal(shown[d.id].verdict, d.verdict);
       const mine = checkPanel(d.id, shown[d.id]);
-      if (['rezero', 'mixln', 'layerscale', 'dwa'].includes(d.id))
+      if (['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm'].includes(d.id))
         assert.deepEqual(
           shown[d.id].rows.map((r) => r.key).sort(),
           Object.keys(mine.values).sort(),
@@ -525,7 +577,9 @@ test('papers.html under a strict CSP and a sub-path: no console message, eleven 
       if (d.id === 'dwa') await checkDwaMatrix(page, mine.weights);
     }
     // How long the panels that train took in their workers, and the whole page (reported, not asserted)
-    const times = ['rezero', 'mixln', 'layerscale', 'dwa'].map((id) => `${id} ${(shown[id].ms / 1000).toFixed(2)} s`);
+    const times = ['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm'].map(
+      (id) => `${id} ${(shown[id].ms / 1000).toFixed(2)} s`,
+    );
     console.log(`# papers page, panels that train: ${times.join(', ')}; ${await page.textContent('#status')}`);
     // The header's navigation, as on the other pages.
     const nav = await page.evaluate(() =>

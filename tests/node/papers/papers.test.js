@@ -173,14 +173,15 @@ const EXPECTED = {
   mixln: 'fails', // max/min 4.35 against Post-LN's 1.62 and Pre-LN's 4.36: no 10% better; trained 9.5 against 2.0 and 3.2
   layerscale: 'holds', // ratio / eps 0.98-1.19 over the 12 blocks; block 1's attention exactly eps x Pre-LN's; the lab's run 1.03-1.48
   dwa: 'holds', // Pre-LN's numbers to the bit at init; trained, reuse 0.19 and the embedding 2.2x the others
+  batchnorm: 'holds', // worst/best over batch 2-16: BatchNorm 1.43x, LayerNorm 1.14x; one sequence +49%; pads counted +2.2%
 };
 
 test('the article\u2019s six papers and the panels that train are named in the panel table, not by their order', () => {
   assert.deepEqual(ARTICLE_PANELS, ['theorem1', 'figure3', 'lemma2', 'deepnet', 'gpt2', 'veit']);
-  assert.deepEqual(TRAINING_PANELS, ['rezero', 'mixln', 'layerscale', 'dwa']);
+  assert.deepEqual(TRAINING_PANELS, ['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm']);
   assert.deepEqual(
     PANEL_IDS.filter((id) => !ARTICLE_PANELS.includes(id)),
-    ['rezero', 'lns', 'mixln', 'layerscale', 'dwa'],
+    ['rezero', 'lns', 'mixln', 'layerscale', 'dwa', 'batchnorm'],
   );
 });
 
@@ -252,6 +253,13 @@ for (const id of PANEL_IDS) {
           r.data.trained.weights.map((row) => row.length),
           [2, 3, 4, 5, 6, 7, 8, 9],
         );
+        break;
+      }
+      case 'batchnorm': {
+        // LayerNorm's three held-out losses are one number by construction, at every batch size
+        for (const run of r.data.layernorm) assert.ok(run.eval === run.train && run.eval === run.one_seq, msg);
+        assert.ok(s.facts.bn > s.facts.ln, msg);
+        assert.ok(r.data.batchnorm.every((run) => run.one_seq !== run.eval));
         break;
       }
       default:

@@ -16,8 +16,9 @@ import * as lns from './lns.js';
 import * as mixln from './mixln.js';
 import * as layerscale from './layerscale.js';
 import * as dwa from './dwa.js';
+import * as batchnorm from './batchnorm.js';
 
-export const CLAIMS = [theorem1, figure3, lemma2, deepnet, gpt2, veit, rezero, lns, mixln, layerscale, dwa];
+export const CLAIMS = [theorem1, figure3, lemma2, deepnet, gpt2, veit, rezero, lns, mixln, layerscale, dwa, batchnorm];
 
 /** The claim of an id, or a RangeError for an id no claim has. */
 export function claimOf(id) {
