@@ -3,7 +3,7 @@
 // Chromium (never a downloaded browser), 1280 px wide, light theme:
 //   docs/img/explorer.png  the explorer's default scene, once the engine has answered:
 //                          the header, the settings and the three charts
-//   docs/img/lab.png       the training lab after the Warmup preset has trained to its
+//   docs/img/lab.png       the training lab after the Warmup claim has trained to its
 //                          verdict: the settings, the run bar, the line charts and the verdict
 //   npm run build:web && npm run screenshots
 // Every wait is on what the page shows (its test hooks and data attributes);

@@ -167,6 +167,24 @@ test('a training claim\u2019s live experiment opens the training lab set to the 
   await done(page);
 });
 
+test('an item about BatchNorm links to the lab\u2019s claim, which opens with its runs ready to train', async () => {
+  const page = await openPage(browser, quizUrl('#quiz/why-04'));
+  const item = rawBank.items.find((it) => it.id === 'why-04');
+  assert.equal(item.experiment.claim, 'batchnorm');
+  await page.locator('[data-action=reveal]').click();
+  const link = page.locator('.exp-claim [data-action=claim]');
+  assert.equal(await link.textContent(), 'See it trained: Why not BatchNorm');
+  assert.equal(await link.getAttribute('href'), './train.html#preset=batchnorm');
+  await Promise.all([page.waitForURL(/\/train\.html#preset=batchnorm$/), link.click()]);
+  await page.waitForFunction(
+    () => document.body.dataset.ready === '1' && window.__resnormTrain?.preset === 'batchnorm',
+  );
+  assert.equal(await page.evaluate(() => window.__resnormTrain.config ?? null), null, 'nothing trains before Start');
+  await page.goBack();
+  await page.locator('.quiz-item[data-id="why-04"]').waitFor();
+  await done(page);
+});
+
 test('damaged or old saved progress is reset with a visible notice, and the quiz works', async () => {
   for (const bad of [
     '{not json',

@@ -112,6 +112,13 @@ test('the validator refuses training experiments the lab would not open as writt
       `${expect}: got ${errors.join('; ')}`,
     );
   }
+  const claimed = structuredClone(bank);
+  claimed.items.find((it) => it.id === 'why-04').experiment.claim = 'batch_norm';
+  assert.ok(
+    validateBank(claimed, schema).some((e) =>
+      /\(why-04\)\.experiment\.claim: unknown claim of the lab "batch_norm" \(known: .*batchnorm/.test(e),
+    ),
+  );
   const b = structuredClone(bank);
   delete b.items.find((it) => it.id === 'edge-07').experiment;
   assert.ok(

@@ -18,6 +18,7 @@ import { CONFIG_FIELDS, ENGINE_ARCHS } from '../shared/fields.js';
 import { TRAIN_TABLE } from '../shared/train-fields.js';
 import { readField, writeField } from '../shared/state.js';
 import { TRAIN_CHECKS, TRAIN_CHECK_IDS, trainSettings } from './train-checks.js';
+import { CLAIM_BY_ID, CLAIM_IDS } from '../claims/lab/index.js';
 
 export const SUPPORTED_KEYWORDS = Object.freeze([
   'type',
@@ -314,6 +315,9 @@ function checkExperiment(exp, where, errors) {
   if (hasTrain) checkTrain(exp, where, errors);
   else if ('train_check' in exp) errors.push(`${where}.train_check: needs "train"`);
   if (hasPanel && !PANELS.includes(exp.panel)) errors.push(`${where}.panel: unknown panel ${show(exp.panel)}`);
+  if ('claim' in exp && !Object.hasOwn(CLAIM_BY_ID, exp.claim)) {
+    errors.push(`${where}.claim: unknown claim of the lab ${show(exp.claim)} (known: ${CLAIM_IDS.join(', ')})`);
+  }
   if (hasSetting) {
     if (isObject(exp.setting)) checkSetting(exp.setting, `${where}.setting`, errors);
     else errors.push(`${where}.setting: must be an object`);

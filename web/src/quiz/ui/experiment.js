@@ -1,5 +1,6 @@
 // An item's live experiment: what to look at, a link to the explorer set to the item's setting (or to
-// the norm panel, or to the training lab set to the item's training settings), and, where the item
+// the norm panel, or to the training lab set to the item's training settings), a link to the lab's claim
+// it names (claims/lab/), and, where the item
 // names a check, the engine's verdict on its claim. A training claim (train_check) takes seconds to
 // train, so it is not run here: the block says what the project's tests train and confirm.
 // "Confirmed by the engine" is shown only for status 'confirmed'; a refuted claim is said to be
@@ -12,12 +13,16 @@ import { archNames } from '../../shared/archs.js';
 import { el } from '../../shared/dom.js';
 import { TRAIN_CHECKS, labHref, trainSettings } from '../train-checks.js';
 import { TRAIN_TABLE, defaultTrainConfig } from '../../shared/train-fields.js';
+import { CLAIM_BY_ID } from '../../claims/lab/index.js';
 
 /** The explorer's URL for a setting: './#arch=...&depth=...' (defaults left out). */
 export function explorerHref(setting) {
   const config = { ...defaultConfig(), ...setting, arch: [...setting.arch] };
   return `./${configToHash(config)}`;
 }
+
+/** The training lab opened at lab claim `id` (its link's parameter keeps the name preset=). */
+export const claimHref = (id) => `./train.html#preset=${encodeURIComponent(id)}`;
 
 /** "plain; Pre-LN · depth 48 · gain 1 · linear, orthogonal" for a setting. */
 export function describeSetting(setting) {
@@ -130,6 +135,22 @@ export function experimentBlock(item, { check, onOpenPanel, onLeave }) {
           { class: 'button-link', href: '#norm', 'data-action': 'norm', onclick: () => onOpenPanel(item.id) },
           'Open the norm panel',
         ),
+      ),
+    );
+  }
+
+  const claim = exp.claim && Object.hasOwn(CLAIM_BY_ID, exp.claim) ? CLAIM_BY_ID[exp.claim] : null;
+  if (claim) {
+    node.append(
+      el(
+        'p',
+        { class: 'exp-actions exp-claim' },
+        el(
+          'a',
+          { class: 'button-link', href: claimHref(claim.id), 'data-action': 'claim', onclick: () => onLeave(item.id) },
+          `See it trained: ${claim.title}`,
+        ),
+        ` (the training lab\u2019s claim, after ${claim.cite})`,
       ),
     );
   }
