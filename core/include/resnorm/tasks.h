@@ -35,9 +35,11 @@ namespace resnorm {
 inline constexpr int kMarkovSuccessors = 3;
 
 struct Batch {
-  int size = 0;                  // B sequences, or examples for teacher
-  int length = 0;                // T tokens per sequence (the longest when padded); 1 for teacher
-  std::vector<int> lengths;      // (B) each sequence's own length when padded; empty otherwise
+  int size = 0;              // B sequences, or examples for teacher
+  int length = 0;            // tokens per sequence (the batch's longest when padded); 1 for teacher
+  std::vector<int> lengths;  // (B) each sequence's own length when padded; empty otherwise
+  // Language rows are the task's context() long (T), whatever `length` is: the
+  // entry of sequence s, position t is at s T + t; positions from `length` on are pads.
   std::vector<int32_t> tokens;   // (B, T) language
   std::vector<int32_t> targets;  // (B, T) the token position t predicts, -1 where not scored
   Mat<double> x;                 // (B, d) teacher inputs

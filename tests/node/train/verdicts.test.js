@@ -228,9 +228,10 @@ function modesRun(losses, [train, evalMode, oneSeq]) {
   return r;
 }
 
-test('batchnorm: LayerNorm equal in the three modes; BatchNorm alone above eval mode, eval mode above train mode', () => {
+test('batchnorm: LayerNorm and RMSNorm equal in the three modes; BatchNorm alone above eval mode, eval mode above train mode', () => {
   const good = {
     layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.5]),
+    rmsnorm: modesRun([2.0, 0.52], [0.52, 0.52, 0.52]),
     bn_mask: modesRun([2.0, 0.4], [0.35, 0.4, 1.9]),
     bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
   };
@@ -238,16 +239,18 @@ test('batchnorm: LayerNorm equal in the three modes; BatchNorm alone above eval 
   assert.equal(v.holds, true);
   assert.deepEqual(
     v.checks.map((c) => c.holds),
-    [true, true, true, true, true, true],
+    [true, true, true, true, true, true, true, true],
   );
   assert.equal(
     v.caption,
     'Held-out loss at the end (chance 2.08). LayerNorm trained: train mode 0.5, eval mode 0.5, one sequence alone 0.5. ' +
+      'RMSNorm trained: train mode 0.52, eval mode 0.52, one sequence alone 0.52. ' +
       'BatchNorm, pads masked trained: train mode 0.35, eval mode 0.4, one sequence alone 1.9. ' +
       'BatchNorm, pads counted trained: train mode 0.4, eval mode 0.45, one sequence alone 2.',
   );
   assert.equal(v.numbers['bn_mask.one_seq'], 1.9);
   assert.equal(v.numbers['layernorm.train_mode'], 0.5);
+  assert.equal(v.numbers['rmsnorm.one_seq'], 0.52);
   // what this scale measures: eval mode below train mode, and a one-sequence gap of less than 10% of chance (0.208)
   const w = verdict('batchnorm', {
     ...good,
@@ -257,27 +260,34 @@ test('batchnorm: LayerNorm equal in the three modes; BatchNorm alone above eval 
   assert.equal(w.holds, false);
   assert.deepEqual(
     w.checks.map((c) => c.holds),
-    [true, true, false, false, true, false],
+    [true, true, true, true, false, false, true, false],
   );
-  assert.match(w.checks[2].measured, /0\.6 against 0\.4 \(a gap of 0\.2; 10% of chance 0\.208\)/);
+  assert.match(w.checks[4].measured, /0\.6 against 0\.4 \(a gap of 0\.2; 10% of chance 0\.208\)/);
   // LayerNorm's losses apart: not the same at train and test time
   const apart = verdict('batchnorm', { ...good, layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.51]) });
   assert.deepEqual(
     apart.checks.map((c) => c.holds),
-    [true, false, true, true, true, true],
+    [true, false, true, true, true, true, true, true],
+  );
+  // RMSNorm's losses apart, the same way
+  const rmsApart = verdict('batchnorm', { ...good, rmsnorm: modesRun([2.0, 0.5], [0.5, 0.51, 0.5]) });
+  assert.deepEqual(
+    rmsApart.checks.map((c) => c.holds),
+    [true, true, true, false, true, true, true, true],
   );
 });
 
 test('batchnorm: a BatchNorm run that diverged fails its checks and its caption says so', () => {
   const v = verdict('batchnorm', {
     layernorm: modesRun([2.0, 0.5], [0.5, 0.5, 0.5]),
+    rmsnorm: modesRun([2.0, 0.52], [0.52, 0.52, 0.52]),
     bn_mask: modesRun([2.0, NaN], [null, null, null]),
     bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
   });
   assert.equal(v.holds, false);
   assert.deepEqual(
     v.checks.map((c) => c.holds),
-    [true, true, false, false, true, true],
+    [true, true, true, true, false, false, true, true],
   );
   assert.match(
     v.caption,
@@ -286,6 +296,7 @@ test('batchnorm: a BatchNorm run that diverged fails its checks and its caption 
   // LayerNorm diverged: neither trained nor equal in its modes
   const ln = verdict('batchnorm', {
     layernorm: modesRun([NaN], [null, null, null]),
+    rmsnorm: modesRun([2.0, 0.52], [0.52, 0.52, 0.52]),
     bn_mask: modesRun([2.0, 0.4], [0.35, 0.4, 1.9]),
     bn_count: modesRun([2.0, 0.45], [0.4, 0.45, 2.0]),
   });

@@ -1,8 +1,8 @@
 // The training lab's claim of the article (why LayerNorm rather than BatchNorm) and Wang, Wu and
 // Huang (2022, the train-inference discrepancy): BatchNorm's statistics come from the other
 // sequences and the padding of the batch, so one sequence served alone, or the running averages
-// inference uses, do not normalize as training did; LayerNorm reads only the token's own features
-// and is the same in every mode. Its settings and runs, and judge(): the checks and the caption
+// inference uses, do not normalize as training did; LayerNorm and RMSNorm read only the token's own
+// features and are the same in every mode. Its settings and runs, and judge(): the checks and the caption
 // from each run's three held-out losses (train mode, eval mode, one sequence alone).
 import { significant } from '../../shared/format.js';
 import { REVERSE_TASK } from '../../shared/train-tasks.js';
@@ -24,12 +24,13 @@ export const paper =
 /** The claim, in words. */
 export const claim =
   'BatchNorm normalizes with statistics of the whole padded batch, so a sequence served alone, or with the running ' +
-  'averages inference keeps, is not normalized as in training; LayerNorm uses only the token\u2019s own features and ' +
-  'is the same at train and test time.';
+  'averages inference keeps, is not normalized as in training; LayerNorm and RMSNorm use only the token\u2019s own ' +
+  'features and are the same at train and test time.';
 
 /** The small setting that reproduces it, in words. */
 export const setting =
-  'reverse 1 to 4 of 8 symbols (padded to the batch\u2019s longest), 2 Pre-LN transformer blocks, Adam at ' +
+  'reverse 1 to 4 of 8 symbols (padded to the batch\u2019s longest), 2 transformer blocks with the norm before each ' +
+  'sublayer, Adam at ' +
   '4\u00d710\u207b\u00b3, 300 steps';
 
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
@@ -41,6 +42,7 @@ export const needsLesion = false;
 /** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
 export const runs = [
   { key: 'layernorm', arch: 'pre_ln', label: 'LayerNorm', overrides: { norm: 'auto' } },
+  { key: 'rmsnorm', arch: 'pre_rms', label: 'RMSNorm', overrides: { norm: 'auto' } },
   {
     key: 'bn_mask',
     arch: 'pre_ln',
@@ -92,6 +94,18 @@ function runText(label, s, m) {
   return `${label} ${notTrainedText(s) ?? 'trained'}: ${modesText(m)}`;
 }
 
+/** The checks of a run that uses no batch statistics (LayerNorm, RMSNorm): it trains, and its three losses are equal. */
+function ownFeaturesChecks(label, s, m) {
+  return [
+    check(`${label} trains`, s.trained, lossText(s)),
+    check(
+      `${label}: its three held-out losses are equal (train mode, eval mode, one sequence alone)`,
+      equal(m.train, m.evalMode) && equal(m.oneSeq, m.evalMode),
+      modesText(m),
+    ),
+  ];
+}
+
 /** The checks of one BatchNorm run: its one-sequence gap (a), and its train-vs-eval gap (b). */
 function batchNormChecks(label, s, m) {
   const margin = ONE_SEQ_MARGIN * s.chance;
@@ -116,15 +130,10 @@ function batchNormChecks(label, s, m) {
  */
 export function judge(s, trained) {
   const m = Object.fromEntries(runs.map((r) => [r.key, modes(trained[r.key])]));
-  const ln = m.layernorm;
   return {
     checks: [
-      check('LayerNorm trains', s.layernorm.trained, lossText(s.layernorm)),
-      check(
-        'LayerNorm: its three held-out losses are equal (train mode, eval mode, one sequence alone)',
-        equal(ln.train, ln.evalMode) && equal(ln.oneSeq, ln.evalMode),
-        modesText(ln),
-      ),
+      ...ownFeaturesChecks('LayerNorm', s.layernorm, m.layernorm),
+      ...ownFeaturesChecks('RMSNorm', s.rmsnorm, m.rmsnorm),
       ...batchNormChecks('BatchNorm, pads masked', s.bn_mask, m.bn_mask),
       ...batchNormChecks('BatchNorm, pads counted', s.bn_count, m.bn_count),
     ],
