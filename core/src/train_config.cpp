@@ -113,7 +113,8 @@ const std::vector<FieldSpec>& train_field_specs() {
        64,
        {},
        "0",
-       "shortest n: each sequence's n drawn from seq_min..seq, padded to the batch's longest (0: all seq)"},
+       "shortest n: each sequence's n drawn from seq_min..seq, padded to the batch's longest (0: all seq; modadd and "
+       "teacher have no length)"},
       {"vocab", FieldKind::integer, 2, 256, {}, "16", "V, symbols (p for modadd)"},
       {"batch", FieldKind::integer, 1, 256, {}, "32", "B, sequences (examples for teacher) per step"},
       {"steps", FieldKind::integer, 0, 1000000, {}, "1000", "optimizer steps"},

@@ -165,7 +165,7 @@ export default [
     max: 64,
     allowed: '0..64',
     default: '0',
-    help: "shortest n: each sequence's n drawn from seq_min..seq, padded to the batch's longest (0: all seq)",
+    help: "shortest n: each sequence's n drawn from seq_min..seq, padded to the batch's longest (0: all seq; modadd and teacher have no length)",
     choices: [],
   },
   {
