@@ -71,7 +71,8 @@ int largest_depth(Config c, Fits fits) {
 // train: a training stack (model.h), with GELU's cdf instead of the Gram
 // scratch (its weight gradients are the parameters' own).
 double stack_bytes(double T, double d, double m, double H, int depth, Block block, int unit_norms, int final_norms,
-                   double gate_entries, bool dense, int sb, bool train) {
+                   double gate_entries, bool dense, int sb, bool train, double S = 0) {
+  if (S <= 0) S = T;  // rows of a segment (training; attention within each)
   const int P = block == Block::transformer ? 2 : 1;
   const double U = double(depth) * P;
   const double norm = (4 * d + 2 * T) * sb + 6 * kAllocBytes;
@@ -79,7 +80,7 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
   const double unit = 4 * T * d * sb + unit_norms * norm + gate + 4 * kAllocBytes;
   const double mlp = train ? 4 * T * m * sb + 4 * kAllocBytes
                            : (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
-  const double attn = (4 * T * d + H * T * T) * sb + 5 * kAllocBytes;
+  const double attn = (4 * T * d + H * T * (train ? S : T)) * sb + 5 * kAllocBytes;
   double bytes = 2 * (U + 1) * T * d * sb + 9 * T * d * sb + final_norms * norm;
   // y_j and dy_j (L + 1, T, d), the weights and their gradients.
   if (dense) bytes += 2 * (depth + 1.0) * T * d * sb + depth * (depth + 3.0) * sb + 4 * kAllocBytes;
@@ -87,7 +88,7 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
   if (block == Block::transformer) {
     bytes += depth * attn;
     // the shared attention scratch
-    bytes += train ? (9 * T * d + T * T) * sb : (9 * T * d + 3 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;
+    bytes += train ? (9 * T * d + S * S) * sb : (9 * T * d + 3 * T * T) * sb + (2 * T * d + 2 * T * T) * 8;
   }
   return bytes + 12 * (depth + 1) * 8.0;  // the result's arrays
 }
@@ -95,14 +96,14 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
 }  // namespace
 
 // One model (one architecture) configured for cfg.
-double model_bytes(const Config& c, Arch arch, int sb, bool train) {
+double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) {
   const Recipe rec = recipe(arch, c.depth, c.sublayers_per_block());
   // Mix-LN's early blocks hold as many norms as the others (one each).
   const int unit_norms =
       (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
   const double gate = rec.wrap.gate == Gate::scalar ? 1.0 : rec.wrap.gate == Gate::channel ? double(c.width) : 0.0;
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
-                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train);
+                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment);
 }
 
 double capacity_bytes(const Capacity& k, int sb) {
@@ -117,10 +118,10 @@ double mix_work(const Config& c, Arch a) {
 }
 
 // Forward and backward of one architecture's stack, with the weight-gradient norms.
-double stack_work(const Config& c) {
-  const double T = c.tokens, d = c.width, m = c.hidden();
-  const double mlp = 8 * T * d * m + 4 * T * T * (d + m) + 40 * T * d;
-  const double attn = c.block == Block::transformer ? 32 * T * d * d + 24 * T * T * d + 40 * T * d : 0.0;
+double stack_work(const Config& c, int segment) {
+  const double T = c.tokens, d = c.width, m = c.hidden(), S = segment > 0 ? segment : T;
+  const double mlp = 8 * T * d * m + 4 * T * S * (d + m) + 40 * T * d;
+  const double attn = c.block == Block::transformer ? 32 * T * d * d + 24 * T * S * d + 40 * T * d : 0.0;
   return c.depth * (mlp + attn);
 }
 

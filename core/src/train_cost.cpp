@@ -37,11 +37,14 @@ Cost train_cost(const TrainConfig& tc, int sb) {
   }();
   const int T = shape_only.context();
   const bool language = tc.task != Task::teacher;
-  // Rows of one pass (network.h): with BatchNorm the whole batch (its attention
-  // counted as if unsegmented, an upper bound).
+  // Rows of one pass (network.h): with BatchNorm the whole batch, segments of
+  // one sequence (or example) each, attention within a segment.
   const int rows = batchnorm(tc) ? tc.batch * T : language ? T : (tc.block == Block::transformer ? 1 : tc.batch);
+  const int segment = batchnorm(tc) ? T : 0;
   const double passes = language ? double(tc.batch) * T / rows : double(tc.batch) / rows;
   const double V = tc.vocab, d = tc.width;
+  // A logged step's held-out passes: BatchNorm's in three modes (train, eval, one sequence).
+  const double heldout_modes = batchnorm(tc) ? 3.0 : 1.0;
   Cost k;
   // The held-out set and the step's batch (tokens, targets or x, y).
   const double batch_bytes = language ? 2.0 * tc.batch * T * 4 : tc.batch * (d + 1) * 8.0;
@@ -51,13 +54,13 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     const double params = param_count(tc, a, cfg, T);
     // Model caches; values, gradient, two moments and the logged step's copy of each parameter;
     // logits, their gradient, and two Outputs of held-out batch 0 in double.
-    k.bytes += model_bytes(cfg, a, sb, true) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
+    k.bytes += model_bytes(cfg, a, sb, true, segment) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
     k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
     const double head = language ? 6.0 * rows * d * V : 6.0 * rows * d;
-    k.work += passes * (1.5 * stack_work(cfg) + mix_work(cfg, a) + head) *
-              (1.0 + 2.0 * (tc.eval_batches + 1) / tc.log_every / 3.0);
+    k.work += passes * (1.5 * stack_work(cfg, segment) + mix_work(cfg, a) + head) *
+              (1.0 + 2.0 * heldout_modes * (tc.eval_batches + 1) / tc.log_every / 3.0);
     k.work += 20 * params;
   }
   return k;

@@ -10,7 +10,32 @@
 #include "resnorm/engine.h"
 #include "resnorm/train_results.h"
 
+// glibc's mallinfo2 counts the heap in use; under AddressSanitizer malloc is
+// ASan's, which it does not see, so the sanitizer build skips these checks.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RESNORM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RESNORM_ASAN 1
+#endif
+#if defined(__GLIBC__) && !defined(RESNORM_ASAN)
+#include <malloc.h>
+#define RESNORM_HAVE_MALLINFO2 (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+#else
+#define RESNORM_HAVE_MALLINFO2 0
+#endif
+
 namespace test {
+
+#if RESNORM_HAVE_MALLINFO2
+// Bytes of the heap in use: what an engine or trainer holds is the difference across its making.
+inline double heap_in_use() {
+  const struct mallinfo2 mi = mallinfo2();
+  return double(mi.uordblks) + double(mi.hblkhd);
+}
+#endif
 
 // One arch of cfg through a fresh engine; the config must be valid.
 template <class S = float>

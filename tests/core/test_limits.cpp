@@ -6,25 +6,9 @@
 #include <cstdio>
 #include <string>
 
+#include "helpers.h"
 #include "resnorm/engine.h"
 #include "resnorm/limits.h"
-
-// glibc's mallinfo2 counts the heap in use; under AddressSanitizer malloc is
-// ASan's, which it does not see, so the sanitizer build skips these checks.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RESNORM_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define RESNORM_ASAN 1
-#endif
-#if defined(__GLIBC__) && !defined(RESNORM_ASAN)
-#include <malloc.h>
-#define RESNORM_HAVE_MALLINFO2 (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-#else
-#define RESNORM_HAVE_MALLINFO2 0
-#endif
 
 using namespace resnorm;
 
@@ -43,13 +27,6 @@ Config make(int archs, int depth, int width, int expansion, int tokens, Block bl
   c.heads = heads;
   return c;
 }
-
-#if RESNORM_HAVE_MALLINFO2
-double heap_in_use() {
-  const struct mallinfo2 mi = mallinfo2();
-  return double(mi.uordblks) + double(mi.hblkhd);
-}
-#endif
 
 // The number a refusal says is the largest that fits ("allowed 1..N ...").
 int allowed_max(const std::string& message) {
@@ -73,11 +50,11 @@ TEST_CASE("The memory estimate is what the engine holds after the call, within 1
       make(15, 16, 32, 2, 32, Block::transformer, 4),
   };
   for (const Config& cfg : configs) {
-    const double before = heap_in_use();
+    const double before = test::heap_in_use();
     Engine<float> engine;
     Results res;
     REQUIRE(engine.simulate(cfg, &res).ok());
-    const double held = heap_in_use() - before;
+    const double held = test::heap_in_use() - before;
     const double est = simulate_cost(cfg).bytes;
     std::printf("limits: %s est %.2f MB held %.2f MB ratio %.4f\n", config_json(cfg).c_str(), est / 1048576,
                 held / 1048576, est / held);
@@ -160,7 +137,7 @@ TEST_CASE("The scenes the site and the papers use are inside both budgets") {
 
 TEST_CASE("After a large call, a different large call does not hold both") {
 #if RESNORM_HAVE_MALLINFO2
-  const double before = heap_in_use();
+  const double before = test::heap_in_use();
   Engine<float> engine;
   Results res;
   REQUIRE(engine.simulate(make(10, 180, 64, 4, 32), &res).ok());  // many archs
@@ -168,7 +145,7 @@ TEST_CASE("After a large call, a different large call does not hold both") {
   REQUIRE(engine.simulate(one, &res).ok());
   Config wide = make(4, 60, 512, 1, 64);  // a new width: a new bank
   REQUIRE(engine.simulate(wide, &res).ok());
-  const double held = heap_in_use() - before;
+  const double held = test::heap_in_use() - before;
   INFO("held " << held / 1048576 << " MB");
   CHECK(held <= simulate_cost(wide).bytes * 1.05);
   CHECK(held <= kMemoryBudget);
@@ -179,7 +156,7 @@ TEST_CASE("After a large call, a different large call does not hold both") {
 
 TEST_CASE("Workspaces kept from a deeper call are given back when keeping them would pass the budget") {
 #if RESNORM_HAVE_MALLINFO2
-  const double before = heap_in_use();
+  const double before = test::heap_in_use();
   Engine<float> engine;
   Results res;
   Config deep = make(2, 1024, 64, 4, 64);
@@ -190,7 +167,7 @@ TEST_CASE("Workspaces kept from a deeper call are given back when keeping them w
   many.depth = static_cast<int>(check_simulate(many).max_fit);  // ten archs, shallower, same shape
   REQUIRE(many.depth > 0);
   REQUIRE(engine.simulate(many, &res).ok());
-  const double held = heap_in_use() - before;
+  const double held = test::heap_in_use() - before;
   INFO("held " << held / 1048576 << " MB, depths " << deep.depth << " then " << many.depth);
   CHECK(held <= kMemoryBudget);
 #else
@@ -210,12 +187,12 @@ TEST_CASE("Workspaces kept from a wider call are given back when keeping them wo
   Capacity both{Block::mlp, 64, 512, 2048, 0, 400};
   REQUIRE(capacity_bytes(both, 4) > kMemoryBudget);
 #if RESNORM_HAVE_MALLINFO2
-  const double before = heap_in_use();
+  const double before = test::heap_in_use();
   Engine<float> engine;
   Results res;
   REQUIRE(engine.simulate(wide, &res).ok());
   REQUIRE(engine.simulate(deep, &res).ok());
-  const double held = heap_in_use() - before;
+  const double held = test::heap_in_use() - before;
   INFO("held " << held / 1048576 << " MB");
   CHECK(held <= simulate_cost(deep).bytes * 1.05);
 #else

@@ -3,8 +3,10 @@
 // engine's budget, each holding its share of train_cost().
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
+#include "helpers.h"
 #include "resnorm/trainer.h"
 
 using namespace resnorm;
@@ -63,4 +65,57 @@ TEST_CASE("train cost: trainers side by side share one budget, and each one's by
   const double batches = 2.0 * (2.0 * tc.batch * 128 * 4);  // held-out set and step batch: tokens and targets
   CHECK(std::abs(trainer_bytes(two, Arch::pre_ln) + trainer_bytes(two, Arch::post_ln) - train_cost(two).bytes -
                  batches) < 1);
+}
+
+TEST_CASE("train cost: what a trainer holds after logged steps is inside its estimate, BatchNorm's within 30 percent",
+          "[train_cost]") {
+#if RESNORM_HAVE_MALLINFO2
+  // BatchNorm passes the whole batch at once with attention inside each
+  // sequence, so its estimate counts the batch's rows but not batch x batch
+  // attention; a batch of 64 sequences of 16 at width 64 fits.
+  struct Case {
+    Block block;
+    NormChoice norm;
+    int batch, seq, width, depth;
+  };
+  const Case cases[] = {
+      {Block::transformer, NormChoice::batchnorm, 64, 16, 64, 4},
+      {Block::transformer, NormChoice::batchnorm, 8, 32, 64, 6},
+      {Block::mlp, NormChoice::batchnorm, 32, 16, 64, 8},
+      {Block::transformer, NormChoice::automatic, 64, 16, 64, 4},
+      {Block::mlp, NormChoice::automatic, 32, 16, 64, 8},
+  };
+  for (const Case& c : cases) {
+    TrainConfig tc;
+    tc.task = Task::reverse;
+    tc.archs = {Arch::pre_ln};
+    tc.block = c.block;
+    tc.norm = c.norm;
+    tc.batch = c.batch;
+    tc.seq = c.seq;
+    tc.seq_min = c.seq / 2;
+    tc.width = c.width;
+    tc.depth = c.depth;
+    tc.steps = 4;
+    tc.log_every = 2;
+    tc.eval_batches = 1;
+    REQUIRE(check_train(tc).ok());
+    const double before = test::heap_in_use();
+    double held = 0;
+    {
+      Trainer<float> tr;
+      REQUIRE(tr.configure(tc, Arch::pre_ln).ok());
+      REQUIRE(tr.step(4).size() == 2);
+      held = test::heap_in_use() - before;
+    }
+    const double est = trainer_bytes(tc, Arch::pre_ln);
+    std::printf("train cost: %s batch %d seq %d d %d depth %d est %.2f MB held %.2f MB ratio %.3f\n",
+                c.norm == NormChoice::batchnorm ? "batchnorm" : "auto", c.batch, c.seq, c.width, c.depth, est / 1048576,
+                held / 1048576, est / held);
+    CHECK(est >= held);
+    if (c.norm == NormChoice::batchnorm) CHECK(est <= 1.30 * held);
+  }
+#else
+  WARN("no mallinfo2 here (or AddressSanitizer's malloc): what a trainer holds is not measured");
+#endif
 }

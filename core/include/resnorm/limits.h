@@ -44,8 +44,10 @@ inline constexpr double kWorkBudget = 5.0e10;
 
 // The bytes one Model<S> of `arch` holds configured for cfg (train: a
 // training stack, model.h), and the work of its forward and backward with
-// the weight-gradient norms.
-double model_bytes(const Config& cfg, Arch arch, int scalar_bytes, bool train = false);
+// the weight-gradient norms. segment (training, model.h): the cfg.tokens rows
+// are segments of that many rows with attention within each (BatchNorm's
+// whole-batch pass); 0: one segment of all the rows.
+double model_bytes(const Config& cfg, Arch arch, int scalar_bytes, bool train = false, int segment = 0);
 
 // What a Model's workspaces are sized for (model.h): the largest tokens,
 // width, hidden width and heads (0 for MLP blocks) it has been configured with
@@ -58,7 +60,8 @@ struct Capacity {
 // arch (each unit counted with all three norms, and a final norm): each of its
 // buffers holds at most its size for these sizes.
 double capacity_bytes(const Capacity& cap, int scalar_bytes);
-double stack_work(const Config& cfg);
+// segment: as model_bytes's; a row meets only the rows of its segment.
+double stack_work(const Config& cfg, int segment = 0);
 // The work dense averaging adds to stack_work() for `arch` (0 for the architectures without it).
 double mix_work(const Config& cfg, Arch arch);
 
