@@ -427,7 +427,7 @@ const INDEPENDENT = {
     };
   },
   // Why not BatchNorm as the panel's setting states it: reverse up to 6 of 8 symbols padded from 2, two
-  // Pre-LN transformer blocks, d = 16, 200 steps; LayerNorm and BatchNorm (pads masked) at batch 2 to 16,
+  // Pre-LN transformer blocks, d = 16, 200 steps; LayerNorm and BatchNorm (pads masked) at batch 2 to 64,
   // BatchNorm with the pads counted at batch 8; the last step's held-out losses.
   batchnorm(p) {
     const train = {
@@ -456,15 +456,18 @@ const INDEPENDENT = {
       tr.delete();
       return logs[logs.length - 1];
     };
-    const ln = [2, 4, 8, 16].map((batch) => last({ batch, norm: 'auto' }));
-    const bn = [2, 4, 8, 16].map((batch) => last({ batch, norm: 'batchnorm', bn_pads: 'mask' }));
+    const batches = [2, 4, 8, 16, 32, 64];
+    const ln = batches.map((batch) => last({ batch, norm: 'auto' }));
+    const bn = batches.map((batch) => last({ batch, norm: 'batchnorm', bn_pads: 'mask' }));
     const counted = last({ batch: 8, norm: 'batchnorm', bn_pads: 'count' });
     const ratio = (logs) =>
       Math.max(...logs.map((l) => l.heldout_loss_eval_mode)) / Math.min(...logs.map((l) => l.heldout_loss_eval_mode));
     const b8 = bn[2],
       l8 = ln[2];
+    const rel = (i) => bn[i].heldout_loss_eval_mode / ln[i].heldout_loss_eval_mode;
     const v = {
       sweep: ratio(bn) / ratio(ln),
+      small_batch: rel(0) / rel(batches.length - 1),
       one_seq: b8.heldout_loss_one_seq / b8.heldout_loss_eval_mode - 1,
       layernorm_modes: Math.max(
         Math.abs(l8.heldout_loss_train_mode - l8.heldout_loss_eval_mode),
@@ -474,7 +477,7 @@ const INDEPENDENT = {
     };
     return {
       values: v,
-      oks: [v.sweep > 1, v.one_seq >= 0.05, v.layernorm_modes <= 1e-9, Math.abs(v.pads) >= 0.01],
+      oks: [v.sweep > 1, v.small_batch > 1, v.one_seq >= 0.05, v.layernorm_modes <= 1e-9, Math.abs(v.pads) >= 0.01],
     };
   },
 };
