@@ -169,6 +169,15 @@ void Model<S>::use_batchnorm() {
     Unit<S>& u = units_[k];
     for (Norm<S>* nm : {&u.in, &u.out, &u.outer}) to_bn(*nm);
   }
+  // Admin's omegas come from a forward through the norms the stack trains
+  // with: profiled again through BatchNorm, with the profile input's own
+  // batch statistics (train mode leaves the running statistics at init).
+  if (recipe(arch_, depth_, sublayers_per_block_).profile_alpha) {
+    const BnMode mode = rows_->mode;
+    rows_->mode = BnMode::train;
+    profile_admin_omegas(*this);
+    rows_->mode = mode;
+  }
 }
 
 // hin (T, d) -> hout (T, d) through the unit, filling its caches and its update ratio.

@@ -13,6 +13,7 @@
 // ~sqrt(eps) ||x|| ||dQ|| (the squared norm is a difference of
 // O(||x||^2 ||dQ||^2) terms), so there it is compared with the materialized
 // norm to 1e-10 relative or 1e-9 absolute; MLP stacks get no margin.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "fd.h"
 #include "helpers.h"
 #include "resnorm/model.h"
+#include "resnorm/recipes.h"
 #include "resnorm/rng.h"
 
 using namespace resnorm;
@@ -289,4 +291,36 @@ TEST_CASE("Mix-LN with Post-LN early blocks: every gradient equals a central fin
         check_stack(fx);
       }
     }
+}
+
+// Admin's omegas come from a profiling forward at init; a training stack that
+// turns its norms into BatchNorm profiles them again through BatchNorm.
+TEST_CASE("Admin's omegas under BatchNorm are profiled through BatchNorm, the norms it trains with") {
+  for (Block block : {Block::mlp, Block::transformer}) {
+    Config cfg = test::small_transformer();
+    cfg.block = block;
+    cfg.tokens = 12;
+    WeightBank<double> bank;
+    bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, block == Block::transformer);
+    Model<double> model;
+    model.configure(cfg, Arch::admin, bank, true);
+    auto omegas = [&model] {
+      std::vector<double> w;
+      for (int k = 1; k <= model.units(); ++k) w.push_back(model.unit_at(k).wrap.alpha);
+      return w;
+    };
+    const std::vector<double> with_ln = omegas();
+    model.use_batchnorm();
+    const std::vector<double> with_bn = omegas();
+    INFO(name(block));
+    CHECK(with_bn[0] == 1.0);
+    double apart = 0;
+    for (size_t k = 0; k < with_bn.size(); ++k) apart = std::max(apart, std::abs(with_bn[k] - with_ln[k]));
+    INFO("largest |omega_BN - omega_LN| " << apart);
+    CHECK(apart > 1e-6);
+    // A second profile through the same norms (train mode: the input's own statistics) gives the same omegas.
+    model.rows().mode = BnMode::train;
+    profile_admin_omegas(model);
+    CHECK(omegas() == with_bn);
+  }
 }

@@ -99,7 +99,8 @@ class Model {
   void configure(const Config& cfg, Arch arch, const WeightBank<S>& bank, bool train = false, int segment = 0);
   // Every norm of the units that exists becomes BatchNorm (norms.h), with
   // gamma = 1, beta = 0 and running statistics at their init (training only;
-  // the final norm is the config's, which training makes BatchNorm itself).
+  // the final norm is the config's, which training makes BatchNorm itself);
+  // Admin's omegas are profiled again through them.
   void use_batchnorm();
   // The pass's layout, read by every attention sublayer and norm (sublayer.h):
   // the training network sets it before a pass; a simulation leaves it empty.
