@@ -5,8 +5,8 @@
 // run, its rows the BatchNorm layers by name, and a line for each run without
 // BatchNorm instead of a map; every cell is the engine's logged distance (the
 // page's hook), and the JSON, CSV and SVG exports hold the same numbers; a
-// cell read by keyboard names its layer and its value; the explanations stand
-// beside the maps. A comparison without BatchNorm has no such section. At 360
+// cell read by keyboard names its layer and its value, a non-finite one said
+// so; the explanations stand beside the maps. A comparison without BatchNorm has no such section. At 360
 // px in either theme no text covers another and nothing scrolls sideways; no
 // console message. Screenshots in test-results/.
 import test from 'node:test';
@@ -198,6 +198,36 @@ test('a comparison without BatchNorm has no BatchNorm section', async () => {
     }
     // the other heatmaps are there
     assert.equal(await page.locator('#train-heat-grad-norm .heatmap-figure').count(), 2);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});
+
+test('a BatchNorm run whose distances overflow: the map holds the non-finite values and reads them out, no console message', async () => {
+  await served({ csp: SITE_CSP }, async (url) => {
+    // plain SGD at a learning rate of 10: Pre-LN with BatchNorm logs infinite variance distances before it diverges
+    const hash = tiny({ arch: 'pre_ln', norm: 'batchnorm', steps: 30, log_every: 1, optimizer: 'sgd', lr: 10 });
+    const page = await openPage(it.browser, `${url}train.html#${hash}`);
+    await train(page);
+    const h = await hooked(page);
+    const m = 'bn_var_distance';
+    const logs = h.logs.pre_ln;
+    const i = logs.findIndex((l) => l[m].some((v) => !Number.isFinite(v)));
+    assert.ok(i >= 0, 'a logged step with a non-finite distance');
+    const r = logs[i][m].findIndex((v) => !Number.isFinite(v));
+    logs.forEach((l, k) => l[m].forEach((v, q) => same(h.maps.pre_ln[m][k][q], v, `step ${l.step} row ${q}`)));
+    // the cell read by keyboard: from the top left, right to its step, down to its row
+    const fig = page.locator(`${sectionOf(m)} .heatmap-figure[data-arch="pre_ln"]`);
+    await fig.locator('.heatmap').focus();
+    await page.keyboard.press('Home');
+    for (let k = 0; k < i; k++) await page.keyboard.press('ArrowRight');
+    for (let k = h.rows[m].pre_ln.length - 1; k > r; k--) await page.keyboard.press('ArrowDown');
+    const text = await fig.locator('.heatmap-readout').textContent();
+    assert.ok(text.includes(`${h.rows[m].pre_ln[r]}, step ${logs[i].step}: `), text);
+    assert.ok(text.endsWith(cellText(logs[i][m][r])) && /not finite/.test(text), text);
+    // the legend's scale is the finite values' and the keys name the hatching
+    assert.ok((await page.locator(`${sectionOf(m)} .heat-ticks`).textContent()).length > 0);
+    assert.match(await page.locator(`${sectionOf(m)} .heat-keys`).textContent(), /not finite/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
