@@ -3,7 +3,9 @@
 // per layer or block of each array) and JSON (the settings and every run's
 // logs as the engine gave them, and after training what each learned beyond
 // its weights: DenseFormer's averaging weights and the ReZero and LayerScale
-// gates, null for the other presets). Non-finite values are written as the
+// gates, null for the other presets). BatchNorm runs' batch-vs-running
+// distances are one column per BatchNorm layer, each run's layers named in a
+// header line (bn-layers.js); runs without BatchNorm leave them empty. Non-finite values are written as the
 // explorer's exports write them: NaN, Infinity, -Infinity in the CSV, null
 // in the JSON. Pure functions of the session's runs; no DOM.
 //
@@ -12,6 +14,7 @@
 // runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates}]
 // (session.js's runs; `config` the run's canonical config, its depth L).
 import { configText, csvCell, jsonNumber, numberText } from '../shared/export-text.js';
+import { bnCount, bnRowLabels } from './bn-layers.js';
 
 export const LAB_FORMAT = 'resnorm-train-export';
 export const LAB_VERSION = 1;
@@ -33,26 +36,39 @@ export function logKeys(runs) {
 
 const depthOf = (r, config) => r.config?.depth ?? config.depth;
 
-/** Whether run r's `key` arrays are per layer (L + 1 entries at most) rather than per block (L). */
-function perLayer(key, r, config) {
+/** The arrays with one entry per BatchNorm layer (bn-layers.js's order), not per layer or block. */
+const BN_KEYS = new Set(['bn_mean_distance', 'bn_var_distance']);
+
+/**
+ * What run r's `key` arrays are indexed by: 'bn' (per BatchNorm layer), 'layer' (L + 1 entries
+ * at most) or 'block' (L).
+ */
+function kindOf(key, r, config) {
+  if (BN_KEYS.has(key)) return 'bn';
   const n = Math.max(0, ...r.logs.map((l) => (isArray(l[key]) ? l[key].length : 0)));
-  return n === depthOf(r, config) + 1;
+  return n === depthOf(r, config) + 1 ? 'layer' : 'block';
 }
+
+const COLUMN = {
+  layer: (key, i) => `${key}.layer${i}`,
+  block: (key, i) => `${key}.block${i + 1}`,
+  bn: (key, i) => `${key}.bn${i + 1}`,
+};
 
 /**
  * The CSV columns of an array key over every run: per layer (L + 1 entries,
- * `grad_norm.layer0` .. `.layerL`) or per block (L entries,
- * `update_ratio.block1` .. `.blockL`); each {name, layer, i}, i the index
- * into a run's array of that kind.
+ * `grad_norm.layer0` .. `.layerL`), per block (L entries, `update_ratio.block1`
+ * .. `.blockL`) or per BatchNorm layer (`bn_mean_distance.bn1` .. `.bnN`);
+ * each {name, kind, i}, i the index into a run's array of that kind.
  */
 function arrayColumns(key, runs, config) {
   const cols = new Map();
   for (const r of runs) {
-    const layer = perLayer(key, r, config);
+    const kind = kindOf(key, r, config);
     const n = Math.max(0, ...r.logs.map((l) => (isArray(l[key]) ? l[key].length : 0)));
     for (let i = 0; i < n; i++) {
-      const name = layer ? `${key}.layer${i}` : `${key}.block${i + 1}`;
-      if (!cols.has(name)) cols.set(name, { name, layer, i });
+      const name = COLUMN[kind](key, i);
+      if (!cols.has(name)) cols.set(name, { name, kind, i });
     }
   }
   return [...cols.values()];
@@ -65,7 +81,8 @@ const cellText = (v) =>
 export function toLabCsv({ config, runs, link = '' }) {
   const lines = [
     '# resnorm training lab: every logged step of every run',
-    '# arrays: <name>.layer<l> is at the block boundary h_l (0..L), <name>.block<l> is block l (1..L)',
+    '# arrays: <name>.layer<l> is at the block boundary h_l (0..L), <name>.block<l> is block l (1..L),',
+    '# <name>.bn<k> is the run\u2019s k-th BatchNorm layer (named per run in the bn_layers lines)',
     '# non-finite values are written NaN, Infinity or -Infinity; an empty cell has no value',
   ];
   if (link) lines.push(`# link,${csvCell(link)}`);
@@ -73,19 +90,32 @@ export function toLabCsv({ config, runs, link = '' }) {
   for (const r of runs) {
     const t = r.task ?? {};
     lines.push(
-      `# run,${r.arch},steps_done,${r.stepsDone ?? ''},first_nonfinite,${r.firstNonfinite ?? ''},chance,${cellText(t.chance)},optimal,${cellText(t.optimal)}`,
+      `# run,${csvCell(r.key ?? r.arch)},steps_done,${r.stepsDone ?? ''},first_nonfinite,${r.firstNonfinite ?? ''},chance,${cellText(t.chance)},optimal,${cellText(t.optimal)}`,
     );
+  }
+  for (const r of runs) {
+    const n = bnCount(r);
+    if (n)
+      lines.push(
+        `# bn_layers,${csvCell(r.key ?? r.arch)},${bnRowLabels(r.config, n)
+          .map((b) => csvCell(b.long))
+          .join(',')}`,
+      );
   }
   const { scalars, arrays } = logKeys(runs);
   const cols = arrays.map((k) => [k, arrayColumns(k, runs, config)]);
-  lines.push(['arch', ...scalars, ...cols.flatMap(([, c]) => c.map((col) => col.name))].join(','));
+  // runs of one architecture with settings of their own (a claim's: LayerNorm and BatchNorm both
+  // Pre-LN) are told apart by a first column of their keys
+  const keyed = runs.some((r) => r.key !== undefined && r.key !== r.arch);
+  const lead = keyed ? ['run', 'arch'] : ['arch'];
+  lines.push([...lead, ...scalars, ...cols.flatMap(([, c]) => c.map((col) => col.name))].join(','));
   for (const r of runs) {
-    const kinds = cols.map(([k]) => perLayer(k, r, config));
+    const kinds = cols.map(([k]) => kindOf(k, r, config));
     for (const l of r.logs) {
-      const row = [r.arch, ...scalars.map((k) => cellText(l[k]))];
+      const row = [...(keyed ? [csvCell(r.key ?? r.arch)] : []), r.arch, ...scalars.map((k) => cellText(l[k]))];
       cols.forEach(([k, c], j) => {
         const arr = isArray(l[k]) ? l[k] : [];
-        for (const col of c) row.push(col.layer === kinds[j] && col.i < arr.length ? numberText(arr[col.i]) : '');
+        for (const col of c) row.push(col.kind === kinds[j] && col.i < arr.length ? numberText(arr[col.i]) : '');
       });
       lines.push(row.join(','));
     }
@@ -116,7 +146,8 @@ function gatesJson(g) {
 }
 
 /**
- * JSON: {format, version, link, config, runs: [{arch, config, task,
+ * JSON: {format, version, link, config, runs: [{arch, key and label (a run
+ * with a key of its own: a claim's), config, task,
  * steps_done, stopped, first_nonfinite, logs, dwa_weights (L rows of
  * w_{l,0..l}, or null), gates (gatesJson, or null)}]}; the last two are
  * null too before every run has finished.
@@ -129,6 +160,7 @@ export function toLabJson({ config, runs, link = '' }) {
     config,
     runs: runs.map((r) => ({
       arch: r.arch,
+      ...(r.key !== undefined && r.key !== r.arch ? { key: r.key, label: r.label ?? null } : {}),
       config: r.config ?? null,
       task: r.task ? { chance: jsonNumber(r.task.chance), optimal: r.task.optimal ?? null } : null,
       steps_done: r.stepsDone ?? 0,

@@ -7,8 +7,10 @@
 // scale with its ticks, and the marks for not finite, exactly 0, after the run
 // stopped and not run) and one layer x step map per run, every cell a rect in
 // its colour carrying its value (data-v, as the CSV writes it), the steps
-// after a run stopped early dotted and its name saying how it stopped. A pure
-// function: text in, text out.
+// after a run stopped early dotted and its name saying how it stopped. A
+// metric only some runs have (BatchNorm's distances, rows named by
+// bn-layers.js) maps those runs, with a line for each other run, and is left
+// out when no run has it. A pure function: text in, text out.
 //
 //   labToSvg({ config, runs, pal, caption })   // runs: session.js's runs
 import { numberText } from '../shared/export-text.js';
@@ -16,16 +18,27 @@ import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
 import { LEGEND_ROW, archLegend, esc, f, line, segments, svgDocument } from '../shared/svg.js';
 import { VIRIDIS, cellKind, scaleAt } from '../shared/colormap.js';
-import { ZERO_RGB, stepTicks } from './heatmap.js';
+import { ZERO_RGB, labelledRows, stepTicks } from './heatmap.js';
 import { runLook } from './looks.js';
+import { noBnMapText } from './bn-layers.js';
 import { runEnd } from '../claims/lab/common.js';
-import { HEAT_METRICS, finiteValues, heatColumns, heatScale, lineSeries, logValues, yRange } from './series.js';
+import {
+  HEAT_METRICS,
+  finiteValues,
+  heatColumns,
+  heatRuns,
+  heatScale,
+  lineSeries,
+  logValues,
+  yRange,
+} from './series.js';
 
 const W = 760;
 const M = { left: 62, right: 18 };
 const CHART_H = 220; // one line chart: heading, plot, step axis
 const MAP_H = 150; // one heatmap: name, plot, step axis
 const LEGEND_H = 110; // a metric's legend: heading, colour bar and ticks, four marks
+const NOTE_H = 18; // a line for a run without a map of a metric only some runs have
 
 const LINES = [
   { key: 'loss', title: 'Loss', sub: 'held-out (thick) and training (thin), log scale', log: true },
@@ -150,7 +163,7 @@ function heatLegend(info, scale, pal, top) {
   const x1 = W - M.right - 260;
   const parts = [
     `<text x="${x0}" y="${top + 20}" font-weight="600" font-size="15" fill="${esc(pal.text)}">${esc(`${info.title} per ${info.rowLabel} and step`)}</text>`,
-    `<text x="${x0}" y="${top + 38}" font-size="12" fill="${esc(pal.muted)}">${esc(`${info.metric}, log scale shared by every architecture; ${info.rowLabel} ${info.firstRow} at the bottom`)}</text>`,
+    `<text x="${x0}" y="${top + 38}" font-size="12" fill="${esc(pal.muted)}">${esc(`${info.metric}, log scale shared by every ${info.only ? 'map' : 'architecture'}; ${info.only ? `the first ${info.rowLabel}` : `${info.rowLabel} ${info.firstRow}`} at the bottom`)}</text>`,
   ];
   const by = top + 48;
   parts.push(`<rect x="${x0}" y="${by}" width="${x1 - x0}" height="14" fill="url(#viridis)"/>`);
@@ -193,6 +206,8 @@ function heatMap(run, metric, info, { scale, rows, xMax, pal }, top) {
   const y1 = top + MAP_H - 24;
   const sx = (s) => x0 + ((x1 - x0) * s) / Math.max(1, xMax);
   const h = (y1 - y0) / Math.max(1, rows);
+  const names = info.labels?.(run) ?? null;
+  const rowName = (r) => (names ? ` data-name="${esc(names[r]?.long ?? '')}"` : '');
   const parts = [
     `<g class="heatmap heatmap-${metric}" data-arch="${esc(look.key)}">`,
     `<text x="${x0}" y="${top + 14}" font-weight="600" font-size="13" fill="${esc(pal.text)}">${esc(look.label)}${end ? esc(` \u00b7 ${end.text}`) : ''}</text>`,
@@ -218,14 +233,13 @@ function heatMap(run, metric, info, { scale, rows, xMax, pal }, top) {
             : rgb(VIRIDIS[Math.round(255 * scaleAt(scale, v))]);
       const value = v === undefined ? 'none' : numberText(v);
       parts.push(
-        `<rect x="${f(a)}" y="${f(y1 - (r + 1) * h)}" width="${f(w)}" height="${f(h)}" fill="${fill}" data-step="${step}" data-row="${r + info.firstRow}" data-v="${value}"/>`,
+        `<rect x="${f(a)}" y="${f(y1 - (r + 1) * h)}" width="${f(w)}" height="${f(h)}" fill="${fill}" data-step="${step}" data-row="${r + info.firstRow}" data-v="${value}"${rowName(r)}/>`,
       );
     }
   });
-  const rowTicks = rows <= 1 ? [0] : [...new Set([0, Math.floor((rows - 1) / 2), rows - 1])];
-  for (const r of rowTicks)
+  for (const r of labelledRows(rows, h, Boolean(names)))
     parts.push(
-      `<text x="${x0 - 6}" y="${f(y1 - (r + 0.5) * h)}" dy="4" text-anchor="end" font-size="11" fill="${esc(pal.muted)}">${r + info.firstRow}</text>`,
+      `<text x="${x0 - 6}" y="${f(y1 - (r + 0.5) * h)}" dy="4" text-anchor="end" font-size="11" fill="${esc(pal.muted)}">${esc(names ? (names[r]?.short ?? '') : String(r + info.firstRow))}</text>`,
     );
   for (const t of stepTicks(xMax, x1 - x0))
     parts.push(
@@ -267,10 +281,19 @@ export function labToSvg({ config, runs, pal, caption = '' }) {
     .map((r) => ({ arch: r.arch, step: r.firstNonfinite }));
   const ctx = { data, looks, pal, xMax: config.steps, task: runs[0]?.task ?? null, diverged };
   const head = 56;
-  const metrics = Object.entries(HEAT_METRICS);
-  const heatH = LEGEND_H + runs.length * MAP_H;
+  // each metric's runs with a map, and those without one (a metric only some runs have); none: left out
+  const metrics = Object.entries(HEAT_METRICS)
+    .map(([metric, info]) => {
+      const mapped = heatRuns(info, runs);
+      return { metric, info, mapped, without: runs.filter((r) => !mapped.includes(r)) };
+    })
+    .filter((m) => m.mapped.length || !m.info.only);
+  const heatH = metrics.reduce(
+    (sum, m) => sum + LEGEND_H + m.mapped.length * MAP_H + (m.info.only ? m.without.length * NOTE_H : 0),
+    0,
+  );
   const legendRows = Math.ceil(looks.length / 3);
-  const height = head + LINES.length * CHART_H + metrics.length * heatH + legendRows * LEGEND_ROW + 18;
+  const height = head + LINES.length * CHART_H + heatH + legendRows * LEGEND_ROW + 18;
   const body = [defs(pal), `<rect width="${W}" height="${height}" fill="${esc(pal.surface)}"/>`];
   body.push(
     `<text x="${M.left}" y="24" font-size="17" font-weight="700" fill="${esc(pal.text)}">resnorm: training, step by step</text>`,
@@ -278,12 +301,19 @@ export function labToSvg({ config, runs, pal, caption = '' }) {
   );
   LINES.forEach((spec, i) => body.push(lineChart(spec, ctx, head + i * CHART_H)));
   let top = head + LINES.length * CHART_H;
-  for (const [metric, info] of metrics) {
-    const scale = heatScale(runs, metric);
+  for (const { metric, info, mapped, without } of metrics) {
+    const scale = heatScale(mapped, metric);
     body.push(heatLegend(info, scale, pal, top));
     top += LEGEND_H;
-    for (const r of runs) {
-      const rows = info.rows(r.config?.depth ?? config.depth);
+    if (info.only)
+      for (const r of without) {
+        body.push(
+          `<text x="${M.left}" y="${top + 13}" font-size="12" fill="${esc(pal.muted)}" class="heat-none" data-arch="${esc(runLook(r).key)}">${esc(noBnMapText(r, runLook(r).label))}</text>`,
+        );
+        top += NOTE_H;
+      }
+    for (const r of mapped) {
+      const rows = info.rows(r.config?.depth ?? config.depth, r);
       body.push(heatMap(r, metric, info, { scale, rows, xMax: config.steps, pal }, top));
       top += MAP_H;
     }

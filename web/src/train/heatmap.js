@@ -4,6 +4,7 @@
 // grey, non-finite values hatched, steps not run yet the plot's background,
 // and the steps after a run stopped (once trained, or at a divergence) dotted,
 // with the note over the map saying how it stopped.
+// Rows are numbered, or named when the caller names them (BatchNorm's layers).
 // Pointing at a cell, or focusing the map and moving with the arrow keys,
 // reads its layer, step and value in a tooltip and in a line of text under
 // the map (announced politely to screen readers).
@@ -65,10 +66,11 @@ function heatmapLayout(box, { name, metric, rowLabel }) {
  * p {x, y, w, h}, a step's x, a row's top and a column's left edge.
  */
 function geometry(data, size) {
+  const left = data.left ?? MARGIN.left;
   const p = {
-    x: MARGIN.left,
+    x: left,
     y: MARGIN.top,
-    w: Math.max(1, size.width - MARGIN.left - MARGIN.right),
+    w: Math.max(1, size.width - left - MARGIN.right),
     h: Math.max(1, size.height - MARGIN.top - MARGIN.bottom),
   };
   const xOf = (step) => p.x + (p.w * step) / Math.max(1, data.xMax);
@@ -205,7 +207,25 @@ function drawCursors(ctx, c, data, g, { sharedStep, cell }) {
   }
 }
 
-/** The row numbers (bottom, middle, top; the bottom one `firstRow`) and the step ticks. */
+/**
+ * The rows an axis labels: every row when each has `minH` px, else about one in every
+ * ceil(minH / cellH), the bottom and the top always among them; with no names, the bottom,
+ * middle and top rows.
+ */
+export function labelledRows(n, cellH, named, minH = 13) {
+  if (n <= 1) return [0];
+  if (!named) return [...new Set([0, Math.floor((n - 1) / 2), n - 1])];
+  const every = Math.max(1, Math.ceil(minH / Math.max(cellH, 1e-9)));
+  const out = [];
+  for (let r = 0; r < n; r += every) out.push(r);
+  if (out.at(-1) !== n - 1) {
+    if (n - 1 - out.at(-1) < every && out.length > 1) out.pop();
+    out.push(n - 1);
+  }
+  return out;
+}
+
+/** The row labels (named rows: their short names, as many as fit; else numbers from `firstRow`) and the step ticks. */
 function drawAxes(ctx, c, data, g, firstRow) {
   const { p, xOf, rowTop } = g;
   ctx.font = FONT;
@@ -214,8 +234,10 @@ function drawAxes(ctx, c, data, g, firstRow) {
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
   const n = data.rows;
-  const rowTicks = n <= 1 ? [0] : [...new Set([0, Math.floor((n - 1) / 2), n - 1])];
-  for (const r of rowTicks) ctx.fillText(String(r + firstRow), p.x - 5, rowTop(r) + p.h / Math.max(1, n) / 2);
+  const cellH = p.h / Math.max(1, n);
+  const names = data.rowNames;
+  for (const r of labelledRows(n, cellH, Boolean(names)))
+    ctx.fillText(names ? (names[r]?.short ?? '') : String(r + firstRow), p.x - 5, rowTop(r) + cellH / 2);
   ctx.textBaseline = 'top';
   ctx.textAlign = 'center';
   const ticks = stepTicks(data.xMax, p.w);
@@ -269,6 +291,18 @@ function createPainter(canvas) {
       drawAxes(ctx, c, data, g, firstRow);
     },
   };
+}
+
+/** Row r's number (from `firstRow`) and name (null: the rows are not named). */
+const rowOf = (data, r, firstRow) => ({ row: r + firstRow, name: data.rowNames?.[r]?.long ?? null });
+
+/** The plot's left edge: room for the widest row name (none: the numbers' margin). */
+function leftMargin(canvas, names) {
+  if (!names?.length) return MARGIN.left;
+  const ctx = canvas.getContext('2d');
+  ctx.font = FONT;
+  const widest = Math.max(...names.map((n) => ctx.measureText(n.short).width));
+  return Math.max(MARGIN.left, Math.ceil(widest) + 9);
 }
 
 /** The column whose span holds `step`: the first logged step of `s` at or after it. */
@@ -354,7 +388,8 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
       return;
     }
     const v = data.columns[cell.i][cell.r];
-    const text = `${rowLabel} ${cell.r + firstRow}, step ${data.steps[cell.i]}: ${metric} ${cellText(v)}`;
+    const named = rowOf(data, cell.r, firstRow).name;
+    const text = `${named ?? `${rowLabel} ${cell.r + firstRow}`}, step ${data.steps[cell.i]}: ${metric} ${cellText(v)}`;
     readout.textContent = `${name}, ${text}`;
     if (!pointer) {
       tip.hidden = true;
@@ -414,11 +449,13 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
      * last or the step it stopped at), columns (one array per step, `rows`
      * long; a cell past a shorter array is drawn as not finite), the x axis's
      * end (the run's steps), logEvery, the colour scale, the step it
-     * diverged at (null: none) and `end` (claims/lab/common.js's runEnd: how the
-     * run stopped early, or null).
+     * diverged at (null: none), `end` (claims/lab/common.js's runEnd: how the
+     * run stopped early, or null) and `rowNames` ([{short, long}] per row, bottom
+     * first, for the axis and the readout; null: rows numbered from firstRow).
      */
     update(next) {
       data = { ...data, ...next };
+      data.left = leftMargin(canvas, data.rowNames);
       note.textContent = data.end?.text ?? (data.divergedAt !== null ? `diverged at step ${data.divergedAt}` : '');
       note.dataset.end = data.end?.kind ?? '';
       if (cell && cell.i >= data.steps.length) cell = null;
@@ -440,7 +477,9 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
     },
     /** What the map shows, for the page's test hook. */
     get cell() {
-      return cell && { step: data.steps[cell.i], row: cell.r + firstRow, value: data.columns[cell.i][cell.r] };
+      return (
+        cell && { ...rowOf(data, cell.r, firstRow), step: data.steps[cell.i], value: data.columns[cell.i][cell.r] }
+      );
     },
     destroy() {
       cancelAnimationFrame(frame);

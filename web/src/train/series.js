@@ -3,6 +3,7 @@
 // functions, no DOM; the page's test hook holds their output.
 import { log10OrNull } from '../shared/log-axis.js';
 import { logExtent } from '../shared/colormap.js';
+import { bnCount, bnRowLabels, hasBatchnorm } from './bn-layers.js';
 
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
 export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'];
@@ -117,19 +118,49 @@ export function yRange(columns, refs, log) {
 }
 
 /**
- * The metrics a heatmap can draw: per layer (L + 1 entries) or per block (L
- * entries); `rows(depth)` is how many. A step's array can be shorter (the
- * step that stopped a run made no update: its update ratios are empty); its
- * missing cells are drawn as not finite.
+ * The metrics a heatmap can draw: per layer (L + 1 entries), per block (L
+ * entries) or per BatchNorm layer (bn-layers.js: only runs with BatchNorm
+ * have a map, `only` says which). `rows(depth, run)` is how many rows a
+ * run's map has and `labels(run)`, when given, names them (else they are
+ * numbered from `firstRow`). A step's array can be shorter (the step that
+ * stopped a run made no update: its update ratios are empty); its missing
+ * cells are drawn as not finite.
  */
 export const HEAT_METRICS = {
   grad_norm: { title: 'Gradient norm', metric: 'gradient norm', rowLabel: 'layer', firstRow: 0, rows: (L) => L + 1 },
   update_ratio: { title: 'Update ratio', metric: 'update ratio', rowLabel: 'block', firstRow: 1, rows: (L) => L },
+  bn_mean_distance: {
+    title: 'BatchNorm\u2019s batch-vs-running distance of the mean',
+    metric: 'mean distance (1/d)\u2016\u03bc_B \u2212 \u03bc\u2016',
+    rowLabel: 'BatchNorm layer',
+    firstRow: 1,
+    only: hasBatchnorm,
+    rows: (L, run) => bnCount(run),
+    labels: (run) => bnRowLabels(run.config, bnCount(run)),
+  },
+  bn_var_distance: {
+    title: 'BatchNorm\u2019s batch-vs-running distance of the variance',
+    metric: 'variance distance (1/d)\u2016\u03c3\u00b2_B \u2212 \u03c3\u00b2\u2016',
+    rowLabel: 'BatchNorm layer',
+    firstRow: 1,
+    only: hasBatchnorm,
+    rows: (L, run) => bnCount(run),
+    labels: (run) => bnRowLabels(run.config, bnCount(run)),
+  },
 };
 
-/** One run's heatmap of `metric`: {steps, columns}, each column that step's array as the engine gave it. */
+/** The id of metric `metric`'s section on the page (train-heat-grad-norm). */
+export const heatSectionId = (metric) => `train-heat-${metric.replaceAll('_', '-')}`;
+
+/** The runs of `runs` that have a map of metric `info` (all but those its `only` leaves out). */
+export const heatRuns = (info, runs) => (info.only ? runs.filter(info.only) : runs);
+
+/**
+ * One run's heatmap of `metric`: {steps, columns}, each column that step's array as the engine
+ * gave it (a log without the array, an empty one: its cells are drawn as missing).
+ */
 export function heatColumns(run, metric) {
-  return { steps: run.logs.map((l) => l.step), columns: run.logs.map((l) => l[metric]) };
+  return { steps: run.logs.map((l) => l.step), columns: run.logs.map((l) => l[metric] ?? []) };
 }
 
 /** The colour scale of `metric`'s maps, shared by every run: colormap.js's log extent over every value logged. */

@@ -28,7 +28,7 @@ import { hatchPattern, stoppedPattern } from '../shared/heat-cells.js';
 import { runEnd } from '../claims/lab/common.js';
 import { runLook } from './looks.js';
 import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
-import { HEAT_METRICS, heatScale } from './series.js';
+import { HEAT_METRICS, heatRuns, heatScale, heatSectionId } from './series.js';
 
 export const LAB_EXPORTS = [
   { key: 'csv', text: 'CSV', label: 'Export the numbers as CSV' },
@@ -143,10 +143,12 @@ function labPng(root, s, caption) {
         canvas,
       });
   }
-  for (const metric of Object.keys(HEAT_METRICS)) {
-    blocks.push(legendBlock(metric, s.runs, p));
-    const section = root.querySelector(`#train-heat-${metric.replace('_', '-')}`);
-    for (const r of s.runs) {
+  for (const [metric, info] of Object.entries(HEAT_METRICS)) {
+    const mapped = heatRuns(info, s.runs);
+    if (!mapped.length) continue;
+    blocks.push(legendBlock(metric, mapped, p));
+    const section = root.querySelector(`#${heatSectionId(metric)}`);
+    for (const r of mapped) {
       const look = runLook(r);
       const canvas = section?.querySelector(`figure[data-arch="${look.key}"] canvas.heatmap-canvas`);
       const end = runEnd(r);

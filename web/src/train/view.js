@@ -1,7 +1,9 @@
 // The training lab view: the settings (controls.js, from the training field
 // table), Start / Pause / Step / Reset, the progress, the readout, the line
 // charts on one step axis and, per architecture, layer x step heatmaps of the
-// gradient norm and the update ratio (heat-panels.js). Each architecture
+// gradient norm and the update ratio, and for BatchNorm runs the distance of
+// each BatchNorm layer's batch statistics from its running ones
+// (heat-panels.js). Each architecture
 // trains in its own trainer on the page's pool of engine workers (session.js);
 // the view draws at most once a frame, whatever the workers answer in between,
 // each part of a frame in its own animation frame (createLabRender). The lab
@@ -393,27 +395,27 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   function renderRest({ snap, config, runs, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
-    const { shown, scales } = heat.update({ runs, archs, looks, config, ends, step });
+    const { shown, scales, rows } = heat.update({ runs, looks, config, ends, step });
     // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
       rest = requestAnimationFrame(() =>
-        renderLast({ snap, config, archs, looks, shown, scales, data: runs === snap.runs ? data : undefined }),
+        renderLast({ snap, config, archs, looks, shown, scales, rows, data: runs === snap.runs ? data : undefined }),
       );
     });
   }
 
-  function renderLast({ snap, config, archs, looks, shown, scales, data }) {
+  function renderLast({ snap, config, archs, looks, shown, scales, rows, data }) {
     numbers.update(snap.runs, config, data);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
     const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, claim: papers.id() });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
     rest = requestAnimationFrame(() =>
-      renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }),
+      renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }),
     );
   }
 
-  function renderAfter({ snap, archs, looks, shown, scales, verdictShown, comparisonShown }) {
+  function renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }) {
     rest = 0;
     const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
@@ -433,6 +435,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
       learnedLegend: learned.legendTicks(),
       plotted: charts.plotted(),
       heatmaps: shown,
+      heatRows: rows,
       scales,
       legends: heat.legends(),
       frames,
