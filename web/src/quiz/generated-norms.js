@@ -127,7 +127,7 @@ const whoseKey = (ln, bn) => (ln && bn ? 'both' : ln ? 'layernorm' : bn ? 'batch
 
 /** The training setting in words, for the prompts. */
 const settingText = (batch) =>
-  `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps at batch ${batch} to reverse up to ` +
+  `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps at batch ${batch} to reverse up to ` +
   `${BN_TRAIN.seq} of ${BN_TRAIN.vocab} symbols, each sequence 2 to ${BN_TRAIN.seq} long and padded to the batch’s longest`;
 const padsText = (pads) =>
   pads === 'count' ? 'its pads counted in the statistics' : 'its pads left out of the statistics';
@@ -202,9 +202,11 @@ export const NORM_KINDS = Object.freeze({
         (has(r) ? ` (eval mode ${gap(r) > 0 ? 'higher' : 'lower'} by ${rel(gap(r))})` : ' (the same)');
       const why = {
         'batchnorm-small':
-          'BatchNorm serves with running averages of the batch statistics, which are not the statistics of any one batch; here they differ little.',
+          'BatchNorm serves with running averages of the batch statistics, which are not the statistics of any one batch; here they differ by less than ' +
+          `${GAP_SPLIT * 100}%.`,
         'batchnorm-large':
-          'BatchNorm serves with running averages of the batch statistics, which are not the statistics of any one batch; here the difference is large.',
+          'BatchNorm serves with running averages of the batch statistics, which are not the statistics of any one batch; here they differ by ' +
+          `${GAP_SPLIT * 100}% or more.`,
         neither: 'Here the two modes agree for both norms.',
         layernorm: 'Here only LayerNorm’s modes differ, by the engine’s numbers.',
         both: 'Here both norms’ modes differ, by the engine’s numbers.',
@@ -260,7 +262,7 @@ export const NORM_KINDS = Object.freeze({
       return {
         numbers: { ln2, ln16, bn2, bn16, lnChange: lnC, bnChange: bnC },
         prompt:
-          `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps to reverse padded sequences, with LayerNorm and with BatchNorm (pads left out of the statistics), ` +
+          `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps to reverse padded sequences, with LayerNorm and with BatchNorm (pads left out of the statistics), ` +
           `each at batch 2 and at batch 16, engine seed ${p.seed}. Whose held-out loss (eval mode, as served) changes more between the two batch sizes?`,
         choices: [
           { id: 'layernorm', label: 'LayerNorm’s' },
@@ -339,7 +341,7 @@ export const NORM_KINDS = Object.freeze({
       return {
         numbers: { bnDiff: bnD, lnDiff: lnD },
         prompt:
-          `A batch of ${p.batch} sequences of ${p.lengths.join(', ')} real tokens (d = ${BATCH.width}), padded with zeros to the longest${p.pads[0] ? ` plus ${p.pads[0]}` : ''}, ` +
+          `A batch of ${p.batch} sequences of ${p.lengths.join(', ')} real tokens (d = ${BATCH.width}), padded with zeros to the longest${p.pads[0] ? ` plus ${p.pads[0]}` : ''}, ` +
           `then the same sequences padded to the longest plus ${p.pads[1]}; BatchNorm with ${padsText(p.countPadding ? 'count' : 'mask')}. ` +
           `Whose output for token ${p.token.t + 1} of sequence ${p.token.b + 1}, a real token, changes?`,
         choices: WHOSE,
@@ -403,7 +405,7 @@ export const NORM_KINDS = Object.freeze({
       return {
         numbers: { mean, candidates, lnWorst },
         prompt:
-          `A batch of ${p.batch} sequences of ${p.lengths.join(', ')} real tokens with d = ${d} features, padded with zeros, pads left out. ` +
+          `A batch of ${p.batch} sequences of ${p.lengths.join(', ')} real tokens with d = ${d} features, padded with zeros, pads left out. ` +
           'The engine’s BatchNorm returns the mean it normalized with, one number per feature: which positions did it average?',
         choices,
         key,
