@@ -458,13 +458,13 @@ test('generated questions on the newer architectures: every new kind is asked an
 test('generated norm question: one sequence alone, answered from trained runs, with feedback', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
   const norms = page.locator('#norms');
-  await page.waitForFunction(() => document.getElementById('norms')?.dataset.state === 'asked');
+  const settled = () =>
+    page.waitForFunction(() => /^(asked|error)$/.test(document.getElementById('norms')?.dataset.state));
+  await settled();
   await page.locator('#norms-kind').selectOption('one-seq');
-  await page.waitForFunction(
-    () =>
-      document.getElementById('norms').dataset.kind === 'one-seq' &&
-      document.getElementById('norms').dataset.state === 'asked',
-  );
+  await page.waitForFunction(() => document.getElementById('norms').dataset.kind === 'one-seq');
+  await settled();
+  assert.equal(await norms.getAttribute('data-state'), 'asked', await norms.locator('.gen-result').textContent());
   assert.match(await norms.locator('.gen-prompt').textContent(), /one sequence at a time/);
   assert.equal(await norms.locator('input[type=radio]').count(), 4);
   await norms.locator('input[value=batchnorm]').check();

@@ -125,6 +125,9 @@ const WHOSE = Object.freeze([
 ]);
 const whoseKey = (ln, bn) => (ln && bn ? 'both' : ln ? 'layernorm' : bn ? 'batchnorm' : 'neither');
 
+/** "1 extra pad", "4 extra pads". */
+const padCount = (n) => `${n} extra pad${n === 1 ? '' : 's'}`;
+
 /** The training setting in words, for the prompts. */
 const settingText = (batch) =>
   `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps at batch ${batch} to reverse up to ` +
@@ -347,7 +350,7 @@ export const NORM_KINDS = Object.freeze({
         choices: WHOSE,
         key,
         explanation:
-          `The engine’s outputs for that token. BatchNorm: ${vec(token(0, 'batchnorm'))} with ${p.pads[0]} extra pads, ${vec(token(1, 'batchnorm'))} with ${p.pads[1]} (largest change ${significant(bnD, 3)}). ` +
+          `The engine’s outputs for that token. BatchNorm: ${vec(token(0, 'batchnorm'))} with ${padCount(p.pads[0])}, ${vec(token(1, 'batchnorm'))} with ${padCount(p.pads[1])} (largest change ${significant(bnD, 3)}). ` +
           `LayerNorm: ${vec(token(0, 'layernorm'))}, then ${vec(token(1, 'layernorm'))} (largest change ${significant(lnD, 3)}). ${why}`,
       };
     },

@@ -8,7 +8,7 @@
 //   "Norms" (generated-norms.js): LayerNorm, BatchNorm and RMSNorm, answered from small trained runs and
 //   the padded batch; a card of the same shape as "Pick the architecture", without a chart.
 // A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
-// data-state is loading, asked or checked. All four count toward the session score. Text from generated.js is plain Unicode, set as text.
+// data-state is loading, asked or checked (a multiple-choice card's is error when no question could be made). All four count toward the session score. Text from generated.js is plain Unicode, set as text.
 
 import {
   whichIsWhich,
@@ -589,6 +589,7 @@ function createChoiceCard(host, deps, src) {
     } catch (e) {
       k.result.textContent = `The engine could not make a question: ${e.message}`;
       k.fresh.disabled = false;
+      host.dataset.state = 'error';
       return;
     }
     kDone = false;
