@@ -37,7 +37,7 @@
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, percent } from '../shared/format.js';
 import { BN_TRAIN } from '../claims/papers/batchnorm.js';
-import { ONE_SEQ_MARGIN } from '../claims/lab/batchnorm.js';
+import { ONE_SEQ_MARGIN, modes } from '../claims/lab/batchnorm.js';
 import { BATCH, batchValues, batchInput, tokenAt, maxAbsDiff, moments } from './ui/norm-data.js';
 
 /** Engine seeds the training runs use: few, so questions share runs. */
@@ -65,9 +65,6 @@ export function runConfig(norm, { batch, seed, pads = 'mask' }) {
   return c;
 }
 
-/** A number of a log (NaN when missing or null). */
-const num = (v) => (v === null || v === undefined ? NaN : Number(v));
-
 /**
  * The questions' engine: train(config) resolves to {train, evalMode, oneSeq, chance, stopped} of the
  * run's last log (cached by config), and batchVsLayerNorm(input) as the engine answers it.
@@ -78,15 +75,9 @@ export function normEngine({ trainer, batchVsLayerNorm }) {
   async function trainOnce(config) {
     const tr = await trainer(config);
     try {
+      // the last log's three held-out losses, read as the lab's BatchNorm claim reads them
       const logs = await tr.step(config.steps);
-      const last = logs[logs.length - 1] ?? {};
-      return {
-        train: num(last.heldout_loss_train_mode),
-        evalMode: num(last.heldout_loss_eval_mode),
-        oneSeq: num(last.heldout_loss_one_seq),
-        chance: tr.task.chance,
-        stopped: Boolean(tr.stopped),
-      };
+      return { ...modes({ logs }), chance: tr.task.chance, stopped: Boolean(tr.stopped) };
     } finally {
       await tr.delete();
     }
