@@ -121,8 +121,8 @@ const padCount = (n) => `${n} extra pad${n === 1 ? '' : 's'}`;
 
 /** The training setting in words, for the prompts. */
 const settingText = (batch) =>
-  `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps at batch ${batch} to reverse up to ` +
-  `${BN_TRAIN.seq} of ${BN_TRAIN.vocab} symbols, each sequence 2 to ${BN_TRAIN.seq} long and padded to the batch’s longest`;
+  `A Pre-LN transformer of ${BN_TRAIN.depth} blocks (d = ${BN_TRAIN.width}) trained for ${BN_TRAIN.steps} steps at batch ${batch} to reverse up to ` +
+  `${BN_TRAIN.seq} of ${BN_TRAIN.vocab} symbols, each sequence ${BN_TRAIN.seq_min} to ${BN_TRAIN.seq} long and padded to the batch’s longest`;
 const padsText = (pads) =>
   pads === 'count' ? 'its pads counted in the statistics' : 'its pads left out of the statistics';
 
@@ -256,7 +256,7 @@ export const NORM_KINDS = Object.freeze({
       return {
         numbers: { ln2, ln16, bn2, bn16, lnChange: lnC, bnChange: bnC },
         prompt:
-          `Two Pre-LN transformer blocks (d = 16) trained for ${BN_TRAIN.steps} steps to reverse padded sequences, with LayerNorm and with BatchNorm (pads left out of the statistics), ` +
+          `A Pre-LN transformer of ${BN_TRAIN.depth} blocks (d = ${BN_TRAIN.width}) trained for ${BN_TRAIN.steps} steps to reverse padded sequences, with LayerNorm and with BatchNorm (pads left out of the statistics), ` +
           `each at batch 2 and at batch 16, engine seed ${p.seed}. Whose held-out loss (eval mode, as served) changes more between the two batch sizes?`,
         choices: [
           { id: 'layernorm', label: 'LayerNorm’s' },
