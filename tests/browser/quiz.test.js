@@ -455,6 +455,36 @@ test('generated questions on the newer architectures: every new kind is asked an
   await done(page);
 });
 
+test('generated norm question: one sequence alone, answered from trained runs, with feedback', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  const norms = page.locator('#norms');
+  const settled = () =>
+    page.waitForFunction(() => /^(asked|error)$/.test(document.getElementById('norms')?.dataset.state));
+  await settled();
+  await page.locator('#norms-kind').selectOption('one-seq');
+  await page.waitForFunction(() => document.getElementById('norms').dataset.kind === 'one-seq');
+  await settled();
+  assert.equal(await norms.getAttribute('data-state'), 'asked', await norms.locator('.gen-result').textContent());
+  assert.match(await norms.locator('.gen-prompt').textContent(), /one sequence at a time/);
+  assert.equal(await norms.locator('input[type=radio]').count(), 4);
+  await norms.locator('input[value=batchnorm]').check();
+  await page.locator('[data-action=norms-check]').click();
+  await page.waitForFunction(() => document.getElementById('norms').dataset.state === 'checked');
+  const result = await norms.locator('.gen-result').textContent();
+  const m = result.match(/^(Right|Not quite): the engine’s numbers say “([^”]+)”/);
+  assert.ok(m, result);
+  // The grade agrees with the key the message names, and the explanation quotes the runs' losses.
+  assert.equal(m[1] === 'Right', m[2] === 'BatchNorm’s', result);
+  assert.equal(await norms.locator('.gen-result').getAttribute('data-correct'), String(m[1] === 'Right'));
+  const explanation = await norms.locator('.gen-explain').textContent();
+  assert.match(explanation, /LayerNorm: eval mode \d[\d.]*, one sequence alone \d/);
+  assert.match(explanation, /BatchNorm: eval mode \d[\d.]*, one sequence alone \d/);
+  assert.equal(await norms.locator('input:checked').isDisabled(), true);
+  assert.match(await page.locator('#score').textContent(), /of 1 correct/);
+  assert.doesNotMatch(await norms.evaluate((e) => e.innerText), /\b(pre_ln|pre_rms|batchnorm|heldout_\w+)\b/);
+  await done(page);
+});
+
 test('predict the number: sqrt(2) is accepted and graded; a broken expression says what was not understood', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
   await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked');

@@ -71,6 +71,8 @@ const engineApi = {
         throw e;
       },
     ),
+  // the generated norm questions train small runs (generated-norms.js)
+  trainer: (config) => engine.trainer(config),
 };
 
 // ---------------- progress and the session ----------------

@@ -68,11 +68,16 @@
 //                   if the runner-up is MIN_UPDATE_GAP (0.3 decades, a factor of 2) above. LayerScale
 //                   in 39 of seeds 0..39; DeepNet in a shallow draw where LayerScale's ε is 0.1.
 //   Undecided draws are re-drawn, up to MAX_DRAWS; then it rejects.
+//
+// normQuestion(normEngine({trainer, batchVsLayerNorm}), {seed, kind}): multiple-choice questions on
+//   LayerNorm, BatchNorm and RMSNorm answered from small trained runs; six kinds, in generated-norms.js.
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';
 import { evaluate } from './expr.js';
 import { archLabel, archNames } from '../shared/archs.js';
+
+export { normQuestion, normEngine, NORM_KINDS, NORM_KIND_IDS, NORM_KIND_NAMES } from './generated-norms.js';
 
 export const WHICH_POOL = Object.freeze(['plain', 'residual', 'post_ln', 'pre_ln', 'pre_rms', 'deepnorm']);
 export const NEVER_TOGETHER = Object.freeze([['pre_ln', 'pre_rms']]);

@@ -5,15 +5,27 @@
 //   curve is drawn with the answer and the guess on it.
 //   "Pick the architecture": one of four architectures, answered from the engine's numbers; after the check the
 //   curves the answer was read from are drawn, labelled.
+//   "Norms" (generated-norms.js): LayerNorm, BatchNorm and RMSNorm, answered from small trained runs and
+//   the padded batch; a card of the same shape as "Pick the architecture", without a chart.
 // A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
-// data-state is loading, asked or checked. All three count toward the session score. Text from generated.js is plain Unicode, set as text.
+// data-state is loading, asked or checked (a multiple-choice card's is error when no question could be made). All four count toward the session score. Text from generated.js is plain Unicode, set as text.
 
-import { whichIsWhich, predictNumber, pickArch, PREDICT_KIND_IDS, PICK_KIND_IDS } from '../generated.js';
+import {
+  whichIsWhich,
+  predictNumber,
+  pickArch,
+  normQuestion,
+  normEngine,
+  PREDICT_KIND_IDS,
+  PICK_KIND_IDS,
+  NORM_KIND_IDS,
+  NORM_KIND_NAMES,
+} from '../generated.js';
 import { significant } from '../../shared/format.js';
 import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
 import { createLineChart } from './mini-chart.js';
-import { explorerHref, describeSetting } from './experiment.js';
+import { explorerHref, describeSetting, claimHref } from './experiment.js';
 import { randomSeed } from './session.js';
 
 const DASHES = [[], [9, 4], [2, 3], [12, 3, 2, 3]];
@@ -480,24 +492,56 @@ function createPredictCard(predict, { simulate, session, charts }) {
   return { start: newPredict };
 }
 
-/** "Pick the architecture": the card's parts, placed into `pick`; the chart goes into `charts`. */
-function pickLayout(pick, charts) {
+// The multiple-choice cards: "Pick the architecture" (generated.js) and "Norms" (generated-norms.js).
+// Each source: its element ids' prefix, heading, kinds, ask(deps, seed, kind) -> question, choice(c)
+// -> {id, label} of one of the question's choices, and after(q) -> the nodes under the explanation.
+const PICK_SOURCE = {
+  prefix: 'pick',
+  title: 'Pick the architecture',
+  kinds: PICK_KIND_IDS,
+  names: PICK_KIND_NAMES,
+  empty: 'Choose an architecture first.',
+  ask: (deps, seed, kind) => pickArch(deps.simulate, { seed, kind }),
+  choice: (a) => ({ id: a, label: archLabel(a) }),
+  after: (q) => explorerLink(q.config),
+};
+const NORM_SOURCE = {
+  prefix: 'norms',
+  title: 'Norms: LayerNorm, BatchNorm, RMSNorm',
+  kinds: NORM_KIND_IDS,
+  names: NORM_KIND_NAMES,
+  empty: 'Choose an answer first.',
+  ask: (deps, seed, kind) => normQuestion(deps.norms, { seed, kind }),
+  choice: (c) => c,
+  after: () => [el('a', { class: 'button-link', href: claimHref('batchnorm') }, 'Train the norms in the lab')],
+};
+
+/** A multiple-choice card's parts, placed into `host`; the chart goes into `charts`. */
+function choiceLayout(host, charts, src) {
   const k = {};
-  k.kind = kindSelect('pick-kind', 'Kind:', PICK_KIND_IDS, PICK_KIND_NAMES, 'any');
+  k.kind = kindSelect(`${src.prefix}-kind`, 'Kind:', src.kinds, src.names, 'any');
   k.prompt = el('p', { class: 'gen-prompt' }, 'Press “New question” to draw one.');
   k.choices = el('fieldset', { class: 'assign pick-choices' }, el('legend', {}, 'Your answer'));
-  k.check = el('button', { type: 'button', class: 'primary', 'data-action': 'pick-check', disabled: true }, 'Check');
-  k.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': 'pick-new' }, 'New question');
+  k.check = el(
+    'button',
+    { type: 'button', class: 'primary', 'data-action': `${src.prefix}-check`, disabled: true },
+    'Check',
+  );
+  k.fresh = el('button', { type: 'button', class: 'secondary', 'data-action': `${src.prefix}-new` }, 'New question');
   k.result = el('p', { class: 'gen-result', role: 'status', 'aria-live': 'polite' });
   k.explain = el('p', { class: 'gen-explain' });
-  k.chart = chartBox('pick-chart', '', "Chart: the engine's curves the answer was read from, one per architecture.");
+  k.chart = chartBox(
+    `${src.prefix}-chart`,
+    '',
+    "Chart: the engine's curves the answer was read from, one per architecture.",
+  );
   k.chart.figure.hidden = true;
   k.lineChart = createLineChart(k.chart.host, { xLabel: 'layer l' });
   charts.push(k.lineChart);
   k.after = el('p', { class: 'exp-actions' });
   replace(
-    pick,
-    el('h3', { id: 'pick-title' }, 'Pick the architecture'),
+    host,
+    el('h3', { id: `${src.prefix}-title` }, src.title),
     k.kind.row,
     k.prompt,
     k.choices,
@@ -510,38 +554,42 @@ function pickLayout(pick, charts) {
   return k;
 }
 
-/** "Pick the architecture": one radio button per architecture the question offers. */
-function pickChoices(kq, onchange) {
+/** One radio button per choice the question offers. */
+function radioChoices(q, src, onchange) {
   return [
     el('legend', {}, 'Your answer'),
-    kq.choices.map((a) =>
-      el(
-        'label',
-        { class: 'pick-choice' },
-        el('input', { type: 'radio', name: 'pick-choice', value: a, onchange }),
-        ` ${archLabel(a)}`,
+    q.choices
+      .map(src.choice)
+      .map((c) =>
+        el(
+          'label',
+          { class: 'pick-choice' },
+          el('input', { type: 'radio', name: `${src.prefix}-choice`, value: c.id, onchange }),
+          ` ${c.label}`,
+        ),
       ),
-    ),
   ];
 }
 
-/** The "Pick the architecture" card in `pick`: draws a question, checks the choice, draws the curves. */
-function createPickCard(pick, { simulate, session, charts }) {
-  const k = pickLayout(pick, charts);
+/** A multiple-choice card in `host`: draws a question, checks the choice, draws the curves if it has any. */
+function createChoiceCard(host, deps, src) {
+  const { session, charts } = deps;
+  const k = choiceLayout(host, charts, src);
   let kq = null;
   let kDone = false;
   const picked = () => k.choices.querySelector('input:checked')?.value;
 
-  async function newPick() {
-    pick.dataset.state = 'loading';
+  async function newQuestion() {
+    host.dataset.state = 'loading';
     k.fresh.disabled = true;
     k.check.disabled = true;
     k.result.textContent = 'Asking the engine…';
     try {
-      kq = await pickArch(simulate, { seed: randomSeed(), kind: k.kind.select.value || undefined });
+      kq = await src.ask(deps, randomSeed(), k.kind.select.value || undefined);
     } catch (e) {
       k.result.textContent = `The engine could not make a question: ${e.message}`;
       k.fresh.disabled = false;
+      host.dataset.state = 'error';
       return;
     }
     kDone = false;
@@ -554,20 +602,20 @@ function createPickCard(pick, { simulate, session, charts }) {
     replace(k.after);
     replace(
       k.choices,
-      ...pickChoices(kq, () => {
+      ...radioChoices(kq, src, () => {
         k.check.disabled = kDone;
       }),
     );
-    pick.dataset.kind = kq.kind;
-    pick.dataset.state = 'asked';
+    host.dataset.kind = kq.kind;
+    host.dataset.state = 'asked';
     k.fresh.disabled = false;
   }
 
-  function checkPick() {
+  function checkChoice() {
     if (!kq || kDone) return;
     const choice = picked();
     if (!choice) {
-      k.result.textContent = 'Choose an architecture first.';
+      k.result.textContent = src.empty;
       return;
     }
     const r = kq.check(choice);
@@ -578,39 +626,53 @@ function createPickCard(pick, { simulate, session, charts }) {
     k.result.textContent = r.message;
     k.result.dataset.correct = String(r.correct);
     k.explain.textContent = kq.explanation;
-    const first = kq.curves[0];
-    const x = first.values.map((_, i) => (first.x === 'blocks' ? i + 1 : i));
-    k.chart.figure.querySelector('.chart-title').textContent = first.title;
-    k.chart.figure.hidden = false;
-    k.lineChart.draw({
-      x,
-      lines: kq.curves.map((c, i) => ({
-        label: `${archLabel(c.arch)}${c.arch === kq.answer ? ' (answer)' : ''}`,
-        values: c.values,
-        color: `--curve-${i}`,
-        dash: DASHES[i],
-      })),
-    });
-    replace(k.after, ...explorerLink(kq.config));
-    pick.dataset.state = 'checked';
+    if (kq.curves) {
+      const first = kq.curves[0];
+      const x = first.values.map((_, i) => (first.x === 'blocks' ? i + 1 : i));
+      k.chart.figure.querySelector('.chart-title').textContent = first.title;
+      k.chart.figure.hidden = false;
+      k.lineChart.draw({
+        x,
+        lines: kq.curves.map((c, i) => ({
+          label: `${archLabel(c.arch)}${c.arch === kq.answer ? ' (answer)' : ''}`,
+          values: c.values,
+          color: `--curve-${i}`,
+          dash: DASHES[i],
+        })),
+      });
+    }
+    replace(k.after, ...src.after(kq));
+    host.dataset.state = 'checked';
     k.fresh.focus();
   }
 
-  k.kind.select.addEventListener('change', () => newPick());
-  k.check.addEventListener('click', checkPick);
-  k.fresh.addEventListener('click', newPick);
-  return { start: newPick };
+  k.kind.select.addEventListener('change', () => newQuestion());
+  k.check.addEventListener('click', checkChoice);
+  k.fresh.addEventListener('click', newQuestion);
+  return { start: newQuestion };
 }
 
 /**
- * @param {{which: HTMLElement, predict: HTMLElement, pick: HTMLElement, engine: {call: Function}, session: object}} deps
+ * The norms card is placed after `pick`, in the same grid.
+ * @param {{which: HTMLElement, predict: HTMLElement, pick: HTMLElement, engine: {call: Function, trainer: Function}, session: object}} deps
  */
 export function createGeneratedView({ which, predict, pick, engine, session }) {
   const simulate = (cfg) => engine.call('simulate', [cfg]);
+  const norms = normEngine({
+    trainer: (cfg) => engine.trainer(cfg),
+    batchVsLayerNorm: (input) => engine.call('batchVsLayerNorm', [input]),
+  });
+  const normsCard = el('article', { id: 'norms', class: 'card gen-card', 'aria-labelledby': 'norms-title' });
+  pick.after(normsCard);
   const charts = [];
   let started = false;
-  const deps = { simulate, session, charts };
-  const cards = [createWhichCard(which, deps), createPredictCard(predict, deps), createPickCard(pick, deps)];
+  const deps = { simulate, norms, session, charts };
+  const cards = [
+    createWhichCard(which, deps),
+    createPredictCard(predict, deps),
+    createChoiceCard(pick, deps, PICK_SOURCE),
+    createChoiceCard(normsCard, deps, NORM_SOURCE),
+  ];
 
   return {
     /** Draws the first questions (once the area is first shown). */
