@@ -110,8 +110,10 @@ Status time_norms(double width, double tokens, double samples, NormTiming* out) 
   // Warm-up: every kernel's code and buffers touched once before any sample.
   for (int k = 0; k < kNumNormKernels; ++k) kernels.time_ms(static_cast<NormKernel>(k), 2);
   // Calls per sample: about 2 ms on LayerNorm's forward, so that a coarse clock
-  // (a browser's performance.now) still resolves each sample.
-  const double per = kernels.time_ms(NormKernel::ln_forward, 8) / 8;
+  // (a browser's performance.now) still resolves each sample. The fastest of three
+  // tries, so that a burst of load during the calibration does not shrink every sample.
+  double per = kernels.time_ms(NormKernel::ln_forward, 8) / 8;
+  for (int i = 0; i < 2; ++i) per = std::min(per, kernels.time_ms(NormKernel::ln_forward, 8) / 8);
   const int inner = std::max(1, std::min(10000, static_cast<int>(2.0 / std::max(per, 1e-6))));
 
   std::vector<double> ms[kNumNormKernels];
