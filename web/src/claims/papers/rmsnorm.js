@@ -176,8 +176,8 @@ export function summarize(data, params) {
     {
       key: 'forward',
       label:
-        `Norm layer forward, d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
-        '(measured on this machine, not judged)',
+        `Norm layer forward at d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
+        '(measured here, not judged)',
       value: ratioOf(timing[q], 'forward') - 1,
       measured: timing.map((t) => signedPct(ratioOf(t, 'forward'))).join(', '),
       claimed: '7–64% less running time, whole models (not judged)',
@@ -186,8 +186,8 @@ export function summarize(data, params) {
     {
       key: 'backward',
       label:
-        `Norm layer backward, d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
-        '(measured on this machine, not judged)',
+        `Norm layer backward at d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
+        '(measured here, not judged)',
       value: ratioOf(timing[q], 'backward') - 1,
       measured: timing.map((t) => signedPct(ratioOf(t, 'backward'))).join(', '),
       claimed: '7–64% less running time, whole models (not judged)',
@@ -264,7 +264,10 @@ export const pageFigures = [
   },
 ];
 
-/** What the panel's charts draw: held-out loss by seed, and the kernels' times over the width. */
+/**
+ * What the panel's charts draw: held-out loss by seed, and the kernels' times over the width. Each line is
+ * keyed by its architecture, whose colour its legend's swatch takes; the dash tells backward from forward.
+ */
 export function figures(r, col) {
   const { layernorm, rmsnorm, timing, config } = r.data;
   const line = (key, label, values, color, dash) => ({ key, label, values, color, dash, points: true });
@@ -275,14 +278,14 @@ export function figures(r, col) {
       xLabel: 'seed',
       series: [
         line(
-          'layernorm',
+          'pre_ln',
           'LayerNorm',
           layernorm.map((x) => x.loss),
           col.arch.pre_ln,
           [],
         ),
         line(
-          'rmsnorm',
+          'pre_rms',
           'RMSNorm',
           rmsnorm.map((x) => x.loss),
           col.arch.pre_rms,
@@ -296,10 +299,10 @@ export function figures(r, col) {
       yLog: true,
       xLabel: 'width d',
       series: [
-        line('ln_forward', 'LayerNorm forward', times('ln_forward'), col.arch.pre_ln, []),
-        line('rms_forward', 'RMSNorm forward', times('rms_forward'), col.arch.pre_rms, []),
-        line('ln_backward', 'LayerNorm backward', times('ln_backward'), col.arch.pre_ln, [6, 5]),
-        line('rms_backward', 'RMSNorm backward', times('rms_backward'), col.arch.pre_rms, [6, 5]),
+        line('pre_ln', 'LayerNorm forward', times('ln_forward'), col.arch.pre_ln, []),
+        line('pre_rms', 'RMSNorm forward', times('rms_forward'), col.arch.pre_rms, []),
+        line('pre_ln', 'LayerNorm backward', times('ln_backward'), col.arch.pre_ln, [6, 5]),
+        line('pre_rms', 'RMSNorm backward', times('rms_backward'), col.arch.pre_rms, [6, 5]),
       ],
     },
   ]);
