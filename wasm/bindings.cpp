@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "resnorm/norm_timing.h"
 #include "resnorm/normlab.h"
 #include "resnorm/session.h"
 
@@ -205,6 +206,34 @@ val normLimits() {
   return out;
 }
 
+// LayerNorm against RMSNorm, timed: {width, tokens, samples, inner, ln_forward,
+// ln_backward, rms_forward, rms_backward (each {median_ms, p10_ms, p90_ms}),
+// forward_ratio, backward_ratio, total_ratio}, or {error} on bad input.
+val timeNorms(double width, double tokens, double samples) {
+  resnorm::NormTiming r;
+  const resnorm::Status st = resnorm::time_norms(width, tokens, samples, &r);
+  val out = val::object();
+  if (!st.ok()) {
+    out.set("error", status(st));
+    return out;
+  }
+  out.set("width", r.width);
+  out.set("tokens", r.tokens);
+  out.set("samples", r.samples);
+  out.set("inner", r.inner);
+  for (int k = 0; k < resnorm::kNumNormKernels; ++k) {
+    val t = val::object();
+    t.set("median_ms", r.kernel[k].median_ms);
+    t.set("p10_ms", r.kernel[k].p10_ms);
+    t.set("p90_ms", r.kernel[k].p90_ms);
+    out.set(resnorm::kNormKernelNames[k], t);
+  }
+  out.set("forward_ratio", r.forward_ratio);
+  out.set("backward_ratio", r.backward_ratio);
+  out.set("total_ratio", r.total_ratio);
+  return out;
+}
+
 // The largest saved state the wrapper reads: a state's tensors are held
 // within one session's memory budget, so a larger one is refused unread.
 double maxStateBytes() { return resnorm::kMemoryBudget; }
@@ -260,4 +289,5 @@ EMSCRIPTEN_BINDINGS(resnorm) {
   function("normToken", &normToken);
   function("batchVsLayerNorm", &batchVsLayerNorm);
   function("normLimits", &normLimits);
+  function("timeNorms", &timeNorms);
 }

@@ -201,6 +201,27 @@ export class Resnorm {
   }
 
   /**
+   * LayerNorm against RMSNorm, timed on this machine: the engine's float
+   * kernels, forward and backward, on `tokens` tokens of `width` features,
+   * interleaved sample by sample over `samples` rounds (the core's
+   * time_norms(), norm_timing.h). Returns {width, tokens, samples, inner,
+   * ln_forward, ln_backward, rms_forward, rms_backward: {median_ms, p10_ms,
+   * p90_ms} (ms per call), forward_ratio, backward_ratio, total_ratio} (RMSNorm's
+   * median over LayerNorm's). A measurement: it differs from run to run.
+   *
+   * @param {{width: number, tokens: number, samples?: number}} options samples defaults to 15
+   */
+  timeNorms(options) {
+    this._usable();
+    if (!isRecord(options)) throw new EngineError('type', 'options', `must be an object, got ${describe(options)}`);
+    const { width, tokens, samples = 15 } = options;
+    const w = numberField('width', width);
+    const t = numberField('tokens', tokens);
+    const s = numberField('samples', samples);
+    return unwrap(this._guard(() => this._module.timeNorms(w, t, s)));
+  }
+
+  /**
    * The engine's memory: `heap`, the bytes the module's memory has grown to
    * (WebAssembly memory never shrinks: a page gives it back by ending the
    * worker), `trainers`, what its trainers hold of `budget`, the memory

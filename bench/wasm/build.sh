@@ -22,16 +22,17 @@ stale() { # out, sources...
   return 1
 }
 
-norm_src=(bench/norm_bench.cpp bench/phases.h core/include/resnorm/norms.h)
+# The norm bench runs the core's timing kernels (norm_timing.cpp), which use the core's checks.
+core_src=(core/src/*.cpp)
+norm_src=(bench/norm_bench.cpp "${core_src[@]}" core/include/resnorm/*.h)
 if stale "$out/norm_simd.wasm" "${norm_src[@]}"; then
-  em++ "${common[@]}" -msimd128 bench/norm_bench.cpp -o "$out/norm_simd.js" \
+  em++ "${common[@]}" -msimd128 bench/norm_bench.cpp "${core_src[@]}" -o "$out/norm_simd.js" \
     -sEXPORT_NAME=createNormBench -sEXPORTED_FUNCTIONS=_norm_bench_setup,_norm_bench_time
 fi
 if stale "$out/norm_scalar.wasm" "${norm_src[@]}"; then
-  em++ "${common[@]}" bench/norm_bench.cpp -o "$out/norm_scalar.js" \
+  em++ "${common[@]}" bench/norm_bench.cpp "${core_src[@]}" -o "$out/norm_scalar.js" \
     -sEXPORT_NAME=createNormBench -sEXPORTED_FUNCTIONS=_norm_bench_setup,_norm_bench_time
 fi
-core_src=(core/src/*.cpp)
 if stale "$out/profile.wasm" bench/wasm/profile.cpp bench/phases.h "${core_src[@]}" core/include/resnorm/*.h; then
   em++ "${common[@]}" -msimd128 bench/wasm/profile.cpp "${core_src[@]}" -o "$out/profile.js" \
     -sEXPORT_NAME=createProfile -sEXPORTED_FUNCTIONS=_profile_run,_profile_value

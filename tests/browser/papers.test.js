@@ -1,5 +1,5 @@
 // The papers page in Debian's Chromium: it loads under a strict CSP with no
-// console message, all twelve panels render with their numbers, and every
+// console message, all thirteen panels render with their numbers, and every
 // verdict its caption states agrees with numbers this test computes itself,
 // through the wasm API, with its own code (not the page's repro.js);
 // DenseFormer's matrix of trained weights, its table and its caption are
@@ -26,6 +26,7 @@ const PANELS = [
   'layerscale',
   'dwa',
   'batchnorm',
+  'rmsnorm',
 ];
 
 /** Opens papers.html and waits until every panel has rendered (slow machines: up to 3 minutes). */
@@ -521,6 +522,29 @@ async function checkDwaMatrix(page, w) {
   await page.keyboard.press('Escape');
 }
 
+// RMSNorm against LayerNorm as the panel's setting states it: reverse 4 of 8 symbols, two transformer blocks,
+// d = 16, Adam at 2e-3 for 300 steps, seeds seed0 .. seed0 + 4; the last step's held-out loss of each. The
+// quality row only: the times are the page's own measurement (checked from its numbers by their own test).
+INDEPENDENT.rmsnorm = (p) => {
+  const last = (arch, seed) => {
+    const tr = it.rn.trainer({ ...REVERSE_8, depth: 2, log_every: 300, arch, seed });
+    const logs = tr.step(300);
+    tr.delete();
+    return logs[logs.length - 1].heldout_loss;
+  };
+  const seeds = Array.from({ length: 5 }, (_, i) => p.seed0 + i);
+  const ln = seeds.map((seed) => last('pre_ln', seed));
+  const rms = seeds.map((seed) => last('pre_rms', seed));
+  const mean = (v) => v.reduce((a, b) => a + b) / v.length;
+  const sd = (v) => Math.sqrt(v.reduce((a, x) => a + (x - mean(v)) ** 2, 0) / (v.length - 1));
+  const quality = mean(rms) - mean(ln);
+  return {
+    values: { quality },
+    oks: [Math.abs(quality) <= Math.max(sd(ln), sd(rms))],
+    unjudged: ['forward', 'backward'],
+  };
+};
+
 const verdictOf = (oks) => (oks.every(Boolean) ? 'holds' : oks.some(Boolean) ? 'partly' : 'fails');
 
 function checkPanel(id, shown) {
@@ -541,7 +565,7 @@ function checkPanel(id, shown) {
 
 // ---------------------------------------------------------------- tests
 
-test('papers.html under a strict CSP and a sub-path: no console message, twelve panels, verdicts that match the engine', () =>
+test('papers.html under a strict CSP and a sub-path: no console message, thirteen panels, verdicts that match the engine', () =>
   served({ base: '/course/week-3/', csp: STRICT_CSP }, async (url) => {
     const page = await openPapers(url);
     const dom = await page.evaluate(
@@ -580,7 +604,7 @@ test('papers.html under a strict CSP and a sub-path: no console message, twelve 
       if (d.id === 'dwa') await checkDwaMatrix(page, mine.weights);
     }
     // How long the panels that train took in their workers, and the whole page (reported, not asserted)
-    const times = ['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm'].map(
+    const times = ['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm', 'rmsnorm'].map(
       (id) => `${id} ${(shown[id].ms / 1000).toFixed(2)} s`,
     );
     console.log(`# papers page, panels that train: ${times.join(', ')}; ${await page.textContent('#status')}`);
@@ -609,6 +633,56 @@ test('papers.html under a strict CSP and a sub-path: no console message, twelve 
       0,
     );
     await page.screenshot({ path: `${SHOTS}/papers-desktop.png`, fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+// The RMSNorm panel's times are measured in the page's worker, so the test cannot compute them again: its
+// rows must say what the page's own numbers (the time chart's data table, ms per call at each width) say.
+test('the RMSNorm panel: a verdict, and timing rows that are the ratios of the times it shows', () =>
+  served({}, async (url) => {
+    const page = await openPapers(url);
+    await page.waitForFunction(() => window.__papers.results.rmsnorm?.verdict);
+    const shown = await page.evaluate(() => window.__papers.results.rmsnorm);
+    checkPanel('rmsnorm', shown);
+    const dom = await page.evaluate(() => {
+      const s = document.querySelector('[data-panel="rmsnorm"]');
+      const tables = [...s.querySelectorAll('.paper-data table')].map((t) => ({
+        head: [...t.querySelectorAll('thead th')].map((th) => th.textContent),
+        rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+      }));
+      const rows = Object.fromEntries(
+        [...s.querySelectorAll('.measured td[data-key]')].map((td) => [td.dataset.key, td.textContent]),
+      );
+      return { verdict: s.dataset.verdict, tables, rows, caption: s.querySelector('.verdict').textContent };
+    });
+    assert.ok(['holds', 'partly', 'fails'].includes(dom.verdict), dom.verdict);
+    assert.equal(dom.verdict, shown.verdict);
+    const time = dom.tables.find((t) => t.head[0] === 'width d');
+    assert.ok(time, 'the time chart’s numbers');
+    const col = (label) => time.head.indexOf(label);
+    const ms = (label) => time.rows.map((r) => Number(r[col(label)]));
+    for (const label of ['LayerNorm forward', 'RMSNorm forward', 'LayerNorm backward', 'RMSNorm backward'])
+      assert.ok(
+        ms(label).every((v) => Number.isFinite(v) && v > 0),
+        `${label}: ${ms(label)}`,
+      );
+    // each timing row's percentages, one per width, from the table's times (4 significant digits; the
+    // row rounds to whole percents)
+    for (const key of ['forward', 'backward']) {
+      assert.match(dom.rows[key] ?? '', /^[−+]\d+%(, [−+]\d+%)*$/, `${key}: its row`);
+      const pcts = dom.rows[key].split(', ').map((t) => Number(t.replace('−', '-').replace('%', '')) / 100);
+      const ln = ms(`LayerNorm ${key}`),
+        rms = ms(`RMSNorm ${key}`);
+      assert.equal(pcts.length, ln.length);
+      pcts.forEach((pct, i) =>
+        assert.ok(Math.abs(rms[i] / ln[i] - 1 - pct) <= 0.005 + 0.002, `${key} d=${time.rows[i][0]}: ${pct}`),
+      );
+      assert.equal(shown.rows.find((r) => r.key === key).ok, null, `${key}: reported, not judged`);
+    }
+    // the caption quotes d = 512's times as the table holds them
+    assert.ok(time.rows.some((r) => r[0] === '512'));
+    assert.match(dom.caption, /at d = 512 \(128 tokens, medians of 21 interleaved samples\)/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

@@ -17,8 +17,23 @@ import * as mixln from './mixln.js';
 import * as layerscale from './layerscale.js';
 import * as dwa from './dwa.js';
 import * as batchnorm from './batchnorm.js';
+import * as rmsnorm from './rmsnorm.js';
 
-export const CLAIMS = [theorem1, figure3, lemma2, deepnet, gpt2, veit, rezero, lns, mixln, layerscale, dwa, batchnorm];
+export const CLAIMS = [
+  theorem1,
+  figure3,
+  lemma2,
+  deepnet,
+  gpt2,
+  veit,
+  rezero,
+  lns,
+  mixln,
+  layerscale,
+  dwa,
+  batchnorm,
+  rmsnorm,
+];
 
 /** The claim of an id, or a RangeError for an id no claim has. */
 export function claimOf(id) {
