@@ -582,6 +582,11 @@ test('papers.html under a strict CSP and a sub-path: no console message, thirtee
             claim: s.querySelector('.claim')?.textContent ?? '',
             cite: s.querySelector('.cite')?.textContent ?? '',
             setting: s.querySelector('.setting')?.textContent ?? '',
+            // legend swatches whose line has no colour (a series key without a swatch class)
+            uncoloured: [...s.querySelectorAll('.swatch line')]
+              .filter((l) => getComputedStyle(l).stroke === 'none')
+              .map((l) => l.closest('svg').getAttribute('class')),
+            swatches: s.querySelectorAll('.swatch line').length,
           };
         }),
       PANELS,
@@ -593,6 +598,7 @@ test('papers.html under a strict CSP and a sub-path: no console message, thirtee
       assert.ok(d.measured.length >= 2 && d.measured.every((t) => /\d/.test(t)), `${d.id}: ${d.measured}`);
       assert.ok(d.caption.length > 100, `${d.id}: ${d.caption}`);
       for (const part of ['claim', 'cite', 'setting']) assert.ok(d[part].length > 40, `${d.id}: ${part}`);
+      assert.deepEqual(d.uncoloured, [], `${d.id}: every legend swatch has a colour (of ${d.swatches})`);
       assert.equal(shown[d.id].verdict, d.verdict);
       const mine = checkPanel(d.id, shown[d.id]);
       if (['rezero', 'mixln', 'layerscale', 'dwa', 'batchnorm'].includes(d.id))

@@ -265,8 +265,9 @@ export function figures(r, col) {
       xLog: true,
       xLabel: 'batch size',
       series: [
-        line('layernorm', 'LayerNorm', layernorm, col.arch.pre_ln, []),
-        line('batchnorm', 'BatchNorm (eval mode)', batchnorm, col.claim, [6, 5]),
+        // keyed by the legend swatch that colours them: Pre-LN's, and the claim's
+        line('pre_ln', 'LayerNorm', layernorm, col.arch.pre_ln, []),
+        line('claim', 'BatchNorm (eval mode)', batchnorm, col.claim, [6, 5]),
       ],
     },
   ]);
