@@ -9,7 +9,7 @@
 // operation) and by the CLI's JSON, which prints 9 significant digits (a rounding of at most 5e-9
 // relative). Step 1's train loss is the loss at the initial weights: within INIT_REL = 1e-8, the
 // print's rounding and nothing more. After that, ten Adam steps could amplify the sums' order;
-// measured, they stay under the print's 5e-9 on every quantity; STEP_REL = 1e-7 leaves twenty times
+// measured, every quantity stays within the print's 5e-9; STEP_REL = 1e-7 leaves twenty times
 // that, while a wrong wiring or a wrong update moves these quantities by 1e-3 or more.
 // Run: node --test tests/node/pytorch/parity.test.js
 import test from 'node:test';
@@ -39,60 +39,12 @@ const ARRAYS = ['grad_norm', 'w_grad_norm', 'update_ratio', 'stream_rms', 'contr
 // Short runs that exercise the script's paths: padded sequences of their own lengths, clipping,
 // warmup and a cosine schedule (transformer); AdamW's decoupled decay on the teacher task (MLP).
 const RUNS = {
-  transformer: [
-    '--task',
-    'reverse',
-    '--block',
-    'transformer',
-    '--depth',
-    '3',
-    '--width',
-    '8',
-    '--heads',
-    '2',
-    '--seq',
-    '4',
-    '--seq-min',
-    '2',
-    '--vocab',
-    '6',
-    '--batch',
-    '4',
-    '--steps',
-    '10',
-    '--log-every',
-    '1',
-    '--lr',
-    '0.01',
-    '--clip',
-    '0.5',
-    '--warmup',
-    '2',
-    '--schedule',
-    'cosine',
-  ],
-  mlp: [
-    '--task',
-    'teacher',
-    '--block',
-    'mlp',
-    '--depth',
-    '3',
-    '--width',
-    '12',
-    '--batch',
-    '8',
-    '--steps',
-    '10',
-    '--log-every',
-    '1',
-    '--optimizer',
-    'adamw',
-    '--weight-decay',
-    '0.1',
-    '--lr',
-    '0.01',
-  ],
+  transformer:
+    '--task reverse --block transformer --depth 3 --width 8 --heads 2 --seq 4 --seq-min 2 --vocab 6 --batch 4 ' +
+    '--steps 10 --log-every 1 --lr 0.01 --clip 0.5 --warmup 2 --schedule cosine',
+  mlp:
+    '--task teacher --block mlp --depth 3 --width 12 --batch 8 --steps 10 --log-every 1 --optimizer adamw ' +
+    '--weight-decay 0.1 --lr 0.01',
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-'));
@@ -107,7 +59,16 @@ const lines = (text) =>
 /** The engine's JSON lines and the exported script's, for one block kind with every implemented arch. */
 function both(block) {
   const file = join(tmp, `${block}.py`);
-  const args = ['train', ...RUNS[block], '--arch', ARCHS.join(','), '--double', '--json', '--export-pytorch', file];
+  const args = [
+    'train',
+    ...RUNS[block].split(' '),
+    '--arch',
+    ARCHS.join(','),
+    '--double',
+    '--json',
+    '--export-pytorch',
+    file,
+  ];
   const engine = lines(execFileSync(CLI, args, { encoding: 'utf8' }));
   const py = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(py.status, 0, `the exported ${block} script failed:\n${py.stderr}`);
