@@ -118,13 +118,17 @@ class CausalSelfAttention(nn.Module):
 
 
 # ---- the residual and norm wiring of one unit (core/src/recipes.cpp) ----------------------
-# Each returns the new stream and what the branch added (the contribution metric's update).
+# Each returns the new stream and what the branch added to it (u); `alpha` scales the skip path
+# (the contribution metric's ||u|| / ||alpha h||). The constants (alpha, scale) are the engine's,
+# shipped per unit in RUN; the learned ones (gamma, beta, gates) are parameters.
 
 
 class Plain(nn.Module):
     """h' = f(h): no skip path."""
 
-    def __init__(self, f, d):
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
         super().__init__()
         self.f = f
 
@@ -134,9 +138,11 @@ class Plain(nn.Module):
 
 
 class Residual(nn.Module):
-    """h' = h + f(h) (He et al. 2016), no norm."""
+    """h' = h + f(h), no norm (He et al. 2016)."""
 
-    def __init__(self, f, d):
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
         super().__init__()
         self.f = f
 
@@ -146,39 +152,106 @@ class Residual(nn.Module):
 
 
 class PreNorm(nn.Module):
-    """h' = h + f(N(h)): Pre-LN (Xiong et al. 2020) with LayerNorm, Pre-RMSNorm with RMSNorm."""
+    """h' = h + f(c N(h)): Pre-LN (Xiong et al. 2020) and GPT-2 (Radford et al. 2019, whose
+    1/sqrt(N) is in the initial weights) with LayerNorm, Pre-RMSNorm with RMSNorm, and LayerNorm
+    Scaling (Sun et al. 2025) with c = 1/sqrt(l) in block l (c = 1 otherwise)."""
 
-    def __init__(self, f, d, norm):
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
         super().__init__()
         self.f = f
-        self.norm_in = make_norm(norm, d)
+        self.norm_in = make_norm(w["in"], d)
+        self.scale = w["in_scale"]
 
     def forward(self, h, mask):
-        u = self.f(self.norm_in(h), mask)
+        u = self.f(self.scale * self.norm_in(h), mask)
         return h + u, u
 
 
 class PostNorm(nn.Module):
-    """h' = N(h + f(h)): Post-LN, the original transformer's (Vaswani et al. 2017)."""
+    """h' = N(alpha h + f(h)): Post-LN (Vaswani et al. 2017) and Post-RMSNorm with alpha = 1,
+    DeepNet (Wang et al. 2022) with alpha = (2N)^(1/4) (its beta is in the initial weights),
+    Admin (Liu et al. 2020) with each unit's omega as the engine profiled it at init."""
 
-    def __init__(self, f, d, norm):
+    def __init__(self, f, d, w):
         super().__init__()
         self.f = f
-        self.norm_outer = make_norm(norm, d)
+        self.norm_outer = make_norm(w["outer"], d)
+        self.alpha = w["alpha"]
 
     def forward(self, h, mask):
         u = self.f(h, mask)
-        return self.norm_outer(h + u), u
+        return self.norm_outer(self.alpha * h + u), u
 
 
-# arch -> how a unit is wrapped. Any other arch is refused by the exporter.
-WIRING = {
-    "plain": lambda f, d: Plain(f, d),
-    "residual": lambda f, d: Residual(f, d),
-    "pre_ln": lambda f, d: PreNorm(f, d, "layernorm"),
-    "pre_rms": lambda f, d: PreNorm(f, d, "rmsnorm"),
-    "post_ln": lambda f, d: PostNorm(f, d, "layernorm"),
-}
+class Sandwich(nn.Module):
+    """h' = h + N_out(f(N_in(h))), RMSNorm on both sides of the branch (Ding et al. 2021, CogView)."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.norm_in = make_norm(w["in"], d)
+        self.norm_out = make_norm(w["out"], d)
+
+    def forward(self, h, mask):
+        u = self.norm_out(self.f(self.norm_in(h), mask))
+        return h + u, u
+
+
+class ReZero(nn.Module):
+    """h' = h + g f(h), g a learned scalar, 0 at init, no norm (Bachlechner et al. 2020)."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.gate = nn.Parameter(torch.zeros(1))
+
+    def forward(self, h, mask):
+        u = self.gate * self.f(h, mask)
+        return h + u, u
+
+
+class LayerScale(nn.Module):
+    """h' = h + diag(lambda) f(LN(h)), lambda (d) learned (Touvron et al. 2021, CaiT)."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.norm_in = make_norm(w["in"], d)
+        self.gate = nn.Parameter(torch.zeros(d))
+
+    def forward(self, h, mask):
+        u = self.gate * self.f(self.norm_in(h), mask)
+        return h + u, u
+
+
+def wiring(arch, w):
+    """The class of a unit of `arch`; w: the unit's wrapping as the engine shipped it. Mix-LN (Li et
+    al. 2024) is Post-LN in its first blocks and Pre-LN in the rest: w says which."""
+    if arch == "mix_ln":
+        return PostNorm if w["outer"] != "none" else PreNorm
+    return {
+        "plain": Plain,
+        "residual": Residual,
+        "post_ln": PostNorm,
+        "post_rms": PostNorm,
+        "deepnorm": PostNorm,
+        "admin": PostNorm,
+        "pre_ln": PreNorm,
+        "pre_rms": PreNorm,
+        "gpt2": PreNorm,
+        "lns": PreNorm,
+        "sandwich": Sandwich,
+        "rezero": ReZero,
+        "layerscale": LayerScale,
+    }[arch]
 
 
 # ---- blocks: one class per block kind ------------------------------------------------------
@@ -187,42 +260,43 @@ WIRING = {
 class MlpBlock(nn.Module):
     """One unit: the MLP, wrapped by the architecture."""
 
-    def __init__(self, arch, cfg):
+    def __init__(self, arch, cfg, wraps):
         super().__init__()
         d = cfg["width"]
-        self.units = nn.ModuleList([WIRING[arch](Mlp(d, cfg["expansion"] * d, cfg["activation"]), d)])
+        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
+        self.units = nn.ModuleList([wiring(arch, wraps[0])(mlp, d, wraps[0])])
 
     def forward(self, h, mask, sums):
+        unit = self.units[0]
         before = h
-        h, u = self.units[0](h, mask)
-        sums.append((u, before))
+        h, u = unit(h, mask)
+        sums.append((u, before, unit.alpha))
         return h
 
 
 class TransformerBlock(nn.Module):
     """Two units: causal self-attention, then the MLP, each wrapped by the architecture."""
 
-    def __init__(self, arch, cfg):
+    def __init__(self, arch, cfg, wraps):
         super().__init__()
         d = cfg["width"]
+        attn = CausalSelfAttention(d, cfg["heads"])
+        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
         self.units = nn.ModuleList(
-            [
-                WIRING[arch](CausalSelfAttention(d, cfg["heads"]), d),
-                WIRING[arch](Mlp(d, cfg["expansion"] * d, cfg["activation"]), d),
-            ]
+            [wiring(arch, wraps[0])(attn, d, wraps[0]), wiring(arch, wraps[1])(mlp, d, wraps[1])]
         )
 
     def forward(self, h, mask, sums):
         for unit in self.units:
             before = h
             h, u = unit(h, mask)
-            sums.append((u, before))
+            sums.append((u, before, unit.alpha))
         return h
 
 
 def unit_sums(sums):
-    """Per unit (||update||^2, ||skip||^2), the skip being the unit's input (alpha = 1 here)."""
-    return [(float((u * u).sum()), float((x * x).sum())) for u, x in sums]
+    """Per unit (||update||^2, ||alpha h||^2), h the unit's input."""
+    return [(float((u * u).sum()), a * a * float((x * x).sum())) for u, x, a in sums]
 
 
 class Network(nn.Module):
@@ -234,7 +308,9 @@ class Network(nn.Module):
         self.language = model["language"]
         d, L = cfg["width"], cfg["depth"]
         block = MlpBlock if cfg["block"] == "mlp" else TransformerBlock
-        self.blocks = nn.ModuleList([block(arch, cfg) for _ in range(L)])
+        P = 1 if cfg["block"] == "mlp" else 2
+        wraps = next(r for r in run["runs"] if r["arch"] == arch)["units"]
+        self.blocks = nn.ModuleList([block(arch, cfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
         self.final_norm = make_norm(model["final_norm"][arch], d)
         T = model["context"]
         if self.language:
@@ -267,10 +343,13 @@ class Network(nn.Module):
                 for pname, p in unit.f.named_parameters():
                     named[f"{pname}[{l}]"] = p
                 k = (l - 1) * units_per_block + j + 1
-                for where, norm in (("in", getattr(unit, "norm_in", None)), ("outer", getattr(unit, "norm_outer", None))):
+                for where in ("in", "out", "outer"):
+                    norm = getattr(unit, "norm_" + where, None)
                     if norm is not None:
                         for pname, p in norm.named_parameters():
                             named[f"{pname}.{where}[unit {k}]"] = p
+                if hasattr(unit, "gate"):
+                    named[f"gate[unit {k}]"] = unit.gate
         if self.final_norm is not None:
             for pname, p in self.final_norm.named_parameters():
                 named[f"{pname}.final"] = p
@@ -477,6 +556,9 @@ class Trainer:
                 h.retain_grad()
             loss = loss_sum / batch["scored"]
             loss.backward()
+            for p, _ in self.params:
+                if p.grad is None:  # a parameter the loss does not reach: its gradient is 0, as the engine's
+                    p.grad = torch.zeros_like(p)
             log = {"step": t}
             train_loss = float(loss)
             grad_norm, stream_rms, w_grad, contribution = [], [], [], []

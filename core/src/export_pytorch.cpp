@@ -72,7 +72,9 @@ std::string implemented_list() {
 }  // namespace
 
 const std::vector<Arch>& pytorch_archs() {
-  static const std::vector<Arch> archs = {Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln, Arch::pre_rms};
+  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
+                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
+                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln};
   return archs;
 }
 
@@ -120,7 +122,17 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
   j.end_object().end_object();
   j.key("runs").begin_array();
   for (Trainer<S>* t : trainers) {
-    j.begin_object().key("arch").string(name(t->arch())).key("params").begin_array();
+    j.begin_object().key("arch").string(name(t->arch())).key("units").begin_array();
+    Model<S>& stack = t->network().stack();
+    for (int k = 1; k <= stack.units(); ++k) {
+      // The unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c.
+      const Wrapping& w = stack.unit_at(k).wrap;
+      const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
+      j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
+      j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
+      j.key("gate").string(gate).end_object();
+    }
+    j.end_array().key("params").begin_array();
     for (const Param<S>& p : t->network().params()) {
       j.begin_object().key("name").string(p.name).key("shape").begin_array();
       for (long s : param_shape(p.name, p.n, d, m, V, T, E)) j.integer(s);

@@ -21,7 +21,22 @@ import { join } from 'node:path';
 import { CLI } from '../helpers.js';
 
 const PYTHON = '/usr/bin/python3';
-const ARCHS = ['plain', 'residual', 'pre_ln', 'post_ln', 'pre_rms'];
+const ARCHS = [
+  'plain',
+  'residual',
+  'post_ln',
+  'post_rms',
+  'pre_ln',
+  'pre_rms',
+  'sandwich',
+  'deepnorm',
+  'gpt2',
+  'admin',
+  'rezero',
+  'layerscale',
+  'lns',
+  'mix_ln',
+];
 const INIT_REL = 1e-8;
 const STEP_REL = 1e-7;
 const ABS = 1e-12; // quantities that are zero on both sides up to rounding
@@ -37,14 +52,15 @@ const SCALARS = [
 const ARRAYS = ['grad_norm', 'w_grad_norm', 'update_ratio', 'stream_rms', 'contribution'];
 
 // Short runs that exercise the script's paths: padded sequences of their own lengths, clipping,
-// warmup and a cosine schedule (transformer); AdamW's decoupled decay on the teacher task (MLP).
+// warmup and a cosine schedule (transformer); AdamW's decoupled decay on the teacher task (MLP);
+// Mix-LN with one Post-LN block of three in both.
 const RUNS = {
   transformer:
     '--task reverse --block transformer --depth 3 --width 8 --heads 2 --seq 4 --seq-min 2 --vocab 6 --batch 4 ' +
-    '--steps 10 --log-every 1 --lr 0.01 --clip 0.5 --warmup 2 --schedule cosine',
+    '--steps 10 --log-every 1 --lr 0.01 --clip 0.5 --warmup 2 --schedule cosine --mix-fraction 0.5',
   mlp:
     '--task teacher --block mlp --depth 3 --width 12 --batch 8 --steps 10 --log-every 1 --optimizer adamw ' +
-    '--weight-decay 0.1 --lr 0.01',
+    '--weight-decay 0.1 --lr 0.01 --mix-fraction 0.5',
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-'));
@@ -87,7 +103,7 @@ test('/usr/bin/python3 has PyTorch (python3-torch)', () => {
 });
 
 for (const block of Object.keys(RUNS)) {
-  test(`${block} blocks: every logged step of ${ARCHS.join(', ')} agrees with PyTorch`, () => {
+  test(`${block} blocks: every logged step of every implemented architecture agrees with PyTorch`, () => {
     const torchOk = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
     assert.ok(torchOk, `${PYTHON} cannot import torch: run \`npm run setup\` (it installs python3-torch)`);
     const { engine, torch } = both(block);
@@ -136,18 +152,14 @@ for (const block of Object.keys(RUNS)) {
 }
 
 test('the exporter refuses an architecture the script does not implement, naming arch and the implemented list', () => {
-  const r = spawnSync(
-    CLI,
-    ['train', '--arch', 'pre_ln,deepnorm', '--steps', '2', '--export-pytorch', join(tmp, 'x.py')],
-    {
-      encoding: 'utf8',
-    },
-  );
+  const r = spawnSync(CLI, ['train', '--arch', 'pre_ln,dwa', '--steps', '2', '--export-pytorch', join(tmp, 'x.py')], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
   assert.match(
     r.stderr,
-    /--arch: deepnorm has no PyTorch export yet \(implemented: plain, residual, post_ln, pre_ln, pre_rms\)/,
+    /--arch: dwa has no PyTorch export yet \(implemented: plain, residual, post_ln, post_rms, pre_ln, pre_rms, sandwich, deepnorm, gpt2, admin, rezero, layerscale, lns, mix_ln\)/,
   );
 });
 
