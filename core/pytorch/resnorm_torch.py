@@ -251,6 +251,7 @@ def wiring(arch, w):
         "sandwich": Sandwich,
         "rezero": ReZero,
         "layerscale": LayerScale,
+        "dwa": PreNorm,  # DenseFormer's blocks are Pre-LN; its averaging is the network's (below)
     }[arch]
 
 
@@ -312,6 +313,11 @@ class Network(nn.Module):
         wraps = next(r for r in run["runs"] if r["arch"] == arch)["units"]
         self.blocks = nn.ModuleList([block(arch, cfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
         self.final_norm = make_norm(model["final_norm"][arch], d)
+        # DenseFormer (Pagliardini et al. 2024): the stream after block l is x_l = sum_{j<=l} w_{l,j} y_j,
+        # y_0 = h_0 and y_j block j's output, the weights w_{l,.} learned (1 for j = l, 0 otherwise at init).
+        self.dwa = None
+        if arch == "dwa":
+            self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
         T = model["context"]
         if self.language:
             self.embedding = nn.Parameter(torch.zeros(model["embedding_rows"], d))
@@ -350,6 +356,9 @@ class Network(nn.Module):
                             named[f"{pname}.{where}[unit {k}]"] = p
                 if hasattr(unit, "gate"):
                     named[f"gate[unit {k}]"] = unit.gate
+        if self.dwa is not None:
+            for l, w in enumerate(self.dwa, start=1):
+                named[f"dwa[{l}]"] = w
         if self.final_norm is not None:
             for pname, p in self.final_norm.named_parameters():
                 named[f"{pname}.final"] = p
@@ -367,10 +376,13 @@ class Network(nn.Module):
             h = batch["x"][:, None, :]  # (B, 1, d): an example is a sequence of one token
             if torch.is_grad_enabled():
                 h = h.clone().requires_grad_(True)  # d loss / d h_0 is logged as the engine's grad_norm[0]
-        streams, sums = [h], []
+        streams, sums, ys = [h], [], [h]
         for l, blk in enumerate(self.blocks, start=1):
             if l != skip_block:
                 h = blk(h, batch["mask"], sums)
+            if self.dwa is not None:  # every term, a weight of 0 included: its gradient is <y_j, dx_l>
+                ys.append(h)
+                h = sum(self.dwa[l - 1][j] * ys[j] for j in range(l + 1))
             streams.append(h)
         out = self.final_norm(h) if self.final_norm is not None else h
         if self.language:
@@ -741,7 +753,7 @@ def main(run, argv=None):
             "first_nonfinite": g["first_nonfinite"],
             "lesion": les,
             "gates": None,
-            "dwa": None,
+            "dwa": [w.tolist() for w in tr.net.dwa] if tr.net.dwa is not None else None,
         }
     if args.json:
         doc = {"config": cfg, "chance_loss": chance, "optimal_loss": optimal, "summary": summary}

@@ -74,7 +74,7 @@ std::string implemented_list() {
 const std::vector<Arch>& pytorch_archs() {
   static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
                                           Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
-                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln};
+                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa};
   return archs;
 }
 
