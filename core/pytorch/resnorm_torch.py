@@ -640,6 +640,19 @@ class Trainer:
         )
         return log
 
+    def gates(self):
+        """ReZero's and LayerScale's gates now, as the engine's summary writes them; None without."""
+        units = [u for blk in self.net.blocks for u in blk.units if hasattr(u, "gate")]
+        if not units:
+            return None
+        shipped = next(r for r in self.run["runs"] if r["arch"] == self.arch)["units"]
+        return {
+            "width": units[0].gate.numel(),
+            "init": [w["gate_init"] for w in shipped if w["gate"] != "none"],
+            "magnitude": [float(u.gate.detach().abs().mean()) for u in units],
+            "values": [float(x) for u in units for x in u.gate.detach().flatten()],
+        }
+
     def lesion(self):
         base = self.heldout_loss()[0]
         loss = [self.heldout_loss(l)[0] for l in range(1, self.cfg["depth"] + 1)]
@@ -752,7 +765,7 @@ def main(run, argv=None):
             "heldout_accuracy": g["heldout_accuracy"],
             "first_nonfinite": g["first_nonfinite"],
             "lesion": les,
-            "gates": None,
+            "gates": tr.gates(),
             "dwa": [w.tolist() for w in tr.net.dwa] if tr.net.dwa is not None else None,
         }
     if args.json:

@@ -130,7 +130,7 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
       const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
       j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
       j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
-      j.key("gate").string(gate).end_object();
+      j.key("gate").string(gate).key("gate_init").exact(w.gate_init).end_object();
     }
     j.end_array().key("params").begin_array();
     for (const Param<S>& p : t->network().params()) {

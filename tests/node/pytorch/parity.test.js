@@ -2,7 +2,7 @@
 // PyTorch script (docs/pytorch.md), Debian's python3-torch runs it (/usr/bin/python3), and every
 // logged step of every architecture the script implements, for both block kinds, agrees with the
 // engine's own run: the losses, the per-layer gradient norms, the update ratios and the rest of
-// the JSON line, and the summary's held-out loss, lesion study and DenseFormer weights. The
+// the JSON line, and the summary's held-out loss, lesion study, gates and DenseFormer weights. The
 // exporter refuses what it does not implement, by name.
 //
 // Tolerances. Both sides compute in double, the script from the engine's initial weights and the
@@ -142,6 +142,11 @@ for (const block of Object.keys(RUNS)) {
       const where = `${arch}, ${block} block, summary`;
       assert.equal(ts[arch].outcome, es[arch].outcome, `${where}, outcome`);
       assert.ok(!differs(es[arch].heldout_loss, ts[arch].heldout_loss, STEP_REL), `${where}, heldout_loss`);
+      assert.equal(ts[arch].gates === null, es[arch].gates === null, `${where}, gates`);
+      (es[arch].gates?.values ?? []).forEach((x, k) => {
+        const y = ts[arch].gates.values[k];
+        assert.ok(!differs(x, y, STEP_REL), `${where}, gate entry ${k}: engine ${x}, PyTorch ${y}`);
+      });
       (es[arch].dwa ?? []).flat().forEach((x, k) => {
         const y = ts[arch].dwa.flat()[k];
         assert.ok(!differs(x, y, STEP_REL), `${where}, dwa weight ${k}: engine ${x}, PyTorch ${y}`);
@@ -156,6 +161,37 @@ for (const block of Object.keys(RUNS)) {
     assert.ok(compared > 500, `${block}: only ${compared} numbers compared`);
   });
 }
+
+// The float32 switch and the steps override: the engine's default float run against the script in
+// float32 from the same weights. Both round to float32 (2^-24 relative per operation) in their own
+// order of sums, so the loss at the initial weights agrees to about 1e-6 (measured: 4e-7 on this
+// run); FLOAT_REL = 1e-5 allows the rounding and nothing a wrong model would give.
+const FLOAT_REL = 1e-5;
+test('the script in float32 (--dtype float32) starts from the engine float run, and --steps cuts it short', () => {
+  const file = join(tmp, 'float.py');
+  const run = `${RUNS.transformer.replace('--steps 10', '--steps 4')} --arch ${ARCHS.join(',')}`;
+  const engine = lines(
+    execFileSync(CLI, ['train', ...run.split(' '), '--json', '--export-pytorch', file], { encoding: 'utf8' }),
+  );
+  const py = spawnSync(PYTHON, [file, '--json', '--dtype', 'float32', '--steps', '2'], { encoding: 'utf8' });
+  assert.equal(py.status, 0, `the float32 script failed:\n${py.stderr}`);
+  const torch = lines(py.stdout);
+  // the engine's order: every architecture's step 1, then every architecture's step 2, then the summary
+  assert.deepEqual(
+    torch.slice(0, -1).map((l) => `${l.arch} ${l.step}`),
+    [1, 2].flatMap((t) => ARCHS.map((a) => `${a} ${t}`)),
+  );
+  // float32 in fact: every loss the script computed is a float32 number
+  for (const t of torch.slice(0, -1))
+    assert.equal(Math.fround(t.train_loss), t.train_loss, `${t.arch}, step ${t.step}: ${t.train_loss} is no float32`);
+  for (const t of torch.filter((l) => l.step === 1)) {
+    const e = engine.find((l) => l.arch === t.arch && l.step === 1);
+    assert.ok(
+      !differs(e.train_loss, t.train_loss, FLOAT_REL),
+      `${t.arch}, transformer block, step 1, train_loss in float32: engine ${e.train_loss}, PyTorch ${t.train_loss}`,
+    );
+  }
+});
 
 test('the exporter refuses what the script does not implement: BatchNorm, by name', () => {
   const r = spawnSync(CLI, ['train', '--norm', 'batchnorm', '--steps', '2', '--export-pytorch', join(tmp, 'x.py')], {
