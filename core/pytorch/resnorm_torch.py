@@ -2,8 +2,8 @@
 # A resnorm training run as a PyTorch script (written by `resnorm train ... --export-pytorch FILE`).
 #
 # Everything the run needs is in this one file: the code below, and at its end RUN, a JSON
-# document holding the run's config, the engine's initial parameters of every architecture
-# (float64, base64), and the data: every training batch of the run and the held-out set, as the
+# document holding the run's config, each unit's wiring as the engine set it, the engine's initial
+# parameters of every architecture (float64, base64), and the data: every training batch of the run and the held-out set, as the
 # engine's task generator drew them. The data is shipped rather than generated again, so the
 # script needs no port of the engine's random streams; step 0 is the engine's own.
 #
@@ -14,7 +14,8 @@
 #   /usr/bin/python3 this.py --steps 100          fewer steps than the run's (the data holds its own)
 #
 # The model (the engine's core/include/resnorm/network.h, model.h, recipes.h):
-#   h_0 = E[tokens] + P (language) or x (teacher); h_l = block_l(h_{l-1}); out = FinalNorm(h_L)
+#   h_0 = E[tokens] + P (language) or x (teacher); h_l = block_l(h_{l-1}) (DenseFormer: averaged);
+#   out = FinalNorm(h_L)
 #   language: logits = out U, loss = mean over scored positions of -log softmax(logits)[target]
 #   teacher:  yhat = out . w, loss = mean over the batch of (yhat - y)^2
 # Every matrix is stored as the engine stores it, (in, out), so a layer is x @ W.
