@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 # clang-format for `npm run format:check`.
 # clang and its runtime libraries for the sanitizer build and the fuzzers;
 # unzip and xmllint for the SCORM package tests; pdfinfo, pdftotext and pdftoppm
-# for the print tests.
+# for the print tests; PyTorch (CPU, for /usr/bin/python3) for the PyTorch parity tests.
 PACKAGES=(cmake g++ make libeigen3-dev catch2 emscripten wabt chromium clang-format clang libclang-rt-14-dev
-  unzip libxml2-utils poppler-utils)
+  unzip libxml2-utils poppler-utils python3-torch)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -45,6 +45,22 @@ CliRequest parse_args(int argc, const char* const* argv) {
       req.json = true;
       continue;
     }
+    if (train && arg == "--double") {
+      req.double_precision = true;
+      continue;
+    }
+    if (train && (arg == "--export-pytorch" || arg.rfind("--export-pytorch=", 0) == 0)) {
+      if (!req.export_pytorch.empty()) return failed("--export-pytorch: given more than once (give each flag once)");
+      if (arg.size() > 16) {
+        req.export_pytorch = arg.substr(17);
+      } else {
+        if (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)
+          return failed("--export-pytorch: missing value (a file name)");
+        req.export_pytorch = argv[++i];
+      }
+      if (req.export_pytorch.empty()) return failed("--export-pytorch: missing value (a file name)");
+      continue;
+    }
     if (arg == "--help" || arg == "-h") {
       req.kind = CliRequest::help;
       req.train_help = train;

@@ -2,7 +2,7 @@
 // print. Separate from main() so the fuzzer (tests/fuzz/) drives the same code.
 //
 //   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
-//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json]
+//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json] [--double] [--export-pytorch FILE]
 //
 // Flags are the fields of config.h's table (train: train_config.h's), spelled with '-' for '_'
 // (--final-norm), in that spelling only; numbers are decimal (parse_decimal);
@@ -23,6 +23,10 @@ struct CliRequest {
   TrainConfig train_cfg;    // kind == train
   bool train_help = false;  // kind == help after `train`: list the train flags
   bool json = false;
+  // train: --export-pytorch FILE writes the run as a PyTorch script (export_pytorch.h) before training;
+  // --double trains in double instead of float (the PyTorch parity tests' reference precision).
+  std::string export_pytorch;
+  bool double_precision = false;
   std::string message;  // kind == error: the one line to print, without the "resnorm: " prefix
 };
 

@@ -1,7 +1,7 @@
 // resnorm: the native command line over the engine.
 //
 //   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
-//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json]
+//   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json] [--double] [--export-pytorch FILE]
 //
 // The arguments are parsed by args.cpp (which flags, how numbers are written).
 // A bad value exits with status 2 and one line on stderr naming the flag, the
@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "resnorm/engine.h"
+#include "resnorm/export_pytorch.h"
 #include "resnorm/trainer.h"
 
 using namespace resnorm;
@@ -30,10 +31,18 @@ void list_flags(FILE* to, const std::vector<FieldSpec>& specs) {
   std::fprintf(to, "  --json         print JSON instead of a table\n");
 }
 
+void list_train_extras(FILE* to) {
+  std::fprintf(to, "  --double       train in double instead of float\n");
+  std::fprintf(to,
+               "  --export-pytorch FILE  write the run as a self-contained PyTorch script first (docs/pytorch.md)\n");
+}
+
 int usage(FILE* to, bool train = false) {
   if (train) {
-    std::fprintf(to, "usage: resnorm train [flags] [--json]\n\nflags (all optional):\n");
+    std::fprintf(to,
+                 "usage: resnorm train [flags] [--json] [--double] [--export-pytorch FILE]\n\nflags (all optional):\n");
     list_flags(to, train_field_specs());
+    list_train_extras(to);
   } else {
     std::fprintf(to,
                  "usage: resnorm simulate [flags] [--json]\n       resnorm train --help\n\nflags (all optional):\n");
@@ -65,14 +74,32 @@ void print_batchnorm_line(const TrainLog& g) {
               largest(g.bn_mean_distance), largest(g.bn_var_distance));
 }
 
-int train(const TrainConfig& tc, bool json) {
-  std::vector<std::unique_ptr<Trainer<float>>> trainers;
+// The trainers' run as a PyTorch script into `path`, before any step.
+template <class S>
+int export_script(const std::vector<std::unique_ptr<Trainer<S>>>& trainers, const std::string& path) {
+  std::vector<Trainer<S>*> runs;
+  for (const auto& t : trainers) runs.push_back(t.get());
+  std::string script;
+  const Status st = export_pytorch(runs, &script);
+  if (!st.ok()) return bad("--export-pytorch: --" + flag_name(st.field) + st.message.substr(st.field.size()));
+  FILE* f = std::fopen(path.c_str(), "wb");
+  const bool written = f && std::fwrite(script.data(), 1, script.size(), f) == script.size();
+  if (f && std::fclose(f) != 0) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
+  if (!written) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
+  return 0;
+}
+
+template <class S>
+int train(const TrainConfig& tc, bool json, const std::string& export_path) {
+  std::vector<std::unique_ptr<Trainer<S>>> trainers;
   for (Arch a : tc.archs) {
-    auto t = std::make_unique<Trainer<float>>();
+    auto t = std::make_unique<Trainer<S>>();
     const Status st = t->configure(tc, a);
     if (!st.ok()) return bad("--" + flag_name(st.field) + st.message.substr(st.field.size()));
     trainers.push_back(std::move(t));
   }
+  if (!export_path.empty())
+    if (const int rc = export_script(trainers, export_path)) return rc;
   const double chance = trainers[0]->task().chance_loss(), optimal = trainers[0]->task().optimal_loss();
   if (!json) {
     std::printf("train %s\nchance loss %.4f, optimal loss %.4f\n", train_config_text(tc).c_str(), chance, optimal);
@@ -122,7 +149,9 @@ int main(int argc, char** argv) {
     case CliRequest::usage_error: return usage(stderr);
     case CliRequest::help: return usage(stdout, req.train_help);
     case CliRequest::error: return bad(req.message);
-    case CliRequest::train: return train(req.train_cfg, req.json);
+    case CliRequest::train:
+      return req.double_precision ? train<double>(req.train_cfg, req.json, req.export_pytorch)
+                                  : train<float>(req.train_cfg, req.json, req.export_pytorch);
     case CliRequest::simulate: break;
   }
   Engine<float> engine;

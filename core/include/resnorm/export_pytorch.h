@@ -1,0 +1,40 @@
+// resnorm/export_pytorch.h: a training run as one self-contained PyTorch script.
+//
+//   std::vector<resnorm::Trainer<float>*> runs = ...;   // configured, not yet stepped: one per arch
+//   std::string script;
+//   resnorm::Status st = resnorm::export_pytorch(runs, &script);
+//
+// The script is core/pytorch/resnorm_torch.py (the model as nn.Modules, the
+// optimizer, the trainer's logs and JSON) followed by RUN, a JSON document:
+// the run's config, every trainer's parameters as they are now (float64,
+// base64, in the network's order: network.h), and the data: every training
+// batch of the run and the held-out set as the task drew them (tasks.h).
+// Shipping the data keeps the script free of a port of the engine's random
+// streams: step 0 in PyTorch is the engine's step 0.
+//
+// Refused with a Status naming the field: an architecture the script does
+// not implement (`arch`, with the implemented list), BatchNorm (`norm`), and
+// a file over kPytorchMaxBytes (`steps`, naming steps and batch).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "resnorm/trainer.h"
+
+namespace resnorm {
+
+// The largest script written, in bytes: the data grows with steps x batch.
+inline constexpr double kPytorchMaxBytes = 20e6;
+
+// The architectures the script implements, in the engine's order.
+const std::vector<Arch>& pytorch_archs();
+
+// trainers: one per arch of the same TrainConfig, none stepped yet.
+template <class S>
+Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* script);
+
+// The code part of the script (core/pytorch/resnorm_torch.py), embedded at build time.
+extern const char* const kResnormTorchPy;
+
+}  // namespace resnorm

@@ -1,0 +1,164 @@
+// A training run as one self-contained PyTorch script (see export_pytorch.h).
+#include "resnorm/export_pytorch.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "resnorm/json.h"
+
+namespace resnorm {
+namespace {
+
+// Little-endian bytes as base64 (RFC 4648, padded).
+std::string base64(const unsigned char* p, size_t n) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    const uint32_t b0 = p[i], b1 = i + 1 < n ? p[i + 1] : 0, b2 = i + 2 < n ? p[i + 2] : 0;
+    const uint32_t v = b0 << 16 | b1 << 8 | b2;
+    out += kAlphabet[v >> 18 & 63];
+    out += kAlphabet[v >> 12 & 63];
+    out += i + 1 < n ? kAlphabet[v >> 6 & 63] : '=';
+    out += i + 2 < n ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
+// Values as float64 or int32, little-endian (the machines the engine builds for are).
+std::string base64_f64(const std::vector<double>& v) {
+  return base64(reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(double));
+}
+std::string base64_i32(const std::vector<int32_t>& v) {
+  return base64(reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(int32_t));
+}
+
+// A parameter's shape from its name (network.h's names), row-major as the engine holds it.
+std::vector<long> param_shape(const std::string& name, long n, int d, int m, int V, int T, int E) {
+  auto starts = [&name](const char* p) { return name.rfind(p, 0) == 0; };
+  if (name == "embedding") return {E, d};
+  if (name == "positions") return {T, d};
+  if (name == "unembedding") return {d, V};
+  if (starts("W_Q") || starts("W_K") || starts("W_V") || starts("W_O")) return {d, d};
+  if (starts("W1")) return {d, m};
+  if (starts("W2")) return {m, d};
+  return {n};
+}
+
+void write_batch(Json& j, const Batch& b, bool language) {
+  j.begin_object().key("size").integer(b.size).key("length").integer(b.length);
+  if (!b.lengths.empty()) {
+    j.key("lengths").begin_array();
+    for (int len : b.lengths) j.integer(len);
+    j.end_array();
+  }
+  if (language) {
+    j.key("tokens").string(base64_i32(b.tokens)).key("targets").string(base64_i32(b.targets));
+  } else {
+    std::vector<double> x(b.x.data(), b.x.data() + b.x.size());  // (B, d) row-major
+    j.key("x").string(base64_f64(x)).key("y").string(base64_f64(b.y));
+  }
+  j.end_object();
+}
+
+std::string implemented_list() {
+  std::string s;
+  for (Arch a : pytorch_archs()) s += (s.empty() ? "" : ", ") + std::string(name(a));
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Arch>& pytorch_archs() {
+  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
+                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
+                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa};
+  return archs;
+}
+
+template <class S>
+Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* script) {
+  if (trainers.empty()) return {"arch", "arch: no architecture to export"};
+  const TrainConfig& tc = trainers[0]->config();
+  for (Trainer<S>* t : trainers) {
+    const auto& ok = pytorch_archs();
+    if (std::find(ok.begin(), ok.end(), t->arch()) == ok.end())
+      return {"arch", "arch: " + std::string(name(t->arch())) +
+                          " has no PyTorch export yet (implemented: " + implemented_list() + ")"};
+    if (t->steps_done() != 0) return {"arch", "arch: " + std::string(name(t->arch())) + " has trained already"};
+  }
+  if (batchnorm(tc)) return {"norm", "norm: batchnorm has no PyTorch export yet (implemented: auto)"};
+
+  const TaskData& task = trainers[0]->task();
+  const bool language = task.language();
+  const int d = tc.width, m = tc.expansion * tc.width, V = task.vocab(), T = task.context();
+  const int E = task.embedding_rows();
+  // The file's size before writing it: base64 is 4/3 of the bytes, the code and the JSON's keys a little more.
+  const double per_batch =
+      language ? 2.0 * tc.batch * T * sizeof(int32_t) : double(tc.batch) * (d + 1) * sizeof(double);
+  double params = 0;
+  for (Trainer<S>* t : trainers)
+    for (const Param<S>& p : t->network().params()) params += double(p.n) * sizeof(double);
+  const double bytes = 4.0 / 3.0 * (per_batch * (double(tc.steps) + tc.eval_batches) + params) +
+                       double(std::strlen(kResnormTorchPy)) + 200.0 * (tc.steps + tc.eval_batches);
+  if (bytes > kPytorchMaxBytes) {
+    char msg[240];
+    std::snprintf(msg, sizeof msg,
+                  "steps: the PyTorch script would hold %.1f MB of data and weights (%d steps of batch %d), over "
+                  "its %.0f MB limit: lower --steps or --batch",
+                  bytes / 1e6, tc.steps, tc.batch, kPytorchMaxBytes / 1e6);
+    return {"steps", msg};
+  }
+
+  Json j;
+  j.begin_object().key("format").string("resnorm-pytorch").key("version").integer(1);
+  j.key("config").raw(train_config_json(tc)).key("config_text").string(train_config_text(tc));
+  j.key("chance_loss").exact(task.chance_loss()).key("optimal_loss").exact(task.optimal_loss());
+  j.key("model").begin_object().key("language").boolean(language).key("vocab").integer(V);
+  j.key("context").integer(T).key("embedding_rows").integer(E).key("final_norm").begin_object();
+  for (Trainer<S>* t : trainers) j.key(name(t->arch())).string(name(final_norm_of(tc, t->arch())));
+  j.end_object().end_object();
+  j.key("runs").begin_array();
+  for (Trainer<S>* t : trainers) {
+    j.begin_object().key("arch").string(name(t->arch())).key("units").begin_array();
+    Model<S>& stack = t->network().stack();
+    for (int k = 1; k <= stack.units(); ++k) {
+      // The unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c.
+      const Wrapping& w = stack.unit_at(k).wrap;
+      const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
+      j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
+      j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
+      j.key("gate").string(gate).key("gate_init").exact(w.gate_init).end_object();
+    }
+    j.end_array().key("params").begin_array();
+    for (const Param<S>& p : t->network().params()) {
+      j.begin_object().key("name").string(p.name).key("shape").begin_array();
+      for (long s : param_shape(p.name, p.n, d, m, V, T, E)) j.integer(s);
+      j.end_array().key("block").integer(p.block).key("matrix").boolean(p.matrix);
+      const std::vector<double> w(p.w, p.w + p.n);
+      j.key("data").string(base64_f64(w)).end_object();
+    }
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("train_batches").begin_array();
+  for (int64_t s = 0; s < tc.steps; ++s) write_batch(j, task.train_batch(s), language);
+  j.end_array().key("heldout").begin_array();
+  for (const Batch& b : task.heldout()) write_batch(j, b, language);
+  j.end_array().end_object();
+
+  std::string& out = *script;
+  out = kResnormTorchPy;
+  out += "\n\n# ---- the run: config, initial parameters and data (written by resnorm's exporter) ----\n";
+  out += "# " + train_config_text(tc) + "\n";
+  out += "RUN = json.loads(r'''" + j.str() + "''')\n\n";
+  out += "if __name__ == \"__main__\":\n    main(RUN)\n";
+  return Status::Ok();
+}
+
+template Status export_pytorch(const std::vector<Trainer<float>*>&, std::string*);
+template Status export_pytorch(const std::vector<Trainer<double>*>&, std::string*);
+
+}  // namespace resnorm
