@@ -6,7 +6,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { FIGURES, figureHtml } from '../../../web/src/papers/figures.js';
-import { fillFigures, fillSections } from '../../../web/build/figures-plugin.js';
+import { claimCount, fillFigures, fillSections } from '../../../web/build/figures-plugin.js';
+import { CLAIMS } from '../../../web/src/claims/papers/index.js';
 import { ROOT } from '../helpers.js';
 
 // The page with the claims' sections written in, as the build writes them before their figures.
@@ -58,4 +59,12 @@ test('a figure is written as the page expects it: caption, legend, chart with it
     () => fillFigures('<div class="paper-figures" data-figures="nope"></div>'),
     /no figures for the claim "nope"/,
   );
+});
+
+test('the intro counts the claims of the index in words, so adding a claim needs no edit of the page', () => {
+  assert.ok(!page.includes('<!-- papers: count -->'));
+  const intro = page.slice(page.indexOf('papers-intro'));
+  assert.match(intro, new RegExp(`<p>\\s*${claimCount(CLAIMS.length)}\\s+published results`));
+  assert.equal(claimCount(13), 'Thirteen');
+  assert.equal(claimCount(21), '21');
 });
