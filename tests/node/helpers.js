@@ -43,3 +43,16 @@ export const bits = (v) =>
     if (typeof x === 'number') return Object.is(x, -0) ? '-0' : String(x);
     return x;
   });
+
+/** A palette for the lab's SVG export (labToSvg's `pal`), colours that are easy to find in its text. */
+export const PAL = {
+  arch: { post_ln: '#123456', pre_ln: '#654321' },
+  text: '#111',
+  muted: '#666',
+  grid: '#ddd',
+  reference: '#999',
+  surface: '#fff',
+  laneText: '#333',
+  danger: '#b3261e',
+  pending: '#eee',
+};

@@ -20,25 +20,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../helpers.js';
+import FIELDS from '../../../web/src/shared/engine-fields.js';
 
 const PYTHON = '/usr/bin/python3';
-const ARCHS = [
-  'plain',
-  'residual',
-  'post_ln',
-  'post_rms',
-  'pre_ln',
-  'pre_rms',
-  'sandwich',
-  'deepnorm',
-  'gpt2',
-  'admin',
-  'rezero',
-  'layerscale',
-  'lns',
-  'mix_ln',
-  'dwa',
-];
+// every architecture the engine has, from its field table
+const ARCHS = FIELDS.find((f) => f.name === 'arch').choices;
 const INIT_REL = 1e-8;
 const STEP_REL = 1e-7;
 const ABS = 1e-12; // quantities that are zero on both sides up to rounding

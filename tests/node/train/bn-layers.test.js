@@ -6,7 +6,7 @@
 // Run: node --test tests/node/train/bn-layers.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadWasm } from '../helpers.js';
+import { loadWasm, PAL } from '../helpers.js';
 import { bnLayers, bnRowLabels, hasBatchnorm, noBnMapText } from '../../../web/src/train/bn-layers.js';
 import { ARCHS } from '../../../web/src/shared/archs.js';
 import { HEAT_METRICS, heatRuns } from '../../../web/src/train/series.js';
@@ -15,17 +15,6 @@ import { labToSvg } from '../../../web/src/train/export-svg.js';
 import { tinyConfig } from './tiny.js';
 
 /** The colours of an SVG export. */
-const PAL = {
-  arch: { pre_ln: '#654321' },
-  text: '#111',
-  muted: '#666',
-  grid: '#ddd',
-  reference: '#999',
-  surface: '#fff',
-  laneText: '#333',
-  danger: '#b3261e',
-  pending: '#eee',
-};
 
 const SMALL = { task: 'reverse', seq: 4, seq_min: 2, vocab: 6, width: 8, heads: 2, batch: 4, steps: 2, log_every: 1 };
 

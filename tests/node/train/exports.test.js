@@ -9,7 +9,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadWasm } from '../helpers.js';
+import { loadWasm, PAL } from '../helpers.js';
 import { tinyConfig } from './tiny.js';
 import { numberText } from '../../../web/src/shared/export-text.js';
 import { LAB_FORMAT, labFileBase, toLabCsv, toLabJson } from '../../../web/src/train/export-data.js';
@@ -196,18 +196,6 @@ test('the JSON holds what dwa, layerscale and rezero learned: the averaging weig
   assert.equal(ls.gates.width, CONFIG.width);
   assert.equal(rz.gates.width, 1);
 });
-
-const PAL = {
-  arch: { post_ln: '#123456', pre_ln: '#654321' },
-  text: '#111',
-  muted: '#666',
-  grid: '#ddd',
-  reference: '#999',
-  surface: '#fff',
-  laneText: '#333',
-  danger: '#b3261e',
-  pending: '#eee',
-};
 
 test('the SVG draws every heatmap cell with its value, the legends with ticks, and escapes its text', () => {
   const runs = [...runsOf(), brokenRun()].slice(0, 2);

@@ -117,6 +117,17 @@ export function yRange(columns, refs, log) {
   return [mid - span * 0.55, mid + span * 0.55];
 }
 
+/** A BatchNorm distance's heat metric: one row per BatchNorm layer, only for runs that have them. */
+const bnMetric = (what, metric) => ({
+  title: `BatchNorm\u2019s batch-vs-running distance of the ${what}`,
+  metric,
+  rowLabel: 'BatchNorm layer',
+  firstRow: 1,
+  only: hasBatchnorm,
+  rows: (L, run) => bnCount(run),
+  labels: (run) => bnRowLabels(run.config, bnCount(run)),
+});
+
 /**
  * The metrics a heatmap can draw: per layer (L + 1 entries), per block (L
  * entries) or per BatchNorm layer (bn-layers.js: only runs with BatchNorm
@@ -129,24 +140,8 @@ export function yRange(columns, refs, log) {
 export const HEAT_METRICS = {
   grad_norm: { title: 'Gradient norm', metric: 'gradient norm', rowLabel: 'layer', firstRow: 0, rows: (L) => L + 1 },
   update_ratio: { title: 'Update ratio', metric: 'update ratio', rowLabel: 'block', firstRow: 1, rows: (L) => L },
-  bn_mean_distance: {
-    title: 'BatchNorm\u2019s batch-vs-running distance of the mean',
-    metric: 'mean distance (1/d)\u2016\u03bc_B \u2212 \u03bc\u2016',
-    rowLabel: 'BatchNorm layer',
-    firstRow: 1,
-    only: hasBatchnorm,
-    rows: (L, run) => bnCount(run),
-    labels: (run) => bnRowLabels(run.config, bnCount(run)),
-  },
-  bn_var_distance: {
-    title: 'BatchNorm\u2019s batch-vs-running distance of the variance',
-    metric: 'variance distance (1/d)\u2016\u03c3\u00b2_B \u2212 \u03c3\u00b2\u2016',
-    rowLabel: 'BatchNorm layer',
-    firstRow: 1,
-    only: hasBatchnorm,
-    rows: (L, run) => bnCount(run),
-    labels: (run) => bnRowLabels(run.config, bnCount(run)),
-  },
+  bn_mean_distance: bnMetric('mean', 'mean distance (1/d)\u2016\u03bc_B \u2212 \u03bc\u2016'),
+  bn_var_distance: bnMetric('variance', 'variance distance (1/d)\u2016\u03c3\u00b2_B \u2212 \u03c3\u00b2\u2016'),
 };
 
 /** The id of metric `metric`'s section on the page (train-heat-grad-norm). */

@@ -173,26 +173,16 @@ export function summarize(data, params) {
       claimed: `|difference| ≤ ${criteria.spread === 1 ? '' : `${criteria.spread} × `}spread (comparable quality)`,
       ok: finite && Math.abs(diff) <= criteria.spread * spread,
     },
-    {
-      key: 'forward',
+    ...['forward', 'backward'].map((pass) => ({
+      key: pass,
       label:
-        `Norm layer forward at d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
+        `Norm layer ${pass} at d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
         '(measured here, not judged)',
-      value: ratioOf(timing[q], 'forward') - 1,
-      measured: timing.map((t) => signedPct(ratioOf(t, 'forward'))).join(', '),
+      value: ratioOf(timing[q], pass) - 1,
+      measured: timing.map((t) => signedPct(ratioOf(t, pass))).join(', '),
       claimed: '7–64% less running time, whole models (not judged)',
       ok: null,
-    },
-    {
-      key: 'backward',
-      label:
-        `Norm layer backward at d = ${widths.join(', ')}: RMSNorm’s median time over LayerNorm’s, − 1 ` +
-        '(measured here, not judged)',
-      value: ratioOf(timing[q], 'backward') - 1,
-      measured: timing.map((t) => signedPct(ratioOf(t, 'backward'))).join(', '),
-      claimed: '7–64% less running time, whole models (not judged)',
-      ok: null,
-    },
+    })),
   ];
   return judged(rows, { params, finite, lnMean, rmsMean, lnSd, rmsSd, diff, spread, quoted: timing[q] });
 }
