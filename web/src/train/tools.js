@@ -77,7 +77,7 @@ function toolsLayout() {
     tabindex: -1,
   });
   const loadRun = button('load-run', `${PYTORCH_SOURCE} run\u2026`, {
-    'aria-label': `Load a run's JSON (a ${PYTORCH_SOURCE} script's --json output) to draw beside the lab's\u2026`,
+    'aria-label': `${PYTORCH_SOURCE} run\u2026: load a script's --json output to draw beside the lab's runs`,
   });
   const runFile = el('input', {
     type: 'file',
