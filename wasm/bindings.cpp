@@ -10,9 +10,11 @@
 // grows).
 #include <emscripten/bind.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "resnorm/export_pytorch.h"
 #include "resnorm/norm_timing.h"
 #include "resnorm/normlab.h"
 #include "resnorm/session.h"
@@ -157,6 +159,35 @@ class Trainer {
   resnorm::Gates gates_;
 };
 
+// The config's run as one PyTorch script (export_pytorch.h), what
+// `resnorm train --export-pytorch` writes for it: every arch of the config
+// configured afresh (Trainer<float>, the CLI's scalar), so the script holds
+// the initial weights. {script}, or {error} naming the field (the config's,
+// the budgets' as check() counts them, or the exporter's: arch, norm, steps).
+val exportPytorch(const val& config) {
+  val out = val::object();
+  resnorm::SessionTrainer reader(module_session());  // reads and checks the config, holds nothing
+  resnorm::Status st = reader.check(fields_of(config));
+  const resnorm::TrainConfig& tc = reader.config();
+  const double held = module_session().trainers_held();
+  if (st.ok()) st = resnorm::check_train(tc, held);
+  std::vector<std::unique_ptr<resnorm::Trainer<float>>> trainers;
+  std::vector<resnorm::Trainer<float>*> runs;
+  for (size_t i = 0; st.ok() && i < tc.archs.size(); ++i) {
+    trainers.push_back(std::make_unique<resnorm::Trainer<float>>());
+    st = trainers.back()->configure(tc, tc.archs[i], held);
+    runs.push_back(trainers.back().get());
+  }
+  std::string script;
+  if (st.ok()) st = resnorm::export_pytorch(runs, &script);
+  if (!st.ok()) {
+    out.set("error", status(st));
+    return out;
+  }
+  out.set("script", script);
+  return out;
+}
+
 std::string fieldsJson() { return resnorm::fields_json(resnorm::field_specs()); }
 std::string trainFieldsJson() { return resnorm::fields_json(resnorm::train_field_specs()); }
 
@@ -282,6 +313,7 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("stateSize", &Trainer::stateSize)
       .function("writeState", &Trainer::writeState)
       .function("load", &Trainer::load);
+  function("exportPytorch", &exportPytorch);
   function("fieldsJson", &fieldsJson);
   function("trainFieldsJson", &trainFieldsJson);
   function("maxStateBytes", &maxStateBytes);

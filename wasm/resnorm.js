@@ -25,6 +25,9 @@
 //   const logs = tr.step(50);   // the logged updates among the next 50
 //   tr.outcome(); tr.lesion(); const saved = tr.state(); tr.load(saved); tr.delete();
 //
+// rn.exportPytorch(config) returns the config's run as a PyTorch script, the
+// text of `resnorm train --export-pytorch` (docs/pytorch.md).
+//
 // rn.trainer() trains one architecture with the C++ Trainer<float> the CLI's
 // `resnorm train` runs, so the same config gives the CLI's numbers; its
 // errors follow the same rules as simulate's (.field, and .max over a budget).
@@ -162,6 +165,27 @@ export class Resnorm {
       throw e;
     }
     return new Trainer(this, handle);
+  }
+
+  /**
+   * The config's run as one self-contained PyTorch script (docs/pytorch.md):
+   * the text `resnorm train --export-pytorch FILE` writes for the same config,
+   * byte for byte. Every arch of the config is configured afresh, so the
+   * script starts from the initial weights (step 0 in PyTorch is the
+   * engine's step 0) whatever the engine's trainers have done. Throws like
+   * checkTrain() for a bad config, and a RangeError naming `arch` (an
+   * architecture the script does not implement), `norm` (BatchNorm) or
+   * `steps` (a file over the exporter's size limit: fewer steps or a smaller batch).
+   *
+   * @param {object} config the train fields of rn.trainer(), `arch` a list
+   * @returns {string} the script's text
+   */
+  exportPytorch(config = {}) {
+    this._usable();
+    const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
+    return unwrap(
+      this._guard(() => this._module.exportPytorch(cfg), { reset: () => {}, after: 'the engine is as it was' }),
+    ).script;
   }
 
   /**

@@ -47,7 +47,7 @@ test('call(): every call answered in order, none dropped, errors with their fiel
   const engine = createEngineClient({ startWorker: fakeWorkers().start });
   assert.deepEqual(
     [...OPS],
-    ['simulate', 'normToken', 'batchVsLayerNorm', 'pathGradients', 'reproduce', 'timeRecompute'],
+    ['simulate', 'normToken', 'batchVsLayerNorm', 'pathGradients', 'reproduce', 'timeRecompute', 'exportPytorch'],
   );
   const depths = [3, 4, 5, 6, 7];
   const docs = await Promise.all(depths.map((depth) => engine.call('simulate', [{ arch: ['plain'], depth }])));

@@ -7,6 +7,7 @@
 //   pathGradients(config)                     rn.pathGradients
 //   reproduce(id, params)                     experiments.js: one paper's reproduction
 //   timeRecompute({runs, warmup})             experiments.js: the transformer scene's timing
+//   exportPytorch(config)                     rn.exportPytorch: the run as a PyTorch script (text)
 export const OPS = Object.freeze([
   'simulate',
   'normToken',
@@ -14,6 +15,7 @@ export const OPS = Object.freeze([
   'pathGradients',
   'reproduce',
   'timeRecompute',
+  'exportPytorch',
 ]);
 
 // The operations on trainers (rn.trainer, wasm/resnorm.js) a worker holds by

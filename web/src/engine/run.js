@@ -55,6 +55,7 @@ export const RUN = {
   pathGradients: (rn, [config]) => rn.pathGradients(config),
   reproduce: (rn, [id, params]) => reproduce(rn, id, params),
   timeRecompute: (rn, [options]) => timeRecompute(rn, options),
+  exportPytorch: (rn, [config]) => rn.exportPytorch(config),
   trainerCreate: (rn, [config], session) => {
     const tr = rn.trainer(config);
     const id = session.nextId++;

@@ -1,17 +1,25 @@
 // The lab's exports and model file: the logged numbers as CSV or JSON, the
-// charts (line charts and heatmaps with their legends) as PNG or SVG, "Save
+// charts (line charts and heatmaps with their legends) as PNG or SVG, the
+// settings' runs as a PyTorch script (pytorch-export.js, written by the
+// engine's exporter in its worker: usable before any step), "Save
 // model" (the settings and every run's logs and engine state, model-file.js)
 // and "Load model" (a file's trainers made again, their states loaded, the
 // settings and the link restored; a file that cannot be loaded is named in a
 // notice and the current run is kept). Every button is a button the keyboard
 // reaches; those that need logged steps say they are unavailable
-// (aria-disabled) until there are some.
+// (aria-disabled) until there are some. "PyTorch run…" reads the JSON lines a
+// PyTorch script (or `resnorm train --json`) wrote (pytorch-run.js) and hands
+// its runs to onLoadedRuns, which draws them beside the lab's; a damaged or
+// foreign file is named in a notice as a model file is.
 //
-//   const t = createLabTools({ root, session, store });
+//   const t = createLabTools({ root, session, store, engine, papers });
 //   t.el; t.update(snapshot); t.destroy();
 //
 // root: the lab's element (its charts and heatmaps are drawn from there);
-// session: session.js's; store: the settings (set on load).
+// session: session.js's; store: the settings (set on load); engine: the
+// page's engine client (its call('exportPytorch')); papers: the claims
+// (paper-panel.js: the claim's id and run specs the script is of);
+// onLoadedRuns(runs): the runs of a loaded JSON file, to draw.
 import { archLabel } from '../shared/archs.js';
 import { el, setAttr } from '../shared/dom.js';
 import { download } from '../shared/download.js';
@@ -28,6 +36,8 @@ import { hatchPattern, stoppedPattern } from '../shared/heat-cells.js';
 import { runEnd } from '../claims/lab/common.js';
 import { runLook } from './looks.js';
 import { MODEL_EXT, ModelFileError, decodeModel, encodeModel, tooLarge } from './model-file.js';
+import { PYTORCH_TYPE, pytorchScript } from './pytorch-export.js';
+import { PYTORCH_SOURCE, decodeTrainJson, trainJsonTooLarge } from './pytorch-run.js';
 import { HEAT_METRICS, heatRuns, heatScale, heatSectionId } from './series.js';
 
 export const LAB_EXPORTS = [
@@ -53,12 +63,26 @@ function toolsLayout() {
   const exports = LAB_EXPORTS.map((e) =>
     button(`export-${e.key}`, e.text, { 'data-export': e.key, 'aria-label': e.label }),
   );
+  const pytorch = button('export-pytorch', 'PyTorch script', {
+    'aria-label': 'Export the settings as a PyTorch script',
+  });
   const save = button('save-model', 'Save', { 'aria-label': 'Save the model to a file' });
   const load = button('load-model', 'Load\u2026', { 'aria-label': 'Load a model from a file\u2026' });
   const file = el('input', {
     type: 'file',
     id: 'train-model-file',
     accept: `${MODEL_EXT},application/octet-stream`,
+    hidden: true,
+    'aria-hidden': 'true',
+    tabindex: -1,
+  });
+  const loadRun = button('load-run', `${PYTORCH_SOURCE} run\u2026`, {
+    'aria-label': `${PYTORCH_SOURCE} run\u2026: load a script's --json output to draw beside the lab's runs`,
+  });
+  const runFile = el('input', {
+    type: 'file',
+    id: 'train-run-file',
+    accept: '.json,.jsonl,.txt,application/json,text/plain',
     hidden: true,
     'aria-hidden': 'true',
     tabindex: -1,
@@ -71,13 +95,22 @@ function toolsLayout() {
     el(
       'div',
       { class: 'lab-tools-row' },
-      el('span', { class: 'lab-tools-group' }, el('span', { class: 'lab-tools-label' }, 'Export'), ...exports),
-      el('span', { class: 'lab-tools-group' }, el('span', { class: 'lab-tools-label' }, 'Model'), save, load, file),
+      el('span', { class: 'lab-tools-group' }, el('span', { class: 'lab-tools-label' }, 'Export'), ...exports, pytorch),
+      el(
+        'span',
+        { class: 'lab-tools-group' },
+        el('span', { class: 'lab-tools-label' }, 'Model'),
+        save,
+        load,
+        file,
+        loadRun,
+        runFile,
+      ),
     ),
     status,
     problem,
   );
-  return { box, exports, save, load, file, status, problem };
+  return { box, exports, pytorch, save, load, file, loadRun, runFile, status, problem };
 }
 
 /** The colours of the images: the theme's, with the danger and the not-run-yet colours. */
@@ -224,6 +257,35 @@ function createModelLoader({ session, store, say, refuse }) {
   };
 }
 
+/** What a loaded run's settings are against the lab's: the same, or the fields they differ in. */
+function settingsAgainst(theirs, ours) {
+  const differ = Object.keys(ours).filter(
+    (k) => k !== 'arch' && k in theirs && JSON.stringify(theirs[k]) !== JSON.stringify(ours[k]),
+  );
+  return differ.length ? `its settings differ from the lab\u2019s in ${differ.join(', ')}` : 'the lab\u2019s settings';
+}
+
+/**
+ * Reads the JSON lines of a run trained elsewhere from file `f` and hands its runs to `show`;
+ * say(text) and refuse(text) report how it went (a refusal names the file and keeps what is drawn).
+ */
+async function loadRunFile(f, { store, show, say, refuse }) {
+  const name = String(f.name ?? 'the file').slice(0, 80);
+  try {
+    const big = trainJsonTooLarge(f.size);
+    if (big) throw new ModelFileError(big, 'file');
+    const { config, runs } = decodeTrainJson(await f.text());
+    show(runs);
+    const ran = runs.filter((r) => r.logs.length);
+    say(
+      `Loaded ${name}: ${ran.map((r) => `${r.label} to step ${r.logs.at(-1).step}`).join(', ')}, ` +
+        `drawn beside the lab\u2019s runs (${settingsAgainst(config, store.get())})`,
+    );
+  } catch (e) {
+    refuse(`Not loaded: ${name}: ${e.message}. What is drawn is kept.`);
+  }
+}
+
 /** The model's file: the session's saved model with the page's link, and its file name. */
 async function savedModelFile(session) {
   const s = session.snapshot();
@@ -232,8 +294,8 @@ async function savedModelFile(session) {
   return { bytes, name: `${labFileBase(s.config, s.runs)}${MODEL_EXT}` };
 }
 
-export function createLabTools({ root, session, store }) {
-  const { box, exports, save, load, file, status, problem } = toolsLayout();
+export function createLabTools({ root, session, store, engine = null, papers = null, onLoadedRuns = () => {} }) {
+  const { box, exports, pytorch, save, load, file, loadRun, runFile, status, problem } = toolsLayout();
   const usable = (b) => b.getAttribute('aria-disabled') !== 'true';
   const say = (text) => {
     problem.hidden = true;
@@ -257,6 +319,23 @@ export function createLabTools({ root, session, store }) {
       }
     });
 
+  // The script of the settings as they are, from their initial weights: no step needed.
+  let exporting = false;
+  pytorch.addEventListener('click', async () => {
+    if (exporting) return;
+    exporting = true;
+    say('Writing the PyTorch script\u2026');
+    try {
+      const { text, name } = await pytorchScript(engine, store.get(), papers?.specs() ?? null, papers?.id() ?? 'none');
+      download(new Blob([text], { type: PYTORCH_TYPE }), name, PYTORCH_TYPE, box);
+      say(`Saved ${name} (${Math.ceil(text.length / 1024)} kB): run it with python3 ${name}`);
+    } catch (e) {
+      refuse(`No PyTorch script: ${e.message}.`);
+    } finally {
+      exporting = false;
+    }
+  });
+
   save.addEventListener('click', async () => {
     if (!usable(save)) return;
     try {
@@ -276,6 +355,13 @@ export function createLabTools({ root, session, store }) {
     const f = file.files?.[0];
     file.value = '';
     if (f) await loadFile(f);
+  });
+
+  loadRun.addEventListener('click', () => runFile.click());
+  runFile.addEventListener('change', async () => {
+    const f = runFile.files?.[0];
+    runFile.value = '';
+    if (f) await loadRunFile(f, { store, show: onLoadedRuns, say, refuse });
   });
 
   return {

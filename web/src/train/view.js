@@ -357,7 +357,7 @@ function hookRuns(runs, looks) {
  * comparison, then the after-training charts and onUpdate (the page's test hook). `hover()`: the step
  * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
  */
-function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views }) {
+function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views, loadedRuns }) {
   const { charts, readout, lossNote, progress, tools, heat, numbers, comparison, after, learned } = views;
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
   let frames = 0;
@@ -366,20 +366,24 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const snap = session.snapshot();
     const config = snap.config ?? store.get();
     const runs = snap.runs.length ? snap.runs : pendingRuns(config, papers);
-    const archs = runs.map((r) => r.key ?? r.arch);
-    const looks = looksOf(runs);
-    const data = lineSeries(runs);
-    const diverged = runs
+    // the line charts and the readout draw the runs loaded from a file (a PyTorch run's JSON) beside the lab's
+    const loaded = loadedRuns();
+    const lined = [...runs, ...loaded];
+    const archs = lined.map((r) => r.key ?? r.arch);
+    const looks = looksOf(lined);
+    const data = lineSeries(lined);
+    const diverged = lined
       .filter((r) => r.firstNonfinite !== null)
       .map((r) => ({ arch: r.key ?? r.arch, colour: r.arch, step: r.firstNonfinite }));
     // how each run ended before its last step, and a loss far above chance (claims/lab/common.js)
-    const ends = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, runEnd(r)]));
-    const far = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
-    const task = snap.runs[0]?.task ?? null;
+    const ends = Object.fromEntries(lined.map((r) => [r.key ?? r.arch, runEnd(r)]));
+    const far = Object.fromEntries(lined.map((r) => [r.key ?? r.arch, farAboveChance(r)]));
+    const task = snap.runs[0]?.task ?? loaded[0]?.task ?? null;
     const hoverIndex = hover();
     const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
+    const xMax = Math.max(config.steps, ...loaded.map((r) => r.logs.at(-1)?.step ?? 0));
 
-    charts.update({ data, archs, looks, xMax: config.steps, task, diverged, theme: theme.current() });
+    charts.update({ data, archs, looks, xMax, task, diverged, theme: theme.current() });
     readout.set({ data, archs, looks, ends, far, index });
     setText(lossNote, lossNoteText(archs, looks, ends, far));
     progress.update(snap.progress, snap.state);
@@ -388,11 +392,11 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // The rest in the next frame: one frame drawing everything would be one task
     // long enough to hold up the page (a pointer, a key) while it trains.
     cancelAnimationFrame(rest);
-    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, archs, looks, data, index, ends }));
+    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }));
   }
 
   /** The heatmaps of render()'s frame; then the claim's verdict, the after-training charts and the numbers. */
-  function renderRest({ snap, config, runs, archs, looks, data, index, ends }) {
+  function renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
     const { shown, scales, rows } = heat.update({ runs, looks, config, ends, step });
@@ -400,7 +404,16 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
       rest = requestAnimationFrame(() =>
-        renderLast({ snap, config, archs, looks, shown, scales, rows, data: runs === snap.runs ? data : undefined }),
+        renderLast({
+          snap,
+          config,
+          archs,
+          looks,
+          shown,
+          scales,
+          rows,
+          data: runs === snap.runs && lined.length === runs.length ? data : undefined,
+        }),
       );
     });
   }
@@ -426,6 +439,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
       progress: snap.progress,
       archs,
       runs: hookRuns(snap.runs, looks),
+      loaded: loadedRuns().map((r) => ({ key: r.key, arch: r.arch, label: looks[r.key]?.label, source: r.source })),
       preset: papers.id(),
       verdict: verdictShown,
       comparison: comparisonShown,
@@ -511,8 +525,10 @@ export function mountTrainer(
       frames.schedule();
     },
   });
+  // the runs loaded from a PyTorch script's JSON (tools.js), drawn beside the lab's until another file is loaded
+  let loaded = [];
   moveStepByKeys(figures.els, {
-    count: () => lineSeries(session.snapshot().runs).x.length,
+    count: () => lineSeries([...session.snapshot().runs, ...loaded]).x.length,
     at: () => hoverIndex,
     show: (i) => charts.showIndex(i),
   });
@@ -520,7 +536,11 @@ export function mountTrainer(
   // ---- the session
   const session = createSession({ engine: trainersOf(engine), onChange: () => frames.fromEngine() });
   // ---- exports, the model file and the numbers (tools.js, numbers.js)
-  const tools = createLabTools({ root, session, store });
+  const showLoaded = (runs) => {
+    loaded = runs;
+    frames.schedule();
+  };
+  const tools = createLabTools({ root, session, store, engine, papers, onLoadedRuns: showLoaded });
   bar.runError.after(tools.el);
   const numbersBox = el('div', { class: 'foot train-numbers' });
   root.append(numbersBox);
@@ -528,7 +548,7 @@ export function mountTrainer(
 
   const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
   const views = { charts, readout, lossNote: figures.lossNote, progress: bar.progress, tools, heat, numbers };
-  const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex };
+  const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex, loadedRuns: () => loaded };
   const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned } });
 
   // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:

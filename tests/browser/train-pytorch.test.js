@@ -1,0 +1,186 @@
+// The training lab's "PyTorch script" export in Debian's Chromium under the site's CSP: before
+// any step the button downloads resnorm-<archs>.py (resnorm-<claim>.py for a claim's runs), the
+// engine's exporter's text for the lab's settings (byte for byte the JS API's rn.exportPytorch of
+// the page's config, which wasm-export.test.js ties to the CLI's), embedding the lab's config; the
+// file compiles with /usr/bin/python3 -m py_compile. A BatchNorm run and a claim whose runs differ
+// in more than the architecture are refused by name, and nothing is downloaded. "PyTorch run…"
+// loads the JSON lines such a script writes with --json (here the CLI's `resnorm train --json`,
+// the same lines): each run drawn in the line charts beside the lab's, its readout row labelled
+// "<architecture> · PyTorch" with the file's numbers; a damaged, truncated or foreign file is
+// refused by name and what is drawn is kept. Screenshots in test-results/.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SHOTS, SITE_CSP, downloadBytes, openPage, served, useBrowser } from './harness.js';
+import { trainFromHash } from '../../web/src/train/link.js';
+import { TINY, tiny } from '../node/train/tiny.js';
+import { CLI } from '../node/helpers.js';
+
+const it = useBrowser({ wasm: true });
+const tmp = mkdtempSync(join(tmpdir(), 'resnorm-lab-pytorch-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const lab = (url, hash) => `${url}train.html#${hash}`;
+
+/** The RUN document the script embeds (export_pytorch.h). */
+function embedded(text) {
+  const m = /^RUN = json\.loads\(r'''(.*)'''\)$/m.exec(text);
+  assert.ok(m, 'the script embeds RUN');
+  return JSON.parse(m[1]);
+}
+
+test('the PyTorch script: the lab\u2019s settings before any step, the exporter\u2019s text, valid Python', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const hash = tiny({ steps: 12, depth: 3, seed: 7 });
+    const page = await openPage(it.browser, lab(url, hash));
+    // the settings the link gives the page's form
+    const { config } = trainFromHash(`#${hash}`);
+    assert.equal(config.depth, 3);
+    assert.equal(await page.getAttribute('#train-export-pytorch', 'aria-disabled'), null);
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-pytorch')]);
+    assert.equal(d.suggestedFilename(), 'resnorm-post_ln-pre_ln.py');
+    const text = (await downloadBytes(d)).toString('utf8');
+    assert.equal(
+      text,
+      it.rn.exportPytorch(config),
+      'the download is the exporter\u2019s script of the page\u2019s config',
+    );
+    const run = embedded(text);
+    assert.deepEqual(
+      run.runs.map((r) => r.arch),
+      ['post_ln', 'pre_ln'],
+    );
+    for (const k of ['task', 'depth', 'width', 'seq', 'vocab', 'batch', 'steps', 'seed', 'lr'])
+      assert.equal(run.config[k], config[k], `the script's ${k}`);
+    const file = join(tmp, d.suggestedFilename());
+    writeFileSync(file, text);
+    const py = spawnSync('/usr/bin/python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+    assert.equal(py.status, 0, `py_compile: ${py.stderr}`);
+    assert.match(await page.locator('.lab-tools-status').textContent(), /^Saved resnorm-post_ln-pre_ln\.py \(\d+ kB\)/);
+    await page.screenshot({ path: `${SHOTS}/train-pytorch.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('a claim whose runs share their settings is one script named for the claim', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=lesion'));
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-pytorch')]);
+    assert.equal(d.suggestedFilename(), 'resnorm-lesion.py');
+    const run = embedded((await downloadBytes(d)).toString('utf8'));
+    assert.deepEqual(
+      run.runs.map((r) => r.arch),
+      ['plain', 'pre_ln'],
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('refusals are named and download nothing: BatchNorm, and a claim whose runs differ', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 12, norm: 'batchnorm' })));
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    const problem = page.locator('.lab-tools-error');
+    await page.click('#train-export-pytorch');
+    await page.waitForFunction(() => !document.querySelector('.lab-tools-error').hidden);
+    assert.match(await problem.textContent(), /^No PyTorch script: the script has no BatchNorm.*Norm kind/);
+    await page.screenshot({ path: `${SHOTS}/train-pytorch-batchnorm.png` });
+
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+
+    const claim = await openPage(it.browser, lab(url, 'preset=warmup'));
+    claim.on('download', () => downloads++);
+    await claim.click('#train-export-pytorch');
+    await claim.waitForFunction(() => !document.querySelector('.lab-tools-error').hidden);
+    assert.match(
+      await claim.locator('.lab-tools-error').textContent(),
+      /^No PyTorch script: this claim\u2019s runs differ in warmup/,
+    );
+    assert.equal(downloads, 0);
+    assert.deepEqual(claim.problems, []);
+    await claim.context().close();
+  }));
+
+/** `resnorm train --json` of the tiny run with `over`: the file's text and its parsed lines. */
+function cliJson(over) {
+  const cfg = { ...TINY, ...over };
+  const args = Object.entries(cfg).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, String(v)]);
+  const text = execFileSync(CLI, ['train', '--json', ...args], { encoding: 'utf8' });
+  return {
+    text,
+    lines: text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  };
+}
+
+test('a run\u2019s JSON loads back: drawn beside the lab\u2019s runs, labelled PyTorch; a damaged file is named', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, tiny({ steps: 12 })));
+    const { text, lines } = cliJson({ steps: 12, log_every: 4, arch: 'post_ln,pre_ln', seed: 3 });
+    const file = join(tmp, 'run.json');
+    writeFileSync(file, text);
+    await page.setInputFiles('#train-run-file', file);
+    const row = page.locator('tr[data-arch="pytorch-post_ln"]');
+    await row.waitFor();
+    assert.match(await row.locator('th').textContent(), /^Post-LN \u00b7 PyTorch/);
+    assert.match(await page.locator('tr[data-arch="pytorch-pre_ln"] th').textContent(), /^Pre-LN \u00b7 PyTorch/);
+    assert.match(
+      await page.locator('.lab-tools-status').textContent(),
+      /^Loaded run\.json: Post-LN \u00b7 PyTorch to step 12, Pre-LN \u00b7 PyTorch to step 12, drawn beside the lab\u2019s runs \(its settings differ from the lab\u2019s in seed, log_every\)$/,
+    );
+    // the hook: the loaded runs by their labels, and the loss chart plots the file's held-out losses
+    await page.waitForFunction(() => (window.__resnormTrain?.loaded ?? []).length === 2);
+    const h = await page.evaluate(() => ({
+      loaded: window.__resnormTrain.loaded,
+      plotted: window.__resnormTrain.plotted,
+    }));
+    assert.deepEqual(
+      h.loaded.map((r) => `${r.key} ${r.label} ${r.source}`),
+      ['pytorch-post_ln Post-LN \u00b7 PyTorch PyTorch', 'pytorch-pre_ln Pre-LN \u00b7 PyTorch PyTorch'],
+    );
+    for (const arch of ['post_ln', 'pre_ln']) {
+      const want = lines.filter((l) => l.arch === arch).map((l) => l.heldout_loss);
+      assert.deepEqual(h.plotted.loss.x, [4, 8, 12]);
+      assert.ok(
+        h.plotted.loss.raw.some((series) => JSON.stringify(series) === JSON.stringify(want)),
+        `${arch}: the loss chart plots the file's held-out losses ${want}`,
+      );
+    }
+    await page.screenshot({ path: `${SHOTS}/train-pytorch-loaded.png`, fullPage: false });
+
+    // damaged, truncated and foreign files: named, and the loaded runs stay drawn
+    const problem = page.locator('.lab-tools-error');
+    const refusal = async (name, body, words) => {
+      const f = join(tmp, name);
+      writeFileSync(f, body);
+      await page.setInputFiles('#train-run-file', f);
+      await page.waitForFunction((n) => document.querySelector('.lab-tools-error').textContent.includes(n), name);
+      assert.match(await problem.textContent(), words);
+      assert.equal(await page.locator('tr[data-arch="pytorch-post_ln"]').count(), 1, `${name}: the loaded run stays`);
+    };
+    const cut = text.split('\n');
+    await refusal(
+      'damaged.json',
+      [...cut.slice(0, 2), cut[2].slice(0, 40), ...cut.slice(3)].join('\n'),
+      /^Not loaded: damaged\.json: line 3 is not JSON: the file is damaged\. What is drawn is kept\.$/,
+    );
+    await refusal(
+      'truncated.json',
+      cut.slice(0, -2).join('\n'),
+      /^Not loaded: truncated\.json: it ends before its summary line: the file is truncated/,
+    );
+    await refusal(
+      'foreign.json',
+      JSON.stringify({ format: 'resnorm-train-export', runs: [] }, null, 1),
+      /^Not loaded: foreign\.json: it is not the JSON lines of a training run/,
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
