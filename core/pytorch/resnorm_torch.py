@@ -351,25 +351,7 @@ class Network(nn.Module):
             named["embedding"] = self.embedding
             if isinstance(self.positions, nn.Parameter):
                 named["positions"] = self.positions
-        units_per_block = len(self.blocks[0].units)
-        for l, blk in enumerate(self.blocks, start=1):
-            for j, unit in enumerate(blk.units):
-                for pname, p in unit.f.named_parameters():
-                    named[f"{pname}[{l}]"] = p
-                k = (l - 1) * units_per_block + j + 1
-                for where in ("in", "out", "outer"):
-                    norm = getattr(unit, "norm_" + where, None)
-                    if norm is not None:
-                        for pname, p in norm.named_parameters():
-                            named[f"{pname}.{where}[unit {k}]"] = p
-                if hasattr(unit, "gate"):
-                    named[f"gate[unit {k}]"] = unit.gate
-        if self.dwa is not None:
-            for l, w in enumerate(self.dwa, start=1):
-                named[f"dwa[{l}]"] = w
-        if self.final_norm is not None:
-            for pname, p in self.final_norm.named_parameters():
-                named[f"{pname}.final"] = p
+        named.update(stack_params(self))
         if self.language:
             named["unembedding"] = self.unembedding
         else:
@@ -405,6 +387,126 @@ class Network(nn.Module):
             loss = ((logits - batch["y"]) ** 2).sum()
             correct = 0
         return loss, logits, out, streams, sums, correct
+
+
+def stack_params(net):
+    """The stack's parameters (blocks, DenseFormer's weights, final norm) in the engine's names."""
+    named = {}
+    units_per_block = len(net.blocks[0].units)
+    for l, blk in enumerate(net.blocks, start=1):
+        for j, unit in enumerate(blk.units):
+            for pname, p in unit.f.named_parameters():
+                named[f"{pname}[{l}]"] = p
+            k = (l - 1) * units_per_block + j + 1
+            for where in ("in", "out", "outer"):
+                norm = getattr(unit, "norm_" + where, None)
+                if norm is not None:
+                    for pname, p in norm.named_parameters():
+                        named[f"{pname}.{where}[unit {k}]"] = p
+            if hasattr(unit, "gate"):
+                named[f"gate[unit {k}]"] = unit.gate
+    if net.dwa is not None:
+        for l, w in enumerate(net.dwa, start=1):
+            named[f"dwa[{l}]"] = w
+    if net.final_norm is not None:
+        for pname, p in net.final_norm.named_parameters():
+            named[f"{pname}.final"] = p
+    return named
+
+
+# ---- the simulation (`resnorm simulate --export-pytorch`): the stack at init --------------
+
+
+class Simulation(nn.Module):
+    """The engine's simulation (core/src/engine.cpp, model.h, docs/model.md "The simulation"): one
+    sequence h_0 (T, d) of the engine's, the stack of `arch`, the final norm, loss = <r, out>."""
+
+    def __init__(self, arch, cfg, wraps):
+        super().__init__()
+        d, L = cfg["width"], cfg["depth"]
+        transformer = cfg.get("block", "mlp") == "transformer"
+        bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
+        block = TransformerBlock if transformer else MlpBlock
+        P = 2 if transformer else 1
+        self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
+        self.final_norm = make_norm(cfg["final_norm"], d)
+        self.dwa = None
+        if arch == "dwa":
+            self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
+
+    def forward(self, h0, r, mask):
+        h = h0
+        streams, sums, ys = [h], [], [h]
+        for l, blk in enumerate(self.blocks, start=1):
+            h = blk(h, mask, sums)
+            if self.dwa is not None:
+                ys.append(h)
+                h = sum(self.dwa[l - 1][j] * ys[j] for j in range(l + 1))
+            streams.append(h)
+        out = self.final_norm(h) if self.final_norm is not None else h
+        return (r * out).sum(), streams, sums
+
+
+def simulate(run, arch, dtype, device):
+    """The numbers of `resnorm simulate --json` for `arch`, from PyTorch's autograd."""
+    cfg = run["config"]
+    entry = next(x for x in run["runs"] if x["arch"] == arch)
+    net = Simulation(arch, cfg, entry["units"]).to(device, dtype)
+    named = stack_params(net)
+    shipped = {p["name"]: p for p in entry["params"]}
+    if sorted(shipped) != sorted(named):
+        raise SystemExit(f"resnorm_torch: {arch}: the shipped parameters {sorted(shipped)} are not the model's {sorted(named)}")
+    with torch.no_grad():
+        for name, p in named.items():
+            q = shipped[name]
+            p.copy_(decode(q["data"], torch.float64).view(q["shape"]).to(device, dtype))
+    T, d = cfg["tokens"], cfg["width"]
+    h0 = decode(run["input"], torch.float64).view(1, T, d).to(device, dtype).requires_grad_(True)
+    r = decode(run["readout"], torch.float64).view(1, T, d).to(device, dtype)
+    i = torch.arange(T, device=device)
+    mask = (i[None, :] <= i[:, None]) if cfg.get("causal", True) else torch.ones(T, T, dtype=torch.bool, device=device)
+    loss, streams, sums = net(h0, r, mask[None, :, :])
+    for h in streams:
+        h.retain_grad()
+    loss.backward()
+    res = {
+        "grad_norm": [float(h.grad.norm()) if h.grad is not None else 0.0 for h in streams],
+        "stream_rms": [math.sqrt(float((h * h).sum()) / (T * d)) for h in streams],
+    }
+    P = len(net.blocks[0].units)
+    ratios = []
+    for u, x, a in sums:
+        uu, ss = float((u * u).sum()), a * a * float((x * x).sum())
+        ratios.append(math.sqrt(uu / ss) if ss > 0 else 0.0)
+    res["update_ratio"] = [math.sqrt(sum(q * q for q in ratios[l * P : (l + 1) * P])) for l in range(cfg["depth"])]
+    L = cfg["depth"]
+    grad = lambda key: [float(named[f"{key}[{l}]"].grad.norm()) for l in range(1, L + 1)]  # noqa: E731
+    res["w1_grad_norm"], res["w2_grad_norm"] = grad("W1"), grad("W2")
+    if P == 2:
+        res["attn_update_ratio"] = ratios[0::2]
+        res["mlp_update_ratio"] = ratios[1::2]
+        for key, name in (("wq", "W_Q"), ("wk", "W_K"), ("wv", "W_V"), ("wo", "W_O")):
+            res[f"{key}_grad_norm"] = grad(name)
+    # the first layer l with a value that is not finite: the stream or gradient at h_l, or block l's entries
+    res["first_nonfinite"] = None
+    for l in range(L + 1):
+        at = [res["grad_norm"][l], res["stream_rms"][l]]
+        at += [v[l - 1] for k, v in res.items() if l >= 1 and isinstance(v, list) and len(v) == L]
+        if not all(math.isfinite(x) for x in at):
+            res["first_nonfinite"] = l
+            break
+    return res
+
+
+def main_simulation(run, argv=None):
+    ap = argparse.ArgumentParser(description="The exported resnorm simulation in PyTorch.")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    ap.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    args = ap.parse_args(argv)
+    dtype = torch.float64 if args.dtype == "float64" else torch.float32
+    torch.set_default_dtype(dtype)
+    results = {r["arch"]: simulate(run, r["arch"], dtype, torch.device(args.device)) for r in run["runs"]}
+    print(json.dumps(clean({"config": run["config"], "results": results})))
 
 
 # ---- the script's own init, for other sizes (--width, --depth) ------------------------------
