@@ -45,11 +45,11 @@ CliRequest parse_args(int argc, const char* const* argv) {
       req.json = true;
       continue;
     }
-    if (train && arg == "--double") {
+    if (arg == "--double") {
       req.double_precision = true;
       continue;
     }
-    if (train && (arg == "--export-pytorch" || arg.rfind("--export-pytorch=", 0) == 0)) {
+    if (arg == "--export-pytorch" || arg.rfind("--export-pytorch=", 0) == 0) {
       if (!req.export_pytorch.empty()) return failed("--export-pytorch: given more than once (give each flag once)");
       if (arg.size() > 16) {
         req.export_pytorch = arg.substr(17);

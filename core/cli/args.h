@@ -23,8 +23,9 @@ struct CliRequest {
   TrainConfig train_cfg;    // kind == train
   bool train_help = false;  // kind == help after `train`: list the train flags
   bool json = false;
-  // train: --export-pytorch FILE writes the run as a PyTorch script (export_pytorch.h) before training;
-  // --double trains in double instead of float (the PyTorch parity tests' reference precision).
+  // --export-pytorch FILE writes the run (train) or the simulation (simulate) as a PyTorch script
+  // (export_pytorch.h) first; --double trains or simulates in double instead of float (the PyTorch
+  // parity tests' reference precision).
   std::string export_pytorch;
   bool double_precision = false;
   std::string message;  // kind == error: the one line to print, without the "resnorm: " prefix

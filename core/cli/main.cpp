@@ -1,6 +1,6 @@
 // resnorm: the native command line over the engine.
 //
-//   resnorm simulate [--arch a,b,...] [--depth N] ... [--json]
+//   resnorm simulate [--arch a,b,...] [--depth N] ... [--json] [--double] [--export-pytorch FILE]
 //   resnorm train [--task reverse] [--arch post_ln,pre_ln] ... [--json] [--double] [--export-pytorch FILE]
 //
 // The arguments are parsed by args.cpp (which flags, how numbers are written).
@@ -45,8 +45,11 @@ int usage(FILE* to, bool train = false) {
     list_train_extras(to);
   } else {
     std::fprintf(to,
-                 "usage: resnorm simulate [flags] [--json]\n       resnorm train --help\n\nflags (all optional):\n");
+                 "usage: resnorm simulate [flags] [--json] [--double] [--export-pytorch FILE]\n       resnorm train "
+                 "--help\n\nflags (all optional):\n");
     list_flags(to, field_specs());
+    std::fprintf(to, "  --double       simulate in double instead of float\n");
+    std::fprintf(to, "  --export-pytorch FILE  write the simulation as a PyTorch script first (docs/pytorch.md)\n");
   }
   std::fprintf(to, "\nnumbers are decimal: 4, -0.5, .5, 1e-3 (no hex, no '+', no spaces)\n");
   return to == stderr ? 2 : 0;
@@ -74,6 +77,15 @@ void print_batchnorm_line(const TrainLog& g) {
               largest(g.bn_mean_distance), largest(g.bn_var_distance));
 }
 
+// A script into `path`; 2 with one line on stderr when it cannot be written.
+int write_script(const std::string& script, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  const bool written = f && std::fwrite(script.data(), 1, script.size(), f) == script.size();
+  if (f && std::fclose(f) != 0) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
+  if (!written) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
+  return 0;
+}
+
 // The trainers' run as a PyTorch script into `path`, before any step.
 template <class S>
 int export_script(const std::vector<std::unique_ptr<Trainer<S>>>& trainers, const std::string& path) {
@@ -82,10 +94,25 @@ int export_script(const std::vector<std::unique_ptr<Trainer<S>>>& trainers, cons
   std::string script;
   const Status st = export_pytorch(runs, &script);
   if (!st.ok()) return bad("--export-pytorch: --" + flag_name(st.field) + st.message.substr(st.field.size()));
-  FILE* f = std::fopen(path.c_str(), "wb");
-  const bool written = f && std::fwrite(script.data(), 1, script.size(), f) == script.size();
-  if (f && std::fclose(f) != 0) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
-  if (!written) return bad("--export-pytorch: cannot write '" + printable(path) + "'");
+  return write_script(script, path);
+}
+
+template <class S>
+int simulate(const Config& cfg, bool json, const std::string& export_path) {
+  if (!export_path.empty()) {
+    std::string script;
+    const Status st = export_pytorch_simulation(cfg, &script);
+    if (!st.ok()) return bad("--export-pytorch: --" + flag_name(st.field) + st.message.substr(st.field.size()));
+    if (const int rc = write_script(script, export_path)) return rc;
+  }
+  Engine<S> engine;
+  Results res;
+  const Status st = engine.simulate(cfg, &res);
+  if (!st.ok()) return bad("--" + flag_name(st.field) + st.message.substr(st.field.size()));
+  if (json)
+    std::printf("%s\n", results_json(res).c_str());
+  else
+    std::fputs(results_table(res).c_str(), stdout);
   return 0;
 }
 
@@ -154,13 +181,6 @@ int main(int argc, char** argv) {
                                   : train<float>(req.train_cfg, req.json, req.export_pytorch);
     case CliRequest::simulate: break;
   }
-  Engine<float> engine;
-  Results res;
-  const Status st = engine.simulate(req.cfg, &res);
-  if (!st.ok()) return bad("--" + flag_name(st.field) + st.message.substr(st.field.size()));
-  if (req.json)
-    std::printf("%s\n", results_json(res).c_str());
-  else
-    std::fputs(results_table(res).c_str(), stdout);
-  return 0;
+  return req.double_precision ? simulate<double>(req.cfg, req.json, req.export_pytorch)
+                              : simulate<float>(req.cfg, req.json, req.export_pytorch);
 }

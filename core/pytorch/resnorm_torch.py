@@ -12,6 +12,12 @@
 #   /usr/bin/python3 this.py --device cuda        on a GPU
 #   /usr/bin/python3 this.py --dtype float32      in float32 (float64 by default)
 #   /usr/bin/python3 this.py --steps 100          fewer steps than the run's (the data holds its own)
+#   /usr/bin/python3 this.py --width 256 --depth 24   other sizes: the script draws its own init from the
+#                                                 engine's scheme (the run's data); no longer the engine's
+#                                                 run step for step
+#   torchrun --nproc_per_node 2 this.py           data-parallel over 2 processes (DistributedDataParallel):
+#                                                 each process takes its share of every batch, the losses
+#                                                 are one process's up to rounding; rank 0 prints
 #
 # The model (the engine's core/include/resnorm/network.h, model.h, recipes.h):
 #   h_0 = E[tokens] + P (language) or x (teacher); h_l = block_l(h_{l-1}) (DenseFormer: averaged);
@@ -23,6 +29,7 @@ import argparse
 import base64
 import json
 import math
+import os
 import sys
 
 import torch
@@ -344,25 +351,7 @@ class Network(nn.Module):
             named["embedding"] = self.embedding
             if isinstance(self.positions, nn.Parameter):
                 named["positions"] = self.positions
-        units_per_block = len(self.blocks[0].units)
-        for l, blk in enumerate(self.blocks, start=1):
-            for j, unit in enumerate(blk.units):
-                for pname, p in unit.f.named_parameters():
-                    named[f"{pname}[{l}]"] = p
-                k = (l - 1) * units_per_block + j + 1
-                for where in ("in", "out", "outer"):
-                    norm = getattr(unit, "norm_" + where, None)
-                    if norm is not None:
-                        for pname, p in norm.named_parameters():
-                            named[f"{pname}.{where}[unit {k}]"] = p
-                if hasattr(unit, "gate"):
-                    named[f"gate[unit {k}]"] = unit.gate
-        if self.dwa is not None:
-            for l, w in enumerate(self.dwa, start=1):
-                named[f"dwa[{l}]"] = w
-        if self.final_norm is not None:
-            for pname, p in self.final_norm.named_parameters():
-                named[f"{pname}.final"] = p
+        named.update(stack_params(self))
         if self.language:
             named["unembedding"] = self.unembedding
         else:
@@ -400,6 +389,282 @@ class Network(nn.Module):
         return loss, logits, out, streams, sums, correct
 
 
+def stack_params(net):
+    """The stack's parameters (blocks, DenseFormer's weights, final norm) in the engine's names."""
+    named = {}
+    units_per_block = len(net.blocks[0].units)
+    for l, blk in enumerate(net.blocks, start=1):
+        for j, unit in enumerate(blk.units):
+            for pname, p in unit.f.named_parameters():
+                named[f"{pname}[{l}]"] = p
+            k = (l - 1) * units_per_block + j + 1
+            for where in ("in", "out", "outer"):
+                norm = getattr(unit, "norm_" + where, None)
+                if norm is not None:
+                    for pname, p in norm.named_parameters():
+                        named[f"{pname}.{where}[unit {k}]"] = p
+            if hasattr(unit, "gate"):
+                named[f"gate[unit {k}]"] = unit.gate
+    if net.dwa is not None:
+        for l, w in enumerate(net.dwa, start=1):
+            named[f"dwa[{l}]"] = w
+    if net.final_norm is not None:
+        for pname, p in net.final_norm.named_parameters():
+            named[f"{pname}.final"] = p
+    return named
+
+
+# ---- the simulation (`resnorm simulate --export-pytorch`): the stack at init --------------
+
+
+class Simulation(nn.Module):
+    """The engine's simulation (core/src/engine.cpp, model.h, docs/model.md "The simulation"): one
+    sequence h_0 (T, d) of the engine's, the stack of `arch`, the final norm, loss = <r, out>."""
+
+    def __init__(self, arch, cfg, wraps):
+        super().__init__()
+        d, L = cfg["width"], cfg["depth"]
+        transformer = cfg.get("block", "mlp") == "transformer"
+        bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
+        block = TransformerBlock if transformer else MlpBlock
+        P = 2 if transformer else 1
+        self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
+        self.final_norm = make_norm(cfg["final_norm"], d)
+        self.dwa = None
+        if arch == "dwa":
+            self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
+
+    def forward(self, h0, r, mask):
+        h = h0
+        streams, sums, ys = [h], [], [h]
+        for l, blk in enumerate(self.blocks, start=1):
+            h = blk(h, mask, sums)
+            if self.dwa is not None:
+                ys.append(h)
+                h = sum(self.dwa[l - 1][j] * ys[j] for j in range(l + 1))
+            streams.append(h)
+        out = self.final_norm(h) if self.final_norm is not None else h
+        return (r * out).sum(), streams, sums
+
+
+def simulate(run, arch, dtype, device):
+    """The numbers of `resnorm simulate --json` for `arch`, from PyTorch's autograd."""
+    cfg = run["config"]
+    entry = next(x for x in run["runs"] if x["arch"] == arch)
+    net = Simulation(arch, cfg, entry["units"]).to(device, dtype)
+    named = stack_params(net)
+    shipped = {p["name"]: p for p in entry["params"]}
+    if sorted(shipped) != sorted(named):
+        raise SystemExit(f"resnorm_torch: {arch}: the shipped parameters {sorted(shipped)} are not the model's {sorted(named)}")
+    with torch.no_grad():
+        for name, p in named.items():
+            q = shipped[name]
+            p.copy_(decode(q["data"], torch.float64).view(q["shape"]).to(device, dtype))
+    T, d = cfg["tokens"], cfg["width"]
+    h0 = decode(run["input"], torch.float64).view(1, T, d).to(device, dtype).requires_grad_(True)
+    r = decode(run["readout"], torch.float64).view(1, T, d).to(device, dtype)
+    i = torch.arange(T, device=device)
+    mask = (i[None, :] <= i[:, None]) if cfg.get("causal", True) else torch.ones(T, T, dtype=torch.bool, device=device)
+    loss, streams, sums = net(h0, r, mask[None, :, :])
+    for h in streams:
+        h.retain_grad()
+    loss.backward()
+    res = {
+        "grad_norm": [float(h.grad.norm()) if h.grad is not None else 0.0 for h in streams],
+        "stream_rms": [math.sqrt(float((h * h).sum()) / (T * d)) for h in streams],
+    }
+    P = len(net.blocks[0].units)
+    ratios = []
+    for u, x, a in sums:
+        uu, ss = float((u * u).sum()), a * a * float((x * x).sum())
+        ratios.append(math.sqrt(uu / ss) if ss > 0 else 0.0)
+    res["update_ratio"] = [math.sqrt(sum(q * q for q in ratios[l * P : (l + 1) * P])) for l in range(cfg["depth"])]
+    L = cfg["depth"]
+    grad = lambda key: [float(named[f"{key}[{l}]"].grad.norm()) for l in range(1, L + 1)]  # noqa: E731
+    res["w1_grad_norm"], res["w2_grad_norm"] = grad("W1"), grad("W2")
+    if P == 2:
+        res["attn_update_ratio"] = ratios[0::2]
+        res["mlp_update_ratio"] = ratios[1::2]
+        for key, name in (("wq", "W_Q"), ("wk", "W_K"), ("wv", "W_V"), ("wo", "W_O")):
+            res[f"{key}_grad_norm"] = grad(name)
+    # the first layer l with a value that is not finite: the stream or gradient at h_l, or block l's entries
+    res["first_nonfinite"] = None
+    for l in range(L + 1):
+        at = [res["grad_norm"][l], res["stream_rms"][l]]
+        at += [v[l - 1] for k, v in res.items() if l >= 1 and isinstance(v, list) and len(v) == L]
+        if not all(math.isfinite(x) for x in at):
+            res["first_nonfinite"] = l
+            break
+    return res
+
+
+def main_simulation(run, argv=None):
+    ap = argparse.ArgumentParser(description="The exported resnorm simulation in PyTorch.")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    ap.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    args = ap.parse_args(argv)
+    dtype = torch.float64 if args.dtype == "float64" else torch.float32
+    torch.set_default_dtype(dtype)
+    results = {r["arch"]: simulate(run, r["arch"], dtype, torch.device(args.device)) for r in run["runs"]}
+    print(json.dumps(clean({"config": run["config"], "results": results})))
+
+
+# ---- the script's own init, for other sizes (--width, --depth) ------------------------------
+# The shipped weights are the engine's at the run's sizes. At other sizes the script draws its own
+# from the engine's init scheme (core/src/recipes.cpp, weights.cpp, network.cpp): the same
+# distributions and constants, from PyTorch's random stream, so the run is no longer the engine's
+# step for step.
+
+
+def layerscale_epsilon(blocks):
+    return 0.1 if blocks <= 18 else 1e-5 if blocks <= 24 else 1e-6
+
+
+def recipe_units(arch, blocks, per_block, mix_fraction):
+    """Each unit's wiring as the engine's recipe() and block_wrapping() set it (Admin's alpha is
+    profiled later, by profile_admin)."""
+    N = blocks
+    w = dict(skip=True, alpha=1.0, out="none", outer="none", in_scale=1.0, gate="none", gate_init=0.0)
+    w["in"] = "none"
+    early, early_blocks = None, 0
+    if arch == "plain":
+        w["skip"] = False
+    elif arch in ("post_ln", "deepnorm", "admin"):
+        w["outer"] = "layernorm"
+        if arch == "deepnorm":
+            w["alpha"] = (2.0 * N) ** 0.25
+    elif arch == "post_rms":
+        w["outer"] = "rmsnorm"
+    elif arch in ("pre_ln", "gpt2", "lns", "dwa", "layerscale", "mix_ln"):
+        w["in"] = "layernorm"
+    elif arch == "pre_rms":
+        w["in"] = "rmsnorm"
+    elif arch == "sandwich":
+        w["in"] = w["out"] = "rmsnorm"
+    elif arch == "rezero":
+        w["gate"] = "scalar"
+    if arch == "layerscale":
+        w["gate"], w["gate_init"] = "channel", layerscale_epsilon(N)
+    if arch == "mix_ln":
+        early = dict(w, **{"in": "none", "outer": "layernorm"})
+        early_blocks = min(N, int(math.floor(mix_fraction * N + 1e-9)))
+    units = []
+    for l in range(1, N + 1):
+        u = dict(early if l <= early_blocks else w)
+        if arch == "lns":
+            u["in_scale"] = 1.0 / math.sqrt(l)
+        units += [dict(u) for _ in range(per_block)]
+    return units
+
+
+def branch_scales(arch, blocks, per_block):
+    """The recipe's extra factor on each matrix: DeepNet's beta, GPT-2's 1/sqrt(N)."""
+    s = dict(W1=1.0, W2=1.0, W_Q=1.0, W_K=1.0, W_V=1.0, W_O=1.0)
+    if arch == "deepnorm":
+        beta = (8.0 * blocks) ** -0.25
+        s.update(W1=beta, W2=beta, W_V=beta, W_O=beta)
+    elif arch == "gpt2":
+        s.update(W2=1.0 / math.sqrt(blocks * per_block), W_O=1.0 / math.sqrt(blocks * per_block))
+    return s
+
+
+def param_place(name, depth, per_block):
+    """(block, matrix) of an engine-named parameter, as network.cpp files them."""
+    if name in ("embedding", "positions"):
+        return 0, True
+    if name in ("unembedding", "readout") or name.endswith(".final"):
+        return depth + 1, name in ("unembedding", "readout")
+    index = int(name[name.index("[") + 1 : -1].split()[-1])
+    if "[unit " in name:
+        return (index - 1) // per_block + 1, False
+    return index, name.startswith("W")
+
+
+@torch.no_grad()
+def draw_init(net, arch, cfg, units, gen):
+    """The engine's initial distributions, drawn with `gen` (float64, CPU), into net's parameters."""
+    d, m, L = cfg["width"], cfg["expansion"] * cfg["width"], cfg["depth"]
+    per_block = 2 if cfg["block"] == "transformer" else 1
+    c = 2.0 if cfg["activation"] in ("relu", "gelu") else 1.0
+    extra = branch_scales(arch, L, per_block)
+    std = {
+        "W1": math.sqrt(c / d),
+        "W2": cfg["gain"] / math.sqrt(m),
+        "W_Q": 1 / math.sqrt(d),
+        "W_K": 1 / math.sqrt(d),
+        "W_V": 1 / math.sqrt(d),
+        "W_O": cfg["gain"] / math.sqrt(d),
+        "embedding": math.sqrt(0.5),
+        "positions": math.sqrt(0.5),
+        "unembedding": 1 / math.sqrt(d),
+        "readout": 1 / math.sqrt(d),
+    }
+
+    def base(shape):  # unit-variance entries: Gaussian, or an orthogonal matrix scaled by sqrt(max(rows, cols))
+        if cfg["init"] != "orthogonal" or len(shape) != 2:
+            return torch.randn(shape, generator=gen, dtype=torch.float64)
+        g = torch.randn(max(shape), min(shape), generator=gen, dtype=torch.float64)
+        q, r = torch.linalg.qr(g)
+        q = q * torch.sign(torch.diagonal(r))
+        q = q * math.sqrt(max(shape))
+        return q if shape[0] >= shape[1] else q.T
+
+    for name, p in net.engine_params().items():
+        key = name.split("[")[0]
+        if key in std:
+            w = base(tuple(p.shape)) * std[key] * extra.get(key, 1.0)
+        elif key.startswith("gamma"):
+            w = torch.ones(p.shape, dtype=torch.float64)
+        elif key.startswith("beta"):
+            w = torch.zeros(p.shape, dtype=torch.float64)
+        elif key == "gate":
+            k = int(name[name.index("unit ") + 5 : -1])
+            w = torch.full(p.shape, units[k - 1]["gate_init"], dtype=torch.float64)
+        elif key == "dwa":  # DenseFormer's weights: the block's own output, 1, the earlier ones 0
+            w = torch.zeros(p.shape, dtype=torch.float64)
+            w[-1] = 1.0
+        else:
+            raise SystemExit(f"resnorm_torch: no init for parameter {name}")
+        p.copy_(w.to(p.device, p.dtype))
+
+
+@torch.no_grad()
+def profile_admin(net, shape, gen):
+    """Admin's omegas (recipes.cpp, profile_admin_omegas): omega_1 = 1, then unit by unit
+    omega_{k+1} = sqrt(omega_k^2 Var[h_{k-1}] + Var[f_k(h_{k-1})]), Var over all entries; the input
+    h_0 of `shape` (B, T, d) has unit-Gaussian entries, as the engine's profile input has."""
+    p = next(net.parameters())
+    h = torch.randn(shape, generator=gen, dtype=torch.float64).to(p.device, p.dtype)
+    i = torch.arange(shape[1], device=p.device)
+    mask = (i[None, :] <= i[:, None])[None, :, :].expand(shape[0], -1, -1)
+    ratio = 1.0
+    for blk in net.blocks:
+        for unit in blk.units:
+            unit.alpha = ratio
+            h_next, u = unit(h, mask)
+            ratio = math.sqrt(ratio * ratio * float(h.var(unbiased=False)) + float(u.var(unbiased=False)))
+            h = h_next
+
+
+def resized(run, width, depth):
+    """RUN at other sizes: the config's width and depth, each unit's wiring from the recipe, no
+    weights (the script draws them). The teacher task's inputs have the run's width: refused."""
+    cfg = run["config"]
+    if width != cfg["width"] and not run["model"]["language"]:
+        raise SystemExit(
+            f"resnorm_torch: --width {width}: the teacher task's inputs are {cfg['width']}-wide and the file "
+            "ships them; the script has no port of the teacher generator (--depth works on every task)"
+        )
+    if cfg["block"] == "transformer" and width % cfg["heads"] != 0:
+        raise SystemExit(f"resnorm_torch: --width {width} is not a multiple of the {cfg['heads']} heads")
+    per_block = 2 if cfg["block"] == "transformer" else 1
+    runs = [
+        dict(r, units=recipe_units(r["arch"], depth, per_block, cfg["mix_fraction"]), params=None)
+        for r in run["runs"]
+    ]
+    return dict(run, config=dict(cfg, width=width, depth=depth), runs=runs)
+
+
 # ---- the run's data, from RUN -------------------------------------------------------------
 
 
@@ -426,6 +691,83 @@ def load_batch(b, model, dtype, device):
     i = torch.arange(T, device=device)
     out["mask"] = (i[None, :] <= i[:, None])[None, :, :] & (i[None, None, :] < keys[:, None, None])
     return out
+
+
+# ---- data-parallel training (torchrun) ------------------------------------------------------
+
+
+class LossOnly(nn.Module):
+    """The network's loss sum as the module's only output; the rest of its outputs kept in `rest`."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, batch):
+        self.rest = self.net(batch)
+        return self.rest[0]
+
+
+class Dist:
+    """The processes of a `torchrun --nproc_per_node N` launch (one process without it).
+
+    Each process holds the whole model and the whole data; at every step it takes its share of the
+    batch (rows split as evenly as possible, in order), and DistributedDataParallel sums the
+    gradients over the processes. Every process scales its loss so that the summed gradient is the
+    gradient of the whole batch's mean loss: the step is the one-process step up to the order of
+    the sums. The logged sums (loss, stream norms, gradients of the streams) are summed the same
+    way; the held-out set is evaluated whole by every process. Rank 0 prints."""
+
+    def __init__(self, device):
+        self.world = int(os.environ.get("WORLD_SIZE", "1"))
+        self.rank = int(os.environ.get("RANK", "0"))
+        self.device = device
+        if self.world > 1:
+            import torch.distributed as dist
+
+            self.dist = dist
+            dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+
+    def sum(self, values):
+        """Each value summed over the processes (floats, in float64)."""
+        if self.world == 1:
+            return list(values)
+        t = torch.tensor(values, dtype=torch.float64, device=self.device)
+        self.dist.all_reduce(t)
+        return t.tolist()
+
+    def shard(self, b):
+        """This process's rows of batch b; `scored` stays the whole batch's (the mean's divisor)."""
+        if self.world == 1:
+            return b
+        lo = b["size"] * self.rank // self.world
+        hi = b["size"] * (self.rank + 1) // self.world
+        out = dict(b, size=hi - lo)
+        for k in ("tokens", "targets", "x", "y", "mask"):
+            if k in b:
+                out[k] = b[k][lo:hi]
+        return out
+
+    def wrap(self, net):
+        """What a training step calls: batch -> the network's outputs; through DistributedDataParallel
+        with several processes (which sees only the loss: the logged tensors stay out of its graph)."""
+        if self.world == 1:
+            return net
+        from torch.nn.parallel import DistributedDataParallel
+
+        ids = [self.device.index] if self.device.type == "cuda" else None
+        # find_unused_parameters: a parameter the loss does not reach is then no error
+        ddp = DistributedDataParallel(LossOnly(net), device_ids=ids, find_unused_parameters=True)
+
+        def forward(batch):
+            loss_sum = ddp(batch)
+            return (loss_sum,) + ddp.module.rest[1:]
+
+        return forward
+
+    def close(self):
+        if self.world > 1:
+            self.dist.destroy_process_group()
 
 
 # ---- the optimizer, schedule and clipping (core/src/optim.cpp) ----------------------------
@@ -498,12 +840,16 @@ def mean_pairwise_cosine(x):
 
 
 class Trainer:
-    def __init__(self, arch, run, data, dtype, device, steps):
+    def __init__(self, arch, run, data, dtype, device, steps, dist=None):
         self.arch, self.cfg, self.run, self.steps = arch, run["config"], run, steps
         self.train_batches, self.heldout = data
+        self.dist = dist if dist is not None else Dist(device)
         self.net = Network(arch, run).to(device, dtype)
         named = self.net.engine_params()
         shipped = next(r for r in run["runs"] if r["arch"] == arch)["params"]
+        if shipped is None:  # other sizes than the engine's: the script's own init
+            self.own_init(named, next(r for r in run["runs"] if r["arch"] == arch)["units"])
+            return
         names = [p["name"] for p in shipped]
         if sorted(names) != sorted(named):
             raise SystemExit(
@@ -515,7 +861,27 @@ class Trainer:
                 named[p["name"]].copy_(decode(p["data"], torch.float64).view(p["shape"]).to(device, dtype))
                 self.params.append((named[p["name"]], p["matrix"]))
                 self.blocks_of.append(p["block"])
+        self.start()
+
+    def own_init(self, named, units):
+        gen = torch.Generator().manual_seed(self.run["init_seed"])
+        draw_init(self.net, self.arch, self.cfg, units, gen)
+        if self.arch == "admin":  # the engine's profile pass: one sequence, or the batch's rows for MLP teacher blocks
+            b, d = self.train_batches[0], self.cfg["width"]
+            T = b["mask"].shape[-1]
+            teacher_mlp = not self.net.language and self.cfg["block"] == "mlp"
+            profile_admin(self.net, (b["size"], 1, d) if teacher_mlp else (1, T, d), gen)
+        per_block = 2 if self.cfg["block"] == "transformer" else 1
+        self.params, self.blocks_of = [], []
+        for name, p in named.items():
+            block, matrix = param_place(name, self.cfg["depth"], per_block)
+            self.params.append((p, matrix))
+            self.blocks_of.append(block)
+        self.start()
+
+    def start(self):
         self.opt = Optimizer(self.cfg, self.params)
+        self.model = self.dist.wrap(self.net)  # what the training steps call: DDP with several processes
         self.t = 0
         self.stopped = False
         self.contribution_init = self.contributions(self.heldout[0])
@@ -561,27 +927,36 @@ class Trainer:
                 with torch.no_grad():
                     _, f0, _, _, _, _ = self.net(self.heldout[0])
                 before = f0.reshape(self.heldout[0]["size"], -1)
-            batch = self.train_batches[t - 1]
+            full = self.train_batches[t - 1]
+            batch = self.dist.shard(full)
+            world = self.dist.world
             for p, _ in self.params:
                 p.grad = None
-            loss_sum, _, _, streams, sums, _ = self.net(batch)
+            loss_sum, _, _, streams, sums, _ = self.model(batch)
             for h in streams:
                 h.retain_grad()
-            loss = loss_sum / batch["scored"]
-            loss.backward()
+            loss = loss_sum / full["scored"]
+            # DDP averages the processes' gradients: world x each share's part of the mean sums them
+            (loss * world if world > 1 else loss).backward()
             for p, _ in self.params:
                 if p.grad is None:  # a parameter the loss does not reach: its gradient is 0, as the engine's
                     p.grad = torch.zeros_like(p)
             log = {"step": t}
-            train_loss = float(loss)
+            train_loss = float(loss) if world == 1 else self.dist.sum([float(loss_sum)])[0] / full["scored"]
             grad_norm, stream_rms, w_grad, contribution = [], [], [], []
             if logged:
-                rows = batch["size"] * batch["length"]
+                rows = full["size"] * full["length"]
+                g_sq, h_sq = [], []
                 for h in streams:
                     g = h.grad if h.grad is not None else torch.zeros_like(h)
-                    grad_norm.append(math.sqrt(float((g * g).sum())))
-                    stream_rms.append(math.sqrt(float((h * h).sum()) / (rows * self.cfg["width"])))
-                contribution = self.contributions_of(unit_sums(sums))
+                    g_sq.append(float((g * g).sum()) / (world * world))  # the share's gradient was scaled by world
+                    h_sq.append(float((h * h).sum()))
+                g_sq, h_sq = self.dist.sum(g_sq), self.dist.sum(h_sq)
+                grad_norm = [math.sqrt(q) for q in g_sq]
+                stream_rms = [math.sqrt(q / (rows * self.cfg["width"])) for q in h_sq]
+                per_unit = unit_sums(sums)
+                flat = self.dist.sum([x for pair in per_unit for x in pair])
+                contribution = self.contributions_of(list(zip(flat[0::2], flat[1::2])))
                 w_sq = [0.0] * L
                 for (p, matrix), blk in zip(self.params, self.blocks_of):
                     if matrix and 1 <= blk <= L:
@@ -698,8 +1073,26 @@ def main(run, argv=None):
     ap.add_argument("--dtype", default="float64", choices=["float64", "float32"])
     ap.add_argument("--steps", type=int, default=None, help="train fewer steps than the run's")
     ap.add_argument("--json", action="store_true", help="print the lines of `resnorm train --json`")
+    ap.add_argument("--width", type=int, default=None, help="another width: the script's own init (see Scale out)")
+    ap.add_argument("--depth", type=int, default=None, help="another depth: the script's own init")
+    ap.add_argument("--own-init", action="store_true", help="the script's own init even at the run's sizes")
+    ap.add_argument("--init-seed", type=int, default=None, help="the seed of the script's own init (the run's seed)")
     args = ap.parse_args(argv)
     cfg = run["config"]
+    engine_sizes = {"engine_width": cfg["width"], "engine_depth": cfg["depth"]}
+    width = cfg["width"] if args.width is None else args.width
+    depth = cfg["depth"] if args.depth is None else args.depth
+    own = args.own_init or width != cfg["width"] or depth != cfg["depth"]
+    if width < 1 or depth < 1:
+        raise SystemExit("resnorm_torch: --width and --depth must be at least 1")
+    if own:
+        run = resized(run, width, depth)
+        run["init_seed"] = cfg["seed"] if args.init_seed is None else args.init_seed
+        notice = (
+            f"resnorm_torch: width {width}, depth {depth} (the engine's run: {cfg['width']}, {cfg['depth']}): the "
+            f"script's own init (seed {run['init_seed']}), the run's data; not step-for-step comparable to the engine"
+        )
+        cfg = run["config"]
     steps = cfg["steps"] if args.steps is None else args.steps
     shipped = len(run["train_batches"])
     if not 1 <= steps <= shipped:
@@ -707,19 +1100,30 @@ def main(run, argv=None):
     dtype = torch.float64 if args.dtype == "float64" else torch.float32
     torch.set_default_dtype(dtype)
     device = torch.device(args.device)
+    if device.type == "cuda" and "LOCAL_RANK" in os.environ:  # torchrun: one GPU per process
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        torch.cuda.set_device(device)
+    dist = Dist(device)
+    smallest = min(b["size"] for b in run["train_batches"][:steps])
+    if dist.world > smallest:
+        raise SystemExit(f"resnorm_torch: {dist.world} processes for batches of {smallest} rows: at most one per row")
+    out = sys.stdout if dist.rank == 0 else open(os.devnull, "w")
+    if own and dist.rank == 0:
+        print(notice, file=sys.stderr if args.json else out)
     model = run["model"]
     data = (
         [load_batch(b, model, dtype, device) for b in run["train_batches"][:steps]],
         [load_batch(b, model, dtype, device) for b in run["heldout"]],
     )
     archs = [r["arch"] for r in run["runs"]]
-    trainers = [Trainer(a, run, data, dtype, device, steps) for a in archs]
+    trainers = [Trainer(a, run, data, dtype, device, steps, dist) for a in archs]
     chance, optimal = run["chance_loss"], run["optimal_loss"]
     if not args.json:
-        print(f"train {run['config_text']}\nchance loss {chance:.4f}, optimal loss {optimal:.4f}")
+        print(f"train {run['config_text']}\nchance loss {chance:.4f}, optimal loss {optimal:.4f}", file=out)
         print(
             "%8s %-10s %10s %10s %10s %8s %10s %10s %8s"
-            % ("step", "arch", "lr", "train", "held-out", "acc", "grad norm", "out chg", "cosine")
+            % ("step", "arch", "lr", "train", "held-out", "acc", "grad norm", "out chg", "cosine"),
+            file=out,
         )
     last = [None] * len(trainers)
     done = 0
@@ -728,7 +1132,7 @@ def main(run, argv=None):
             for g in tr.step(cfg["log_every"]):
                 last[i] = g
                 if args.json:
-                    print(json.dumps(clean({"arch": tr.arch, **g})))
+                    print(json.dumps(clean({"arch": tr.arch, **g})), file=out)
                     continue
                 print(
                     "%8d %-10s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s"
@@ -743,7 +1147,8 @@ def main(run, argv=None):
                         g["output_change"],
                         g["top_cosine"],
                         "  non-finite: stopped" if g["first_nonfinite"] is not None else "",
-                    )
+                    ),
+                    file=out,
                 )
         done += cfg["log_every"]
     summary = {}
@@ -755,7 +1160,8 @@ def main(run, argv=None):
             median = inc[mid] if len(inc) % 2 else 0.5 * (inc[mid - 1] + inc[mid])
             print(
                 "%-10s %s after %d steps: held-out loss %.4f; lesion: one block skipped raises it by %.4f (median), "
-                "%.4f (max)" % (tr.arch, outcome(g, chance, optimal), g["step"], g["heldout_loss"], median, max(inc))
+                "%.4f (max)" % (tr.arch, outcome(g, chance, optimal), g["step"], g["heldout_loss"], median, max(inc)),
+                file=out,
             )
             continue
         summary[tr.arch] = {
@@ -771,5 +1177,8 @@ def main(run, argv=None):
         }
     if args.json:
         doc = {"config": cfg, "chance_loss": chance, "optimal_loss": optimal, "summary": summary}
-        print(json.dumps(clean(doc)))
-    sys.stdout.flush()
+        if own:
+            doc["own_init"] = {"seed": run["init_seed"], **engine_sizes}
+        print(json.dumps(clean(doc)), file=out)
+    out.flush()
+    dist.close()

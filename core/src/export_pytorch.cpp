@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "resnorm/json.h"
+#include "resnorm/limits.h"
+#include "resnorm/weights.h"
 
 namespace resnorm {
 namespace {
@@ -61,6 +63,20 @@ void write_batch(Json& j, const Batch& b, bool language) {
     j.key("x").string(base64_f64(x)).key("y").string(base64_f64(b.y));
   }
   j.end_object();
+}
+
+// Each unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c.
+template <class S>
+void write_units(Json& j, Model<S>& stack) {
+  j.key("units").begin_array();
+  for (int k = 1; k <= stack.units(); ++k) {
+    const Wrapping& w = stack.unit_at(k).wrap;
+    const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
+    j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
+    j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
+    j.key("gate").string(gate).key("gate_init").exact(w.gate_init).end_object();
+  }
+  j.end_array();
 }
 
 std::string implemented_list() {
@@ -122,17 +138,9 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
   j.end_object().end_object();
   j.key("runs").begin_array();
   for (Trainer<S>* t : trainers) {
-    j.begin_object().key("arch").string(name(t->arch())).key("units").begin_array();
-    Model<S>& stack = t->network().stack();
-    for (int k = 1; k <= stack.units(); ++k) {
-      // The unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c.
-      const Wrapping& w = stack.unit_at(k).wrap;
-      const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
-      j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
-      j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
-      j.key("gate").string(gate).key("gate_init").exact(w.gate_init).end_object();
-    }
-    j.end_array().key("params").begin_array();
+    j.begin_object().key("arch").string(name(t->arch()));
+    write_units(j, t->network().stack());
+    j.key("params").begin_array();
     for (const Param<S>& p : t->network().params()) {
       j.begin_object().key("name").string(p.name).key("shape").begin_array();
       for (long s : param_shape(p.name, p.n, d, m, V, T, E)) j.integer(s);
@@ -155,6 +163,85 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
   out += "# " + train_config_text(tc) + "\n";
   out += "RUN = json.loads(r'''" + j.str() + "''')\n\n";
   out += "if __name__ == \"__main__\":\n    main(RUN)\n";
+  return Status::Ok();
+}
+
+Status export_pytorch_simulation(const Config& cfg, std::string* script) {
+  Status st = check_simulate(cfg);
+  if (!st.ok()) return st;
+  for (Arch a : cfg.archs) {
+    const auto& ok = pytorch_archs();
+    if (std::find(ok.begin(), ok.end(), a) == ok.end())
+      return {"arch",
+              "arch: " + std::string(name(a)) + " has no PyTorch export yet (implemented: " + implemented_list() + ")"};
+  }
+  const bool transformer = cfg.block == Block::transformer;
+  WeightBank<double> bank;
+  bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, transformer);
+  const int d = cfg.width, m = cfg.hidden();
+  Json j;
+  j.begin_object().key("format").string("resnorm-pytorch-simulation").key("version").integer(1);
+  j.key("config").raw(config_json(cfg)).key("runs").begin_array();
+  std::vector<double> h0, r;
+  for (Arch a : cfg.archs) {
+    Model<double> model;
+    model.configure(cfg, a, bank);  // Admin's omegas profiled here, as the simulation's
+    if (h0.empty()) {
+      h0.assign(model.input().data(), model.input().data() + model.input().size());
+      r.assign(model.readout_matrix().data(), model.readout_matrix().data() + model.readout_matrix().size());
+    }
+    j.begin_object().key("arch").string(name(a));
+    write_units(j, model);
+    // The simulation's parameters under the training network's names: W = s B with the recipe's scale s.
+    j.key("params").begin_array();
+    auto put = [&j](const std::string& n, const double* w, long size, std::vector<long> shape) {
+      j.begin_object().key("name").string(n).key("shape").begin_array();
+      for (long x : shape) j.integer(x);
+      j.end_array().key("data").string(base64_f64(std::vector<double>(w, w + size))).end_object();
+    };
+    auto scaled = [&](const std::string& n, const Mat<double>& b, double s, std::vector<long> shape) {
+      const Mat<double> w = s * b;
+      put(n, w.data(), w.size(), std::move(shape));
+    };
+    auto norms = [&](Norm<double>& nm, const std::string& where) {
+      if (nm.kind == NormKind::none) return;
+      put("gamma." + where, nm.gamma.data(), nm.gamma.size(), {long(nm.gamma.size())});
+      if (nm.kind == NormKind::layernorm) put("beta." + where, nm.beta.data(), nm.beta.size(), {long(nm.beta.size())});
+    };
+    const int P = model.sublayers_per_block();
+    for (int l = 1; l <= cfg.depth; ++l) {
+      const std::string at = "[" + std::to_string(l) + "]";
+      if (transformer) {
+        const Attention<double>& att = model.attention(l);
+        const AttnBase<double>& ab = *att.weights.base;
+        scaled("W_Q" + at, ab.Bq, att.weights.sq, {d, d});
+        scaled("W_K" + at, ab.Bk, att.weights.sk, {d, d});
+        scaled("W_V" + at, ab.Bv, att.weights.sv, {d, d});
+        scaled("W_O" + at, ab.Bo, att.weights.so, {d, d});
+      }
+      const Mlp<double>& f = model.mlp(l);
+      scaled("W1" + at, f.weights.base->B1, f.weights.s1, {d, m});
+      scaled("W2" + at, f.weights.base->B2, f.weights.s2, {m, d});
+      for (int q = 0; q < P; ++q) {
+        Unit<double>& u = model.unit(l, q);
+        const std::string unit = "[unit " + std::to_string((l - 1) * P + q + 1) + "]";
+        norms(u.in, "in" + unit);
+        norms(u.out, "out" + unit);
+        norms(u.outer, "outer" + unit);
+        if (u.wrap.gate != Gate::none) put("gate" + unit, u.gate.data(), u.gate.size(), {long(u.gate.size())});
+      }
+      if (model.dense()) put("dwa" + at, model.mix_row(l), l + 1, {long(l + 1)});
+    }
+    norms(model.final_norm(), "final");
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.key("input").string(base64_f64(h0)).key("readout").string(base64_f64(r)).end_object();
+  std::string& out = *script;
+  out = kResnormTorchPy;
+  out += "\n\n# ---- the simulation: config, weights, input and readout (written by resnorm's exporter) ----\n";
+  out += "RUN = json.loads(r'''" + j.str() + "''')\n\n";
+  out += "if __name__ == \"__main__\":\n    main_simulation(RUN)\n";
   return Status::Ok();
 }
 

@@ -34,6 +34,14 @@ const std::vector<Arch>& pytorch_archs();
 template <class S>
 Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* script);
 
+// The simulation of cfg (Engine::simulate: the stack at init, one sequence h_0,
+// loss <r, out>) as a PyTorch script: the same code, then RUN with the config,
+// every arch's unit wiring and weights (W = s B, float64, base64), h_0 and r.
+// Run, it prints the JSON of `resnorm simulate --json` computed by PyTorch.
+// Refused like the engine's simulate (check_simulate) and for an arch the
+// script does not implement (`arch`).
+Status export_pytorch_simulation(const Config& cfg, std::string* script);
+
 // The code part of the script (core/pytorch/resnorm_torch.py), embedded at build time.
 extern const char* const kResnormTorchPy;
 
