@@ -149,17 +149,21 @@ export function labParts() {
   };
   const after = q('#train-after');
   const learned = q('#train-learned');
-  const heat = [...root.querySelectorAll('.heat-section')].map((s) => {
-    const figs = [...s.querySelectorAll('.heatmap-figure')].filter(shown);
-    const tops = [...new Set(figs.map((f) => Math.round(box(f).top)))];
-    return {
-      cols: new Set(figs.map((f) => Math.round(box(f).left))).size,
-      row:
-        tops.length > 1
-          ? tops[1] - tops[0]
-          : box(figs[0]).height + (parseFloat(getComputedStyle(figs[0].parentElement).rowGap) || 0),
-    };
-  });
+  // the sections with a map drawn (BatchNorm's distances have none without a BatchNorm run)
+  const heatFigures = (s) => [...s.querySelectorAll('.heatmap-figure')].filter(shown);
+  const heat = [...root.querySelectorAll('.heat-section')]
+    .filter((s) => heatFigures(s).length > 0)
+    .map((s) => {
+      const figs = heatFigures(s);
+      const tops = [...new Set(figs.map((f) => Math.round(box(f).top)))];
+      return {
+        cols: new Set(figs.map((f) => Math.round(box(f).left))).size,
+        row:
+          tops.length > 1
+            ? tops[1] - tops[0]
+            : box(figs[0]).height + (parseFloat(getComputedStyle(figs[0].parentElement).rowGap) || 0),
+      };
+    });
   const comparison = q('#train-comparison');
   const afterRuns = q('#train-after-depth');
   const key = after?.querySelector('.after-key');

@@ -6,6 +6,26 @@ import { loadResnorm } from '../../wasm/resnorm.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = `${ROOT}build/native/resnorm`;
+// torchrun over two processes on this machine. Debian's torchrun (python3-torch 1.13 under Python 3.11)
+// needs --redirects and --tee set (docs/pytorch.md, "Scale out"); the c10d rendezvous on port 0 picks
+// a free port, so test files running at the same time do not meet on torchrun's default 29500.
+export const TORCHRUN = [
+  '/usr/bin/torchrun',
+  '--redirects',
+  '2',
+  '--tee',
+  '2',
+  '--rdzv_backend',
+  'c10d',
+  '--rdzv_endpoint',
+  'localhost:0',
+  '--nnodes',
+  '1',
+  '--nproc_per_node',
+  '2',
+];
+// Debian's Python with python3-torch (not a pyenv python3 earlier on PATH).
+export const PYTHON = '/usr/bin/python3';
 export const WASM = `${ROOT}wasm/dist/resnorm_wasm.wasm`;
 
 /** The shipped ES6 build, loaded in Node by handing it the binary. */

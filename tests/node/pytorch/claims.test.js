@@ -18,11 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAIM_BY_ID, claimVerdict } from '../../../web/src/claims/lab/index.js';
-import { CLI } from '../helpers.js';
-
-const PYTHON = '/usr/bin/python3';
-// Debian's torchrun needs --redirects and --tee set (docs/pytorch.md, "Scale out").
-const TORCHRUN = ['/usr/bin/torchrun', '--redirects', '2', '--tee', '2', '--nproc_per_node', '2'];
+import { CLI, TORCHRUN, PYTHON } from '../helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-claims-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));

@@ -24,9 +24,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../helpers.js';
+import { CLI, PYTHON } from '../helpers.js';
 
-const PYTHON = '/usr/bin/python3';
 const ARCHS = [
   'plain',
   'residual',

@@ -19,10 +19,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../helpers.js';
+import { CLI, PYTHON } from '../helpers.js';
 import FIELDS from '../../../web/src/shared/engine-fields.js';
 
-const PYTHON = '/usr/bin/python3';
 // every architecture the engine has, from its field table
 const ARCHS = FIELDS.find((f) => f.name === 'arch').choices;
 const INIT_REL = 1e-8;

@@ -21,10 +21,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../helpers.js';
+import { CLI, TORCHRUN, PYTHON } from '../helpers.js';
 
-const PYTHON = '/usr/bin/python3';
-const TORCHRUN = ['/usr/bin/torchrun', '--redirects', '2', '--tee', '2', '--nproc_per_node', '2'];
 const ARCHS =
   'plain,residual,post_ln,post_rms,pre_ln,pre_rms,sandwich,deepnorm,gpt2,admin,rezero,layerscale,lns,mix_ln,dwa';
 const DDP_REL = 1e-10;

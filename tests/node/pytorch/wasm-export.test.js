@@ -21,10 +21,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, loadWasm } from '../helpers.js';
+import { CLI, loadWasm, PYTHON } from '../helpers.js';
 import { EngineError } from '../../../wasm/resnorm.js';
 
-const PYTHON = '/usr/bin/python3';
 const FLOAT_REL = 1e-5;
 const TARGET_REL = 1e-14;
 
