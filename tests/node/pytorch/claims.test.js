@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAIM_BY_ID, claimVerdict } from '../../../web/src/claims/lab/index.js';
 import { CLI, TORCHRUN, PYTHON } from '../helpers.js';
+import { jsonLines, requireTorch } from './torch.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-claims-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -26,12 +27,6 @@ test.after(() => rmSync(tmp, { recursive: true, force: true }));
 /** A config object in the JS API's shape as `resnorm train` flags (scripts/claim-settings.js's). */
 const flags = (config) =>
   Object.entries(config).flatMap(([k, v]) => [`--${k.replaceAll('_', '-')}`, Array.isArray(v) ? v.join(',') : `${v}`]);
-
-const lines = (text) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
 
 /** Per run key of the claim, the lab's run ({logs, task, lesion}) from JSON lines of `resnorm train --json` or the script. */
 function labRuns(groups) {
@@ -50,13 +45,6 @@ function labRuns(groups) {
   return runs;
 }
 
-function requireTorch() {
-  const r = spawnSync(PYTHON, ['-c', 'import torch.distributed as d; assert d.is_gloo_available()'], {
-    encoding: 'utf8',
-  });
-  assert.equal(r.status, 0, `${PYTHON} cannot use torch.distributed with gloo: run \`npm run setup\``);
-}
-
 /** The claim's runs grouped by their settings: one CLI run (and one script) per distinct config. */
 function groups(claim) {
   const by = new Map();
@@ -72,7 +60,7 @@ function groups(claim) {
 const verdictOf = (v) => ({ holds: v.holds, checks: v.checks.map((c) => `${c.claimed}: ${c.holds}`) });
 
 test('warmup: the exported scripts reach the CLI run\u2019s verdict, in one process and with torchrun over two', () => {
-  requireTorch();
+  requireTorch({ gloo: true });
   const claim = CLAIM_BY_ID.warmup;
   const cli = [];
   const one = [];
@@ -81,13 +69,13 @@ test('warmup: the exported scripts reach the CLI run\u2019s verdict, in one proc
     const file = join(tmp, `warmup-${i}.py`);
     const archs = keys.map(([, a]) => a).join(',');
     const args = ['train', ...flags(config), '--arch', archs, '--json', '--export-pytorch', file];
-    cli.push({ keys, out: lines(execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 1 << 28 })) });
+    cli.push({ keys, out: jsonLines(execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 1 << 28 })) });
     const py = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
     assert.equal(py.status, 0, `the warmup script ${archs} failed:\n${py.stderr}`);
-    one.push({ keys, out: lines(py.stdout) });
+    one.push({ keys, out: jsonLines(py.stdout) });
     const tr = spawnSync(TORCHRUN[0], [...TORCHRUN.slice(1), file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
     assert.equal(tr.status, 0, `the warmup script ${archs} under torchrun failed:\n${tr.stderr}`);
-    two.push({ keys, out: lines(tr.stdout) });
+    two.push({ keys, out: jsonLines(tr.stdout) });
   });
   const engine = claimVerdict(claim, labRuns(cli));
   assert.ok(engine, 'the CLI runs give a verdict');

@@ -25,24 +25,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, PYTHON } from '../helpers.js';
+import { ARCHS, requireTorch } from './torch.js';
 
-const ARCHS = [
-  'plain',
-  'residual',
-  'post_ln',
-  'post_rms',
-  'pre_ln',
-  'pre_rms',
-  'sandwich',
-  'deepnorm',
-  'gpt2',
-  'admin',
-  'rezero',
-  'layerscale',
-  'lns',
-  'mix_ln',
-  'dwa',
-];
 const DOUBLE_REL = 1e-8;
 const FLOAT_REL = 1e-3;
 const ABS = 1e-12; // quantities that are zero on both sides up to rounding
@@ -74,11 +58,6 @@ const ARRAYS = {
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-init-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
-
-function requireTorch() {
-  const r = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `${PYTHON} cannot import torch: run \`npm run setup\` (it installs python3-torch)`);
-}
 
 /** The engine's simulate JSON (double and float) and the exported script's. */
 function all(block) {

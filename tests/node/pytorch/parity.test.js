@@ -20,10 +20,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, PYTHON } from '../helpers.js';
-import FIELDS from '../../../web/src/shared/engine-fields.js';
+import { ARCHS, jsonLines, requireTorch } from './torch.js';
 
-// every architecture the engine has, from its field table
-const ARCHS = FIELDS.find((f) => f.name === 'arch').choices;
 const INIT_REL = 1e-8;
 const STEP_REL = 1e-7;
 const ABS = 1e-12; // quantities that are zero on both sides up to rounding
@@ -53,12 +51,6 @@ const RUNS = {
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-const lines = (text) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-
 /** The engine's JSON lines and the exported script's, for one block kind with every implemented arch. */
 function both(block) {
   const file = join(tmp, `${block}.py`);
@@ -72,10 +64,10 @@ function both(block) {
     '--export-pytorch',
     file,
   ];
-  const engine = lines(execFileSync(CLI, args, { encoding: 'utf8' }));
+  const engine = jsonLines(execFileSync(CLI, args, { encoding: 'utf8' }));
   const py = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
   assert.equal(py.status, 0, `the exported ${block} script failed:\n${py.stderr}`);
-  return { engine, torch: lines(py.stdout) };
+  return { engine, torch: jsonLines(py.stdout) };
 }
 
 /** Where a and b differ by more than rel (relative to the larger) plus ABS; null (NaN) equals only null. */
@@ -85,11 +77,6 @@ function differs(a, b, rel) {
 }
 
 /** Fails, never skips, where PyTorch is missing: the parity tests are part of `npm test`. */
-function requireTorch() {
-  const r = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `${PYTHON} cannot import torch: run \`npm run setup\` (it installs python3-torch)`);
-}
-
 test('/usr/bin/python3 has PyTorch (python3-torch)', requireTorch);
 
 for (const block of Object.keys(RUNS)) {
@@ -158,12 +145,12 @@ test('the script in float32 (--dtype float32) starts from the engine float run, 
   requireTorch();
   const file = join(tmp, 'float.py');
   const run = `${RUNS.transformer.replace('--steps 10', '--steps 4')} --arch ${ARCHS.join(',')}`;
-  const engine = lines(
+  const engine = jsonLines(
     execFileSync(CLI, ['train', ...run.split(' '), '--json', '--export-pytorch', file], { encoding: 'utf8' }),
   );
   const py = spawnSync(PYTHON, [file, '--json', '--dtype', 'float32', '--steps', '2'], { encoding: 'utf8' });
   assert.equal(py.status, 0, `the float32 script failed:\n${py.stderr}`);
-  const torch = lines(py.stdout);
+  const torch = jsonLines(py.stdout);
   // the engine's order: every architecture's step 1, then every architecture's step 2, then the summary
   assert.deepEqual(
     torch.slice(0, -1).map((l) => `${l.arch} ${l.step}`),

@@ -22,9 +22,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, TORCHRUN, PYTHON } from '../helpers.js';
+import { ARCHS, jsonLines, requireTorch } from './torch.js';
 
-const ARCHS =
-  'plain,residual,post_ln,post_rms,pre_ln,pre_rms,sandwich,deepnorm,gpt2,admin,rezero,layerscale,lns,mix_ln,dwa';
 const DDP_REL = 1e-10;
 const ABS = 1e-13; // quantities that are zero on both sides up to rounding
 
@@ -40,19 +39,6 @@ const RUNS = {
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-scale-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
-
-const lines = (text) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-
-function requireTorch() {
-  const r = spawnSync(PYTHON, ['-c', 'import torch.distributed as d; assert d.is_gloo_available()'], {
-    encoding: 'utf8',
-  });
-  assert.equal(r.status, 0, `${PYTHON} cannot use torch.distributed with gloo: run \`npm run setup\``);
-}
 
 /** Every number of a against b's at the same place, by path; strings, booleans and nulls exactly. */
 function compare(a, b, where, out) {
@@ -75,9 +61,17 @@ function compare(a, b, where, out) {
 
 for (const block of Object.keys(RUNS)) {
   test(`${block} blocks: torchrun --nproc_per_node 2 (DDP, gloo) takes the one-process steps`, () => {
-    requireTorch();
+    requireTorch({ gloo: true });
     const file = join(tmp, `${block}.py`);
-    execFileSync(CLI, ['train', ...RUNS[block].split(' '), '--arch', ARCHS, '--double', '--export-pytorch', file]);
+    execFileSync(CLI, [
+      'train',
+      ...RUNS[block].split(' '),
+      '--arch',
+      ARCHS.join(','),
+      '--double',
+      '--export-pytorch',
+      file,
+    ]);
     const one = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
     assert.equal(one.status, 0, `the ${block} script failed:\n${one.stderr}`);
     const two = spawnSync(TORCHRUN[0], [...TORCHRUN.slice(1), file, '--json'], {
@@ -85,8 +79,8 @@ for (const block of Object.keys(RUNS)) {
       maxBuffer: 1 << 26,
     });
     assert.equal(two.status, 0, `the ${block} script under torchrun failed:\n${two.stderr}`);
-    const a = lines(one.stdout);
-    const b = lines(two.stdout);
+    const a = jsonLines(one.stdout);
+    const b = jsonLines(two.stdout);
     assert.equal(b.length, a.length, `${block}: two processes printed ${b.length} lines, one process ${a.length}`);
     const out = { worst: 0, count: 0 };
     a.forEach((x, i) => compare(x, b[i], x.arch ? `${x.arch}, ${block} block, step ${x.step}` : 'summary', out));
@@ -155,7 +149,7 @@ const INIT_RUNS = {
 
 for (const block of Object.keys(INIT_RUNS)) {
   test(`${block} blocks: the script's own init follows the engine's scheme, every architecture`, () => {
-    requireTorch();
+    requireTorch({ gloo: true });
     const file = join(tmp, `init-${block}.py`);
     const check = join(tmp, 'check_init.py');
     writeFileSync(check, CHECK_INIT);
@@ -168,14 +162,14 @@ for (const block of Object.keys(INIT_RUNS)) {
       '0.5',
       '--double',
       '--arch',
-      ARCHS,
+      ARCHS.join(','),
       '--export-pytorch',
       file,
     ]);
     const r = spawnSync(PYTHON, [check, file], { encoding: 'utf8', maxBuffer: 1 << 26 });
     assert.equal(r.status, 0, `the init check failed:\n${r.stderr}`);
     const report = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(report), ARCHS.split(','));
+    assert.deepEqual(Object.keys(report), ARCHS);
     for (const [arch, rep] of Object.entries(report)) {
       const where = `${arch}, ${block} block`;
       assert.equal(rep.own_units.length, rep.units.length, `${where}: units`);
@@ -210,16 +204,16 @@ for (const block of Object.keys(INIT_RUNS)) {
 }
 
 test('--width/--depth: the script trains at other sizes with its own init, says so, and refuses what it cannot', () => {
-  requireTorch();
+  requireTorch({ gloo: true });
   const file = join(tmp, 'resize.py');
-  execFileSync(CLI, ['train', ...RUNS.transformer.split(' '), '--arch', ARCHS, '--export-pytorch', file]);
+  execFileSync(CLI, ['train', ...RUNS.transformer.split(' '), '--arch', ARCHS.join(','), '--export-pytorch', file]);
   const r = spawnSync(PYTHON, [file, '--json', '--width', '12', '--depth', '5', '--steps', '2'], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /width 12, depth 5 \(the engine's run: 8, 3\).*not step-for-step comparable/);
-  const out = lines(r.stdout);
+  const out = jsonLines(r.stdout);
   const last = out.at(-1);
   assert.equal(last.config.width, 12);
   assert.equal(last.config.depth, 5);
