@@ -18,10 +18,13 @@
 #   torchrun --nproc_per_node 2 this.py           data-parallel over 2 processes (DistributedDataParallel):
 #                                                 each process takes its share of every batch, the losses
 #                                                 are one process's up to rounding; rank 0 prints
+#                                                 (not with BatchNorm, whose statistics are the whole batch's)
 #
 # The model (the engine's core/include/resnorm/network.h, model.h, recipes.h):
 #   h_0 = E[tokens] + P (language) or x (teacher); h_l = block_l(h_{l-1}) (DenseFormer: averaged);
 #   out = FinalNorm(h_L)
+#   norms: each architecture's LayerNorm or RMSNorm, or with norm batchnorm every one of them BatchNorm
+#   (statistics over the batch's rows, running averages for evaluation: class BatchNorm)
 #   language: logits = out U, loss = mean over scored positions of -log softmax(logits)[target]
 #   teacher:  yhat = out . w, loss = mean over the batch of (yhat - y)^2
 # Every matrix is stored as the engine stores it, (in, out), so a layer is x @ W.
@@ -66,11 +69,68 @@ class RMSNorm(nn.Module):
         return x / torch.sqrt((x * x).mean(-1, keepdim=True) + EPS) * self.gamma
 
 
+class PassRows:
+    """What every BatchNorm of a network reads in a pass (the engine's sublayer.h PassRows): the mode,
+    which rows its batch statistics count, and the running statistics' momentum.
+
+    mode: "train" (the batch's statistics), "train_update" (those, and the running statistics move
+    toward them), "eval" (the running statistics) or "sequence" (each sequence its own statistics
+    alone). counted: (B, T) bool, the rows in the statistics; None counts every row."""
+
+    def __init__(self, momentum=0.1):
+        self.mode, self.counted, self.momentum = "train", None, momentum
+
+
+class BatchNorm(nn.Module):
+    """BatchNorm (Ioffe and Szegedy 2015) as the engine's norms.cpp: per feature over the counted rows
+    C of the pass, mean = sum_C x / n, var = sum_C (x - mean)^2 / n (biased), n = |C|, and every row
+    y = (x - mean) / sqrt(var + eps) * gamma + beta (a row outside C is normalized with C's
+    statistics and moves none of them). train_update also moves the running statistics,
+    running = (1 - m) running + m batch, the variance's with n / (n - 1) (unbiased), and keeps the
+    distances of the batch statistics from the running ones before the move, (1/d) ||mean - running
+    mean|| and (1/d) ||var - running var||; eval normalizes with the running statistics; sequence
+    gives each sequence (axis 0) the statistics of its own counted rows."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(d))
+        self.beta = nn.Parameter(torch.zeros(d))
+        self.register_buffer("running_mean", torch.zeros(d))
+        self.register_buffer("running_var", torch.ones(d))
+        self.rows = PassRows()  # the network's, shared by its BatchNorms (Network sets it)
+        self.mean_distance = self.var_distance = float("nan")
+
+    def forward(self, x):
+        rows = self.rows
+        if rows.mode == "eval":
+            return (x - self.running_mean) / torch.sqrt(self.running_var + EPS) * self.gamma + self.beta
+        c = rows.counted
+        w = (torch.ones(x.shape[:-1], dtype=torch.bool, device=x.device) if c is None else c)[..., None].to(x.dtype)
+        axes = (1,) if rows.mode == "sequence" else tuple(range(x.dim() - 1))
+        n = w.sum(axes, keepdim=True)
+        inv = torch.where(n > 0, 1.0 / n.clamp(min=1), torch.zeros_like(n))  # no counted row: mean 0, var 0
+        mean = (x * w).sum(axes, keepdim=True) * inv
+        var = (((x - mean) * w) ** 2).sum(axes, keepdim=True) * inv
+        y = (x - mean) / torch.sqrt(var + EPS) * self.gamma + self.beta
+        if rows.mode == "train_update":
+            with torch.no_grad():
+                d, count = x.shape[-1], float(n.flatten()[0])
+                mu, var = mean.flatten(), var.flatten()
+                self.mean_distance = float((mu - self.running_mean).norm()) / d
+                self.var_distance = float((var - self.running_var).norm()) / d
+                m, unbiased = rows.momentum, count / (count - 1) if count > 1 else 1.0
+                self.running_mean.copy_((1 - m) * self.running_mean + m * mu)
+                self.running_var.copy_((1 - m) * self.running_var + m * var * unbiased)
+        return y
+
+
 def make_norm(kind, d):
     if kind == "layernorm":
         return LayerNorm(d)
     if kind == "rmsnorm":
         return RMSNorm(d)
+    if kind == "batchnorm":
+        return BatchNorm(d)
     if kind == "none":
         return None
     raise SystemExit(f"resnorm_torch: norm '{kind}' is not implemented")
@@ -319,8 +379,17 @@ class Network(nn.Module):
         block = MlpBlock if cfg["block"] == "mlp" else TransformerBlock
         P = 1 if cfg["block"] == "mlp" else 2
         wraps = next(r for r in run["runs"] if r["arch"] == arch)["units"]
+        # norm batchnorm: every norm the architecture places is BatchNorm (RUN names the final norm so already)
+        if cfg.get("norm") == "batchnorm":
+            wraps = [dict(w, **{k: "batchnorm" for k in ("in", "out", "outer") if w[k] != "none"}) for w in wraps]
         self.blocks = nn.ModuleList([block(arch, cfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
         self.final_norm = make_norm(model["final_norm"][arch], d)
+        # BatchNorm's pass layout, shared by all its layers; the trainer sets the mode before each pass
+        self.rows = PassRows(cfg.get("bn_momentum", 0.1))
+        self.bn_mode = "eval"
+        self.pads_counted = cfg.get("bn_pads") == "count"
+        for norm in self.batchnorms():
+            norm.rows = self.rows
         # DenseFormer (Pagliardini et al. 2024): the stream after block l is x_l = sum_{j<=l} w_{l,j} y_j,
         # y_0 = h_0 and y_j block j's output, the weights w_{l,.} learned (1 for j = l, 0 otherwise at init).
         self.dwa = None
@@ -344,6 +413,13 @@ class Network(nn.Module):
         else:
             self.readout = nn.Parameter(torch.zeros(d))
 
+    def batchnorms(self):
+        """The BatchNorm layers in the engine's order (network.cpp batchnorms()): unit by unit its norm
+        before, after and around the sublayer, then the final norm; [] without BatchNorm."""
+        units = [u for blk in self.blocks for u in blk.units]
+        norms = [getattr(u, "norm_" + w, None) for u in units for w in ("in", "out", "outer")]
+        return [n for n in norms + [self.final_norm] if isinstance(n, BatchNorm)]
+
     def engine_params(self):
         """name -> Parameter, in the engine's names ("W_Q[2]", "gamma.in[unit 3]", ...)."""
         named = {}
@@ -359,7 +435,11 @@ class Network(nn.Module):
         return named
 
     def forward(self, batch, skip_block=0):
-        """(loss sum, outputs f, top stream, streams h_0..h_L, per-unit sums)."""
+        """(loss sum, outputs f, top stream, streams h_0..h_L, per-unit sums); BatchNorm in self.bn_mode."""
+        # BatchNorm's rows (network.cpp layout()): each sequence's own tokens, and its pads up to the
+        # batch's longest when pads count (never for a sequence alone); the rows past it count nowhere
+        pads = self.pads_counted and self.bn_mode != "sequence"
+        self.rows.mode, self.rows.counted = self.bn_mode, batch["counted_pads" if pads else "counted"]
         if self.language:
             h = self.embedding[batch["tokens"]] + self.positions  # (B, T, d)
         else:
@@ -632,8 +712,11 @@ def draw_init(net, arch, cfg, units, gen):
 def profile_admin(net, shape, gen):
     """Admin's omegas (recipes.cpp, profile_admin_omegas): omega_1 = 1, then unit by unit
     omega_{k+1} = sqrt(omega_k^2 Var[h_{k-1}] + Var[f_k(h_{k-1})]), Var over all entries; the input
-    h_0 of `shape` (B, T, d) has unit-Gaussian entries, as the engine's profile input has."""
+    h_0 of `shape` (B, T, d) has unit-Gaussian entries, as the engine's profile input has. BatchNorm
+    (model.cpp use_batchnorm) takes the input's own statistics over every row, the running ones unmoved."""
     p = next(net.parameters())
+    if hasattr(net, "rows"):
+        net.rows.mode, net.rows.counted = "train", None
     h = torch.randn(shape, generator=gen, dtype=torch.float64).to(p.device, p.dtype)
     i = torch.arange(shape[1], device=p.device)
     mask = (i[None, :] <= i[:, None])[None, :, :].expand(shape[0], -1, -1)
@@ -690,6 +773,10 @@ def load_batch(b, model, dtype, device):
     # Query i sees key j when j <= i (causal) and j is one of its sequence's own tokens (not a pad).
     i = torch.arange(T, device=device)
     out["mask"] = (i[None, :] <= i[:, None])[None, :, :] & (i[None, None, :] < keys[:, None, None])
+    # BatchNorm's rows (B, T): a sequence's own tokens; with its pads, every row up to the batch's longest
+    own = torch.tensor(b["lengths"] if b.get("lengths") else [b["length"]] * B, device=device)
+    out["counted"] = i[None, :] < own[:, None]
+    out["counted_pads"] = (i < b["length"])[None, :].expand(B, T)
     return out
 
 
@@ -743,7 +830,7 @@ class Dist:
         lo = b["size"] * self.rank // self.world
         hi = b["size"] * (self.rank + 1) // self.world
         out = dict(b, size=hi - lo)
-        for k in ("tokens", "targets", "x", "y", "mask"):
+        for k in ("tokens", "targets", "x", "y", "mask", "counted", "counted_pads"):
             if k in b:
                 out[k] = b[k][lo:hi]
         return out
@@ -866,11 +953,12 @@ class Trainer:
     def own_init(self, named, units):
         gen = torch.Generator().manual_seed(self.run["init_seed"])
         draw_init(self.net, self.arch, self.cfg, units, gen)
-        if self.arch == "admin":  # the engine's profile pass: one sequence, or the batch's rows for MLP teacher blocks
+        if self.arch == "admin":  # the engine's profile pass over one pass's rows: one sequence, or the batch's
+            # rows (MLP teacher blocks, and every block with BatchNorm, whose pass is the whole batch)
             b, d = self.train_batches[0], self.cfg["width"]
             T = b["mask"].shape[-1]
-            teacher_mlp = not self.net.language and self.cfg["block"] == "mlp"
-            profile_admin(self.net, (b["size"], 1, d) if teacher_mlp else (1, T, d), gen)
+            whole = (not self.net.language and self.cfg["block"] == "mlp") or bool(self.net.batchnorms())
+            profile_admin(self.net, (b["size"], T, d) if whole else (1, T, d), gen)
         per_block = 2 if self.cfg["block"] == "transformer" else 1
         self.params, self.blocks_of = [], []
         for name, p in named.items():
@@ -903,8 +991,10 @@ class Trainer:
             out.append(math.sqrt(sq))
         return out
 
-    def heldout_loss(self, skip_block=0):
+    def heldout_loss(self, skip_block=0, mode="eval"):
+        """The held-out set's mean loss, BatchNorm in `mode` (the engine's rests in eval mode between passes)."""
         total, correct, scored, first = 0.0, 0, 0, None
+        self.net.bn_mode = mode
         with torch.no_grad():
             for b in self.heldout:
                 loss, f, top, _, _, c = self.net(b, skip_block)
@@ -913,6 +1003,7 @@ class Trainer:
                 scored += b["scored"]
                 if first is None:
                     first = (f.reshape(b["size"], -1), top.reshape(b["size"], -1))
+        self.net.bn_mode = "eval"
         return total / scored, correct, scored, first
 
     def step(self, n):
@@ -932,7 +1023,11 @@ class Trainer:
             world = self.dist.world
             for p, _ in self.params:
                 p.grad = None
+            self.net.bn_mode = "train_update"  # the batch's statistics, the running ones moved toward them
             loss_sum, _, _, streams, sums, _ = self.model(batch)
+            self.net.bn_mode = "eval"
+            bn = self.net.batchnorms() if logged else []
+            bn_dist = ([n.mean_distance for n in bn], [n.var_distance for n in bn])
             for h in streams:
                 h.retain_grad()
             loss = loss_sum / full["scored"]
@@ -967,7 +1062,7 @@ class Trainer:
             log.update(lr=lr, train_loss=train_loss, grad_norm_global=gnorm)
             if not (math.isfinite(train_loss) and math.isfinite(gnorm)):
                 self.stopped = True
-                logs.append(self.finish(log, grad_norm, stream_rms, w_grad, [], contribution, t))
+                logs.append(self.finish(log, grad_norm, stream_rms, w_grad, [], contribution, t, bn_dist))
                 break
             saved = [
                 (p.detach().clone(), blk)
@@ -991,27 +1086,34 @@ class Trainer:
             log["heldout_accuracy"] = correct / scored if self.net.language else float("nan")
             log["output_change"] = math.sqrt(float(((after_f - before) ** 2).sum()) / after_f.numel())
             log["top_cosine"] = mean_pairwise_cosine(after_top)
+            if self.net.batchnorms():  # the held-out set with its batches' own statistics, and each sequence alone
+                log["heldout_loss_train_mode"] = self.heldout_loss(mode="train")[0]
+                log["heldout_loss_one_seq"] = self.heldout_loss(mode="sequence")[0]
             nonfinite = None
             if not math.isfinite(held):
                 self.stopped = True
                 nonfinite = t
-            logs.append(self.finish(log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite))
+            logs.append(
+                self.finish(log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite, bn_dist)
+            )
         return logs
 
-    def finish(self, log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite):
+    def finish(self, log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite, bn_dist):
         nan = float("nan")
         for k in ("heldout_loss", "heldout_accuracy", "output_change", "top_cosine"):
             log.setdefault(k, nan)
-        for k in ("heldout_loss_train_mode", "heldout_loss_eval_mode", "heldout_loss_one_seq"):
-            log[k] = log["heldout_loss"]  # no BatchNorm in this script: the three modes are one
+        # eval mode is heldout_loss; without BatchNorm (or after a non-finite step) the three modes are one
+        log["heldout_loss_eval_mode"] = log["heldout_loss"]
+        for k in ("heldout_loss_train_mode", "heldout_loss_one_seq"):
+            log.setdefault(k, log["heldout_loss"])
         log.update(
             grad_norm=grad_norm,
             stream_rms=stream_rms,
             w_grad_norm=w_grad,
             update_ratio=update_ratio,
             contribution=contribution,
-            bn_mean_distance=[],
-            bn_var_distance=[],
+            bn_mean_distance=bn_dist[0],
+            bn_var_distance=bn_dist[1],
             first_nonfinite=nonfinite,
         )
         return log
@@ -1103,6 +1205,11 @@ def main(run, argv=None):
     if device.type == "cuda" and "LOCAL_RANK" in os.environ:  # torchrun: one GPU per process
         device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
         torch.cuda.set_device(device)
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and cfg.get("norm") == "batchnorm":
+        raise SystemExit(
+            "resnorm_torch: BatchNorm's statistics are over the whole batch, one process's share would have its own: "
+            "run BatchNorm in one process"
+        )
     dist = Dist(device)
     smallest = min(b["size"] for b in run["train_batches"][:steps])
     if dist.world > smallest:

@@ -105,7 +105,6 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
                           " has no PyTorch export yet (implemented: " + implemented_list() + ")"};
     if (t->steps_done() != 0) return {"arch", "arch: " + std::string(name(t->arch())) + " has trained already"};
   }
-  if (batchnorm(tc)) return {"norm", "norm: batchnorm has no PyTorch export yet (implemented: auto)"};
 
   const TaskData& task = trainers[0]->task();
   const bool language = task.language();

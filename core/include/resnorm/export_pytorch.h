@@ -13,8 +13,9 @@
 // streams: step 0 in PyTorch is the engine's step 0.
 //
 // Refused with a Status naming the field: an architecture the script does
-// not implement (`arch`, with the implemented list), BatchNorm (`norm`), and
-// a file over kPytorchMaxBytes (`steps`, naming steps and batch).
+// not implement (`arch`, with the implemented list), and a file over
+// kPytorchMaxBytes (`steps`, naming steps and batch). BatchNorm (`norm`) is
+// exported: the config carries its momentum and whether pads count.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 // logged step of every architecture the script implements, for both block kinds, agrees with the
 // engine's own run: the losses, the per-layer gradient norms, the update ratios and the rest of
 // the JSON line, and the summary's held-out loss, lesion study, gates and DenseFormer weights. The
-// exporter refuses what it does not implement, by name.
+// exporter ships BatchNorm's settings (batchnorm.test.js trains them) and refuses a file too large.
 //
 // Tolerances. Both sides compute in double, the script from the engine's initial weights and the
 // engine's data, so they differ only by the order of floating-point sums (about 1e-16 relative per
@@ -16,7 +16,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, PYTHON } from '../helpers.js';
@@ -168,16 +168,25 @@ test('the script in float32 (--dtype float32) starts from the engine float run, 
   }
 });
 
-test('the exporter refuses what the script does not implement: BatchNorm, by name', () => {
-  const r = spawnSync(CLI, ['train', '--norm', 'batchnorm', '--steps', '2', '--export-pytorch', join(tmp, 'x.py')], {
+test('the exporter ships what BatchNorm needs: the norm, whether pads count, the momentum, the final norms', () => {
+  const file = join(tmp, 'bn.py');
+  const args = ['train', '--norm', 'batchnorm', '--bn-pads', 'count', '--bn-momentum', '0.25', '--steps', '2'];
+  const r = spawnSync(CLI, [...args, '--arch', 'pre_ln,post_ln,sandwich', '--export-pytorch', file], {
     encoding: 'utf8',
   });
-  assert.equal(r.status, 2);
-  assert.equal(r.stdout, '');
-  assert.equal(
-    r.stderr,
-    'resnorm: --export-pytorch: --norm: batchnorm has no PyTorch export yet (implemented: auto)\n',
-  );
+  assert.equal(r.status, 0, r.stderr);
+  const m = /^RUN = json\.loads\(r'''(.*)'''\)$/m.exec(readFileSync(file, 'utf8'));
+  assert.ok(m, 'the script embeds RUN');
+  const run = JSON.parse(m[1]);
+  assert.equal(run.config.norm, 'batchnorm');
+  assert.equal(run.config.bn_pads, 'count');
+  assert.equal(run.config.bn_momentum, 0.25);
+  // final_norm auto: each architecture's own final norm becomes BatchNorm, Post-LN has none
+  assert.deepEqual(run.model.final_norm, { pre_ln: 'batchnorm', post_ln: 'none', sandwich: 'batchnorm' });
+  // the gains and biases of every BatchNorm layer, under the engine's names
+  const names = run.runs.find((x) => x.arch === 'sandwich').params.map((p) => p.name);
+  for (const n of ['gamma.in[unit 1]', 'beta.in[unit 1]', 'gamma.out[unit 1]', 'beta.out[unit 1]', 'beta.final'])
+    assert.ok(names.includes(n), `sandwich ships ${n}`);
 });
 
 test('the exporter refuses a file over 20 MB, naming steps and batch', () => {
