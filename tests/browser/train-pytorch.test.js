@@ -2,8 +2,9 @@
 // any step the button downloads resnorm-<archs>.py (resnorm-<claim>.py for a claim's runs), the
 // engine's exporter's text for the lab's settings (byte for byte the JS API's rn.exportPytorch of
 // the page's config, which wasm-export.test.js ties to the CLI's), embedding the lab's config; the
-// file compiles with /usr/bin/python3 -m py_compile. A BatchNorm run and a claim whose runs differ
-// in more than the architecture are refused by name, and nothing is downloaded. "PyTorch run…"
+// file compiles with /usr/bin/python3 -m py_compile. BatchNorm settings export too: the script,
+// run with Debian's PyTorch, writes JSON lines that load back into the lab beside its runs. A claim
+// whose runs differ in more than the architecture is refused by name, and nothing is downloaded. "PyTorch run…"
 // loads the JSON lines such a script writes with --json (here the CLI's `resnorm train --json`,
 // the same lines): each run drawn in the line charts beside the lab's, its readout row labelled
 // "<architecture> · PyTorch" with the file's numbers; a damaged, truncated or foreign file is
@@ -17,7 +18,8 @@ import { join } from 'node:path';
 import { SHOTS, SITE_CSP, downloadBytes, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/train/link.js';
 import { TINY, tiny } from '../node/train/tiny.js';
-import { CLI } from '../node/helpers.js';
+import { CLI, PYTHON } from '../node/helpers.js';
+import { requireTorch } from '../node/pytorch/torch.js';
 
 const it = useBrowser({ wasm: true });
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-lab-pytorch-'));
@@ -79,20 +81,63 @@ test('a claim whose runs share their settings is one script named for the claim'
     await page.context().close();
   }));
 
-test('refusals are named and download nothing: BatchNorm, and a claim whose runs differ', () =>
+test('BatchNorm settings: the exporter\u2019s script, trained by PyTorch, loads back beside the lab\u2019s runs', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, tiny({ steps: 12, norm: 'batchnorm' })));
-    let downloads = 0;
-    page.on('download', () => downloads++);
-    const problem = page.locator('.lab-tools-error');
-    await page.click('#train-export-pytorch');
-    await page.waitForFunction(() => !document.querySelector('.lab-tools-error').hidden);
-    assert.match(await problem.textContent(), /^No PyTorch script: the script has no BatchNorm.*Norm kind/);
+    requireTorch();
+    const hash = tiny({ steps: 12, log_every: 4, norm: 'batchnorm', bn_pads: 'count' });
+    const page = await openPage(it.browser, lab(url, hash));
+    const { config } = trainFromHash(`#${hash}`);
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-pytorch')]);
+    assert.equal(d.suggestedFilename(), 'resnorm-post_ln-pre_ln.py');
+    const text = (await downloadBytes(d)).toString('utf8');
+    assert.equal(
+      text,
+      it.rn.exportPytorch(config),
+      'the download is the exporter\u2019s script of the page\u2019s config',
+    );
+    const run = embedded(text);
+    assert.equal(run.config.norm, 'batchnorm');
+    assert.equal(run.config.bn_pads, 'count');
+    assert.equal(await page.locator('.lab-tools-error').isHidden(), true);
+    assert.match(await page.locator('.lab-tools-status').textContent(), /^Saved resnorm-post_ln-pre_ln\.py \(\d+ kB\)/);
+    // the script trains both runs with BatchNorm (one distance per BatchNorm layer), and its lines load back
+    const file = join(tmp, 'batchnorm.py');
+    writeFileSync(file, text);
+    const py = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8' });
+    assert.equal(py.status, 0, `the BatchNorm script failed: ${py.stderr}`);
+    const lines = py.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    for (const l of lines.slice(0, -1)) {
+      assert.equal(
+        l.bn_mean_distance.length,
+        l.arch === 'post_ln' ? 4 : 5,
+        `${l.arch} step ${l.step}: BatchNorm layers`,
+      );
+      assert.notEqual(l.heldout_loss_train_mode, l.heldout_loss_one_seq, `${l.arch} step ${l.step}: the modes agree`);
+    }
+    const json = join(tmp, 'batchnorm.json');
+    writeFileSync(json, py.stdout);
+    await page.setInputFiles('#train-run-file', json);
+    await page.waitForFunction(() => (window.__resnormTrain?.loaded ?? []).length === 2);
+    assert.match(await page.locator('tr[data-arch="pytorch-pre_ln"] th').textContent(), /^Pre-LN \u00b7 PyTorch/);
+    const plotted = await page.evaluate(() => window.__resnormTrain.plotted.loss.raw);
+    for (const arch of ['post_ln', 'pre_ln']) {
+      const want = lines.filter((l) => l.arch === arch).map((l) => l.heldout_loss);
+      assert.ok(
+        plotted.some((series) => JSON.stringify(series) === JSON.stringify(want)),
+        `${arch}: the loss chart plots the script's held-out losses ${want}`,
+      );
+    }
     await page.screenshot({ path: `${SHOTS}/train-pytorch-batchnorm.png` });
-
     assert.deepEqual(page.problems, []);
     await page.context().close();
+  }));
 
+test('a claim whose runs differ is refused by name and downloads nothing', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    let downloads = 0;
     const claim = await openPage(it.browser, lab(url, 'preset=warmup'));
     claim.on('download', () => downloads++);
     await claim.click('#train-export-pytorch');

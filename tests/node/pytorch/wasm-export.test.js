@@ -27,8 +27,9 @@ import { EngineError } from '../../../wasm/resnorm.js';
 const FLOAT_REL = 1e-5;
 const TARGET_REL = 1e-14;
 
-// Two small runs: padded sequences, warmup and clipping with Admin's profiled init (transformer);
-// the teacher task with AdamW and DenseFormer (MLP).
+// Three small runs: padded sequences, warmup and clipping with Admin's profiled init (transformer);
+// the teacher task with AdamW and DenseFormer (MLP); BatchNorm in every norm, pads counted, with
+// Admin's omegas profiled through it (transformer-batchnorm).
 const CONFIGS = {
   transformer: {
     task: 'reverse',
@@ -56,6 +57,23 @@ const CONFIGS = {
     steps: 5,
     optimizer: 'adamw',
     weight_decay: 0.1,
+  },
+  'transformer-batchnorm': {
+    task: 'reverse',
+    block: 'transformer',
+    arch: ['pre_ln', 'post_ln', 'sandwich', 'admin'],
+    depth: 2,
+    width: 8,
+    heads: 2,
+    seq: 4,
+    seq_min: 2,
+    vocab: 6,
+    batch: 4,
+    steps: 4,
+    log_every: 2,
+    norm: 'batchnorm',
+    bn_pads: 'count',
+    bn_momentum: 0.2,
   },
 };
 
@@ -179,7 +197,6 @@ test('refusals are EngineErrors naming the field, and the engine goes on', () =>
       },
     );
   };
-  refused({ norm: 'batchnorm', steps: 2 }, 'norm', RangeError, /^norm: batchnorm has no PyTorch export/);
   refused({ steps: 100000, batch: 64 }, 'steps', RangeError, /^steps: .*over its 20 MB limit/);
   refused({ arch: ['pre_ln', 'nope'] }, 'arch', RangeError, /^arch: /);
   refused({ depth: {} }, 'depth', TypeError, /^depth: /);

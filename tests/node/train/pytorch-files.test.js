@@ -31,8 +31,6 @@ test('one script holds the settings with every architecture; a claim whose runs 
 });
 
 test('the exporter\u2019s refusals in the lab\u2019s words', () => {
-  const norm = pytorchRefusal(new EngineError('range', 'norm', 'batchnorm has no PyTorch export yet'));
-  assert.match(norm, /^the script has no BatchNorm.*Set Norm kind to \u201cthe architecture\u2019s\u201d to export$/);
   const size = pytorchRefusal(
     new EngineError(
       'range',
@@ -91,4 +89,29 @@ test('a run\u2019s --json lines read back as the lab\u2019s runs; damaged and fo
     lines.map((l, i) => (i === 0 ? l.replace(/"train_loss":\s*[^,]+/, '"train_loss": "1"') : l)).join('\n'),
     /^line 1: train_loss is not a number/,
   );
+});
+
+test('a BatchNorm run\u2019s --json lines read back with its BatchNorm numbers', () => {
+  const config = { ...tinyConfig(), steps: 4, log_every: 2, norm: 'batchnorm', bn_pads: 'count' };
+  const { logs, summary } = cliTrain(config);
+  const text = `${[...logs.post_ln, ...logs.pre_ln, summary].map((l) => JSON.stringify(l)).join('\n')}\n`;
+  const file = decodeTrainJson(text);
+  assert.equal(file.config.norm, 'batchnorm');
+  assert.equal(file.config.bn_pads, 'count');
+  for (const [i, arch] of ['post_ln', 'pre_ln'].entries()) {
+    const run = file.runs[i];
+    assert.equal(run.key, `pytorch-${arch}`);
+    assert.deepEqual(
+      run.logs.map((l) => l.step),
+      [2, 4],
+    );
+    for (const k of ['bn_mean_distance', 'bn_var_distance', 'heldout_loss_train_mode', 'heldout_loss_one_seq'])
+      assert.deepEqual(
+        run.logs.map((l) => l[k]),
+        logs[arch].map((l) => l[k]),
+        `${arch}: ${k} as the file has it`,
+      );
+    // one distance per BatchNorm layer: Post-LN's norm after each of its 2 x 2 units, Pre-LN's before each and its final norm
+    assert.equal(run.logs[0].bn_mean_distance.length, arch === 'post_ln' ? 4 : 5);
+  }
 });

@@ -41,16 +41,11 @@ export function pytorchFileName(config, claim = 'none') {
 
 /**
  * The words the lab says for an exporter's refusal `e` (an EngineError naming
- * its field): BatchNorm, the size limit and an architecture in the lab's terms, anything else as the engine put it.
+ * its field): the size limit in the lab's terms, anything else (an architecture) as the engine put it.
  */
 export function pytorchRefusal(e) {
   const why = String(e?.message ?? e);
   switch (e?.field) {
-    case 'norm':
-      return (
-        `the script has no BatchNorm, only each architecture\u2019s own norms. Set ${SHOWN.norm.label} to ` +
-        `\u201c${SHOWN.norm.names.auto}\u201d to export`
-      );
     case 'steps':
       return (
         `${why.replace(/^steps: /, '').replace(/: lower --steps or --batch$/, '')}. ` +
