@@ -30,6 +30,17 @@ export const setting =
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
 export const config = { ...REVERSE_TASK, depth: 8, lr: 2e-3, warmup: 0, steps: 300, log_every: 10 };
 
+/**
+ * Its deep setting (index.js): the quick recipe at 48 blocks, the depth where the articles on late
+ * layers (Sun et al. 2025, Li et al. 2024) find Pre-LN's last blocks adding least. No run names a
+ * depth, so the quick runs and judge serve; the quarters are of 48 blocks (12 each).
+ */
+export const deep = {
+  setting:
+    'reverse 4 of 8 symbols, 48 transformer blocks, Adam at 2\u00d710\u207b\u00b3, 300 steps (Post-LN with 100 warmup steps); then each block skipped in turn',
+  config: { ...config, depth: 48 },
+};
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = true;
 

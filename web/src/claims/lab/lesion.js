@@ -32,11 +32,32 @@ export const config = { ...TEACHER_TASK, depth: 20, lr: 3e-3, warmup: 0, steps: 
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = true;
 
-/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
-export const runs = [
-  { key: 'plain', arch: 'plain', label: 'plain, 20 layers' },
-  { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 20 blocks' },
+/** The runs with the plain stack at `plain` layers and Pre-LN at `L` blocks (the config's depth). */
+const runsAt = (plain, L) => [
+  {
+    key: 'plain',
+    arch: 'plain',
+    label: `plain, ${plain} layers`,
+    ...(plain === L ? {} : { overrides: { depth: plain } }),
+  },
+  { key: 'pre_ln', arch: 'pre_ln', label: `Pre-LN, ${L} blocks` },
 ];
+
+/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
+export const runs = runsAt(config.depth, config.depth);
+
+/**
+ * Its deep setting (index.js): the quick recipe at Veit et al.'s depths, the residual stack at 54
+ * blocks (their 110-layer ResNet) and the plain one at 15 layers (their VGG). The judge names no
+ * depth, so the quick one serves.
+ */
+export const deep = {
+  setting:
+    'teacher regression, MLP blocks of width 32, Pre-LN at 54 blocks and plain at 15 layers, SGD with momentum at ' +
+    '3\u00d710\u207b\u00b3, 200 steps',
+  config: { ...config, depth: 54 },
+  runs: runsAt(15, 54),
+};
 
 /**
  * Each removal of a block as the fraction of the way from the trained loss to
