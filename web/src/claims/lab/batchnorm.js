@@ -37,9 +37,10 @@ export const setting =
 export const config = { ...REVERSE_TASK, seq_min: 1, depth: 2, lr: 4e-3, warmup: 0, steps: 300, log_every: 10 };
 
 /**
- * Its deep setting (index.js): the claim is about where a norm's statistics come from, not depth,
- * so the deep setting is the depth of the models Wang, Wu and Huang measure the discrepancy in
- * (6-layer Transformers) with the quick recipe. No run names a depth, so the quick runs and judge serve.
+ * Its deep setting (index.js): the claim is about where a norm's statistics come from, not about
+ * depth, so no paper names a depth for it; the deep setting is the quick recipe at 6 blocks, the
+ * depth of the base Transformer's encoder (Vaswani et al. 2017), against the quick 2. No run names
+ * a depth, so the quick runs and judge serve.
  */
 export const deep = {
   setting:

@@ -69,8 +69,8 @@ const judgeAt = (L) => (s, trained) => {
 export const judge = judgeAt(config.depth);
 
 /**
- * Its deep setting (index.js): the quick recipe at 128 blocks, the depth of the deepest
- * Transformers Bachlechner et al. train with ReZero.
+ * Its deep setting (index.js): the quick recipe at 128 blocks, over the hundred layers Bachlechner
+ * et al. train ReZero Transformers at.
  */
 export const deep = {
   setting: 'teacher regression, 128 MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
