@@ -48,7 +48,6 @@ export const jsonLines = (text) =>
   text
     .trim()
     .split('\n')
-    .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l));
 
 /** `resnorm train --json` of one config (its arch a list) with `extra` flags after it: the parsed lines. */
