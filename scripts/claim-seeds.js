@@ -100,6 +100,17 @@ function failing(results) {
 
 const cell = (text) => String(text).replaceAll('|', '\\|');
 
+/** The checkout's commit, marked when tracked files differ from it: read before the runs, which import them. */
+function commitOf() {
+  const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' with local changes' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+const commit = commitOf();
+
 const t0 = performance.now();
 const rows = [];
 for (const claim of claims)
@@ -112,16 +123,10 @@ for (const claim of claims)
   }
 const total = (performance.now() - t0) / 1000;
 
-let commit = 'unknown';
-try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-} catch {
-  // not a git checkout: the commit stays unknown
-}
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(
   `${n} seed${n > 1 ? 's' : ''} each; host ${hostname()} (${cpus().length} \u00d7 ${cpu}), ` +
-    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ` +
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, CLI ${opt.cli}, ` +
     `${jobs} CLI run${jobs > 1 ? 's' : ''} at once; wall time ${Math.round(total)} s.\n`,
 );
 console.log(
