@@ -10,17 +10,12 @@
 //   node scripts/claim-settings.js OUT
 import { writeFileSync } from 'node:fs';
 import { CLAIMS } from '../web/src/claims/lab/index.js';
-
-/** A config object in the JS API's shape as `resnorm train` flags. */
-const flags = (config) =>
-  Object.entries(config)
-    .map(([k, v]) => `--${k.replaceAll('_', '-')} ${Array.isArray(v) ? v.join(',') : v}`)
-    .join(' ');
+import { flags } from './claim-cli.js';
 
 const lines = CLAIMS.flatMap((p) =>
   p.runs.map((r) => {
     const config = { ...p.config, ...(r.overrides ?? {}), arch: r.arch };
-    return `${p.id} ${r.key} ${r.stopWhenTrained ? 'trained' : 'end'} ${flags(config)}`;
+    return `${p.id} ${r.key} ${r.stopWhenTrained ? 'trained' : 'end'} ${flags(config).join(' ')}`;
   }),
 );
 const out = process.argv[2];

@@ -36,6 +36,19 @@ export const setting =
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
 export const config = { ...REVERSE_TASK, seq_min: 1, depth: 2, lr: 4e-3, warmup: 0, steps: 300, log_every: 10 };
 
+/**
+ * Its deep setting (index.js): the claim is about where a norm's statistics come from, not about
+ * depth, so no paper names a depth for it; the deep setting is the quick recipe at 6 blocks, the
+ * depth of the base Transformer's encoder (Vaswani et al. 2017), against the quick 2. No run names
+ * a depth, so the quick runs and judge serve.
+ */
+export const deep = {
+  setting:
+    'reverse 1 to 4 of 8 symbols (padded to the batch\u2019s longest), 6 transformer blocks with the norm before each ' +
+    'sublayer, Adam at 4\u00d710\u207b\u00b3, 300 steps',
+  config: { ...config, depth: 6 },
+};
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 

@@ -28,6 +28,14 @@ export const setting =
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
 export const config = { ...TEACHER_TASK, depth: 56, lr: 3e-3, warmup: 0, steps: 200, log_every: 10 };
 
+/**
+ * Its deep setting (index.js): none of its own. He et al. compare plain nets of 20 and 56 layers
+ * with a residual net of 56 (CIFAR-10), the depths the quick setting already runs.
+ */
+export const deep = {
+  setting: 'the quick setting: He et al.\u2019s own depths, plain at 20 and 56 layers, residual at 56',
+};
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 

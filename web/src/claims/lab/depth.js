@@ -31,28 +31,34 @@ export const config = { ...REVERSE_TASK, depth: 18, lr: 4e-3, warmup: 0, steps: 
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 
-/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
-export const runs = [
+/** The depth of the shallow Post-LN run, at both settings. */
+const SHALLOW = 6;
+
+/** The runs with the deep ones at `L` blocks (the config's depth). */
+const runsAt = (L) => [
   {
     key: 'post_ln_6',
     arch: 'post_ln',
-    label: 'Post-LN, 6 blocks',
-    overrides: { depth: 6 },
+    label: `Post-LN, ${SHALLOW} blocks`,
+    overrides: { depth: SHALLOW },
     dash: [],
     stopWhenTrained: true,
   },
-  { key: 'post_ln', arch: 'post_ln', label: 'Post-LN, 18 blocks' },
-  { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN, 18 blocks', stopWhenTrained: true },
-  { key: 'deepnorm', arch: 'deepnorm', label: 'DeepNorm, 18 blocks', stopWhenTrained: true },
-  { key: 'admin', arch: 'admin', label: 'Admin, 18 blocks', stopWhenTrained: true },
+  { key: 'post_ln', arch: 'post_ln', label: `Post-LN, ${L} blocks` },
+  { key: 'pre_ln', arch: 'pre_ln', label: `Pre-LN, ${L} blocks`, stopWhenTrained: true },
+  { key: 'deepnorm', arch: 'deepnorm', label: `DeepNorm, ${L} blocks`, stopWhenTrained: true },
+  { key: 'admin', arch: 'admin', label: `Admin, ${L} blocks`, stopWhenTrained: true },
 ];
 
+/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
+export const runs = runsAt(config.depth);
+
 /**
- * The checks of the claim on the runs' summaries `s` (common.js's summarize, by run key):
- * {checks, caption}; claimVerdict() adds the rest.
+ * The checks of the claim, its deep runs at `L` blocks, on the runs' summaries `s` (common.js's
+ * summarize, by run key): {checks, caption}; claimVerdict() adds the rest.
  */
-export function judge(s) {
-  const { post_ln_6: post6, post_ln: post18, pre_ln: pre, deepnorm: deep, admin } = s;
+const judgeAt = (L) => (s) => {
+  const { post_ln_6: post6, post_ln: postL, pre_ln: pre, deepnorm: dn, admin } = s;
   const by = (x) =>
     !x.finite
       ? `diverged at step ${x.divergedAt}`
@@ -61,17 +67,34 @@ export function judge(s) {
         : `step ${x.firstTrainedStep} (${lossText(x)})`;
   return {
     checks: [
-      check('Post-LN trains at 6 blocks', post6.trained, lossText(post6)),
-      check('Post-LN fails at 18 blocks (within 10% of chance)', post18.fails, nearChanceText(post18)),
-      check('Post-LN at 18 blocks fails with every value finite', post18.finite, lossText(post18)),
-      check('Pre-LN trains at 18 blocks', pre.trained, lossText(pre)),
-      check('DeepNorm trains at 18 blocks', deep.trained, lossText(deep)),
-      check('Admin trains at 18 blocks', admin.trained, lossText(admin)),
+      check(`Post-LN trains at ${SHALLOW} blocks`, post6.trained, lossText(post6)),
+      check(`Post-LN fails at ${L} blocks (within 10% of chance)`, postL.fails, nearChanceText(postL)),
+      check(`Post-LN at ${L} blocks fails with every value finite`, postL.finite, lossText(postL)),
+      check(`Pre-LN trains at ${L} blocks`, pre.trained, lossText(pre)),
+      check(`DeepNorm trains at ${L} blocks`, dn.trained, lossText(dn)),
+      check(`Admin trains at ${L} blocks`, admin.trained, lossText(admin)),
     ],
     caption:
-      `Below halfway from chance to the optimum (held-out loss), by step: Post-LN at 6 blocks ${by(post6)}; ` +
-      `at 18 blocks Pre-LN ${by(pre)}, DeepNorm ${by(deep)}, Admin ${by(admin)}. Post-LN at 18 blocks ended at ` +
-      `${lossText(post18)} after ${post18.step} steps (chance ${significant(post18.chance, 3)}, top cosine ` +
-      `${significant(post18.topCosine, 3)}).`,
+      `Below halfway from chance to the optimum (held-out loss), by step: Post-LN at ${SHALLOW} blocks ${by(post6)}; ` +
+      `at ${L} blocks Pre-LN ${by(pre)}, DeepNorm ${by(dn)}, Admin ${by(admin)}. Post-LN at ${L} blocks ended at ` +
+      `${lossText(postL)} after ${postL.step} steps (chance ${significant(postL.chance, 3)}, top cosine ` +
+      `${significant(postL.topCosine, 3)}).`,
   };
-}
+};
+
+/**
+ * The checks of the claim on the runs' summaries `s` (common.js's summarize, by run key):
+ * {checks, caption}; claimVerdict() adds the rest.
+ */
+export const judge = judgeAt(config.depth);
+
+/**
+ * Its deep setting (index.js): the quick recipe with the deep runs at 48 blocks against Post-LN at
+ * 6, toward the depths Admin (a 60-layer encoder) and DeepNet (up to 1,000 layers) train.
+ */
+export const deep = {
+  setting: 'reverse 4 of 8 symbols, Adam at 4\u00d710\u207b\u00b3 without warmup, 200 steps, 6 and 48 blocks',
+  config: { ...config, depth: 48 },
+  runs: runsAt(48),
+  judge: judgeAt(48),
+};

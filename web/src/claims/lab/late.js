@@ -30,6 +30,17 @@ export const setting =
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
 export const config = { ...REVERSE_TASK, depth: 8, lr: 2e-3, warmup: 0, steps: 300, log_every: 10 };
 
+/**
+ * Its deep setting (index.js): the quick recipe at 48 blocks, six times the quick setting's 8: the
+ * late-layer papers' claim is about deep stacks. No run names a depth, so the quick runs and judge
+ * serve; each quarter is 12 blocks.
+ */
+export const deep = {
+  setting:
+    'reverse 4 of 8 symbols, 48 transformer blocks, Adam at 2\u00d710\u207b\u00b3, 300 steps (Post-LN with 100 warmup steps); then each block skipped in turn',
+  config: { ...config, depth: 48 },
+};
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = true;
 

@@ -32,28 +32,49 @@ export const config = { ...TEACHER_TASK, depth: 56, lr: 3e-3, warmup: 0, steps: 
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 
-/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
-export const runs = [
-  { key: 'plain', arch: 'plain', label: 'plain, 56 layers' },
-  { key: 'residual', arch: 'residual', label: 'residual, no norm, 56 blocks' },
-  { key: 'rezero', arch: 'rezero', label: 'ReZero, 56 blocks' },
+/** The runs at `L` blocks (the config's depth). */
+const runsAt = (L) => [
+  { key: 'plain', arch: 'plain', label: `plain, ${L} layers` },
+  { key: 'residual', arch: 'residual', label: `residual, no norm, ${L} blocks` },
+  { key: 'rezero', arch: 'rezero', label: `ReZero, ${L} blocks` },
 ];
 
+/** Its runs: each an architecture with its own overrides and a label (session.js's run specs). */
+export const runs = runsAt(config.depth);
+
 /**
- * The checks of the claim on the runs' summaries `s` (common.js's summarize, by run key) and the runs themselves (`trained`, by run key): {checks, caption}; claimVerdict() adds the rest.
+ * The checks of the claim at `L` blocks on the runs' summaries `s` (common.js's summarize, by run
+ * key) and the runs themselves (`trained`, by run key): {checks, caption}; claimVerdict() adds the rest.
  */
-export function judge(s, trained) {
+const judgeAt = (L) => (s, trained) => {
   const { plain, residual, rezero } = s;
   const stop = trained.residual.logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
   const residualText = residual.finite ? lossText(residual) : `not finite (from step ${stop?.first_nonfinite ?? '?'})`;
   return {
     checks: [
-      check('ReZero trains at 56 blocks', rezero.trained, lossText(rezero)),
-      check('plain at 56 layers does not (within 10% of chance)', plain.fails, nearChanceText(plain)),
+      check(`ReZero trains at ${L} blocks`, rezero.trained, lossText(rezero)),
+      check(`plain at ${L} layers does not (within 10% of chance)`, plain.fails, nearChanceText(plain)),
       check('the residual stack without a norm does not train', !residual.trained, residualText),
     ],
     caption:
-      `At 56 blocks ReZero ended at held-out loss ${lossText(rezero)} (chance ${significant(rezero.chance, 3)}); ` +
+      `At ${L} blocks ReZero ended at held-out loss ${lossText(rezero)} (chance ${significant(rezero.chance, 3)}); ` +
       `the plain stack at ${lossText(plain)}; the residual stack without a norm or a gate ${residualText}.`,
   };
-}
+};
+
+/**
+ * The checks of the claim on the runs' summaries `s` (common.js's summarize, by run key) and the
+ * runs themselves (`trained`, by run key): {checks, caption}; claimVerdict() adds the rest.
+ */
+export const judge = judgeAt(config.depth);
+
+/**
+ * Its deep setting (index.js): the quick recipe at 128 blocks, over the hundred layers Bachlechner
+ * et al. train ReZero Transformers at.
+ */
+export const deep = {
+  setting: 'teacher regression, 128 MLP blocks of width 32, SGD with momentum at 3\u00d710\u207b\u00b3, 200 steps',
+  config: { ...config, depth: 128 },
+  runs: runsAt(128),
+  judge: judgeAt(128),
+};

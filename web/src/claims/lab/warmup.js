@@ -27,6 +27,15 @@ export const setting = 'reverse 4 of 8 symbols, 6 transformer blocks, Adam at 1.
 /** Its settings, over the lab's defaults (claimConfig); tests/core/test_reproductions.cpp reads the same. */
 export const config = { ...REVERSE_TASK, depth: 6, lr: 1.2e-2, warmup: 0, steps: 300, log_every: 10 };
 
+/**
+ * Its deep setting (index.js): the quick recipe at 24 blocks, four times the quick setting's 6.
+ * No run names a depth, so the quick runs and judge serve.
+ */
+export const deep = {
+  setting: 'reverse 4 of 8 symbols, 24 transformer blocks, Adam at 1.2\u00d710\u207b\u00b2, 300 steps',
+  config: { ...config, depth: 24 },
+};
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 
