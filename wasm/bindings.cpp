@@ -159,27 +159,27 @@ class Trainer {
   resnorm::Gates gates_;
 };
 
-// The config's run as one PyTorch script (export_pytorch.h), what
-// `resnorm train --export-pytorch` writes for it: every arch of the config
-// configured afresh (Trainer<float>, the CLI's scalar), so the script holds
-// the initial weights. {script}, or {error} naming the field (the config's,
-// the budgets' as check() counts them, or the exporter's: arch, norm, steps).
-val exportPytorch(const val& config) {
+// Runs as one PyTorch script (export_pytorch.h), what `resnorm train
+// --export-pytorch` writes for one config: `groups`, a list of {config, keys,
+// labels} (keys and labels: one per arch of config, the lab's run's), each
+// config read and checked as a trainer's, then exported from the initial
+// weights (Trainer<float>, the CLI's scalar). {script}, or {error} naming the
+// field (the config's, the budgets' as check() counts them, or the
+// exporter's: arch, norm, steps).
+val exportPytorch(const val& groups) {
   val out = val::object();
-  resnorm::SessionTrainer reader(module_session());  // reads and checks the config, holds nothing
-  resnorm::Status st = reader.check(fields_of(config));
-  const resnorm::TrainConfig& tc = reader.config();
   const double held = module_session().trainers_held();
-  if (st.ok()) st = resnorm::check_train(tc, held);
-  std::vector<std::unique_ptr<resnorm::Trainer<float>>> trainers;
-  std::vector<resnorm::Trainer<float>*> runs;
-  for (size_t i = 0; st.ok() && i < tc.archs.size(); ++i) {
-    trainers.push_back(std::make_unique<resnorm::Trainer<float>>());
-    st = trainers.back()->configure(tc, tc.archs[i], held);
-    runs.push_back(trainers.back().get());
+  std::vector<resnorm::PytorchGroup> runs;
+  resnorm::Status st;
+  for (unsigned i = 0; st.ok() && i < groups["length"].as<unsigned>(); ++i) {
+    const val g = groups[i];
+    resnorm::SessionTrainer reader(module_session());  // reads and checks the config, holds nothing
+    st = reader.check(fields_of(g["config"]));
+    if (st.ok()) st = resnorm::check_train(reader.config(), held);
+    runs.push_back({reader.config(), vecFromJSArray<std::string>(g["keys"]), vecFromJSArray<std::string>(g["labels"])});
   }
   std::string script;
-  if (st.ok()) st = resnorm::export_pytorch(runs, &script);
+  if (st.ok()) st = resnorm::export_pytorch<float>(runs, held, &script);
   if (!st.ok()) {
     out.set("error", status(st));
     return out;

@@ -26,7 +26,9 @@
 //   tr.outcome(); tr.lesion(); const saved = tr.state(); tr.load(saved); tr.delete();
 //
 // rn.exportPytorch(config) returns the config's run as a PyTorch script, the
-// text of `resnorm train --export-pytorch` (docs/pytorch.md).
+// text of `resnorm train --export-pytorch` (docs/pytorch.md);
+// rn.exportPytorch([{config, keys, labels}, ...]) several configs' runs in one
+// script, each run under its key and label.
 //
 // rn.trainer() trains one architecture with the C++ Trainer<float> the CLI's
 // `resnorm train` runs, so the same config gives the CLI's numbers; its
@@ -174,17 +176,36 @@ export class Resnorm {
    * script starts from the initial weights (step 0 in PyTorch is the
    * engine's step 0) whatever the engine's trainers have done. Throws like
    * checkTrain() for a bad config, and a RangeError naming `arch` (an
-   * architecture the script does not implement), `norm` (BatchNorm) or
-   * `steps` (a file over the exporter's size limit: fewer steps or a smaller batch).
+   * architecture the script does not implement) or `steps` (a file over the
+   * exporter's size limit: fewer steps or a smaller batch).
    *
-   * @param {object} config the train fields of rn.trainer(), `arch` a list
+   * Given a list of groups {config, keys, labels} instead (keys and labels:
+   * one string per arch of the group's config, the runs' names), one script
+   * holds every group's runs: it trains them in turn and, with more than one
+   * group, prints each run's key on every line (a lab claim whose runs differ
+   * in more than the architecture).
+   *
+   * @param {object|Array<{config: object, keys?: string[], labels?: string[]}>} config
+   *   the train fields of rn.trainer(), `arch` a list; or the groups
    * @returns {string} the script's text
    */
   exportPytorch(config = {}) {
     this._usable();
-    const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, config);
+    const given = Array.isArray(config) ? config : [{ config }];
+    if (!given.length) throw new EngineError('type', 'config', 'must name at least one group of runs');
+    const groups = given.map((g, i) => {
+      if (!isRecord(g)) throw new EngineError('type', 'config', `group ${i}: must be {config, keys, labels}`);
+      const cfg = normalizeWith(this._trainSpecs, this.trainDefaults, g.config ?? {});
+      const names = (k) => {
+        const v = g[k] ?? [];
+        if (!Array.isArray(v) || v.some((x) => typeof x !== 'string') || (v.length && v.length !== cfg.arch.length))
+          throw new EngineError('type', 'config', `group ${i}: ${k} must be one string per arch of its config`);
+        return v.length ? v : cfg.arch.map(String);
+      };
+      return { config: cfg, keys: names('keys'), labels: names('labels') };
+    });
     return unwrap(
-      this._guard(() => this._module.exportPytorch(cfg), { reset: () => {}, after: 'the engine is as it was' }),
+      this._guard(() => this._module.exportPytorch(groups), { reset: () => {}, after: 'the engine is as it was' }),
     ).script;
   }
 

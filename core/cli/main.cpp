@@ -86,13 +86,11 @@ int write_script(const std::string& script, const std::string& path) {
   return 0;
 }
 
-// The trainers' run as a PyTorch script into `path`, before any step.
+// The run of tc (every arch) as a PyTorch script into `path`, from the initial weights.
 template <class S>
-int export_script(const std::vector<std::unique_ptr<Trainer<S>>>& trainers, const std::string& path) {
-  std::vector<Trainer<S>*> runs;
-  for (const auto& t : trainers) runs.push_back(t.get());
+int export_script(const TrainConfig& tc, const std::string& path) {
   std::string script;
-  const Status st = export_pytorch(runs, &script);
+  const Status st = export_pytorch<S>({{tc, {}, {}}}, 0, &script);
   if (!st.ok()) return bad("--export-pytorch: --" + flag_name(st.field) + st.message.substr(st.field.size()));
   return write_script(script, path);
 }
@@ -126,7 +124,7 @@ int train(const TrainConfig& tc, bool json, const std::string& export_path) {
     trainers.push_back(std::move(t));
   }
   if (!export_path.empty())
-    if (const int rc = export_script(trainers, export_path)) return rc;
+    if (const int rc = export_script<S>(tc, export_path)) return rc;
   const double chance = trainers[0]->task().chance_loss(), optimal = trainers[0]->task().optimal_loss();
   if (!json) {
     std::printf("train %s\nchance loss %.4f, optimal loss %.4f\n", train_config_text(tc).c_str(), chance, optimal);

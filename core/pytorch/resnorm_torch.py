@@ -5,7 +5,10 @@
 # document holding the run's config, each unit's wiring as the engine set it, the engine's initial
 # parameters of every architecture (float64, base64), and the data: every training batch of the run and the held-out set, as the
 # engine's task generator drew them. The data is shipped rather than generated again, so the
-# script needs no port of the engine's random streams; step 0 is the engine's own.
+# script needs no port of the engine's random streams; step 0 is the engine's own. A file of several
+# settings' runs (a lab claim whose runs differ in more than the architecture, main_runs) holds one
+# such document per setting and each distinct data once; it trains the settings in turn, every
+# printed line with its run's key.
 #
 #   /usr/bin/python3 this.py                      trains every architecture, prints the engine's table
 #   /usr/bin/python3 this.py --json               the lines of `resnorm train --json` instead
@@ -1169,7 +1172,10 @@ def outcome(last, chance, optimal):
     return "slow"
 
 
-def main(run, argv=None):
+def main(run, argv=None, keyed=False, dist=None, close=True):
+    """Trains RUN's architectures and prints the engine's lines. keyed: each run's key (RUN's "runs"
+    entries) on every line, for a file of several runs (main_runs); dist and close: the processes'
+    group, shared by main_runs's calls. Returns the group."""
     ap = argparse.ArgumentParser(description="Trains the exported resnorm run in PyTorch.")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     ap.add_argument("--dtype", default="float64", choices=["float64", "float32"])
@@ -1210,7 +1216,8 @@ def main(run, argv=None):
             "resnorm_torch: BatchNorm's statistics are over the whole batch, one process's share would have its own: "
             "run BatchNorm in one process"
         )
-    dist = Dist(device)
+    dist = dist if dist is not None else Dist(device)
+    key = {r["arch"]: r["key"] for r in run["runs"]} if keyed else {}
     smallest = min(b["size"] for b in run["train_batches"][:steps])
     if dist.world > smallest:
         raise SystemExit(f"resnorm_torch: {dist.world} processes for batches of {smallest} rows: at most one per row")
@@ -1239,13 +1246,14 @@ def main(run, argv=None):
             for g in tr.step(cfg["log_every"]):
                 last[i] = g
                 if args.json:
-                    print(json.dumps(clean({"arch": tr.arch, **g})), file=out)
+                    tag = {"key": key[tr.arch]} if keyed else {}
+                    print(json.dumps(clean({**tag, "arch": tr.arch, **g})), file=out)
                     continue
                 print(
                     "%8d %-10s %10.3e %10.4f %10.4f %8.3f %10.3e %10.3e %8.3f%s"
                     % (
                         g["step"],
-                        tr.arch,
+                        key.get(tr.arch, tr.arch),
                         g["lr"],
                         g["train_loss"],
                         g["heldout_loss"],
@@ -1265,9 +1273,10 @@ def main(run, argv=None):
             inc = sorted(les["increase"])
             mid = len(inc) // 2
             median = inc[mid] if len(inc) % 2 else 0.5 * (inc[mid - 1] + inc[mid])
+            name = key.get(tr.arch, tr.arch)
             print(
                 "%-10s %s after %d steps: held-out loss %.4f; lesion: one block skipped raises it by %.4f (median), "
-                "%.4f (max)" % (tr.arch, outcome(g, chance, optimal), g["step"], g["heldout_loss"], median, max(inc)),
+                "%.4f (max)" % (name, outcome(g, chance, optimal), g["step"], g["heldout_loss"], median, max(inc)),
                 file=out,
             )
             continue
@@ -1284,8 +1293,27 @@ def main(run, argv=None):
         }
     if args.json:
         doc = {"config": cfg, "chance_loss": chance, "optimal_loss": optimal, "summary": summary}
+        if keyed:
+            doc["keys"] = key
+            doc["labels"] = {r["arch"]: r["label"] for r in run["runs"]}
+            doc["group"], doc["groups"] = run["place"]
         if own:
             doc["own_init"] = {"seed": run["init_seed"], **engine_sizes}
         print(json.dumps(clean(doc)), file=out)
     out.flush()
+    if close:
+        dist.close()
+    return dist
+
+
+def main_runs(doc, argv=None):
+    """A file of several settings' runs (a lab claim whose runs differ in more than the architecture):
+    each group of RUN["groups"] trained in turn with its data (RUN["data"]), every line with its run's
+    key, each group's summary line with the runs' keys and labels and its place (group, groups)."""
+    dist = None
+    for i, group in enumerate(doc["groups"]):
+        data = doc["data"][group["data"]]
+        place = [i, len(doc["groups"])]
+        run = dict(group, train_batches=data["train_batches"], heldout=data["heldout"], place=place)
+        dist = main(run, argv, keyed=True, dist=dist, close=False)
     dist.close()

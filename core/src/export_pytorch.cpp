@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "resnorm/json.h"
 #include "resnorm/limits.h"
@@ -94,50 +95,31 @@ const std::vector<Arch>& pytorch_archs() {
   return archs;
 }
 
-template <class S>
-Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* script) {
-  if (trainers.empty()) return {"arch", "arch: no architecture to export"};
-  const TrainConfig& tc = trainers[0]->config();
-  for (Trainer<S>* t : trainers) {
-    const auto& ok = pytorch_archs();
-    if (std::find(ok.begin(), ok.end(), t->arch()) == ok.end())
-      return {"arch", "arch: " + std::string(name(t->arch())) +
-                          " has no PyTorch export yet (implemented: " + implemented_list() + ")"};
-    if (t->steps_done() != 0) return {"arch", "arch: " + std::string(name(t->arch())) + " has trained already"};
-  }
+namespace {
 
+// One group's document: its config, task, each run's wiring and initial parameters (with the
+// lab's key and label when `keyed`), then, when `data` is not null, its data inline (the one-group
+// script's RUN), else the index of its data in the several-group RUN's "data".
+template <class S>
+std::string group_json(const std::vector<Trainer<S>*>& trainers, const PytorchGroup& g, bool keyed,
+                       const std::string* data, int data_index) {
+  const TrainConfig& tc = trainers[0]->config();
   const TaskData& task = trainers[0]->task();
-  const bool language = task.language();
   const int d = tc.width, m = tc.expansion * tc.width, V = task.vocab(), T = task.context();
   const int E = task.embedding_rows();
-  // The file's size before writing it: base64 is 4/3 of the bytes, the code and the JSON's keys a little more.
-  const double per_batch =
-      language ? 2.0 * tc.batch * T * sizeof(int32_t) : double(tc.batch) * (d + 1) * sizeof(double);
-  double params = 0;
-  for (Trainer<S>* t : trainers)
-    for (const Param<S>& p : t->network().params()) params += double(p.n) * sizeof(double);
-  const double bytes = 4.0 / 3.0 * (per_batch * (double(tc.steps) + tc.eval_batches) + params) +
-                       double(std::strlen(kResnormTorchPy)) + 200.0 * (tc.steps + tc.eval_batches);
-  if (bytes > kPytorchMaxBytes) {
-    char msg[240];
-    std::snprintf(msg, sizeof msg,
-                  "steps: the PyTorch script would hold %.1f MB of data and weights (%d steps of batch %d), over "
-                  "its %.0f MB limit: lower --steps or --batch",
-                  bytes / 1e6, tc.steps, tc.batch, kPytorchMaxBytes / 1e6);
-    return {"steps", msg};
-  }
-
   Json j;
   j.begin_object().key("format").string("resnorm-pytorch").key("version").integer(1);
   j.key("config").raw(train_config_json(tc)).key("config_text").string(train_config_text(tc));
   j.key("chance_loss").exact(task.chance_loss()).key("optimal_loss").exact(task.optimal_loss());
-  j.key("model").begin_object().key("language").boolean(language).key("vocab").integer(V);
+  j.key("model").begin_object().key("language").boolean(task.language()).key("vocab").integer(V);
   j.key("context").integer(T).key("embedding_rows").integer(E).key("final_norm").begin_object();
   for (Trainer<S>* t : trainers) j.key(name(t->arch())).string(name(final_norm_of(tc, t->arch())));
   j.end_object().end_object();
   j.key("runs").begin_array();
-  for (Trainer<S>* t : trainers) {
+  for (size_t i = 0; i < trainers.size(); ++i) {
+    Trainer<S>* t = trainers[i];
     j.begin_object().key("arch").string(name(t->arch()));
+    if (keyed) j.key("key").string(g.keys[i]).key("label").string(g.labels[i]);
     write_units(j, t->network().stack());
     j.key("params").begin_array();
     for (const Param<S>& p : t->network().params()) {
@@ -150,18 +132,121 @@ Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* scr
     j.end_array().end_object();
   }
   j.end_array();
-  j.key("train_batches").begin_array();
-  for (int64_t s = 0; s < tc.steps; ++s) write_batch(j, task.train_batch(s), language);
+  if (data)
+    j.raw(*data);
+  else
+    j.key("data").integer(data_index);
+  return j.end_object().str();
+}
+
+// A task's data as the members "train_batches" and "heldout" (no braces: inline in a group, or
+// wrapped as one entry of the several-group RUN's "data").
+std::string data_members(const TrainConfig& tc, const TaskData& task) {
+  Json j;
+  j.begin_object().key("train_batches").begin_array();
+  for (int64_t s = 0; s < tc.steps; ++s) write_batch(j, task.train_batch(s), task.language());
   j.end_array().key("heldout").begin_array();
-  for (const Batch& b : task.heldout()) write_batch(j, b, language);
-  j.end_array().end_object();
+  for (const Batch& b : task.heldout()) write_batch(j, b, task.language());
+  std::string out = j.end_array().end_object().str();
+  return out.substr(1, out.size() - 2);
+}
+
+// The file's size estimate for one group before writing it: base64 is 4/3 of the bytes, the JSON's keys a little more.
+template <class S>
+double group_bytes(const std::vector<Trainer<S>*>& trainers, double* data_bytes) {
+  const TrainConfig& tc = trainers[0]->config();
+  const TaskData& task = trainers[0]->task();
+  const int d = tc.width, T = task.context();
+  const double per_batch =
+      task.language() ? 2.0 * tc.batch * T * sizeof(int32_t) : double(tc.batch) * (d + 1) * sizeof(double);
+  double params = 0;
+  for (Trainer<S>* t : trainers)
+    for (const Param<S>& p : t->network().params()) params += double(p.n) * sizeof(double);
+  *data_bytes = 4.0 / 3.0 * per_batch * (double(tc.steps) + tc.eval_batches) + 200.0 * (tc.steps + tc.eval_batches);
+  return 4.0 / 3.0 * params;
+}
+
+Status too_large(double bytes, const std::vector<PytorchGroup>& groups) {
+  const TrainConfig& tc = groups[0].config;
+  char msg[280];
+  if (groups.size() == 1)
+    std::snprintf(msg, sizeof msg,
+                  "steps: the PyTorch script would hold %.1f MB of data and weights (%d steps of batch %d), over "
+                  "its %.0f MB limit: lower --steps or --batch",
+                  bytes / 1e6, tc.steps, tc.batch, kPytorchMaxBytes / 1e6);
+  else
+    std::snprintf(msg, sizeof msg,
+                  "steps: the PyTorch script would hold %.1f MB of data and weights (%zu settings' runs, the first "
+                  "%d steps of batch %d), over its %.0f MB limit: lower --steps or --batch",
+                  bytes / 1e6, groups.size(), tc.steps, tc.batch, kPytorchMaxBytes / 1e6);
+  return {"steps", msg};
+}
+
+}  // namespace
+
+template <class S>
+Status export_pytorch(const std::vector<PytorchGroup>& groups, double held, std::string* script) {
+  if (groups.empty()) return {"arch", "arch: no architecture to export"};
+  const bool keyed = groups.size() > 1;
+  std::vector<std::string> docs, data;  // each group's document; each distinct data once (several groups)
+  double bytes = double(std::strlen(kResnormTorchPy));
+  for (const PytorchGroup& g : groups) {
+    const TrainConfig& tc = g.config;
+    if (tc.archs.empty()) return {"arch", "arch: no architecture to export"};
+    if (keyed && (g.keys.size() != tc.archs.size() || g.labels.size() != tc.archs.size()))
+      return {"arch", "arch: each run of several settings needs its key and label"};
+    for (Arch a : tc.archs) {
+      const auto& ok = pytorch_archs();
+      if (std::find(ok.begin(), ok.end(), a) == ok.end())
+        return {"arch", "arch: " + std::string(name(a)) +
+                            " has no PyTorch export yet (implemented: " + implemented_list() + ")"};
+    }
+    // configured afresh, one group at a time: the script holds the initial weights
+    std::vector<std::unique_ptr<Trainer<S>>> owned;
+    std::vector<Trainer<S>*> trainers;
+    for (Arch a : tc.archs) {
+      owned.push_back(std::make_unique<Trainer<S>>());
+      const Status st = owned.back()->configure(tc, a, held);
+      if (!st.ok()) return st;
+      trainers.push_back(owned.back().get());
+    }
+    double data_bytes = 0;
+    bytes += group_bytes(trainers, &data_bytes);
+    if (bytes + data_bytes > kPytorchMaxBytes) return too_large(bytes + data_bytes, groups);
+    const std::string members = data_members(tc, trainers[0]->task());
+    if (!keyed) {
+      docs.push_back(group_json(trainers, g, false, &members, 0));
+      break;
+    }
+    auto same = std::find(data.begin(), data.end(), members);
+    if (same == data.end()) {
+      bytes += double(members.size());
+      if (bytes > kPytorchMaxBytes) return too_large(bytes, groups);
+      same = data.insert(data.end(), members);
+    }
+    docs.push_back(group_json(trainers, g, true, nullptr, int(same - data.begin())));
+  }
 
   std::string& out = *script;
   out = kResnormTorchPy;
   out += "\n\n# ---- the run: config, initial parameters and data (written by resnorm's exporter) ----\n";
-  out += "# " + train_config_text(tc) + "\n";
+  if (!keyed) {
+    out += "# " + train_config_text(groups[0].config) + "\n";
+    out += "RUN = json.loads(r'''" + docs[0] + "''')\n\n";
+    out += "if __name__ == \"__main__\":\n    main(RUN)\n";
+    return Status::Ok();
+  }
+  Json j;
+  j.begin_object().key("format").string("resnorm-pytorch-runs").key("version").integer(1).key("groups").begin_array();
+  for (size_t i = 0; i < docs.size(); ++i) {
+    out += "# " + train_config_text(groups[i].config) + "\n";
+    j.raw(docs[i]);
+  }
+  j.end_array().key("data").begin_array();
+  for (const std::string& members : data) j.raw("{" + members + "}");
+  j.end_array().end_object();
   out += "RUN = json.loads(r'''" + j.str() + "''')\n\n";
-  out += "if __name__ == \"__main__\":\n    main(RUN)\n";
+  out += "if __name__ == \"__main__\":\n    main_runs(RUN)\n";
   return Status::Ok();
 }
 
@@ -244,7 +329,7 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
   return Status::Ok();
 }
 
-template Status export_pytorch(const std::vector<Trainer<float>*>&, std::string*);
-template Status export_pytorch(const std::vector<Trainer<double>*>&, std::string*);
+template Status export_pytorch<float>(const std::vector<PytorchGroup>&, double, std::string*);
+template Status export_pytorch<double>(const std::vector<PytorchGroup>&, double, std::string*);
 
 }  // namespace resnorm

@@ -4,7 +4,8 @@
 // the page's config, which wasm-export.test.js ties to the CLI's), embedding the lab's config; the
 // file compiles with /usr/bin/python3 -m py_compile. BatchNorm settings export too: the script,
 // run with Debian's PyTorch, writes JSON lines that load back into the lab beside its runs. A claim
-// whose runs differ in more than the architecture is refused by name, and nothing is downloaded. "PyTorch run…"
+// whose runs differ in more than the architecture (Warmup) is one script of its settings' groups, the
+// JS API's for the lab's groups; run in Python its lines load back, each run drawn under its label. "PyTorch run…"
 // loads the JSON lines such a script writes with --json (here the CLI's `resnorm train --json`,
 // the same lines): each run drawn in the line charts beside the lab's, its readout row labelled
 // "<architecture> · PyTorch" with the file's numbers; a damaged, truncated or foreign file is
@@ -20,6 +21,9 @@ import { trainFromHash } from '../../web/src/train/link.js';
 import { TINY, tiny } from '../node/train/tiny.js';
 import { CLI, PYTHON } from '../node/helpers.js';
 import { requireTorch } from '../node/pytorch/torch.js';
+import { CLAIM_BY_ID, claimConfig } from '../../web/src/claims/lab/index.js';
+import { defaultTrainConfig } from '../../web/src/shared/train-fields.js';
+import { pytorchGroups } from '../../web/src/train/pytorch-export.js';
 
 const it = useBrowser({ wasm: true });
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-lab-pytorch-'));
@@ -59,7 +63,7 @@ test('the PyTorch script: the lab\u2019s settings before any step, the exporter\
       assert.equal(run.config[k], config[k], `the script's ${k}`);
     const file = join(tmp, d.suggestedFilename());
     writeFileSync(file, text);
-    const py = spawnSync('/usr/bin/python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+    const py = spawnSync(PYTHON, ['-m', 'py_compile', file], { encoding: 'utf8' });
     assert.equal(py.status, 0, `py_compile: ${py.stderr}`);
     assert.match(await page.locator('.lab-tools-status').textContent(), /^Saved resnorm-post_ln-pre_ln\.py \(\d+ kB\)/);
     await page.screenshot({ path: `${SHOTS}/train-pytorch.png` });
@@ -135,20 +139,77 @@ test('BatchNorm settings: the exporter\u2019s script, trained by PyTorch, loads 
     await page.context().close();
   }));
 
-test('a claim whose runs differ is refused by name and downloads nothing', () =>
+test('a claim whose runs differ in more than the architecture: one script, run in Python, drawn under the runs\u2019 labels', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    let downloads = 0;
-    const claim = await openPage(it.browser, lab(url, 'preset=warmup'));
-    claim.on('download', () => downloads++);
-    await claim.click('#train-export-pytorch');
-    await claim.waitForFunction(() => !document.querySelector('.lab-tools-error').hidden);
-    assert.match(
-      await claim.locator('.lab-tools-error').textContent(),
-      /^No PyTorch script: this claim\u2019s runs differ in warmup/,
+    const page = await openPage(it.browser, lab(url, 'preset=warmup'));
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-pytorch')]);
+    assert.equal(d.suggestedFilename(), 'resnorm-warmup.py');
+    const text = (await downloadBytes(d)).toString('utf8');
+    const claim = CLAIM_BY_ID.warmup;
+    const groups = pytorchGroups(claimConfig(claim, defaultTrainConfig()), claim.runs);
+    assert.equal(
+      text,
+      it.rn.exportPytorch(groups),
+      'the download is the JS API\u2019s script of the claim\u2019s groups',
     );
-    assert.equal(downloads, 0);
-    assert.deepEqual(claim.problems, []);
-    await claim.context().close();
+    const run = embedded(text);
+    assert.equal(run.format, 'resnorm-pytorch-runs');
+    assert.deepEqual(
+      run.groups.map((g) => [g.config.warmup, g.runs.map((r) => `${r.key}: ${r.label}`)]),
+      [
+        [0, ['post_ln: Post-LN, no warmup', 'pre_ln: Pre-LN, no warmup']],
+        [200, ['post_ln_warmup: Post-LN, warmup 200']],
+      ],
+    );
+    // the script trains each setting in turn (20 of its 300 steps here), every line under its run's key
+    const file = join(tmp, d.suggestedFilename());
+    writeFileSync(file, text);
+    const py = spawnSync(PYTHON, [file, '--json', '--steps', '20'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
+    assert.equal(py.status, 0, `the claim's script failed:\n${py.stderr}`);
+    const lines = py.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const json = join(tmp, 'resnorm-warmup.json');
+    writeFileSync(json, py.stdout);
+    await page.setInputFiles('#train-run-file', json);
+    await page.waitForFunction(() => (window.__resnormTrain?.loaded ?? []).length === 3);
+    const labels = {
+      post_ln: 'Post-LN, no warmup',
+      pre_ln: 'Pre-LN, no warmup',
+      post_ln_warmup: 'Post-LN, warmup 200',
+    };
+    for (const [key, label] of Object.entries(labels))
+      assert.ok(
+        (await page.locator(`tr[data-arch="pytorch-${key}"] th`).textContent()).startsWith(`${label} \u00b7 PyTorch`),
+        `${key}: its readout row`,
+      );
+    const h = await page.evaluate(() => ({
+      loaded: window.__resnormTrain.loaded,
+      plotted: window.__resnormTrain.plotted,
+    }));
+    assert.deepEqual(
+      h.loaded.map((r) => `${r.key} ${r.label}`),
+      Object.entries(labels).map(([k, l]) => `pytorch-${k} ${l} \u00b7 PyTorch`),
+    );
+    for (const key of Object.keys(labels)) {
+      const want = lines.filter((l) => l.key === key && l.step !== undefined).map((l) => l.heldout_loss);
+      assert.equal(want.length, 2, `${key}: steps 10 and 20`);
+      assert.ok(
+        h.plotted.loss.raw.some((series) => JSON.stringify(series) === JSON.stringify(want)),
+        `${key}: the loss chart plots the file's held-out losses ${want}`,
+      );
+    }
+    assert.match(
+      await page.locator('.lab-tools-status').textContent(),
+      /^Loaded resnorm-warmup\.json: Post-LN, no warmup \u00b7 PyTorch to step 20, Pre-LN, no warmup \u00b7 PyTorch to step 20, Post-LN, warmup 200 \u00b7 PyTorch to step 20, drawn beside the lab\u2019s runs \(the lab\u2019s settings\)$/,
+    );
+    await page.screenshot({ path: `${SHOTS}/train-pytorch-claim.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
   }));
 
 /** `resnorm train --json` of the tiny run with `over`: the file's text and its parsed lines. */

@@ -1,14 +1,18 @@
 // resnorm/export_pytorch.h: a training run as one self-contained PyTorch script.
 //
-//   std::vector<resnorm::Trainer<float>*> runs = ...;   // configured, not yet stepped: one per arch
 //   std::string script;
-//   resnorm::Status st = resnorm::export_pytorch(runs, &script);
+//   resnorm::Status st = resnorm::export_pytorch<float>({{tc}}, 0, &script);   // every arch of tc
 //
 // The script is core/pytorch/resnorm_torch.py (the model as nn.Modules, the
 // optimizer, the trainer's logs and JSON) followed by RUN, a JSON document:
-// the run's config, every trainer's parameters as they are now (float64,
+// the run's config, every architecture's initial parameters (float64,
 // base64, in the network's order: network.h), and the data: every training
 // batch of the run and the held-out set as the task drew them (tasks.h).
+// Several groups (a lab claim whose runs differ in more than the
+// architecture): RUN holds each group's document under "groups", every run
+// with the lab's key and label, and each distinct data once under "data";
+// the script trains the groups in turn and prints each run's key on every
+// line.
 // Shipping the data keeps the script free of a port of the engine's random
 // streams: step 0 in PyTorch is the engine's step 0.
 //
@@ -31,9 +35,19 @@ inline constexpr double kPytorchMaxBytes = 20e6;
 // The architectures the script implements, in the engine's order.
 const std::vector<Arch>& pytorch_archs();
 
-// trainers: one per arch of the same TrainConfig, none stepped yet.
+// One config's runs in a script: every arch of config.archs, and per arch the
+// lab's key and label of its run (needed with several groups, unused with one).
+struct PytorchGroup {
+  TrainConfig config;
+  std::vector<std::string> keys, labels;
+};
+
+// The groups' runs as one script: each arch of each group configured afresh
+// (Trainer<S>, beside `held` bytes as Trainer::configure counts them), so the
+// script holds the initial weights in S's precision. One group writes the
+// CLI's script of its config.
 template <class S>
-Status export_pytorch(const std::vector<Trainer<S>*>& trainers, std::string* script);
+Status export_pytorch(const std::vector<PytorchGroup>& groups, double held, std::string* script);
 
 // The simulation of cfg (Engine::simulate: the stack at init, one sequence h_0,
 // loss <r, out>) as a PyTorch script: the same code, then RUN with the config,

@@ -10,11 +10,7 @@ import { PYTHON } from '../helpers.js';
 export const ARCHS = FIELDS.find((f) => f.name === 'arch').choices;
 
 /** The JSON documents of `resnorm train --json` or a script's `--json`, one per line. */
-export const jsonLines = (text) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+export { jsonLines } from '../../../scripts/claim-cli.js';
 
 /** Fails the test unless PYTHON imports torch (and, with gloo, has torch.distributed's gloo backend). */
 export function requireTorch({ gloo = false } = {}) {

@@ -207,3 +207,57 @@ test('refusals are EngineErrors naming the field, and the engine goes on', () =>
   assert.equal(rn.exportPytorch(config), rn.exportPytorch(config));
   assert.ok(rn.usable);
 });
+
+test('several settings in one script: each group trains as its own script, every line under its run\u2019s key', () => {
+  const base = { ...CONFIGS.transformer, arch: ['post_ln', 'pre_ln'] };
+  const groups = [
+    { config: base, keys: ['post_ln', 'pre_ln'], labels: ['Post-LN', 'Pre-LN'] },
+    { config: { ...base, arch: ['post_ln'], warmup: 4 }, keys: ['post_ln_warmup'], labels: ['Post-LN, warmup 4'] },
+    { config: { ...base, arch: ['pre_ln'], depth: 2 }, keys: ['pre_ln_2'], labels: ['Pre-LN, 2 blocks'] },
+  ];
+  const script = rn.exportPytorch(groups);
+  const run = JSON.parse(/^RUN = json\.loads\(r'''(.*)'''\)$/m.exec(script)[1]);
+  assert.equal(run.format, 'resnorm-pytorch-runs');
+  assert.deepEqual(
+    run.groups.map((g) => g.runs.map((r) => `${r.key} ${r.label}`)),
+    groups.map((g) => g.keys.map((k, i) => `${k} ${g.labels[i]}`)),
+  );
+  // the same task and steps: the data is shipped once for the three settings
+  assert.deepEqual(
+    run.groups.map((g) => g.data),
+    [0, 0, 0],
+  );
+  assert.equal(run.data.length, 1);
+  const lines = (file) => {
+    const py = spawnSync(PYTHON, [file, '--json'], { encoding: 'utf8' });
+    assert.equal(py.status, 0, `${file} failed:\n${py.stderr}`);
+    return py.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  };
+  const file = join(tmp, 'groups.py');
+  writeFileSync(file, script);
+  const all = lines(file);
+  // each group's lines, without the keys, are the lines of that group's own one-config script
+  let at = 0;
+  groups.forEach((g, i) => {
+    const own = join(tmp, `group-${i}.py`);
+    writeFileSync(own, rn.exportPytorch(g.config));
+    const want = lines(own);
+    const got = all.slice(at, at + want.length);
+    at += want.length;
+    const key = Object.fromEntries(g.config.arch.map((a, j) => [a, g.keys[j]]));
+    for (const l of got.slice(0, -1)) assert.equal(l.key, key[l.arch], `group ${i}: a step line's key`);
+    const { keys, labels, group, groups: n, ...summary } = got.at(-1);
+    assert.deepEqual(keys, key);
+    assert.deepEqual(labels, Object.fromEntries(g.config.arch.map((a, j) => [a, g.labels[j]])));
+    assert.deepEqual([group, n], [i, groups.length]);
+    assert.deepEqual(
+      [...got.slice(0, -1).map(({ key: _, ...l }) => l), summary],
+      want,
+      `group ${i}: the lines of its own script`,
+    );
+  });
+  assert.equal(at, all.length, 'no line beyond the groups');
+});

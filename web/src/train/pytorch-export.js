@@ -1,13 +1,15 @@
 // The lab's settings as one PyTorch script (docs/pytorch.md): the engine's
 // exporter (rn.exportPytorch, asked through the page's engine client) writes
 // every run of the settings into one file, starting from their initial
-// weights. One script holds one config with several architectures, so a
-// claim's runs that differ in more than the architecture cannot share one;
-// the refusal names the fields they differ in. Pure but for the engine call; no DOM.
+// weights. Runs that differ only in the architecture share one group (one
+// config); a claim's runs that differ in more (depth, warmup) are groups of
+// their own, and the script trains each group in turn, every line under its
+// run's key. Pure but for the engine call; no DOM.
 //
-//   const { config, differ } = pytorchConfig(store.get(), papers.specs());
+//   const groups = pytorchGroups(store.get(), papers.specs());   // [{config, keys, labels}]
 //   const { text, name } = await pytorchScript(engine, store.get(), papers.specs(), papers.id());
 import { TRAIN_PRESENTATION as SHOWN } from '../shared/train-fields.js';
+import { archLabel } from '../shared/archs.js';
 import { runSpecs } from './session.js';
 
 /** The PyTorch script's media type. */
@@ -16,21 +18,25 @@ export const PYTORCH_TYPE = 'text/x-python;charset=utf-8';
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * The runs of `config` (one per arch, or the claim's `specs`) as one config
- * for the exporter: the shared settings with every run's architecture, in
- * order. differ: the fields two runs set differently (then no one script holds them).
+ * The runs of `config` (one per arch, or the claim's `specs`) as the exporter's groups, in the
+ * runs' order: runs whose settings differ only in the architecture share a group {config (its
+ * runs' architectures as `arch`), keys, labels}; a run that differs in more, or whose
+ * architecture its group has already, starts another.
  */
-export function pytorchConfig(config, specs = null) {
-  const runs = runSpecs(config, specs);
-  const base = { ...runs[0].config };
-  delete base.arch;
-  const differ = new Set();
-  for (const r of runs)
-    for (const k of new Set([...Object.keys(base), ...Object.keys(r.config)]))
-      if (k !== 'arch' && !same(r.config[k], base[k])) differ.add(k);
-  const arch = runs.map((r) => r.arch);
-  if (new Set(arch).size !== arch.length && !differ.size) differ.add('arch');
-  return { config: { ...base, arch }, differ: [...differ] };
+export function pytorchGroups(config, specs = null) {
+  const groups = [];
+  for (const r of runSpecs(config, specs)) {
+    const shared = { ...r.config };
+    delete shared.arch;
+    const label = r.label ?? archLabel(r.arch);
+    const g = groups.find((x) => same(x.shared, shared) && !x.config.arch.includes(r.arch));
+    if (g) {
+      g.config.arch.push(r.arch);
+      g.keys.push(r.key);
+      g.labels.push(label);
+    } else groups.push({ shared, config: { ...shared, arch: [r.arch] }, keys: [r.key], labels: [label] });
+  }
+  return groups.map(({ config: c, keys, labels }) => ({ config: c, keys, labels }));
 }
 
 /** The file's name: resnorm-<claim>.py for a claim's runs, else resnorm-<the architectures>.py. */
@@ -61,18 +67,13 @@ export function pytorchRefusal(e) {
  * {text, name}. Rejects with an Error whose message is the lab's words for the refusal.
  */
 export async function pytorchScript(engine, config, specs, claim) {
-  const { config: one, differ } = pytorchConfig(config, specs);
-  if (differ.length)
-    throw new Error(
-      `this claim\u2019s runs differ in ${differ.join(', ')}, and one script holds one setting for all its runs. ` +
-        'Choose no claim to export the settings in the form',
-    );
+  const groups = pytorchGroups(config, specs);
   if (typeof engine?.call !== 'function') throw new Error('this build of the engine has no PyTorch export');
   let text;
   try {
-    text = await engine.call('exportPytorch', [one]);
+    text = await engine.call('exportPytorch', [groups]);
   } catch (e) {
     throw new Error(pytorchRefusal(e));
   }
-  return { text, name: pytorchFileName(one, claim) };
+  return { text, name: pytorchFileName({ arch: [...new Set(groups.flatMap((g) => g.config.arch))] }, claim) };
 }

@@ -1,10 +1,13 @@
 // A run trained elsewhere, read back into the lab: the JSON lines the PyTorch
 // script writes with --json (docs/pytorch.md), the same lines as `resnorm
 // train --json`: one per logged step per architecture, {arch, step, lr,
-// train_loss, ...}, then {config, chance_loss, optimal_loss, summary}. The
-// lab draws its runs beside its own, each labelled as PyTorch's. Pure, no DOM.
+// train_loss, ...}, then {config, chance_loss, optimal_loss, summary}. A
+// script of several settings' runs (a lab claim's) prints these once per
+// setting, every line with its run's key, each summary with the runs' keys and
+// labels and which of the file's settings it ends ({group, groups}). The lab
+// draws the runs beside its own, each labelled as PyTorch's. Pure, no DOM.
 //
-//   const file = decodeTrainJson(text);   // {config, task, runs: [{key, arch, label, dash, source, logs, ...}]}
+//   const file = decodeTrainJson(text);   // {config, configs, task, runs: [{key, arch, label, dash, source, logs, ...}]}
 //
 // A damaged, truncated or foreign file is refused with a ModelFileError
 // (model-file.js's) naming what is wrong, as a model file is.
@@ -52,38 +55,40 @@ function engineLog(l) {
   return out;
 }
 
+const isSummary = (l) => isObject(l) && isObject(l.config) && isObject(l.summary);
+
 /**
- * The runs of a `--json` file's text: {config, task: {chance, optimal}, runs}, each run
- * {key: 'pytorch-<arch>', arch, label '<architecture> · PyTorch', dash, source, config, task,
- * logs, lesion, firstNonfinite, stepsDone, stopped}. Throws a ModelFileError naming what is wrong.
+ * The runs of one setting's lines `lines` (its logged steps, then its summary `final`): each
+ * architecture's run, under its key and label when the summary names them (a script of several
+ * settings), else under its architecture's.
  */
-export function decodeTrainJson(text) {
-  if (typeof text !== 'string') fail(FOREIGN);
-  const lines = parseLines(text);
-  const final = lines.at(-1);
-  if (!isObject(final) || !isObject(final.config) || !isObject(final.summary)) {
-    if (lines.length > 1 && lines.slice(0, -1).every((l) => isObject(l) && typeof l.arch === 'string'))
-      fail('it ends before its summary line: the file is truncated, or the run did not finish');
-    fail(FOREIGN);
-  }
+function settingRuns(lines, final) {
   const archs = final.config.arch;
   if (!Array.isArray(archs) || !archs.length || archs.some((a) => !Object.hasOwn(ARCH_BY_KEY, a)))
     fail(`its config names no architecture the lab knows (${String(archs).slice(0, 60)})`);
+  const keyed = isObject(final.keys);
+  if (keyed && archs.some((a) => typeof final.keys[a] !== 'string' || typeof final.labels?.[a] !== 'string'))
+    fail('a summary line names no key or label for one of its architectures: the file is damaged');
   const steps = final.config.steps;
-  lines.slice(0, -1).forEach((l, i) => {
-    const where = `line ${i + 1}`;
-    if (!isObject(l) || !archs.includes(l.arch)) fail(`${where} is not a logged step of the run\u2019s architectures`);
-    if (!Number.isInteger(l.step) || l.step < 1 || l.step > steps) fail(`${where}: step ${l.step} is not 1..${steps}`);
+  lines.slice(0, -1).forEach((l) => {
+    const where = `line ${l.at}`;
+    if (!isObject(l.line) || !archs.includes(l.line.arch) || (keyed && l.line.key !== final.keys[l.line.arch]))
+      fail(`${where} is not a logged step of the run\u2019s architectures`);
+    if (!Number.isInteger(l.line.step) || l.line.step < 1 || l.line.step > steps)
+      fail(`${where}: step ${l.line.step} is not 1..${steps}`);
     for (const k of LINE_KEYS)
-      if (l[k] !== null && typeof l[k] !== 'number') fail(`${where}: ${k} is not a number: the file is damaged`);
+      if (l.line[k] !== null && typeof l.line[k] !== 'number')
+        fail(`${where}: ${k} is not a number: the file is damaged`);
   });
-  const runs = archs.map((arch) => {
-    const r = fromCli(lines, arch, {
-      key: `pytorch-${arch}`,
-      label: `${ARCH_BY_KEY[arch].label} \u00b7 ${PYTORCH_SOURCE}`,
+  const parsed = lines.map((l) => l.line);
+  return archs.map((arch) => {
+    const name = keyed ? final.keys[arch] : arch;
+    const r = fromCli(parsed, arch, {
+      key: `pytorch-${name}`,
+      label: `${keyed ? final.labels[arch] : ARCH_BY_KEY[arch].label} \u00b7 ${PYTORCH_SOURCE}`,
     });
     r.logs.forEach((l, j) => {
-      if (j > 0 && l.step <= r.logs[j - 1].step) fail(`${arch}: step ${l.step} comes after step ${r.logs[j - 1].step}`);
+      if (j > 0 && l.step <= r.logs[j - 1].step) fail(`${name}: step ${l.step} comes after step ${r.logs[j - 1].step}`);
     });
     const logs = r.logs.map(engineLog);
     const stop = logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
@@ -97,6 +102,39 @@ export function decodeTrainJson(text) {
       stopped: stop !== undefined,
     };
   });
+}
+
+/**
+ * The runs of a `--json` file's text: {config (the first setting's), configs (each setting's),
+ * task: {chance, optimal}, runs}, each run {key: 'pytorch-<arch>' (or 'pytorch-<run key>' from a
+ * script of several settings), arch, label '<architecture> · PyTorch' (or '<run label> ·
+ * PyTorch'), dash, source, config, task, logs, lesion, firstNonfinite, stepsDone, stopped}.
+ * Throws a ModelFileError naming what is wrong.
+ */
+export function decodeTrainJson(text) {
+  if (typeof text !== 'string') fail(FOREIGN);
+  const lines = parseLines(text);
+  if (!isSummary(lines.at(-1))) {
+    if (lines.length > 1 && lines.slice(0, -1).every((l) => isObject(l) && typeof l.arch === 'string'))
+      fail('it ends before its summary line: the file is truncated, or the run did not finish');
+    fail(FOREIGN);
+  }
+  // one setting's lines end at its summary
+  const settings = [];
+  let current = [];
+  lines.forEach((line, i) => {
+    current.push({ line, at: i + 1 });
+    if (isSummary(line)) {
+      settings.push(current);
+      current = [];
+    }
+  });
+  const finals = settings.map((s) => s.at(-1).line);
+  const groups = finals[0].groups ?? 1;
+  if (finals.some((f, i) => (f.group ?? 0) !== i || (f.groups ?? 1) !== groups)) fail(FOREIGN);
+  if (finals.length < groups)
+    fail(`it ends after ${finals.length} of its ${groups} settings: the file is truncated, or the run did not finish`);
+  const runs = settings.flatMap((s, i) => settingRuns(s, finals[i]));
   if (runs.every((r) => !r.logs.length)) fail('it holds no logged step');
-  return { config: final.config, task: runs[0].task, runs };
+  return { config: finals[0].config, configs: finals.map((f) => f.config), task: runs[0].task, runs };
 }

@@ -257,10 +257,16 @@ function createModelLoader({ session, store, say, refuse }) {
   };
 }
 
-/** What a loaded run's settings are against the lab's: the same, or the fields they differ in. */
+/**
+ * What a loaded file's settings are against the lab's: the same, or the fields they differ in (a
+ * field of a file of several settings differs when none of them has the lab's value).
+ */
 function settingsAgainst(theirs, ours) {
   const differ = Object.keys(ours).filter(
-    (k) => k !== 'arch' && k in theirs && JSON.stringify(theirs[k]) !== JSON.stringify(ours[k]),
+    (k) =>
+      k !== 'arch' &&
+      theirs.some((c) => k in c) &&
+      theirs.every((c) => k in c && JSON.stringify(c[k]) !== JSON.stringify(ours[k])),
   );
   return differ.length ? `its settings differ from the lab\u2019s in ${differ.join(', ')}` : 'the lab\u2019s settings';
 }
@@ -274,12 +280,12 @@ async function loadRunFile(f, { store, show, say, refuse }) {
   try {
     const big = trainJsonTooLarge(f.size);
     if (big) throw new ModelFileError(big, 'file');
-    const { config, runs } = decodeTrainJson(await f.text());
+    const { configs, runs } = decodeTrainJson(await f.text());
     show(runs);
     const ran = runs.filter((r) => r.logs.length);
     say(
       `Loaded ${name}: ${ran.map((r) => `${r.label} to step ${r.logs.at(-1).step}`).join(', ')}, ` +
-        `drawn beside the lab\u2019s runs (${settingsAgainst(config, store.get())})`,
+        `drawn beside the lab\u2019s runs (${settingsAgainst(configs, store.get())})`,
     );
   } catch (e) {
     refuse(`Not loaded: ${name}: ${e.message}. What is drawn is kept.`);
