@@ -231,7 +231,7 @@ export const EXPLORER_PARTS = {
       dyt: 72,
       all: 94,
     },
-    archMore: 463,
+    archMore: 446,
     controlGap: 8,
     form: 10,
     captionLead: 97,

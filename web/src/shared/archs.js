@@ -75,11 +75,11 @@ export const ARCHS = [
   },
   {
     key: 'dyt',
-    label: 'Dynamic Tanh (DyT)',
+    label: 'DyT (Zhu et al. 2025)',
     short: 'DyT',
     group: 'more',
     dash: [6, 2, 1, 2, 1, 2],
-    block: 'h ← h + f(γ tanh(αh) + β), α learned (Zhu et al. 2025)',
+    block: 'h ← h + f(γ tanh(αh) + β), α learned',
   },
 ];
 
