@@ -26,7 +26,7 @@
 # The model (the engine's core/include/resnorm/network.h, model.h, recipes.h):
 #   h_0 = E[tokens] + P (language) or x (teacher); h_l = block_l(h_{l-1}) (DenseFormer: averaged);
 #   out = FinalNorm(h_L)
-#   norms: each architecture's LayerNorm or RMSNorm, or with norm batchnorm every one of them BatchNorm
+#   norms: each architecture's LayerNorm, RMSNorm or DyT, or with norm batchnorm every one of them BatchNorm
 #   (statistics over the batch's rows, running averages for evaluation: class BatchNorm)
 #   language: logits = out U, loss = mean over scored positions of -log softmax(logits)[target]
 #   teacher:  yhat = out . w, loss = mean over the batch of (yhat - y)^2
@@ -42,6 +42,7 @@ import torch
 from torch import nn
 
 EPS = 1e-5  # inside every norm's square root (the engine's kEps)
+DYT_ALPHA = 0.5  # DyT's alpha at init when RUN's config does not say (the engine's kDytAlpha)
 
 
 # ---- norms -------------------------------------------------------------------------------
@@ -70,6 +71,20 @@ class RMSNorm(nn.Module):
 
     def forward(self, x):
         return x / torch.sqrt((x * x).mean(-1, keepdim=True) + EPS) * self.gamma
+
+
+class DyT(nn.Module):
+    """y = gamma tanh(alpha x) + beta entry by entry, alpha a learned scalar, alpha_0 at init: Dynamic
+    Tanh (Zhu et al. 2025, "Transformers without Normalization"), no statistics."""
+
+    def __init__(self, d, alpha0=DYT_ALPHA):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(d))
+        self.beta = nn.Parameter(torch.zeros(d))
+        self.alpha = nn.Parameter(torch.full((1,), float(alpha0)))
+
+    def forward(self, x):
+        return torch.tanh(self.alpha * x) * self.gamma + self.beta
 
 
 class PassRows:
@@ -127,13 +142,15 @@ class BatchNorm(nn.Module):
         return y
 
 
-def make_norm(kind, d):
+def make_norm(kind, d, dyt_alpha=DYT_ALPHA):
     if kind == "layernorm":
         return LayerNorm(d)
     if kind == "rmsnorm":
         return RMSNorm(d)
     if kind == "batchnorm":
         return BatchNorm(d)
+    if kind == "dyt":
+        return DyT(d, dyt_alpha)
     if kind == "none":
         return None
     raise SystemExit(f"resnorm_torch: norm '{kind}' is not implemented")
@@ -191,7 +208,7 @@ class CausalSelfAttention(nn.Module):
 # ---- the residual and norm wiring of one unit (core/src/recipes.cpp) ----------------------
 # Each returns the new stream and what the branch added to it (u); `alpha` scales the skip path
 # (the contribution metric's ||u|| / ||alpha h||). The constants (alpha, scale) are the engine's,
-# shipped per unit in RUN; the learned ones (gamma, beta, gates) are parameters.
+# shipped per unit in RUN; the learned ones (gamma, beta, DyT's alpha, gates) are parameters.
 
 
 class Plain(nn.Module):
@@ -224,15 +241,16 @@ class Residual(nn.Module):
 
 class PreNorm(nn.Module):
     """h' = h + f(c N(h)): Pre-LN (Xiong et al. 2020) and GPT-2 (Radford et al. 2019, whose
-    1/sqrt(N) is in the initial weights) with LayerNorm, Pre-RMSNorm with RMSNorm, and LayerNorm
-    Scaling (Sun et al. 2025) with c = 1/sqrt(l) in block l (c = 1 otherwise)."""
+    1/sqrt(N) is in the initial weights) with LayerNorm, Pre-RMSNorm with RMSNorm, LayerNorm
+    Scaling (Sun et al. 2025) with c = 1/sqrt(l) in block l (c = 1 otherwise), and DyT (Zhu et al.
+    2025) with DyT in place of the norm."""
 
     alpha = 1.0
 
     def __init__(self, f, d, w):
         super().__init__()
         self.f = f
-        self.norm_in = make_norm(w["in"], d)
+        self.norm_in = make_norm(w["in"], d, w.get("dyt_alpha", DYT_ALPHA))
         self.scale = w["in_scale"]
 
     def forward(self, h, mask):
@@ -323,10 +341,16 @@ def wiring(arch, w):
         "rezero": ReZero,
         "layerscale": LayerScale,
         "dwa": PreNorm,  # DenseFormer's blocks are Pre-LN; its averaging is the network's (below)
+        "dyt": PreNorm,
     }[arch]
 
 
 # ---- blocks: one class per block kind ------------------------------------------------------
+
+
+def with_dyt_alpha(wraps, cfg):
+    """The units' wrappings with the config's DyT alpha_0 (dyt_alpha), which a DyT norm starts from."""
+    return [dict(w, dyt_alpha=cfg.get("dyt_alpha", DYT_ALPHA)) for w in wraps]
 
 
 class MlpBlock(nn.Module):
@@ -335,6 +359,7 @@ class MlpBlock(nn.Module):
     def __init__(self, arch, cfg, wraps):
         super().__init__()
         d = cfg["width"]
+        wraps = with_dyt_alpha(wraps, cfg)
         mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
         self.units = nn.ModuleList([wiring(arch, wraps[0])(mlp, d, wraps[0])])
 
@@ -352,6 +377,7 @@ class TransformerBlock(nn.Module):
     def __init__(self, arch, cfg, wraps):
         super().__init__()
         d = cfg["width"]
+        wraps = with_dyt_alpha(wraps, cfg)
         attn = CausalSelfAttention(d, cfg["heads"])
         mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
         self.units = nn.ModuleList(
@@ -386,7 +412,7 @@ class Network(nn.Module):
         if cfg.get("norm") == "batchnorm":
             wraps = [dict(w, **{k: "batchnorm" for k in ("in", "out", "outer") if w[k] != "none"}) for w in wraps]
         self.blocks = nn.ModuleList([block(arch, cfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
-        self.final_norm = make_norm(model["final_norm"][arch], d)
+        self.final_norm = make_norm(model["final_norm"][arch], d, cfg.get("dyt_alpha", DYT_ALPHA))
         # BatchNorm's pass layout, shared by all its layers; the trainer sets the mode before each pass
         self.rows = PassRows(cfg.get("bn_momentum", 0.1))
         self.bn_mode = "eval"
@@ -509,6 +535,7 @@ class Simulation(nn.Module):
         d, L = cfg["width"], cfg["depth"]
         transformer = cfg.get("block", "mlp") == "transformer"
         bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
+        bcfg["dyt_alpha"] = cfg.get("dyt_alpha", DYT_ALPHA)
         block = TransformerBlock if transformer else MlpBlock
         P = 2 if transformer else 1
         self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
@@ -624,6 +651,8 @@ def recipe_units(arch, blocks, per_block, mix_fraction):
         w["in"] = "rmsnorm"
     elif arch == "sandwich":
         w["in"] = w["out"] = "rmsnorm"
+    elif arch == "dyt":
+        w["in"] = "dyt"
     elif arch == "rezero":
         w["gate"] = "scalar"
     if arch == "layerscale":
@@ -700,6 +729,8 @@ def draw_init(net, arch, cfg, units, gen):
             w = torch.ones(p.shape, dtype=torch.float64)
         elif key.startswith("beta"):
             w = torch.zeros(p.shape, dtype=torch.float64)
+        elif key.startswith("alpha"):  # DyT's alpha
+            w = torch.full(p.shape, cfg.get("dyt_alpha", DYT_ALPHA), dtype=torch.float64)
         elif key == "gate":
             k = int(name[name.index("unit ") + 5 : -1])
             w = torch.full(p.shape, units[k - 1]["gate_init"], dtype=torch.float64)

@@ -14,7 +14,7 @@ namespace resnorm {
 namespace {
 
 const char* kArchNames[] = {"plain", "residual", "post_ln", "post_rms",   "pre_ln", "pre_rms", "sandwich", "deepnorm",
-                            "gpt2",  "admin",    "rezero",  "layerscale", "lns",    "mix_ln",  "dwa"};
+                            "gpt2",  "admin",    "rezero",  "layerscale", "lns",    "mix_ln",  "dwa",      "dyt"};
 const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
@@ -49,6 +49,7 @@ void assign(Config& c, std::string_view name, double v) {
     if (name == field) c.*member = static_cast<int>(v);
   if (name == "gain") c.gain = v;
   if (name == "mix_fraction") c.mix_fraction = v;
+  if (name == "dyt_alpha") c.dyt_alpha = v;
   if (name == "seed") c.seed = static_cast<uint32_t>(v);
 }
 
@@ -145,6 +146,8 @@ const std::vector<FieldSpec>& field_specs() {
       {"causal", FieldKind::choice, 0, 0, choices_of(kBooleanNames), "true", "mask attention to earlier tokens"},
       // Mix-LN: blocks 1..floor(f L) are Post-LN, the rest Pre-LN; 0 is all Pre-LN, 1 all Post-LN.
       {"mix_fraction", FieldKind::real, 0, 1, {}, "0.25", "mix_ln: share of blocks, from the bottom, that are Post-LN"},
+      // DyT: alpha_0 of every DyT layer, gamma tanh(alpha x) + beta.
+      {"dyt_alpha", FieldKind::real, 0.01, 10, {}, "0.5", "dyt: alpha of every DyT layer at init"},
   };
   return specs;
 }
@@ -255,10 +258,10 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion),
-                            c.gain,          double(c.seed),  double(c.heads),  c.mix_fraction};
-  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads", "mix_fraction"};
-  for (int i = 0; i < 8; ++i) {
+  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion), c.gain,
+                            double(c.seed),  double(c.heads), c.mix_fraction,   c.dyt_alpha};
+  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads", "mix_fraction", "dyt_alpha"};
+  for (int i = 0; i < 9; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -287,7 +290,9 @@ Status validate(const Config& c) {
 const char* name(Arch a) { return kArchNames[static_cast<int>(a)]; }
 const char* name(Activation a) { return kActivationNames[static_cast<int>(a)]; }
 const char* name(Init i) { return kInitNames[static_cast<int>(i)]; }
-const char* name(NormKind n) { return n == NormKind::batchnorm ? "batchnorm" : kNormNames[static_cast<int>(n)]; }
+const char* name(NormKind n) {
+  return n == NormKind::batchnorm ? "batchnorm" : n == NormKind::dyt ? "dyt" : kNormNames[static_cast<int>(n)];
+}
 const char* name(Block b) { return kBlockNames[static_cast<int>(b)]; }
 
 bool parse_arch(std::string_view s, Arch* out) {
@@ -322,6 +327,7 @@ std::string config_json(const Config& c) {
   if (c.block == Block::transformer)
     j.key("block").string(name(c.block)).key("heads").integer(c.heads).key("causal").boolean(c.causal);
   if (has_arch(c, Arch::mix_ln)) j.key("mix_fraction").number(c.mix_fraction, 10);
+  if (has_arch(c, Arch::dyt)) j.key("dyt_alpha").number(c.dyt_alpha, 10);
   return j.end_object().str();
 }
 

@@ -89,9 +89,10 @@ std::string implemented_list() {
 }  // namespace
 
 const std::vector<Arch>& pytorch_archs() {
-  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
-                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
-                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa};
+  static const std::vector<Arch> archs = {Arch::plain,  Arch::residual, Arch::post_ln,  Arch::post_rms,
+                                          Arch::pre_ln, Arch::pre_rms,  Arch::sandwich, Arch::deepnorm,
+                                          Arch::gpt2,   Arch::admin,    Arch::rezero,   Arch::layerscale,
+                                          Arch::lns,    Arch::mix_ln,   Arch::dwa,      Arch::dyt};
   return archs;
 }
 
@@ -290,7 +291,9 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
     auto norms = [&](Norm<double>& nm, const std::string& where) {
       if (nm.kind == NormKind::none) return;
       put("gamma." + where, nm.gamma.data(), nm.gamma.size(), {long(nm.gamma.size())});
-      if (nm.kind == NormKind::layernorm) put("beta." + where, nm.beta.data(), nm.beta.size(), {long(nm.beta.size())});
+      if (nm.kind == NormKind::layernorm || nm.kind == NormKind::dyt)
+        put("beta." + where, nm.beta.data(), nm.beta.size(), {long(nm.beta.size())});
+      if (nm.kind == NormKind::dyt) put("alpha." + where, nm.alpha.data(), 1, {1});
     };
     const int P = model.sublayers_per_block();
     for (int l = 1; l <= cfg.depth; ++l) {

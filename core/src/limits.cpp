@@ -102,8 +102,11 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   const int unit_norms =
       (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
   const double gate = rec.wrap.gate == Gate::scalar ? 1.0 : rec.wrap.gate == Gate::channel ? double(c.width) : 0.0;
+  // DyT holds its alpha and its gradient besides a norm's buffers: one per unit, one in the final norm.
+  const double dyt_norms = rec.wrap.in == NormKind::dyt ? double(c.depth) * c.sublayers_per_block() + 1 : 0.0;
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
-                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment);
+                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment) +
+         dyt_norms * (2 * sb + 2 * kAllocBytes);
 }
 
 double capacity_bytes(const Capacity& k, int sb) {

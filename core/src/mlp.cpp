@@ -20,8 +20,6 @@ inline float erf_of(float x) { return float(portable::erf(double(x))); }
 inline double erf_of(double x) { return std::erf(x); }
 inline float exp_nonpos_of(float x) { return float(portable::exp_nonpos(double(x))); }
 inline double exp_nonpos_of(double x) { return std::exp(x); }
-inline float tanh_of(float x) { return float(portable::tanh(double(x))); }
-inline double tanh_of(double x) { return std::tanh(x); }
 
 // GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, from e = erf(x / sqrt 2).
 template <class S>
@@ -105,7 +103,7 @@ void activation_forward(S* a, const S* p, long n, Activation act, S* cdf) {
       }
       break;
     case Activation::tanh:
-      for (long i = 0; i < n; ++i) a[i] = tanh_of(p[i]);
+      for (long i = 0; i < n; ++i) a[i] = portable::tanh_of(p[i]);
       break;
     case Activation::linear:
       for (long i = 0; i < n; ++i) a[i] = p[i];

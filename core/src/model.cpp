@@ -130,9 +130,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
     for (int j = 0; j < P; ++j) {
       Unit<S>& u = unit(l, j);
       u.wrap = block_wrapping(rec, l);
-      u.in.resize(u.wrap.in, T, d);
-      u.out.resize(u.wrap.out, T, d);
-      u.outer.resize(u.wrap.outer, T, d);
+      u.in.resize(u.wrap.in, T, d, cfg.dyt_alpha);
+      u.out.resize(u.wrap.out, T, d, cfg.dyt_alpha);
+      u.outer.resize(u.wrap.outer, T, d, cfg.dyt_alpha);
       for (Workspace<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
       const int gate_size = u.wrap.gate == Gate::scalar ? 1 : u.wrap.gate == Gate::channel ? d : 0;
       u.gated.resize(gate_size ? T : 0, gate_size ? d : 0);
@@ -153,7 +153,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         a.rows = rows_.get();
       }
     }
-  final_.resize(cfg.final_norm, T, d);
+  final_.resize(cfg.final_norm, T, d, cfg.dyt_alpha);
   if (final_.bn) final_.bn->rows = rows_.get();
   if (rec.profile_alpha) profile_admin_omegas(*this);
 }

@@ -15,15 +15,17 @@ namespace {
 // W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms and gate, then the
 // block's averaging weights), then the final norm: fn(name, values, gradient,
 // size, block, matrix). The gradients are the training stack's own: the
-// sublayers' dW, the norms' dgamma, dbeta, the gates' dgate, the dmix rows.
+// sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
   const int L = m.depth(), P = m.sublayers_per_block();
   auto norms = [&](Norm<S>& nm, const std::string& where, int block) {
     if (nm.kind == NormKind::none) return;
     fn("gamma." + where, nm.gamma.data(), nm.dgamma.data(), nm.gamma.size(), block, false);
-    if (nm.kind == NormKind::layernorm || nm.kind == NormKind::batchnorm)
+    if (nm.kind == NormKind::layernorm || nm.kind == NormKind::batchnorm || nm.kind == NormKind::dyt)
       fn("beta." + where, nm.beta.data(), nm.dbeta.data(), nm.beta.size(), block, false);
+    // DyT's alpha, like gamma and beta no matrix: no weight decay.
+    if (nm.kind == NormKind::dyt) fn("alpha." + where, nm.alpha.data(), nm.dalpha.data(), 1, block, false);
   };
   for (int l = 1; l <= L; ++l) {
     const std::string at = "[" + std::to_string(l) + "]";

@@ -1,5 +1,5 @@
-// Norm<S>: one norm of the stack over the LayerNorm, RMSNorm and BatchNorm
-// kernels of norms.h; BatchNorm's kernels are here.
+// Norm<S>: one norm of the stack over the LayerNorm, RMSNorm, BatchNorm and
+// DyT kernels of norms.h; BatchNorm's kernels are here (DyT's in dyt.cpp).
 #include "resnorm/norms.h"
 
 #include <vector>
@@ -85,8 +85,14 @@ void batchnorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, con
 }
 
 template <class S>
-void Norm<S>::resize(NormKind k, int T, int d) {
+void Norm<S>::resize(NormKind k, int T, int d, double alpha0) {
   kind = k;
+  alpha.resize(k == NormKind::dyt ? 1 : 0);
+  dalpha.resize(alpha.size());
+  if (k == NormKind::dyt) {
+    alpha(0) = S(alpha0);
+    dalpha(0) = S(0);
+  }
   if (k == NormKind::none) return;
   for (VecWorkspace<S>* v : {&gamma, &beta, &dgamma, &dbeta}) v->resize(d);
   gamma.setOnes();
@@ -152,6 +158,8 @@ template <class S>
 void Norm<S>::forward(S* y, const S* x, int T, int d) {
   if (kind == NormKind::layernorm)
     layernorm_forward(y, mean.data(), rstd.data(), x, gamma.data(), beta.data(), T, d);
+  else if (kind == NormKind::dyt)
+    dyt_forward(y, x, alpha(0), gamma.data(), beta.data(), T, d);
   else if (kind == NormKind::batchnorm)
     batchnorm(y, x, T, d);
   else
@@ -162,6 +170,8 @@ template <class S>
 void Norm<S>::backward(S* dx, const S* dy, const S* x, int T, int d) {
   if (kind == NormKind::layernorm)
     layernorm_backward(dx, dgamma.data(), dbeta.data(), dy, x, gamma.data(), mean.data(), rstd.data(), T, d);
+  else if (kind == NormKind::dyt)
+    dyt_backward(dx, dgamma.data(), dbeta.data(), dalpha.data(), dy, x, alpha(0), gamma.data(), T, d);
   else if (kind == NormKind::batchnorm)
     batchnorm_backward(dx, dgamma.data(), dbeta.data(), dy, x, gamma.data(), mean.data(), rstd.data(), counted_rows(),
                        bn->batch_stats, T, d);
@@ -173,6 +183,8 @@ template <class S>
 void Norm<S>::backward_input(S* dx, const S* dy, const S* x, int T, int d) const {
   if (kind == NormKind::layernorm)
     layernorm_backward<S>(dx, nullptr, nullptr, dy, x, gamma.data(), mean.data(), rstd.data(), T, d);
+  else if (kind == NormKind::dyt)
+    dyt_backward<S>(dx, nullptr, nullptr, nullptr, dy, x, alpha(0), gamma.data(), T, d);
   else if (kind == NormKind::batchnorm)
     batchnorm_backward<S>(dx, nullptr, nullptr, dy, x, gamma.data(), mean.data(), rstd.data(), counted_rows(),
                           bn->batch_stats, T, d);
@@ -190,6 +202,7 @@ void Norm<S>::zero_grad() {
   if (kind == NormKind::none) return;
   dgamma.setZero();
   dbeta.setZero();
+  dalpha.setZero();
 }
 
 template struct Norm<float>;

@@ -33,6 +33,10 @@ namespace resnorm {
 //    Pre-LN in the rest, f = mix_fraction (the paper's 0.25 by default).
 //  - dwa: DenseFormer (Pagliardini et al. 2024), Pre-LN blocks with
 //    depth-weighted averaging after every block (model.h).
+//  - dyt: Dynamic Tanh (Zhu et al. 2025, "Transformers without Normalization"),
+//    Pre-LN with every LayerNorm replaced by DyT(x) = gamma tanh(alpha x) + beta,
+//    alpha a learnable scalar per layer starting at Config::dyt_alpha (norms.h);
+//    the final norm too under final_norm=auto (train_config.h).
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -85,6 +89,7 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       w.in = NormKind::layernorm;
       r.dense_average = true;
       break;
+    case Arch::dyt: w.in = NormKind::dyt; break;
   }
   return r;
 }

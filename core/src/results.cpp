@@ -210,6 +210,7 @@ std::string results_table(const Results& res) {
   if (c.block == Block::transformer)  // MLP stacks print no block fields
     appendf(s, " block=transformer heads=%d causal=%s", c.heads, c.causal ? "true" : "false");
   if (has_arch(c, Arch::mix_ln)) appendf(s, " mix_fraction=%g", c.mix_fraction);  // only mix_ln reads it
+  if (has_arch(c, Arch::dyt)) appendf(s, " dyt_alpha=%g", c.dyt_alpha);           // only dyt reads it
   appendf(s, "\n\n");
   appendf(s, "%6s", "layer");
   for (const ArchResult& r : res.archs) appendf(s, "  %-21s", name(r.arch));

@@ -55,6 +55,7 @@ const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"weight_decay", &TrainConfig::weight_decay},
                             {"clip", &TrainConfig::clip},
                             {"mix_fraction", &TrainConfig::mix_fraction},
+                            {"dyt_alpha", &TrainConfig::dyt_alpha},
                             {"bn_momentum", &TrainConfig::bn_momentum}};
 
 int choice_of(const TrainConfig& t, std::string_view name) {
@@ -102,6 +103,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("init", "gaussian"),
       stack_field("gain", "1.0"),
       stack_field("mix_fraction", "0.25"),
+      stack_field("dyt_alpha", "0.5"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
@@ -302,6 +304,7 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
     case Arch::dwa: return NormKind::layernorm;
     case Arch::pre_rms:
     case Arch::sandwich: return NormKind::rmsnorm;
+    case Arch::dyt: return NormKind::dyt;
     default: return NormKind::none;
   }
 }
@@ -322,6 +325,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.heads = t.heads;
   c.causal = true;
   c.mix_fraction = t.mix_fraction;
+  c.dyt_alpha = t.dyt_alpha;
   return c;
 }
 

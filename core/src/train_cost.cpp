@@ -11,10 +11,10 @@ namespace {
 double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const double d = tc.width;
   double n = tc.depth * cfg.weights_per_block();
-  // BatchNorm holds gamma and beta and, counted here too, its running mean and variance.
+  // BatchNorm holds gamma and beta and, counted here too, its running mean and variance; DyT gamma, beta and alpha.
   auto norm = [&](NormKind k) {
     if (k != NormKind::none && batchnorm(tc)) return 4 * d;
-    return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : 0.0;
+    return k == NormKind::layernorm ? 2 * d : k == NormKind::rmsnorm ? d : k == NormKind::dyt ? 2 * d + 1 : 0.0;
   };
   const Recipe rec = recipe(arch, tc.depth, cfg.sublayers_per_block(), tc.mix_fraction);
   const Wrapping& w = rec.wrap;  // Mix-LN's early blocks hold as many norms

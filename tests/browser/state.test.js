@@ -50,7 +50,7 @@ const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 
 // One non-default value per config field (the node test covers every sample).
 const CONFIG_SAMPLES = {
-  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin', 'mix_ln'],
+  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin', 'mix_ln', 'dyt'],
   depth: 37,
   gain: 0.85,
   width: 48,
@@ -64,6 +64,7 @@ const CONFIG_SAMPLES = {
   heads: 2,
   causal: false,
   mix_fraction: 0.5,
+  dyt_alpha: 0.8,
 };
 
 test('the samples cover every config field of the table', () => {
@@ -459,6 +460,8 @@ test('<resnorm-explorer>: every config field the engine has, admin and block, he
     'final-norm': CONFIG_SAMPLES.final_norm,
     mix_fraction: undefined,
     'mix-fraction': CONFIG_SAMPLES.mix_fraction,
+    dyt_alpha: undefined,
+    'dyt-alpha': CONFIG_SAMPLES.dyt_alpha,
   };
   const entries = Object.entries(attrs)
     .filter(([, v]) => v !== undefined)

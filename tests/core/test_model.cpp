@@ -51,8 +51,10 @@ struct StackFixture {
     auto randomize = [&](Norm<double>& n) {
       if (n.kind == NormKind::none) return;
       for (int i = 0; i < n.gamma.size(); ++i) n.gamma(i) = 1.0 + 0.3 * rng.normal();
-      if (n.kind == NormKind::layernorm)
+      if (n.kind == NormKind::layernorm || n.kind == NormKind::dyt)
         for (int i = 0; i < n.beta.size(); ++i) n.beta(i) = 0.2 * rng.normal();
+      // DyT's alpha away from its init, so a wrong alpha in dx or dgamma shows.
+      if (n.kind == NormKind::dyt) n.alpha(0) = 0.7 + 0.2 * rng.normal();
     };
     for (int k = 1; k <= model.units(); ++k) {
       randomize(model.unit_at(k).in);
@@ -187,11 +189,17 @@ void check_stack(StackFixture& fx) {
         report.add(at + ".dgamma", fd::tensor(nm.gamma.data(), nm.gamma.size(), dg.data(), full_loss, same_piece));
     INFO(cg.line(at + ".dgamma"));
     CHECK(passes(cg));
-    if (nm.kind == NormKind::layernorm) {
+    if (nm.kind == NormKind::layernorm || nm.kind == NormKind::dyt) {
       const fd::Check cb =
           report.add(at + ".dbeta", fd::tensor(nm.beta.data(), nm.beta.size(), db.data(), full_loss, same_piece));
       INFO(cb.line(at + ".dbeta"));
       CHECK(passes(cb));
+    }
+    if (nm.kind == NormKind::dyt) {
+      const double da = nm.dalpha(0);
+      const fd::Check ca = report.add(at + ".dalpha", fd::tensor(nm.alpha.data(), 1, &da, full_loss, same_piece));
+      INFO(ca.line(at + ".dalpha"));
+      CHECK(passes(ca));
     }
   };
   for (int k = 1; k <= U; ++k) {

@@ -2,7 +2,7 @@
 // training loss against central finite differences in double (fd.h), every
 // parameter tensor (up to 16 entries of each, spread over it), for every
 // architecture x block kind x task family. GELU throughout, so the loss has no kinks.
-// Norms get random gamma and beta first, gates and dense averaging weights
+// Norms get random gamma and beta (and DyT's alpha) first, gates and dense averaging weights
 // values away from their init, so their part of every formula is exercised.
 // BatchNorm (train mode, padded batches with the pads counted or masked) is
 // held to the same differences, and padding to LayerNorm's and RMSNorm's
@@ -51,6 +51,8 @@ void randomize_params(Network<double>& net) {
     // averaging weights away from the identity.
     if (p.name.rfind("gate", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = 0.7 + 0.3 * rng.normal();
+    // DyT's alpha away from its init, so a wrong alpha in dx or dgamma shows.
+    if (p.name.rfind("alpha", 0) == 0) p.w[0] = 0.7 + 0.2 * rng.normal();
     if (p.name.rfind("dwa", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = (i == p.n - 1 ? 1.0 : 0.0) + 0.3 * rng.normal();
   }

@@ -30,21 +30,27 @@ enum class Arch : uint8_t {
   lns,         // h <- h + f(LN(h) / sqrt(l)) in block l                       (LayerNorm Scaling)
   mix_ln,      // post_ln in the first floor(f L) blocks, pre_ln above, f = mix_fraction (Mix-LN)
   dwa,         // pre_ln blocks, h_l <- sum_j w_lj y_j over h_0 and every block output (DenseFormer)
+  dyt,         // h <- h + f(DyT(h)), DyT(x) = gamma tanh(a x) + beta, a learnable scalar   (Dynamic Tanh)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
 // batchnorm: per feature over the batch's rows (norms.h); training only (a
 // train config's `norm` field), never a simulation's final norm.
-enum class NormKind : uint8_t { none, layernorm, rmsnorm, batchnorm };
+// dyt: Dynamic Tanh, gamma tanh(a x) + beta entry by entry, a a learnable
+// scalar (norms.h); the norm of the dyt architecture, never a config's final_norm choice.
+enum class NormKind : uint8_t { none, layernorm, rmsnorm, batchnorm, dyt };
 // What one block of the stack is: one MLP sublayer, or attention then MLP
 // (two residual sublayers, each wrapped the same way with its own norms).
 enum class Block : uint8_t { mlp, transformer };
 
-inline constexpr int kNumArchs = 15;
+inline constexpr int kNumArchs = 16;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").
 inline constexpr double kMixLnFraction = 0.25;
+// DyT's initial alpha (Zhu et al. 2025, "Transformers without Normalization":
+// alpha_0 = 0.5 for every model but the LLMs; the reference code's default).
+inline constexpr double kDytAlpha = 0.5;
 
 struct Config {
   std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
@@ -64,6 +70,8 @@ struct Config {
   // Mix-LN: the fraction of the blocks, from the bottom, that are Post-LN
   // (recipes.h); in [0, 1], read only by mix_ln.
   double mix_fraction = kMixLnFraction;
+  // DyT: every DyT layer's alpha at init (norms.h); read only by dyt.
+  double dyt_alpha = kDytAlpha;
 
   int hidden() const { return expansion * width; }
   int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }
@@ -165,7 +173,7 @@ bool has_arch(const Config& cfg, Arch a);
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
 // block, heads and causal are printed only for transformer blocks: the JSON of
 // an MLP stack has none of them; mix_fraction only when mix_ln runs, the one
-// architecture that reads it.
+// architecture that reads it, and dyt_alpha only when dyt runs.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

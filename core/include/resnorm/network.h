@@ -19,7 +19,7 @@
 // past the batch's longest (the context is the longest possible) count nowhere.
 //
 // Every parameter trains: E, P (learned positions; sinusoidal ones are fixed),
-// every W of every block, every gamma and beta, every gate (ReZero's alpha,
+// every W of every block, every gamma and beta, DyT's alpha, every gate (ReZero's alpha,
 // LayerScale's lambda), DenseFormer's averaging weights, U or w. The stack's weights
 // are the bank's base matrices with the recipe's scales multiplied in at
 // construction (W = s B, then s = 1), so a gradient of the bank's matrix is
@@ -48,13 +48,14 @@ namespace resnorm {
 
 template <class S>
 struct Param {
-  // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "gate[unit 4]", "dwa[3]", "beta.final", "unembedding"
+  // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "alpha.in[unit 1]", "gate[unit 4]", "dwa[3]",
+  // "beta.final", "unembedding"
   std::string name;
   S* w = nullptr;  // the values, n of them
   S* g = nullptr;  // d loss / d w, n of them
   long n = 0;
   int block = 0;        // 0 below the stack (E, P), 1..L block l, L + 1 above it (final norm, U, w)
-  bool matrix = false;  // a weight matrix or embedding (weight decay applies); not gamma or beta
+  bool matrix = false;  // a weight matrix or embedding (weight decay applies); not gamma, beta or DyT's alpha
 };
 
 // What one run() leaves besides the loss: for every item (a sequence, or a

@@ -1,6 +1,6 @@
 // resnorm/norms.h: LayerNorm and RMSNorm over the features of each token,
-// BatchNorm over the rows of a training pass, and Norm<S>, one norm instance
-// of the stack with its parameters.
+// BatchNorm over the rows of a training pass, DyT entry by entry, and
+// Norm<S>, one norm instance of the stack with its parameters.
 //
 // Forward/backward pairs in the style of llm.c: forward caches mean and rstd
 // per token, backward reads them and accumulates (+=) into dx, dgamma, dbeta;
@@ -203,6 +203,19 @@ template <class S>
 void batchnorm_backward(S* dx, S* dgamma, S* dbeta, const S* dy, const S* x, const S* gamma, const S* mean,
                         const S* rstd, const uint8_t* counted, bool batch, int rows, int d);
 
+// DyT, Dynamic Tanh (Zhu et al. 2025, "Transformers without Normalization"),
+// entry by entry with no statistics (core/src/dyt.cpp):
+//   y_ti = gamma_i tanh(alpha x_ti) + beta_i,  alpha a learnable scalar.
+// Its backward, u = tanh(alpha x), s = 1 - u^2, g = dy gamma (+= into each;
+// dgamma = dbeta = dalpha = nullptr leaves them alone; dalpha summed in double):
+//   dx += alpha s g,  dgamma_i += sum_t dy u,  dbeta_i += sum_t dy,  dalpha += sum x s g
+// tanh is portable::tanh_of (the same bits natively and in WebAssembly for float).
+template <class S>
+void dyt_forward(S* y, const S* x, S alpha, const S* gamma, const S* beta, int T, int d);
+template <class S>
+void dyt_backward(S* dx, S* dgamma, S* dbeta, S* dalpha, const S* dy, const S* x, S alpha, const S* gamma, int T,
+                  int d);
+
 // BatchNorm's own state beside its parameters: the pass's rows and mode
 // (set by the model), the running statistics (mean 0, variance 1 at init;
 // train_update moves them by the momentum, the variance the unbiased
@@ -223,16 +236,17 @@ template <class S>
 struct Norm {
   NormKind kind = NormKind::none;
   VecWorkspace<S> gamma, beta, dgamma, dbeta;  // (d); beta unused by RMSNorm
+  VecWorkspace<S> alpha, dalpha;               // (1) DyT's alpha and its gradient; empty for the others
   // (T), written by forward(); mean unused by RMSNorm. BatchNorm: (d), the statistics the last forward used.
   VecWorkspace<S> mean, rstd;
   std::unique_ptr<BatchNormState<S>> bn;  // BatchNorm only
   // Sets the kind; for a real norm gamma = 1, beta = 0 and zero gradients,
-  // in the storage it already has where that is large enough.
-  void resize(NormKind k, int T, int d);
+  // in the storage it already has where that is large enough; DyT's alpha = alpha0.
+  void resize(NormKind k, int T, int d, double alpha0 = kDytAlpha);
   void forward(S* y, const S* x, int T, int d);
-  // dx += J^T dy; dgamma += ..., dbeta += ... (x: the forward's input).
+  // dx += J^T dy; dgamma += ..., dbeta += ..., dalpha += ... (x: the forward's input).
   void backward(S* dx, const S* dy, const S* x, int T, int d);
-  // dx += J^T dy with the arithmetic of backward(), leaving dgamma and dbeta alone.
+  // dx += J^T dy with the arithmetic of backward(), leaving dgamma, dbeta and dalpha alone.
   void backward_input(S* dx, const S* dy, const S* x, int T, int d) const;
   void zero_grad();
 

@@ -99,4 +99,9 @@ inline double tanh(double x) {
   return x < 0 ? -r : r;
 }
 
+// tanh in an engine's scalar: the portable one for float (the same bits
+// natively and in WebAssembly), libm's for double (the gradient tests' reference).
+inline float tanh_of(float x) { return float(tanh(double(x))); }
+inline double tanh_of(double x) { return std::tanh(x); }
+
 }  // namespace resnorm::portable

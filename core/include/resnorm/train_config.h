@@ -3,7 +3,7 @@
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
 // message about a bad value come from it. The stack's own fields (arch, block,
-// depth, width, expansion, heads, activation, init, gain, mix_fraction) are the
+// depth, width, expansion, heads, activation, init, gain, mix_fraction, dyt_alpha) are the
 // simulate table's entries with training's defaults and ranges.
 #pragma once
 
@@ -66,6 +66,7 @@ struct TrainConfig {
   int eval_batches = 2;  // the held-out set: eval_batches batches of `batch`
   uint32_t seed = 0;
   double mix_fraction = kMixLnFraction;  // Mix-LN's share of Post-LN blocks (config.h)
+  double dyt_alpha = kDytAlpha;          // DyT's alpha at init (config.h)
   NormChoice norm = NormChoice::automatic;
   BnPads bn_pads = BnPads::mask;
   double bn_momentum = 0.1;  // running = (1 - m) running + m batch
@@ -102,7 +103,7 @@ inline bool batchnorm(const TrainConfig& tc) { return tc.norm == NormChoice::bat
 
 // The final norm an architecture gets under `auto`: LayerNorm after Pre-LN stacks
 // (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are
-// Pre-LN), RMSNorm after pre_rms and sandwich, none after post-norm stacks
+// Pre-LN), RMSNorm after pre_rms and sandwich, DyT after dyt, none after post-norm stacks
 // (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
 // output) and after the norm-free plain, residual and rezero.
 NormKind final_norm_of(const TrainConfig& tc, Arch arch);

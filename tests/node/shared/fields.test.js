@@ -201,6 +201,29 @@ test('Mix-LN\u2019s share: a model field of mix_ln, through links, attributes, t
   assert.doesNotMatch(configLine(rn.simulate({ ...small, arch: ['pre_ln'] }).config), /Mix-LN/);
 });
 
+test('DyT\u2019s alpha_0: a model field of dyt, through links, the engine and the exports', () => {
+  const c = CONFIG_FIELDS.dyt_alpha;
+  assert.equal(c.label, 'DyT \u03b1\u2080');
+  assert.equal(c.section, 'model');
+  assert.deepEqual(c.archs, ['dyt']);
+  assert.deepEqual([c.kind, c.min, c.max, c.default], ['real', 0.01, 10, 0.5]);
+  assert.ok(fieldApplies(c, { arch: ['dyt'] }));
+  assert.ok(!fieldApplies(c, defaultConfig()));
+  const config = { ...defaultConfig(), arch: ['pre_ln', 'dyt'], dyt_alpha: 0.8 };
+  const hash = configToHash(config);
+  assert.equal(hash, '#arch=pre_ln,dyt&dyt_alpha=0.8');
+  assert.deepEqual(parseHash(hash).config, config);
+  for (const v of [0.01, 10]) assert.equal(accepted({ arch: ['dyt'], dyt_alpha: v }), null, `${v}`);
+  for (const v of [0, 10.5, NaN]) assert.equal(accepted({ arch: ['dyt'], dyt_alpha: v }), 'dyt_alpha');
+  // alpha_0 changes the numbers: a smaller one shrinks every branch's input at init
+  const at = (a) => rn.simulate({ ...small, arch: ['dyt'], dyt_alpha: a }).results.dyt.update_ratio[0];
+  assert.ok(at(0.1) < at(1), `${at(0.1)} < ${at(1)}`);
+  const out = rn.simulate({ ...small, arch: ['pre_ln', 'dyt'], dyt_alpha: 0.8 });
+  assert.equal(JSON.parse(toJson(out)).config.dyt_alpha, 0.8);
+  assert.match(configLine(out.config), / \u00b7 DyT \u03b1\u2080 0\.8$/);
+  assert.doesNotMatch(configLine(rn.simulate({ ...small, arch: ['pre_ln'] }).config), /DyT/);
+});
+
 test('a real field reads with its digits, or in full where they would round the value', () => {
   assert.equal(realText({ digits: 2 }, 1), '1.00');
   assert.equal(realText({}, 0.25), '0.25');

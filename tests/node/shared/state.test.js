@@ -41,6 +41,7 @@ const SAMPLES = {
   heads: [1, 2, 8],
   causal: [false],
   mix_fraction: [0, 0.5, 0.125, 1],
+  dyt_alpha: [0.01, 0.8, 10],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -163,6 +164,7 @@ const HOSTILE = [
   ['#mix_fraction=1.5e0', 'mix_fraction', /out of range \(allowed 0\.\.1\)/],
   ['#mix_fraction=half', 'mix_fraction', /not a number/],
   ['#mix_fraction=', 'mix_fraction', /empty/],
+  ['#dyt_alpha=0', 'dyt_alpha', /^out of range \(allowed 0\.01\.\.10\); the default is used$/],
   ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
   ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
   ['#pass_mark=62.5', 'pass_mark', /not a whole number/],

@@ -79,6 +79,7 @@ const SAMPLE = {
   init: 'orthogonal',
   gain: 0.75,
   mix_fraction: 0.5,
+  dyt_alpha: 0.8,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',
@@ -134,6 +135,8 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['mix_fraction', '-1'],
     ['mix_fraction', '2'],
     ['mix_fraction', 'quarter'],
+    ['dyt_alpha', '0'],
+    ['dyt_alpha', '11'],
   ];
   for (const [key, raw] of cases) {
     const r = trainFromHash(`#${key}=${encodeURIComponent(raw)}`);

@@ -39,6 +39,13 @@ export const STARTS = [
     label: 'Make layer 80 count',
     config: { arch: ['pre_ln', 'rezero', 'layerscale', 'lns', 'mix_ln', 'dwa'], depth: 80, gain: 1.0 },
   },
+  // Transformers without Normalization (Zhu et al. 2025): Pre-LN with every
+  // LayerNorm replaced by DyT, a learned tanh, beside Pre-LN itself.
+  {
+    key: 'dyt',
+    label: 'DyT vs. Pre-LN',
+    config: { arch: ['pre_ln', 'dyt'], block: 'transformer', heads: 4, depth: 24 },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
   {
     key: 'gpt2',

@@ -1,9 +1,10 @@
 // The engine's architectures, as the pages show them: a label, a group
 // (the article's four are on the first row, the rest under "more", named
 // there by `short` or the label; the five answers to the article's open
-// question, how to keep the highway and make late layers count, come last
-// there, in the order the explorer's "late layers" starting point lists them), a dash
-// pattern so lines differ without colour, and a one-line description of the block.
+// question, how to keep the highway and make late layers count, come next
+// there, in the order the explorer's "late layers" starting point lists them,
+// then DyT, every norm replaced by a learned tanh), a dash pattern so lines
+// differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
 // engine's architectures.
@@ -71,6 +72,14 @@ export const ARCHS = [
     group: 'more',
     dash: [2, 2, 2, 6],
     block: 'Pre-LN, h_l ← Σ_j w_lj y_j over h_0 and every block output',
+  },
+  {
+    key: 'dyt',
+    label: 'DyT (Zhu et al. 2025)',
+    short: 'DyT',
+    group: 'more',
+    dash: [6, 2, 1, 2, 1, 2],
+    block: 'h ← h + f(γ tanh(αh) + β), α learned',
   },
 ];
 

@@ -7,7 +7,7 @@ export default [
     min: 0,
     max: 0,
     allowed:
-      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa',
+      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt',
     default: 'plain,residual,post_ln,pre_ln',
     help: 'architectures to simulate, comma separated',
     choices: [
@@ -26,6 +26,7 @@ export default [
       'lns',
       'mix_ln',
       'dwa',
+      'dyt',
     ],
   },
   {
@@ -156,6 +157,16 @@ export default [
     allowed: '0..1',
     default: '0.25',
     help: 'mix_ln: share of blocks, from the bottom, that are Post-LN',
+    choices: [],
+  },
+  {
+    name: 'dyt_alpha',
+    kind: 'real',
+    min: 0.01,
+    max: 10,
+    allowed: '0.01..10',
+    default: '0.5',
+    help: 'dyt: alpha of every DyT layer at init',
     choices: [],
   },
 ];

@@ -39,6 +39,7 @@ export const TRAIN_PRESENTATION = {
   width: { label: 'Width d', section: 'model' },
   heads: { ...PRESENTATION.heads, section: 'model' },
   mix_fraction: { ...PRESENTATION.mix_fraction, section: 'model' },
+  dyt_alpha: { ...PRESENTATION.dyt_alpha, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
   activation: { ...PRESENTATION.activation, section: 'model', more: true },
   init: { ...PRESENTATION.init, section: 'model', more: true },

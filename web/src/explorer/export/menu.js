@@ -19,12 +19,14 @@ export const EXPORTS = [
   { key: 'json', label: 'Numbers and config as JSON' },
 ];
 
-/** One line naming the config, for the images (Mix-LN's share only where mix_ln is drawn). */
+/** One line naming the config, for the images (Mix-LN's share only where mix_ln is drawn, DyT's alpha_0 where dyt is). */
 export function configLine(c) {
   const block = c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}` : '';
-  const mix = CONFIG_FIELDS.mix_fraction;
-  const share = fieldApplies(mix, c) ? ` \u00b7 ${mix.label} ${c.mix_fraction}` : '';
-  return `depth ${c.depth} \u00b7 gain ${fixed(c.gain, 2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}${block}${share}`;
+  const own = ['mix_fraction', 'dyt_alpha']
+    .filter((k) => CONFIG_FIELDS[k] && fieldApplies(CONFIG_FIELDS[k], c))
+    .map((k) => ` \u00b7 ${CONFIG_FIELDS[k].label} ${c[k]}`)
+    .join('');
+  return `depth ${c.depth} \u00b7 gain ${fixed(c.gain, 2)} \u00b7 width ${c.width} \u00b7 ${c.tokens} tokens \u00b7 expansion ${c.expansion} \u00b7 ${c.activation} \u00b7 ${c.init} init \u00b7 final norm ${c.final_norm} \u00b7 seed ${c.seed}${block}${own}`;
 }
 
 export async function makeExport(kind, data) {
