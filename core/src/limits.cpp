@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "resnorm/model.h"
 #include "resnorm/paths.h"
 #include "resnorm/recipes.h"
 
@@ -20,6 +21,10 @@ constexpr double kNormalWork = 80;  // per N(0, 1) draw (splitmix64 + Box-Muller
 constexpr double kQrWork = 1;       // per operation of QR and of forming Q
 constexpr double kAllocBytes = 32;  // malloc's bookkeeping per buffer
 constexpr double kMargin = 1.02;    // what the sizes above leave out (alignment, small vectors)
+// A unit's own object (its three norms, caches and gate as handles, whichever it uses): the units are
+// held by value, so every member a norm kind adds costs this much in every unit of every model.
+constexpr double kUnitObject = sizeof(Unit<float>);
+static_assert(sizeof(Unit<float>) == sizeof(Unit<double>), "a unit's object does not depend on the scalar");
 
 // What the engine holds for the weight bank of `cfg.depth` layers.
 double bank_bytes(const Config& c, int sb) {
@@ -77,7 +82,7 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
   const double U = double(depth) * P;
   const double norm = (4 * d + 2 * T) * sb + 6 * kAllocBytes;
   const double gate = gate_entries > 0 ? (T * d + 2 * gate_entries) * sb + 3 * kAllocBytes : 0.0;
-  const double unit = 4 * T * d * sb + unit_norms * norm + gate + 4 * kAllocBytes;
+  const double unit = 4 * T * d * sb + unit_norms * norm + gate + 4 * kAllocBytes + kUnitObject;
   const double mlp = train ? 4 * T * m * sb + 4 * kAllocBytes
                            : (3 * T * m + 2 * T * T) * sb + (T * (d + m) + 2 * T * T) * 8 + 6 * kAllocBytes;
   const double attn = (4 * T * d + H * T * (train ? S : T)) * sb + 5 * kAllocBytes;

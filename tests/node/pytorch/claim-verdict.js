@@ -35,9 +35,7 @@ export const PARTS = {
 };
 
 /** The claims claims.test.js checks: every claim of CLAIMS that no part names. */
-export const REST = CLAIMS.map((c) => c.id).filter(
-  (id) => !Object.values(PARTS).flat().includes(id),
-);
+export const REST = CLAIMS.map((c) => c.id).filter((id) => !Object.values(PARTS).flat().includes(id));
 
 const BUFFER = 1 << 28;
 
