@@ -26,7 +26,7 @@ import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
-import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { LAB_KEYS, LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js';
 import { TRAIN_LINK_TABLE } from './link.js';
 import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
@@ -199,17 +199,19 @@ function showRunState(snap, { bar, controls, statusEl }) {
   controls.lock(snap.state !== 'idle' && snap.state !== 'error');
   // every frame calls this: what reads the same is not written again (a live region would be announced again)
   setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
-  const failed = snap.runs.filter((r) => r.error);
+  const failed = (snap.all ?? snap.runs).filter((r) => r.error);
   setText(statusEl, snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state]);
   if (snap.state === 'error' && snap.error) {
-    const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
+    const field = Object.hasOwn(LAB_TABLE, snap.error.field) ? snap.error.field : null;
     if (!field || !controls.showError(field, refusalText(snap.error))) {
       setText(runError, `Not started: ${refusalText(snap.error)}`);
       runError.hidden = false;
     } else runError.hidden = true;
   } else {
     runError.hidden = !failed.length;
-    setText(runError, failed.map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' '));
+    const name = (r) =>
+      `${r.label ?? archLabel(r.arch)}${r.seeds?.length > 1 || r.seedIndex ? ` (seed ${r.seed})` : ''}`;
+    setText(runError, failed.map((r) => `${name(r)} stopped: ${refusalText(r.error)}`).join(' '));
   }
 }
 
@@ -346,6 +348,15 @@ function hookRuns(runs, looks) {
         lesion: r.lesion,
         dwaWeights: r.dwaWeights ?? null,
         gates: r.gates ?? null,
+        // every seed's run, the first (this one) first
+        seeds: (r.seeds ?? [r]).map((x) => ({
+          seed: x.seed,
+          stepsDone: x.stepsDone,
+          stopped: x.stopped,
+          firstNonfinite: x.firstNonfinite,
+          logs: x.logs,
+          lesion: x.lesion,
+        })),
       },
     ]),
   );
@@ -473,7 +484,7 @@ export function mountTrainer(
     noticeSource,
   },
 ) {
-  const store = createStore(state.config, { keys: TRAIN_KEYS });
+  const store = createStore({ ...defaultLabConfig(), ...state.config }, { keys: LAB_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
   const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
   const parts = [];
@@ -502,7 +513,7 @@ export function mountTrainer(
     bar: claimBar,
     panel: paperPanel,
     store,
-    defaults: defaultTrainConfig(),
+    defaults: defaultLabConfig(),
     initial: state.preset,
     mode: claims,
     apply: setSettings,
