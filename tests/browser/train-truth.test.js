@@ -6,8 +6,10 @@
 // its last numbers and how it stopped in the readout and over its heatmaps (dotted after it
 // stopped, with a legend entry of its own), and the line charts have its numbers at the steps
 // it logged them; a loss far above chance that stays finite is named; of two model files
-// picked in a row the last one loads. No console message; 360 px dark and 1280 px light screenshots of
-// the Depth claim in test-results/.
+// picked in a row the last one loads; the Warmup claim on its five seeds counts the seeds its claim
+// holds on and gives each run's spread over them, as the CLI's runs on the same seeds do. No console
+// message; 360 px dark and 1280 px light screenshots of the Depth claim and of the five seeds in
+// test-results/.
 // Run: node --test tests/browser/train-truth.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +29,16 @@ import {
 } from './harness.js';
 import { tiny } from '../node/train/tiny.js';
 import { trainFromHash } from '../../web/src/train/link.js';
-import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/claims/lab/index.js';
+import {
+  CLAIM_BY_ID,
+  FAR_ABOVE_TEXT,
+  depthSentence,
+  fromCli,
+  runConfigs,
+  seedsVerdict,
+} from '../../web/src/claims/lab/index.js';
+import { seedList } from '../../web/src/shared/train-fields.js';
+import { cliTrain } from '../node/helpers.js';
 import { stepValue } from '../../web/src/train/readout.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 
@@ -423,6 +434,82 @@ test('two model files picked in a row: the last one loads, and no reset is claim
     const h = await hook(page);
     assert.equal(h.state, 'paused');
     assert.equal(h.runs.pre_ln.stepsDone, 4);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+/** The claim's runs on every seed of `config` through `resnorm train --json --seed S`: [{seed, runs}] (seedsVerdict's). */
+function cliSeeds(claim, config) {
+  return seedList(config).map((seed) => {
+    const runs = {};
+    runConfigs(claim, config, seed).forEach((c, i) => {
+      const out = cliTrain(c);
+      const r = claim.runs[i];
+      runs[r.key] = fromCli([...out.logs[c.arch], out.summary], c.arch, {
+        key: r.key,
+        label: r.label,
+        stopWhenTrained: r.stopWhenTrained,
+      });
+    });
+    return { seed, runs };
+  });
+}
+
+test('the Warmup claim on its five seeds: the page counts the seeds it holds on and gives the CLI\u2019s spread (1280 light, 360 dark)', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=warmup&seed=20'), { colorScheme: 'light' });
+    assert.equal(await page.inputValue('#train-seeds'), '5', 'a claim trains five seeds');
+    const t0 = Date.now();
+    await trainToEnd(page);
+    const seconds = (Date.now() - t0) / 1000;
+    const h = await page.evaluate(() => {
+      const t = window.__resnormTrain;
+      return {
+        config: t.config,
+        verdict: t.verdict,
+        seeds: Object.fromEntries(Object.entries(t.runs).map(([k, r]) => [k, r.seeds.map((x) => x.seed)])),
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        parts: document.querySelector('#train-paper-parts').textContent,
+        caption: document.querySelector('#train-paper-caption').textContent,
+        rows: [...document.querySelectorAll('#train-paper .paper-checks tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        ),
+      };
+    });
+    const claim = CLAIM_BY_ID.warmup;
+    for (const r of claim.runs) assert.deepEqual(h.seeds[r.key], [20, 21, 22, 23, 24], `${r.key}: its seeds`);
+    const want = seedsVerdict(claim, cliSeeds(claim, h.config));
+    assert.equal(h.verdict.held, want.held, `page ${h.verdict.held}, CLI ${want.held} seeds`);
+    assert.equal(h.badge, want.badge);
+    assert.match(h.badge, /^holds on [0-5] of 5 seeds$/);
+    assert.equal(h.parts, want.summary);
+    assert.deepEqual(
+      h.verdict.seeds.map((s) => [s.seed, s.verdict.holds]),
+      want.seeds.map((s) => [s.seed, s.verdict.holds]),
+    );
+    assert.equal(h.caption, want.caption, 'the caption: each run\u2019s spread over the seeds');
+    for (const [k, v] of Object.entries(want.numbers))
+      assert.ok(
+        Math.abs(h.verdict.numbers[k] - v) <= 1e-4 * Math.abs(v) || (Number.isNaN(v) && h.verdict.numbers[k] === null),
+        `${k}: page ${h.verdict.numbers[k]}, CLI ${v}`,
+      );
+    assert.deepEqual(
+      h.rows.map((r) => r[1]),
+      want.checks.map((c) => `${c.held} of 5 seeds`),
+    );
+    console.log(`# Warmup on 5 seeds: ${seconds.toFixed(1)} s in the page, ${h.badge}`);
+    await page.screenshot({ path: `${SHOTS}/train-seeds-1280-light.png`, fullPage: true });
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-1280-light-verdict.png` });
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await labDrawn(page);
+    await layoutSettled(page, '.lab');
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'nothing scrolls sideways');
+    assert.deepEqual(await overlaps(page), []);
+    await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
