@@ -34,9 +34,11 @@ import {
   FAR_ABOVE_TEXT,
   depthSentence,
   fromCli,
+  median,
   runConfigs,
   seedsVerdict,
 } from '../../web/src/claims/lab/index.js';
+import { medianSeed } from '../../web/src/train/series.js';
 import { seedList } from '../../web/src/shared/train-fields.js';
 import { cliTrain } from '../node/helpers.js';
 import { stepValue } from '../../web/src/train/readout.js';
@@ -438,6 +440,126 @@ test('two model files picked in a row: the last one loads, and no reset is claim
     await page.context().close();
   }));
 
+/** Every seed's logs of every run (heldout_loss and grad_norm_global, the step, the grad_norm map) by key. */
+const seedRuns = (page) =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      Object.entries(window.__resnormTrain.runs).map(([k, r]) => [
+        k,
+        r.seeds.map((s) => ({
+          seed: s.seed,
+          logs: s.logs.map((l) => ({
+            step: l.step,
+            heldout_loss: l.heldout_loss,
+            grad_norm_global: l.grad_norm_global,
+            grad_norm: Array.from(l.grad_norm),
+          })),
+        })),
+      ]),
+    ),
+  );
+
+/**
+ * On a claim's five seeds: the loss chart draws each run's median with a band from its lowest seed to
+ * its highest; the heatmaps show each run's median seed, or the seed the menu picks; the numbers table,
+ * the CSV and the model file carry every seed.
+ */
+async function seedsDrawn(page, claim) {
+  const runs = await seedRuns(page);
+  const h = await hook(page);
+  const { x, raw } = h.plotted.loss;
+  const keys = claim.runs.map((r) => r.key);
+  keys.forEach((k, i) => {
+    const seeds = runs[k];
+    const at = (step) => seeds.map((s) => s.logs.find((l) => l.step === step)?.heldout_loss);
+    const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+    // the loss chart's columns: each run's held-out and training, then each run's lowest and highest seed
+    const mid = raw[2 * i];
+    const low = raw[2 * keys.length + 2 * i];
+    const high = raw[2 * keys.length + 2 * i + 1];
+    x.forEach((step, j) => {
+      const v = at(step).filter(finite);
+      if (!v.length) return;
+      assert.equal(mid[j], median(v), `${k} median at step ${step}`);
+      assert.equal(low[j], Math.min(...v), `${k} lowest at step ${step}`);
+      assert.equal(high[j], Math.max(...v), `${k} highest at step ${step}`);
+    });
+  });
+  assert.match(await page.textContent('.train-readout-table'), /median of 5 seeds/);
+  // the heatmaps: each run's median seed by its last held-out loss, named so
+  const heat = async () =>
+    page.evaluate(() => ({
+      names: Object.fromEntries(
+        [...document.querySelectorAll('#train-heat-grad-norm .heatmap-figure')].map((f) => [
+          f.dataset.arch,
+          f.querySelector('.heatmap-arch').textContent,
+        ]),
+      ),
+      cols: Object.fromEntries(
+        Object.entries(window.__resnormTrain.heatmaps).map(([k, m]) => [
+          k,
+          m.grad_norm.columns.map((c) => Array.from(c)),
+        ]),
+      ),
+    }));
+  let shown = await heat();
+  for (const r of claim.runs) {
+    const want = medianSeed({ seeds: runs[r.key].map((s) => ({ ...s })) });
+    assert.equal(shown.names[r.key], `${r.label}, median seed ${want.seed}`);
+    assert.deepEqual(
+      shown.cols[r.key],
+      want.logs.map((l) => l.grad_norm),
+      `${r.key}: the median seed\u2019s map`,
+    );
+  }
+  const frames = await page.evaluate(() => window.__resnormTrain.frames);
+  await page.selectOption('#train-heat-seed', '22');
+  await page.waitForFunction((n) => window.__resnormTrain.frames > n, frames);
+  shown = await heat();
+  for (const r of claim.runs) {
+    assert.equal(shown.names[r.key], `${r.label}, seed 22`);
+    assert.deepEqual(
+      shown.cols[r.key],
+      runs[r.key].find((s) => s.seed === 22).logs.map((l) => l.grad_norm),
+    );
+  }
+  // the numbers table: a group of columns per run and seed
+  const groups = await page.$$eval('#train-data-table thead tr:first-child th[scope="colgroup"]', (ths) =>
+    ths.map((t) => t.textContent),
+  );
+  assert.deepEqual(
+    groups,
+    claim.runs.flatMap((r) => [20, 21, 22, 23, 24].map((s) => `${r.label}, seed ${s}`)),
+  );
+  // the CSV: every seed's rows, each with its seed
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-csv')]);
+  const csv = (await downloadBytes(d)).toString('utf8').split('\n');
+  const head = csv.find((l) => l.startsWith('run,'));
+  assert.ok(head.startsWith('run,arch,seed,'), head);
+  const rows = csv.filter((l) => /^[a-z_]+,[a-z_]+,\d+,/.test(l) && !l.startsWith('#'));
+  for (const r of claim.runs)
+    for (const s of runs[r.key])
+      assert.equal(
+        rows.filter((l) => l.startsWith(`${r.key},${r.arch},${s.seed},`)).length,
+        s.logs.length,
+        `${r.key} seed ${s.seed}: its rows`,
+      );
+  // the model file: every seed's trainer saved, and loaded back with every seed's logs
+  const [m] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
+  const bytes = await downloadBytes(m);
+  await page.setInputFiles('#train-model-file', {
+    name: 'seeds.rnmodel',
+    mimeType: 'application/octet-stream',
+    buffer: bytes,
+  });
+  await page.waitForFunction(() =>
+    /^Loaded seeds\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent),
+  );
+  await page.waitForFunction(() => window.__resnormTrain.state === 'done');
+  await labDrawn(page);
+  assert.deepEqual(await seedRuns(page), runs, 'every seed loaded back');
+}
+
 /** The claim's runs on every seed of `config` through `resnorm train --json --seed S`: [{seed, runs}] (seedsVerdict's). */
 function cliSeeds(claim, config) {
   return seedList(config).map((seed) => {
@@ -498,7 +620,9 @@ test('the Warmup claim on its five seeds: the page counts the seeds it holds on 
       want.checks.map((c) => `${c.held} of 5 seeds`),
     );
     console.log(`# Warmup on 5 seeds: ${seconds.toFixed(1)} s in the page, ${h.badge}`);
+    await seedsDrawn(page, claim);
     await page.screenshot({ path: `${SHOTS}/train-seeds-1280-light.png`, fullPage: true });
+    await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-1280-light-loss.png` });
     await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-1280-light-verdict.png` });
 
     await page.setViewportSize({ width: 360, height: 780 });
@@ -509,6 +633,7 @@ test('the Warmup claim on its five seeds: the page counts the seeds it holds on 
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'nothing scrolls sideways');
     assert.deepEqual(await overlaps(page), []);
     await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
+    await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-360-dark-loss.png` });
     await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
     assert.deepEqual(page.problems, []);
     await page.context().close();

@@ -43,7 +43,7 @@ import { engineSettings, seedList } from '../shared/train-fields.js';
 /**
  * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
  * or one per arch of `config.arch`; each with its own config (the engine's fields: the shared ones
- * with its overrides and its single arch) and `seeds`, the seeds it trains on (seedList). Keys are
+ * with its overrides and its single arch) and `seedList`, the seeds it trains on. Keys are
  * unique (the arch, else given).
  */
 export function runSpecs(config, specs = null) {
@@ -59,7 +59,7 @@ export function runSpecs(config, specs = null) {
       dash: s.dash ?? null,
       stopWhenTrained: Boolean(s.stopWhenTrained),
       config: { ...shared, ...(s.overrides ?? {}), arch: s.arch },
-      seeds,
+      seedList: seeds,
     };
   });
   const keys = new Set(out.map((s) => s.key));
@@ -392,7 +392,7 @@ function specsOf(cfg, given) {
 /** The trainers a session makes for `specs`: each spec on each of its seeds, {spec, seedIndex, config}. */
 const seedRuns = (specs) =>
   specs.flatMap((spec) =>
-    spec.seeds.map((seed, seedIndex) => ({
+    spec.seedList.map((seed, seedIndex) => ({
       spec,
       seedIndex,
       // the first seed is the settings' own (a config that leaves the seed out keeps it out)

@@ -203,7 +203,8 @@ export function claimConfig(claim, defaults) {
  * the run's overrides; with `seed`, on that seed.
  */
 export function runConfigs(claim, config, seed = config.seed) {
-  return claim.runs.map((r) => ({ ...engineSettings(config), ...(r.overrides ?? {}), arch: r.arch, seed }));
+  const on = seed === undefined ? {} : { seed };
+  return claim.runs.map((r) => ({ ...engineSettings(config), ...(r.overrides ?? {}), arch: r.arch, ...on }));
 }
 
 /**
