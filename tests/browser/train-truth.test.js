@@ -27,7 +27,7 @@ import {
   useBrowser,
   waitHeld,
 } from './harness.js';
-import { tiny } from '../node/train/tiny.js';
+import { DIVERGES, tiny } from '../node/train/tiny.js';
 import { trainFromHash } from '../../web/src/train/link.js';
 import {
   CLAIM_BY_ID,
@@ -151,7 +151,7 @@ const unlikeBackground = (page, key, metric, from) =>
 
 test('the Warmup claim\u2019s learning-rate chart draws each run\u2019s own schedule, and the readout gives each rate', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20'));
+    const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20&seeds=1'));
     await trainToEnd(page);
     const h = await hook(page);
     assert.deepEqual(h.archs, ['post_ln', 'post_ln_warmup', 'pre_ln']);
@@ -273,7 +273,7 @@ test('no architecture ticked: Start and Step wait and say why', () =>
 
 test('the Depth claim: runs that stopped once trained show their last numbers and how they stopped (1280 light, 360 dark)', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=depth'), { colorScheme: 'light' });
+    const page = await openPage(it.browser, lab(url, 'preset=depth&seeds=1'), { colorScheme: 'light' });
     await trainToEnd(page);
     const h = await hook(page);
     const steps = h.config.steps;
@@ -335,7 +335,7 @@ test('the Depth claim: runs that stopped once trained show their last numbers an
 
 test('the ReZero claim: the run that diverged shows its numbers at the step it diverged, and says so', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20'));
+    const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20&seeds=1'));
     await trainToEnd(page);
     const h = await hook(page);
     const r = h.runs.residual;
@@ -635,6 +635,39 @@ test('the Warmup claim on its five seeds: the page counts the seeds it holds on 
     await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
     await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-360-dark-loss.png` });
     await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('a run that diverges on some of its seeds: each such seed is named over the loss chart, the median and band go on', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, `${DIVERGES}&seeds=3&seed=4`));
+    await trainToEnd(page);
+    const h = await hook(page);
+    const seeds = await page.evaluate(() =>
+      Object.fromEntries(
+        Object.entries(window.__resnormTrain.runs).map(([k, r]) => [
+          k,
+          r.seeds.map((s) => ({ seed: s.seed, firstNonfinite: s.firstNonfinite })),
+        ]),
+      ),
+    );
+    const note = await page.textContent('#train-diverged');
+    let named = 0;
+    for (const k of h.archs)
+      for (const s of seeds[k]) {
+        const said = `${h.runs[k].label}: seed ${s.seed} diverged at step ${s.firstNonfinite}`;
+        if (s.firstNonfinite === null) assert.ok(!note.includes(`${h.runs[k].label}: seed ${s.seed} diverged`), note);
+        else {
+          assert.ok(note.includes(said), `${said} in ${note}`);
+          named++;
+        }
+      }
+    assert.ok(named > 0, `a seed diverged: ${JSON.stringify(seeds)}`);
+    // the loss chart: each run's median and band, finite or a gap (null), never a non-finite number drawn
+    for (const col of h.plotted.loss.raw)
+      for (const v of col) assert.ok(v === null || v === undefined || typeof v === 'number', String(v));
+    assert.match(await page.textContent('.train-readout-table'), /median of 3 seeds/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

@@ -374,6 +374,7 @@ function lossNoteText(archs, looks, ends, far, seeded = {}) {
     }
   }
   for (const key of archs) {
+    if ((seeded[key]?.length ?? 1) > 1) continue; // its seeds are named above
     const label = looks[key].label;
     const end = ends[key];
     if (end?.kind === 'diverged') out.push(`${label} diverged at step ${end.step} (dashed line)`);
