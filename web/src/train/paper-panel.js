@@ -68,10 +68,10 @@ export function runsVerdict(id, runs) {
   return v && { ...v, bySeed: true };
 }
 
-/** The fields whose value differs from the claim's settings (arch aside). */
+/** The fields whose value differs from the claim's settings (arch aside, and seeds where the settings have none: an embed's). */
 function differences(claim, config, defaults) {
   const want = claimConfig(claim, defaults);
-  return Object.keys(want).filter((k) => k !== 'arch' && String(want[k]) !== String(config[k]));
+  return Object.keys(want).filter((k) => k !== 'arch' && k in config && String(want[k]) !== String(config[k]));
 }
 
 /**

@@ -564,7 +564,7 @@ export function mountTrainer(
     noticeSource,
   },
 ) {
-  const store = createStore({ ...defaultLabConfig(), ...state.config }, { keys: LAB_KEYS });
+  const store = createStore(state.config, { keys: LAB_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
   const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
   const parts = [];
