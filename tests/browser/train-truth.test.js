@@ -30,6 +30,7 @@ import {
 import { DIVERGES, tiny } from '../node/train/tiny.js';
 import { trainFromHash } from '../../web/src/train/link.js';
 import {
+  CLAIMS,
   CLAIM_BY_ID,
   FAR_ABOVE_TEXT,
   depthSentence,
@@ -635,6 +636,37 @@ test('the Warmup claim on its five seeds: the page counts the seeds it holds on 
     await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
     await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-360-dark-loss.png` });
     await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('every claim on its five seeds: the page counts the seeds as the CLI\u2019s runs on them do, and gives their spread', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, ''));
+    for (const claim of CLAIMS) {
+      await page.click(`#train-presets [data-preset="${claim.id}"]`);
+      await page.waitForFunction((id) => window.__resnormTrain?.preset === id, claim.id);
+      assert.equal(await page.inputValue('#train-seeds'), '5', `${claim.id}: five seeds`);
+      const t0 = Date.now();
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict);
+      const seconds = (Date.now() - t0) / 1000;
+      const h = await page.evaluate(() => ({
+        config: window.__resnormTrain.config,
+        verdict: window.__resnormTrain.verdict,
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        caption: document.querySelector('#train-paper-caption').textContent,
+      }));
+      const want = seedsVerdict(claim, cliSeeds(claim, h.config));
+      assert.equal(h.badge, want.badge, claim.id);
+      assert.deepEqual(
+        h.verdict.seeds.map((s) => s.verdict.checks.map((c) => c.holds)),
+        want.seeds.map((s) => s.verdict.checks.map((c) => c.holds)),
+        `${claim.id}: each seed's parts`,
+      );
+      assert.equal(h.caption, want.caption, `${claim.id}: the caption`);
+      console.log(`# ${claim.id} on 5 seeds: ${seconds.toFixed(1)} s in the page, ${h.badge}`);
+    }
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
