@@ -2,10 +2,14 @@
 // one worker per core (at most 4), spreads a recompute's architectures over
 // them, and paints exactly what one engine computes; a dragged slider never
 // paints two configs at once; a worker that fails to load leaves the page
-// working on the others, with a notice.
+// working on the others, with a notice. The training lab's seeds: each seed's
+// logs are the same bit for bit over 1, 2 and 3 workers (the pool's size set by the
+// cores the page's navigator reports), and those of the engine's trainer on that seed.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, served, useBrowser } from './harness.js';
+import { TINY } from '../node/train/tiny.js';
+import { engineSettings } from '../../web/src/shared/train-fields.js';
 
 const it = useBrowser({ wasm: true });
 
@@ -136,4 +140,66 @@ test('a worker that fails to load: the page computes on the others and says so',
     );
     await context.close();
   });
+});
+
+/** A page whose navigator reports `cores` cores (poolSize() reads it): the lab's pool of that many workers. */
+const withCores = (cores) => `(() => {
+  Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => ${cores}, configurable: true });
+})()`;
+
+/** Every seed's logs of every run of the lab's hook, each number as its exact text: equal strings are equal bits. */
+const seedLogs = (page) =>
+  page.evaluate(() => {
+    const text = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+    const out = {};
+    for (const [key, r] of Object.entries(window.__resnormTrain.runs))
+      for (const s of r.seeds) out[`${key} seed ${s.seed}`] = text(s.logs.map((l) => ({ ...l })));
+    return out;
+  });
+
+test('the lab\u2019s seeds over 1, 2 and 3 workers: each seed\u2019s logs bit for bit the same, and a fresh trainer\u2019s on that seed', async () => {
+  const config = { ...TINY, steps: 6, seed: 11, seeds: 3 };
+  const hash = new URLSearchParams(config).toString().replaceAll('%2C', ',');
+  const by = {};
+  for (const cores of [1, 2, 3]) {
+    await served({}, async (url) => {
+      const context = await it.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.addInitScript(withCores(cores));
+      await context.addInitScript(countWorkers(false));
+      const page = await context.newPage();
+      page.problems = [];
+      page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
+      await page.goto(`${url}train.html#${hash}`);
+      await page.waitForFunction(() => document.body.dataset.ready === '1');
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done');
+      by[cores] = await seedLogs(page);
+      // 2 runs x 3 seeds = 6 trainers, spread over every worker of the pool
+      assert.equal(await page.evaluate(() => window.__workers), cores, `${cores} workers`);
+      assert.deepEqual(page.problems, []);
+      await context.close();
+    });
+  }
+  const names = Object.keys(by[1]);
+  assert.deepEqual(names, [
+    'post_ln seed 11',
+    'post_ln seed 12',
+    'post_ln seed 13',
+    'pre_ln seed 11',
+    'pre_ln seed 12',
+    'pre_ln seed 13',
+  ]);
+  for (const cores of [2, 3]) assert.deepEqual(by[cores], by[1], `${cores} workers against 1`);
+  // each seed is the run of its own seed: the engine's trainer on it, stepped alone in Node
+  const text = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+  for (const arch of ['post_ln', 'pre_ln'])
+    for (const seed of [11, 12, 13]) {
+      const tr = it.rn.trainer({ ...engineSettings(config), arch, seed });
+      const logs = [];
+      while (tr.stepsDone < config.steps) logs.push(...tr.step(config.log_every));
+      tr.delete();
+      assert.equal(by[1][`${arch} seed ${seed}`], text(logs.map((l) => ({ ...l }))), `${arch} seed ${seed}`);
+    }
+  // the seeds differ from one another (a run on one seed copied to all would pass the rest)
+  assert.notEqual(by[1]['pre_ln seed 11'], by[1]['pre_ln seed 12']);
 });

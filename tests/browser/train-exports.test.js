@@ -13,6 +13,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, downloadBytes, labDrawn, openPage, served, useBrowser } from './harness.js';
 import { trainFromHash, trainToHash } from '../../web/src/train/link.js';
+import { engineSettings } from '../../web/src/shared/train-fields.js';
 import { decodeModel } from '../../web/src/train/model-file.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { MAX_ROWS, rowIndices, rowStride } from '../../web/src/train/numbers.js';
@@ -230,7 +231,7 @@ function direct(hash) {
   const { config } = trainFromHash(`#${hash}`);
   const out = {};
   for (const arch of config.arch) {
-    const tr = it.rn.trainer({ ...config, arch });
+    const tr = it.rn.trainer({ ...engineSettings(config), arch });
     out[arch] = tr.step(config.steps);
     tr.delete();
   }
@@ -318,10 +319,10 @@ test('a saved model loads into a fresh page: settings, link and held-out loss re
     const model = decodeModel(new Uint8Array(file.bytes));
     assert.deepEqual(model.config, saved.config);
     for (const r of model.runs) {
-      const tr = it.rn.trainer({ ...model.config, arch: r.arch });
+      const tr = it.rn.trainer({ ...engineSettings(model.config), arch: r.arch });
       tr.load(r.state);
       assert.equal(tr.stepsDone, 10);
-      const fresh = it.rn.trainer({ ...model.config, arch: r.arch });
+      const fresh = it.rn.trainer({ ...engineSettings(model.config), arch: r.arch });
       fresh.step(10);
       same(tr.lesion().base, fresh.lesion().base, `${r.arch}: held-out loss of the loaded state`);
       tr.delete();

@@ -12,6 +12,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOTS, SITE_CSP, labDrawn, openPage, overlaps, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/train/link.js';
+import { engineSettings } from '../../web/src/shared/train-fields.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { gatesCaption } from '../../web/src/train/learned.js';
 import { dwaCaption } from '../../web/src/shared/dwa-weights.js';
@@ -26,7 +27,7 @@ function direct() {
   const { config } = trainFromHash(`#${HASH}`);
   const out = {};
   for (const arch of config.arch) {
-    const tr = it.rn.trainer({ ...config, arch });
+    const tr = it.rn.trainer({ ...engineSettings(config), arch });
     tr.step(config.steps);
     out[arch] = { dwaWeights: tr.dwaWeights(), gates: tr.gates(), depth: tr.config.depth };
     tr.delete();

@@ -66,14 +66,17 @@ test('each claim trains in the page to the verdict, caption and lesions of the C
     for (const preset of CLAIMS) {
       await page.click(`#train-presets [data-preset="${preset.id}"]`);
       await page.waitForFunction((id) => window.__resnormTrain?.preset === id, preset.id);
+      // one seed each, the CLI's one run (the seeds' count and spread: train-truth.test.js)
+      await page.fill('#train-seeds', '1');
+      await page.waitForFunction(() => location.hash.includes('seeds=1'));
       const t0 = Date.now();
       await page.click('#train-start');
       await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict);
       times[preset.id] = (Date.now() - t0) / 1000;
       const h = await shown(page);
       assert.equal(h.preset, preset.id);
-      // the link names the preset and nothing else: its settings are the preset's
-      await page.waitForFunction((id) => location.hash === `#preset=${id}`, preset.id);
+      // the link names the preset and the one seed only: its other settings are the preset's
+      await page.waitForFunction((id) => location.hash === `#preset=${id}&seeds=1`, preset.id);
 
       cliRunsOf.set(preset.id, cliRuns(preset, h.config));
       const want = verdict(preset.id, cliRunsOf.get(preset.id));

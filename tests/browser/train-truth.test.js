@@ -6,8 +6,10 @@
 // its last numbers and how it stopped in the readout and over its heatmaps (dotted after it
 // stopped, with a legend entry of its own), and the line charts have its numbers at the steps
 // it logged them; a loss far above chance that stays finite is named; of two model files
-// picked in a row the last one loads. No console message; 360 px dark and 1280 px light screenshots of
-// the Depth claim in test-results/.
+// picked in a row the last one loads; the Warmup claim on its five seeds counts the seeds its claim
+// holds on and gives each run's spread over them, as the CLI's runs on the same seeds do. No console
+// message; 360 px dark and 1280 px light screenshots of the Depth claim and of the five seeds in
+// test-results/.
 // Run: node --test tests/browser/train-truth.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,9 +27,21 @@ import {
   useBrowser,
   waitHeld,
 } from './harness.js';
-import { tiny } from '../node/train/tiny.js';
+import { DIVERGES, tiny } from '../node/train/tiny.js';
 import { trainFromHash } from '../../web/src/train/link.js';
-import { FAR_ABOVE_TEXT, depthSentence } from '../../web/src/claims/lab/index.js';
+import {
+  CLAIMS,
+  CLAIM_BY_ID,
+  FAR_ABOVE_TEXT,
+  depthSentence,
+  fromCli,
+  median,
+  runConfigs,
+  seedsVerdict,
+} from '../../web/src/claims/lab/index.js';
+import { medianSeed } from '../../web/src/train/series.js';
+import { seedList } from '../../web/src/shared/train-fields.js';
+import { cliTrain } from '../node/helpers.js';
 import { stepValue } from '../../web/src/train/readout.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 
@@ -138,7 +152,7 @@ const unlikeBackground = (page, key, metric, from) =>
 
 test('the Warmup claim\u2019s learning-rate chart draws each run\u2019s own schedule, and the readout gives each rate', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20'));
+    const page = await openPage(it.browser, lab(url, 'preset=warmup&steps=20&seeds=1'));
     await trainToEnd(page);
     const h = await hook(page);
     assert.deepEqual(h.archs, ['post_ln', 'post_ln_warmup', 'pre_ln']);
@@ -260,7 +274,7 @@ test('no architecture ticked: Start and Step wait and say why', () =>
 
 test('the Depth claim: runs that stopped once trained show their last numbers and how they stopped (1280 light, 360 dark)', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=depth'), { colorScheme: 'light' });
+    const page = await openPage(it.browser, lab(url, 'preset=depth&seeds=1'), { colorScheme: 'light' });
     await trainToEnd(page);
     const h = await hook(page);
     const steps = h.config.steps;
@@ -322,7 +336,7 @@ test('the Depth claim: runs that stopped once trained show their last numbers an
 
 test('the ReZero claim: the run that diverged shows its numbers at the step it diverged, and says so', () =>
   served({ csp: SITE_CSP }, async (url) => {
-    const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20'));
+    const page = await openPage(it.browser, lab(url, 'preset=rezero&steps=20&seeds=1'));
     await trainToEnd(page);
     const h = await hook(page);
     const r = h.runs.residual;
@@ -423,6 +437,269 @@ test('two model files picked in a row: the last one loads, and no reset is claim
     const h = await hook(page);
     assert.equal(h.state, 'paused');
     assert.equal(h.runs.pre_ln.stepsDone, 4);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+/** Every seed's logs of every run (heldout_loss and grad_norm_global, the step, the grad_norm map) by key. */
+const seedRuns = (page) =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      Object.entries(window.__resnormTrain.runs).map(([k, r]) => [
+        k,
+        r.seeds.map((s) => ({
+          seed: s.seed,
+          logs: s.logs.map((l) => ({
+            step: l.step,
+            heldout_loss: l.heldout_loss,
+            grad_norm_global: l.grad_norm_global,
+            grad_norm: Array.from(l.grad_norm),
+          })),
+        })),
+      ]),
+    ),
+  );
+
+/**
+ * On a claim's five seeds: the loss chart draws each run's median with a band from its lowest seed to
+ * its highest; the heatmaps show each run's median seed, or the seed the menu picks; the numbers table,
+ * the CSV and the model file carry every seed.
+ */
+async function seedsDrawn(page, claim) {
+  const runs = await seedRuns(page);
+  const h = await hook(page);
+  const { x, raw } = h.plotted.loss;
+  const keys = claim.runs.map((r) => r.key);
+  keys.forEach((k, i) => {
+    const seeds = runs[k];
+    const at = (step) => seeds.map((s) => s.logs.find((l) => l.step === step)?.heldout_loss);
+    const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+    // the loss chart's columns: each run's held-out and training, then each run's lowest and highest seed
+    const mid = raw[2 * i];
+    const low = raw[2 * keys.length + 2 * i];
+    const high = raw[2 * keys.length + 2 * i + 1];
+    x.forEach((step, j) => {
+      const v = at(step).filter(finite);
+      if (!v.length) return;
+      assert.equal(mid[j], median(v), `${k} median at step ${step}`);
+      assert.equal(low[j], Math.min(...v), `${k} lowest at step ${step}`);
+      assert.equal(high[j], Math.max(...v), `${k} highest at step ${step}`);
+    });
+  });
+  assert.match(await page.textContent('.train-readout-table'), /median of 5 seeds/);
+  // the heatmaps: each run's median seed by its last held-out loss, named so
+  const heat = async () =>
+    page.evaluate(() => ({
+      names: Object.fromEntries(
+        [...document.querySelectorAll('#train-heat-grad-norm .heatmap-figure')].map((f) => [
+          f.dataset.arch,
+          f.querySelector('.heatmap-arch').textContent,
+        ]),
+      ),
+      cols: Object.fromEntries(
+        Object.entries(window.__resnormTrain.heatmaps).map(([k, m]) => [
+          k,
+          m.grad_norm.columns.map((c) => Array.from(c)),
+        ]),
+      ),
+    }));
+  let shown = await heat();
+  for (const r of claim.runs) {
+    const want = medianSeed({ seeds: runs[r.key].map((s) => ({ ...s })) });
+    assert.equal(shown.names[r.key], `${r.label}, median seed ${want.seed}`);
+    assert.deepEqual(
+      shown.cols[r.key],
+      want.logs.map((l) => l.grad_norm),
+      `${r.key}: the median seed\u2019s map`,
+    );
+  }
+  const frames = await page.evaluate(() => window.__resnormTrain.frames);
+  await page.selectOption('#train-heat-seed', '22');
+  await page.waitForFunction((n) => window.__resnormTrain.frames > n, frames);
+  shown = await heat();
+  for (const r of claim.runs) {
+    assert.equal(shown.names[r.key], `${r.label}, seed 22`);
+    assert.deepEqual(
+      shown.cols[r.key],
+      runs[r.key].find((s) => s.seed === 22).logs.map((l) => l.grad_norm),
+    );
+  }
+  // the numbers table: a group of columns per run and seed
+  const groups = await page.$$eval('#train-data-table thead tr:first-child th[scope="colgroup"]', (ths) =>
+    ths.map((t) => t.textContent),
+  );
+  assert.deepEqual(
+    groups,
+    claim.runs.flatMap((r) => [20, 21, 22, 23, 24].map((s) => `${r.label}, seed ${s}`)),
+  );
+  // the CSV: every seed's rows, each with its seed
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-export-csv')]);
+  const csv = (await downloadBytes(d)).toString('utf8').split('\n');
+  const head = csv.find((l) => l.startsWith('run,'));
+  assert.ok(head.startsWith('run,arch,seed,'), head);
+  const rows = csv.filter((l) => /^[a-z_]+,[a-z_]+,\d+,/.test(l) && !l.startsWith('#'));
+  for (const r of claim.runs)
+    for (const s of runs[r.key])
+      assert.equal(
+        rows.filter((l) => l.startsWith(`${r.key},${r.arch},${s.seed},`)).length,
+        s.logs.length,
+        `${r.key} seed ${s.seed}: its rows`,
+      );
+  // the model file: every seed's trainer saved, and loaded back with every seed's logs
+  const [m] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
+  const bytes = await downloadBytes(m);
+  await page.setInputFiles('#train-model-file', {
+    name: 'seeds.rnmodel',
+    mimeType: 'application/octet-stream',
+    buffer: bytes,
+  });
+  await page.waitForFunction(() =>
+    /^Loaded seeds\.rnmodel/.test(document.querySelector('.lab-tools-status').textContent),
+  );
+  await page.waitForFunction(() => window.__resnormTrain.state === 'done');
+  await labDrawn(page);
+  assert.deepEqual(await seedRuns(page), runs, 'every seed loaded back');
+}
+
+/** The claim's runs on every seed of `config` through `resnorm train --json --seed S`: [{seed, runs}] (seedsVerdict's). */
+function cliSeeds(claim, config) {
+  return seedList(config).map((seed) => {
+    const runs = {};
+    runConfigs(claim, config, seed).forEach((c, i) => {
+      const out = cliTrain(c);
+      const r = claim.runs[i];
+      runs[r.key] = fromCli([...out.logs[c.arch], out.summary], c.arch, {
+        key: r.key,
+        label: r.label,
+        stopWhenTrained: r.stopWhenTrained,
+      });
+    });
+    return { seed, runs };
+  });
+}
+
+test('the Warmup claim on its five seeds: the page counts the seeds it holds on and gives the CLI\u2019s spread (1280 light, 360 dark)', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=warmup&seed=20'), { colorScheme: 'light' });
+    assert.equal(await page.inputValue('#train-seeds'), '5', 'a claim trains five seeds');
+    const t0 = Date.now();
+    await trainToEnd(page);
+    const seconds = (Date.now() - t0) / 1000;
+    const h = await page.evaluate(() => {
+      const t = window.__resnormTrain;
+      return {
+        config: t.config,
+        verdict: t.verdict,
+        seeds: Object.fromEntries(Object.entries(t.runs).map(([k, r]) => [k, r.seeds.map((x) => x.seed)])),
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        parts: document.querySelector('#train-paper-parts').textContent,
+        caption: document.querySelector('#train-paper-caption').textContent,
+        rows: [...document.querySelectorAll('#train-paper .paper-checks tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        ),
+      };
+    });
+    const claim = CLAIM_BY_ID.warmup;
+    for (const r of claim.runs) assert.deepEqual(h.seeds[r.key], [20, 21, 22, 23, 24], `${r.key}: its seeds`);
+    const want = seedsVerdict(claim, cliSeeds(claim, h.config));
+    assert.equal(h.verdict.held, want.held, `page ${h.verdict.held}, CLI ${want.held} seeds`);
+    assert.equal(h.badge, want.badge);
+    assert.match(h.badge, /^holds on [0-5] of 5 seeds$/);
+    assert.equal(h.parts, want.summary);
+    assert.deepEqual(
+      h.verdict.seeds.map((s) => [s.seed, s.verdict.holds]),
+      want.seeds.map((s) => [s.seed, s.verdict.holds]),
+    );
+    assert.equal(h.caption, want.caption, 'the caption: each run\u2019s spread over the seeds');
+    for (const [k, v] of Object.entries(want.numbers))
+      assert.ok(
+        Math.abs(h.verdict.numbers[k] - v) <= 1e-4 * Math.abs(v) || (Number.isNaN(v) && h.verdict.numbers[k] === null),
+        `${k}: page ${h.verdict.numbers[k]}, CLI ${v}`,
+      );
+    assert.deepEqual(
+      h.rows.map((r) => r[1]),
+      want.checks.map((c) => `${c.held} of 5 seeds`),
+    );
+    console.log(`# Warmup on 5 seeds: ${seconds.toFixed(1)} s in the page, ${h.badge}`);
+    await seedsDrawn(page, claim);
+    await page.screenshot({ path: `${SHOTS}/train-seeds-1280-light.png`, fullPage: true });
+    await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-1280-light-loss.png` });
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-1280-light-verdict.png` });
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await labDrawn(page);
+    await layoutSettled(page, '.lab');
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'nothing scrolls sideways');
+    assert.deepEqual(await overlaps(page), []);
+    await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
+    await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-360-dark-loss.png` });
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('every claim on its five seeds: the page counts the seeds as the CLI\u2019s runs on them do, and gives their spread', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, ''));
+    for (const claim of CLAIMS) {
+      await page.click(`#train-presets [data-preset="${claim.id}"]`);
+      await page.waitForFunction((id) => window.__resnormTrain?.preset === id, claim.id);
+      assert.equal(await page.inputValue('#train-seeds'), '5', `${claim.id}: five seeds`);
+      const t0 = Date.now();
+      await page.click('#train-start');
+      await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.verdict);
+      const seconds = (Date.now() - t0) / 1000;
+      const h = await page.evaluate(() => ({
+        config: window.__resnormTrain.config,
+        verdict: window.__resnormTrain.verdict,
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        caption: document.querySelector('#train-paper-caption').textContent,
+      }));
+      const want = seedsVerdict(claim, cliSeeds(claim, h.config));
+      assert.equal(h.badge, want.badge, claim.id);
+      assert.deepEqual(
+        h.verdict.seeds.map((s) => s.verdict.checks.map((c) => c.holds)),
+        want.seeds.map((s) => s.verdict.checks.map((c) => c.holds)),
+        `${claim.id}: each seed's parts`,
+      );
+      assert.equal(h.caption, want.caption, `${claim.id}: the caption`);
+      console.log(`# ${claim.id} on 5 seeds: ${seconds.toFixed(1)} s in the page, ${h.badge}`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+test('a run that diverges on some of its seeds: each such seed is named over the loss chart, the median and band go on', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, `${DIVERGES}&seeds=3&seed=4`));
+    await trainToEnd(page);
+    const h = await hook(page);
+    const seeds = await page.evaluate(() =>
+      Object.fromEntries(
+        Object.entries(window.__resnormTrain.runs).map(([k, r]) => [
+          k,
+          r.seeds.map((s) => ({ seed: s.seed, firstNonfinite: s.firstNonfinite })),
+        ]),
+      ),
+    );
+    const note = await page.textContent('#train-diverged');
+    let named = 0;
+    for (const k of h.archs)
+      for (const s of seeds[k]) {
+        const said = `${h.runs[k].label}: seed ${s.seed} diverged at step ${s.firstNonfinite}`;
+        if (s.firstNonfinite === null) assert.ok(!note.includes(`${h.runs[k].label}: seed ${s.seed} diverged`), note);
+        else {
+          assert.ok(note.includes(said), `${said} in ${note}`);
+          named++;
+        }
+      }
+    assert.ok(named > 0, `a seed diverged: ${JSON.stringify(seeds)}`);
+    // the loss chart: each run's median and band, finite or a gap (null), never a non-finite number drawn
+    for (const col of h.plotted.loss.raw)
+      for (const v of col) assert.ok(v === null || v === undefined || typeof v === 'number', String(v));
+    assert.match(await page.textContent('.train-readout-table'), /median of 3 seeds/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

@@ -23,6 +23,7 @@ import {
   waitStepsHeld,
 } from './harness.js';
 import { trainFromHash } from '../../web/src/train/link.js';
+import { engineSettings } from '../../web/src/shared/train-fields.js';
 import { DIVERGES, tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });
@@ -66,7 +67,7 @@ function direct(hash) {
   const { config } = trainFromHash(`#${hash}`);
   const out = {};
   for (const arch of config.arch) {
-    const tr = it.rn.trainer({ ...config, arch });
+    const tr = it.rn.trainer({ ...engineSettings(config), arch });
     out[arch] = { task: tr.task, logs: tr.step(config.steps) };
     tr.delete();
   }

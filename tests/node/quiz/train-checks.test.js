@@ -21,6 +21,7 @@ import {
   trainSettings,
 } from '../../../web/src/quiz/train-checks.js';
 import { trainFromHash } from '../../../web/src/train/link.js';
+import { engineSettings } from '../../../web/src/shared/train-fields.js';
 
 const readJson = (rel) => JSON.parse(fs.readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8'));
 const bank = readJson('../../../web/src/quiz/bank.json');
@@ -62,7 +63,9 @@ test('each training experiment\u2019s link opens the lab with exactly its settin
     assert.match(href, /^\.\/train\.html#/, it.id);
     const back = trainFromHash(new URL(href, 'https://example.org/resnorm/quiz.html').hash);
     assert.deepEqual(back.notices, [], it.id);
-    assert.deepEqual(back.config, trainSettings(it.experiment.train), it.id);
+    // its settings, on one seed (the lab's own Seeds setting at its default)
+    assert.deepEqual(engineSettings(back.config), trainSettings(it.experiment.train), it.id);
+    assert.equal(back.config.seeds, 1, it.id);
   }
 });
 

@@ -8,7 +8,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
 import { trainFromHash } from '../../../web/src/train/link.js';
-import { CLAIMS, CLAIM_IDS, claimConfig } from '../../../web/src/claims/lab/index.js';
+import { CLAIMS, CLAIM_IDS, CLAIM_SEEDS, claimConfig } from '../../../web/src/claims/lab/index.js';
+import { engineSettings } from '../../../web/src/shared/train-fields.js';
 import {
   TRAIN_CONTROLS,
   TRAIN_EMBED_TABLE,
@@ -120,7 +121,8 @@ test('the iframe\u2019s height: taller in a narrower column, with more settings 
 
 test('a claim round-trips through embed.html#mode=train&preset= and <resnorm-train preset>, with the link\u2019s changes over its settings', () => {
   for (const p of CLAIMS) {
-    const base = claimConfig(p, defaultTrainConfig());
+    // an embed has no Seeds setting: it trains the claim's settings on one seed
+    const base = engineSettings(claimConfig(p, defaultTrainConfig()));
     // only the preset: the shortest link, and its settings and runs' architectures back
     assert.equal(trainEmbedHash(base, VIEW, p.id), `#mode=train&preset=${p.id}`);
     const plain = trainEmbedFromHash(`#mode=train&preset=${p.id}`);
@@ -148,7 +150,8 @@ test('a claim round-trips through embed.html#mode=train&preset= and <resnorm-tra
     // "Open in the lab" opens the same preset and settings
     const lab = trainFromHash(new URL(labLink(SITE, config, p.id)).hash);
     assert.equal(lab.preset, p.id);
-    assert.deepEqual(lab.config, config);
+    // the lab trains a claim on its five seeds
+    assert.deepEqual(lab.config, { ...config, seeds: CLAIM_SEEDS });
   }
   assert.deepEqual(trainEmbedFromHash('#mode=train').lab.preset, 'none');
 });

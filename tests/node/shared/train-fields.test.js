@@ -9,8 +9,17 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadWasm } from '../helpers.js';
 import ENGINE_TRAIN_FIELDS from '../../../web/src/shared/engine-train-fields.js';
-import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE, defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
-import { trainFromHash, trainToHash } from '../../../web/src/train/link.js';
+import {
+  LAB_TABLE,
+  TRAIN_KEYS,
+  TRAIN_SECTIONS,
+  TRAIN_TABLE,
+  defaultLabConfig,
+  defaultTrainConfig,
+  engineSettings,
+  seedList,
+} from '../../../web/src/shared/train-fields.js';
+import { TRAIN_LINK_TABLE, trainFromHash, trainToHash } from '../../../web/src/train/link.js';
 import { noticeText } from '../../../web/src/shared/state.js';
 import { fieldApplies } from '../../../web/src/shared/fields.js';
 
@@ -48,7 +57,7 @@ test('the lab\u2019s link state has exactly the engine\u2019s train fields, with
       assert.equal(w.max, f.max, f.name);
     }
   }
-  assert.deepEqual(trainFromHash('').config, defaultTrainConfig());
+  assert.deepEqual(trainFromHash('').config, defaultLabConfig());
 });
 
 test('every choice the lab offers for an integer field is one the engine trains with', (t) => {
@@ -108,13 +117,44 @@ test('every train field round-trips through the lab\u2019s link, alone and all a
     assert.ok(hash.startsWith(`#${key}=`), hash);
     const back = trainFromHash(hash);
     assert.deepEqual(back.notices, [], `${hash}: ${JSON.stringify(back.notices)}`);
-    assert.deepEqual(back.config, config, hash);
+    assert.deepEqual(back.config, { ...config, seeds: 1 }, hash);
   }
-  const all = { ...SAMPLE };
+  const all = { ...SAMPLE, seeds: 1 };
   const back = trainFromHash(trainToHash(all));
   assert.deepEqual(back.notices, []);
   assert.deepEqual(back.config, all);
   assert.equal(trainToHash(defaultTrainConfig()), '');
+});
+
+test('the lab\u2019s seeds: 1 to 16 in a link, 1 by default and 5 for a claim, refused by name out of range, never the engine\u2019s', () => {
+  assert.equal(LAB_TABLE.seeds.min, 1);
+  assert.equal(LAB_TABLE.seeds.max, 16);
+  assert.equal(trainFromHash('').config.seeds, 1);
+  assert.equal(trainFromHash('#seeds=7').config.seeds, 7);
+  assert.equal(trainToHash({ ...defaultLabConfig(), seeds: 7 }), '#seeds=7');
+  assert.equal(trainToHash(defaultLabConfig()), '');
+  // a claim's link: five seeds unless it says
+  assert.equal(trainFromHash('#preset=warmup').config.seeds, 5);
+  assert.equal(trainFromHash('#preset=warmup&seeds=1').config.seeds, 1);
+  assert.equal(trainToHash(trainFromHash('#preset=warmup').config, 'warmup'), '#preset=warmup');
+  assert.equal(
+    trainToHash({ ...trainFromHash('#preset=warmup').config, seeds: 2 }, 'warmup'),
+    '#preset=warmup&seeds=2',
+  );
+  for (const bad of ['0', '17', '2.5', 'many', '-1', '1e309']) {
+    const r = trainFromHash(`#seeds=${bad}`);
+    assert.equal(r.config.seeds, 1, bad);
+    assert.equal(r.notices.length, 1, bad);
+    assert.equal(r.notices[0].field, 'seeds', bad);
+    const text = noticeText(r.notices[0], TRAIN_LINK_TABLE);
+    assert.match(text, /^Seeds \(seeds\) /, text);
+    if (['0', '17', '-1', '1e309'].includes(bad)) assert.match(text, /out of range \(allowed 1\.\.16\)/, text);
+  }
+  // the engine never sees it; each seed is the settings' seed plus its index
+  const config = { ...defaultLabConfig(), seed: 40, seeds: 3 };
+  assert.equal('seeds' in engineSettings(config), false);
+  assert.deepEqual(seedList(config), [40, 41, 42]);
+  assert.deepEqual(seedList({ seed: 9 }), [9]);
 });
 
 test('hostile and invalid values in a link fall back to the default, each named in a notice', () => {

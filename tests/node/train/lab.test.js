@@ -6,7 +6,15 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { VIRIDIS, cellKind, logExtent, scaleAt, viridis } from '../../../web/src/shared/colormap.js';
-import { HEAT_METRICS, finiteValues, heatColumns, lineSeries, logValues } from '../../../web/src/train/series.js';
+import {
+  HEAT_METRICS,
+  finiteValues,
+  heatColumns,
+  lineSeries,
+  logValues,
+  medianSeed,
+  seedsRun,
+} from '../../../web/src/train/series.js';
 import { stepTicks } from '../../../web/src/train/heatmap.js';
 import { cellText } from '../../../web/src/shared/heat-cells.js';
 import { stepValue } from '../../../web/src/train/readout.js';
@@ -88,12 +96,47 @@ test('the line series share one step axis; each run\u2019s numbers sit at the st
     lrShared: true,
     at: { plain: [] },
     logged: { plain: 0 },
+    bands: {},
     series: {
       plain: Object.fromEntries(
         ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'].map((k) => [k, []]),
       ),
     },
   });
+});
+
+test('a run on several seeds: its median at each step, a band from the lowest seed to the highest, non-finite left out and counted', () => {
+  const seed = (n, losses) => ({
+    seed: n,
+    logs: losses.map((v, i) => log(2 * (i + 1), { heldout_loss: v, first_nonfinite: Number.isFinite(v) ? null : 2 })),
+  });
+  const seeds = [seed(7, [1, 0.5]), seed(8, [3, NaN]), seed(9, [2, 0.25])];
+  const run = { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN', ...seeds[0], seeds };
+  seeds[0] = run;
+  const m = seedsRun(run);
+  assert.equal(m.label, 'Pre-LN, median of 3 seeds');
+  assert.equal(m.seedCount, 3);
+  assert.deepEqual(
+    m.logs.map((l) => [l.step, l.heldout_loss, l.heldout_loss_low, l.heldout_loss_high, l.heldout_loss_nonfinite]),
+    [
+      [2, 2, 1, 3, 0],
+      // seed 8 not finite at step 4: the median and the band of the other two, and the count of one
+      [4, 0.375, 0.25, 0.5, 1],
+    ],
+  );
+  const d = lineSeries([m]);
+  assert.deepEqual(d.bands, { pre_ln: 3 });
+  assert.deepEqual(d.series.pre_ln.heldout_loss_low, [1, 0.25]);
+  assert.deepEqual(d.series.pre_ln.heldout_loss_high, [3, 0.5]);
+  // every seed not finite at a step: no median, no band (NaN: the chart's gap, never a crash)
+  const gone = seedsRun({ ...run, seeds: [seed(1, [NaN]), seed(2, [NaN])] });
+  assert.ok(Number.isNaN(gone.logs[0].heldout_loss) && Number.isNaN(gone.logs[0].heldout_loss_low));
+  // one seed: the run itself
+  const one = { key: 'a', arch: 'pre_ln', logs: [log(2)] };
+  assert.equal(seedsRun(one), one);
+  // the heatmaps' median seed, by held-out loss at its last step: seed 7 (0.5) between seed 9 (0.25) and 8 (not finite)
+  assert.equal(medianSeed(run).seed, 7);
+  assert.equal(medianSeed({ ...run, seeds: [seed(1, [0.3]), seed(2, [0.1])] }).seed, 2, 'the lower middle of two');
 });
 
 test('a heatmap\u2019s columns are the engine\u2019s arrays themselves, one per logged step', () => {

@@ -503,3 +503,67 @@ test('a load the engine refuses keeps the session\u2019s run and frees the train
   assert.equal(s.snapshot().runs[0].stepsDone, 4);
   await s.reset();
 });
+
+test('on three seeds the session saves every seed\u2019s trainer, loads each back on its seed, and a file short of a seed is refused by name', async () => {
+  const engine = wasmEngine();
+  const config = { ...CONFIG, seed: 5, seeds: 3 };
+  const a = createSession({ engine });
+  await a.step(config);
+  assert.equal(a.snapshot().all.length, 6, '2 runs x 3 seeds');
+  const saved = await a.saveModel();
+  const bytes = encodeModel(saved);
+  const m = decodeModel(bytes);
+  assert.equal(m.config.seeds, 3);
+  assert.deepEqual(
+    m.runs.map((r) => [r.key, r.seedIndex, r.overrides.seed ?? m.config.seed]),
+    [
+      ['post_ln', 0, 5],
+      ['post_ln', 1, 6],
+      ['post_ln', 2, 7],
+      ['pre_ln', 0, 5],
+      ['pre_ln', 1, 6],
+      ['pre_ln', 2, 7],
+    ],
+  );
+  const b = createSession({ engine });
+  await b.loadModel(m);
+  const snap = b.snapshot();
+  assert.deepEqual(
+    snap.runs.map((r) => r.seeds.map((s) => s.seed)),
+    [
+      [5, 6, 7],
+      [5, 6, 7],
+    ],
+  );
+  // each seed goes on bit for bit as the saved session's same seed
+  await a.step(config);
+  await b.step(config);
+  const text = (v) => JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x, String) : x));
+  a.snapshot().all.forEach((r, i) =>
+    assert.equal(text(b.snapshot().all[i].logs), text(r.logs), `${r.key} seed ${r.seed}`),
+  );
+  // the seeds differ from one another
+  assert.notEqual(text(a.snapshot().all[0].logs), text(a.snapshot().all[1].logs));
+  // a file whose settings say 3 seeds but hold 2 of one run, or a seed out of range: refused by name
+  const short = withHeader(bytes, (h) => ({ ...h, runs: h.runs.filter((r, i) => i !== 2) }));
+  assert.throws(
+    () => decodeModel(short),
+    (e) => e.field === 'runs' && /^5 runs for 2 architectures in the settings on 3 seeds$/.test(e.message),
+  );
+  const far = withHeader(bytes, (h) => {
+    h.runs[1].seedIndex = 3;
+  });
+  assert.throws(
+    () => decodeModel(far),
+    (e) => e.field === 'runs[1].seedIndex' && /seed of run post_ln/.test(e.message),
+  );
+  const twice = withHeader(bytes, (h) => {
+    h.runs[1].seedIndex = 0;
+  });
+  assert.throws(() => decodeModel(twice), /two runs have the same key and seed/);
+  const many = withHeader(bytes, (h) => ({ ...h, config: { ...h.config, seeds: 17 } }));
+  assert.throws(
+    () => decodeModel(many),
+    (e) => e.field === 'config.seeds' && /out of range \(allowed 1\.\.16\)/.test(e.message),
+  );
+});

@@ -42,8 +42,15 @@ export const TRAIN_EMBED_TABLE = {
 
 const GROUPS = ['train', 'lab', 'view'];
 
-/** A parsed embed's settings: with a claim, its settings under those the link or the attributes gave. */
-const withClaim = (r) => ({ ...r, train: claimSettings(r.train, r.given, r.lab.preset) });
+/**
+ * A parsed embed's settings: with a claim, its settings under those the link or the attributes gave.
+ * An embed has no Seeds setting (the lab's own, shared/train-fields.js's LAB_FIELDS): it trains one seed.
+ */
+const withClaim = (r) => {
+  const train = claimSettings(r.train, r.given, r.lab.preset);
+  delete train.seeds;
+  return { ...r, train };
+};
 
 /** [key, raw] pairs (an element's attributes) as {train, lab: {preset}, view, notices, given}. */
 export const trainEmbedEntries = (entries, options = {}) =>

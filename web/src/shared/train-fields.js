@@ -105,3 +105,48 @@ export const defaultTrainConfig = () =>
   Object.fromEntries(TRAIN_KEYS.map((k) => [k, structuredClone(TRAIN_TABLE[k].default)]));
 
 export { ENGINE_TRAIN_FIELDS };
+
+/**
+ * The lab's own settings beyond the engine's, in its form, links and model files: `seeds`, how many
+ * independent runs each run of the lab trains, with seeds seed, seed + 1, ... (the CLI's --seed). The
+ * engine never sees them (engineSettings).
+ */
+export const LAB_FIELDS = {
+  seeds: {
+    group: 'train',
+    kind: 'integer',
+    min: 1,
+    max: 16,
+    step: 1,
+    default: 1,
+    label: 'Seeds',
+    section: 'training',
+    help: 'independent runs of each setting, with seeds seed, seed + 1, \u2026',
+  },
+};
+
+/** The lab's fields: the engine's train fields, then its own (LAB_FIELDS). */
+export const LAB_KEYS = [...TRAIN_KEYS, ...Object.keys(LAB_FIELDS)];
+
+/** The lab's field table (state.js's shape): TRAIN_TABLE and LAB_FIELDS. */
+export const LAB_TABLE = { ...TRAIN_TABLE, ...LAB_FIELDS };
+
+/** The defaults of every field of the lab: the engine's and its own. */
+export const defaultLabConfig = () => ({
+  ...defaultTrainConfig(),
+  ...Object.fromEntries(Object.entries(LAB_FIELDS).map(([k, f]) => [k, f.default])),
+});
+
+/** How many seeds a lab config trains (1 when it does not say). */
+export const seedsOf = (config) => config?.seeds ?? LAB_FIELDS.seeds.default;
+
+/** The seeds a lab config trains: config.seed + i for i = 0 .. seeds - 1. */
+export const seedList = (config) =>
+  Array.from({ length: seedsOf(config) }, (_, i) => (config.seed ?? TRAIN_TABLE.seed.default) + i);
+
+/** A lab config as the engine takes it: without the lab's own fields. */
+export function engineSettings(config) {
+  const out = { ...config };
+  for (const k of Object.keys(LAB_FIELDS)) delete out[k];
+  return out;
+}

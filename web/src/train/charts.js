@@ -4,6 +4,9 @@
 // learning rate. Instances are reused (setData) while the architectures and
 // the theme stay the same. A run that stopped at a non-finite step gets a
 // dashed vertical line there in its colour (the view says the step in words).
+// A run on several seeds (series.js's seedsRun) is drawn as its median over
+// the seeds with a band from the lowest seed to the highest, in the loss and
+// gradient-norm charts.
 //
 //   const charts = createLineCharts({ els: {loss, grad, lr}, palette, onCursor });
 //   charts.update({ data, archs, xMax, task, diverged, theme });
@@ -48,12 +51,48 @@ const CHARTS = {
   },
 };
 
-/** A colour at 55% opacity (the training loss, behind the held-out one). */
-export function fade(color) {
+/** A colour at `alpha` opacity (55%: the training loss, behind the held-out one). */
+export function fade(color, alpha = 0.55) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (!m) return color;
   const n = parseInt(m[1], 16);
-  return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, 0.55)`;
+  return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+/** The number each chart draws as a band over the seeds of a run on several (series.js's BAND_KEYS). */
+const BANDED = { loss: 'heldout_loss', grad: 'grad_norm_global' };
+
+/** The runs of `archs` chart `key` draws with a band: those on several seeds (`bands`, lineSeries's). */
+const bandedRuns = (key, archs, bands) => (BANDED[key] ? archs.filter((a) => bands?.[a] > 1) : []);
+
+/** The band values of chart `key` (lineSeries's `data`), each banded run's lowest then highest seed's. */
+const bandValues = (key, archs, data) =>
+  bandedRuns(key, archs, data.bands).flatMap((a) => [
+    data.series[a][`${BANDED[key]}_low`],
+    data.series[a][`${BANDED[key]}_high`],
+  ]);
+
+/**
+ * The band series of chart `key` after its own `count` series: for each run of `archs` drawn on
+ * several seeds (`bands`, lineSeries's), its lowest and highest seed's line (thin) and the fill
+ * between them. {series, bands: uPlot's bands option}; their values are bandValues's.
+ */
+function bandSeries(key, archs, bands, pal, look, count) {
+  const banded = bandedRuns(key, archs, bands);
+  const series = [];
+  const fills = [];
+  banded.forEach((a, i) => {
+    const l = look(a);
+    const stroke = fade(pal.arch[l.arch], 0.45);
+    series.push(
+      { label: `${l.label}: lowest seed`, stroke, width: 0.75 },
+      { label: `${l.label}: highest seed`, stroke, width: 0.75 },
+    );
+    // uPlot numbers the series from 1 (0 is the step axis): the highest, then the lowest
+    const low = count + 1 + 2 * i;
+    fills.push({ series: [low + 1, low], fill: fade(pal.arch[l.arch], 0.16) });
+  });
+  return { series, bands: fills };
 }
 
 /** Reference levels (chance, optimal) with their labels, and the divergence lines. */
@@ -105,9 +144,11 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
   let shape = null;
   let last = null;
 
-  function options(c, archs, pal, xMax, look, shared) {
+  function options(c, archs, pal, xMax, look, shared, bands) {
     const spec = CHARTS[c.key];
     const axis = axisStyle(pal);
+    const own = spec.series(archs, pal, look, shared);
+    const band = bandSeries(c.key, archs, bands, pal, look, own.length);
     return {
       legend: { show: false },
       pxAlign: 0,
@@ -139,10 +180,8 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
             : { values: (u, splits) => splits.map(fmtValue) }),
         },
       ],
-      series: [
-        { label: 'step' },
-        ...spec.series(archs, pal, look, shared).map((s) => ({ points: { show: false }, ...s })),
-      ],
+      series: [{ label: 'step' }, ...[...own, ...band.series].map((s) => ({ points: { show: false }, ...s }))],
+      bands: band.bands,
       hooks: {
         draw: [(u) => drawMarks(u, c.view, pal)],
         setCursor: [(u) => onCursor(u.cursor.idx == null || u.cursor.left < 0 ? null : u.cursor.idx)],
@@ -152,7 +191,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
 
   function viewOf(c, { data, archs, task, diverged }) {
     const spec = CHARTS[c.key];
-    const raw = spec.values(data, archs);
+    const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
     const plotted = raw.map(spec.log ? logValues : finiteValues);
     const refs = [];
     if (c.key === 'loss' && task) {
@@ -189,12 +228,13 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       for (const c of charts) c.view = viewOf(c, next);
       const look = (a) => lookOf(next.looks, a);
       const shared = next.data.lrShared !== false;
-      const key = `${next.archs.map((a) => `${a}:${look(a).label}`).join()}|${next.theme}|${shared}`;
+      const bands = next.data.bands ?? {};
+      const key = `${next.archs.map((a) => `${a}:${look(a).label}:${bands[a] ?? 1}`).join()}|${next.theme}|${shared}`;
       if (key !== shape) {
         shape = key;
         for (const c of charts)
           c.host.draw(() => ({
-            opts: options(c, next.archs, pal, () => last.xMax, look, shared),
+            opts: options(c, next.archs, pal, () => last.xMax, look, shared, bands),
             data: c.view.data,
           }));
       } else for (const c of charts) c.host.setData(c.view.data);

@@ -1,5 +1,5 @@
-// The lab's settings, built from the training field table (shared/train-fields.js,
-// from the engine's own table): one fieldset per section (task, architectures,
+// The lab's settings, built from the lab's field table (shared/train-fields.js,
+// the engine's own table and the lab's seeds): one fieldset per section (task, architectures,
 // model, training), the fields marked `more` behind a "More settings" of
 // their section, each a menu, a number box or the architectures' checkboxes.
 // A value outside its field's range is named beside the field and not taken;
@@ -19,7 +19,7 @@ import { ARCHS, archLabel } from '../shared/archs.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { readField } from '../shared/state.js';
 import { swatch } from '../shared/swatch.js';
-import { TRAIN_KEYS, TRAIN_SECTIONS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { LAB_KEYS, LAB_TABLE, TRAIN_SECTIONS } from '../shared/train-fields.js';
 import { fieldApplies } from '../shared/fields.js';
 
 const SECTION_TITLES = { task: 'Data', arch: 'Architectures', model: 'Model', training: 'Training', more: 'More' };
@@ -35,7 +35,7 @@ function errorLine(id) {
 
 /** The architectures' checkboxes: the article's shown, the others behind a "more". */
 function archPicker(field, { idOf, lock, boxes }) {
-  const c = TRAIN_TABLE[field];
+  const c = LAB_TABLE[field];
   const checks = [];
   const option = (a) => {
     const input = el('input', {
@@ -73,7 +73,7 @@ function archPicker(field, { idOf, lock, boxes }) {
 
 /** A menu (a choice) or a number box, with a re-roll button for a field that has one (the seed). */
 function menuOrBox(field, { idOf, lock, boxes, store }) {
-  const c = TRAIN_TABLE[field];
+  const c = LAB_TABLE[field];
   const id = idOf(field);
   const error = errorLine(id);
   const hint = c.help ? el('span', { class: 'visually-hidden', id: `${id}-help` }, `: ${c.help}`) : null;
@@ -127,10 +127,10 @@ function menuOrBox(field, { idOf, lock, boxes, store }) {
 function settingsLayout({ prefix, show, lock, node }) {
   const settings = el('fieldset', { class: 'train-settings' });
   for (const section of TRAIN_SECTIONS) {
-    const fields = TRAIN_KEYS.filter((k) => show.includes(k) && (TRAIN_TABLE[k].section ?? 'more') === section);
+    const fields = LAB_KEYS.filter((k) => show.includes(k) && (LAB_TABLE[k].section ?? 'more') === section);
     if (!fields.length) continue;
-    const main = fields.filter((k) => !TRAIN_TABLE[k].more || section === 'more');
-    const more = fields.filter((k) => TRAIN_TABLE[k].more && section !== 'more');
+    const main = fields.filter((k) => !LAB_TABLE[k].more || section === 'more');
+    const more = fields.filter((k) => LAB_TABLE[k].more && section !== 'more');
     settings.append(
       el(
         'fieldset',
@@ -140,7 +140,7 @@ function settingsLayout({ prefix, show, lock, node }) {
           'legend',
           { class: 'field-title' },
           SECTION_TITLES[section] ?? section,
-          main.filter((k) => TRAIN_TABLE[k].kind === 'choice_list').map((k) => fixedMarkOf(lock, k)),
+          main.filter((k) => LAB_TABLE[k].kind === 'choice_list').map((k) => fixedMarkOf(lock, k)),
         ),
         main.length ? el('div', { class: section === 'arch' ? null : 'grid2' }, main.map(node)) : null,
         more.length
@@ -188,7 +188,7 @@ const LOCK_NOTE = {
   locked: 'Reset the run to change its settings.',
 };
 
-export function createTrainControls({ form, store, prefix = 'train-', show = TRAIN_KEYS, lock = [] }) {
+export function createTrainControls({ form, store, prefix = 'train-', show = LAB_KEYS, lock = [] }) {
   const idOf = (field) => `${prefix}${field.replaceAll('_', '-')}`;
   const boxes = new Map(); // field -> {input(s), error, kind}
   const invalid = new Set();
@@ -198,12 +198,12 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
 
   const lockNote = el('p', { class: 'hint train-lock-note', 'data-locked': 'false' }, LOCK_NOTE.free);
   const made = { idOf, lock, boxes, store };
-  const node = (k) => (TRAIN_TABLE[k].kind === 'choice_list' ? archPicker(k, made) : menuOrBox(k, made));
+  const node = (k) => (LAB_TABLE[k].kind === 'choice_list' ? archPicker(k, made) : menuOrBox(k, made));
   const settings = settingsLayout({ prefix, show, lock, node });
   // an embed that shows no setting, or fixes every one it shows, has nothing for Start to lock
   // or Reset to free, so no note
   lockNote.hidden =
-    !settings.childElementCount || show.filter((k) => TRAIN_KEYS.includes(k)).every((k) => lock.includes(k));
+    !settings.childElementCount || show.filter((k) => LAB_KEYS.includes(k)).every((k) => lock.includes(k));
   form.append(lockNote, settings);
 
   const { setError, clearError } = fieldErrors(boxes);
@@ -224,10 +224,10 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
         store.set({ arch });
         return;
       }
-      const r = readField(field, e.target.value.trim(), TRAIN_TABLE);
+      const r = readField(field, e.target.value.trim(), LAB_TABLE);
       if (!r.ok) {
         invalid.add(field);
-        setError(field, `${TRAIN_TABLE[field].label}: ${r.reason}.`);
+        setError(field, `${LAB_TABLE[field].label}: ${r.reason}.`);
         return;
       }
       invalid.delete(field);
@@ -248,8 +248,8 @@ export function createTrainControls({ form, store, prefix = 'train-', show = TRA
 
   function render(config) {
     for (const [field, b] of boxes) {
-      if (TRAIN_TABLE[field].archs) {
-        const hidden = !fieldApplies(TRAIN_TABLE[field], config);
+      if (LAB_TABLE[field].archs) {
+        const hidden = !fieldApplies(LAB_TABLE[field], config);
         if (b.node.hidden !== hidden) b.node.hidden = hidden;
         if (hidden && invalid.has(field)) {
           invalid.delete(field);

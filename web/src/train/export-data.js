@@ -7,12 +7,13 @@
 // distances are one column per BatchNorm layer, each run's layers named in a
 // header line (bn-layers.js); runs without BatchNorm leave them empty. Non-finite values are written as the
 // explorer's exports write them: NaN, Infinity, -Infinity in the CSV, null
-// in the JSON. Pure functions of the session's runs; no DOM.
+// in the JSON. Runs on several seeds (the settings' `seeds`) are every seed's run, each
+// with its seed (a `seed` column and field). Pure functions of the session's runs; no DOM.
 //
 //   toLabCsv({ config, runs, link }); toLabJson({ config, runs, link }); labFileBase(config)
 //
-// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates}]
-// (session.js's runs; `config` the run's canonical config, its depth L).
+// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates, seed}]
+// (session.js's runs, every seed's: its snapshot's `all`; `config` the run's canonical config, its depth L).
 import { configText, csvCell, jsonNumber, numberText } from '../shared/export-text.js';
 import { bnCount, bnRowLabels } from './bn-layers.js';
 
@@ -20,6 +21,12 @@ export const LAB_FORMAT = 'resnorm-train-export';
 export const LAB_VERSION = 1;
 
 const isArray = (v) => v != null && typeof v === 'object' && typeof v.length === 'number';
+
+/** A run's seed: the session's, else its config's. */
+const seedOf = (r) => r.seed ?? r.config?.seed ?? null;
+
+/** Whether the runs are of more than one seed: then every row and run says its seed. */
+const severalSeeds = (runs) => new Set(runs.map(seedOf)).size > 1;
 
 /** The logged keys of the runs, in the engine's order: {scalars, arrays}. */
 export function logKeys(runs) {
@@ -87,10 +94,11 @@ export function toLabCsv({ config, runs, link = '' }) {
   ];
   if (link) lines.push(`# link,${csvCell(link)}`);
   for (const [k, v] of Object.entries(config)) lines.push(`# ${k},${csvCell(configText(v))}`);
+  const seeded = severalSeeds(runs);
   for (const r of runs) {
     const t = r.task ?? {};
     lines.push(
-      `# run,${csvCell(r.key ?? r.arch)},steps_done,${r.stepsDone ?? ''},first_nonfinite,${r.firstNonfinite ?? ''},chance,${cellText(t.chance)},optimal,${cellText(t.optimal)}`,
+      `# run,${csvCell(r.key ?? r.arch)},${seeded ? `seed,${seedOf(r)},` : ''}steps_done,${r.stepsDone ?? ''},first_nonfinite,${r.firstNonfinite ?? ''},chance,${cellText(t.chance)},optimal,${cellText(t.optimal)}`,
     );
   }
   for (const r of runs) {
@@ -107,12 +115,17 @@ export function toLabCsv({ config, runs, link = '' }) {
   // runs of one architecture with settings of their own (a claim's: LayerNorm and BatchNorm both
   // Pre-LN) are told apart by a first column of their keys
   const keyed = runs.some((r) => r.key !== undefined && r.key !== r.arch);
-  const lead = keyed ? ['run', 'arch'] : ['arch'];
+  const lead = [...(keyed ? ['run', 'arch'] : ['arch']), ...(seeded ? ['seed'] : [])];
   lines.push([...lead, ...scalars, ...cols.flatMap(([, c]) => c.map((col) => col.name))].join(','));
   for (const r of runs) {
     const kinds = cols.map(([k]) => kindOf(k, r, config));
     for (const l of r.logs) {
-      const row = [...(keyed ? [csvCell(r.key ?? r.arch)] : []), r.arch, ...scalars.map((k) => cellText(l[k]))];
+      const row = [
+        ...(keyed ? [csvCell(r.key ?? r.arch)] : []),
+        r.arch,
+        ...(seeded ? [String(seedOf(r))] : []),
+        ...scalars.map((k) => cellText(l[k])),
+      ];
       cols.forEach(([k, c], j) => {
         const arr = isArray(l[k]) ? l[k] : [];
         for (const col of c) row.push(col.kind === kinds[j] && col.i < arr.length ? numberText(arr[col.i]) : '');
@@ -147,12 +160,13 @@ function gatesJson(g) {
 
 /**
  * JSON: {format, version, link, config, runs: [{arch, key and label (a run
- * with a key of its own: a claim's), config, task,
+ * with a key of its own: a claim's), seed (runs of several seeds), config, task,
  * steps_done, stopped, first_nonfinite, logs, dwa_weights (L rows of
  * w_{l,0..l}, or null), gates (gatesJson, or null)}]}; the last two are
  * null too before every run has finished.
  */
 export function toLabJson({ config, runs, link = '' }) {
+  const seeded = severalSeeds(runs);
   const out = {
     format: LAB_FORMAT,
     version: LAB_VERSION,
@@ -161,6 +175,7 @@ export function toLabJson({ config, runs, link = '' }) {
     runs: runs.map((r) => ({
       arch: r.arch,
       ...(r.key !== undefined && r.key !== r.arch ? { key: r.key, label: r.label ?? null } : {}),
+      ...(seeded ? { seed: seedOf(r) } : {}),
       config: r.config ?? null,
       task: r.task ? { chance: jsonNumber(r.task.chance), optimal: r.task.optimal ?? null } : null,
       steps_done: r.stepsDone ?? 0,

@@ -6,11 +6,11 @@
 //   trainFromHash('#preset=warmup&seed=1')   // {config, preset: 'warmup', notices, anchor}
 //   trainToHash(config, 'warmup')            // '#preset=warmup&seed=1'
 import { parseHash, stateToHash } from '../shared/state.js';
-import { TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js';
 import { CLAIM_BY_ID, CLAIM_IDS, claimConfig } from '../claims/lab/index.js';
 
 /**
- * The lab's link table: the train fields and the claim a link names (#preset=warmup&seed=1: the
+ * The lab's link table: the train fields, the lab's own (seeds) and the claim a link names (#preset=warmup&seed=1: the
  * claim's settings, with the seed changed). The parameter is named `preset`, as the lab's links
  * and embeds have always written it, so every link and embed attribute already out there keeps
  * opening its claim.
@@ -23,7 +23,7 @@ export const TRAIN_LINK_TABLE = {
     default: 'none',
     label: 'Paper claim',
   },
-  ...TRAIN_TABLE,
+  ...LAB_TABLE,
 };
 
 /**
@@ -33,7 +33,7 @@ export const TRAIN_LINK_TABLE = {
 export function claimTable(claim, table = TRAIN_LINK_TABLE) {
   const c = CLAIM_BY_ID[claim];
   if (!c) return table;
-  const base = claimConfig(c, defaultTrainConfig());
+  const base = claimConfig(c, defaultLabConfig());
   return Object.fromEntries(Object.entries(table).map(([k, f]) => [k, k in base ? { ...f, default: base[k] } : f]));
 }
 
@@ -44,7 +44,7 @@ export function claimTable(claim, table = TRAIN_LINK_TABLE) {
 export function claimSettings(train, given, claim) {
   const c = CLAIM_BY_ID[claim];
   if (!c) return train;
-  const base = claimConfig(c, defaultTrainConfig());
+  const base = claimConfig(c, defaultLabConfig());
   return { ...base, ...Object.fromEntries(given.filter((k) => Object.hasOwn(train, k)).map((k) => [k, train[k]])) };
 }
 

@@ -12,12 +12,14 @@
 //   12      4     H, the header's length in bytes, uint32 little-endian
 //   16      4     FNV-1a 32 of the header's bytes, uint32 little-endian
 //   20      H     the header: UTF-8 JSON {format: 'resnorm-train-model',
-//                 config: every training field (a file from before a
+//                 config: every training field and the lab's own (seeds; a file from before a
 //                 field existed may lack it: see SINCE_VERSION_1), link, runs: [{arch, key,
-//                 label, dash, overrides, stopWhenTrained, trainedAt, bytes,
+//                 label, dash, overrides, stopWhenTrained, trainedAt, seedIndex, bytes,
 //                 logs}]}; a claim's runs differ from the settings in
 //                 `overrides` (key and label name them; without them a run is
-//                 the settings with its arch); `bytes` is the length of the run's blob; in the
+//                 the settings with its arch); each run key once per seed, its
+//                 seedIndex 0 .. seeds - 1 (a run on another seed than the
+//                 settings' has it in `overrides`); `bytes` is the length of the run's blob; in the
 //                 logs a number that JSON cannot hold is a string: "NaN",
 //                 "Infinity", "-Infinity", "-0"
 //   20 + H        the runs' blobs, one after another in the runs' order (each
@@ -31,7 +33,7 @@
 // decodeModel refuses a damaged, truncated, foreign or hostile file with a
 // ModelFileError whose message names what is wrong (and .field the part),
 // reading nothing out of bounds and trusting no length it has not checked.
-import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { LAB_KEYS, LAB_TABLE, TRAIN_TABLE, seedsOf } from '../shared/train-fields.js';
 import { readField, writeField } from '../shared/state.js';
 
 export const MODEL_MAGIC = Uint8Array.from([0x52, 0x4e, 0x4c, 0x41, 0x42, 0x0d, 0x0a, 0x1a]);
@@ -48,7 +50,8 @@ const STATE_MAGIC = 'RNTRAIN1';
 export const MODEL_LIMITS = {
   file: (64 + 768) * 1024 * 1024,
   header: 64 * 1024 * 1024,
-  runs: 32,
+  // 32 runs on each of 16 seeds
+  runs: 32 * 16,
   logs: 1_000_001,
   keys: 64,
 };
@@ -105,6 +108,7 @@ export function encodeModel({ config, link = '', runs }) {
       overrides: r.overrides ?? {},
       stopWhenTrained: Boolean(r.stopWhenTrained),
       trainedAt: r.trainedAt ?? null,
+      ...(r.seedIndex ? { seedIndex: r.seedIndex } : {}),
       bytes: r.state.length,
       logs: r.logs.map(logOut),
     })),
@@ -143,7 +147,7 @@ function foreign(bytes) {
 /** One setting as the lab writes it, read back through the lab's field table, or a refusal naming `at`. */
 function readSetting(k, v, at) {
   const ok = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || Array.isArray(v);
-  const r = ok ? readField(k, writeField(k, v, TRAIN_TABLE), TRAIN_TABLE) : { ok: false, reason: 'not a value' };
+  const r = ok ? readField(k, writeField(k, v, LAB_TABLE), LAB_TABLE) : { ok: false, reason: 'not a value' };
   if (!r.ok || r.dropped || JSON.stringify(r.value) !== JSON.stringify(v))
     fail(at, `the setting ${k} is not usable (${r.ok ? 'not as the lab writes it' : r.reason})`);
   return r.value;
@@ -160,11 +164,13 @@ export const SINCE_VERSION_1 = ['mix_fraction', 'dyt_alpha'];
 function readConfig(c) {
   if (!plain(c)) fail('config', 'the settings are missing');
   for (const k of Object.keys(c))
-    if (!Object.hasOwn(TRAIN_TABLE, k)) fail(`config.${k.slice(0, 40)}`, `unknown setting "${k.slice(0, 40)}"`);
+    if (!Object.hasOwn(LAB_TABLE, k)) fail(`config.${k.slice(0, 40)}`, `unknown setting "${k.slice(0, 40)}"`);
   const config = {};
-  for (const k of TRAIN_KEYS) {
+  for (const k of LAB_KEYS) {
+    // the lab's own settings (seeds): a file without one is at its default, and reads without it
+    if (!Object.hasOwn(c, k) && !Object.hasOwn(TRAIN_TABLE, k)) continue;
     if (!Object.hasOwn(c, k) && SINCE_VERSION_1.includes(k)) {
-      config[k] = structuredClone(TRAIN_TABLE[k].default);
+      config[k] = structuredClone(LAB_TABLE[k].default);
       continue;
     }
     if (!Object.hasOwn(c, k)) fail(`config.${k}`, `the setting ${k} is missing`);
@@ -198,8 +204,8 @@ function readLog(l, where, L) {
   return out;
 }
 
-/** A run's spec beyond its arch: key, label, dash, overrides of the settings, and its stop. */
-function readSpec(r, where, arch) {
+/** A run's spec beyond its arch: key, label, dash, overrides of the settings, its stop and its seed's index. */
+function readSpec(r, where, arch, seeds) {
   const key = r.key ?? arch;
   if (typeof key !== 'string' || !KEY.test(key)) fail(`${where}.key`, `the key of run ${where} is not a key`);
   const label = r.label ?? null;
@@ -222,7 +228,10 @@ function readSpec(r, where, arch) {
   const trainedAt = r.trainedAt ?? null;
   if (trainedAt !== null && !(Number.isInteger(trainedAt) && trainedAt >= 1))
     fail(`${where}.trainedAt`, `the trained step of run ${key} is not a step`);
-  return { key, label, dash, overrides, stopWhenTrained: r.stopWhenTrained === true, trainedAt };
+  const seedIndex = r.seedIndex ?? 0;
+  if (!(Number.isInteger(seedIndex) && seedIndex >= 0 && seedIndex < seeds))
+    fail(`${where}.seedIndex`, `the seed of run ${key} is not one of the settings' ${seeds}`);
+  return { key, label, dash, overrides, stopWhenTrained: r.stopWhenTrained === true, trainedAt, seedIndex };
 }
 
 /** The runs: one per architecture of the settings, in their order, each with logs ascending and a blob length. */
@@ -234,21 +243,27 @@ function readRuns(runs, config) {
   // runs (each with its own key) may use one architecture twice: each must
   // be one of the settings', and each of those used.
   const ofClaim = runs.some((r) => plain(r) && r.key !== undefined && r.key !== r.arch);
-  if (!ofClaim && runs.length !== archs.length)
-    fail('runs', `${runs.length} runs for ${archs.length} architectures in the settings`);
+  const seeds = seedsOf(config);
+  if (!ofClaim && runs.length !== archs.length * seeds)
+    fail(
+      'runs',
+      `${runs.length} runs for ${archs.length} architectures in the settings${seeds > 1 ? ` on ${seeds} seeds` : ''}`,
+    );
   const out = runs.map((r, i) => {
     const where = `runs[${i}]`;
     if (!plain(r)) fail(where, `${where} is not a run`);
-    if (ofClaim ? !archs.includes(r.arch) : r.arch !== archs[i])
+    // the ordinary lab's runs: each architecture on every seed, then the next
+    const want = archs[Math.floor(i / seeds)];
+    if (ofClaim ? !archs.includes(r.arch) : r.arch !== want)
       fail(
         `${where}.arch`,
-        `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${ofClaim ? archs.join(', ') : archs[i]}`,
+        `run ${i + 1} is of "${String(r.arch).slice(0, 40)}", the settings say ${ofClaim ? archs.join(', ') : want}`,
       );
     if (!Number.isSafeInteger(r.bytes) || r.bytes < 0)
       fail(`${where}.bytes`, `the state length of ${r.arch} is not a length`);
     if (!Array.isArray(r.logs) || r.logs.length > MODEL_LIMITS.logs)
       fail(`${where}.logs`, `the logs of ${r.arch} are not a list`);
-    const spec = readSpec(r, where, r.arch);
+    const spec = readSpec(r, where, r.arch, seeds);
     const own = { ...config, ...spec.overrides };
     const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth));
     logs.forEach((l, j) => {
@@ -257,7 +272,12 @@ function readRuns(runs, config) {
     });
     return { arch: r.arch, ...spec, bytes: r.bytes, logs };
   });
-  if (new Set(out.map((r) => r.key)).size !== out.length) fail('runs', 'two runs have the same key');
+  if (new Set(out.map((r) => `${r.key} ${r.seedIndex}`)).size !== out.length)
+    fail('runs', 'two runs have the same key and seed');
+  // every run key on every seed of the settings
+  const keys = [...new Set(out.map((r) => r.key))];
+  const short = keys.find((k) => out.filter((r) => r.key === k).length !== seeds);
+  if (short !== undefined) fail('runs', `run ${short} is not on each of the settings' ${seeds} seeds`);
   const unused = archs.filter((a) => !out.some((r) => r.arch === a));
   if (unused.length) fail('runs', `no run of ${unused.join(', ')}, which the settings name`);
   return out;

@@ -3,7 +3,9 @@
 // charts with the paper's claim, the setting, and the verdict computed from
 // the runs on screen (the claim's judge()), claimed beside measured, how
 // many of its parts hold and which do not, with a caption written from the
-// numbers. Changing the architectures leaves the claim (its runs are defined
+// numbers. On several seeds each seed is judged by the claim's judge and
+// the seeds counted ("holds on 3 of 5 seeds", seedsVerdict), with each part's
+// count and a caption of each run's spread over the seeds. Changing the architectures leaves the claim (its runs are defined
 // by it); any other setting keeps it, and the panel says which settings
 // differ from the paper's. An embed may fix the buttons (mode 'fixed': only
 // the chosen claim's, pressed and disabled, marked "fixed") or hide them.
@@ -15,7 +17,7 @@
 import { el, replace } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { TRAIN_TABLE } from '../shared/train-fields.js';
-import { CLAIMS, CLAIM_BY_ID, claimConfig, verdict } from '../claims/lab/index.js';
+import { CLAIMS, CLAIM_BY_ID, claimConfig, seedsText, seedsVerdict, verdict } from '../claims/lab/index.js';
 
 const NONE = 'none';
 
@@ -33,10 +35,43 @@ function checksTable(checks) {
   return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
 }
 
-/** The fields whose value differs from the claim's settings (arch aside). */
+/** The verdict's table over seeds: each part of the claim, on how many seeds it holds, and on which not. */
+function seedChecksTable(v) {
+  const cells = (tag, texts) => texts.map((t) => el(tag, tag === 'th' ? { scope: 'col' } : {}, t));
+  const head = el('tr', {}, cells('th', ['claimed', 'holds on', 'not on']));
+  const rows = v.checks.map((c) =>
+    el(
+      'tr',
+      { 'data-holds': String(c.held === c.n), 'data-held': String(c.held) },
+      cells('td', [
+        c.claimed,
+        `${c.held} of ${c.n} seeds`,
+        c.failing.length ? `seed${c.failing.length > 1 ? 's' : ''} ${seedsText(c.failing)}` : '\u2014',
+      ]),
+    ),
+  );
+  return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
+}
+
+/**
+ * The verdict of claim `id` on the session's runs (the first seed's of each key, each with every
+ * seed's in `seeds`): one seed's (claimVerdict, `seeds` 1) or the seeds counted (seedsVerdict).
+ */
+export function runsVerdict(id, runs) {
+  const n = runs[0]?.seeds?.length ?? 1;
+  if (n <= 1) return verdict(id, Object.fromEntries(runs.map((r) => [r.key, r])));
+  const bySeed = Array.from({ length: n }, (_, j) => ({
+    seed: runs[0].seeds[j].seed,
+    runs: Object.fromEntries(runs.map((r) => [r.key, r.seeds[j]])),
+  }));
+  const v = seedsVerdict(CLAIM_BY_ID[id], bySeed);
+  return v && { ...v, bySeed: true };
+}
+
+/** The fields whose value differs from the claim's settings (arch aside, and seeds where the settings have none: an embed's). */
 function differences(claim, config, defaults) {
   const want = claimConfig(claim, defaults);
-  return Object.keys(want).filter((k) => k !== 'arch' && String(want[k]) !== String(config[k]));
+  return Object.keys(want).filter((k) => k !== 'arch' && k in config && String(want[k]) !== String(config[k]));
 }
 
 /**
@@ -133,7 +168,7 @@ export function createPaperClaims({ bar, panel, store, defaults, initial = NONE,
       const from = state === 'done' && mine ? runs : null;
       if (from !== shownFrom) {
         shownFrom = from;
-        shown = from ? verdict(id, Object.fromEntries(runs.map((r) => [r.key, r]))) : null;
+        shown = from ? runsVerdict(id, runs) : null;
       }
       const pendingText =
         state === 'idle' || state === 'error'
@@ -164,6 +199,18 @@ export function createPaperClaims({ bar, panel, store, defaults, initial = NONE,
       return;
     }
     result.dataset.verdict = shown.holds ? 'holds' : 'fails';
+    if (shown.bySeed) {
+      result.dataset.held = String(shown.held);
+      replace(
+        result,
+        el('p', {}, el('span', { class: 'verdict-badge' }, shown.badge), ' ', p.claim),
+        el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
+        scrollRegion(el('div', { class: 'readout-scroll' }, seedChecksTable(shown)), 'The claim\u2019s checks'),
+      );
+      caption.textContent = shown.caption;
+      return;
+    }
+    delete result.dataset.held;
     replace(
       result,
       el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),

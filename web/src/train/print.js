@@ -23,7 +23,7 @@
 import { el, replace } from '../shared/dom.js';
 import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
 import { settingsList } from '../shared/print-settings.js';
-import { TRAIN_KEYS, TRAIN_TABLE } from '../shared/train-fields.js';
+import { LAB_KEYS, LAB_TABLE } from '../shared/train-fields.js';
 import { CLAIM_BY_ID } from '../claims/lab/index.js';
 
 /**
@@ -82,7 +82,7 @@ export function labSettings(config, claim) {
         ['runs', 'Runs', p.runs.map((r) => r.label).join('; ')],
       ]
     : [];
-  return settingsList(config, TRAIN_TABLE, TRAIN_KEYS, extra);
+  return settingsList(config, LAB_TABLE, LAB_KEYS, extra);
 }
 
 export function labPrint({ intro, lab, current, link }) {

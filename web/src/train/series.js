@@ -4,9 +4,56 @@
 import { log10OrNull } from '../shared/log-axis.js';
 import { logExtent } from '../shared/colormap.js';
 import { bnCount, bnRowLabels, hasBatchnorm } from './bn-layers.js';
+import { median } from '../claims/lab/common.js';
+import { runLook } from './looks.js';
 
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
 export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr'];
+
+/** The numbers drawn as a band from the lowest seed to the highest: `${key}_low` and `${key}_high` of a seeds' run. */
+export const BAND_KEYS = ['heldout_loss', 'train_loss', 'grad_norm_global'];
+
+/** Whether a value is a finite number. */
+const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * A run's seeds (session.js: `run.seeds`, every seed's run) as one run for the line charts and the
+ * readout: at each step a seed logged, the median of LINE_KEYS over the seeds that logged it, and
+ * for BAND_KEYS the lowest and highest (`<key>_low`, `<key>_high`). A non-finite value is left out
+ * of the median and the band (`<key>_nonfinite` counts the seeds it was not finite on at that step;
+ * NaN where no seed's is finite). `seedCount` and the label say how many seeds; the run's own (one
+ * seed) as it is.
+ */
+export function seedsRun(run) {
+  const seeds = run.seeds ?? [run];
+  if (seeds.length <= 1) return run;
+  const steps = [...new Set(seeds.flatMap((r) => r.logs.map((l) => l.step)))].sort((a, b) => a - b);
+  const byStep = seeds.map((r) => new Map(r.logs.map((l) => [l.step, l])));
+  const logs = steps.map((step) => {
+    const at = byStep.map((m) => m.get(step)).filter(Boolean);
+    const log = { step, first_nonfinite: null, seeds_logged: at.length };
+    for (const k of LINE_KEYS) log[k] = median(at.map((l) => l[k]));
+    for (const k of BAND_KEYS) {
+      const vals = at.map((l) => l[k]).filter(finite);
+      log[`${k}_low`] = vals.length ? Math.min(...vals) : NaN;
+      log[`${k}_high`] = vals.length ? Math.max(...vals) : NaN;
+      log[`${k}_nonfinite`] = at.length - vals.length;
+    }
+    return log;
+  });
+  return {
+    ...run,
+    label: `${run.label ?? runLabelOf(run)}, median of ${seeds.length} seeds`,
+    logs,
+    seedCount: seeds.length,
+    firstNonfinite: null,
+    trainedAt: null,
+    stopped: false,
+  };
+}
+
+/** A run's own label when it has none (its arch's): looks.js names it the same way. */
+const runLabelOf = (run) => runLook(run).label;
 
 /** The steps of a run's logs. */
 const stepsOf = (r) => r.logs.map((l) => l.step);
@@ -49,7 +96,7 @@ export function lineSeries(runs) {
     const last = r.logs.length ? r.logs.at(-1).step : -Infinity;
     at[key] = index;
     series[key] = Object.fromEntries(
-      LINE_KEYS.map((k) => [
+      [...LINE_KEYS, ...(r.seedCount > 1 ? BAND_KEYS.flatMap((b) => [`${b}_low`, `${b}_high`]) : [])].map((k) => [
         k,
         x.map((step, i) => (index[i] >= 0 ? r.logs[index[i]][k] : step > first && step < last ? undefined : null)),
       ]),
@@ -71,7 +118,9 @@ export function lineSeries(runs) {
     return rate;
   });
   const logged = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.logs.length]));
-  return { x, lr, lrShared, series, at, logged };
+  // the runs drawn as a median of seeds with a band
+  const bands = Object.fromEntries(runs.filter((r) => r.seedCount > 1).map((r) => [r.key ?? r.arch, r.seedCount]));
+  return { x, lr, lrShared, series, at, logged, bands };
 }
 
 /**
@@ -160,3 +209,19 @@ export function heatColumns(run, metric) {
 
 /** The colour scale of `metric`'s maps, shared by every run: colormap.js's log extent over every value logged. */
 export const heatScale = (runs, metric) => logExtent(runs.flatMap((r) => heatColumns(r, metric).columns));
+
+/**
+ * The median seed of a run on several seeds (session.js: `run.seeds`) by its held-out loss at its
+ * last logged step: the seeds ordered by it (a non-finite or missing loss after every finite one,
+ * ties by seed), the middle one (the lower middle of an even count). The run itself on one seed.
+ */
+export function medianSeed(run) {
+  const seeds = run.seeds ?? [run];
+  if (seeds.length <= 1) return seeds[0] ?? run;
+  const last = (r) => {
+    const v = r.logs.at(-1)?.heldout_loss;
+    return typeof v === 'number' && Number.isFinite(v) ? v : Infinity;
+  };
+  const order = [...seeds].sort((a, b) => last(a) - last(b) || a.seed - b.seed);
+  return order[(order.length - 1) >> 1];
+}

@@ -31,18 +31,26 @@
 // it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
 // weights) and `gates` (ReZero's and LayerScale's), each null for a preset
 // without them (or `learnedError`), before it says done.
+//
+// Seeds: each run trains on every seed of the settings (`seeds`, shared/train-fields.js's seedList:
+// config.seed + i for i = 0 .. seeds - 1), each seed an independent trainer spread over the pool
+// with its own loop, so a seed's numbers are the same whatever the pool's size and the order its
+// workers answer in. The snapshot's `runs` are the first seed's (one per run key), each holding
+// every seed's run, itself first, in `seeds`; `all` is every seed's run.
 import { belowHalfway } from '../claims/lab/common.js';
+import { engineSettings, seedList } from '../shared/train-fields.js';
 
 /**
  * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
- * or one per arch of `config.arch`; each with its own config, the shared one
- * with its overrides and its single arch. Keys are unique (the arch, else
- * given).
+ * or one per arch of `config.arch`; each with its own config (the engine's fields: the shared ones
+ * with its overrides and its single arch) and `seedList`, the seeds it trains on. Keys are
+ * unique (the arch, else given).
  */
 export function runSpecs(config, specs = null) {
   const list = specs ?? config.arch.map((arch) => ({ arch }));
+  const seeds = seedList(config);
   const out = list.map((s) => {
-    const shared = { ...config };
+    const shared = engineSettings(config);
     delete shared.arch;
     return {
       key: s.key ?? s.arch,
@@ -51,6 +59,7 @@ export function runSpecs(config, specs = null) {
       dash: s.dash ?? null,
       stopWhenTrained: Boolean(s.stopWhenTrained),
       config: { ...shared, ...(s.overrides ?? {}), arch: s.arch },
+      seedList: seeds,
     };
   });
   const keys = new Set(out.map((s) => s.key));
@@ -91,6 +100,23 @@ const finished = (r) => r.stopped || r.error || r.trainedAt !== null || r.stepsD
 /** The first log of `logs` with a non-finite step, or undefined. */
 const nonfiniteLog = (logs) => logs.find((l) => l.first_nonfinite !== null && l.first_nonfinite !== undefined);
 
+/**
+ * Each run key's seeds: the first seed's run (seedIndex 0) holds every seed's run of its key, itself
+ * first, in `seeds`. Returns `runs`.
+ */
+function linkSeeds(runs) {
+  for (const r of runs)
+    r.seeds = r.seedIndex === 0 ? runs.filter((x) => x.key === r.key).sort((a, b) => a.seedIndex - b.seedIndex) : null;
+  return runs;
+}
+
+/** The first seed's run of each run key, in the runs' order: the same list while `runs` is the same. */
+function firstSeedsOf() {
+  let of = null;
+  let list = [];
+  return (runs) => (of === runs ? list : ((of = runs), (list = runs.filter((r) => r.seedIndex === 0))));
+}
+
 /** A run of the session, from what it is (`of`), its trainer and where its training stands. */
 function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, firstNonfinite = null } = {}) {
   return {
@@ -102,6 +128,9 @@ function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, fir
     stopWhenTrained: of.stopWhenTrained,
     trainedAt: of.trainedAt,
     logEvery: of.logEvery,
+    seedIndex: of.seedIndex ?? 0,
+    seed: trainer.config?.seed ?? null,
+    seeds: null,
     lesion: null,
     lesionError: null,
     dwaWeights: null,
@@ -258,6 +287,7 @@ function savedModel(runs, config, states) {
       overrides: overridesOf(r),
       stopWhenTrained: Boolean(r.stopWhenTrained),
       trainedAt: r.trainedAt ?? null,
+      seedIndex: r.seedIndex ?? 0,
       logs: r.logs,
       state: states[i],
     })),
@@ -291,7 +321,7 @@ function loadedMismatch(t, r, cfg) {
  * Error naming the run and what is wrong.
  */
 async function loadTrainers(engine, model, own, current) {
-  const made = await Promise.allSettled(own.map((c) => engine.trainer(c)));
+  const made = await Promise.allSettled(own.map((c) => engine.trainer(engineSettings(c))));
   const drop = () => Promise.all(made.map((m) => m.status === 'fulfilled' && m.value.delete().catch(() => {})));
   const name = (i) => model.runs[i].key ?? model.runs[i].arch;
   try {
@@ -325,7 +355,7 @@ async function loadRuns(engine, model, current) {
   // each run's own settings: the shared ones with its overrides (a claim's) and its arch
   const own = model.runs.map((r) => ({ ...cfg, ...(r.overrides ?? {}), arch: r.arch }));
   const trainers = await loadTrainers(engine, model, own, current);
-  return trainers.map((t, i) => {
+  const runs = trainers.map((t, i) => {
     const logs = [...model.runs[i].logs];
     const stop = nonfiniteLog(logs);
     const r = model.runs[i];
@@ -338,6 +368,7 @@ async function loadRuns(engine, model, current) {
       stopWhenTrained: Boolean(r.stopWhenTrained),
       trainedAt: r.trainedAt ?? null,
       logEvery: own[i].log_every,
+      seedIndex: r.seedIndex ?? 0,
     };
     return createRun(of, t, {
       logs,
@@ -346,6 +377,7 @@ async function loadRuns(engine, model, current) {
       firstNonfinite: stop ? stop.first_nonfinite : null,
     });
   });
+  return linkSeeds(runs);
 }
 
 /** The run specs of `cfg` (runSpecs) as {specs}, or {wrong}: why there are none. */
@@ -357,45 +389,61 @@ function specsOf(cfg, given) {
   }
 }
 
+/** The trainers a session makes for `specs`: each spec on each of its seeds, {spec, seedIndex, config}. */
+const seedRuns = (specs) =>
+  specs.flatMap((spec) =>
+    spec.seedList.map((seed, seedIndex) => ({
+      spec,
+      seedIndex,
+      // the first seed is the settings' own (a config that leaves the seed out keeps it out)
+      config: seedIndex === 0 ? spec.config : { ...spec.config, seed },
+    })),
+  );
+
 /**
- * The trainers of `specs`, made in parallel: {made} (their allSettled answers), or {made: null, refused}
- * when one was refused (its reason) or the answers are no longer wanted (`current()` false: refused null);
- * then none is kept.
+ * The trainers of `specs` (each on each of its seeds, seedRuns), made in parallel: {made} (their
+ * allSettled answers), or {made: null, refused} when one was refused (its reason) or the answers are
+ * no longer wanted (`current()` false: refused null); then none is kept.
  */
 async function makeTrainers(engine, specs, current) {
-  const made = await Promise.allSettled(specs.map((s) => engine.trainer(s.config)));
+  const made = await Promise.allSettled(seedRuns(specs).map((s) => engine.trainer(s.config)));
   const refused = made.find((m) => m.status === 'rejected');
   if (current() && !refused) return { made };
   for (const m of made) if (m.status === 'fulfilled') m.value.delete().catch(() => {});
   return { made: null, refused: current() ? refused : null };
 }
 
-/** The runs of freshly made trainers (`made`: their allSettled answers), one per run spec. */
+/** The runs of freshly made trainers (`made`: their allSettled answers), one per run spec and seed (seedRuns). */
 function newRuns(specs, made) {
-  return made.map((m, i) =>
-    createRun(
-      {
-        arch: specs[i].arch,
-        key: specs[i].key,
-        label: specs[i].label,
-        dash: specs[i].dash,
-        steps: specs[i].config.steps,
-        stopWhenTrained: specs[i].stopWhenTrained,
-        trainedAt: null,
-        logEvery: specs[i].config.log_every,
-      },
-      m.value,
+  const of = seedRuns(specs);
+  return linkSeeds(
+    made.map((m, i) =>
+      createRun(
+        {
+          arch: of[i].spec.arch,
+          key: of[i].spec.key,
+          label: of[i].spec.label,
+          dash: of[i].spec.dash,
+          steps: of[i].config.steps,
+          stopWhenTrained: of[i].spec.stopWhenTrained,
+          trainedAt: null,
+          logEvery: of[i].config.log_every,
+          seedIndex: of[i].seedIndex,
+        },
+        m.value,
+      ),
     ),
   );
 }
 
 export function createSession({ engine, onChange = () => {}, now = () => performance.now() }) {
   const clock = createRunClock(now);
-  let runs = []; // {arch, trainer, config, task, logs, stepsDone, stopped, error, busy, activeSteps}
+  let runs = []; // every seed's: {arch, trainer, config, task, logs, stepsDone, stopped, error, busy, activeSteps, seedIndex}
   let generation = 0; // bumped by reset(): answers of an older generation are dropped
   let config = null; // the shared config of the runs (a run's own is run.config)
   let error = null;
   let settled = null; // resolves when the running loops have all stopped
+  const firstSeeds = firstSeedsOf();
 
   const changed = () => onChange(snapshot());
   /** Whether an answer asked for in generation `gen` is still wanted. */
@@ -461,8 +509,8 @@ export function createSession({ engine, onChange = () => {}, now = () => perform
   }
 
   function snapshot() {
-    const state = clock.state;
-    return { state, config, error, runs, progress: progressOf(runs, config, clock.ms(), state) };
+    const progress = progressOf(runs, config, clock.ms(), clock.state);
+    return { state: clock.state, config, error, runs: firstSeeds(runs), all: runs, progress };
   }
 
   /**

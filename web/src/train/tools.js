@@ -202,7 +202,8 @@ async function makeExport(kind, root, s) {
   const config = s.config;
   const base = labFileBase(config, s.runs);
   const caption = labCaption(config, lastStep(s.runs));
-  const data = { config, runs: s.runs, link: linkOf(config) };
+  // the numbers of every seed's run (the images draw the first seed's)
+  const data = { config, runs: s.all ?? s.runs, link: linkOf(config) };
   switch (kind) {
     case 'csv':
       return { blob: new Blob([toLabCsv(data)], { type: 'text/csv;charset=utf-8' }), name: `${base}.csv` };

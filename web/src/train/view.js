@@ -26,7 +26,7 @@ import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
 import { heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
-import { TRAIN_KEYS, TRAIN_TABLE, defaultTrainConfig } from '../shared/train-fields.js';
+import { LAB_KEYS, LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js';
 import { TRAIN_LINK_TABLE } from './link.js';
 import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
@@ -34,7 +34,7 @@ import { createLineCharts } from './charts.js';
 import { createTrainReadout } from './readout.js';
 import { STATE_WORDS, createProgress } from './progress.js';
 import { createHeatPanels } from './heat-panels.js';
-import { lineSeries } from './series.js';
+import { lineSeries, seedsRun } from './series.js';
 import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
 import { createLabNumbers } from './numbers.js';
@@ -43,6 +43,7 @@ import { createPaperClaims } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
 import { createComparison } from './comparison.js';
+import { createSeedPick } from './seed-pick.js';
 import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../claims/lab/common.js';
 import { significant } from '../shared/format.js';
 
@@ -161,8 +162,10 @@ function createLabPanels(root, paperPanel) {
   const colours = () => heatColours(root);
   const learned = createLearned(afterBox, { colours });
   const heat = createHeatPanels({ colours });
-  const nodes = [readoutBox, ...figures.nodes, comparisonBox, paperPanel, afterBox, ...heat.sections];
-  return { nodes, readout, figures, comparison, after, learned, heat };
+  // on several seeds: which seed the heatmaps show (seed-pick.js); onChange is the view's, set once it has frames
+  const seedPick = createSeedPick({ onChange: () => seedPick.onChange?.() });
+  const nodes = [readoutBox, ...figures.nodes, comparisonBox, paperPanel, afterBox, seedPick.el, ...heat.sections];
+  return { nodes, readout, figures, comparison, after, learned, heat, seedPick };
 }
 
 // A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
@@ -199,17 +202,19 @@ function showRunState(snap, { bar, controls, statusEl }) {
   controls.lock(snap.state !== 'idle' && snap.state !== 'error');
   // every frame calls this: what reads the same is not written again (a live region would be announced again)
   setAttr(statusEl, 'data-state', { error: 'error', idle: 'ready', done: 'ready' }[snap.state] ?? 'computing');
-  const failed = snap.runs.filter((r) => r.error);
+  const failed = (snap.all ?? snap.runs).filter((r) => r.error);
   setText(statusEl, snap.state === 'done' && failed.length ? 'done, with an error' : STATE_WORDS[snap.state]);
   if (snap.state === 'error' && snap.error) {
-    const field = Object.hasOwn(TRAIN_TABLE, snap.error.field) ? snap.error.field : null;
+    const field = Object.hasOwn(LAB_TABLE, snap.error.field) ? snap.error.field : null;
     if (!field || !controls.showError(field, refusalText(snap.error))) {
       setText(runError, `Not started: ${refusalText(snap.error)}`);
       runError.hidden = false;
     } else runError.hidden = true;
   } else {
     runError.hidden = !failed.length;
-    setText(runError, failed.map((r) => `${r.label ?? archLabel(r.arch)} stopped: ${refusalText(r.error)}`).join(' '));
+    const name = (r) =>
+      `${r.label ?? archLabel(r.arch)}${r.seeds?.length > 1 || r.seedIndex ? ` (seed ${r.seed})` : ''}`;
+    setText(runError, failed.map((r) => `${name(r)} stopped: ${refusalText(r.error)}`).join(' '));
   }
 }
 
@@ -237,6 +242,43 @@ function wireRunButtons(buttons, { session, controls, store, papers, refresh }) 
       if (!usable(key)) return;
       actions[key]();
     });
+}
+
+/**
+ * The runs of the numbers table: the session's, or on several seeds every seed's, each named and
+ * keyed by its seed (reading through to the run itself, so it stays current); the same list while
+ * the session's is.
+ */
+function seedRowsOf() {
+  let of = null;
+  let list = [];
+  return (snap) => {
+    if (!snap.runs.some((r) => (r.seeds?.length ?? 1) > 1)) return snap.runs;
+    if (of !== snap.all) {
+      of = snap.all;
+      list = snap.all.map((r) =>
+        Object.create(r, {
+          key: { value: `${r.key}_seed_${r.seed}` },
+          label: { value: `${r.label ?? archLabel(r.arch)}, seed ${r.seed}` },
+        }),
+      );
+    }
+    return list;
+  };
+}
+
+/**
+ * `looks` with each run on several seeds named by its first seed ("Pre-LN, seed 20"): what the
+ * comparison, the lesions and the learned weights show is that seed's run.
+ */
+function firstSeedLooks(runs, looks) {
+  if (!runs.some((r) => (r.seeds?.length ?? 1) > 1)) return looks;
+  const out = { ...looks };
+  for (const r of runs) {
+    const key = r.key ?? r.arch;
+    if (out[key]) out[key] = { ...out[key], label: `${out[key].label}, seed ${r.seed}` };
+  }
+  return out;
 }
 
 // ---- the frames
@@ -311,12 +353,28 @@ function pendingRuns(config, papers) {
 }
 
 /**
- * The warning over the loss chart: each run that diverged, or whose loss rose far above chance.
- * A run that stopped once trained is said in the readout above and over its heatmaps.
+ * The warning over the loss chart: each run that diverged, or whose loss rose far above chance, and
+ * of a run on several seeds (`seeded`: its seeds, by key) each seed that did. A run that stopped
+ * once trained is said in the readout above and over its heatmaps.
  */
-function lossNoteText(archs, looks, ends, far) {
+function lossNoteText(archs, looks, ends, far, seeded = {}) {
   const out = [];
   for (const key of archs) {
+    const seeds = seeded[key];
+    if (!seeds || seeds.length < 2) continue;
+    const label = looks[key].label;
+    for (const s of seeds) {
+      const end = runEnd(s);
+      if (end?.kind === 'diverged') out.push(`${label}: seed ${s.seed} diverged at step ${end.step}`);
+      const f = farAboveChance(s);
+      if (f)
+        out.push(
+          `${label}: seed ${s.seed}: ${FAR_ABOVE_TEXT} (${significant(f.loss, 3)} at step ${f.step}, chance ${significant(f.chance, 3)})`,
+        );
+    }
+  }
+  for (const key of archs) {
+    if ((seeded[key]?.length ?? 1) > 1) continue; // its seeds are named above
     const label = looks[key].label;
     const end = ends[key];
     if (end?.kind === 'diverged') out.push(`${label} diverged at step ${end.step} (dashed line)`);
@@ -346,6 +404,15 @@ function hookRuns(runs, looks) {
         lesion: r.lesion,
         dwaWeights: r.dwaWeights ?? null,
         gates: r.gates ?? null,
+        // every seed's run, the first (this one) first
+        seeds: (r.seeds ?? [r]).map((x) => ({
+          seed: x.seed,
+          stepsDone: x.stepsDone,
+          stopped: x.stopped,
+          firstNonfinite: x.firstNonfinite,
+          logs: x.logs,
+          lesion: x.lesion,
+        })),
       },
     ]),
   );
@@ -358,8 +425,9 @@ function hookRuns(runs, looks) {
  * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
  */
 function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views, loadedRuns }) {
-  const { charts, readout, lossNote, progress, tools, heat, numbers, comparison, after, learned } = views;
+  const { charts, readout, lossNote, progress, tools, heat, numbers, comparison, after, learned, seedPick } = views;
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
+  const seedRows = seedRowsOf();
   let frames = 0;
 
   function render() {
@@ -368,9 +436,12 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const runs = snap.runs.length ? snap.runs : pendingRuns(config, papers);
     // the line charts and the readout draw the runs loaded from a file (a PyTorch run's JSON) beside the lab's
     const loaded = loadedRuns();
-    const lined = [...runs, ...loaded];
+    // a run on several seeds: its median over them, with a band (series.js's seedsRun)
+    const lined = [...runs.map(seedsRun), ...loaded];
+    const seeded = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.seeds ?? null]));
     const archs = lined.map((r) => r.key ?? r.arch);
-    const looks = looksOf(lined);
+    const looks = looksOf([...runs, ...loaded]);
+    const lineLooks = looksOf(lined);
     const data = lineSeries(lined);
     const diverged = lined
       .filter((r) => r.firstNonfinite !== null)
@@ -383,9 +454,9 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const index = hoverIndex !== null && hoverIndex < data.x.length ? hoverIndex : null;
     const xMax = Math.max(config.steps, ...loaded.map((r) => r.logs.at(-1)?.step ?? 0));
 
-    charts.update({ data, archs, looks, xMax, task, diverged, theme: theme.current() });
-    readout.set({ data, archs, looks, ends, far, index });
-    setText(lossNote, lossNoteText(archs, looks, ends, far));
+    charts.update({ data, archs, looks: lineLooks, xMax, task, diverged, theme: theme.current() });
+    readout.set({ data, archs, looks: lineLooks, ends, far, index });
+    setText(lossNote, lossNoteText(archs, looks, ends, far, seeded));
     progress.update(snap.progress, snap.state);
     showState(snap);
     tools.update(snap);
@@ -399,7 +470,16 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   function renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
-    const { shown, scales, rows } = heat.update({ runs, looks, config, ends, step });
+    // on several seeds, each run's seed the menu picks (the median seed unless another), named so
+    const picked = seedPick.pick(runs, looks);
+    const heatEnds = picked.runs === runs ? ends : Object.fromEntries(picked.runs.map((r) => [r.key, runEnd(r)]));
+    const { shown, scales, rows } = heat.update({
+      runs: picked.runs,
+      looks: picked.looks,
+      config,
+      ends: heatEnds,
+      step,
+    });
     // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
@@ -412,16 +492,26 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
           shown,
           scales,
           rows,
-          data: runs === snap.runs && lined.length === runs.length ? data : undefined,
+          data:
+            runs === snap.runs && lined.length === runs.length && !Object.keys(data.bands ?? {}).length
+              ? data
+              : undefined,
         }),
       );
     });
   }
 
   function renderLast({ snap, config, archs, looks, shown, scales, rows, data }) {
-    numbers.update(snap.runs, config, data);
+    const rowsOf = seedRows(snap);
+    numbers.update(rowsOf, config, rowsOf === snap.runs ? data : undefined);
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
-    const comparisonShown = comparison.update({ runs: snap.runs, looks, state: snap.state, claim: papers.id() });
+    const seedLooks = firstSeedLooks(snap.runs, looks);
+    const comparisonShown = comparison.update({
+      runs: snap.runs,
+      looks: seedLooks,
+      state: snap.state,
+      claim: papers.id(),
+    });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
     rest = requestAnimationFrame(() =>
       renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }),
@@ -430,8 +520,9 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
 
   function renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }) {
     rest = 0;
-    const lesions = after.update({ runs: snap.runs, looks, state: snap.state, theme: theme.current() });
-    const learnedShown = learned.update({ runs: snap.runs, looks, state: snap.state });
+    const seedLooks = firstSeedLooks(snap.runs, looks);
+    const lesions = after.update({ runs: snap.runs, looks: seedLooks, state: snap.state, theme: theme.current() });
+    const learnedShown = learned.update({ runs: snap.runs, looks: seedLooks, state: snap.state });
     frames++;
     onUpdate({
       state: snap.state,
@@ -473,7 +564,7 @@ export function mountTrainer(
     noticeSource,
   },
 ) {
-  const store = createStore(state.config, { keys: TRAIN_KEYS });
+  const store = createStore(state.config, { keys: LAB_KEYS });
   const notice = slots.notice ?? el('div', { class: 'notice', role: 'status' });
   const form = slots.form ?? el('form', { class: 'controls', 'aria-label': 'Settings', novalidate: true });
   const parts = [];
@@ -502,7 +593,7 @@ export function mountTrainer(
     bar: claimBar,
     panel: paperPanel,
     store,
-    defaults: defaultTrainConfig(),
+    defaults: defaultLabConfig(),
     initial: state.preset,
     mode: claims,
     apply: setSettings,
@@ -510,7 +601,8 @@ export function mountTrainer(
   parts.push(claimBar, ...bar.nodes);
 
   // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
-  const { nodes, readout, figures, comparison, after, learned, heat } = createLabPanels(root, paperPanel);
+  const { nodes, readout, figures, comparison, after, learned, heat, seedPick } = createLabPanels(root, paperPanel);
+  seedPick.onChange = () => frames.schedule();
   parts.push(...nodes);
   root.append(...parts);
 
@@ -549,7 +641,7 @@ export function mountTrainer(
   const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
   const views = { charts, readout, lossNote: figures.lossNote, progress: bar.progress, tools, heat, numbers };
   const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex, loadedRuns: () => loaded };
-  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned } });
+  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned, seedPick } });
 
   // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
   // the buttons' state again, not a frame of every chart

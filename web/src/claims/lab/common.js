@@ -16,6 +16,7 @@
 // session's run, or fromCli()'s.
 import { sortArchs } from '../../shared/archs.js';
 import { significant } from '../../shared/format.js';
+import { engineSettings } from '../../shared/train-fields.js';
 
 /** A log or lesion value as a number: the CLI's null (not finite) is NaN. */
 const num = (v) => (v === null || v === undefined ? NaN : Number(v));
@@ -181,14 +182,29 @@ export function gradSpread(run) {
   return w.length ? Math.max(...w) / Math.min(...w) : NaN;
 }
 
-/** The lab's config of `claim`: the defaults, the claim's settings, and its runs' architectures (in the engine's order, as the settings keep them). */
+/** How many seeds the lab trains a claim on unless told otherwise (seed, seed + 1, ...). */
+export const CLAIM_SEEDS = 5;
+
+/**
+ * The lab's config of `claim`: the defaults, the claim's settings, CLAIM_SEEDS seeds, and its runs'
+ * architectures (in the engine's order, as the settings keep them).
+ */
 export function claimConfig(claim, defaults) {
-  return { ...defaults, ...claim.config, arch: sortArchs([...new Set(claim.runs.map((r) => r.arch))]) };
+  return {
+    ...defaults,
+    ...claim.config,
+    seeds: CLAIM_SEEDS,
+    arch: sortArchs([...new Set(claim.runs.map((r) => r.arch))]),
+  };
 }
 
-/** Each run's config as `resnorm train` takes it: the claim's config with the run's overrides. */
-export function runConfigs(claim, config) {
-  return claim.runs.map((r) => ({ ...config, ...(r.overrides ?? {}), arch: r.arch }));
+/**
+ * Each run's config as `resnorm train` takes it: the claim's config (the engine's fields only) with
+ * the run's overrides; with `seed`, on that seed.
+ */
+export function runConfigs(claim, config, seed = config.seed) {
+  const on = seed === undefined ? {} : { seed };
+  return claim.runs.map((r) => ({ ...engineSettings(config), ...(r.overrides ?? {}), arch: r.arch, ...on }));
 }
 
 /**
@@ -346,4 +362,102 @@ export function comparisonCaption(runs) {
     `Held-out loss at the end (chance ${significant(task.chance, 3)}; below ${significant(halfway(task), 3)} ` +
     `is trained): ${list}.`
   );
+}
+
+// ---- a claim over several seeds: each seed judged by the claim's own judge, then counted
+
+/** Seeds for prose: "3", "1 and 4", "0, 2 and 5". */
+export function seedsText(seeds) {
+  if (seeds.length <= 1) return seeds.join('');
+  return `${seeds.slice(0, -1).join(', ')} and ${seeds.at(-1)}`;
+}
+
+/**
+ * The lowest and highest held-out loss run `key` ended at over the seeds of `bySeed` (seedsVerdict's),
+ * the seeds it was not finite on, and its label: {key, label, min, max, finite, nonfinite: [seeds]}.
+ */
+export function lossSpread(bySeed, key, label = key) {
+  const finite = [];
+  const nonfinite = [];
+  for (const { seed, runs } of bySeed) {
+    const s = summarize(runs[key]);
+    if (s?.finite) finite.push(s.loss);
+    else nonfinite.push(seed);
+  }
+  return {
+    key,
+    label,
+    min: finite.length ? Math.min(...finite) : NaN,
+    max: finite.length ? Math.max(...finite) : NaN,
+    finite: finite.length,
+    nonfinite,
+  };
+}
+
+/** One run's spread for prose: "1.82\u20132.06", "2.08 on every seed", "0.5\u20130.9, not finite on seeds 1 and 3". */
+export function spreadText(sp) {
+  if (!sp.finite) return 'not finite on any seed';
+  const same = prose(sp.min) === prose(sp.max);
+  const range = same ? prose(sp.min) : `${prose(sp.min)}\u2013${prose(sp.max)}`;
+  const bad = sp.nonfinite.length
+    ? `, not finite on seed${sp.nonfinite.length > 1 ? 's' : ''} ${seedsText(sp.nonfinite)}`
+    : '';
+  return `${range}${same && !bad && sp.finite > 1 ? ' on every seed' : ''}${bad}`;
+}
+
+/** "n seeds" in words up to ten: "five seeds (3 to 7)". */
+function seedsCount(seeds) {
+  const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+  const n = seeds.length;
+  const count = `${words[n] ?? n} seed${n === 1 ? '' : 's'}`;
+  return n > 1 ? `${count} (${seeds[0]} to ${seeds.at(-1)})` : `${count} (${seeds[0]})`;
+}
+
+/**
+ * The verdict of `claim` over seeds. `bySeed`: one entry per seed, {seed, runs} with `runs` keyed by
+ * the claim's run keys (claimVerdict's). Each seed is judged by the claim's own judge; the verdict
+ * counts them: {holds (on every seed), held (how many), n, seeds: [{seed, verdict}], checks: [{claimed,
+ * held, n, failing: [seeds]}], spread (lossSpread of each run), summary ("Holds on 3 of 5 seeds; not
+ * on seeds 2 and 4."), badge, caption (the spread of each run's held-out loss over the seeds), numbers
+ * (`<key>.heldout.min`, `.max`, `held`, `n`)}. Null while a seed has no verdict yet. Pure: Node runs it
+ * on the CLI's JSON lines (fromCli) as the page on its trainers.
+ */
+export function seedsVerdict(claim, bySeed) {
+  if (!claim || !bySeed?.length) return null;
+  const seeds = bySeed.map((b) => claimVerdict(claim, b.runs));
+  if (seeds.some((v) => !v)) return null;
+  const n = seeds.length;
+  const ids = bySeed.map((b) => b.seed);
+  const held = seeds.filter((v) => v.holds).length;
+  const checks = seeds[0].checks.map((c, i) => {
+    const failing = ids.filter((_, j) => !seeds[j].checks[i]?.holds);
+    return { claimed: c.claimed, held: n - failing.length, n, failing };
+  });
+  const spread = claim.runs.map((r) => lossSpread(bySeed, r.key, r.label ?? r.key));
+  const notHeld = ids.filter((_, j) => !seeds[j].holds);
+  const summary =
+    held === n
+      ? `Holds on ${n === 1 ? 'its one seed' : `all ${n} seeds`}.`
+      : `Holds on ${held} of ${n} seed${n > 1 ? 's' : ''}; not on seed${notHeld.length > 1 ? 's' : ''} ${seedsText(notHeld)}.`;
+  const task = bySeed.map((b) => summarize(b.runs[claim.runs[0].key])).find(Boolean);
+  const caption =
+    `Held-out loss at the end on ${seedsCount(ids)}, lowest to highest (chance ${significant(task.chance, 3)}): ` +
+    `${spread.map((sp) => `${sp.label} ${spreadText(sp)}`).join('; ')}.`;
+  const numbers = { held, n };
+  for (const sp of spread) {
+    numbers[`${sp.key}.heldout.min`] = sp.min;
+    numbers[`${sp.key}.heldout.max`] = sp.max;
+  }
+  return {
+    holds: held === n,
+    held,
+    n,
+    seeds: ids.map((seed, j) => ({ seed, verdict: seeds[j] })),
+    checks,
+    spread,
+    summary,
+    badge: `holds on ${held} of ${n} seeds`,
+    caption,
+    numbers,
+  };
 }
