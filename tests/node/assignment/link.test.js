@@ -22,6 +22,7 @@ import {
 import { instructionBlocks } from '../../../web/src/assignment/instructions.js';
 import { assignmentPackage, readAssignmentTag, writeAssignmentTag } from '../../../web/src/assignment/package.js';
 import { noticeText } from '../../../web/src/shared/state.js';
+import { ARCHS } from '../../../web/src/shared/archs.js';
 import { TRAIN_KEYS } from '../../../web/src/shared/train-fields.js';
 import { launchFiles } from '../../../web/build/scorm-plugin.js';
 
@@ -183,7 +184,7 @@ test("the experiment's own values are read by its embed's table: a bad one names
   assert.deepEqual(noticeLines(a), [
     'Depth L (depth) \u201c5000\u201d: out of range (allowed 1..1024); the default is used',
     'Gain g (gain) \u201c-1\u201d: out of range (allowed 0..4); the default is used',
-    'Architectures (arch) \u201cevil\u201d: entries left out (allowed plain, residual, post_ln, post_rms, pre_ln, pre_rms and 9 more, all in the settings)',
+    `Architectures (arch) \u201cevil\u201d: entries left out (allowed plain, residual, post_ln, post_rms, pre_ln, pre_rms and ${ARCHS.length - 6} more, all in the settings)`,
   ]);
   assert.deepEqual(a.state.config.arch, ['plain']);
   const l = readAssignment('#experiment=lab&lr=11&steps=-1&task=copy');

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 
 import { CLAIMS, SETTINGS, claimAt, claimConfig, hasDeep, runConfigs } from '../../../web/src/claims/lab/index.js';
-import { defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
+import { defaultTrainConfig, engineSettings } from '../../../web/src/shared/train-fields.js';
 import { trainClaim } from '../../../scripts/claim-cli.js';
 import { CLI, loadWasm } from '../helpers.js';
 
@@ -67,7 +67,7 @@ for (const c of CLAIMS) {
 
   test(`${c.id}: the lab accepts every run of its deep setting, and the CLI's side-by-side runs fit the budgets`, () => {
     const deep = claimAt(c, 'deep');
-    const config = claimConfig(deep, defaultTrainConfig());
+    const config = engineSettings(claimConfig(deep, defaultTrainConfig()));
     for (const [i, rc] of runConfigs(deep, config).entries()) {
       // the session's own call: a refusal throws here as it shows in the lab
       const t = rn.trainer(rc);

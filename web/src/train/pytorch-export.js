@@ -8,7 +8,7 @@
 //
 //   const groups = pytorchGroups(store.get(), papers.specs());   // [{config, keys, labels}]
 //   const { text, name } = await pytorchScript(engine, store.get(), papers.specs(), papers.id());
-import { TRAIN_PRESENTATION as SHOWN } from '../shared/train-fields.js';
+import { TRAIN_PRESENTATION as SHOWN, engineSettings } from '../shared/train-fields.js';
 import { archLabel } from '../shared/archs.js';
 import { runSpecs } from './session.js';
 
@@ -25,7 +25,7 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
  */
 export function pytorchGroups(config, specs = null) {
   const groups = [];
-  for (const r of runSpecs(config, specs)) {
+  for (const r of runSpecs(engineSettings(config), specs)) {
     const shared = { ...r.config };
     delete shared.arch;
     const label = r.label ?? archLabel(r.arch);
