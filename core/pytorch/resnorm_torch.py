@@ -181,15 +181,29 @@ class Mlp(nn.Module):
 
 class CausalSelfAttention(nn.Module):
     """Multi-head causal attention without biases (Vaswani et al. 2017):
-    per head softmax(Q_h K_h^T / sqrt(d / H) + mask) V_h, heads concatenated, then W_O."""
+    per head softmax(Q_h K_h^T / sqrt(d / H) + mask) V_h, heads concatenated, then W_O.
+    qk_norm "layernorm" (Dehghani et al. 2023; Wortsman et al. 2023): each head's rows of Q and K
+    through LayerNorm over its dh features with learned gains gamma_q, gamma_k (dh, shared by the
+    heads) and no bias before the scores, whose 1 / sqrt(dh) stays."""
 
-    def __init__(self, d, heads):
+    def __init__(self, d, heads, qk_norm="none"):
         super().__init__()
         self.heads = heads
         self.W_Q = nn.Parameter(torch.zeros(d, d))
         self.W_K = nn.Parameter(torch.zeros(d, d))
         self.W_V = nn.Parameter(torch.zeros(d, d))
         self.W_O = nn.Parameter(torch.zeros(d, d))
+        self.qk_norm = qk_norm
+        if qk_norm == "layernorm":
+            self.gamma_q = nn.Parameter(torch.ones(d // heads))
+            self.gamma_k = nn.Parameter(torch.ones(d // heads))
+
+    @staticmethod
+    def head_norm(y, gamma):
+        """LayerNorm over the last axis (a head's dh features) with gain gamma and no bias."""
+        mean = y.mean(-1, keepdim=True)
+        var = ((y - mean) ** 2).mean(-1, keepdim=True)
+        return (y - mean) / torch.sqrt(var + EPS) * gamma
 
     def forward(self, x, mask):
         B, T, d = x.shape
@@ -199,6 +213,8 @@ class CausalSelfAttention(nn.Module):
             return y.view(B, T, H, dh).transpose(1, 2)
 
         q, k, v = split(x @ self.W_Q), split(x @ self.W_K), split(x @ self.W_V)
+        if self.qk_norm == "layernorm":
+            q, k = self.head_norm(q, self.gamma_q), self.head_norm(k, self.gamma_k)
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (B, H, T, T)
         scores = scores.masked_fill(~mask[:, None, :, :], float("-inf"))
         ctx = torch.softmax(scores, dim=-1) @ v  # (B, H, T, dh)
@@ -378,7 +394,7 @@ class TransformerBlock(nn.Module):
         super().__init__()
         d = cfg["width"]
         wraps = with_dyt_alpha(wraps, cfg)
-        attn = CausalSelfAttention(d, cfg["heads"])
+        attn = CausalSelfAttention(d, cfg["heads"], cfg.get("qk_norm", "none"))
         mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
         self.units = nn.ModuleList(
             [wiring(arch, wraps[0])(attn, d, wraps[0]), wiring(arch, wraps[1])(mlp, d, wraps[1])]
@@ -536,6 +552,7 @@ class Simulation(nn.Module):
         transformer = cfg.get("block", "mlp") == "transformer"
         bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
         bcfg["dyt_alpha"] = cfg.get("dyt_alpha", DYT_ALPHA)
+        bcfg["qk_norm"] = cfg.get("qk_norm", "none")
         block = TransformerBlock if transformer else MlpBlock
         P = 2 if transformer else 1
         self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])

@@ -8,6 +8,7 @@
 
 #include "resnorm/kernels.h"
 #include "resnorm/lanes.h"
+#include "resnorm/norms.h"
 #include "resnorm/portable_math.h"
 
 namespace resnorm {
@@ -107,6 +108,22 @@ Attention<S>::Attention(int T, int d, int heads, bool causal_mask, std::shared_p
 }
 
 template <class S>
+void Attention<S>::set_qk_norm(QkNorm kind) {
+  qk_norm = kind;
+  const bool on = kind != QkNorm::none;
+  const long rows = on ? static_cast<long>(H_) * T_ : 0, n = rows * dh_;
+  for (VecWorkspace<S>* v : {&gq, &gk, &dgq, &dgk, &zero_bias_}) v->resize(on ? dh_ : 0);
+  for (VecWorkspace<S>* v : {&q_raw_, &k_raw_}) v->resize(n);
+  for (VecWorkspace<S>* v : {&q_mean_, &q_rstd_, &k_mean_, &k_rstd_}) v->resize(rows);
+  if (!on) return;
+  gq.setOnes();
+  gk.setOnes();
+  dgq.setZero();
+  dgk.setZero();
+  zero_bias_.setZero();
+}
+
+template <class S>
 void Attention<S>::reshape(int T, int d, int heads, int segment) {
   seg_ = segment > 0 ? segment : T;
   for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
@@ -129,10 +146,15 @@ void Attention<S>::forward(S* y, const S* x) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   AttnScratch<S>& w = *scratch_;
   S* row = w.staging.data();  // (T, d) staging for the head split
+  const bool qkn = qk_norm != QkNorm::none;
   kernels::gemm_nn(x, weights.base->Bq.data(), row, T, d, d, weights.sq);
-  split_heads(q.data(), row, T, d, H);
+  split_heads(qkn ? q_raw_.data() : q.data(), row, T, d, H);
   kernels::gemm_nn(x, weights.base->Bk.data(), row, T, d, d, weights.sk);
-  split_heads(k.data(), row, T, d, H);
+  split_heads(qkn ? k_raw_.data() : k.data(), row, T, d, H);
+  if (qkn) {  // every head's every row of Q and K over its dh features: (H T) rows of dh
+    layernorm_forward(q.data(), q_mean_.data(), q_rstd_.data(), q_raw_.data(), gq.data(), zero_bias_.data(), H * T, dh);
+    layernorm_forward(k.data(), k_mean_.data(), k_rstd_.data(), k_raw_.data(), gk.data(), zero_bias_.data(), H * T, dh);
+  }
   kernels::gemm_nn(x, weights.base->Bv.data(), row, T, d, d, weights.sv);
   split_heads(v.data(), row, T, d, H);
   const S scale = S(1.0 / std::sqrt(double(dh)));
@@ -154,10 +176,12 @@ void Attention<S>::forward(S* y, const S* x) {
 // dctx = so dy Bo^T (T,d); per head, with dctx_h (T,dh):
 //   dP = dctx_h V_h^T (T,T);  dV_h = P^T dctx_h;  dS = P * (dP - rowsum(dP * P)) / sqrt(dh);
 //   dQ_h = dS K_h;  dK_h = dS^T Q_h   (T,dh)
+// QK-norm: dQ_h, dK_h so far are the normed Q's and K's; LayerNorm's backward
+// per row takes them to the raw Q's and K's (and adds into dg_Q, dg_K).
 // dx = sq dQ Bq^T + sk dK Bk^T + sv dV Bv^T (T,d).
 // ||dW_O||^2 = <ctx ctx^T, dy dy^T>, ||dW_Q||^2 = <x x^T, dQ dQ^T> (likewise K, V).
 template <class S>
-void Attention<S>::input_grad(S* dx, const S* dy) {
+void Attention<S>::input_grad(S* dx, const S* dy, bool param_grads) {
   const int T = T_, d = d_, H = H_, dh = dh_;
   const long n = static_cast<long>(T) * d;
   AttnScratch<S>& w = *scratch_;
@@ -181,8 +205,19 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
       kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, sn, sn, dh, S(1), lower);
       kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, sn, sn, dh, lower);
     }
-  merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
-  merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
+  if (qk_norm != QkNorm::none) {  // hctx is free again: the raw dQ, then the raw dK, in it
+    w.hctx.setZero();
+    layernorm_backward(w.hctx.data(), param_grads ? dgq.data() : nullptr, static_cast<S*>(nullptr), w.hdq.data(),
+                       q_raw_.data(), gq.data(), q_mean_.data(), q_rstd_.data(), H * T, dh);
+    merge_heads(w.dq.data(), w.hctx.data(), T, d, H);
+    w.hctx.setZero();
+    layernorm_backward(w.hctx.data(), param_grads ? dgk.data() : nullptr, static_cast<S*>(nullptr), w.hdk.data(),
+                       k_raw_.data(), gk.data(), k_mean_.data(), k_rstd_.data(), H * T, dh);
+    merge_heads(w.dk.data(), w.hctx.data(), T, d, H);
+  } else {
+    merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
+    merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
+  }
   merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
   kernels::gemm_nt(w.dq.data(), weights.base->Bq.data(), dx, T, d, d, weights.sq);
   kernels::gemm_nt(w.dk.data(), weights.base->Bk.data(), w.staging.data(), T, d, d, weights.sk);
@@ -193,7 +228,7 @@ void Attention<S>::input_grad(S* dx, const S* dy) {
 
 template <class S>
 void Attention<S>::backward_input(S* dx, const S* dy, const S*) {
-  input_grad(dx, dy);
+  input_grad(dx, dy, false);
 }
 
 // input_grad(), then the four weight-gradient norms; x's Gram is formed once
@@ -202,7 +237,11 @@ template <class S>
 void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   const int T = T_, d = d_;
   AttnScratch<S>& w = *scratch_;
-  input_grad(dx, dy);
+  if (!train_) {  // the simulation's gradients are this backward's alone
+    dgq.setZero();
+    dgk.setZero();
+  }
+  input_grad(dx, dy, true);
   if (!train_) {
     kernels::gram(x, w.gram.a.data(), T, d);
     wq_grad_sq = grad_sq_given(x, d, w.dq.data(), d, T, w.gram);

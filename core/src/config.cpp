@@ -20,6 +20,7 @@ const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
 const char* kBlockNames[] = {"mlp", "transformer"};
 const char* kBooleanNames[] = {"true", "false"};
+const char* kQkNormNames[] = {"none", "layernorm"};
 
 std::string fmt_number(double v) {
   char buf[64];
@@ -64,6 +65,8 @@ void assign_choice(Config& c, std::string_view name, int i) {
     c.block = static_cast<Block>(i);
   else if (name == "causal")
     c.causal = (i == 0);  // choices "true", "false"
+  else if (name == "qk_norm")
+    c.qk_norm = static_cast<QkNorm>(i);
 }
 
 // Range check of a number already parsed; integers must be whole.
@@ -144,6 +147,9 @@ const std::vector<FieldSpec>& field_specs() {
       // A boolean as a choice field, so the CLI takes --causal false and the
       // field table needs no new kind. "true" is choice 0.
       {"causal", FieldKind::choice, 0, 0, choices_of(kBooleanNames), "true", "mask attention to earlier tokens"},
+      // QK-norm (Dehghani et al. 2023): LayerNorm with a learned gain on each head's q and k; MLP blocks ignore it.
+      {"qk_norm", FieldKind::choice, 0, 0, choices_of(kQkNormNames), "none",
+       "transformer blocks: LayerNorm on each head's queries and keys before the scores"},
       // Mix-LN: blocks 1..floor(f L) are Post-LN, the rest Pre-LN; 0 is all Pre-LN, 1 all Post-LN.
       {"mix_fraction", FieldKind::real, 0, 1, {}, "0.25", "mix_ln: share of blocks, from the bottom, that are Post-LN"},
       // DyT: alpha_0 of every DyT layer, gamma tanh(alpha x) + beta.
@@ -269,6 +275,7 @@ Status validate(const Config& c) {
   if (static_cast<int>(c.init) > 1) return fail(*find_field("init"), "unknown value");
   if (static_cast<int>(c.final_norm) > 2) return fail(*find_field("final_norm"), "unknown value");
   if (static_cast<int>(c.block) > 1) return fail(*find_field("block"), "unknown value");
+  if (static_cast<int>(c.qk_norm) > 1) return fail(*find_field("qk_norm"), "unknown value");
   // Heads split the d columns of W_Q, W_K, W_V; irrelevant (and unchecked) for MLP blocks.
   if (c.block == Block::transformer && c.width % c.heads != 0)
     return {"heads", "heads: " + std::to_string(c.heads) + " does not divide width " + std::to_string(c.width) +
@@ -294,6 +301,7 @@ const char* name(NormKind n) {
   return n == NormKind::batchnorm ? "batchnorm" : n == NormKind::dyt ? "dyt" : kNormNames[static_cast<int>(n)];
 }
 const char* name(Block b) { return kBlockNames[static_cast<int>(b)]; }
+const char* name(QkNorm q) { return kQkNormNames[static_cast<int>(q)]; }
 
 bool parse_arch(std::string_view s, Arch* out) {
   for (int i = 0; i < kNumArchs; ++i)
@@ -326,6 +334,7 @@ std::string config_json(const Config& c) {
   j.key("final_norm").string(name(c.final_norm)).key("seed").integer(c.seed);
   if (c.block == Block::transformer)
     j.key("block").string(name(c.block)).key("heads").integer(c.heads).key("causal").boolean(c.causal);
+  if (c.block == Block::transformer && c.qk_norm != QkNorm::none) j.key("qk_norm").string(name(c.qk_norm));
   if (has_arch(c, Arch::mix_ln)) j.key("mix_fraction").number(c.mix_fraction, 10);
   if (has_arch(c, Arch::dyt)) j.key("dyt_alpha").number(c.dyt_alpha, 10);
   return j.end_object().str();

@@ -305,6 +305,10 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
         scaled("W_K" + at, ab.Bk, att.weights.sk, {d, d});
         scaled("W_V" + at, ab.Bv, att.weights.sv, {d, d});
         scaled("W_O" + at, ab.Bo, att.weights.so, {d, d});
+        if (att.qk_norm != QkNorm::none) {
+          put("gamma_q" + at, att.gq.data(), att.gq.size(), {long(att.gq.size())});
+          put("gamma_k" + at, att.gk.data(), att.gk.size(), {long(att.gk.size())});
+        }
       }
       const Mlp<double>& f = model.mlp(l);
       scaled("W1" + at, f.weights.base->B1, f.weights.s1, {d, m});

@@ -109,9 +109,15 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   const double gate = rec.wrap.gate == Gate::scalar ? 1.0 : rec.wrap.gate == Gate::channel ? double(c.width) : 0.0;
   // DyT holds its alpha and its gradient besides a norm's buffers: one per unit, one in the final norm.
   const double dyt_norms = rec.wrap.in == NormKind::dyt ? double(c.depth) * c.sublayers_per_block() + 1 : 0.0;
+  // QK-norm: per attention sublayer the raw Q and K (T, d), four per-row statistics (heads T),
+  // and five (dh) vectors: the gains, their gradients and a zero bias.
+  const double T = c.tokens, d = c.width;
+  const double qk = c.block == Block::transformer && c.qk_norm != QkNorm::none
+                        ? c.depth * ((2 * T * d + 4 * c.heads * T + 5 * d / c.heads) * sb + 11 * kAllocBytes)
+                        : 0.0;
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
                      c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment) +
-         dyt_norms * (2 * sb + 2 * kAllocBytes);
+         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {

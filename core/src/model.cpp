@@ -151,6 +151,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
         a.rows = rows_.get();
+        a.set_qk_norm(cfg.qk_norm);
       }
     }
   final_.resize(cfg.final_norm, T, d, cfg.dyt_alpha);

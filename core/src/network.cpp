@@ -12,7 +12,7 @@ namespace resnorm {
 namespace {
 
 // Every tensor of the stack in one fixed order, block by block (attention's
-// W_Q, W_K, W_V, W_O, then W1, W2, then each unit's norms and gate, then the
+// W_Q, W_K, W_V, W_O, QK-norm's gamma_q and gamma_k, then W1, W2, then each unit's norms and gate, then the
 // block's averaging weights), then the final norm: fn(name, values, gradient,
 // size, block, matrix). The gradients are the training stack's own: the
 // sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
@@ -36,6 +36,11 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
       fn("W_K" + at, base.Bk.data(), a.dWk.data(), base.Bk.size(), l, true);
       fn("W_V" + at, base.Bv.data(), a.dWv.data(), base.Bv.size(), l, true);
       fn("W_O" + at, base.Bo.data(), a.dWo.data(), base.Bo.size(), l, true);
+      // QK-norm's gains, like a norm's gamma no matrix: no weight decay.
+      if (a.qk_norm != QkNorm::none) {
+        fn("gamma_q" + at, a.gq.data(), a.dgq.data(), a.gq.size(), l, false);
+        fn("gamma_k" + at, a.gk.data(), a.dgk.data(), a.gk.size(), l, false);
+      }
     }
     Mlp<S>& f = m.mlp(l);
     auto& base = const_cast<MlpBase<S>&>(*f.weights.base);

@@ -209,6 +209,7 @@ std::string results_table(const Results& res) {
           c.expansion, c.gain, name(c.activation), name(c.init), name(c.final_norm), c.seed);
   if (c.block == Block::transformer)  // MLP stacks print no block fields
     appendf(s, " block=transformer heads=%d causal=%s", c.heads, c.causal ? "true" : "false");
+  if (c.block == Block::transformer && c.qk_norm != QkNorm::none) appendf(s, " qk_norm=%s", name(c.qk_norm));
   if (has_arch(c, Arch::mix_ln)) appendf(s, " mix_fraction=%g", c.mix_fraction);  // only mix_ln reads it
   if (has_arch(c, Arch::dyt)) appendf(s, " dyt_alpha=%g", c.dyt_alpha);           // only dyt reads it
   appendf(s, "\n\n");

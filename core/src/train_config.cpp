@@ -61,6 +61,7 @@ const RealField kReals[] = {{"gain", &TrainConfig::gain},
 int choice_of(const TrainConfig& t, std::string_view name) {
   if (name == "task") return int(t.task);
   if (name == "block") return int(t.block);
+  if (name == "qk_norm") return int(t.qk_norm);
   if (name == "activation") return int(t.activation);
   if (name == "init") return int(t.init);
   if (name == "positions") return int(t.positions);
@@ -75,6 +76,7 @@ int choice_of(const TrainConfig& t, std::string_view name) {
 void assign_choice(TrainConfig& t, std::string_view name, int i) {
   if (name == "task") t.task = Task(i);
   if (name == "block") t.block = Block(i);
+  if (name == "qk_norm") t.qk_norm = QkNorm(i);
   if (name == "activation") t.activation = Activation(i);
   if (name == "init") t.init = Init(i);
   if (name == "positions") t.positions = Positions(i);
@@ -99,6 +101,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("width", "64", 256),
       stack_field("expansion", "4"),
       stack_field("heads", "4"),
+      stack_field("qk_norm", "none"),
       stack_field("activation", "gelu"),
       stack_field("init", "gaussian"),
       stack_field("gain", "1.0"),
@@ -324,6 +327,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.block = t.block;
   c.heads = t.heads;
   c.causal = true;
+  c.qk_norm = t.qk_norm;
   c.mix_fraction = t.mix_fraction;
   c.dyt_alpha = t.dyt_alpha;
   return c;

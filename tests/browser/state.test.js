@@ -63,6 +63,7 @@ const CONFIG_SAMPLES = {
   block: 'transformer',
   heads: 2,
   causal: false,
+  qk_norm: 'layernorm',
   mix_fraction: 0.5,
   dyt_alpha: 0.8,
 };
@@ -462,6 +463,8 @@ test('<resnorm-explorer>: every config field the engine has, admin and block, he
     'mix-fraction': CONFIG_SAMPLES.mix_fraction,
     dyt_alpha: undefined,
     'dyt-alpha': CONFIG_SAMPLES.dyt_alpha,
+    qk_norm: undefined,
+    'qk-norm': CONFIG_SAMPLES.qk_norm,
   };
   const entries = Object.entries(attrs)
     .filter(([, v]) => v !== undefined)

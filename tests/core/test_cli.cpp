@@ -345,3 +345,24 @@ TEST_CASE("resnorm train: a bad flag exits 2 naming flag, value and range", "[cl
   CHECK(help.status == 0);
   CHECK(help.out.find("--log-every") != std::string::npos);
 }
+
+TEST_CASE("the CLI takes --qk-norm for simulate and train, names it in the JSON, refuses other values by name",
+          "[cli][qk_norm]") {
+  Run s = run("simulate --arch pre_ln --depth 2 --width 16 --block transformer --heads 2 --qk-norm layernorm --json");
+  REQUIRE(s.status == 0);
+  CHECK(s.out.find("\"causal\": true, \"qk_norm\": \"layernorm\"") != std::string::npos);
+  Run t =
+      run("train --task copy --arch post_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 --steps 2 "
+          "--log-every 2 --qk-norm layernorm --json");
+  REQUIRE(t.status == 0);
+  CHECK(t.out.find("\"heads\": 2, \"qk_norm\": \"layernorm\"") != std::string::npos);
+  const std::pair<const char*, const char*> bad[] = {
+      {"simulate --qk-norm rmsnorm", "resnorm: --qk-norm: 'rmsnorm' is not a known value (allowed none|layernorm)\n"},
+      {"train --qk-norm cosine", "resnorm: --qk-norm: 'cosine' is not a known value (allowed none|layernorm)\n"}};
+  for (const auto& [args, err] : bad) {
+    Run r = run(args);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK(r.err == err);
+  }
+}

@@ -2,7 +2,7 @@
 // training loss against central finite differences in double (fd.h), every
 // parameter tensor (up to 16 entries of each, spread over it), for every
 // architecture x block kind x task family. GELU throughout, so the loss has no kinks.
-// Norms get random gamma and beta (and DyT's alpha) first, gates and dense averaging weights
+// Norms get random gamma and beta (and DyT's alpha, QK-norm's gains) first, gates and dense averaging weights
 // values away from their init, so their part of every formula is exercised.
 // BatchNorm (train mode, padded batches with the pads counted or masked) is
 // held to the same differences, and padding to LayerNorm's and RMSNorm's
@@ -116,6 +116,17 @@ TEST_CASE("network: Mix-LN's gradients with a Post-LN block below the Pre-LN one
       TrainConfig tc = small(task, block);
       tc.mix_fraction = 0.5;  // block 1 of 2
       DYNAMIC_SECTION(name(block) << " " << name(task)) { check_network(tc, Arch::mix_ln); }
+    }
+}
+
+TEST_CASE("network: QK-norm on, every parameter's gradient (the gains g_Q, g_K too) equals a central finite difference",
+          "[network][gradients][qk_norm]") {
+  for (Task task : {Task::copy, Task::teacher})
+    for (Arch arch : all_archs()) {
+      TrainConfig tc = small(task, Block::transformer);
+      tc.qk_norm = QkNorm::layernorm;
+      tc.width = 16;  // dh = 8 features per head for the norm
+      DYNAMIC_SECTION(name(arch) << " " << name(task)) { check_network(tc, arch); }
     }
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "resnorm/config.h"
 #include "resnorm/sublayer.h"
 #include "resnorm/tensor.h"
 #include "resnorm/weight_grad_norm.h"
@@ -50,6 +51,11 @@ struct AttnScratch {
 //   P_h = softmax_j(S_h), S_h[i][j] = -inf for j > i when causal
 //   ctx = [P_0 V_0 | ... | P_{H-1} V_{H-1}]                (T, d)
 //   y = ctx W_O                                           (T, d)
+// QK-norm (qk_norm = layernorm, config.h; Dehghani et al. 2023, Wortsman et
+// al. 2023): before the scores, every head's every row of Q and K goes
+// through LayerNorm over its dh features, Q_h <- LN(Q_h) g_Q, K_h <- LN(K_h) g_K,
+// the gains g_Q, g_K (dh) learned, shared by the heads, no bias; the scale
+// 1 / sqrt(dh) stays. Its backward is norms.h's LayerNorm backward per row.
 // No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
 // backward is exact reverse mode, through the softmax as
 //   dS = P * (dP - rowsum(dP * P)).
@@ -72,6 +78,8 @@ class Attention final : public Sublayer<S> {
   // Training: dWq += x^T dQ, dWk += x^T dK, dWv += x^T dV, dWo += ctx^T dy, and no norms.
   void backward(S* dx, const S* dy, const S* x, bool materialize_weight_grads) override;
   void backward_input(S* dx, const S* dy, const S* x) override;
+  // Sets QK-norm on or off, the gains at 1 and their gradients at 0 (after reshape()).
+  void set_qk_norm(QkNorm kind);
 
   AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
@@ -81,18 +89,26 @@ class Attention final : public Sublayer<S> {
   Workspace<S> ctx;                // (T, d) concatenated head outputs
   Mat<S> dWq, dWk, dWv, dWo;       // (d, d), only when materialized, or training: d loss / d W
   double wq_grad_sq = 0, wk_grad_sq = 0, wv_grad_sq = 0, wo_grad_sq = 0;
+  // QK-norm: the gains g_Q, g_K (dh) and their gradients (added to by every
+  // backward in training, set by it otherwise); empty when off.
+  QkNorm qk_norm = QkNorm::none;
+  VecWorkspace<S> gq, gk, dgq, dgk;
 
   int heads() const { return H_; }
   const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * seg_; }  // (T, T) unsegmented
 
  private:
   // dx from dy, leaving dQ, dK, dV (T, d) in the scratch for the weight norms.
-  void input_grad(S* dx, const S* dy);
+  // param_grads: add d loss / d g_Q, g_K into dgq, dgk (QK-norm).
+  void input_grad(S* dx, const S* dy, bool param_grads);
   // Keys segment g attends to: rows->keys[g] (at least 1), or 0 for every key.
   int keys(int g) const { return rows && !rows->keys.empty() ? std::max(1, rows->keys[g]) : 0; }
   int T_, d_, H_, dh_, seg_ = 0;
   bool train_;
   std::shared_ptr<AttnScratch<S>> scratch_;
+  // QK-norm's caches: the raw Q, K (heads, T, dh) before the norm, each row's
+  // mean and rstd (heads T), and a zero bias (dh).
+  VecWorkspace<S> q_raw_, k_raw_, q_mean_, q_rstd_, k_mean_, k_rstd_, zero_bias_;
 };
 
 }  // namespace resnorm

@@ -42,6 +42,12 @@ enum class NormKind : uint8_t { none, layernorm, rmsnorm, batchnorm, dyt };
 // What one block of the stack is: one MLP sublayer, or attention then MLP
 // (two residual sublayers, each wrapped the same way with its own norms).
 enum class Block : uint8_t { mlp, transformer };
+// QK-norm on attention (Dehghani et al. 2023, "Scaling Vision Transformers to
+// 22 Billion Parameters"; Wortsman et al. 2023, "Small-scale proxies for
+// large-scale Transformer training instabilities"): layernorm puts each head's
+// queries and keys through LayerNorm over the head's dh features, with a
+// learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
+enum class QkNorm : uint8_t { none, layernorm };
 
 inline constexpr int kNumArchs = 16;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
@@ -65,8 +71,9 @@ struct Config {
   uint32_t seed = 0;
   // Transformer blocks: heads and causal are read only when block == transformer.
   Block block = Block::mlp;
-  int heads = 4;       // in {1, 2, 4, 8}, must divide width (checked for transformer blocks only)
-  bool causal = true;  // token i attends to tokens j <= i only
+  int heads = 4;                  // in {1, 2, 4, 8}, must divide width (checked for transformer blocks only)
+  bool causal = true;             // token i attends to tokens j <= i only
+  QkNorm qk_norm = QkNorm::none;  // LayerNorm on each head's queries and keys (transformer blocks only)
   // Mix-LN: the fraction of the blocks, from the bottom, that are Post-LN
   // (recipes.h); in [0, 1], read only by mix_ln.
   double mix_fraction = kMixLnFraction;
@@ -165,6 +172,7 @@ const char* name(Activation a);
 const char* name(Init i);
 const char* name(NormKind n);
 const char* name(Block b);
+const char* name(QkNorm q);
 bool parse_arch(std::string_view s, Arch* out);
 std::vector<Arch> all_archs();
 // Whether `a` is among the config's architectures.
@@ -172,8 +180,8 @@ bool has_arch(const Config& cfg, Arch a);
 
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
 // block, heads and causal are printed only for transformer blocks: the JSON of
-// an MLP stack has none of them; mix_fraction only when mix_ln runs, the one
-// architecture that reads it, and dyt_alpha only when dyt runs.
+// an MLP stack has none of them (qk_norm only for transformer blocks with it on); mix_fraction only when mix_ln runs,
+// the one architecture that reads it, and dyt_alpha only when dyt runs.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

@@ -3,7 +3,7 @@
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
 // message about a bad value come from it. The stack's own fields (arch, block,
-// depth, width, expansion, heads, activation, init, gain, mix_fraction, dyt_alpha) are the
+// depth, width, expansion, heads, qk_norm, activation, init, gain, mix_fraction, dyt_alpha) are the
 // simulate table's entries with training's defaults and ranges.
 #pragma once
 
@@ -42,6 +42,7 @@ struct TrainConfig {
   int width = 64;     // d
   int expansion = 4;  // m = e d
   int heads = 4;
+  QkNorm qk_norm = QkNorm::none;  // QK-norm on attention (config.h); MLP blocks ignore it
   Activation activation = Activation::gelu;
   Init init = Init::gaussian;
   double gain = 1.0;

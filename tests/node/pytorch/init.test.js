@@ -16,7 +16,7 @@
 // rounding noise (1e-8) in float. A wrong wiring, scale or norm moves these numbers by 1e-2 or
 // more. Both runs choose paths beyond the defaults: GELU, expansion 2, a final LayerNorm and
 // non-causal attention (transformer); orthogonal init, tanh, gain 1.5 and a final RMSNorm (MLP);
-// Mix-LN with three Post-LN blocks of six.
+// Mix-LN with three Post-LN blocks of six; QK-norm's LayerNorm on every head's q and k.
 // Run: node --test tests/node/pytorch/init.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,25 +35,30 @@ const RUNS = {
   transformer:
     '--block transformer --heads 2 --depth 6 --width 16 --tokens 6 --expansion 2 --activation gelu ' +
     '--final-norm layernorm --causal false --mix-fraction 0.5',
+  'qk_norm transformer':
+    '--block transformer --qk-norm layernorm --heads 2 --depth 6 --width 16 --tokens 6 --expansion 2 ' +
+    '--activation gelu --final-norm layernorm',
   mlp:
     '--block mlp --depth 6 --width 16 --init orthogonal --activation tanh --gain 1.5 --final-norm rmsnorm ' +
     '--mix-fraction 0.5',
 };
+const TRANSFORMER_ARRAYS = [
+  'grad_norm',
+  'stream_rms',
+  'update_ratio',
+  'w1_grad_norm',
+  'w2_grad_norm',
+  'attn_update_ratio',
+  'mlp_update_ratio',
+  'wq_grad_norm',
+  'wk_grad_norm',
+  'wv_grad_norm',
+  'wo_grad_norm',
+];
 const ARRAYS = {
   mlp: ['grad_norm', 'stream_rms', 'update_ratio', 'w1_grad_norm', 'w2_grad_norm'],
-  transformer: [
-    'grad_norm',
-    'stream_rms',
-    'update_ratio',
-    'w1_grad_norm',
-    'w2_grad_norm',
-    'attn_update_ratio',
-    'mlp_update_ratio',
-    'wq_grad_norm',
-    'wk_grad_norm',
-    'wv_grad_norm',
-    'wo_grad_norm',
-  ],
+  transformer: TRANSFORMER_ARRAYS,
+  'qk_norm transformer': TRANSFORMER_ARRAYS,
 };
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-init-'));
@@ -61,7 +66,7 @@ test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The engine's simulate JSON (double and float) and the exported script's. */
 function all(block) {
-  const file = join(tmp, `${block}.py`);
+  const file = join(tmp, `${block.replaceAll(' ', '-')}.py`);
   const args = ['simulate', ...RUNS[block].split(' '), '--arch', ARCHS.join(','), '--json'];
   const double = JSON.parse(execFileSync(CLI, [...args, '--double', '--export-pytorch', file], { encoding: 'utf8' }));
   const float = JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));

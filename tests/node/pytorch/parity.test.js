@@ -38,11 +38,15 @@ const ARRAYS = ['grad_norm', 'w_grad_norm', 'update_ratio', 'stream_rms', 'contr
 
 // Short runs that exercise the script's paths: padded sequences of their own lengths, clipping,
 // warmup and a cosine schedule (transformer); AdamW's decoupled decay on the teacher task (MLP);
-// Mix-LN with one Post-LN block of three in both.
+// Mix-LN with one Post-LN block of three in both; QK-norm's LayerNorm on every head's queries and
+// keys, its gains trained, in a transformer run of its own.
 const RUNS = {
   transformer:
     '--task reverse --block transformer --depth 3 --width 8 --heads 2 --seq 4 --seq-min 2 --vocab 6 --batch 4 ' +
     '--steps 10 --log-every 1 --lr 0.01 --clip 0.5 --warmup 2 --schedule cosine --mix-fraction 0.5',
+  'qk_norm transformer':
+    '--task reverse --block transformer --qk-norm layernorm --depth 3 --width 16 --heads 2 --seq 4 --seq-min 2 ' +
+    '--vocab 6 --batch 4 --steps 10 --log-every 1 --lr 0.01 --clip 0.5 --warmup 2 --schedule cosine',
   mlp:
     '--task teacher --block mlp --depth 3 --width 12 --batch 8 --steps 10 --log-every 1 --optimizer adamw ' +
     '--weight-decay 0.1 --lr 0.01 --mix-fraction 0.5',
@@ -53,7 +57,7 @@ test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The engine's JSON lines and the exported script's, for one block kind with every implemented arch. */
 function both(block) {
-  const file = join(tmp, `${block}.py`);
+  const file = join(tmp, `${block.replaceAll(' ', '-')}.py`);
   const args = [
     'train',
     ...RUNS[block].split(' '),

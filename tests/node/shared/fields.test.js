@@ -231,3 +231,28 @@ test('a real field reads with its digits, or in full where they would round the 
   assert.equal(realText({ digits: 1 }, 0.05), '0.05');
   assert.equal(Number(realText({}, 1 / 3)), 1 / 3);
 });
+
+test('QK-norm: a model field of transformer blocks, through links, the engine and the exports', () => {
+  const c = CONFIG_FIELDS.qk_norm;
+  assert.equal(c.label, 'QK-norm');
+  assert.equal(c.section, 'model');
+  assert.deepEqual([c.kind, c.choices, c.default], ['choice', ['none', 'layernorm'], 'none']);
+  const config = { ...defaultConfig(), block: 'transformer', qk_norm: 'layernorm' };
+  const hash = configToHash(config);
+  assert.equal(hash, '#block=transformer&qk_norm=layernorm');
+  assert.deepEqual(parseHash(hash).config, config);
+  const tf = { block: 'transformer', heads: 2, arch: ['pre_ln'] };
+  assert.equal(accepted({ ...tf, qk_norm: 'layernorm' }), null);
+  assert.equal(accepted({ ...tf, qk_norm: 'rmsnorm' }), 'qk_norm');
+  // MLP blocks ignore it: the same numbers as without it, and their caption line does not name it
+  const mlp = (q) => rn.simulate({ ...small, arch: ['pre_ln'], qk_norm: q });
+  assert.deepEqual(mlp('layernorm').results, mlp('none').results);
+  assert.doesNotMatch(configLine(mlp('layernorm').config), /QK-norm/);
+  // transformer blocks: the normed queries and keys change the attention, so the gradients
+  const on = rn.simulate({ ...small, ...tf, qk_norm: 'layernorm' });
+  const off = rn.simulate({ ...small, ...tf });
+  assert.notDeepEqual(on.results.pre_ln.wq_grad_norm, off.results.pre_ln.wq_grad_norm);
+  assert.equal(JSON.parse(toJson(on)).config.qk_norm, 'layernorm');
+  assert.match(configLine(on.config), /transformer, 2 heads, causal, QK-norm/);
+  assert.doesNotMatch(configLine(off.config), /QK-norm/);
+});

@@ -83,6 +83,7 @@ const SAMPLE = {
   depth: 128,
   width: 32,
   heads: 8,
+  qk_norm: 'layernorm',
   expansion: 2,
   activation: 'tanh',
   init: 'orthogonal',
@@ -177,6 +178,7 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['mix_fraction', 'quarter'],
     ['dyt_alpha', '0'],
     ['dyt_alpha', '11'],
+    ['qk_norm', 'cosine'],
   ];
   for (const [key, raw] of cases) {
     const r = trainFromHash(`#${key}=${encodeURIComponent(raw)}`);

@@ -30,6 +30,20 @@ const SETTINGS = {
     steps: 50,
     log_every: 1,
   },
+  // QK-norm: every head's queries and keys through LayerNorm, the gains trained
+  'transformer blocks, copy, QK-norm': {
+    task: 'copy',
+    block: 'transformer',
+    qk_norm: 'layernorm',
+    depth: 3,
+    width: 16,
+    heads: 2,
+    seq: 4,
+    vocab: 8,
+    batch: 8,
+    steps: 50,
+    log_every: 1,
+  },
   'MLP blocks, copy, tanh, sgd': {
     task: 'copy',
     block: 'mlp',

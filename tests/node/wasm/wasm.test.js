@@ -121,6 +121,15 @@ const CONFIGS = {
     activation: 'gelu',
     final_norm: 'layernorm',
   },
+  "QK-norm: transformer blocks, LayerNorm on every head's queries and keys": {
+    arch: ['post_ln', 'pre_ln', 'dyt'],
+    block: 'transformer',
+    qk_norm: 'layernorm',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 2,
+  },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

@@ -18,7 +18,7 @@ function ratio(r) {
 /** ", transformer blocks (…)" for attention + MLP blocks, nothing for MLP blocks. */
 const blockWords = (c) =>
   c.block === 'transformer'
-    ? `, transformer blocks (attention with ${c.heads} ${c.heads === 1 ? 'head' : 'heads'}, ${c.causal ? 'causal' : 'no mask'}, then the MLP)`
+    ? `, transformer blocks (attention with ${c.heads} ${c.heads === 1 ? 'head' : 'heads'}, ${c.causal ? 'causal' : 'no mask'}${c.qk_norm === 'layernorm' ? ', LayerNorm on queries and keys' : ''}, then the MLP)`
     : '';
 
 const NAMES = { none: 'no final norm', layernorm: 'a final LayerNorm', rmsnorm: 'a final RMSNorm' };

@@ -150,6 +150,16 @@ export default [
     choices: ['true', 'false'],
   },
   {
+    name: 'qk_norm',
+    kind: 'choice',
+    min: 0,
+    max: 0,
+    allowed: 'none|layernorm',
+    default: 'none',
+    help: "transformer blocks: LayerNorm on each head's queries and keys before the scores",
+    choices: ['none', 'layernorm'],
+  },
+  {
     name: 'mix_fraction',
     kind: 'real',
     min: 0,

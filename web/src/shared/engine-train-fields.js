@@ -90,6 +90,16 @@ export default [
     choices: [],
   },
   {
+    name: 'qk_norm',
+    kind: 'choice',
+    min: 0,
+    max: 0,
+    allowed: 'none|layernorm',
+    default: 'none',
+    help: "transformer blocks: LayerNorm on each head's queries and keys before the scores",
+    choices: ['none', 'layernorm'],
+  },
+  {
     name: 'activation',
     kind: 'choice',
     min: 0,

@@ -49,6 +49,7 @@ export const PRESENTATION = {
   },
   heads: { label: 'Heads', section: 'model', choices: [1, 2, 4, 8] },
   causal: { label: 'Causal mask', section: 'model', names: { true: 'causal', false: 'none' } },
+  qk_norm: { label: 'QK-norm', section: 'model', names: { none: 'none', layernorm: 'LayerNorm' } },
   mix_fraction: { label: 'Mix-LN Post-LN share', section: 'model', step: 0.05, archs: ['mix_ln'] },
   dyt_alpha: { label: 'DyT α₀', section: 'model', step: 0.05, archs: ['dyt'] },
 };

@@ -38,6 +38,7 @@ export const TRAIN_PRESENTATION = {
   depth: { label: 'Depth L', section: 'model' },
   width: { label: 'Width d', section: 'model' },
   heads: { ...PRESENTATION.heads, section: 'model' },
+  qk_norm: { ...PRESENTATION.qk_norm, section: 'model' },
   mix_fraction: { ...PRESENTATION.mix_fraction, section: 'model' },
   dyt_alpha: { ...PRESENTATION.dyt_alpha, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },

@@ -21,7 +21,9 @@ export const EXPORTS = [
 
 /** One line naming the config, for the images (Mix-LN's share only where mix_ln is drawn, DyT's alpha_0 where dyt is). */
 export function configLine(c) {
-  const block = c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}` : '';
+  const qk = c.qk_norm === 'layernorm' ? ', QK-norm' : '';
+  const block =
+    c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}${qk}` : '';
   const own = ['mix_fraction', 'dyt_alpha']
     .filter((k) => CONFIG_FIELDS[k] && fieldApplies(CONFIG_FIELDS[k], c))
     .map((k) => ` \u00b7 ${CONFIG_FIELDS[k].label} ${c[k]}`)

@@ -1,0 +1,213 @@
+// QK-norm on attention (qk_norm = layernorm; attention.cpp, Dehghani et al.
+// 2023, Wortsman et al. 2023): the field, attention alone against central
+// finite differences in double with the gains g_Q, g_K among the parameters,
+// the scores' bound, and the gains as trained, saved parameters without weight
+// decay. The whole training stack's differences with QK-norm on are in
+// test_network.cpp.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fd.h"
+#include "helpers.h"
+#include "resnorm/attention.h"
+#include "resnorm/model.h"
+#include "resnorm/rng.h"
+#include "resnorm/trainer.h"
+#include "tiny_train.h"
+
+using namespace resnorm;
+
+namespace {
+
+struct QkFixture {
+  int T, d, H;
+  AttnBase<double> base;
+  Attention<double> att;
+  Mat<double> x, r, y, dx;  // (T, d); loss = <r, attention(x)>
+  double sq, sk, sv, so;
+
+  QkFixture(int T_, int d_, int H_, bool causal, uint64_t seed) : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
+    base.Bq = gaussian_matrix(stream_key({seed, 1}), d, d);
+    base.Bk = gaussian_matrix(stream_key({seed, 2}), d, d);
+    base.Bv = gaussian_matrix(stream_key({seed, 3}), d, d);
+    base.Bo = gaussian_matrix(stream_key({seed, 4}), d, d);
+    const double f = 1.0 / std::sqrt(double(d));
+    sq = 1.3 * f;
+    sk = 1.1 * f;
+    sv = 0.8 * f;
+    so = 0.9 * f;
+    att.weights = {&base, sq, sk, sv, so};
+    att.set_qk_norm(QkNorm::layernorm);
+    // Gains away from 1 and apart, so a swapped or missing gain cannot pass.
+    NormalRng rng(stream_key({seed, 7}));
+    for (long i = 0; i < att.gq.size(); ++i) att.gq(i) = 1.0 + 0.3 * rng.normal();
+    for (long i = 0; i < att.gk.size(); ++i) att.gk(i) = 0.9 + 0.3 * rng.normal();
+    x = 1.2 * gaussian_matrix(stream_key({seed, 5}), T, d);
+    r = gaussian_matrix(stream_key({seed, 6}), T, d);
+    y.resize(T, d);
+    dx.resize(T, d);
+  }
+  double loss() {
+    att.forward(y.data(), x.data());
+    return (r.array() * y.array()).sum();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("qk_norm: a choice field none|layernorm, none by default, refused values named with the allowed set",
+          "[qk_norm][config]") {
+  const FieldSpec* f = find_field("qk_norm");
+  REQUIRE(f);
+  CHECK(std::string(f->default_text) == "none");
+  CHECK(Config().qk_norm == QkNorm::none);
+  CHECK(TrainConfig().qk_norm == QkNorm::none);
+  Config cfg;
+  const Status bad = set_field(cfg, "qk_norm", "rmsnorm");
+  CHECK(bad.field == "qk_norm");
+  CHECK(bad.message == "qk_norm: 'rmsnorm' is not a known value (allowed none|layernorm)");
+  CHECK(set_number(cfg, "qk_norm", 1).field == "qk_norm");
+  REQUIRE(set_field(cfg, "qk_norm", "layernorm").ok());
+  CHECK(cfg.qk_norm == QkNorm::layernorm);
+  // Written for transformer blocks with it on only; MLP blocks ignore it, like heads and causal.
+  CHECK(config_json(cfg).find("qk_norm") == std::string::npos);
+  cfg.block = Block::transformer;
+  CHECK(config_json(cfg).find("\"qk_norm\": \"layernorm\"") != std::string::npos);
+  TrainConfig tc;
+  REQUIRE(set_train_field(tc, "qk_norm", "layernorm").ok());
+  CHECK(tc.qk_norm == QkNorm::layernorm);
+  CHECK(set_train_field(tc, "qk_norm", "cosine").message ==
+        "qk_norm: 'cosine' is not a known value (allowed none|layernorm)");
+  CHECK(train_config_text(tc).find("--qk-norm layernorm") != std::string::npos);
+  CHECK(stack_config(tc, Arch::pre_ln, 6).qk_norm == QkNorm::layernorm);
+  TrainConfig back;
+  REQUIRE(parse_train_config_text(train_config_text(tc), &back).ok());
+  CHECK(back.qk_norm == QkNorm::layernorm);
+}
+
+TEST_CASE("qk_norm: attention alone, dx, every dW and dg_Q, dg_K equal central finite differences in double",
+          "[qk_norm][attention][gradients]") {
+  for (int heads : {1, 2, 4})
+    for (bool causal : {true, false}) {
+      DYNAMIC_SECTION("heads=" << heads << " causal=" << causal) {
+        QkFixture fx(5, 16, heads, causal, 300 + 10 * heads + causal);
+        fx.loss();
+        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), true);
+        const Mat<double> dx = fx.dx;
+        const Mat<double> dBq = fx.att.dWq * fx.sq, dBk = fx.att.dWk * fx.sk, dBv = fx.att.dWv * fx.sv,
+                          dBo = fx.att.dWo * fx.so;
+        const std::vector<double> dgq(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size());
+        const std::vector<double> dgk(fx.att.dgk.data(), fx.att.dgk.data() + fx.att.dgk.size());
+        // The Gram-trick norms are of the raw Q's and K's gradients, as the materialized dW.
+        CHECK(std::sqrt(fx.att.wq_grad_sq) == Approx(fx.att.dWq.norm()).epsilon(1e-10));
+        CHECK(std::sqrt(fx.att.wk_grad_sq) == Approx(fx.att.dWk.norm()).epsilon(1e-10));
+        fd::Report report("qk_norm attention alone heads=" + std::to_string(heads) +
+                          " causal=" + std::to_string(causal));
+        auto loss = [&] { return fx.loss(); };
+        auto check = [&](double* p, long n, const double* g, const char* what) {
+          const fd::Check c = report.add(what, fd::tensor(p, n, g, loss));
+          INFO(c.line(what));
+          CHECK(c.max_ref > 0);
+          CHECK(c.rel() < fd::kTol);
+        };
+        check(fx.x.data(), fx.x.size(), dx.data(), "dx");
+        check(fx.base.Bq.data(), fx.base.Bq.size(), dBq.data(), "dW_Q");
+        check(fx.base.Bk.data(), fx.base.Bk.size(), dBk.data(), "dW_K");
+        check(fx.base.Bv.data(), fx.base.Bv.size(), dBv.data(), "dW_V");
+        check(fx.base.Bo.data(), fx.base.Bo.size(), dBo.data(), "dW_O");
+        check(fx.att.gq.data(), fx.att.gq.size(), dgq.data(), "dgamma_q");
+        check(fx.att.gk.data(), fx.att.gk.size(), dgk.data(), "dgamma_k");
+        // backward_input: the same dx bits, the gains' gradients left alone.
+        Mat<double> dx_only = Mat<double>::Zero(fx.T, fx.d);
+        fx.loss();
+        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), false);
+        const std::vector<double> dgq_before(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size());
+        fx.att.backward_input(dx_only.data(), fx.r.data(), fx.x.data());
+        CHECK(dx_only == fx.dx);
+        CHECK(std::vector<double>(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size()) == dgq_before);
+      }
+    }
+}
+
+TEST_CASE("qk_norm: the scores are bounded by sqrt(dh) max|g_Q| max|g_K| however large W_Q and W_K grow",
+          "[qk_norm][attention]") {
+  // ||LN(q)|| <= sqrt(dh) per row (zero mean, unit variance up to eps), so by
+  // Cauchy-Schwarz |<g_Q LN(q), g_K LN(k)>| / sqrt(dh) <= sqrt(dh) max|g_Q| max|g_K|.
+  // Without QK-norm the scores grow with the scale of W_Q W_K^T.
+  for (double blowup : {1.0, 1e3}) {
+    QkFixture fx(6, 16, 2, true, 400);
+    fx.att.weights = {&fx.base, fx.sq * blowup, fx.sk * blowup, fx.sv, fx.so};
+    fx.att.set_qk_norm(QkNorm::layernorm);
+    fx.loss();
+    const int dh = 8;
+    double top = 0;
+    for (int h = 0; h < 2; ++h)
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j <= i; ++j) {
+          double s = 0;
+          for (int c = 0; c < dh; ++c) s += fx.att.q((h * 6 + i) * dh + c) * fx.att.k((h * 6 + j) * dh + c);
+          top = std::max(top, std::abs(s) / std::sqrt(double(dh)));
+        }
+    INFO("blowup " << blowup << " largest |score| " << top);
+    CHECK(top <= std::sqrt(double(dh)) + 1e-12);  // gains at 1
+    // No attention row collapses onto one key: every row's largest probability stays below 1.
+    for (int h = 0; h < 2; ++h)
+      for (int i = 1; i < 6; ++i) {
+        const double* p = fx.att.probs(h) + i * 6;
+        CHECK(*std::max_element(p, p + i + 1) < 0.999);
+      }
+  }
+}
+
+TEST_CASE("qk_norm: the gains train without weight decay, are saved and restored; MLP blocks ignore the field",
+          "[qk_norm][trainer][state]") {
+  TrainConfig tc = tiny_train_config();
+  tc.qk_norm = QkNorm::layernorm;
+  tc.steps = 30;
+  tc.optimizer = Optimizer::adamw;
+  tc.weight_decay = 0.1;
+  auto gains = [](Trainer<float>& t) {
+    std::vector<float> v;
+    for (const Param<float>& p : t.network().params())
+      if (p.name.rfind("gamma_q[", 0) == 0 || p.name.rfind("gamma_k[", 0) == 0) v.insert(v.end(), p.w, p.w + p.n);
+    return v;
+  };
+  for (Arch arch : {Arch::pre_ln, Arch::post_ln, Arch::dyt}) {
+    DYNAMIC_SECTION(name(arch)) {
+      Trainer<float> a, b;
+      REQUIRE(a.configure(tc, arch).ok());
+      int count = 0;
+      for (const Param<float>& p : a.network().params())
+        if (p.name.rfind("gamma_q[", 0) == 0 || p.name.rfind("gamma_k[", 0) == 0) {
+          ++count;
+          CHECK(p.n == tc.width / tc.heads);
+          CHECK(!p.matrix);  // the optimizer's weight decay is for matrices only (optim.cpp)
+        }
+      CHECK(count == 2 * tc.depth);
+      const std::vector<float> init = gains(a);
+      for (float g : init) CHECK(g == 1.0f);
+      const std::vector<TrainLog> logs = a.step(10);
+      REQUIRE(!logs.empty());
+      CHECK(std::isfinite(logs.back().train_loss));
+      const std::vector<float> trained = gains(a);
+      CHECK(trained != init);
+      REQUIRE(b.load(a.state()).ok());
+      CHECK(b.config().qk_norm == QkNorm::layernorm);
+      CHECK(gains(b) == trained);
+      test::check_same_logs(a.step(10), b.step(10));
+    }
+  }
+  // MLP blocks: no attention, no gains, the same run as with the field off.
+  TrainConfig mlp = tiny_train_config(Task::teacher);
+  mlp.block = Block::mlp;
+  mlp.steps = 10;
+  Trainer<float> off, on;
+  REQUIRE(off.configure(mlp, Arch::pre_ln).ok());
+  mlp.qk_norm = QkNorm::layernorm;
+  REQUIRE(on.configure(mlp, Arch::pre_ln).ok());
+  CHECK(gains(on).empty());
+  test::check_same_logs(off.step(10), on.step(10));
+}
