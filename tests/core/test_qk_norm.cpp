@@ -162,7 +162,7 @@ TEST_CASE("qk_norm: the scores are bounded by sqrt(dh) max|g_Q| max|g_K| however
   }
 }
 
-TEST_CASE("qk_norm: the gains train without weight decay, are saved and restored; MLP blocks ignore the field",
+TEST_CASE("qk_norm: the gains train without weight decay, are saved and restored, and MLP blocks ignore the field",
           "[qk_norm][trainer][state]") {
   TrainConfig tc = tiny_train_config();
   tc.qk_norm = QkNorm::layernorm;
