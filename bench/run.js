@@ -766,6 +766,7 @@ export async function main(argv = process.argv.slice(2)) {
         (report.claims = await claimsTraining({
           quick,
           peakGflops: report.peak?.node?.peak_gflops ?? null,
+          peakFastestGflops: report.peak?.node?.peak_fastest_gflops ?? null,
           log,
         })
           .then((c) => claimProfiles(c, quick, log))

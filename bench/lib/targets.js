@@ -17,6 +17,8 @@ const perScene = (lead, pairs, d = 2) =>
   pairs.length
     ? `${lead}: ${pairs.map(([s, x]) => `${s} ${fmt(x, d)}x`).join(', ')}`
     : 'not measured: the engine part did not run';
+/** A fraction as a percentage with one decimal ('n/a' when not measured). */
+export const pct = (x) => (x === null || x === undefined ? 'n/a' : `${fmt(100 * x, 1)}%`);
 const notMeasured = (part, what) => `not measured: ${part?.reason || part?.skipped || `${what} did not run`}`;
 
 // Time / WASM SIMD time of contender c on a scene of part 1, or null.
@@ -284,7 +286,7 @@ function peakTargets(report, add) {
     'a reporting target',
   );
   const claims = c?.claims ?? [];
-  const frac = (r) => `${r.claim} ${r.fraction_of_peak === null ? 'n/a' : `${fmt(100 * r.fraction_of_peak, 1)}%`}`;
+  const frac = (r) => `${r.claim} ${pct(r.fraction_of_peak)} (fastest ${pct(r.fraction_of_peak_fastest)})`;
   const tf = claims.filter((r) => r.transformer);
   const pairs = tf.map((r) => [r.claim, r.fraction_of_peak]);
   const loads = (c?.runs ?? []).map((r) => r.loadavg);
