@@ -5,7 +5,7 @@
 #                         (bench/train_bench.cpp: the core's Trainer, for the training table)
 #   build/bench-native  native, -O3 -march=native
 #   build/wasm-scalar   the engine as WebAssembly without -msimd128
-#   build/bench-wasm    bench-only wasm modules (norms, profile): bench/wasm/build.sh
+#   build/bench-wasm    bench-only wasm modules (norms, profile, the peak of bench/peak_simd.cpp): bench/wasm/build.sh
 #   dist/               the page (vite build), for part 2; if it does not build, part 2 says why
 # Each step is incremental; a second run only rebuilds what changed.
 set -euo pipefail

@@ -10,14 +10,18 @@
 //   5. the cost of growth: time against L, d, T with fitted exponents, and the slowest
 //      configs the engine's budgets allow, natively and in WASM (bench/lib/scaling.js);
 //   6. training throughput of a small transformer natively, in WASM SIMD (Node and the
-//      page) and in TensorFlow.js, and the wasm heap training needs (bench/lib/train.js).
+//      page) and in TensorFlow.js, and the wasm heap training needs (bench/lib/train.js);
+//   7. the machine's own limit: the peak f32x4 multiply-add rate of one core in WASM SIMD
+//      (Node and the page), and the lab claims' training as a fraction of it (bench/lib/peak.js).
 // Judged against the targets of bench/lib/targets.js. Writes <out>/latest.json and
 // <out>/latest.md and prints the Markdown.
 //
-//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training]
-//                     [--wait-quiet SECONDS] [--browser]
+//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training,peak,claims]
+//                     [--wait-quiet SECONDS] [--browser] [--merge]
 // --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
-// browser part and the page's training contender are skipped unless --browser is given.
+// browser part, the page's training contender and the page's peak are skipped unless
+// --browser is given. --only peak,claims runs part 7 alone (a minute); with --merge the
+// other parts are kept from the latest.json already in --out, and the report says from when.
 //
 // Timing on a shared machine: every contender runs in rounds, interleaved with the
 // others (the order rotates each round), so a burst of load from a neighbour lands
@@ -33,6 +37,7 @@ import { runBrowser, withBenchPage } from './browser.js';
 import { renderMarkdown } from './lib/report.js';
 import { targets } from './lib/targets.js';
 import { training } from './lib/train.js';
+import { claimsTraining, peak } from './lib/peak.js';
 import { FLOP_FORMULA, QUICK_SCENES, SCENES, flops } from './lib/scenes.js';
 import { addRatios, median, quantile, summarize } from './lib/stats.js';
 import { limits, scaling } from './lib/scaling.js';
@@ -335,6 +340,8 @@ const PROFILE_BUCKETS = [
   ],
   ['weight bank (RNG, first call only)', /gaussian_matrix|orthogonal_matrix|WeightBank|NormalRng/],
   ['memset / memcpy / malloc', /^wasm: (memset|memcpy|memmove|dlmalloc|dlfree|malloc|free|sbrk|emscripten_builtin)/],
+  ['attention glue (softmax, heads, masks)', /Attention</],
+  ["the trainer's own (optimizer, embedding, head and loss)", /Trainer|Network<|Adam|Optimizer|optim/],
   ['other wasm', /^wasm: /],
   ['JS: wrapper, Embind, copies out of the heap', /^js: |JSToWasm|WasmToJS|^\(garbage collector\)$/],
   ['idle / program / other', /.*/],
@@ -616,11 +623,12 @@ async function growth(quick, log) {
   }
 }
 
-// ---------------------------------------------------------------- part 6
+// ---------------------------------------------------------------- parts 6 and 7
 
-// The training part, with the page's contender in a browser of its own (none when `noPage`).
-async function trainingPart(noPage, quick, log) {
-  const run = (page) => training({ quick, page, log });
+// `run(page)` with a bench page in a browser of its own ({page, worker} of bench/browser.js's
+// benchPage), or with {skipped: reason} when `noPage` or when no page opens: the training
+// part's page contender and the page's peak.
+async function withOptionalPage(noPage, run) {
   try {
     if (noPage) return await run({ skipped: '--quick: the page runs in the full benchmark only (or with --browser)' });
     if (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium'))
@@ -640,6 +648,31 @@ async function trainingPart(noPage, quick, log) {
   }
 }
 
+// Where one update of each lab claim's first timed run goes: V8's sampling profiler in a
+// worker of the shipped build, bucketed as part 1's profiles are.
+async function claimProfiles(claims, quick, log) {
+  if (!claims?.runs) return claims;
+  for (const c of claims.claims) {
+    const run = claims.runs.find((r) => r.claim === c.claim && !r.skipped);
+    if (!run) continue;
+    const w = new Worker(REFERENCE);
+    try {
+      await w.call('init');
+      await w.call('trainer', { config: run.config });
+      await w.call('train', { repeat: 0, warmup: quick ? 2 : 20 });
+      const p = summarizeProfile((await w.call('trainprofile', { repeat: quick ? 3 : 40 })).profile);
+      const top = [...p.buckets].sort((a, b) => b.share - a.share)[0];
+      c.profile = { run: run.key, ms_per_update: p.ms_per_call, top_bucket: top, top_functions: p.top.slice(0, 3) };
+      log(`  claims ${c.claim} profile (${run.key}): ${top.label} ${(100 * top.share).toFixed(0)}%`);
+    } catch (e) {
+      c.profile = { skipped: fmtErr(e) };
+    } finally {
+      w.close();
+    }
+  }
+  return claims;
+}
+
 // ---------------------------------------------------------------- main
 
 export async function main(argv = process.argv.slice(2)) {
@@ -647,7 +680,7 @@ export async function main(argv = process.argv.slice(2)) {
   const opt = (f, d) => (argv.indexOf(f) >= 0 ? argv[argv.indexOf(f) + 1] : d);
   const quick = has('--quick');
   const out = opt('--out', `${ROOT}bench/results`);
-  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling,training').split(','));
+  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling,training,peak,claims').split(','));
   const log = has('--silent') ? () => {} : (s) => process.stderr.write(`${s}\n`);
   const scenes = quick ? QUICK_SCENES : SCENES;
   // --wait-quiet S: wait up to S seconds for the 1-minute load average to drop to
@@ -715,7 +748,29 @@ export async function main(argv = process.argv.slice(2)) {
     [
       'training',
       'part 6: training',
-      async () => (report.training = await trainingPart(quick && !has('--browser'), quick, log)),
+      async () =>
+        (report.training = await withOptionalPage(quick && !has('--browser'), (page) =>
+          training({ quick, page, log }),
+        )),
+    ],
+    [
+      'peak',
+      'part 7: the peak f32x4 multiply-add rate',
+      async () =>
+        (report.peak = await withOptionalPage(quick && !has('--browser'), (page) => peak({ quick, page, log }))),
+    ],
+    [
+      'claims',
+      'part 7: the lab claims against the peak',
+      async () =>
+        (report.claims = await claimsTraining({
+          quick,
+          peakGflops: report.peak?.node?.peak_gflops ?? null,
+          peakFastestGflops: report.peak?.node?.peak_fastest_gflops ?? null,
+          log,
+        })
+          .then((c) => claimProfiles(c, quick, log))
+          .catch((e) => ({ status: 'failed', reason: fmtErr(e) }))),
     ],
   ];
   // Seconds each part took, in the order they ran.
@@ -733,6 +788,24 @@ export async function main(argv = process.argv.slice(2)) {
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+  // --merge: the parts not run this time come from the report already in `out` (its date and
+  // machine kept beside them), so `--only peak,claims --merge` adds part 7 to a full report.
+  const prevFile = `${out}/latest.json`;
+  if (has('--merge') && existsSync(prevFile)) {
+    const prev = JSON.parse(readFileSync(prevFile, 'utf8'));
+    const kept = parts.map(([name]) => name).filter((name) => !only.has(name) && prev[name]);
+    for (const name of kept) report[name] = prev[name];
+    report.merged = {
+      parts: kept,
+      date: prev.merged?.date ?? prev.date,
+      loadavg_start: prev.merged?.loadavg_start ?? prev.machine?.loadavg_start,
+      git: prev.merged?.git ?? prev.machine?.git,
+    };
+    report.part_durations_s = {
+      ...Object.fromEntries(kept.map((k) => [k, prev.part_durations_s?.[k]])),
+      ...report.part_durations_s,
+    };
   }
   report.targets = targets(report);
   report.machine.loadavg_end = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -1,5 +1,5 @@
 // The Markdown of a benchmark report (bench/run.js writes it to latest.md).
-import { TARGET_GROUPS } from './targets.js';
+import { TARGET_GROUPS, pct } from './targets.js';
 
 const f = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(Number(x)) ? 'n/a' : Number(x).toFixed(d));
 // 3 significant digits for times from 0.01 ms to 100 s.
@@ -522,6 +522,124 @@ function trainingSection(t) {
   return out.join('\n') + '\n';
 }
 
+// One sentence: where an update of the claim's profiled run spends its time.
+function claimCost(p) {
+  if (!p) return 'not profiled';
+  if (p.skipped) return `not profiled: ${p.skipped}`;
+  const fn = p.top_functions[0];
+  return `${p.top_bucket.label}: ${f(100 * p.top_bucket.share, 0)}% of an update of ${p.run} (${ms(p.ms_per_update)} ms); the top function ${fn.name.replace(/^wasm: /, '').slice(0, 60)} ${f(100 * fn.share, 0)}%`;
+}
+
+function peakSection(p, c) {
+  const out = [];
+  if (p) {
+    if (p.status !== 'ok') out.push(`Peak: not measured: ${p.reason}\n`);
+    else {
+      out.push(
+        `Peak: \`bench/peak_simd.cpp\`, independent chains acc = acc * b + c of f32x4 (one core, WASM SIMD, -O3 -msimd128); FMA: ${p.fma}. GFLOP/s = ${p.flops_per_pair} flops per mul + add pair (4 lanes) x pairs / time, the median of the timed calls (and the fastest call); the peak is the best chain count's median. The figures move with the machine's load (given per runtime, before → after).\n`,
+      );
+      const cell = (x, N) =>
+        x && !x.skipped ? `${f(x.chains[N].median_gflops, 1)} (${f(x.chains[N].max_gflops, 1)})` : 'n/a';
+      const loop = (N) => {
+        const l = p.loop?.[N];
+        if (!l || p.loop.skipped) return `not checked: ${p.loop?.skipped ?? 'n/a'}`;
+        if (l.error) return `**${l.error}**`;
+        return `${l.mul} f32x4.mul, ${l.add} f32x4.add, ${l.scalar} scalar, ${l.memory} v128 loads/stores${l.ok ? '' : ' **not the vector loop**'}`;
+      };
+      out.push(
+        table(
+          ['chains', 'Node GFLOP/s median (fastest)', 'page GFLOP/s median (fastest)', 'the loop (wasm-objdump -d)'],
+          Object.keys(p.node?.chains ?? p.page?.chains ?? {}).map((N) => [
+            N,
+            cell(p.node, N),
+            cell(p.page, N),
+            loop(N),
+          ]),
+        ),
+      );
+      const side = (x, name) =>
+        x && !x.skipped
+          ? `${name}: **${f(x.peak_gflops, 1)} GFLOP/s** with ${x.best_chains} chains (load ${x.loadavg.map((v) => f(v, 2)).join(' → ')})`
+          : `${name}: not measured: ${x?.skipped ?? 'n/a'}`;
+      out.push('', `${side(p.node, 'Node')}; ${side(p.page, 'page (headless Chromium)')}.\n`);
+    }
+  }
+  if (c) {
+    if (c.status === 'failed') out.push(`Lab claims: not measured: ${c.reason}\n`);
+    else {
+      out.push(
+        `Lab claims (web/src/claims/lab/, each run's config as the lab trains it): one trainer at a time (\`rn.trainer\`, WASM SIMD, Node), ${c.plan.warmup} updates of warm-up, then ${c.plan.samples} batches of ${c.plan.per} updates; ms per update is the batches' median. GFLOP/s from the GEMM flops of an update, forward and backward (\`trainFlops\` in bench/lib/peak.js: 3 B [L (8 T d² + 2 d T (T+1) + 4 T d m) + 2 T d V], the attention terms for transformer blocks only), against the Node peak (${f(c.peak_gflops, 1)} GFLOP/s). Target: the transformer claims at >= ${100 * c.target_fraction}% of the peak. "Fastest": the fastest batch of each run against the fastest peak call (${f(c.peak_fastest_gflops, 1)} GFLOP/s), the estimate a neighbour's load disturbs least; the target is judged on the medians.\n`,
+      );
+      out.push(
+        table(
+          [
+            'claim',
+            'block',
+            'GFLOP/s (its runs together)',
+            'of the peak (fastest)',
+            'target',
+            'the largest cost (V8 profiler, self time)',
+          ],
+          c.claims.map((r) => [
+            r.claim,
+            r.transformer ? 'transformer' : 'MLP',
+            f(r.gflops, 2),
+            `${pct(r.fraction_of_peak)} (${pct(r.fraction_of_peak_fastest)})`,
+            r.transformer
+              ? r.fraction_of_peak === null
+                ? 'not measured'
+                : r.fraction_of_peak >= c.target_fraction
+                  ? 'met'
+                  : '**not met**'
+              : 'reporting',
+            claimCost(r.profile),
+          ]),
+        ),
+        '',
+      );
+      out.push(
+        table(
+          [
+            'claim',
+            'run',
+            'L',
+            'd',
+            'block',
+            'task',
+            'B',
+            'T',
+            'MFLOP / update',
+            'ms / update (fastest)',
+            'GFLOP/s',
+            'of the peak (fastest)',
+            'load',
+          ],
+          c.runs.map((r) => {
+            const k = r.config;
+            return [
+              r.claim,
+              r.key,
+              k.depth,
+              k.width,
+              k.block,
+              k.task,
+              k.batch,
+              r.context,
+              f(r.flops_per_update / 1e6, 2),
+              r.skipped ? `not measured: ${r.skipped}` : `${ms(r.median_ms)} (${ms(r.fastest_ms)})`,
+              f(r.gflops, 2),
+              `${pct(r.fraction_of_peak)} (${pct(r.fraction_of_peak_fastest)})`,
+              f(r.loadavg, 2),
+            ];
+          }),
+        ),
+        '',
+      );
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
 export function renderMarkdown(r) {
   const m = r.machine;
   const out = [];
@@ -535,6 +653,10 @@ export function renderMarkdown(r) {
         : ''
     }. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
   );
+  if (r.merged)
+    out.push(
+      `Merged (\`--merge\`): ${r.merged.parts.join(', ')} from the run of ${r.merged.date} (at ${r.merged.git ?? 'n/a'}, load ${r.merged.loadavg_start?.join(' ') ?? 'n/a'} at its start); the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
+    );
   out.push(
     table(
       ['machine', ''],
@@ -587,5 +709,6 @@ export function renderMarkdown(r) {
   }
   section('scaling', '5. The cost of growth', growthSection);
   section('training', '6. Training', trainingSection);
+  if (r.peak || r.claims) out.push("## 7. The machine's own limit\n", peakSection(r.peak, r.claims));
   return out.join('\n') + '\n';
 }

@@ -4,6 +4,7 @@
 //   speed     the page and the engine: every figure measured in the same run,
 //             the page's in headless Chromium, the ratios from interleaved rounds;
 //   training  the training table (bench/lib/train.js);
+//   peak      the machine's own limit and the lab claims' training against it (bench/lib/peak.js);
 //   earlier   targets of earlier work, still measured and reported.
 
 const fmt = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Number(x).toFixed(d));
@@ -16,6 +17,8 @@ const perScene = (lead, pairs, d = 2) =>
   pairs.length
     ? `${lead}: ${pairs.map(([s, x]) => `${s} ${fmt(x, d)}x`).join(', ')}`
     : 'not measured: the engine part did not run';
+/** A fraction as a percentage with one decimal ('n/a' when not measured). */
+export const pct = (x) => (x === null || x === undefined ? 'n/a' : `${fmt(100 * x, 1)}%`);
 const notMeasured = (part, what) => `not measured: ${part?.reason || part?.skipped || `${what} did not run`}`;
 
 // Time / WASM SIMD time of contender c on a scene of part 1, or null.
@@ -258,6 +261,52 @@ function trainingTargets(report, add) {
   }
 }
 
+function peakTargets(report, add) {
+  const p = report.peak;
+  const c = report.claims;
+  const load = (l) => `load ${l.map((x) => fmt(x, 1)).join(' → ')}`;
+  const where = (x, name) =>
+    x && !x.skipped
+      ? `${name} ${fmt(x.peak_gflops, 1)} GFLOP/s (${x.best_chains} chains; ${load(x.loadavg)})`
+      : `${name}: not measured: ${x?.skipped ?? 'n/a'}`;
+  const loopOk = p?.loop && !p.loop.skipped ? Object.values(p.loop).every((l) => l.ok) : null;
+  add(
+    'peak',
+    'peak f32x4 mul + add rate of one core in WASM SIMD (no FMA in WASM SIMD 128), best of 4, 8, 12, 16 chains',
+    p?.status === 'ok'
+      ? `${where(p.node, 'Node')}; ${where(p.page, 'page')}; loop ${
+          loopOk === null
+            ? `not checked: ${p.loop.skipped}`
+            : loopOk
+              ? 'f32x4.mul + f32x4.add (wasm-objdump)'
+              : '**not the vector loop**'
+        }`
+      : notMeasured(p, 'the peak part'),
+    p?.status === 'ok' && p.node && !p.node.skipped ? loopOk !== false : null,
+    'a reporting target',
+  );
+  const claims = c?.claims ?? [];
+  const frac = (r) => `${r.claim} ${pct(r.fraction_of_peak)} (fastest ${pct(r.fraction_of_peak_fastest)})`;
+  const tf = claims.filter((r) => r.transformer);
+  const pairs = tf.map((r) => [r.claim, r.fraction_of_peak]);
+  const loads = (c?.runs ?? []).map((r) => r.loadavg);
+  const span = loads.length ? `; load ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)}` : '';
+  add(
+    'claims_peak',
+    `training at each transformer claim's shapes (WASM SIMD, Node, one trainer) >= ${100 * (c?.target_fraction ?? 0.5)}% of the Node peak`,
+    tf.length ? `${tf.map(frac).join(', ')}${span}` : notMeasured(c, 'the claims part'),
+    tf.length ? every(pairs, (x) => x >= (c.target_fraction ?? 0.5)) : null,
+  );
+  const mlp = claims.filter((r) => !r.transformer);
+  add(
+    'claims_peak_mlp',
+    "training at each MLP claim's shapes (teacher task), as a fraction of the Node peak",
+    mlp.length ? mlp.map(frac).join(', ') : notMeasured(c, 'the claims part'),
+    mlp.length ? true : null,
+    'a reporting target',
+  );
+}
+
 function earlierTargets(report, add) {
   const e = report.engine?.scenes || {};
   const scenes = Object.keys(e);
@@ -329,6 +378,7 @@ function earlierTargets(report, add) {
 export const TARGET_GROUPS = {
   speed: 'Speed: the page and the engine',
   training: 'Training',
+  peak: "The machine's own limit: the peak and the lab claims against it",
   earlier: 'Earlier targets, still measured',
 };
 
@@ -337,6 +387,7 @@ export function targets(report) {
   for (const [group, fn] of [
     ['speed', speedTargets],
     ['training', trainingTargets],
+    ['peak', peakTargets],
     ['earlier', earlierTargets],
   ])
     fn(report, (id, text, measured, met, note = '') => t.push({ id, group, text, measured, met, note }));

@@ -28,6 +28,8 @@
 //   losses {config, steps}    wasm: a new trainer of `config` logging every update: the
 //                             train_loss of its first `steps` updates
 //   heap                      wasm: the heap's size now, in bytes (it only grows)
+//   trainprofile {repeat}     V8's sampling profiler over `repeat` updates of the trainer
+//                             (after 3 unprofiled ones), as cpuprofile reports it
 import { existsSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -192,7 +194,9 @@ async function handle(msg) {
     case 'heap':
       return { heap_bytes: heapBytes() };
     case 'cpuprofile':
-      return { profile: await cpuProfile(msg.config, msg.repeat, msg.interval_us || 100) };
+      return { profile: await cpuProfile(() => call(msg.config), msg.repeat, msg.interval_us || 100) };
+    case 'trainprofile':
+      return { profile: await cpuProfile(() => trainer.step(1), msg.repeat, msg.interval_us || 100) };
     default:
       throw new Error(`unknown command ${msg.cmd}`);
   }
@@ -213,18 +217,18 @@ function readSymbols(file) {
   return names;
 }
 
-// Self time by function over `repeat` calls (after the caller's warm-up), in ms.
-async function cpuProfile(config, repeat, intervalUs) {
+// Self time by function over `repeat` calls of `fn` (after the caller's warm-up), in ms.
+async function cpuProfile(fn, repeat, intervalUs) {
   const session = new Session();
   session.connect();
   const post = (method, params = {}) =>
     new Promise((ok, fail) => session.post(method, params, (e, r) => (e ? fail(e) : ok(r))));
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: intervalUs });
-  for (let i = 0; i < 3; i++) call(config);
+  for (let i = 0; i < 3; i++) fn();
   await post('Profiler.start');
   const t0 = performance.now();
-  for (let i = 0; i < repeat; i++) call(config);
+  for (let i = 0; i < repeat; i++) fn();
   const wall = performance.now() - t0;
   const { profile } = await post('Profiler.stop');
   session.disconnect();

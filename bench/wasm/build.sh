@@ -3,6 +3,8 @@
 #   norm_simd.{js,wasm}    bench/norm_bench.cpp, -O3 -msimd128 (the shipped flags)
 #   norm_scalar.{js,wasm}  the same without -msimd128
 #   profile.{js,wasm}      bench/wasm/profile.cpp + the core sources, -O3 -msimd128
+#   peak_simd.wasm         bench/peak_simd.cpp, -O3 -msimd128: a standalone module with no imports
+#                          (bench/lib/peak.js instantiates it in Node and in the page)
 # Plain C exports, a non-ES6 MODULARIZE build for Node (loaded with wasmBinary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,5 +38,9 @@ fi
 if stale "$out/profile.wasm" bench/wasm/profile.cpp bench/phases.h "${core_src[@]}" core/include/resnorm/*.h; then
   em++ "${common[@]}" -msimd128 bench/wasm/profile.cpp "${core_src[@]}" -o "$out/profile.js" \
     -sEXPORT_NAME=createProfile -sEXPORTED_FUNCTIONS=_profile_run,_profile_value
+fi
+if stale "$out/peak_simd.wasm" bench/peak_simd.cpp; then
+  em++ -O3 -std=c++17 -ffp-contract=off -msimd128 --no-entry -sSTANDALONE_WASM bench/peak_simd.cpp \
+    -o "$out/peak_simd.wasm"
 fi
 echo "bench-wasm: $(ls "$out" | tr '\n' ' ')"

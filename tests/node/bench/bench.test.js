@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { main, CONTENDERS } from '../../../bench/run.js';
 import { TRAIN_CONTENDERS } from '../../../bench/lib/train.js';
+import { CLAIMS } from '../../../web/src/claims/lab/index.js';
 
 const SCENES = ['default', 'deep', 'wide'];
 
@@ -94,6 +95,19 @@ test(
         report.targets.some((t) => t.group === 'training'),
         'the training targets',
       );
+      // Part 7: the peak measured (or skipped with a reason when its module is not built), and
+      // every run of every lab claim with its flop count, timed or skipped with a reason.
+      if (report.peak.status === 'ok') {
+        assert.ok(report.peak.node.peak_gflops > 0, 'peak GFLOP/s');
+        for (const [n, l] of Object.entries(report.peak.loop))
+          assert.ok(l.ok || report.peak.loop.skipped, `peak_${n}: ${JSON.stringify(l)}`);
+      } else assert.ok(report.peak.reason.length > 5, 'peak skipped without a reason');
+      assert.equal(report.claims.claims.length, CLAIMS.length);
+      for (const r of report.claims.runs) {
+        assert.ok(r.flops_per_update > 0, `${r.claim}.${r.key} flops`);
+        assert.ok(r.skipped ? r.skipped.length > 5 : r.gflops > 0, `${r.claim}.${r.key} measured`);
+      }
+      assert.ok(report.targets.some((t) => t.id === 'claims_peak'));
       for (const heading of [
         '## Targets',
         '## 1. Engine throughput',
@@ -102,6 +116,7 @@ test(
         '## 4. Where',
         '## 5. The cost of growth',
         '## 6. Training',
+        "## 7. The machine's own limit",
       ])
         assert.ok(md.includes(heading), `latest.md lacks "${heading}"`);
     } finally {
