@@ -44,8 +44,11 @@ const CHROME =
  */
 const lightPaper = (pdf, n) => darkShare(pdf, n) < 0.3;
 
-/** Whitespace left out: a line the PDF breaks elsewhere than the page reads the same. */
-const flat = (s) => s.replace(/\s+/g, '');
+/**
+ * Whitespace and hyphens left out: a line the PDF breaks elsewhere than the page reads the same, and
+ * pdftotext joins a word broken after a line's last hyphen ("Post-" then "LN" reads "PostLN").
+ */
+const flat = (s) => s.replace(/[\s-]+/g, '');
 
 /** What the printed settings must say for `config` and `preset`: each label and value, as the form shows them. */
 function expectedSettings(config, preset) {

@@ -22,7 +22,7 @@ import { TINY, tiny } from '../node/train/tiny.js';
 import { CLI, PYTHON } from '../node/helpers.js';
 import { requireTorch } from '../node/pytorch/torch.js';
 import { CLAIM_BY_ID, claimConfig } from '../../web/src/claims/lab/index.js';
-import { defaultTrainConfig } from '../../web/src/shared/train-fields.js';
+import { defaultTrainConfig, engineSettings } from '../../web/src/shared/train-fields.js';
 import { pytorchGroups } from '../../web/src/train/pytorch-export.js';
 
 const it = useBrowser({ wasm: true });
@@ -51,7 +51,7 @@ test('the PyTorch script: the lab\u2019s settings before any step, the exporter\
     const text = (await downloadBytes(d)).toString('utf8');
     assert.equal(
       text,
-      it.rn.exportPytorch(config),
+      it.rn.exportPytorch(engineSettings(config)),
       'the download is the exporter\u2019s script of the page\u2019s config',
     );
     const run = embedded(text);
@@ -96,7 +96,7 @@ test('BatchNorm settings: the exporter\u2019s script, trained by PyTorch, loads 
     const text = (await downloadBytes(d)).toString('utf8');
     assert.equal(
       text,
-      it.rn.exportPytorch(config),
+      it.rn.exportPytorch(engineSettings(config)),
       'the download is the exporter\u2019s script of the page\u2019s config',
     );
     const run = embedded(text);

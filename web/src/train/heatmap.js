@@ -240,16 +240,23 @@ function drawAxes(ctx, c, data, g, firstRow) {
     ctx.fillText(names ? (names[r]?.short ?? '') : String(r + firstRow), p.x - 5, rowTop(r) + cellH / 2);
   ctx.textBaseline = 'top';
   ctx.textAlign = 'center';
-  const ticks = stepTicks(data.xMax, p.w);
-  ticks.forEach((t, k) => {
+  // each label centred on its tick, the first from its tick on, none past the plot's right edge; a
+  // label that would touch the one before it is left out (its tick stays)
+  ctx.textAlign = 'left';
+  let taken = -Infinity;
+  for (const [k, t] of stepTicks(data.xMax, p.w).entries()) {
     const x = xOf(t);
     ctx.beginPath();
     ctx.moveTo(x, p.y + p.h);
     ctx.lineTo(x, p.y + p.h + 4);
     ctx.stroke();
-    ctx.textAlign = k === ticks.length - 1 && ticks.length > 1 ? 'right' : k === 0 ? 'left' : 'center';
-    ctx.fillText(String(t), k === ticks.length - 1 && ticks.length > 1 ? Math.min(x, p.x + p.w) : x, p.y + p.h + 6);
-  });
+    const text = String(t);
+    const w = ctx.measureText(text).width;
+    const left = k === 0 ? x : Math.min(x - w / 2, p.x + p.w - w);
+    if (left < taken + 4) continue;
+    ctx.fillText(text, left, p.y + p.h + 6);
+    taken = left + w;
+  }
 }
 
 /**

@@ -39,16 +39,19 @@ export const LAB_PRINT = {
   charts: { loss: 62, grad: 42, lr: 36 },
   manyRunsCharts: { loss: 46, grad: 30, lr: 27 },
   heatGap: 4,
-  heatHeight: [30, 21, 20],
+  heatHeight: [30, 21, 17],
 };
 
 const px = (mm) => Math.floor(mm * PX_PER_MM);
 
-/** How many heatmaps a printed row holds for `runs` runs: up to five in one row, then two or three rows. */
+/**
+ * How many heatmaps a printed row holds for `runs` runs: up to seven in one row (a claim's runs), then
+ * two rows, then three (every architecture at once).
+ */
 export function heatColumns(runs) {
-  if (runs <= 5) return Math.max(1, runs);
-  if (runs <= 10) return Math.ceil(runs / 2);
-  return 5;
+  if (runs <= 7) return Math.max(1, runs);
+  if (runs <= 14) return Math.ceil(runs / 2);
+  return Math.ceil(runs / 3);
 }
 
 /** The printed sizes in CSS pixels: {width, charts: {key: {width, height}}, heat: {columns, width, height}}. */
