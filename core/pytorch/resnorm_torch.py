@@ -846,6 +846,22 @@ class LossOnly(nn.Module):
         return self.rest[0]
 
 
+def unreached(net, batch):
+    """Whether the loss of one forward pass leaves a parameter without a gradient. DDP must then
+    search the graph for such parameters at every step (find_unused_parameters), an extra traversal
+    it otherwise skips; which parameters the loss reaches depends on the wiring, not on the data.
+    The probe's gradients are dropped; BatchNorm (refused under torchrun) would move no statistics
+    in eval mode."""
+    mode, net.bn_mode = net.bn_mode, "eval"
+    net(batch)[0].backward()
+    net.bn_mode = mode
+    params = list(net.parameters())
+    missing = any(p.grad is None for p in params)
+    for p in params:
+        p.grad = None
+    return missing
+
+
 class Dist:
     """The processes of a `torchrun --nproc_per_node N` launch (one process without it).
 
@@ -886,16 +902,16 @@ class Dist:
                 out[k] = b[k][lo:hi]
         return out
 
-    def wrap(self, net):
+    def wrap(self, net, batch):
         """What a training step calls: batch -> the network's outputs; through DistributedDataParallel
-        with several processes (which sees only the loss: the logged tensors stay out of its graph)."""
+        with several processes (which sees only the loss: the logged tensors stay out of its graph).
+        `batch`, one training batch, finds whether the loss leaves some parameter unreached."""
         if self.world == 1:
             return net
         from torch.nn.parallel import DistributedDataParallel
 
         ids = [self.device.index] if self.device.type == "cuda" else None
-        # find_unused_parameters: a parameter the loss does not reach is then no error
-        ddp = DistributedDataParallel(LossOnly(net), device_ids=ids, find_unused_parameters=True)
+        ddp = DistributedDataParallel(LossOnly(net), device_ids=ids, find_unused_parameters=unreached(net, batch))
 
         def forward(batch):
             loss_sum = ddp(batch)
@@ -1020,7 +1036,7 @@ class Trainer:
 
     def start(self):
         self.opt = Optimizer(self.cfg, self.params)
-        self.model = self.dist.wrap(self.net)  # what the training steps call: DDP with several processes
+        self.model = self.dist.wrap(self.net, self.dist.shard(self.train_batches[0]))  # DDP with several processes
         self.t = 0
         self.stopped = False
         self.contribution_init = self.contributions(self.heldout[0])
