@@ -17,6 +17,8 @@ import { createTrainEmbedDialog } from '../embed/dialog.js';
 import { el } from '../shared/dom.js';
 import { watchPrint } from '../shared/print.js';
 import { labPrint } from '../train/print.js';
+import { CLAIM_BY_ID, claimConfig } from '../claims/lab/index.js';
+import { defaultLabConfig } from '../shared/train-fields.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -62,7 +64,11 @@ const embedButton = el('button', { type: 'button', id: 'train-embed-button', cla
 document.querySelector('#lab .charts-head').append(embedButton);
 createTrainEmbedDialog({
   button: embedButton,
-  getConfig: () => view.store.get(),
+  // an embed trains a claim at its quick setting: a claim chosen at Deep is embedded at its quick settings
+  getConfig: () =>
+    view.setting() === 'deep'
+      ? { ...claimConfig(CLAIM_BY_ID[view.preset()], defaultLabConfig()), seeds: view.store.get().seeds }
+      : view.store.get(),
   getClaim: () => view.preset(),
   siteUrl: new URL('./', location.href),
 });

@@ -139,6 +139,69 @@ function differences(claim, config, defaults) {
   return Object.keys(want).filter((k) => k !== 'arch' && k in config && String(want[k]) !== String(config[k]));
 }
 
+/** The verdict's line saying where it was computed (where the reader chooses the setting: `setting`). */
+const atLine = (shown, setting) =>
+  setting
+    ? el('p', { class: 'verdict-at', id: 'train-paper-at', 'data-setting': shown.setting }, `Computed at ${shown.at}.`)
+    : null;
+
+/**
+ * The claim's panel in `panel`: its title, claim, setting, how the settings differ, the verdict and
+ * the caption; returns write(p, {diff, pendingText, shown, setting}), which writes them for claim
+ * `p` (`setting`: the setting chosen, named where the reader chooses it, else null).
+ */
+function createPanelWriter(panel) {
+  const title = el('h3', { class: 'paper-title' });
+  const claim = el('p', { class: 'paper-claim' });
+  const settingText = el('p', { class: 'paper-setting' });
+  const differ = el('p', { class: 'hint paper-differ', hidden: true });
+  const result = el('div', { class: 'verdict paper-verdict', 'data-verdict': 'pending', role: 'status' });
+  const caption = el('p', { class: 'caption paper-caption', id: 'train-paper-caption' });
+  panel.append(title, claim, settingText, differ, result, caption);
+  return function write(p, { diff, pendingText, shown, setting }) {
+    title.textContent = `${p.title}: ${p.paper}`;
+    replace(claim, el('strong', {}, 'Claim: '), p.claim);
+    replace(
+      settingText,
+      el('strong', {}, setting ? `Setting (${setting}): ` : 'Setting: '),
+      `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`,
+    );
+    differ.hidden = !diff.length;
+    differ.textContent = diff.length
+      ? `These settings differ from the claim's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
+      : '';
+    if (!shown) {
+      result.dataset.verdict = 'pending';
+      result.textContent = pendingText;
+      caption.textContent = '';
+      return;
+    }
+    result.dataset.verdict = shown.holds ? 'holds' : 'fails';
+    if (shown.bySeed) {
+      result.dataset.held = String(shown.held);
+      replace(
+        result,
+        el('p', {}, el('span', { class: 'verdict-badge' }, shown.badge), ' ', p.claim),
+        el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
+        atLine(shown, setting),
+        scrollRegion(el('div', { class: 'readout-scroll' }, seedChecksTable(shown)), 'The claim\u2019s checks'),
+      );
+      caption.textContent = shown.caption;
+      return;
+    }
+    delete result.dataset.held;
+    replace(
+      result,
+      el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
+      // which parts hold: a claim of several parts that fails in one is not wrong in all
+      el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
+      atLine(shown, setting),
+      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The claim\u2019s checks'),
+    );
+    caption.textContent = shown.caption;
+  };
+}
+
 /**
  * bar, panel: the elements to fill. store: the lab's config store. defaults:
  * the lab's default config. initial, initialSetting: the claim of the link and its setting.
@@ -203,13 +266,7 @@ export function createPaperClaims({
     : null;
   if (choice) bar.append(choice.el);
 
-  const title = el('h3', { class: 'paper-title' });
-  const claim = el('p', { class: 'paper-claim' });
-  const settingText = el('p', { class: 'paper-setting' });
-  const differ = el('p', { class: 'hint paper-differ', hidden: true });
-  const result = el('div', { class: 'verdict paper-verdict', 'data-verdict': 'pending', role: 'status' });
-  const caption = el('p', { class: 'caption paper-caption', id: 'train-paper-caption' });
-  panel.append(title, claim, settingText, differ, result, caption);
+  const write = createPanelWriter(panel);
 
   function changed() {
     for (const b of buttons) {
@@ -239,16 +296,6 @@ export function createPaperClaims({
     setting = s;
     changed();
   }
-
-  /** The verdict's line saying where it was computed (the lab page, where the setting is chosen). */
-  const atLine = () =>
-    chooseSetting
-      ? el(
-          'p',
-          { class: 'verdict-at', id: 'train-paper-at', 'data-setting': shown.setting },
-          `Computed at ${shown.at}.`,
-        )
-      : null;
 
   let shown = null; // the verdict on screen, and what it was computed from
   let shownFrom = null;
@@ -293,52 +340,9 @@ export function createPaperClaims({
       const key = [id, setting, diff.join(), shown ? '' : pendingText];
       if (!written || written.shown !== shown || written.key.some((k, i) => k !== key[i])) {
         written = { key, shown };
-        write(p, diff, pendingText);
+        write(p, { diff, pendingText, shown, setting: chooseSetting && hasDeep(CLAIM_BY_ID[id]) ? setting : null });
       }
       return shown ? { id, ...shown } : null;
     },
   };
-
-  function write(p, diff, pendingText) {
-    title.textContent = `${p.title}: ${p.paper}`;
-    replace(claim, el('strong', {}, 'Claim: '), p.claim);
-    replace(
-      settingText,
-      el('strong', {}, chooseSetting && hasDeep(CLAIM_BY_ID[id]) ? `Setting (${setting}): ` : 'Setting: '),
-      `${p.setting}. Runs: ${p.runs.map((r) => r.label).join('; ')}.`,
-    );
-    differ.hidden = !diff.length;
-    differ.textContent = diff.length
-      ? `These settings differ from the claim's (${diff.map((k) => TRAIN_TABLE[k]?.label ?? k).join(', ')}): the verdict is of the runs on screen.`
-      : '';
-    if (!shown) {
-      result.dataset.verdict = 'pending';
-      result.textContent = pendingText;
-      caption.textContent = '';
-      return;
-    }
-    result.dataset.verdict = shown.holds ? 'holds' : 'fails';
-    if (shown.bySeed) {
-      result.dataset.held = String(shown.held);
-      replace(
-        result,
-        el('p', {}, el('span', { class: 'verdict-badge' }, shown.badge), ' ', p.claim),
-        el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
-        atLine(),
-        scrollRegion(el('div', { class: 'readout-scroll' }, seedChecksTable(shown)), 'The claim\u2019s checks'),
-      );
-      caption.textContent = shown.caption;
-      return;
-    }
-    delete result.dataset.held;
-    replace(
-      result,
-      el('p', {}, el('span', { class: 'verdict-badge' }, shown.holds ? 'holds' : 'does not hold here'), ' ', p.claim),
-      // which parts hold: a claim of several parts that fails in one is not wrong in all
-      el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
-      atLine(),
-      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The claim\u2019s checks'),
-    );
-    caption.textContent = shown.caption;
-  }
 }

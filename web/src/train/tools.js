@@ -246,8 +246,9 @@ function createModelLoader({ session, store, papers, say, refuse }) {
       if (mine !== picked) return; // a later file was picked while this one was read
       await session.loadModel(model);
       store.set(model.config);
-      // a claim's file: its claim at its setting (without resetting the runs just loaded)
-      if (model.claim !== 'none') papers?.choose(model.claim, model.setting);
+      // a claim's file: its claim at its setting (without resetting the runs just loaded); a file
+      // that names no claim (one from before the setting) keeps the lab's claim, at the quick setting
+      if (papers) papers.choose(model.claim !== 'none' ? model.claim : papers.id(), model.setting);
       // a later file waiting to load keeps its "Loading" line until it has
       if (mine === picked)
         say(

@@ -556,6 +556,27 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   return { render, cancel: () => cancelAnimationFrame(rest) };
 }
 
+/**
+ * The claims (paper-panel.js): their buttons and setting (`claimBar`, above the run bar) and their
+ * panel (`paperPanel`, under the line charts), for the view's `store` and link `state`.
+ */
+function createClaims({ store, state, claims, chooseSetting, apply }) {
+  const claimBar = el('div', { class: 'field train-presets', id: 'train-presets' });
+  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The claim' });
+  const papers = createPaperClaims({
+    bar: claimBar,
+    panel: paperPanel,
+    store,
+    defaults: defaultLabConfig(),
+    initial: state.preset,
+    initialSetting: state.setting,
+    chooseSetting,
+    mode: claims,
+    apply,
+  });
+  return { claimBar, paperPanel, papers };
+}
+
 export function mountTrainer(
   root,
   {
@@ -594,19 +615,7 @@ export function mountTrainer(
     store.set(config);
     frames.schedule();
   };
-  const claimBar = el('div', { class: 'field train-presets', id: 'train-presets' });
-  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The claim' });
-  const papers = createPaperClaims({
-    bar: claimBar,
-    panel: paperPanel,
-    store,
-    defaults: defaultLabConfig(),
-    initial: state.preset,
-    initialSetting: state.setting,
-    chooseSetting,
-    mode: claims,
-    apply: setSettings,
-  });
+  const { claimBar, paperPanel, papers } = createClaims({ store, state, claims, chooseSetting, apply: setSettings });
   parts.push(claimBar, ...bar.nodes);
 
   // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
