@@ -38,6 +38,7 @@
 import { LAB_KEYS, LAB_TABLE, TRAIN_TABLE, seedsOf } from '../shared/train-fields.js';
 import { readField, writeField } from '../shared/state.js';
 import { CLAIM_IDS, SETTINGS } from '../claims/lab/index.js';
+import { bnLayers } from './bn-layers.js';
 
 export const MODEL_MAGIC = Uint8Array.from([0x52, 0x4e, 0x4c, 0x41, 0x42, 0x0d, 0x0a, 0x1a]);
 export const MODEL_VERSION = 1;
@@ -184,8 +185,11 @@ function readConfig(c) {
   return config;
 }
 
-/** One log: known-shaped keys, numbers (or their names), arrays of them, first_nonfinite null or a number. */
-function readLog(l, where, L) {
+/**
+ * One log: known-shaped keys, numbers (or their names), arrays of them (at most `longest` entries:
+ * a block boundary's L + 1, or a BatchNorm run's layers), first_nonfinite null or a number.
+ */
+function readLog(l, where, L, longest = L + 1) {
   if (!plain(l)) fail(where, `${where} is not a log`);
   const keys = Object.keys(l);
   if (keys.length > MODEL_LIMITS.keys) fail(where, `${where} has ${keys.length} entries`);
@@ -200,7 +204,11 @@ function readLog(l, where, L) {
     const v = l[k];
     const at = `${where}.${k}`;
     if (Array.isArray(v)) {
-      if (v.length > L + 1) fail(at, `${at} has ${v.length} entries (the depth is ${L})`);
+      if (v.length > longest)
+        fail(
+          at,
+          `${at} has ${v.length} entries (the depth is ${L}${longest > L + 1 ? `, ${longest - 1} BatchNorm layers` : ''})`,
+        );
       out[k] = Float64Array.from(v, (x, i) => num(x, `${at}[${i}]`));
     } else if (v === null) out[k] = null;
     else out[k] = num(v, at);
@@ -270,7 +278,9 @@ function readRuns(runs, config) {
       fail(`${where}.logs`, `the logs of ${r.arch} are not a list`);
     const spec = readSpec(r, where, r.arch, seeds);
     const own = { ...config, ...spec.overrides };
-    const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth));
+    // a BatchNorm run logs one distance per BatchNorm layer (bn-layers.js), more than L + 1 of them
+    const longest = Math.max(own.depth + 1, bnLayers({ ...own, arch: r.arch }).length);
+    const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth, longest));
     logs.forEach((l, j) => {
       if ((j > 0 && l.step <= logs[j - 1].step) || l.step > own.steps)
         fail(`${where}.logs`, `the logs of ${spec.key} are out of order at step ${l.step}`);

@@ -304,8 +304,8 @@ export function createPaperClaims({
     id: () => id,
     /** The claim's setting: 'quick' or 'deep' ('quick' without a claim). */
     setting: () => setting,
-    /** The claim and its setting in words ('the Depth claim at its deep setting'), '' without one. */
-    about: () => (id === NONE ? '' : `the ${CLAIM_BY_ID[id].title} claim at its ${setting} setting`),
+    /** The claim and its setting in words ('Depth claim, deep setting'), '' without one. */
+    about: () => (id === NONE ? '' : `${CLAIM_BY_ID[id].title} claim, ${setting} setting`),
     choose,
     onChange(fn) {
       listeners.add(fn);
