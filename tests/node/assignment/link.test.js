@@ -281,6 +281,16 @@ test("a pasted link of the explorer or the lab gives the experiment's settings",
   assert.match(experimentFromLink('http://[::1', SITE).error, /not a link/);
 });
 
+test('a lab link of a claim at its deep setting makes an assignment of the claim at its quick setting, and says so', () => {
+  const deep = experimentFromLink(`${SITE}train.html#preset=depth&setting=deep&seed=3`, SITE);
+  const quick = experimentFromLink(`${SITE}train.html#preset=depth&seed=3`, SITE);
+  assert.equal(deep.state.lab.preset, 'depth');
+  assert.deepEqual(deep.state.train, quick.state.train);
+  assert.equal(deep.state.train.seed, 3);
+  assert.deepEqual(quick.notices, []);
+  assert.match(noticeText(deep.notices.at(-1)), /setting=deep.*quick setting/);
+});
+
 test("the package's launch page carries the fragment in its tag, escaped, and gives it back", () => {
   const html = '<head><meta name="resnorm-assignment" content="" /><title>x</title></head>';
   const hash = assignmentHash({ title: '"><script>alert(1)</script>', text: "a & b ' c", items: ['tf-01'] });

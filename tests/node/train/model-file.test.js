@@ -3,7 +3,8 @@
 // a file round-trips the settings, the logs (NaN, Infinity, -0 kept) and the
 // state blobs; a loaded state gives the saved held-out loss exactly and goes
 // on bit for bit; every kind of damage is refused by name, and a refused load
-// keeps the session's run.
+// keeps the session's run. A file keeps a claim's id and setting, and one
+// without them reads as no claim at the quick setting.
 // Run: node --test tests/node/train/model-file.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -566,4 +567,45 @@ test('on three seeds the session saves every seed\u2019s trainer, loads each bac
     () => decodeModel(many),
     (e) => e.field === 'config.seeds' && /out of range \(allowed 1\.\.16\)/.test(e.message),
   );
+});
+
+/** `bytes` (a model file) with its header edited by `edit` and resealed. */
+function reheader(bytes, edit) {
+  const H = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(MODEL_HEAD, MODEL_HEAD + H)));
+  edit(header);
+  const head = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(MODEL_HEAD + head.length + bytes.length - MODEL_HEAD - H);
+  out.set(bytes.subarray(0, MODEL_HEAD));
+  const v = new DataView(out.buffer);
+  v.setUint32(12, head.length, true);
+  v.setUint32(16, fnv1a32(head), true);
+  out.set(head, MODEL_HEAD);
+  out.set(bytes.subarray(MODEL_HEAD + H), MODEL_HEAD + head.length);
+  return out;
+}
+
+test('a file keeps its claim and setting; one without them is no claim at the quick setting; others are refused by name', () => {
+  const { runs } = trained(2);
+  const deep = decodeModel(encodeModel({ config: CONFIG, runs, claim: 'depth', setting: 'deep' }));
+  assert.equal(deep.claim, 'depth');
+  assert.equal(deep.setting, 'deep');
+  const bytes = encodeModel({ config: CONFIG, runs, claim: 'depth', setting: 'deep' });
+  const old = decodeModel(
+    reheader(bytes, (h) => {
+      delete h.claim;
+      delete h.setting;
+    }),
+  );
+  assert.equal(old.claim, 'none');
+  assert.equal(old.setting, 'quick');
+  for (const [edit, field] of [
+    [(h) => (h.setting = 'deep2'), 'setting'],
+    [(h) => (h.setting = '<script>'), 'setting'],
+    [(h) => (h.claim = 'nope'), 'claim'],
+  ])
+    assert.throws(
+      () => decodeModel(reheader(bytes, edit)),
+      (e) => e instanceof ModelFileError && e.field === field,
+    );
 });

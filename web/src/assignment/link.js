@@ -191,7 +191,21 @@ export function experimentFromLink(text, siteUrl) {
   }
   const page = url.pathname.split('/').pop() || 'index.html';
   if (page === 'train.html') {
-    const { config, preset, notices } = trainFromHash(url.hash);
+    let { config, preset, setting, notices } = trainFromHash(url.hash);
+    if (setting !== 'quick') {
+      // the assignment embeds the lab, which trains a claim at its quick setting
+      const params = new URLSearchParams(url.hash.replace(/^#/, ''));
+      params.delete('setting');
+      ({ config, preset, notices } = trainFromHash(`#${params}`));
+      notices = [
+        ...notices,
+        {
+          field: null,
+          value: `setting=${setting}`,
+          reason: 'an embedded lab trains a claim at its quick setting; the quick one is used',
+        },
+      ];
+    }
     const state = { ...labState('none'), train: config, lab: { preset }, notices: [] };
     return { experiment: 'lab', state, notices };
   }

@@ -17,13 +17,16 @@ import { createTrainEmbedDialog } from '../embed/dialog.js';
 import { el } from '../shared/dom.js';
 import { watchPrint } from '../shared/print.js';
 import { labPrint } from '../train/print.js';
+import { CLAIM_BY_ID, claimConfig } from '../claims/lab/index.js';
+import { defaultLabConfig } from '../shared/train-fields.js';
 
 const $ = (id) => document.getElementById(id);
 
 const theme = createTheme($('theme-toggle'));
 const engine = sharedEngine();
 const fromLink = trainFromHash(location.hash);
-let claim = fromLink.preset; // the claim chosen (view.onSettings below keeps it)
+let claim = fromLink.preset; // the claim chosen and its setting (view.onSettings below keeps them)
+let setting = fromLink.setting;
 // On paper: the settings as text, and the charts and heatmaps redrawn at the printed size in the
 // light theme's colours (train/print.js).
 const printTheme = watchPrint(
@@ -31,10 +34,10 @@ const printTheme = watchPrint(
   labPrint({
     intro: document.querySelector('.intro'),
     lab: $('lab'),
-    current: () => ({ config: view.store.get(), preset: claim }),
-    link: (config, id) => {
+    current: () => ({ config: view.store.get(), preset: claim, setting }),
+    link: (config, id, at) => {
       const url = new URL(location.href);
-      url.hash = trainToHash(config, id);
+      url.hash = trainToHash(config, id, at);
       return url.href;
     },
   }),
@@ -42,7 +45,9 @@ const printTheme = watchPrint(
 // The offline copy installs while no run trains (register-sw.js says why).
 const offline = quietGate();
 const view = mountTrainer($('lab'), {
-  state: { config: fromLink.config, notices: fromLink.notices, preset: fromLink.preset },
+  state: { config: fromLink.config, notices: fromLink.notices, preset: fromLink.preset, setting: fromLink.setting },
+  // the page offers each claim at its quick and its deep setting (an embed keeps the quick one)
+  chooseSetting: true,
   theme: printTheme,
   engine,
   slots: { notice: $('notice'), status: $('status'), form: $('controls') },
@@ -59,7 +64,11 @@ const embedButton = el('button', { type: 'button', id: 'train-embed-button', cla
 document.querySelector('#lab .charts-head').append(embedButton);
 createTrainEmbedDialog({
   button: embedButton,
-  getConfig: () => view.store.get(),
+  // an embed trains a claim at its quick setting: a claim chosen at Deep is embedded at its quick settings
+  getConfig: () =>
+    view.setting() === 'deep'
+      ? { ...claimConfig(CLAIM_BY_ID[view.preset()], defaultLabConfig()), seeds: view.store.get().seeds }
+      : view.store.get(),
   getClaim: () => view.preset(),
   siteUrl: new URL('./', location.href),
 });
@@ -72,14 +81,15 @@ toggle.addEventListener('click', () => {
   $('controls').classList.toggle('is-open', open);
 });
 
-// The settings (and the claim) go into the URL fragment, at most a few times a second (browsers throttle
-// rapid history updates).
+// The settings (and the claim at its setting) go into the URL fragment, at most a few times a second
+// (browsers throttle rapid history updates).
 let urlTimer = 0;
-view.onSettings((config, id) => {
+view.onSettings((config, id, at) => {
   claim = id;
+  setting = at;
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
-    const hash = trainToHash(config, id);
+    const hash = trainToHash(config, id, at);
     if (hash !== location.hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 300);
 });
@@ -91,7 +101,7 @@ window.addEventListener('hashchange', (event) => {
   const next = trainFromHash(new URL(event.newURL).hash);
   if (next.anchor) return;
   view.showNotices(next.notices);
-  view.setConfig(next.config, next.preset);
+  view.setConfig(next.config, next.preset, next.setting);
 });
 
 registerServiceWorker({ quiet: offline.quiet });

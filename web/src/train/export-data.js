@@ -10,7 +10,10 @@
 // in the JSON. Runs on several seeds (the settings' `seeds`) are every seed's run, each
 // with its seed (a `seed` column and field). Pure functions of the session's runs; no DOM.
 //
-//   toLabCsv({ config, runs, link }); toLabJson({ config, runs, link }); labFileBase(config)
+//   toLabCsv({ config, runs, link, claim }); toLabJson({ config, runs, link, claim }); labFileBase(config)
+//
+// claim: {id, setting} of a lab claim's runs (the claim and the setting they were run at, `# claim`
+// and `# setting` lines and fields), or null.
 //
 // runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates, seed}]
 // (session.js's runs, every seed's: its snapshot's `all`; `config` the run's canonical config, its depth L).
@@ -85,7 +88,7 @@ function arrayColumns(key, runs, config) {
 const cellText = (v) =>
   v === null || v === undefined ? '' : typeof v === 'number' ? numberText(v) : csvCell(String(v));
 
-export function toLabCsv({ config, runs, link = '' }) {
+export function toLabCsv({ config, runs, link = '', claim = null }) {
   const lines = [
     '# resnorm training lab: every logged step of every run',
     '# arrays: <name>.layer<l> is at the block boundary h_l (0..L), <name>.block<l> is block l (1..L),',
@@ -93,6 +96,7 @@ export function toLabCsv({ config, runs, link = '' }) {
     '# non-finite values are written NaN, Infinity or -Infinity; an empty cell has no value',
   ];
   if (link) lines.push(`# link,${csvCell(link)}`);
+  if (claim) lines.push(`# claim,${csvCell(claim.id)}`, `# setting,${csvCell(claim.setting)}`);
   for (const [k, v] of Object.entries(config)) lines.push(`# ${k},${csvCell(configText(v))}`);
   const seeded = severalSeeds(runs);
   for (const r of runs) {
@@ -159,18 +163,19 @@ function gatesJson(g) {
 }
 
 /**
- * JSON: {format, version, link, config, runs: [{arch, key and label (a run
+ * JSON: {format, version, link, claim and setting (a claim's runs), config, runs: [{arch, key and label (a run
  * with a key of its own: a claim's), seed (runs of several seeds), config, task,
  * steps_done, stopped, first_nonfinite, logs, dwa_weights (L rows of
  * w_{l,0..l}, or null), gates (gatesJson, or null)}]}; the last two are
  * null too before every run has finished.
  */
-export function toLabJson({ config, runs, link = '' }) {
+export function toLabJson({ config, runs, link = '', claim = null }) {
   const seeded = severalSeeds(runs);
   const out = {
     format: LAB_FORMAT,
     version: LAB_VERSION,
     link,
+    ...(claim ? { claim: claim.id, setting: claim.setting } : {}),
     config,
     runs: runs.map((r) => ({
       arch: r.arch,

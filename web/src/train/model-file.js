@@ -13,7 +13,9 @@
 //   16      4     FNV-1a 32 of the header's bytes, uint32 little-endian
 //   20      H     the header: UTF-8 JSON {format: 'resnorm-train-model',
 //                 config: every training field and the lab's own (seeds; a file from before a
-//                 field existed may lack it: see SINCE_VERSION_1), link, runs: [{arch, key,
+//                 field existed may lack it: see SINCE_VERSION_1), link, claim (the claim's
+//                 id of claims/lab/, or 'none'; absent: 'none') and setting (its setting,
+//                 'quick' or 'deep'; absent, as in a file from before the choice: 'quick'), runs: [{arch, key,
 //                 label, dash, overrides, stopWhenTrained, trainedAt, seedIndex, bytes,
 //                 logs}]}; a claim's runs differ from the settings in
 //                 `overrides` (key and label name them; without them a run is
@@ -26,8 +28,8 @@
 //                 begins "RNTRAIN1" and ends with the core's own checksum)
 //   the file ends there: its length is exactly 20 + H + the blobs' lengths.
 //
-//   encodeModel({ config, link, runs: [{arch, logs, state, ...spec}] }) -> Uint8Array
-//   decodeModel(bytes) -> { config, link, runs: [{arch, logs, state, ...spec}] }
+//   encodeModel({ config, link, claim, setting, runs: [{arch, logs, state, ...spec}] }) -> Uint8Array
+//   decodeModel(bytes) -> { config, link, claim, setting, runs: [{arch, logs, state, ...spec}] }
 //   (spec: key, label, dash, overrides, stopWhenTrained, trainedAt)
 //
 // decodeModel refuses a damaged, truncated, foreign or hostile file with a
@@ -35,6 +37,8 @@
 // reading nothing out of bounds and trusting no length it has not checked.
 import { LAB_KEYS, LAB_TABLE, TRAIN_TABLE, seedsOf } from '../shared/train-fields.js';
 import { readField, writeField } from '../shared/state.js';
+import { CLAIM_IDS, SETTINGS } from '../claims/lab/index.js';
+import { bnLayers } from './bn-layers.js';
 
 export const MODEL_MAGIC = Uint8Array.from([0x52, 0x4e, 0x4c, 0x41, 0x42, 0x0d, 0x0a, 0x1a]);
 export const MODEL_VERSION = 1;
@@ -95,11 +99,13 @@ function logOut(l) {
   return o;
 }
 
-export function encodeModel({ config, link = '', runs }) {
+export function encodeModel({ config, link = '', claim = 'none', setting = 'quick', runs }) {
   const header = {
     format: MODEL_FORMAT,
     config,
     link,
+    claim,
+    setting,
     runs: runs.map((r) => ({
       arch: r.arch,
       key: r.key ?? r.arch,
@@ -179,8 +185,11 @@ function readConfig(c) {
   return config;
 }
 
-/** One log: known-shaped keys, numbers (or their names), arrays of them, first_nonfinite null or a number. */
-function readLog(l, where, L) {
+/**
+ * One log: known-shaped keys, numbers (or their names), arrays of them (at most `longest` entries:
+ * a block boundary's L + 1, or a BatchNorm run's layers), first_nonfinite null or a number.
+ */
+function readLog(l, where, L, longest = L + 1) {
   if (!plain(l)) fail(where, `${where} is not a log`);
   const keys = Object.keys(l);
   if (keys.length > MODEL_LIMITS.keys) fail(where, `${where} has ${keys.length} entries`);
@@ -195,7 +204,11 @@ function readLog(l, where, L) {
     const v = l[k];
     const at = `${where}.${k}`;
     if (Array.isArray(v)) {
-      if (v.length > L + 1) fail(at, `${at} has ${v.length} entries (the depth is ${L})`);
+      if (v.length > longest)
+        fail(
+          at,
+          `${at} has ${v.length} entries (the depth is ${L}${longest > L + 1 ? `, ${longest - 1} BatchNorm layers` : ''})`,
+        );
       out[k] = Float64Array.from(v, (x, i) => num(x, `${at}[${i}]`));
     } else if (v === null) out[k] = null;
     else out[k] = num(v, at);
@@ -265,7 +278,9 @@ function readRuns(runs, config) {
       fail(`${where}.logs`, `the logs of ${r.arch} are not a list`);
     const spec = readSpec(r, where, r.arch, seeds);
     const own = { ...config, ...spec.overrides };
-    const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth));
+    // a BatchNorm run logs one distance per BatchNorm layer (bn-layers.js), more than L + 1 of them
+    const longest = Math.max(own.depth + 1, bnLayers({ ...own, arch: r.arch }).length);
+    const logs = r.logs.map((l, j) => readLog(l, `${spec.key} log ${j + 1}`, own.depth, longest));
     logs.forEach((l, j) => {
       if ((j > 0 && l.step <= logs[j - 1].step) || l.step > own.steps)
         fail(`${where}.logs`, `the logs of ${spec.key} are out of order at step ${l.step}`);
@@ -281,6 +296,17 @@ function readRuns(runs, config) {
   const unused = archs.filter((a) => !out.some((r) => r.arch === a));
   if (unused.length) fail('runs', `no run of ${unused.join(', ')}, which the settings name`);
   return out;
+}
+
+/** The claim and its setting a header names: 'none' and 'quick' where it names none (a file from before them). */
+function readClaim(header) {
+  const claim = header.claim ?? 'none';
+  if (claim !== 'none' && !CLAIM_IDS.includes(claim))
+    fail('claim', `the claim "${String(claim).slice(0, 40)}" is none of the lab's (${CLAIM_IDS.join(', ')})`);
+  const setting = header.setting ?? 'quick';
+  if (!SETTINGS.includes(setting))
+    fail('setting', `the setting "${String(setting).slice(0, 40)}" is not one of ${SETTINGS.join(', ')}`);
+  return { claim, setting };
 }
 
 /** bytes: a Uint8Array or ArrayBuffer of a whole file. */
@@ -311,6 +337,7 @@ export function decodeModel(input) {
   if (!plain(header) || header.format !== MODEL_FORMAT) fail('header', `the header is not of a ${MODEL_FORMAT} file`);
   const config = readConfig(header.config);
   const link = typeof header.link === 'string' ? header.link.slice(0, 16384) : '';
+  const { claim, setting } = readClaim(header);
   const runs = readRuns(header.runs, config);
   const end = MODEL_HEAD + H + runs.reduce((s, r) => s + r.bytes, 0);
   if (bytes.length < end) fail('file', `truncated: ${bytes.length} bytes of ${end}`);
@@ -320,6 +347,8 @@ export function decodeModel(input) {
   return {
     config,
     link,
+    claim,
+    setting,
     runs: runs.map((r) => {
       const state = bytes.slice(at, at + r.bytes);
       at += r.bytes;

@@ -121,7 +121,8 @@ export function createLabNumbers(box) {
   }
 
   return {
-    update(runs, config, data = lineSeries(runs)) {
+    /** `about`: which claim and setting the runs are of, in words ('' for none). */
+    update(runs, config, data = lineSeries(runs), about = '') {
       const keys = runs.map((r) => r.key ?? r.arch);
       const names = runs.map((r) => r.label ?? archLabel(r.arch));
       const total = data.x.length;
@@ -154,10 +155,11 @@ export function createLabNumbers(box) {
       tbody.append(...rows);
       shown = want.map((i) => data.x[i]);
       final = complete;
+      const of = about ? ` (${about})` : '';
       const which =
         stride === 1
-          ? 'The logged steps of every run'
-          : `One logged step in ${stride} of every run, and the latest (the CSV export has all ${total})`;
+          ? `The logged steps of every run${of}`
+          : `One logged step in ${stride} of every run${of}, and the latest (the CSV export has all ${total})`;
       setText(
         caption,
         total

@@ -8,9 +8,9 @@
 //   const printTheme = watchPrint(theme, print);   // shared/print.js calls print.before() and print.after()
 //
 // intro: the page's introduction (the title goes before it); lab: the lab's
-// section (the settings go after its heading); current(): {config, preset},
+// section (the settings go after its heading); current(): {config, preset, setting},
 // the settings of the form (locked while a run exists: those it trains) and
-// the claim's id ('none': no claim; the link's `preset`); link(config, claim): the lab's
+// the claim's id ('none': no claim; the link's `preset`); link(config, claim, setting): the lab's
 // link to them.
 //
 // The sizes are set here, not in print.css: uPlot and the heatmaps draw on
@@ -24,7 +24,7 @@ import { el, replace } from '../shared/dom.js';
 import { PRINT_WIDTH_MM, PX_PER_MM } from '../shared/print.js';
 import { settingsList } from '../shared/print-settings.js';
 import { LAB_KEYS, LAB_TABLE } from '../shared/train-fields.js';
-import { CLAIM_BY_ID } from '../claims/lab/index.js';
+import { CLAIM_BY_ID, claimAt, hasDeep } from '../claims/lab/index.js';
 
 /**
  * The printed sizes, in mm. The line charts are smaller from `fewRuns` + 1
@@ -76,12 +76,13 @@ export function labPrintSizes(runs) {
   };
 }
 
-/** The settings of `config` (and its claim's name and runs) as the printout lists them. */
-export function labSettings(config, claim) {
-  const p = CLAIM_BY_ID[claim];
+/** The settings of `config` (and its claim's name, setting and runs) as the printout lists them. */
+export function labSettings(config, claim, setting = 'quick') {
+  const p = CLAIM_BY_ID[claim] ? claimAt(CLAIM_BY_ID[claim], setting) : null;
   const extra = p
     ? [
         ['preset', 'Paper claim', `${p.title} (${p.cite})`],
+        ...(hasDeep(p) ? [['setting', 'Claim setting', setting]] : []),
         ['runs', 'Runs', p.runs.map((r) => r.label).join('; ')],
       ]
     : [];
@@ -98,12 +99,12 @@ export function labPrint({ intro, lab, current, link }) {
   return {
     /** The settings written out; every line chart and heatmap at its printed size. */
     before() {
-      const { config, preset: claim } = current();
+      const { config, preset: claim, setting = 'quick' } = current();
       replace(
         settings,
         el('h3', {}, 'Settings'),
-        labSettings(config, claim),
-        el('p', { class: 'print-link' }, link(config, claim)),
+        labSettings(config, claim, setting),
+        el('p', { class: 'print-link' }, link(config, claim, setting)),
       );
       const grids = [...lab.querySelectorAll('.heat-grid')];
       const s = labPrintSizes(Math.max(0, ...grids.map((g) => g.childElementCount)));

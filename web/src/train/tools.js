@@ -18,7 +18,9 @@
 // root: the lab's element (its charts and heatmaps are drawn from there);
 // session: session.js's; store: the settings (set on load); engine: the
 // page's engine client (its call('exportPytorch')); papers: the claims
-// (paper-panel.js: the claim's id and run specs the script is of);
+// (paper-panel.js: the claim's id, setting and run specs the script is of;
+// the exports and the model file name the claim and its setting, and a
+// model file of a claim opens it at the file's setting);
 // onLoadedRuns(runs): the runs of a loaded JSON file, to draw.
 import { archLabel } from '../shared/archs.js';
 import { el, setAttr } from '../shared/dom.js';
@@ -47,10 +49,15 @@ export const LAB_EXPORTS = [
   { key: 'svg', text: 'SVG', label: 'Export the charts as SVG' },
 ];
 
+/** The claim of `papers` and its setting, {id, setting}, or null without one. */
+const claimOf = (papers) =>
+  papers && papers.id() !== 'none' ? { id: papers.id(), setting: papers.setting?.() ?? 'quick' } : null;
+
 /** One line naming the run, for the images. */
-export function labCaption(c, step) {
+export function labCaption(c, step, claim = null) {
   const block = c.block === 'transformer' ? `transformer, ${c.heads} heads` : 'MLP blocks';
-  return `${c.task} \u00b7 n ${c.seq} \u00b7 V ${c.vocab} \u00b7 depth ${c.depth} \u00b7 width ${c.width} \u00b7 ${block} \u00b7 ${c.optimizer} lr ${fmtValue(c.lr)} \u00b7 ${c.schedule} \u00b7 batch ${c.batch} \u00b7 seed ${c.seed} \u00b7 step ${step} of ${c.steps}`;
+  const of = claim ? `claim ${claim.id} at its ${claim.setting} setting \u00b7 ` : '';
+  return `${of}${c.task} \u00b7 n ${c.seq} \u00b7 V ${c.vocab} \u00b7 depth ${c.depth} \u00b7 width ${c.width} \u00b7 ${block} \u00b7 ${c.optimizer} lr ${fmtValue(c.lr)} \u00b7 ${c.schedule} \u00b7 batch ${c.batch} \u00b7 seed ${c.seed} \u00b7 step ${step} of ${c.steps}`;
 }
 
 const SAVABLE = ['paused', 'done'];
@@ -119,8 +126,9 @@ const imagePalette = (root) => ({
   danger: themeColor('--danger', root),
   pending: themeColor('--surface-2', root),
 });
-/** The page's link for `config`, as the exports and the model file name it. */
-const linkOf = (config) => new URL(trainToHash(config) || '#', location.href).href;
+/** The page's link for `config` (and `claim`, claimOf's), as the exports and the model file name it. */
+const linkOf = (config, claim = null) =>
+  new URL(trainToHash(config, claim?.id, claim?.setting) || '#', location.href).href;
 const lastStep = (runs) => Math.max(0, ...runs.map((r) => r.logs.at(-1)?.step ?? 0));
 
 /** The legend of a metric's heatmaps, drawn into the PNG: colour bar, ticks, the four marks (as the page's). */
@@ -197,13 +205,13 @@ function labPng(root, s, caption) {
   });
 }
 
-/** The file of export `kind` of the session's snapshot `s`: {blob, name}. */
-async function makeExport(kind, root, s) {
+/** The file of export `kind` of the session's snapshot `s` (of `claim`, claimOf's): {blob, name}. */
+async function makeExport(kind, root, s, claim) {
   const config = s.config;
   const base = labFileBase(config, s.runs);
-  const caption = labCaption(config, lastStep(s.runs));
+  const caption = labCaption(config, lastStep(s.runs), claim);
   // the numbers of every seed's run (the images draw the first seed's)
-  const data = { config, runs: s.all ?? s.runs, link: linkOf(config) };
+  const data = { config, runs: s.all ?? s.runs, link: linkOf(config, claim), claim };
   switch (kind) {
     case 'csv':
       return { blob: new Blob([toLabCsv(data)], { type: 'text/csv;charset=utf-8' }), name: `${base}.csv` };
@@ -226,7 +234,7 @@ async function makeExport(kind, root, s) {
  * the other's for a reset), and one that a later pick overtook before it began is dropped unread.
  * say(text) and refuse(text) report how each went.
  */
-function createModelLoader({ session, store, say, refuse }) {
+function createModelLoader({ session, store, papers, say, refuse }) {
   let picked = 0;
   let loads = Promise.resolve();
 
@@ -238,6 +246,9 @@ function createModelLoader({ session, store, say, refuse }) {
       if (mine !== picked) return; // a later file was picked while this one was read
       await session.loadModel(model);
       store.set(model.config);
+      // a claim's file: its claim at its setting (without resetting the runs just loaded); a file
+      // that names no claim (one from before the setting) keeps the lab's claim, at the quick setting
+      if (papers) papers.choose(model.claim !== 'none' ? model.claim : papers.id(), model.setting);
       // a later file waiting to load keeps its "Loading" line until it has
       if (mine === picked)
         say(
@@ -293,11 +304,16 @@ async function loadRunFile(f, { store, show, say, refuse }) {
   }
 }
 
-/** The model's file: the session's saved model with the page's link, and its file name. */
-async function savedModelFile(session) {
+/** The model's file: the session's saved model with the page's link and `claim` (claimOf's), and its file name. */
+async function savedModelFile(session, claim) {
   const s = session.snapshot();
   const model = await session.saveModel();
-  const bytes = encodeModel({ ...model, link: linkOf(model.config) });
+  const bytes = encodeModel({
+    ...model,
+    link: linkOf(model.config, claim),
+    claim: claim?.id ?? 'none',
+    setting: claim?.setting ?? 'quick',
+  });
   return { bytes, name: `${labFileBase(s.config, s.runs)}${MODEL_EXT}` };
 }
 
@@ -318,7 +334,7 @@ export function createLabTools({ root, session, store, engine = null, papers = n
     b.addEventListener('click', async () => {
       if (!usable(b)) return;
       try {
-        const { blob, name } = await makeExport(b.dataset.export, root, session.snapshot());
+        const { blob, name } = await makeExport(b.dataset.export, root, session.snapshot(), claimOf(papers));
         download(blob, name, blob.type, box);
         say(`Saved ${name}`);
       } catch (e) {
@@ -346,7 +362,7 @@ export function createLabTools({ root, session, store, engine = null, papers = n
   save.addEventListener('click', async () => {
     if (!usable(save)) return;
     try {
-      const { bytes, name } = await savedModelFile(session);
+      const { bytes, name } = await savedModelFile(session, claimOf(papers));
       download(new Blob([bytes], { type: 'application/octet-stream' }), name, 'application/octet-stream', box);
       say(`Saved ${name} (${Math.ceil(bytes.length / 1024)} kB)`);
     } catch (e) {
@@ -354,7 +370,7 @@ export function createLabTools({ root, session, store, engine = null, papers = n
     }
   });
 
-  const loadFile = createModelLoader({ session, store, say, refuse });
+  const loadFile = createModelLoader({ session, store, papers, say, refuse });
   load.addEventListener('click', () => {
     if (usable(load)) file.click();
   });

@@ -12,8 +12,10 @@
 //   const v = mountTrainer(root, { state, theme, engine, slots, onUpdate });
 //   v.setConfig(config); v.showNotices(notices); v.destroy();
 //
-// root: the element to fill. state: {config, notices, preset} (train/link.js's trainFromHash;
-// preset: a claim's id of claims/lab/, named as the link names it). theme: shared/theme.js's
+// root: the element to fill. state: {config, notices, preset, setting} (train/link.js's trainFromHash;
+// preset: a claim's id of claims/lab/, named as the link names it; setting: its setting, 'quick'
+// or 'deep', which the reader chooses only where `chooseSetting` is true: the lab page; an embed
+// keeps the quick one). theme: shared/theme.js's
 // createTheme(). engine: the page's engine client (engine/client.js), whose trainer(config) makes a trainer.
 // slots: {notice, status, form}: the page's places for the notices, the
 // status line and the settings. onUpdate(snapshot) after every drawn frame:
@@ -325,10 +327,13 @@ function createFrameScheduler(draw) {
   };
 }
 
-/** fn(config, claim) after every change of the settings of `store` or of the claim of `papers`; returns its off. */
+/**
+ * fn(config, claim, setting) after every change of the settings of `store` or of the claim of
+ * `papers` (or its setting); returns its off.
+ */
 function onSettings(store, papers, fn) {
-  const offStore = store.subscribe(() => fn(store.get(), papers.id()));
-  const offClaim = papers.onChange(() => fn(store.get(), papers.id()));
+  const offStore = store.subscribe(() => fn(store.get(), papers.id(), papers.setting()));
+  const offClaim = papers.onChange(() => fn(store.get(), papers.id(), papers.setting()));
   return () => {
     offStore();
     offClaim();
@@ -503,7 +508,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
 
   function renderLast({ snap, config, archs, looks, shown, scales, rows, data }) {
     const rowsOf = seedRows(snap);
-    numbers.update(rowsOf, config, rowsOf === snap.runs ? data : undefined);
+    numbers.update(rowsOf, config, rowsOf === snap.runs ? data : undefined, papers.about());
     const verdictShown = papers.update({ runs: snap.runs, state: snap.state, config: snap.config ?? store.get() });
     const seedLooks = firstSeedLooks(snap.runs, looks);
     const comparisonShown = comparison.update({
@@ -532,6 +537,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
       runs: hookRuns(snap.runs, looks),
       loaded: loadedRuns().map((r) => ({ key: r.key, arch: r.arch, label: looks[r.key]?.label, source: r.source })),
       preset: papers.id(),
+      setting: papers.setting(),
       verdict: verdictShown,
       comparison: comparisonShown,
       lesions,
@@ -550,6 +556,27 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   return { render, cancel: () => cancelAnimationFrame(rest) };
 }
 
+/**
+ * The claims (paper-panel.js): their buttons and setting (`claimBar`, above the run bar) and their
+ * panel (`paperPanel`, under the line charts), for the view's `store` and link `state`.
+ */
+function createClaims({ store, state, claims, chooseSetting, apply }) {
+  const claimBar = el('div', { class: 'field train-presets', id: 'train-presets' });
+  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The claim' });
+  const papers = createPaperClaims({
+    bar: claimBar,
+    panel: paperPanel,
+    store,
+    defaults: defaultLabConfig(),
+    initial: state.preset,
+    initialSetting: state.setting,
+    chooseSetting,
+    mode: claims,
+    apply,
+  });
+  return { claimBar, paperPanel, papers };
+}
+
 export function mountTrainer(
   root,
   {
@@ -560,6 +587,7 @@ export function mountTrainer(
     onUpdate = () => {},
     controls: shown = {},
     claims = 'live',
+    chooseSetting = false,
     noticeTable,
     noticeSource,
   },
@@ -579,25 +607,15 @@ export function mountTrainer(
   // ---- the run bar, and the claims (paper-panel.js): their buttons above the run bar, their
   // verdict under the line charts
   const bar = createRunBar();
-  /** New settings (`claim` a claim's id or 'none'): any run is reset first. */
-  const setSettings = async (config, claim) => {
+  /** New settings (`claim` a claim's id or 'none', at `setting`): any run is reset first. */
+  const setSettings = async (config, claim, setting = 'quick') => {
     await session.reset();
     controls.reset();
-    papers.choose(claim);
+    papers.choose(claim, setting);
     store.set(config);
     frames.schedule();
   };
-  const claimBar = el('div', { class: 'field train-presets', id: 'train-presets' });
-  const paperPanel = el('section', { class: 'paper-panel', id: 'train-paper', 'aria-label': 'The claim' });
-  const papers = createPaperClaims({
-    bar: claimBar,
-    panel: paperPanel,
-    store,
-    defaults: defaultLabConfig(),
-    initial: state.preset,
-    mode: claims,
-    apply: setSettings,
-  });
+  const { claimBar, paperPanel, papers } = createClaims({ store, state, claims, chooseSetting, apply: setSettings });
   parts.push(claimBar, ...bar.nodes);
 
   // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
@@ -674,11 +692,13 @@ export function mountTrainer(
     store,
     controls,
     session,
-    /** New settings from the outside (a link; `claim` a claim's id or 'none'): any run is reset first. */
-    setConfig: (config, claim = 'none') => setSettings(config, claim),
+    /** New settings from the outside (a link; `claim` a claim's id or 'none', at `setting`): any run is reset first. */
+    setConfig: (config, claim = 'none', setting = 'quick') => setSettings(config, claim, setting),
     /** The claim's id, or 'none'. */
     preset: () => papers.id(),
-    /** fn(config, claim) after every change of the settings or of the claim (the page's link). */
+    /** The claim's setting, 'quick' or 'deep'. */
+    setting: () => papers.setting(),
+    /** fn(config, claim, setting) after every change of the settings or of the claim (the page's link). */
     onSettings: (fn) => onSettings(store, papers, fn),
     showNotices(notices) {
       linkNotices = notices;
