@@ -74,3 +74,87 @@ export function topFunctions(profile, n = 8) {
     .slice(0, n)
     .map((r) => ({ ...r, self_ms: Math.round(r.self_ms * 10) / 10, share: total ? r.self_ms / total : 0 }));
 }
+
+// The label of a trace event in a breakdown: a script call named by its function and file.
+function traceLabel(e) {
+  const d = e.args?.data ?? {};
+  if ((e.name === 'FunctionCall' || e.name === 'EvaluateScript') && (d.functionName || d.url)) {
+    const file = d.url ? d.url.replace(/^.*\//, '').replace(/[?#].*$/, '') : '';
+    // the trace's line and column are 1-based
+    return `${e.name} ${d.functionName || '(anonymous)'}${file ? ` (${file}:${d.lineNumber ?? 0}:${d.columnNumber ?? 0})` : ''}`;
+  }
+  return e.name;
+}
+
+/**
+ * The main thread's tasks over `minMs` in a Chromium trace (the JSON of browser.stopTracing(), with
+ * the 'toplevel' and 'devtools.timeline' categories): the page's renderer main thread is the
+ * CrRendererMain thread with the most script calls. Each task: its wall ms, its thread (CPU) ms where
+ * the trace has it (a task long on the wall but short on the CPU waited for a core), and its parts
+ * by self time; `top`: the parts summed over every long task. {tasks, top, wall_ms, cpu_ms}.
+ */
+export function longTaskBreakdown(trace, { minMs = 50, n = 6 } = {}) {
+  const events = Array.isArray(trace) ? trace : (trace.traceEvents ?? []);
+  const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const key = (e) => `${e.pid}:${e.tid}`;
+  const calls = new Map();
+  for (const e of events) if (e.name === 'FunctionCall') calls.set(key(e), (calls.get(key(e)) ?? 0) + 1);
+  const main = mains.map(key).sort((a, b) => (calls.get(b) ?? 0) - (calls.get(a) ?? 0))[0];
+  if (!main) return { tasks: [], top: [], wall_ms: 0, cpu_ms: null };
+  const mine = events
+    .filter((e) => key(e) === main && e.ph === 'X' && Number.isFinite(e.dur))
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
+  const tasks = [];
+  const top = new Map();
+  let taskEnd = -Infinity; // a task event nested in another (RunTask inside ThreadControllerImpl::RunTask) is the same task
+  for (let i = 0; i < mine.length; i++) {
+    const t = mine[i];
+    if (!isTask(t) || t.ts < taskEnd) continue;
+    taskEnd = t.ts + t.dur;
+    if (t.dur < minMs * 1000) continue;
+    const end = t.ts + t.dur;
+    // the events inside the task, nested by time: each one's self time is its own less its children's
+    const inside = [];
+    for (let j = i + 1; j < mine.length && mine[j].ts < end; j++)
+      if (mine[j].ts + mine[j].dur <= end) inside.push(mine[j]);
+    const self = new Map();
+    const stack = [{ e: t, child: 0 }];
+    const close = (upTo) => {
+      while (stack.length > 1 && stack[stack.length - 1].e.ts + stack[stack.length - 1].e.dur <= upTo) {
+        const s = stack.pop();
+        const label = traceLabel(s.e);
+        self.set(label, (self.get(label) ?? 0) + s.e.dur - s.child);
+        stack[stack.length - 1].child += s.e.dur;
+      }
+    };
+    for (const e of inside) {
+      if (isTask(e)) continue;
+      close(e.ts);
+      stack.push({ e, child: 0 });
+    }
+    close(Infinity);
+    self.set('(task, unattributed)', t.dur - stack[0].child);
+    const parts = [...self.entries()]
+      .map(([name, us]) => ({ name, ms: us / 1000 }))
+      .filter((p) => p.ms > 0)
+      .sort((a, b) => b.ms - a.ms);
+    for (const p of parts) top.set(p.name, (top.get(p.name) ?? 0) + p.ms);
+    tasks.push({
+      wall_ms: t.dur / 1000,
+      cpu_ms: Number.isFinite(t.tdur) ? t.tdur / 1000 : null,
+      parts: parts.slice(0, n),
+    });
+  }
+  const wall = tasks.reduce((s, t) => s + t.wall_ms, 0);
+  const cpu = tasks.every((t) => t.cpu_ms !== null) ? tasks.reduce((s, t) => s + t.cpu_ms, 0) : null;
+  return {
+    tasks,
+    top: [...top.entries()]
+      .map(([name, ms]) => ({ name, ms, share: wall ? ms / wall : 0 }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, n),
+    wall_ms: wall,
+    cpu_ms: cpu,
+  };
+}

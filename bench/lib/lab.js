@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { fmtErr } from './procs.js';
 import { summarize } from './stats.js';
-import { idealMs, perUpdate, ratioToIdeal, topFunctions } from './lab-time.js';
+import { idealMs, longTaskBreakdown, perUpdate, ratioToIdeal, topFunctions } from './lab-time.js';
 import { CLAIMS, claimAt, hasDeep } from '../../web/src/claims/lab/index.js';
 
 const load1 = () => Math.round(os.loadavg()[0] * 100) / 100;
@@ -134,9 +134,17 @@ async function loopMs(page) {
  * One claim's runs in the lab: open train.html#`hash` with the pool of `cores` workers (the page's
  * own when null) and the CPU slowed `rate` times, press Start, wait for the verdict (or, with no
  * claim, the session's end). Returns the times on the page's clock, the worker's answers, the long
- * tasks after Start and what the page took from the link (depth, seeds, runs).
+ * tasks after Start and what the page took from the link (depth, seeds, runs); with `trace`, the long
+ * tasks' parts from a Chromium trace of Start to the end (a pass of its own: tracing costs time).
  */
-export async function labRun(browser, server, { hash, cores = null, rate = 1, claim = true, loop = false }) {
+// The trace categories of a traced run: the top-level tasks and what the timeline names inside them.
+const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'];
+
+export async function labRun(
+  browser,
+  server,
+  { hash, cores = null, rate = 1, claim = true, loop = false, trace = false },
+) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const load_start = load1();
   try {
@@ -152,6 +160,7 @@ export async function labRun(browser, server, { hash, cores = null, rate = 1, cl
       depth: Number(document.getElementById('train-depth')?.value),
       seeds: Number(document.getElementById('train-seeds')?.value),
     }));
+    if (trace) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     await page.evaluate(() => {
       window.__benchLab.t0 = performance.now();
       document.getElementById('train-start').click();
@@ -180,6 +189,7 @@ export async function labRun(browser, server, { hash, cores = null, rate = 1, cl
         held: document.querySelector('.paper-verdict')?.dataset.held ?? null,
       };
     });
+    const breakdown = trace ? longTaskBreakdown(JSON.parse(String(await browser.stopTracing()))) : null;
     await cdp?.detach();
     const after = m.answers;
     const steps = perUpdate(after.filter((a) => a.op === 'trainerStep'));
@@ -209,6 +219,7 @@ export async function labRun(browser, server, { hash, cores = null, rate = 1, cl
       },
       longtasks_ms: m.longtasks.filter((t) => t.start >= m.t0 - 1).map((t) => Math.round(t.ms)),
       loop: loops && { main_ms: round(loops.main_ms, 1), worker_ms: round(loops.worker_ms, 1) },
+      ...(breakdown ? { breakdown } : {}),
       page_errors: errors,
       loadavg: [load_start, load1()],
     };
@@ -331,11 +342,31 @@ export async function labLongTasks(browser, server, { quick, log }) {
   }
   const a = out.x1,
     b = out[`x${THROTTLE}`];
+  // What runs long: a traced pass at each rate that had a task over 50 ms.
+  const traced = {};
+  for (const [k, r] of Object.entries(out)) {
+    if (!r.longtasks_ms.length) continue;
+    try {
+      const t = await labRun(browser, server, { hash: r.hash, rate: r.rate, trace: true });
+      traced[k] = {
+        ...t.breakdown,
+        tasks: t.breakdown.tasks.slice(0, 20),
+        count: t.breakdown.tasks.length,
+        loadavg: t.loadavg,
+      };
+      log(
+        `  lab long tasks at ${r.rate}x, traced: ${t.breakdown.tasks.length} over 50 ms, ${Math.round(t.breakdown.wall_ms)} ms on the wall, ${t.breakdown.cpu_ms === null ? 'n/a' : Math.round(t.breakdown.cpu_ms)} ms on the CPU; ${t.breakdown.top.map((x) => `${x.name} ${Math.round(x.ms)} ms`).join(', ')}`,
+      );
+    } catch (e) {
+      traced[k] = { skipped: fmtErr(e) };
+    }
+  }
   return {
     status: 'ok',
     seeds,
     rate: THROTTLE,
     runs: out,
+    traced,
     // What the throttle did to each thread: the loop's ratio and the trainer's ms per update.
     main_slowdown: round(b.loop.main_ms / a.loop.main_ms, 2),
     worker_loop_slowdown: round(b.loop.worker_ms / a.loop.worker_ms, 2),

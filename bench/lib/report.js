@@ -744,6 +744,12 @@ function labSection(l) {
         `\n\nAt ${t.rate}x against 1x: the main thread's loop ${f(t.main_slowdown)}x, the worker's loop ${f(t.worker_loop_slowdown)}x, the trainers' ms per update ${f(t.worker_step_slowdown)}x.`,
     );
   else out.push(`Not measured: ${t?.reason ?? 'n/a'}.`);
+  for (const [k, tr] of Object.entries(t?.traced ?? {}))
+    out.push(
+      tr.tasks
+        ? `\nWhat runs long at ${k.slice(1)}x (a pass of its own under a Chromium trace, \`toplevel\` and \`devtools.timeline\`; the main thread's tasks over 50 ms, each part by its self time; load ${load(tr.loadavg)}): ${tr.count} tasks, ${f(tr.wall_ms, 0)} ms on the wall, ${f(tr.cpu_ms, 0)} ms on the thread's CPU (a task long on the wall and short on the CPU waited for a core). The parts summed over them: ${tr.top.map((x) => `${x.name} ${f(x.ms, 0)} ms (${f(100 * x.share, 0)}%)`).join(', ')}.`
+        : `\nWhat runs long at ${k.slice(1)}x: not traced: ${tr.skipped}.`,
+    );
   const p = l.page;
   out.push(
     `\n**The page targets at 1x and ${p?.rates?.[1] ?? 3}x** (part 2's measurements, the page's CPU slowed through CDP): the first chart after navigation (median of ${p?.loads ?? 'n/a'} cold loads), the slider steps of the default scene (${p?.steps ?? 'n/a'} steps of the depth and of the gain slider, input to repaint), the papers page's six article verdicts after navigation (${p?.papers_loads ?? 'n/a'} cold loads). Where a target is missed, a pass of its own under V8's sampling profiler (CDP \`Profiler\`) names the top functions by self time, as shares of the main thread's busy time (\`(program)\`: the browser's own work on that thread, style, layout and paint).\n`,

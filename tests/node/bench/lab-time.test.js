@@ -4,7 +4,7 @@
 //   node --test tests/node/bench/lab-time.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { idealMs, perUpdate, ratioToIdeal, topFunctions } from '../../../bench/lib/lab-time.js';
+import { idealMs, longTaskBreakdown, perUpdate, ratioToIdeal, topFunctions } from '../../../bench/lib/lab-time.js';
 
 test('the ideal: one worker’s time spread over the pool; the ratio of the measured time to it', () => {
   assert.equal(idealMs(12000, 2), 6000);
@@ -68,4 +68,43 @@ test('topFunctions: self time per function from samples and deltas, idle left ou
   );
   assert.equal(top[0].share, 0.75);
   assert.equal(topFunctions(profile, 1).length, 1);
+});
+
+test('longTaskBreakdown: the page’s main thread, its tasks over 50 ms, each part by self time, wall and CPU', () => {
+  const X = (name, ts, dur, extra = {}) => ({ ph: 'X', pid: 1, tid: 7, name, ts, dur, ...extra });
+  const trace = {
+    traceEvents: [
+      { ph: 'M', pid: 1, tid: 7, name: 'thread_name', args: { name: 'CrRendererMain' } },
+      // another renderer (about:blank) with no script: not the page's
+      { ph: 'M', pid: 2, tid: 3, name: 'thread_name', args: { name: 'CrRendererMain' } },
+      { ph: 'X', pid: 2, tid: 3, name: 'RunTask', ts: 0, dur: 200000 },
+      // a task of 80 ms wall, 30 ms CPU: a frame whose callback (40 ms, 10 of it a forced layout) then paints
+      X('ThreadControllerImpl::RunTask', 1000, 80000, { tdur: 30000 }),
+      X('RunTask', 1000, 80000),
+      X('FireAnimationFrame', 2000, 50000),
+      X('FunctionCall', 2000, 40000, {
+        args: { data: { functionName: 'draw', url: 'http://x/assets/view-1.js', lineNumber: 3, columnNumber: 9 } },
+      }),
+      X('Layout', 20000, 10000),
+      X('Paint', 60000, 15000),
+      // a short task: left out
+      X('ThreadControllerImpl::RunTask', 100000, 20000, { tdur: 20000 }),
+      X('FunctionCall', 100000, 19000),
+    ],
+  };
+  const b = longTaskBreakdown(trace);
+  assert.equal(b.tasks.length, 1, 'the nested RunTask is the same task; the 20 ms one is not long');
+  assert.equal(b.tasks[0].wall_ms, 80);
+  assert.equal(b.tasks[0].cpu_ms, 30);
+  const parts = Object.fromEntries(b.tasks[0].parts.map((p) => [p.name, p.ms]));
+  assert.deepEqual(parts, {
+    'FunctionCall draw (view-1.js:3:9)': 30, // 40 less the layout inside it
+    Paint: 15,
+    Layout: 10,
+    FireAnimationFrame: 10, // 50 less the call inside it
+    '(task, unattributed)': 15, // 80 less the frame and the paint
+  });
+  assert.equal(b.top[0].name, 'FunctionCall draw (view-1.js:3:9)');
+  assert.equal(b.top[0].share, 30 / 80);
+  assert.deepEqual(longTaskBreakdown({ traceEvents: [] }).tasks, []);
 });
