@@ -824,11 +824,24 @@ export async function main(argv = process.argv.slice(2)) {
     const prev = JSON.parse(readFileSync(prevFile, 'utf8'));
     const kept = parts.map(([name]) => name).filter((name) => !only.has(name) && prev[name]);
     for (const name of kept) report[name] = prev[name];
+    // Each kept part's own run: a part the previous report had merged in comes from that report's source.
+    const own = { date: prev.date, loadavg_start: prev.machine?.loadavg_start, git: prev.machine?.git };
+    const from = (name) => prev.merged?.from?.[name] ?? (prev.merged?.parts?.includes(name) ? prev.merged : own);
+    const sources = [];
+    for (const name of kept) {
+      const src = from(name);
+      let entry = sources.find((x) => x.date === src.date);
+      if (!entry) sources.push((entry = { parts: [], date: src.date, loadavg_start: src.loadavg_start, git: src.git }));
+      entry.parts.push(name);
+    }
     report.merged = {
       parts: kept,
-      date: prev.merged?.date ?? prev.date,
-      loadavg_start: prev.merged?.loadavg_start ?? prev.machine?.loadavg_start,
-      git: prev.merged?.git ?? prev.machine?.git,
+      sources,
+      from: Object.fromEntries(
+        sources.flatMap((x) =>
+          x.parts.map((name) => [name, { date: x.date, loadavg_start: x.loadavg_start, git: x.git }]),
+        ),
+      ),
     };
     report.part_durations_s = {
       ...Object.fromEntries(kept.map((k) => [k, prev.part_durations_s?.[k]])),

@@ -808,7 +808,12 @@ export function renderMarkdown(r) {
   );
   if (r.merged)
     out.push(
-      `Merged (\`--merge\`): ${r.merged.parts.join(', ')} from the run of ${r.merged.date} (at ${r.merged.git ?? 'n/a'}, load ${r.merged.loadavg_start?.join(' ') ?? 'n/a'} at its start); the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
+      `Merged (\`--merge\`): ${(r.merged.sources ?? [r.merged])
+        .map(
+          (x) =>
+            `${x.parts.join(', ')} from the run of ${x.date} (at ${x.git ?? 'n/a'}, load ${x.loadavg_start?.join(' ') ?? 'n/a'} at its start)`,
+        )
+        .join('; ')}; the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
     );
   out.push(
     table(
