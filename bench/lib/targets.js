@@ -379,12 +379,14 @@ function labTargets(report, add) {
   {
     const t = ok ? l.longtasks : null;
     const tok = t?.status === 'ok';
-    for (const key of ['x1', `x${t?.rate ?? 3}`]) {
+    const rate = t?.rate ?? 3;
+    for (const key of ['x1', `x${rate}`]) {
       const r = tok ? t.runs[key] : null;
       const slow = key !== 'x1';
-      const through = slow
-        ? `; the ${t.rate}x throttle slowed a fixed loop ${fmt(t.main_slowdown)}x on the main thread and ${fmt(t.worker_loop_slowdown)}x in a worker, the trainers' ms per update ${fmt(t.worker_step_slowdown)}x`
-        : '';
+      const through =
+        slow && r
+          ? `; the ${t.rate}x throttle slowed a fixed loop ${fmt(t.main_slowdown)}x on the main thread and ${fmt(t.worker_loop_slowdown)}x in a worker, the trainers' ms per update ${fmt(t.worker_step_slowdown)}x`
+          : '';
       const tr = tok ? t.traced?.[key] : null;
       const traced = tr?.tasks
         ? `; traced again: ${tr.count} over 50 ms, ${fmt(tr.wall_ms, 0)} ms on the wall and ${fmt(tr.cpu_ms, 0)} ms on the main thread's CPU, the most in ${tr.top
@@ -394,7 +396,7 @@ function labTargets(report, add) {
         : '';
       add(
         `lab_long_tasks_${key}`,
-        `training lab, the Warmup claim on ${t?.seeds ?? 5} seeds x 3 runs, Start to done${slow ? `, the page's CPU slowed ${t.rate}x (CDP)` : ''}: no main-thread task over 50 ms`,
+        `training lab, the Warmup claim on ${t?.seeds ?? 5} seeds x 3 runs, Start to done${slow ? `, the page's CPU slowed ${rate}x (CDP)` : ''}: no main-thread task over 50 ms`,
         r
           ? `${r.longtasks_ms.length} over 50 ms in ${secs(r.done_ms)}${r.longtasks_ms.length ? ` (longest ${Math.max(...r.longtasks_ms)} ms)` : ''}${through}${traced}; ${loadText(r.loadavg)}`
           : ok
