@@ -715,7 +715,7 @@ function labSection(l) {
   else out.push(`Not measured: ${l.deep?.reason ?? 'n/a'}.`);
   const t = l.longtasks;
   out.push(
-    `\n**Long tasks** (the Warmup claim on ${t?.seeds ?? 5} seed${t?.seeds === 1 ? '' : 's'} x 3 runs, Start to done; every main-thread task over 50 ms, PerformanceObserver \`longtask\`), at 1x and with the page's CPU slowed ${t?.rate ?? 3}x (CDP \`Emulation.setCPUThrottlingRate\` on the page's target). What the throttle reaches: a fixed loop timed on the main thread and in a worker the page starts, and the trainers' own ms per update (the median over the worker's answers).\n`,
+    `\n**Long tasks** (the Warmup claim on ${t?.seeds ?? 5} seed${t?.seeds === 1 ? '' : 's'} x 3 runs, Start to done; every main-thread task over 50 ms, PerformanceObserver \`longtask\`), at 1x and with the page's CPU slowed ${t?.rate ?? 3}x (CDP \`Emulation.setCPUThrottlingRate\` on the page's target). What the throttle reaches: a fixed loop timed on the main thread and in a worker the page starts (the fastest of 5 each), and the trainers' own ms per update (the median over the worker's answers).\n`,
   );
   if (t?.status === 'ok')
     out.push(
