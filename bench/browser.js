@@ -21,12 +21,14 @@
 // Any other numeric *Ms field of the hook (e.g. a compute or draw time) is
 // summarized too, so the profile can split a step into its parts.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
 import { extname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { summarize } from './lib/stats.js';
 import { PERF_CONFIG } from '../web/src/engine/experiments.js';
 import { ARTICLE_PANELS } from '../web/src/papers/repro.js';
+import { cpuSession, startProfile, stopProfile } from './lib/lab.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 // The build to measure, as tests/browser/harness.js chooses it.
@@ -282,14 +284,18 @@ async function waitLive(page, check = null) {
 }
 
 // Cold loads of the explorer: navigation -> first painted chart; the files requested.
-async function coldLoads(browser, server, loads) {
+// `rate`: the page's CPU slowed that many times (CDP); `profile`: the top functions of the first
+// load under V8's sampling profiler (a pass of its own: its times are not the figure).
+async function coldLoads(browser, server, loads, { rate = 1, profile = false } = {}) {
   const firstPaint = [],
     navigation = [];
   const requested = new Set();
+  let top = null;
   for (let i = 0; i < loads; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript(markWorkers);
     const page = await context.newPage();
+    const cdp = await cpuSession(context, page, { rate, profile: profile && i === 0 });
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('requestfinished', (req) => {
@@ -320,19 +326,27 @@ async function coldLoads(browser, server, loads) {
     });
     firstPaint.push(t.paint);
     navigation.push(t);
+    if (profile && i === 0) top = await stopProfile(cdp);
     await context.close();
   }
-  return { firstPaint, navigation, requested };
+  return { firstPaint, navigation, requested, top };
 }
 
 // Slider steps on one page opened at `hash`: each slider of `ids`, `steps` steps.
-async function sliderScene(browser, server, { hash = '', check = null, ids, steps, log, label }) {
+// `rate` and `profile` as coldLoads's (the profile over every slider's steps).
+async function sliderScene(
+  browser,
+  server,
+  { hash = '', check = null, ids, steps, log, label, rate = 1, profile = false },
+) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     await context.addInitScript(markWorkers);
     const page = await context.newPage();
+    const cdp = await cpuSession(context, page, { rate, open: profile });
     await page.goto(`${server.url}${hash}`);
     await waitLive(page, check);
+    if (profile) await startProfile(cdp);
     const config = await page.evaluate(() => window.__resnorm.config);
     const workers = await instrumentWorkers(page);
     const sliders = {};
@@ -342,7 +356,7 @@ async function sliderScene(browser, server, { hash = '', check = null, ids, step
       sliders[id] = summarizeSteps(list, await workerRecords(workers));
       log(`  ${label} ${id} slider: input -> repaint median ${sliders[id].median_ms} ms, p95 ${sliders[id].p95_ms} ms`);
     }
-    return { page_config: config, slider: sliders };
+    return { page_config: config, slider: sliders, ...(profile ? { top: await stopProfile(cdp) } : {}) };
   } finally {
     await context.close();
   }
@@ -365,13 +379,16 @@ function markVerdicts() {
   new MutationObserver(look).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
 }
 
-async function papersColdLoads(browser, server, loads, log) {
+// `rate` and `profile` as coldLoads's (the profile of the first load).
+async function papersColdLoads(browser, server, loads, log, { rate = 1, profile = false } = {}) {
   const rows = [];
+  let top = null;
   for (let i = 0; i < loads; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       await context.addInitScript(markVerdicts);
       const page = await context.newPage();
+      const cdp = await cpuSession(context, page, { rate, profile: profile && i === 0 });
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${server.url}papers.html`);
@@ -412,6 +429,7 @@ async function papersColdLoads(browser, server, loads, log) {
         recompute: r.perf && { median: r.perf.median, p90: r.perf.p90, min: r.perf.min, runs: r.perf.runs },
         status: r.status,
       });
+      if (profile && i === 0) top = await stopProfile(cdp);
       log(
         `  papers load ${i + 1}: the article's six verdicts after ${Math.round(Math.max(...six))} ms, all ${panels.length} after ${Math.round(Math.max(...shown))} ms, transformer recompute ${r.median_shown.toFixed(1)} ms`,
       );
@@ -427,6 +445,7 @@ async function papersColdLoads(browser, server, loads, log) {
     recompute: summarize(rows.map((r) => r.recompute_median_ms)),
     recompute_config: PERF_CONFIG,
     rows,
+    ...(top ? { top } : {}),
   };
 }
 
@@ -690,4 +709,86 @@ export async function runBrowser({
     await server.close();
     await browser.close();
   }
+}
+
+/** The page targets part 8 measures at each CPU rate (ids as bench/lib/targets.js's rows). */
+export const PAGE_TARGETS = { slider_p95_ms: 16, first_chart_ms: 400, papers_six_ms: 3000 };
+
+/**
+ * Part 8's page rows: the first chart (cold loads), the slider steps of the default scene (depth and
+ * gain) and the papers page's six verdicts (cold loads), at each rate of `rates` (the page's CPU
+ * slowed that many times through CDP); where a target is missed at a rate, a pass of its own under
+ * V8's sampling profiler gives the top functions (its times are not the figure).
+ */
+export async function pageTargets(browser, server, { rates = [1, 3], loads = 3, steps = 50, papersLoads = 2, log }) {
+  const out = {};
+  for (const rate of rates) {
+    const at = {};
+    const cold = await part(async () => {
+      const c = await coldLoads(browser, server, loads, { rate });
+      if (c.error) throw new Error(c.error);
+      return { status: 'ok', ...summarize(c.firstPaint) };
+    });
+    at.first_chart = cold;
+    const scene = await part(async () => ({
+      status: 'ok',
+      ...(await sliderScene(browser, server, {
+        ids: ['depth', 'gain'],
+        steps,
+        log,
+        label: `${rate}x default scene`,
+        rate,
+      })),
+    }));
+    at.slider =
+      scene.status === 'ok'
+        ? {
+            status: 'ok',
+            ...Object.fromEntries(
+              Object.entries(scene.slider).map(([id, s]) => [id, { n: s.n, median_ms: s.median_ms, p95_ms: s.p95_ms }]),
+            ),
+          }
+        : scene;
+    const papers = await part(() => papersColdLoads(browser, server, papersLoads, log, { rate }));
+    at.papers =
+      papers.status === 'ok' ? { status: 'ok', loads: papers.loads, six_verdicts: papers.six_verdicts } : papers;
+    at.met = {
+      first_chart: cold.status === 'ok' ? cold.median_ms <= PAGE_TARGETS.first_chart_ms : null,
+      slider:
+        at.slider.status === 'ok'
+          ? ['depth', 'gain'].every((id) => at.slider[id].p95_ms <= PAGE_TARGETS.slider_p95_ms)
+          : null,
+      papers: at.papers.status === 'ok' ? at.papers.six_verdicts.median_ms <= PAGE_TARGETS.papers_six_ms : null,
+    };
+    // Where the time goes when a target is missed.
+    at.profile = {};
+    if (at.met.first_chart === false)
+      at.profile.first_chart = await part(
+        async () => (await coldLoads(browser, server, 1, { rate, profile: true })).top,
+      );
+    if (at.met.slider === false)
+      at.profile.slider = await part(
+        async () =>
+          (
+            await sliderScene(browser, server, {
+              ids: ['depth'],
+              steps: Math.min(steps, 30),
+              log: () => {},
+              label: 'profile',
+              rate,
+              profile: true,
+            })
+          ).top,
+      );
+    if (at.met.papers === false)
+      at.profile.papers = await part(
+        async () => (await papersColdLoads(browser, server, 1, () => {}, { rate, profile: true })).top,
+      );
+    at.loadavg = os.loadavg()[0];
+    log(
+      `  page at ${rate}x: first chart ${cold.median_ms ?? 'n/a'} ms, slider p95 ${at.slider.depth?.p95_ms ?? 'n/a'} / ${at.slider.gain?.p95_ms ?? 'n/a'} ms, papers six verdicts ${at.papers.six_verdicts?.median_ms ?? 'n/a'} ms (load ${at.loadavg.toFixed(2)})`,
+    );
+    out[`x${rate}`] = at;
+  }
+  return { status: 'ok', rates, loads, steps, papers_loads: papersLoads, targets: PAGE_TARGETS, ...out };
 }

@@ -12,16 +12,20 @@
 //   6. training throughput of a small transformer natively, in WASM SIMD (Node and the
 //      page) and in TensorFlow.js, and the wasm heap training needs (bench/lib/train.js);
 //   7. the machine's own limit: the peak f32x4 multiply-add rate of one core in WASM SIMD
-//      (Node and the page), and the lab claims' training as a fraction of it (bench/lib/peak.js).
+//      (Node and the page), and the lab claims' training as a fraction of it (bench/lib/peak.js);
+//   8. the lab in the page (bench/lib/lab.js): every claim on its five seeds, Start to verdict,
+//      against the ideal of its pool; the deep settings; the long tasks at 1x and with the page's
+//      CPU slowed 3x; the page targets of part 2 at 1x and 3x.
 // Judged against the targets of bench/lib/targets.js. Writes <out>/latest.json and
 // <out>/latest.md and prints the Markdown.
 //
-//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training,peak,claims]
+//   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training,peak,claims,lab]
 //                     [--wait-quiet SECONDS] [--browser] [--merge]
 // --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
 // browser part, the page's training contender and the page's peak are skipped unless
 // --browser is given. --only peak,claims runs part 7 alone (a minute); with --merge the
 // other parts are kept from the latest.json already in --out, and the report says from when.
+// --only lab --merge runs part 8 alone (about ten minutes), the same way.
 //
 // Timing on a shared machine: every contender runs in rounds, interleaved with the
 // others (the order rotates each round), so a burst of load from a neighbour lands
@@ -33,7 +37,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { runBrowser, withBenchPage } from './browser.js';
+import { pageTargets, runBrowser, withBenchPage } from './browser.js';
+import { labPart } from './lib/lab.js';
 import { renderMarkdown } from './lib/report.js';
 import { targets } from './lib/targets.js';
 import { training } from './lib/train.js';
@@ -680,7 +685,7 @@ export async function main(argv = process.argv.slice(2)) {
   const opt = (f, d) => (argv.indexOf(f) >= 0 ? argv[argv.indexOf(f) + 1] : d);
   const quick = has('--quick');
   const out = opt('--out', `${ROOT}bench/results`);
-  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling,training,peak,claims').split(','));
+  const only = new Set(opt('--only', 'engine,norms,profile,browser,scaling,training,peak,claims,lab').split(','));
   const log = has('--silent') ? () => {} : (s) => process.stderr.write(`${s}\n`);
   const scenes = quick ? QUICK_SCENES : SCENES;
   // --wait-quiet S: wait up to S seconds for the 1-minute load average to drop to
@@ -772,6 +777,29 @@ export async function main(argv = process.argv.slice(2)) {
           .then((c) => claimProfiles(c, quick, log))
           .catch((e) => ({ status: 'failed', reason: fmtErr(e) }))),
     ],
+    [
+      'lab',
+      'part 8: the lab with seeds, long tasks and the CPU slowed 3x',
+      async () => {
+        if (quick && !has('--browser'))
+          report.lab = { status: 'skipped', reason: '--quick: the lab part runs in the full benchmark only' };
+        else if (!existsSync(process.env.CHROMIUM || '/usr/bin/chromium'))
+          report.lab = { status: 'skipped', reason: '/usr/bin/chromium is not installed (npm run setup installs it)' };
+        else
+          report.lab = await labPart({
+            quick,
+            log,
+            runPage: (browser, server, o) =>
+              pageTargets(browser, server, {
+                rates: [1, o.rate],
+                loads: quick ? 1 : 3,
+                steps: quick ? 4 : 50,
+                papersLoads: quick ? 1 : 2,
+                log,
+              }),
+          }).catch((e) => ({ status: 'failed', reason: fmtErr(e) }));
+      },
+    ],
   ];
   // Seconds each part took, in the order they ran.
   report.part_durations_s = {};
@@ -796,11 +824,24 @@ export async function main(argv = process.argv.slice(2)) {
     const prev = JSON.parse(readFileSync(prevFile, 'utf8'));
     const kept = parts.map(([name]) => name).filter((name) => !only.has(name) && prev[name]);
     for (const name of kept) report[name] = prev[name];
+    // Each kept part's own run: a part the previous report had merged in comes from that report's source.
+    const own = { date: prev.date, loadavg_start: prev.machine?.loadavg_start, git: prev.machine?.git };
+    const from = (name) => prev.merged?.from?.[name] ?? (prev.merged?.parts?.includes(name) ? prev.merged : own);
+    const sources = [];
+    for (const name of kept) {
+      const src = from(name);
+      let entry = sources.find((x) => x.date === src.date);
+      if (!entry) sources.push((entry = { parts: [], date: src.date, loadavg_start: src.loadavg_start, git: src.git }));
+      entry.parts.push(name);
+    }
     report.merged = {
       parts: kept,
-      date: prev.merged?.date ?? prev.date,
-      loadavg_start: prev.merged?.loadavg_start ?? prev.machine?.loadavg_start,
-      git: prev.merged?.git ?? prev.machine?.git,
+      sources,
+      from: Object.fromEntries(
+        sources.flatMap((x) =>
+          x.parts.map((name) => [name, { date: x.date, loadavg_start: x.loadavg_start, git: x.git }]),
+        ),
+      ),
     };
     report.part_durations_s = {
       ...Object.fromEntries(kept.map((k) => [k, prev.part_durations_s?.[k]])),

@@ -640,6 +640,159 @@ function peakSection(p, c) {
   return out.join('\n') + '\n';
 }
 
+// Part 8: the lab with seeds, its long tasks and the page at 1x and 3x CPU (bench/lib/lab.js).
+function labSection(l) {
+  if (l.status !== 'ok') return `Not measured: ${l.reason ?? l.status}.\n`;
+  const out = [];
+  const s = (x) => (Number.isFinite(x) ? (x / 1000).toFixed(2) : 'n/a');
+  const load = (v) => (v?.length ? v.map((x) => f(x, 1)).join(' → ') : 'n/a');
+  out.push(
+    `Headless ${l.chromium}, ${l.cores} cores, the built site served on localhost; seconds each piece took: ${Object.entries(
+      l.seconds ?? {},
+    )
+      .map(([k, v]) => `${k} ${v} s`)
+      .join(', ')}. Every row gives the 1-minute load average before → after it (a shared machine).\n`,
+  );
+  out.push(
+    "**Every claim on its seeds** (the lab's default for a claim, `train.html#preset=<claim>&seeds=5`): Start pressed in the page to the claim's verdict shown (the panel's `data-verdict` leaves `pending`, then the next frame), on the page's clock, with the page's pool (one worker per core, at most 4). The ideal: the same runs with the page's navigator reporting one core (a pool of one worker), the worker's own ms summed over every answer (each update, lesion and outcome), divided by the pool's size: the work spread evenly, nothing lost to waiting. The wall time of the one-worker run is given beside it.\n",
+  );
+  if (Array.isArray(l.claims))
+    out.push(
+      table(
+        [
+          'claim',
+          'seeds',
+          'trainers',
+          'pool',
+          'verdict',
+          'Start to verdict s',
+          'one worker: own s',
+          'one worker: wall s',
+          'ideal s',
+          'measured / ideal',
+          'load',
+        ],
+        l.claims.map((c) =>
+          c.skipped
+            ? [c.claim, '', '', '', '', `not measured: ${c.skipped}`, '', '', '', '', load(c.loadavg)]
+            : [
+                c.claim,
+                c.seeds,
+                c.trainers,
+                c.pool,
+                `${c.verdict}${c.held !== null && c.held !== undefined ? ` (${c.held} of ${c.seeds})` : ''}`,
+                s(c.start_to_verdict_ms),
+                s(c.single_worker_ms),
+                s(c.one_worker_wall_ms),
+                s(c.ideal_ms),
+                `**${f(c.ratio)}x**`,
+                load(c.loadavg),
+              ],
+        ),
+      ),
+    );
+  else out.push(`Not measured: ${l.claims?.reason ?? 'n/a'}.`);
+  out.push(
+    "\n**The deep settings** (`train.html#preset=<claim>&setting=deep`, on fewer seeds: a deep run takes minutes): timed only when the page took the setting (the depth the settings show is the deep config's).\n",
+  );
+  if (Array.isArray(l.deep))
+    out.push(
+      table(
+        ['claim', 'seeds', 'depth', 'Start to verdict s', 'note'],
+        l.deep.map((d) =>
+          d.measured
+            ? [d.claim, d.seeds, d.depth, s(d.start_to_verdict_ms), `load ${load(d.loadavg)}`]
+            : [
+                d.claim,
+                '',
+                d.depth_wanted ? `${d.depth_wanted} wanted, ${d.depth_shown} shown` : '',
+                'not measured',
+                d.note,
+              ],
+        ),
+      ),
+    );
+  else out.push(`Not measured: ${l.deep?.reason ?? 'n/a'}.`);
+  const t = l.longtasks;
+  out.push(
+    `\n**Long tasks** (the Warmup claim on ${t?.seeds ?? 5} seed${t?.seeds === 1 ? '' : 's'} x 3 runs, Start to done; every main-thread task over 50 ms, PerformanceObserver \`longtask\`), at 1x and with the page's CPU slowed ${t?.rate ?? 3}x (CDP \`Emulation.setCPUThrottlingRate\` on the page's target). What the throttle reaches: a fixed loop timed on the main thread and in a worker the page starts (the fastest of 5 each), and the trainers' own ms per update (the median over the worker's answers).\n`,
+  );
+  if (t?.status === 'ok')
+    out.push(
+      table(
+        [
+          'CPU',
+          'Start to done s',
+          'tasks > 50 ms',
+          'longest ms',
+          'loop, main thread ms',
+          'loop, worker ms',
+          'trainer ms per update',
+          'load',
+        ],
+        Object.entries(t.runs).map(([k, r]) => [
+          k.slice(1) + 'x',
+          s(r.done_ms),
+          r.longtasks_ms.length,
+          r.longtasks_ms.length ? Math.max(...r.longtasks_ms) : '',
+          f(r.loop?.main_ms, 0),
+          f(r.loop?.worker_ms, 0),
+          f(r.worker_step.median_ms_per_update, 2),
+          load(r.loadavg),
+        ]),
+      ) +
+        `\n\nAt ${t.rate}x against 1x: the main thread's loop ${f(t.main_slowdown)}x, the worker's loop ${f(t.worker_loop_slowdown)}x, the trainers' ms per update ${f(t.worker_step_slowdown)}x.`,
+    );
+  else out.push(`Not measured: ${t?.reason ?? 'n/a'}.`);
+  for (const [k, tr] of Object.entries(t?.traced ?? {}))
+    out.push(
+      tr.tasks
+        ? `\nWhat runs long at ${k.slice(1)}x (a pass of its own under a Chromium trace, \`toplevel\` and \`devtools.timeline\`; the main thread's tasks over 50 ms, each part by its self time; load ${load(tr.loadavg)}): ${tr.count} tasks, ${f(tr.wall_ms, 0)} ms on the wall, ${f(tr.cpu_ms, 0)} ms on the thread's CPU (a task long on the wall and short on the CPU waited for a core). The parts summed over them: ${tr.top.map((x) => `${x.name} ${f(x.ms, 0)} ms (${f(100 * x.share, 0)}%)`).join(', ')}.`
+        : `\nWhat runs long at ${k.slice(1)}x: not traced: ${tr.skipped}.`,
+    );
+  const p = l.page;
+  out.push(
+    `\n**The page targets at 1x and ${p?.rates?.[1] ?? 3}x** (part 2's measurements, the page's CPU slowed through CDP): the first chart after navigation (median of ${p?.loads ?? 'n/a'} cold loads), the slider steps of the default scene (${p?.steps ?? 'n/a'} steps of the depth and of the gain slider, input to repaint), the papers page's six article verdicts after navigation (${p?.papers_loads ?? 'n/a'} cold loads). Where a target is missed, a pass of its own under V8's sampling profiler (CDP \`Profiler\`) names the top functions by self time, as shares of the main thread's busy time (\`(program)\`: the browser's own work on that thread, style, layout and paint).\n`,
+  );
+  if (p?.status === 'ok') {
+    out.push(
+      table(
+        [
+          'CPU',
+          'first chart ms',
+          'slider depth p95 (median) ms',
+          'slider gain p95 (median) ms',
+          'papers six verdicts ms',
+          'load',
+        ],
+        p.rates.map((rate) => {
+          const a = p[`x${rate}`];
+          const sl = (id) =>
+            a.slider.status === 'ok' ? `${f(a.slider[id].p95_ms, 1)} (${f(a.slider[id].median_ms, 1)})` : 'failed';
+          return [
+            `${rate}x`,
+            a.first_chart.status === 'ok' ? f(a.first_chart.median_ms, 0) : `failed: ${a.first_chart.reason}`,
+            sl('depth'),
+            sl('gain'),
+            a.papers.status === 'ok' ? f(a.papers.six_verdicts.median_ms, 0) : `failed: ${a.papers.reason}`,
+            f(a.loadavg, 1),
+          ];
+        }),
+      ),
+    );
+    for (const rate of p.rates)
+      for (const [k, top] of Object.entries(p[`x${rate}`].profile ?? {}))
+        out.push(
+          `\n${rate}x, ${k.replace('_', ' ')} (missed): ${
+            Array.isArray(top)
+              ? top.map((x) => `${x.name}${x.where ? ` (${x.where})` : ''} ${f(100 * x.share, 0)}%`).join(', ')
+              : `not profiled: ${top?.reason ?? 'n/a'}`
+          }`,
+        );
+  } else out.push(`Not measured: ${p?.reason ?? 'n/a'}.`);
+  return out.join('\n') + '\n';
+}
+
 export function renderMarkdown(r) {
   const m = r.machine;
   const out = [];
@@ -655,7 +808,12 @@ export function renderMarkdown(r) {
   );
   if (r.merged)
     out.push(
-      `Merged (\`--merge\`): ${r.merged.parts.join(', ')} from the run of ${r.merged.date} (at ${r.merged.git ?? 'n/a'}, load ${r.merged.loadavg_start?.join(' ') ?? 'n/a'} at its start); the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
+      `Merged (\`--merge\`): ${(r.merged.sources ?? [r.merged])
+        .map(
+          (x) =>
+            `${x.parts.join(', ')} from the run of ${x.date} (at ${x.git ?? 'n/a'}, load ${x.loadavg_start?.join(' ') ?? 'n/a'} at its start)`,
+        )
+        .join('; ')}; the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
     );
   out.push(
     table(
@@ -710,5 +868,6 @@ export function renderMarkdown(r) {
   section('scaling', '5. The cost of growth', growthSection);
   section('training', '6. Training', trainingSection);
   if (r.peak || r.claims) out.push("## 7. The machine's own limit\n", peakSection(r.peak, r.claims));
+  section('lab', '8. The lab with seeds, long tasks and the CPU slowed 3x', labSection);
   return out.join('\n') + '\n';
 }

@@ -5,6 +5,7 @@
 //             the page's in headless Chromium, the ratios from interleaved rounds;
 //   training  the training table (bench/lib/train.js);
 //   peak      the machine's own limit and the lab claims' training against it (bench/lib/peak.js);
+//   lab       the lab with seeds, its long tasks and the page at 1x and 3x CPU (bench/lib/lab.js);
 //   earlier   targets of earlier work, still measured and reported.
 
 const fmt = (x, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : Number(x).toFixed(d));
@@ -307,6 +308,144 @@ function peakTargets(report, add) {
   );
 }
 
+/** The lab's ratio target: Start to verdict on the page's pool within this factor of the ideal. */
+export const LAB_IDEAL_TARGET = 1.25;
+
+const loadText = (l) => (l?.length ? `load ${fmt(Math.min(...l), 1)}–${fmt(Math.max(...l), 1)}` : 'load n/a');
+const secs = (ms) => `${fmt(ms / 1000, 1)} s`;
+
+// "top: (program) 41%, draw (chart.js:12) 9%": a profile's first functions.
+const topText = (top) =>
+  Array.isArray(top) && top.length
+    ? `top: ${top
+        .slice(0, 3)
+        .map((t) => `${t.name}${t.where ? ` (${t.where})` : ''} ${fmt(100 * t.share, 0)}%`)
+        .join(', ')}`
+    : '';
+
+function labTargets(report, add) {
+  const l = report.lab;
+  const ok = l?.status === 'ok';
+  const why = notMeasured(l, 'the lab part');
+  const claims = ok && Array.isArray(l.claims) ? l.claims : [];
+  const done = claims.filter((c) => !c.skipped && c.ratio !== null);
+  const skipped = claims.filter((c) => c.skipped).map((c) => `${c.claim}: not measured: ${c.skipped}`);
+  const loads = done.flatMap((c) => c.loadavg);
+  const cwhy = ok ? (Array.isArray(l.claims) ? 'no claim ran' : notMeasured(l.claims, 'the claims')) : why;
+  add(
+    'lab_claims_ideal',
+    `each lab claim on its ${done[0]?.seeds ?? 5} seeds, Start to verdict in the page (its pool): <= ${LAB_IDEAL_TARGET}x the ideal (one worker's own time for every run x seed / the pool's size)`,
+    done.length
+      ? `${done.map((c) => `${c.claim} ${fmt(c.ratio)}x`).join(', ')} (pool of ${done[0].pool}; ${loadText(loads)})${skipped.length ? `; ${skipped.join('; ')}` : ''}`
+      : cwhy,
+    done.length ? done.every((c) => c.ratio <= LAB_IDEAL_TARGET) && !skipped.length : null,
+  );
+  add(
+    'lab_claims_seconds',
+    'each lab claim on its seeds, quick setting: Start to verdict in seconds (the ideal in brackets)',
+    done.length
+      ? `${done.map((c) => `${c.claim} ${secs(c.start_to_verdict_ms)} (${secs(c.ideal_ms)})`).join(', ')}; ${loadText(loads)}`
+      : cwhy,
+    done.length ? true : null,
+    'a reporting target',
+  );
+  {
+    const deep = ok && Array.isArray(l.deep) ? l.deep : [];
+    const measured = deep.filter((d) => d.measured);
+    const absent = deep.filter((d) => d.measured === false && /no deep choice/.test(d.note ?? ''));
+    const text = !deep.length
+      ? ok
+        ? notMeasured(l.deep, 'the deep settings')
+        : why
+      : absent.length === deep.filter((d) => !d.same_as_quick).length
+        ? 'deep: not measured, the lab has no deep choice in this build'
+        : deep
+            .map((d) =>
+              d.measured
+                ? `${d.claim} ${secs(d.start_to_verdict_ms)} (L=${d.depth}, ${d.seeds} seed${d.seeds === 1 ? '' : 's'}, load ${fmt(d.loadavg?.[1], 1)})`
+                : d.same_as_quick
+                  ? `${d.claim}: the quick setting (already the paper's depth)`
+                  : `${d.claim}: ${d.note}`,
+            )
+            .join(', ');
+    add(
+      'lab_claims_deep',
+      'each lab claim at its deep setting (#preset=<claim>&setting=deep): Start to verdict in seconds, on fewer seeds',
+      text,
+      measured.length ? true : null,
+      'a reporting target',
+    );
+  }
+  {
+    const t = ok ? l.longtasks : null;
+    const tok = t?.status === 'ok';
+    const rate = t?.rate ?? 3;
+    for (const key of ['x1', `x${rate}`]) {
+      const r = tok ? t.runs[key] : null;
+      const slow = key !== 'x1';
+      const through =
+        slow && r
+          ? `; the ${t.rate}x throttle slowed a fixed loop ${fmt(t.main_slowdown)}x on the main thread and ${fmt(t.worker_loop_slowdown)}x in a worker, the trainers' ms per update ${fmt(t.worker_step_slowdown)}x`
+          : '';
+      const tr = tok ? t.traced?.[key] : null;
+      const traced = tr?.tasks
+        ? `; traced again: ${tr.count} over 50 ms, ${fmt(tr.wall_ms, 0)} ms on the wall and ${fmt(tr.cpu_ms, 0)} ms on the main thread's CPU, the most in ${tr.top
+            .slice(0, 3)
+            .map((x) => `${x.name} ${fmt(100 * x.share, 0)}%`)
+            .join(', ')}`
+        : '';
+      add(
+        `lab_long_tasks_${key}`,
+        `training lab, the Warmup claim on ${t?.seeds ?? 5} seeds x 3 runs, Start to done${slow ? `, the page's CPU slowed ${rate}x (CDP)` : ''}: no main-thread task over 50 ms`,
+        r
+          ? `${r.longtasks_ms.length} over 50 ms in ${secs(r.done_ms)}${r.longtasks_ms.length ? ` (longest ${Math.max(...r.longtasks_ms)} ms)` : ''}${through}${traced}; ${loadText(r.loadavg)}`
+          : ok
+            ? notMeasured(t, 'the long tasks')
+            : why,
+        r ? r.longtasks_ms.length === 0 : null,
+      );
+    }
+  }
+  {
+    const p = ok ? l.page : null;
+    const pok = p?.status === 'ok';
+    for (const rate of pok ? p.rates : [1, 3]) {
+      const at = pok ? p[`x${rate}`] : null;
+      const cpu = rate === 1 ? 'at 1x' : `with the page's CPU slowed ${rate}x`;
+      const load = at ? `; load ${fmt(at.loadavg, 1)}` : '';
+      const miss = (k) => (at?.met[k] === false ? `; ${topText(at.profile?.[k])}` : '');
+      const gone = (x, what) => (pok ? notMeasured(x, what) : ok ? notMeasured(p, 'the page rows') : why);
+      const s = at?.slider;
+      add(
+        `lab_page_slider_x${rate}`,
+        `slider step, input to repaint, default scene, ${cpu}: p95 <= ${p?.targets?.slider_p95_ms ?? 16} ms (depth and gain)`,
+        s?.status === 'ok'
+          ? `depth p95 ${fmt(s.depth.p95_ms, 1)} ms, gain p95 ${fmt(s.gain.p95_ms, 1)} ms (${s.depth.n} steps each)${miss('slider')}${load}`
+          : gone(s, 'the slider'),
+        at ? at.met.slider : null,
+      );
+      const c = at?.first_chart;
+      add(
+        `lab_page_first_chart_x${rate}`,
+        `first chart painted after navigation, ${cpu}: median <= ${p?.targets?.first_chart_ms ?? 400} ms`,
+        c?.status === 'ok'
+          ? `median ${fmt(c.median_ms, 0)} ms over ${c.n} cold loads${miss('first_chart')}${load}`
+          : gone(c, 'the first chart'),
+        at ? at.met.first_chart : null,
+      );
+      const pp = at?.papers;
+      add(
+        `lab_page_papers_x${rate}`,
+        `papers page, the article's six verdicts after navigation, ${cpu}: median <= ${fmt((p?.targets?.papers_six_ms ?? 3000) / 1000, 0)} s`,
+        pp?.status === 'ok'
+          ? `median ${fmt(pp.six_verdicts.median_ms, 0)} ms over ${pp.loads} cold loads${miss('papers')}${load}`
+          : gone(pp, 'the papers page'),
+        at ? at.met.papers : null,
+      );
+    }
+  }
+}
+
 function earlierTargets(report, add) {
   const e = report.engine?.scenes || {};
   const scenes = Object.keys(e);
@@ -379,6 +518,7 @@ export const TARGET_GROUPS = {
   speed: 'Speed: the page and the engine',
   training: 'Training',
   peak: "The machine's own limit: the peak and the lab claims against it",
+  lab: 'The lab with seeds, long tasks and the CPU slowed 3x (part 8)',
   earlier: 'Earlier targets, still measured',
 };
 
@@ -388,6 +528,7 @@ export function targets(report) {
     ['speed', speedTargets],
     ['training', trainingTargets],
     ['peak', peakTargets],
+    ['lab', labTargets],
     ['earlier', earlierTargets],
   ])
     fn(report, (id, text, measured, met, note = '') => t.push({ id, group, text, measured, met, note }));
