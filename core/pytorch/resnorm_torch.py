@@ -43,6 +43,8 @@ from torch import nn
 
 EPS = 1e-5  # inside every norm's square root (the engine's kEps)
 DYT_ALPHA = 0.5  # DyT's alpha at init when RUN's config does not say (the engine's kDytAlpha)
+HC_STREAMS = 4  # Hyper-Connections' n when RUN's config does not say (the engine's kHcStreams)
+SINKHORN_ITERS = 20  # mHC's Sinkhorn-Knopp iterations likewise (kSinkhornIters)
 
 
 # ---- norms -------------------------------------------------------------------------------
@@ -337,6 +339,59 @@ class LayerScale(nn.Module):
         return h + u, u
 
 
+def sinkhorn(R, iters):
+    """mHC's projection (Xie et al. 2025): X_0 = exp(R - max R), then `iters` times every row divided
+    by its sum, then every column; autograd differentiates the iterations run, as the engine does."""
+    X = torch.exp(R - R.max().detach())
+    for _ in range(iters):
+        X = X / X.sum(1, keepdim=True)
+        X = X / X.sum(0, keepdim=True)
+    return X
+
+
+class HyperUnit(nn.Module):
+    """Hyper-Connections (Zhu et al. 2025, static): on n streams H (n, B, T, d) the unit reads
+    x = sum_j a_j H_j, its branch is y = f(LN(x)) with no skip, and H_i <- sum_j M_ij H_j + b_i y.
+    hc: a, M, b are the parameters (A_m, A_r^T, B of the paper); mhc (Xie et al. 2025, mHC):
+    a = sigmoid(p), b = 2 sigmoid(q), M = sinkhorn(R) with p, R, q the parameters."""
+
+    alpha = 1.0
+    streams = True
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.norm_in = make_norm(w["in"], d)
+        self.n, self.mhc, self.iters = w["hc_streams"], w["hyper"] == "mhc", w["sinkhorn_iters"]
+        self.hc_read = nn.Parameter(torch.zeros(self.n))
+        self.hc_mix = nn.Parameter(torch.zeros(self.n * self.n))  # row-major (n, n), the engine's shape
+        self.hc_write = nn.Parameter(torch.zeros(self.n))
+
+    def weights(self):
+        n = self.n
+        if not self.mhc:
+            return self.hc_read, self.hc_mix.view(n, n), self.hc_write
+        return torch.sigmoid(self.hc_read), sinkhorn(self.hc_mix.view(n, n), self.iters), 2 * torch.sigmoid(self.hc_write)
+
+    def forward(self, H, mask):
+        a, M, b = self.weights()
+        y = self.f(self.norm_in(torch.tensordot(a, H, 1)), mask)
+        return torch.tensordot(M, H, 1) + b.view(-1, *([1] * y.dim())) * y, y
+
+
+def hyper_streams(h, n):
+    """The n streams at the bottom: n copies of h_0."""
+    return h.unsqueeze(0).expand(n, *h.shape)
+
+
+def hyper_boundary(H):
+    """At a unit boundary: a leaf v with the streams' mean as its value, added to every stream as
+    v - v.detach() (zero), so v's gradient is the sum of the streams' (the engine's dstream) and
+    its value the mean (the engine's stream)."""
+    v = H.mean(0).detach().requires_grad_(torch.is_grad_enabled())
+    return (H + (v - v.detach()).unsqueeze(0) if v.requires_grad else H), v
+
+
 def wiring(arch, w):
     """The class of a unit of `arch`; w: the unit's wrapping as the engine shipped it. Mix-LN (Li et
     al. 2024) is Post-LN in its first blocks and Pre-LN in the rest: w says which."""
@@ -358,6 +413,8 @@ def wiring(arch, w):
         "layerscale": LayerScale,
         "dwa": PreNorm,  # DenseFormer's blocks are Pre-LN; its averaging is the network's (below)
         "dyt": PreNorm,
+        "hyper": HyperUnit,
+        "mhc": HyperUnit,
     }[arch]
 
 
@@ -365,8 +422,18 @@ def wiring(arch, w):
 
 
 def with_dyt_alpha(wraps, cfg):
-    """The units' wrappings with the config's DyT alpha_0 (dyt_alpha), which a DyT norm starts from."""
-    return [dict(w, dyt_alpha=cfg.get("dyt_alpha", DYT_ALPHA)) for w in wraps]
+    """The units' wrappings with the config's DyT alpha_0 (dyt_alpha), which a DyT norm starts from,
+    and Hyper-Connections' n and mHC's Sinkhorn iterations."""
+    return [
+        dict(
+            w,
+            dyt_alpha=cfg.get("dyt_alpha", DYT_ALPHA),
+            hyper=cfg.get("arch_kind", ""),
+            hc_streams=cfg.get("hc_streams", HC_STREAMS),
+            sinkhorn_iters=cfg.get("sinkhorn_iters", SINKHORN_ITERS),
+        )
+        for w in wraps
+    ]
 
 
 class MlpBlock(nn.Module):
@@ -381,7 +448,7 @@ class MlpBlock(nn.Module):
 
     def forward(self, h, mask, sums):
         unit = self.units[0]
-        before = h
+        before = h.mean(0) if hasattr(unit, "streams") else h
         h, u = unit(h, mask)
         sums.append((u, before, unit.alpha))
         return h
@@ -402,7 +469,7 @@ class TransformerBlock(nn.Module):
 
     def forward(self, h, mask, sums):
         for unit in self.units:
-            before = h
+            before = h.mean(0) if hasattr(unit, "streams") else h
             h, u = unit(h, mask)
             sums.append((u, before, unit.alpha))
         return h
@@ -427,7 +494,9 @@ class Network(nn.Module):
         # norm batchnorm: every norm the architecture places is BatchNorm (RUN names the final norm so already)
         if cfg.get("norm") == "batchnorm":
             wraps = [dict(w, **{k: "batchnorm" for k in ("in", "out", "outer") if w[k] != "none"}) for w in wraps]
-        self.blocks = nn.ModuleList([block(arch, cfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
+        self.hc_streams = cfg.get("hc_streams", HC_STREAMS) if arch in ("hyper", "mhc") else 0
+        bcfg = dict(cfg, arch_kind=arch if self.hc_streams else "")
+        self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
         self.final_norm = make_norm(model["final_norm"][arch], d, cfg.get("dyt_alpha", DYT_ALPHA))
         # BatchNorm's pass layout, shared by all its layers; the trainer sets the mode before each pass
         self.rows = PassRows(cfg.get("bn_momentum", 0.1))
@@ -492,13 +561,21 @@ class Network(nn.Module):
             if torch.is_grad_enabled():
                 h = h.clone().requires_grad_(True)  # d loss / d h_0 is logged as the engine's grad_norm[0]
         streams, sums, ys = [h], [], [h]
+        if self.hc_streams:  # Hyper-Connections: n streams, their mean and summed gradient logged
+            h = hyper_streams(h, self.hc_streams)
         for l, blk in enumerate(self.blocks, start=1):
             if l != skip_block:
                 h = blk(h, batch["mask"], sums)
             if self.dwa is not None:  # every term, a weight of 0 included: its gradient is <y_j, dx_l>
                 ys.append(h)
                 h = sum(self.dwa[l - 1][j] * ys[j] for j in range(l + 1))
-            streams.append(h)
+            if self.hc_streams:
+                h, v = hyper_boundary(h)
+                streams.append(v)
+            else:
+                streams.append(h)
+        if self.hc_streams:
+            h = h.mean(0)
         out = self.final_norm(h) if self.final_norm is not None else h
         if self.language:
             logits = out @ self.unembedding  # (B, T, V)
@@ -530,6 +607,10 @@ def stack_params(net):
                         named[f"{pname}.{where}[unit {k}]"] = p
             if hasattr(unit, "gate"):
                 named[f"gate[unit {k}]"] = unit.gate
+            if hasattr(unit, "streams"):  # Hyper-Connections' weights, mHC's logits
+                names = ("mhc_pre", "mhc_res", "mhc_post") if unit.mhc else ("hc_read", "hc_mix", "hc_write")
+                for nm, p in zip(names, (unit.hc_read, unit.hc_mix, unit.hc_write)):
+                    named[f"{nm}[unit {k}]"] = p
     if net.dwa is not None:
         for l, w in enumerate(net.dwa, start=1):
             named[f"dwa[{l}]"] = w
@@ -553,6 +634,10 @@ class Simulation(nn.Module):
         bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
         bcfg["dyt_alpha"] = cfg.get("dyt_alpha", DYT_ALPHA)
         bcfg["qk_norm"] = cfg.get("qk_norm", "none")
+        self.hc_streams = cfg.get("hc_streams", HC_STREAMS) if arch in ("hyper", "mhc") else 0
+        bcfg["arch_kind"] = arch if self.hc_streams else ""
+        bcfg["hc_streams"] = self.hc_streams
+        bcfg["sinkhorn_iters"] = cfg.get("sinkhorn_iters", SINKHORN_ITERS)
         block = TransformerBlock if transformer else MlpBlock
         P = 2 if transformer else 1
         self.blocks = nn.ModuleList([block(arch, bcfg, wraps[l * P : (l + 1) * P]) for l in range(L)])
@@ -564,12 +649,20 @@ class Simulation(nn.Module):
     def forward(self, h0, r, mask):
         h = h0
         streams, sums, ys = [h], [], [h]
+        if self.hc_streams:
+            h = hyper_streams(h, self.hc_streams)
         for l, blk in enumerate(self.blocks, start=1):
             h = blk(h, mask, sums)
             if self.dwa is not None:
                 ys.append(h)
                 h = sum(self.dwa[l - 1][j] * ys[j] for j in range(l + 1))
-            streams.append(h)
+            if self.hc_streams:
+                h, v = hyper_boundary(h)
+                streams.append(v)
+            else:
+                streams.append(h)
+        if self.hc_streams:
+            h = h.mean(0)
         out = self.final_norm(h) if self.final_norm is not None else h
         return (r * out).sum(), streams, sums
 

@@ -13,8 +13,9 @@
 namespace resnorm {
 namespace {
 
-const char* kArchNames[] = {"plain", "residual", "post_ln", "post_rms",   "pre_ln", "pre_rms", "sandwich", "deepnorm",
-                            "gpt2",  "admin",    "rezero",  "layerscale", "lns",    "mix_ln",  "dwa",      "dyt"};
+const char* kArchNames[] = {"plain",    "residual", "post_ln", "post_rms", "pre_ln", "pre_rms",
+                            "sandwich", "deepnorm", "gpt2",    "admin",    "rezero", "layerscale",
+                            "lns",      "mix_ln",   "dwa",     "dyt",      "hyper",  "mhc"};
 const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
@@ -45,7 +46,9 @@ void assign(Config& c, std::string_view name, double v) {
                                                                {"width", &Config::width},
                                                                {"tokens", &Config::tokens},
                                                                {"expansion", &Config::expansion},
-                                                               {"heads", &Config::heads}};
+                                                               {"heads", &Config::heads},
+                                                               {"hc_streams", &Config::hc_streams},
+                                                               {"sinkhorn_iters", &Config::sinkhorn_iters}};
   for (const auto& [field, member] : ints)
     if (name == field) c.*member = static_cast<int>(v);
   if (name == "gain") c.gain = v;
@@ -154,6 +157,10 @@ const std::vector<FieldSpec>& field_specs() {
       {"mix_fraction", FieldKind::real, 0, 1, {}, "0.25", "mix_ln: share of blocks, from the bottom, that are Post-LN"},
       // DyT: alpha_0 of every DyT layer, gamma tanh(alpha x) + beta.
       {"dyt_alpha", FieldKind::real, 0.01, 10, {}, "0.5", "dyt: alpha of every DyT layer at init"},
+      // Hyper-Connections: n residual streams; 1 is one stream (HC with n = 1 is still learned weights).
+      {"hc_streams", FieldKind::integer, 1, 16, {}, "4", "hyper, mhc: residual streams n (the expansion rate)"},
+      // mHC: Sinkhorn-Knopp iterations projecting each mixing matrix towards the doubly stochastic ones.
+      {"sinkhorn_iters", FieldKind::integer, 1, 100, {}, "20", "mhc: Sinkhorn-Knopp iterations (rows, then columns)"},
   };
   return specs;
 }
@@ -264,10 +271,12 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width), double(c.tokens), double(c.expansion), c.gain,
-                            double(c.seed),  double(c.heads), c.mix_fraction,   c.dyt_alpha};
-  const char* names[] = {"depth", "width", "tokens", "expansion", "gain", "seed", "heads", "mix_fraction", "dyt_alpha"};
-  for (int i = 0; i < 9; ++i) {
+  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),        double(c.expansion),
+                            c.gain,          double(c.seed),       double(c.heads),         c.mix_fraction,
+                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters)};
+  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",          "seed",
+                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters"};
+  for (int i = 0; i < 11; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -337,6 +346,8 @@ std::string config_json(const Config& c) {
   if (c.block == Block::transformer && c.qk_norm != QkNorm::none) j.key("qk_norm").string(name(c.qk_norm));
   if (has_arch(c, Arch::mix_ln)) j.key("mix_fraction").number(c.mix_fraction, 10);
   if (has_arch(c, Arch::dyt)) j.key("dyt_alpha").number(c.dyt_alpha, 10);
+  if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) j.key("hc_streams").integer(c.hc_streams);
+  if (has_arch(c, Arch::mhc)) j.key("sinkhorn_iters").integer(c.sinkhorn_iters);
   return j.end_object().str();
 }
 

@@ -89,10 +89,10 @@ std::string implemented_list() {
 }  // namespace
 
 const std::vector<Arch>& pytorch_archs() {
-  static const std::vector<Arch> archs = {Arch::plain,  Arch::residual, Arch::post_ln,  Arch::post_rms,
-                                          Arch::pre_ln, Arch::pre_rms,  Arch::sandwich, Arch::deepnorm,
-                                          Arch::gpt2,   Arch::admin,    Arch::rezero,   Arch::layerscale,
-                                          Arch::lns,    Arch::mix_ln,   Arch::dwa,      Arch::dyt};
+  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
+                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
+                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa,
+                                          Arch::dyt,     Arch::hyper,      Arch::mhc};
   return archs;
 }
 
@@ -320,6 +320,15 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
         norms(u.out, "out" + unit);
         norms(u.outer, "outer" + unit);
         if (u.wrap.gate != Gate::none) put("gate" + unit, u.gate.data(), u.gate.size(), {long(u.gate.size())});
+        // Hyper-Connections' weights (mHC's logits), flat as the training network's: read, mix (n n), write.
+        if (model.hyper_on()) {
+          Hyper<double>& hc = model.hyper();
+          const int k = (l - 1) * P + q + 1, n = hc.n();
+          const bool mhc = hc.kind() == HyperKind::mhc;
+          put((mhc ? "mhc_pre" : "hc_read") + unit, hc.read_param(k), n, {long(n)});
+          put((mhc ? "mhc_res" : "hc_mix") + unit, hc.res_param(k), long(n) * n, {long(n) * n});
+          put((mhc ? "mhc_post" : "hc_write") + unit, hc.write_param(k), n, {long(n)});
+        }
       }
       if (model.dense()) put("dwa" + at, model.mix_row(l), l + 1, {long(l + 1)});
     }

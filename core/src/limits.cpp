@@ -115,9 +115,22 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   const double qk = c.block == Block::transformer && c.qk_norm != QkNorm::none
                         ? c.depth * ((2 * T * d + 4 * c.heads * T + 5 * d / c.heads) * sb + 11 * kAllocBytes)
                         : 0.0;
+  // Hyper-Connections (hyper.h): the n streams and their gradients at U + 1
+  // boundaries, each unit's x and y (T, d), two (T, d) scratches; per unit the
+  // weights, their gradients and the effective ones (3 (2 n + n^2)), mHC's
+  // Sinkhorn iterates (2 iters + 1) n^2.
+  double hyper = 0;
+  if (rec.hyper != HyperKind::none) {
+    const double n = c.hc_streams, U = double(c.depth) * c.sublayers_per_block();
+    const double iterates = rec.hyper == HyperKind::mhc ? (2.0 * c.sinkhorn_iters + 1) * n * n : 0.0;
+    hyper = (2 * (U + 1) * n * T * d + 2 * U * T * d + 2 * T * d + U * (3 * (2 * n + n * n) + iterates) + 4 * n +
+             3 * n * n) *
+                sb +
+            18 * kAllocBytes;
+  }
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
                      c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment) +
-         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk;
+         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + hyper;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {
@@ -126,8 +139,17 @@ double capacity_bytes(const Capacity& k, int sb) {
 
 // Dense averaging's forward and backward (model.h): L (L + 3) / 2 weights,
 // each an axpy of T d entries forward, a dot product and an axpy backward.
+// Hyper-Connections' streams (hyper.h), per unit: the read, mix, write and
+// mean forward, their backward (dy, db, dM, dH, da, dH += a dx, the sum),
+// about 2 (3 n^2 + 8 n) T d; mHC's Sinkhorn iterations are n^2 each.
 double mix_work(const Config& c, Arch a) {
-  if (!recipe(a, c.depth, c.sublayers_per_block()).dense_average) return 0;
+  const Recipe rec = recipe(a, c.depth, c.sublayers_per_block());
+  if (rec.hyper != HyperKind::none) {
+    const double n = c.hc_streams, U = double(c.depth) * c.sublayers_per_block();
+    const double sinkhorn = rec.hyper == HyperKind::mhc ? 8.0 * c.sinkhorn_iters * n * n : 0.0;
+    return U * (2.0 * (3 * n * n + 8 * n) * c.tokens * c.width + sinkhorn);
+  }
+  if (!rec.dense_average) return 0;
   return 0.5 * c.depth * (c.depth + 3.0) * 6.0 * c.tokens * c.width;
 }
 

@@ -121,6 +121,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   mix_.setZero();
   dmix_.setZero();
   for (int l = 1; dense_ && l <= L; ++l) mix_row(l)[l] = S(1);
+  hyper_.configure(rec.hyper, cfg.hc_streams, cfg.sinkhorn_iters, n_units_, T, d);
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
     readout_ = readout(cfg.seed, T, d).cast<S>();
@@ -277,6 +278,10 @@ template <class S>
 void Model<S>::forward_begin() {
   std::copy(input_.data(), input_.data() + input_.size(), stream(0));
   if (dense_) std::copy(input_.data(), input_.data() + input_.size(), y(0));
+  if (hyper_on()) {
+    hyper_.prepare();
+    hyper_.begin(stream(0));
+  }
 }
 
 template <class S>
@@ -286,6 +291,13 @@ S* Model<S>::unit_output(int k) {
 
 template <class S>
 void Model<S>::forward_step(int k) {
+  if (hyper_on()) {
+    // x_k from the streams, y_k = the unit's branch on it, H^k; stream(k) their mean.
+    forward_unit(units_[k - 1], hyper_.y(k), hyper_.read(k));
+    hyper_.write(k);
+    hyper_.mean(k, stream(k));
+    return;
+  }
   forward_unit(units_[k - 1], unit_output(k), stream(k - 1));
   if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
 }
@@ -293,6 +305,11 @@ void Model<S>::forward_step(int k) {
 template <class S>
 void Model<S>::skip_step(int k) {
   const long n = static_cast<long>(T_) * d_;
+  if (hyper_on()) {
+    hyper_.skip(k);  // H^k = H^{k-1}
+    std::copy(stream(k - 1), stream(k - 1) + n, stream(k));
+    return;
+  }
   std::copy(stream(k - 1), stream(k - 1) + n, unit_output(k));
   if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
 }
@@ -359,6 +376,13 @@ template <class S>
 double Model<S>::forward_from_unit(int k0, const S* hk) {
   std::copy(hk, hk + static_cast<long>(T_) * d_, stream(k0));
   if (dense_ && k0 == 0) std::copy(hk, hk + static_cast<long>(T_) * d_, y(0));  // y_0 = h_0
+  if (hyper_on()) {  // at 0 every stream is h; above, every stream moves by h - their mean
+    hyper_.prepare();
+    if (k0 == 0)
+      hyper_.set_all(0, hk);
+    else
+      hyper_.shift(k0, hk);
+  }
   for (int k = k0 + 1; k <= units(); ++k) forward_step(k);
   return loss_from_top();
 }
@@ -391,16 +415,27 @@ void Model<S>::backward_begin() {
       u.dgate.setZero();
     }
     dmix_.setZero();
+    hyper_.zero_grad();
   }
   if (final_.kind != NormKind::none)
     final_.backward(dh(depth_), readout_.data(), h(depth_), T_, d_);
   else
     std::copy(readout_.data(), readout_.data() + n, dh(depth_));
+  if (hyper_on()) hyper_.backward_begin(dh(depth_));
 }
 
 template <class S>
 void Model<S>::backward_step(int k, bool materialize) {
   const long n = static_cast<long>(T_) * d_;
+  if (hyper_on()) {
+    // dy_k and dH^{k-1} through the mix, the unit's backward to dx_k, then
+    // dH^{k-1} through the read; dstream(k - 1) the sum over the streams.
+    const S* dy = hyper_.backward_write(k);
+    backward_unit(units_[k - 1], hyper_.dx(), dy, hyper_.x(k), materialize);
+    hyper_.backward_read(k);
+    hyper_.grad_sum(k - 1, dstream(k - 1));
+    return;
+  }
   const S* dout = dstream(k);
   if (dense_ && k % sublayers_per_block_ == 0) {
     const int l = k / sublayers_per_block_;

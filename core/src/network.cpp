@@ -14,7 +14,7 @@ namespace {
 // Every tensor of the stack in one fixed order, block by block (attention's
 // W_Q, W_K, W_V, W_O, QK-norm's gamma_q and gamma_k, then W1, W2, then each unit's norms and gate, then the
 // block's averaging weights), then the final norm: fn(name, values, gradient,
-// size, block, matrix). The gradients are the training stack's own: the
+// size, block, matrix); Hyper-Connections' weights with each unit's. The gradients are the training stack's own: the
 // sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
@@ -53,6 +53,16 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
       norms(u.out, "out" + unit, l);
       norms(u.outer, "outer" + unit, l);
       if (u.wrap.gate != Gate::none) fn("gate" + unit, u.gate.data(), u.dgate.data(), u.gate.size(), l, false);
+      // Hyper-Connections' read, mix and write weights of the unit (mHC: their
+      // logits), no matrices: no weight decay, as for gamma and beta.
+      if (m.hyper_on()) {
+        Hyper<S>& hc = m.hyper();
+        const int k = (l - 1) * P + j + 1, n = hc.n();
+        const bool mhc = hc.kind() == HyperKind::mhc;
+        fn((mhc ? "mhc_pre" : "hc_read") + unit, hc.read_param(k), hc.dread_param(k), n, l, false);
+        fn((mhc ? "mhc_res" : "hc_mix") + unit, hc.res_param(k), hc.dres_param(k), long(n) * n, l, false);
+        fn((mhc ? "mhc_post" : "hc_write") + unit, hc.write_param(k), hc.dwrite_param(k), n, l, false);
+      }
     }
     // w_{l,0..l}: how block l's stream averages h_0 and the outputs of blocks 1..l.
     if (m.dense()) fn("dwa" + at, m.mix_row(l), m.dmix_row(l), l + 1, l, false);

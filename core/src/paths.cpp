@@ -26,6 +26,8 @@ namespace resnorm {
 template <class S>
 double Model<S>::backward_path(const std::vector<char>& through_branch) {
   if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
+  // n streams: a path runs through the streams' mixes as well as the units, not a subset of units.
+  if (hyper_on()) return std::numeric_limits<double>::quiet_NaN();
   for (int l = 1; dense_ && l <= depth_; ++l)
     for (int j = 0; j <= l; ++j)
       if (mix_row(l)[j] != S(j == l ? 1 : 0)) return std::numeric_limits<double>::quiet_NaN();

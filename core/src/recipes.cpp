@@ -37,6 +37,10 @@ namespace resnorm {
 //    Pre-LN with every LayerNorm replaced by DyT(x) = gamma tanh(alpha x) + beta,
 //    alpha a learnable scalar per layer starting at Config::dyt_alpha (norms.h);
 //    the final norm too under final_norm=auto (train_config.h).
+//  - hyper: Hyper-Connections (Zhu et al., ICLR 2025), static; mhc: their
+//    manifold-constrained form (Xie et al. 2025). Each unit is a Pre-LN branch
+//    f(LN(x)) without a skip; the n streams around it, what it reads and where
+//    its output goes are hyper.h's.
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -90,6 +94,12 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       r.dense_average = true;
       break;
     case Arch::dyt: w.in = NormKind::dyt; break;
+    case Arch::hyper:
+    case Arch::mhc:
+      w.in = NormKind::layernorm;
+      w.skip = false;
+      r.hyper = arch == Arch::hyper ? HyperKind::hc : HyperKind::mhc;
+      break;
   }
   return r;
 }

@@ -212,6 +212,8 @@ std::string results_table(const Results& res) {
   if (c.block == Block::transformer && c.qk_norm != QkNorm::none) appendf(s, " qk_norm=%s", name(c.qk_norm));
   if (has_arch(c, Arch::mix_ln)) appendf(s, " mix_fraction=%g", c.mix_fraction);  // only mix_ln reads it
   if (has_arch(c, Arch::dyt)) appendf(s, " dyt_alpha=%g", c.dyt_alpha);           // only dyt reads it
+  if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) appendf(s, " hc_streams=%d", c.hc_streams);
+  if (has_arch(c, Arch::mhc)) appendf(s, " sinkhorn_iters=%d", c.sinkhorn_iters);
   appendf(s, "\n\n");
   appendf(s, "%6s", "layer");
   for (const ArchResult& r : res.archs) appendf(s, "  %-21s", name(r.arch));

@@ -45,7 +45,9 @@ const IntField kInts[] = {{"depth", &TrainConfig::depth},
                           {"steps", &TrainConfig::steps},
                           {"warmup", &TrainConfig::warmup},
                           {"log_every", &TrainConfig::log_every},
-                          {"eval_batches", &TrainConfig::eval_batches}};
+                          {"eval_batches", &TrainConfig::eval_batches},
+                          {"hc_streams", &TrainConfig::hc_streams},
+                          {"sinkhorn_iters", &TrainConfig::sinkhorn_iters}};
 const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"lr", &TrainConfig::lr},
                             {"momentum", &TrainConfig::momentum},
@@ -107,6 +109,8 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("gain", "1.0"),
       stack_field("mix_fraction", "0.25"),
       stack_field("dyt_alpha", "0.5"),
+      stack_field("hc_streams", "4"),
+      stack_field("sinkhorn_iters", "20"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
@@ -304,7 +308,9 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
     case Arch::layerscale:
     case Arch::lns:
     case Arch::mix_ln:
-    case Arch::dwa: return NormKind::layernorm;
+    case Arch::dwa:
+    case Arch::hyper:
+    case Arch::mhc: return NormKind::layernorm;
     case Arch::pre_rms:
     case Arch::sandwich: return NormKind::rmsnorm;
     case Arch::dyt: return NormKind::dyt;
@@ -330,6 +336,8 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.qk_norm = t.qk_norm;
   c.mix_fraction = t.mix_fraction;
   c.dyt_alpha = t.dyt_alpha;
+  c.hc_streams = t.hc_streams;
+  c.sinkhorn_iters = t.sinkhorn_iters;
   return c;
 }
 

@@ -21,6 +21,9 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
   n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer) + gate);
   if (rec.dense_average) n += 0.5 * tc.depth * (tc.depth + 3.0);
+  // Hyper-Connections: read (n), mix (n n) and write (n) weights per unit.
+  if (rec.hyper != HyperKind::none)
+    n += double(tc.depth) * cfg.sublayers_per_block() * (2.0 * tc.hc_streams + double(tc.hc_streams) * tc.hc_streams);
   // QK-norm: the gains g_Q, g_K (dh each) of every attention sublayer.
   if (tc.block == Block::transformer && tc.qk_norm != QkNorm::none) n += 2.0 * tc.depth * (tc.width / tc.heads);
   n += norm(cfg.final_norm);

@@ -68,6 +68,21 @@ struct StackFixture {
     }
     for (int l = 1; model.dense() && l <= cfg.depth; ++l)
       for (int j = 0; j <= l; ++j) model.mix_row(l)[j] = (j == l ? 1.0 : 0.0) + 0.3 * rng.normal();
+    // Hyper-Connections' weights away from their init (HC) and mHC's logits
+    // of order 1, so every stream differs and the Sinkhorn iterations work.
+    for (int k = 1; model.hyper_on() && k <= model.units(); ++k) {
+      Hyper<double>& hc = model.hyper();
+      const int n = hc.n();
+      for (int i = 0; i < n; ++i) {
+        hc.read_param(k)[i] += 0.3 * rng.normal();
+        hc.write_param(k)[i] += 0.3 * rng.normal();
+        for (int j = 0; j < n; ++j)
+          hc.res_param(k)[i * n + j] =
+              (hc.kind() == HyperKind::mhc ? 0.0 : hc.res_param(k)[i * n + j]) + 0.3 * rng.normal();
+      }
+      if (hc.kind() == HyperKind::mhc)
+        for (int i = 0; i < n; ++i) hc.read_param(k)[i] = 0.5 * rng.normal();
+    }
   }
 
   // Which ReLU units of every MLP are on (empty for other activations).
@@ -225,6 +240,42 @@ void check_stack(StackFixture& fx) {
   for (int l = 1; m.dense() && l <= L; ++l)
     check_params(m.mix_row(l), l + 1, std::vector<double>(m.dmix_row(l), m.dmix_row(l) + l + 1),
                  "dmix[" + std::to_string(l) + "]");
+  // Hyper-Connections' read, mix and write weights of every unit (mHC: their
+  // logits, through sigmoid and the Sinkhorn iterations).
+  using S_vec = std::vector<double>;
+  for (int k = 1; m.hyper_on() && k <= U; ++k) {
+    Hyper<double>& hc = m.hyper();
+    const long nn = long(hc.n()) * hc.n();
+    const std::string at = "[unit " + std::to_string(k) + "]";
+    // Gradients that vanish by the stack's symmetry, of the size of round-off,
+    // are held to an absolute 1e-9 instead of a ratio of two round-offs: unit 1
+    // reads n copies of h_0, x = (sum_j a_j) h_0, into LayerNorm, invariant to
+    // x's scale up to its eps, so d loss / d a vanishes there; mHC's mix has
+    // columns that sum to 1 to rounding, so it reaches the top (the streams'
+    // mean) only through the later units' reads, none at the last unit, and at
+    // unit 1 it acts on equal streams through row sums that are 1 up to the
+    // iterations' gap: its gradients are small, down to round-off. (HC's mix,
+    // the same dM, passes at 1e-6 relative everywhere, and the Sinkhorn
+    // backward alone in test_hyper.cpp.)
+    const bool mhc = hc.kind() == HyperKind::mhc;
+    auto check_vanishing = [&](double* w, long size, const S_vec& analytic, const std::string& what) {
+      const fd::Check c = report.add(what, fd::tensor(w, size, analytic.data(), full_loss, same_piece));
+      INFO(c.line(what));
+      CHECK((c.rel() < fd::kTol || c.max_diff < 1e-9));
+    };
+    const S_vec dread(hc.dread_param(k), hc.dread_param(k) + hc.n());
+    const S_vec dres(hc.dres_param(k), hc.dres_param(k) + nn);
+    if (k == 1)
+      check_vanishing(hc.read_param(k), hc.n(), dread, "dread" + at);
+    else
+      check_params(hc.read_param(k), hc.n(), dread, "dread" + at);
+    if (mhc)
+      check_vanishing(hc.res_param(k), nn, dres, "dres" + at);
+    else
+      check_params(hc.res_param(k), nn, dres, "dres" + at);
+    check_params(hc.write_param(k), hc.n(), std::vector<double>(hc.dwrite_param(k), hc.dwrite_param(k) + hc.n()),
+                 "dwrite" + at);
+  }
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ enum class Arch : uint8_t {
   mix_ln,      // post_ln in the first floor(f L) blocks, pre_ln above, f = mix_fraction (Mix-LN)
   dwa,         // pre_ln blocks, h_l <- sum_j w_lj y_j over h_0 and every block output (DenseFormer)
   dyt,         // h <- h + f(DyT(h)), DyT(x) = gamma tanh(a x) + beta, a learnable scalar   (Dynamic Tanh)
+  hyper,       // n streams H: x = a.H, H <- M H + b f(LN(x)), a, M, b learned   (Hyper-Connections, hyper.h)
+  mhc,         // hyper with M = Sinkhorn(exp R) doubly stochastic, a = sigmoid, b = 2 sigmoid   (mHC)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -49,7 +51,7 @@ enum class Block : uint8_t { mlp, transformer };
 // learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
 enum class QkNorm : uint8_t { none, layernorm };
 
-inline constexpr int kNumArchs = 16;
+inline constexpr int kNumArchs = 18;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").
@@ -57,6 +59,10 @@ inline constexpr double kMixLnFraction = 0.25;
 // DyT's initial alpha (Zhu et al. 2025, "Transformers without Normalization":
 // alpha_0 = 0.5 for every model but the LLMs; the reference code's default).
 inline constexpr double kDytAlpha = 0.5;
+// Hyper-Connections' expansion rate n (Zhu et al. 2025: n = 4 in most of their runs).
+inline constexpr int kHcStreams = 4;
+// mHC's Sinkhorn-Knopp iterations (Xie et al. 2025: t_max = 20).
+inline constexpr int kSinkhornIters = 20;
 
 struct Config {
   std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
@@ -79,6 +85,10 @@ struct Config {
   double mix_fraction = kMixLnFraction;
   // DyT: every DyT layer's alpha at init (norms.h); read only by dyt.
   double dyt_alpha = kDytAlpha;
+  // Hyper-Connections and mHC: the number of streams n (hyper.h); read only by hyper and mhc.
+  int hc_streams = kHcStreams;
+  // mHC: Sinkhorn-Knopp iterations of every mixing matrix; read only by mhc.
+  int sinkhorn_iters = kSinkhornIters;
 
   int hidden() const { return expansion * width; }
   int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }
@@ -181,7 +191,8 @@ bool has_arch(const Config& cfg, Arch a);
 // {"arch": [...], "depth": 96, ...} with the field names of the table.
 // block, heads and causal are printed only for transformer blocks: the JSON of
 // an MLP stack has none of them (qk_norm only for transformer blocks with it on); mix_fraction only when mix_ln runs,
-// the one architecture that reads it, and dyt_alpha only when dyt runs.
+// the one architecture that reads it, and dyt_alpha only when dyt runs, hc_streams only when hyper
+// or mhc runs, sinkhorn_iters only when mhc runs.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

@@ -62,7 +62,8 @@ struct Capacity {
 double capacity_bytes(const Capacity& cap, int scalar_bytes);
 // segment: as model_bytes's; a row meets only the rows of its segment.
 double stack_work(const Config& cfg, int segment = 0);
-// The work dense averaging adds to stack_work() for `arch` (0 for the architectures without it).
+// The work dense averaging, or Hyper-Connections' streams, add to stack_work() for `arch` (0 for the
+// architectures without them).
 double mix_work(const Config& cfg, Arch arch);
 
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.

@@ -29,6 +29,11 @@
 // dw_{l,j} = <y_j, dx_l> and dy_j += w_{l,j} dx_l for j <= l, and dy_l is
 // complete, so block l's backward starts from it; dh_0 = dx_0 + dy_0.
 //
+// Hyper-Connections and mHC (hyper.h): n streams around every unit, held by
+// hyper(); each unit runs without a skip on what it reads from them, and
+// stream(k), dstream(k) hold the streams' mean and the sum of their gradients
+// (hyper.h says why), so every per-layer metric reads those.
+//
 // Streams and gradients are kept at every unit boundary: stream(k), dstream(k)
 // are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
 // boundaries are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are
@@ -48,6 +53,7 @@
 
 #include "resnorm/attention.h"
 #include "resnorm/config.h"
+#include "resnorm/hyper.h"
 #include "resnorm/limits.h"
 #include "resnorm/mlp.h"
 #include "resnorm/norms.h"
@@ -110,6 +116,8 @@ class Model {
   // Loss when the stream after block l is replaced by h (T x d): runs blocks l+1..L.
   double forward_from(int l, const S* h);
   // Loss when the stream after unit k (k = 0..units()) is replaced by h.
+  // With n streams (hyper.h): at k = 0 every stream is h; above, every stream
+  // moves by h - their mean, so dstream(k) is this loss's gradient in h.
   double forward_from_unit(int k, const S* h);
   // dh(l) for every l, norm and weight-gradient norms. Requires forward().
   void backward(bool materialize_weight_grads = false);
@@ -172,6 +180,9 @@ class Model {
   long mix_size() const { return mix_.size(); }                        // L (L + 3) / 2
   // Row-major (L, L + 1): entry (l - 1, j) = w_{l,j} for j <= l, 0 above. Empty without dense averaging.
   std::vector<double> mix_matrix() const;
+  // Hyper-Connections and mHC (hyper.h); kind() none for other architectures.
+  Hyper<S>& hyper() { return hyper_; }
+  bool hyper_on() const { return hyper_.kind() != HyperKind::none; }
 
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
@@ -208,6 +219,7 @@ class Model {
   bool dense_ = false;          // dense averaging (DenseFormer)
   VecWorkspace<S> ys_, dys_;    // (L + 1, T, d): y(j) and d loss / d y(j), dense averaging only
   VecWorkspace<S> mix_, dmix_;  // (L (L + 3) / 2): w_{l,j} row by row, and their gradients
+  Hyper<S> hyper_;              // the n streams of hyper and mhc
   Workspace<S> path_grad_[2];   // (T, d) backward_path(): the path gradient, ping-pong
   int path_grad_at_ = 0;        // which of path_grad_ holds the result
 };

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "resnorm/config.h"
+#include "resnorm/hyper.h"
 
 namespace resnorm {
 
@@ -51,6 +52,9 @@ struct Recipe {
   // DenseFormer: the stream after block l is a learned weighted average of h_0
   // and the outputs of blocks 1..l (model.h).
   bool dense_average = false;
+  // Hyper-Connections and mHC: n streams with learned read, write and mix
+  // around every unit (hyper.h); the units themselves are Pre-LN branches without a skip.
+  HyperKind hyper = HyperKind::none;
 };
 // Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
 Wrapping block_wrapping(const Recipe& r, int l);

@@ -3,8 +3,8 @@
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
 // message about a bad value come from it. The stack's own fields (arch, block,
-// depth, width, expansion, heads, qk_norm, activation, init, gain, mix_fraction, dyt_alpha) are the
-// simulate table's entries with training's defaults and ranges.
+// depth, width, expansion, heads, qk_norm, activation, init, gain, mix_fraction, dyt_alpha, hc_streams, sinkhorn_iters)
+// are the simulate table's entries with training's defaults and ranges.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,8 @@ struct TrainConfig {
   uint32_t seed = 0;
   double mix_fraction = kMixLnFraction;  // Mix-LN's share of Post-LN blocks (config.h)
   double dyt_alpha = kDytAlpha;          // DyT's alpha at init (config.h)
+  int hc_streams = kHcStreams;           // hyper and mhc: residual streams n (config.h)
+  int sinkhorn_iters = kSinkhornIters;   // mhc: Sinkhorn-Knopp iterations (config.h)
   NormChoice norm = NormChoice::automatic;
   BnPads bn_pads = BnPads::mask;
   double bn_momentum = 0.1;  // running = (1 - m) running + m batch

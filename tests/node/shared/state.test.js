@@ -43,6 +43,8 @@ const SAMPLES = {
   qk_norm: ['layernorm'],
   mix_fraction: [0, 0.5, 0.125, 1],
   dyt_alpha: [0.01, 0.8, 10],
+  hc_streams: [1, 3, 16],
+  sinkhorn_iters: [1, 5, 100],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -167,6 +169,9 @@ const HOSTILE = [
   ['#mix_fraction=half', 'mix_fraction', /not a number/],
   ['#mix_fraction=', 'mix_fraction', /empty/],
   ['#dyt_alpha=0', 'dyt_alpha', /^out of range \(allowed 0\.01\.\.10\); the default is used$/],
+  ['#hc_streams=0', 'hc_streams', /^out of range \(allowed 1\.\.16\); the default is used$/],
+  ['#hc_streams=2.5', 'hc_streams', /not a whole number/],
+  ['#sinkhorn_iters=101', 'sinkhorn_iters', /^out of range \(allowed 1\.\.100\); the default is used$/],
   ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
   ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
   ['#pass_mark=62.5', 'pass_mark', /not a whole number/],

@@ -90,6 +90,8 @@ const SAMPLE = {
   gain: 0.75,
   mix_fraction: 0.5,
   dyt_alpha: 0.8,
+  hc_streams: 3,
+  sinkhorn_iters: 7,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',
@@ -178,6 +180,8 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['mix_fraction', 'quarter'],
     ['dyt_alpha', '0'],
     ['dyt_alpha', '11'],
+    ['hc_streams', '0'],
+    ['sinkhorn_iters', '101'],
     ['qk_norm', 'cosine'],
   ];
   for (const [key, raw] of cases) {

@@ -130,6 +130,21 @@ const CONFIGS = {
     tokens: 6,
     heads: 2,
   },
+  'Hyper-Connections and mHC, n = 3 streams, 5 Sinkhorn iterations': {
+    arch: ['pre_ln', 'hyper', 'mhc'],
+    depth: 12,
+    hc_streams: 3,
+    sinkhorn_iters: 5,
+    final_norm: 'layernorm',
+  },
+  'Hyper-Connections and mHC: transformer blocks, n = 4': {
+    arch: ['hyper', 'mhc'],
+    block: 'transformer',
+    depth: 6,
+    width: 32,
+    tokens: 6,
+    heads: 2,
+  },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

@@ -3,7 +3,8 @@
 // there by `short` or the label; the five answers to the article's open
 // question, how to keep the highway and make late layers count, come next
 // there, in the order the explorer's "late layers" starting point lists them,
-// then DyT, every norm replaced by a learned tanh), a dash pattern so lines
+// then DyT, every norm replaced by a learned tanh, then Hyper-Connections
+// and mHC, n residual streams with learned read, write and mixing), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -80,6 +81,22 @@ export const ARCHS = [
     group: 'more',
     dash: [6, 2, 1, 2, 1, 2],
     block: 'h ← h + f(γ tanh(αh) + β), α learned',
+  },
+  {
+    key: 'hyper',
+    label: 'Hyper-Connections (Zhu et al. 2025)',
+    short: 'HC',
+    group: 'more',
+    dash: [11, 2, 1, 2],
+    block: 'n streams H: x = aᵀH, H ← MH + b f(LN(x)), a, M, b learned',
+  },
+  {
+    key: 'mhc',
+    label: 'mHC (Xie et al. 2025)',
+    short: 'mHC',
+    group: 'more',
+    dash: [4, 3, 1, 3, 1, 3],
+    block: 'HC with M = Sinkhorn(e^R) doubly stochastic',
   },
 ];
 

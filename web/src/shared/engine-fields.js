@@ -7,7 +7,7 @@ export default [
     min: 0,
     max: 0,
     allowed:
-      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt',
+      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hyper|mhc',
     default: 'plain,residual,post_ln,pre_ln',
     help: 'architectures to simulate, comma separated',
     choices: [
@@ -27,6 +27,8 @@ export default [
       'mix_ln',
       'dwa',
       'dyt',
+      'hyper',
+      'mhc',
     ],
   },
   {
@@ -177,6 +179,26 @@ export default [
     allowed: '0.01..10',
     default: '0.5',
     help: 'dyt: alpha of every DyT layer at init',
+    choices: [],
+  },
+  {
+    name: 'hc_streams',
+    kind: 'integer',
+    min: 1,
+    max: 16,
+    allowed: '1..16',
+    default: '4',
+    help: 'hyper, mhc: residual streams n (the expansion rate)',
+    choices: [],
+  },
+  {
+    name: 'sinkhorn_iters',
+    kind: 'integer',
+    min: 1,
+    max: 100,
+    allowed: '1..100',
+    default: '20',
+    help: 'mhc: Sinkhorn-Knopp iterations (rows, then columns)',
     choices: [],
   },
 ];

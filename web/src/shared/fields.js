@@ -52,6 +52,8 @@ export const PRESENTATION = {
   qk_norm: { label: 'QK-norm', section: 'model', names: { none: 'none', layernorm: 'LayerNorm' } },
   mix_fraction: { label: 'Mix-LN Post-LN share', section: 'model', step: 0.05, archs: ['mix_ln'] },
   dyt_alpha: { label: 'DyT α₀', section: 'model', step: 0.05, archs: ['dyt'] },
+  hc_streams: { label: 'HC streams n', section: 'model', archs: ['hyper', 'mhc'] },
+  sinkhorn_iters: { label: 'mHC Sinkhorn iterations', section: 'model', archs: ['mhc'] },
 };
 
 /**

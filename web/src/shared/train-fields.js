@@ -41,6 +41,8 @@ export const TRAIN_PRESENTATION = {
   qk_norm: { ...PRESENTATION.qk_norm, section: 'model' },
   mix_fraction: { ...PRESENTATION.mix_fraction, section: 'model' },
   dyt_alpha: { ...PRESENTATION.dyt_alpha, section: 'model' },
+  hc_streams: { ...PRESENTATION.hc_streams, section: 'model' },
+  sinkhorn_iters: { ...PRESENTATION.sinkhorn_iters, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
   activation: { ...PRESENTATION.activation, section: 'model', more: true },
   init: { ...PRESENTATION.init, section: 'model', more: true },

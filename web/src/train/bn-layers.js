@@ -25,13 +25,27 @@ const SITES = {
   lns: ['in'],
   dwa: ['in'],
   dyt: ['in'],
+  hyper: ['in'],
+  mhc: ['in'],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],
 };
 
 /** The architectures whose own final norm (final_norm auto) is there: a BatchNorm run's becomes BatchNorm. */
-const FINAL = new Set(['pre_ln', 'pre_rms', 'gpt2', 'layerscale', 'lns', 'mix_ln', 'dwa', 'dyt', 'sandwich']);
+const FINAL = new Set([
+  'pre_ln',
+  'pre_rms',
+  'gpt2',
+  'layerscale',
+  'lns',
+  'mix_ln',
+  'dwa',
+  'dyt',
+  'hyper',
+  'mhc',
+  'sandwich',
+]);
 
 const SITE_TEXT = {
   in: 'norm before the sublayer',
