@@ -37,6 +37,10 @@ namespace resnorm {
 //    Pre-LN with every LayerNorm replaced by DyT(x) = gamma tanh(alpha x) + beta,
 //    alpha a learnable scalar per layer starting at Config::dyt_alpha (norms.h);
 //    the final norm too under final_norm=auto (train_config.h).
+//  - attn_res: Attention Residuals (Kimi Team 2026), RMSNorm on each unit's
+//    input and no skip: unit k reads the softmax over depth of h_0 and the
+//    outputs of units 1..k - 1 (attn_res.h), the stack's output is that of
+//    all of them, under the final norm (RMSNorm under final_norm=auto).
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -90,6 +94,11 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       r.dense_average = true;
       break;
     case Arch::dyt: w.in = NormKind::dyt; break;
+    case Arch::attn_res:
+      w.in = NormKind::rmsnorm;
+      w.skip = false;
+      r.attn_res = true;
+      break;
   }
   return r;
 }

@@ -21,6 +21,8 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
   n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer) + gate);
   if (rec.dense_average) n += 0.5 * tc.depth * (tc.depth + 3.0);
+  // Attention Residuals: a query and a key gain (d each) per unit.
+  if (rec.attn_res) n += 2.0 * tc.depth * cfg.sublayers_per_block() * d;
   // QK-norm: the gains g_Q, g_K (dh each) of every attention sublayer.
   if (tc.block == Block::transformer && tc.qk_norm != QkNorm::none) n += 2.0 * tc.depth * (tc.width / tc.heads);
   n += norm(cfg.final_norm);
@@ -61,7 +63,7 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
     const double head = language ? 6.0 * rows * d * V : 6.0 * rows * d;
-    k.work += passes * (1.5 * stack_work(cfg, segment) + mix_work(cfg, a) + head) *
+    k.work += passes * (1.5 * stack_work(cfg, segment) + mix_work(cfg, a) + attn_res_work(cfg, a) + head) *
               (1.0 + 2.0 * heldout_modes * (tc.eval_batches + 1) / tc.log_every / 3.0);
     k.work += 20 * params;
   }

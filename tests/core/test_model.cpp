@@ -68,6 +68,12 @@ struct StackFixture {
     }
     for (int l = 1; model.dense() && l <= cfg.depth; ++l)
       for (int j = 0; j <= l; ++j) model.mix_row(l)[j] = (j == l ? 1.0 : 0.0) + 0.3 * rng.normal();
+    // Attention Residuals' queries away from 0 (where every gain's gradient is 0) and gains away from 1.
+    for (int k = 1; model.has_attn_res() && k <= model.units(); ++k)
+      for (int i = 0; i < cfg.width; ++i) {
+        model.attn_res().query(k)[i] = 0.8 * rng.normal();
+        model.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
+      }
   }
 
   // Which ReLU units of every MLP are on (empty for other activations).
@@ -225,6 +231,14 @@ void check_stack(StackFixture& fx) {
   for (int l = 1; m.dense() && l <= L; ++l)
     check_params(m.mix_row(l), l + 1, std::vector<double>(m.dmix_row(l), m.dmix_row(l) + l + 1),
                  "dmix[" + std::to_string(l) + "]");
+  const int d = fx.cfg.width;
+  for (int k = 1; m.has_attn_res() && k <= U; ++k) {
+    AttnRes<double>& ar = m.attn_res();
+    check_params(ar.query(k), d, std::vector<double>(ar.dquery(k), ar.dquery(k) + d),
+                 "attn_res.dquery[unit " + std::to_string(k) + "]");
+    check_params(ar.gain(k), d, std::vector<double>(ar.dgain(k), ar.dgain(k) + d),
+                 "attn_res.dgain[unit " + std::to_string(k) + "]");
+  }
 }
 
 }  // namespace

@@ -64,6 +64,8 @@ double capacity_bytes(const Capacity& cap, int scalar_bytes);
 double stack_work(const Config& cfg, int segment = 0);
 // The work dense averaging adds to stack_work() for `arch` (0 for the architectures without it).
 double mix_work(const Config& cfg, Arch arch);
+// The work Attention Residuals add to stack_work() for `arch` (0 for the architectures without them).
+double attn_res_work(const Config& cfg, Arch arch);
 
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.
 Cost simulate_cost(const Config& cfg, int scalar_bytes = 4);

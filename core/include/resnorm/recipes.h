@@ -51,6 +51,10 @@ struct Recipe {
   // DenseFormer: the stream after block l is a learned weighted average of h_0
   // and the outputs of blocks 1..l (model.h).
   bool dense_average = false;
+  // Attention Residuals: unit k's input is a softmax-weighted sum of h_0 and
+  // the outputs of units 1..k - 1, weighted by a learned query per unit
+  // (attn_res.h); the units have no skip.
+  bool attn_res = false;
 };
 // Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
 Wrapping block_wrapping(const Recipe& r, int l);

@@ -3,7 +3,8 @@
 // there by `short` or the label; the five answers to the article's open
 // question, how to keep the highway and make late layers count, come next
 // there, in the order the explorer's "late layers" starting point lists them,
-// then DyT, every norm replaced by a learned tanh), a dash pattern so lines
+// then DyT, every norm replaced by a learned tanh, and Attention Residuals,
+// each sublayer reading a softmax over depth of h_0 and the earlier outputs), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -80,6 +81,14 @@ export const ARCHS = [
     group: 'more',
     dash: [6, 2, 1, 2, 1, 2],
     block: 'h ← h + f(γ tanh(αh) + β), α learned',
+  },
+  {
+    key: 'attn_res',
+    label: 'Attention Residuals (Kimi 2026)',
+    short: 'AttnRes',
+    group: 'more',
+    dash: [12, 2, 1, 2],
+    block: 'h_l ← Σ_i softmax_i(w_l·RMS(v_i)) v_i, v_i = f_i(RMS(h_i))',
   },
 ];
 

@@ -25,13 +25,26 @@ const SITES = {
   lns: ['in'],
   dwa: ['in'],
   dyt: ['in'],
+  // Attention Residuals' key normalization is part of its softmax over depth, never BatchNorm
+  attn_res: ['in'],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],
 };
 
 /** The architectures whose own final norm (final_norm auto) is there: a BatchNorm run's becomes BatchNorm. */
-const FINAL = new Set(['pre_ln', 'pre_rms', 'gpt2', 'layerscale', 'lns', 'mix_ln', 'dwa', 'dyt', 'sandwich']);
+const FINAL = new Set([
+  'pre_ln',
+  'pre_rms',
+  'gpt2',
+  'layerscale',
+  'lns',
+  'mix_ln',
+  'dwa',
+  'dyt',
+  'sandwich',
+  'attn_res',
+]);
 
 const SITE_TEXT = {
   in: 'norm before the sublayer',
