@@ -92,7 +92,8 @@ const std::vector<Arch>& pytorch_archs() {
   static const std::vector<Arch> archs = {Arch::plain,  Arch::residual, Arch::post_ln,  Arch::post_rms,
                                           Arch::pre_ln, Arch::pre_rms,  Arch::sandwich, Arch::deepnorm,
                                           Arch::gpt2,   Arch::admin,    Arch::rezero,   Arch::layerscale,
-                                          Arch::lns,    Arch::mix_ln,   Arch::dwa,      Arch::dyt};
+                                          Arch::lns,    Arch::mix_ln,   Arch::dwa,      Arch::dyt,
+                                          Arch::attn_res};
   return archs;
 }
 
@@ -320,6 +321,11 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
         norms(u.out, "out" + unit);
         norms(u.outer, "outer" + unit);
         if (u.wrap.gate != Gate::none) put("gate" + unit, u.gate.data(), u.gate.size(), {long(u.gate.size())});
+        if (model.has_attn_res()) {
+          const int k = (l - 1) * P + q + 1;
+          put("attn_res.query" + unit, model.attn_res().query(k), d, {long(d)});
+          put("attn_res.gain" + unit, model.attn_res().gain(k), d, {long(d)});
+        }
       }
       if (model.dense()) put("dwa" + at, model.mix_row(l), l + 1, {long(l + 1)});
     }
