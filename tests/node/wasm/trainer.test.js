@@ -80,6 +80,35 @@ test('dwaWeights: the identity at init, learned after training, as in the saved 
   pre.delete();
 });
 
+test('attnResWeights: uniform at init (row k - 1 is 1/(k + 1)), each row a softmax, learned after training, as in the saved state; null for other architectures', () => {
+  const tr = rn.trainer({ ...CONFIG, arch: 'attn_res' });
+  const units = tr.config.block === 'transformer' ? 2 * CONFIG.depth : CONFIG.depth;
+  const init = tr.attnResWeights();
+  assert.equal(init.length, units);
+  init.forEach((row, r) => {
+    assert.ok(row instanceof Float64Array);
+    assert.equal(row.length, r + 2, 'a_{k,0..k}');
+    // float weights 1/(k + 1), averaged over the held-out tokens in double
+    row.forEach((w) => assert.ok(Math.abs(w - 1 / (r + 2)) < 1e-7, `row ${r}: ${w}`));
+  });
+  tr.step(10);
+  const trained = tr.attnResWeights();
+  assert.notDeepEqual(trained, init);
+  for (const row of trained) {
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-6, 'a row sums to 1');
+    for (const w of row) assert.ok(w > 0 && w < 1);
+  }
+  const saved = tr.state();
+  const other = rn.trainer({ ...CONFIG, arch: 'attn_res' });
+  other.load(saved);
+  assert.equal(bits(other.attnResWeights()), bits(trained));
+  other.delete();
+  tr.delete();
+  const pre = rn.trainer(CONFIG);
+  assert.equal(pre.attnResWeights(), null);
+  pre.delete();
+});
+
 test('gates: every entry at its init value before training, learned after, as in the saved state; null without gates', () => {
   for (const [arch, width, init] of [
     ['rezero', 1, 0],

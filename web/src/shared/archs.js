@@ -88,7 +88,7 @@ export const ARCHS = [
     short: 'AttnRes',
     group: 'more',
     dash: [12, 2, 1, 2],
-    block: 'h_l ← Σ_i softmax_i(w_l·RMS(v_i)) v_i, v_i = f_i(RMS(h_i))',
+    block: 'h_l ← Σ_i softmax(w_l·RMS(v_i)) v_i over h_0 and each output',
   },
 ];
 
