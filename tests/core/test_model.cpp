@@ -71,7 +71,7 @@ struct StackFixture {
     // Attention Residuals' queries away from 0 (where every gain's gradient is 0) and gains away from 1.
     for (int k = 1; model.has_attn_res() && k <= model.units(); ++k)
       for (int i = 0; i < cfg.width; ++i) {
-        model.attn_res().query(k)[i] = 0.8 * rng.normal();
+        model.attn_res().query(k)[i] = 0.4 * rng.normal();
         model.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
       }
   }
