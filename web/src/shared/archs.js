@@ -84,11 +84,11 @@ export const ARCHS = [
   },
   {
     key: 'attn_res',
-    label: 'Attention Residuals (Kimi 2026)',
+    label: 'AttnRes (Kimi 2026)',
     short: 'AttnRes',
     group: 'more',
     dash: [12, 2, 1, 2],
-    block: 'h_l ← Σ_i softmax(w_l·RMS(v_i)) v_i over h_0 and each output',
+    block: 'h_l ← Σ_i softmax(w_l·RMS(v_i)) v_i',
   },
 ];
 
