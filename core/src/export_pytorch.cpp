@@ -89,11 +89,10 @@ std::string implemented_list() {
 }  // namespace
 
 const std::vector<Arch>& pytorch_archs() {
-  static const std::vector<Arch> archs = {Arch::plain,  Arch::residual, Arch::post_ln,  Arch::post_rms,
-                                          Arch::pre_ln, Arch::pre_rms,  Arch::sandwich, Arch::deepnorm,
-                                          Arch::gpt2,   Arch::admin,    Arch::rezero,   Arch::layerscale,
-                                          Arch::lns,    Arch::mix_ln,   Arch::dwa,      Arch::dyt,
-                                          Arch::attn_res};
+  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
+                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
+                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa,
+                                          Arch::dyt,     Arch::attn_res};
   return archs;
 }
 
