@@ -32,6 +32,16 @@ test('the caption names what the final norm reads most and the largest weight, f
   const text = attnResCaption('AttnRes', rows, 3);
   assert.match(text, /^AttnRes: the final norm reads mostly the embedding h₀ \(0\.6\) and block 2's output \(0\.25\);/);
   assert.match(text, /each of its 4 sources with weight 0\.25\./);
+  // near the uniform 1/3 everywhere: read about evenly, never "mostly"
+  const even = attnResCaption(
+    'A',
+    [
+      [0.5, 0.5],
+      [0.34, 0.33, 0.33],
+    ],
+    2,
+  );
+  assert.match(even, /^A: the final norm still reads its sources about evenly, from 0\.33 to 0\.34;/);
   // rows past the first: the largest is 0.7, block 3 (row 1 is unit 3's input) reading block 1, 1/3 at init
   assert.match(
     text,

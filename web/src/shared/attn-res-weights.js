@@ -30,8 +30,13 @@ export function attnResCaption(label, rows, depth) {
   const last = Array.from(rows[K - 1], (w, j) => ({ w, j })).filter((e) => Number.isFinite(e.w));
   if (!last.length) return `${label}: the read weights are not finite.`;
   last.sort((a, b) => b.w - a.w);
-  const src = (e) => `${attnResSource(e.j, K, depth)} (${significant(e.w, 2)})`;
-  const reads = last.length > 1 ? `${src(last[0])} and ${src(last[1])}` : src(last[0]);
+  const uniform = 1 / (K + 1);
+  const src = (e) => `${attnResSource(e.j, K, depth)} (${significant(e.w, 3)})`;
+  // within 10% of the uniform weight at both ends: no source is read "mostly"
+  const even = last.length === K + 1 && last[0].w <= 1.1 * uniform && last.at(-1).w >= 0.9 * uniform;
+  const reads = even
+    ? `still reads its sources about evenly, from ${significant(last.at(-1).w, 3)} to ${significant(last[0].w, 3)}`
+    : `reads mostly ${last.length > 1 ? `${src(last[0])} and ${src(last[1])}` : src(last[0])}`;
   let top = null;
   rows.forEach((row, r) =>
     row.forEach((w, j) => {
@@ -41,7 +46,7 @@ export function attnResCaption(label, rows, depth) {
   const topText = top
     ? ` The largest weight of a row with more than two sources is ${significant(top.w, 2)}: ${readerName(top.r, K, depth)} reading ${attnResSource(top.j, K, depth)}, where at initialization it was ${significant(1 / (top.r + 2), 2)}.`
     : '';
-  return `${label}: the final norm reads mostly ${reads}; at initialization it read each of its ${K + 1} sources with weight ${significant(1 / (K + 1), 2)}.${topText}`;
+  return `${label}: the final norm ${reads}; at initialization it read each of its ${K + 1} sources with weight ${significant(uniform, 3)}.${topText}`;
 }
 
 /** The words of the shared matrix view (dwa-matrix.js) for Attention Residuals' rows of a run of `depth` blocks. */
