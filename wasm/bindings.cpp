@@ -130,6 +130,12 @@ class Trainer {
     dwa_ = tr_.dwa_weights();
     return view(dwa_);
   }
+  // Attention Residuals' read weights over the held-out set, (K, K + 1)
+  // row-major for K units; empty for other architectures.
+  val attnResWeights() {
+    dwa_ = tr_.attn_res_weights();
+    return view(dwa_);
+  }
   // The gates now: {width, then their arrays by name}, or null without gates.
   val gates() {
     gates_ = tr_.gates();
@@ -155,7 +161,7 @@ class Trainer {
 
  private:
   resnorm::SessionTrainer tr_{module_session()};
-  std::vector<double> dwa_;  // what dwaWeights() and gates() hand out views of
+  std::vector<double> dwa_;  // what dwaWeights() and attnResWeights() hand out views of
   resnorm::Gates gates_;
 };
 
@@ -309,6 +315,7 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("lesion", &Trainer::lesion)
       .function("lesionResult", &Trainer::lesionResult)
       .function("dwaWeights", &Trainer::dwaWeights)
+      .function("attnResWeights", &Trainer::attnResWeights)
       .function("gates", &Trainer::gates)
       .function("stateSize", &Trainer::stateSize)
       .function("writeState", &Trainer::writeState)

@@ -357,6 +357,7 @@ export class Resnorm {
  *   step(n)      up to n more updates (not past config.steps); the logged ones
  *   lesion()     the held-out loss with each block skipped
  *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other architectures)
+ *   attnResWeights() attn_res only: Attention Residuals' read weights over the held-out set (null otherwise)
  *   gates()      rezero, layerscale: the learnable gates now and at init (null for other architectures)
  *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
  *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
@@ -420,6 +421,24 @@ export class Trainer {
       if (m.length === 0) return null;
       const L = this.config.depth;
       return Array.from({ length: L }, (_, r) => m.slice(r * (L + 1), r * (L + 1) + r + 2));
+    });
+  }
+
+  /**
+   * Attention Residuals' read weights now, for the attn_res architecture,
+   * averaged over every held-out token: K rows (K units: L for MLP blocks,
+   * 2L for transformer blocks, attention then MLP), row k - 1 a Float64Array
+   * of k + 1 weights a_{k,0..k}, how much the stream unit k + 1 reads (the
+   * final norm's for k = K) takes of h_0 (i = 0) and of unit i's output
+   * (i = 1..k); each row sums to 1. At init every entry of row k - 1 is
+   * 1 / (k + 1). null for every other architecture.
+   */
+  attnResWeights() {
+    return this._call(() => {
+      const m = this._t.attnResWeights().slice();
+      if (m.length === 0) return null;
+      const K = Math.round((Math.sqrt(1 + 4 * m.length) - 1) / 2);
+      return Array.from({ length: K }, (_, r) => m.slice(r * (K + 1), r * (K + 1) + r + 2));
     });
   }
 

@@ -392,6 +392,60 @@ def hyper_boundary(H):
     return (H + (v - v.detach()).unsqueeze(0) if v.requires_grad else H), v
 
 
+class NormNoSkip(nn.Module):
+    """v = f(N(h)) and no skip: a unit of Attention Residuals (Kimi Team 2026), whose output is
+    kept as a source of the softmax over depth (AttnRes below), never added to a stream."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.norm_in = make_norm(w["in"], d)
+
+    def forward(self, h, mask):
+        u = self.f(self.norm_in(h), mask)
+        return u, u
+
+
+class AttnRes(nn.Module):
+    """Attention Residuals' op (Kimi Team 2026, arXiv 2603.15031; attn_res.h): token by token
+    h = sum_i a_i v_i, a = softmax_i(w . (g * v_i / sqrt(mean(v_i^2) + eps))): a learned
+    pseudo-query w (0 at init: uniform weights) against the RMS-normalized sources with gain g."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.query = nn.Parameter(torch.zeros(d))
+        self.gain = nn.Parameter(torch.ones(d))
+        self.last = None  # the weights of the last forward, (n, B, T), detached
+
+    def forward(self, vs):
+        V = torch.stack(vs)  # (n, B, T, d)
+        n = V / torch.sqrt((V * V).mean(-1, keepdim=True) + EPS)
+        a = torch.softmax((n * (self.query * self.gain)).sum(-1), 0)  # (n, B, T)
+        self.last = a.detach()
+        return (a[..., None] * V).sum(0)
+
+
+def attn_res_stack(blocks, ops, h, mask, sums, skip_block=0):
+    """Attention Residuals over the units of `blocks`: unit k reads h_{k-1}, writes v_k; op k makes
+    h_k from v_0 = h_0, v_1..v_k. Block skip_block's units write their input (the lesion study).
+    Returns the last h and the streams at the block boundaries."""
+    vs, streams, k = [h], [h], 0
+    for l, blk in enumerate(blocks, start=1):
+        for unit in blk.units:
+            if l == skip_block:
+                v = h
+            else:
+                v, u = unit(h, mask)
+                sums.append((u, h, unit.alpha))
+            vs.append(v)
+            h = ops[k](vs)
+            k += 1
+        streams.append(h)
+    return h, streams
+
+
 def wiring(arch, w):
     """The class of a unit of `arch`; w: the unit's wrapping as the engine shipped it. Mix-LN (Li et
     al. 2024) is Post-LN in its first blocks and Pre-LN in the rest: w says which."""
@@ -415,6 +469,7 @@ def wiring(arch, w):
         "dyt": PreNorm,
         "hyper": HyperUnit,
         "mhc": HyperUnit,
+        "attn_res": NormNoSkip,
     }[arch]
 
 
@@ -509,6 +564,8 @@ class Network(nn.Module):
         self.dwa = None
         if arch == "dwa":
             self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
+        # Attention Residuals: one op per unit (attn_res_stack)
+        self.attn_res = nn.ModuleList([AttnRes(d) for _ in range(L * P)]) if arch == "attn_res" else None
         T = model["context"]
         if self.language:
             self.embedding = nn.Parameter(torch.zeros(model["embedding_rows"], d))
@@ -563,7 +620,9 @@ class Network(nn.Module):
         streams, sums, ys = [h], [], [h]
         if self.hc_streams:  # Hyper-Connections: n streams, their mean and summed gradient logged
             h = hyper_streams(h, self.hc_streams)
-        for l, blk in enumerate(self.blocks, start=1):
+        if self.attn_res is not None:
+            h, streams = attn_res_stack(self.blocks, self.attn_res, h, batch["mask"], sums, skip_block)
+        for l, blk in enumerate(self.blocks if self.attn_res is None else [], start=1):
             if l != skip_block:
                 h = blk(h, batch["mask"], sums)
             if self.dwa is not None:  # every term, a weight of 0 included: its gradient is <y_j, dx_l>
@@ -614,6 +673,10 @@ def stack_params(net):
     if net.dwa is not None:
         for l, w in enumerate(net.dwa, start=1):
             named[f"dwa[{l}]"] = w
+    if net.attn_res is not None:
+        for k, op in enumerate(net.attn_res, start=1):
+            named[f"attn_res.query[unit {k}]"] = op.query
+            named[f"attn_res.gain[unit {k}]"] = op.gain
     if net.final_norm is not None:
         for pname, p in net.final_norm.named_parameters():
             named[f"{pname}.final"] = p
@@ -645,13 +708,16 @@ class Simulation(nn.Module):
         self.dwa = None
         if arch == "dwa":
             self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
+        self.attn_res = nn.ModuleList([AttnRes(d) for _ in range(L * P)]) if arch == "attn_res" else None
 
     def forward(self, h0, r, mask):
         h = h0
         streams, sums, ys = [h], [], [h]
         if self.hc_streams:
             h = hyper_streams(h, self.hc_streams)
-        for l, blk in enumerate(self.blocks, start=1):
+        if self.attn_res is not None:
+            h, streams = attn_res_stack(self.blocks, self.attn_res, h, mask, sums)
+        for l, blk in enumerate(self.blocks if self.attn_res is None else [], start=1):
             h = blk(h, mask, sums)
             if self.dwa is not None:
                 ys.append(h)
@@ -759,6 +825,8 @@ def recipe_units(arch, blocks, per_block, mix_fraction):
         w["in"] = "layernorm"
     elif arch == "pre_rms":
         w["in"] = "rmsnorm"
+    elif arch == "attn_res":
+        w["in"], w["skip"] = "rmsnorm", False
     elif arch == "sandwich":
         w["in"] = w["out"] = "rmsnorm"
     elif arch == "dyt":
@@ -847,6 +915,10 @@ def draw_init(net, arch, cfg, units, gen):
         elif key == "dwa":  # DenseFormer's weights: the block's own output, 1, the earlier ones 0
             w = torch.zeros(p.shape, dtype=torch.float64)
             w[-1] = 1.0
+        elif key == "attn_res.query":  # Attention Residuals' pseudo-query: 0, uniform weights
+            w = torch.zeros(p.shape, dtype=torch.float64)
+        elif key == "attn_res.gain":
+            w = torch.ones(p.shape, dtype=torch.float64)
         else:
             raise SystemExit(f"resnorm_torch: no init for parameter {name}")
         p.copy_(w.to(p.device, p.dtype))
@@ -1151,6 +1223,21 @@ class Trainer:
             out.append(math.sqrt(sq))
         return out
 
+    def attn_res_weights(self):
+        """Attention Residuals' weights averaged over every held-out token (a sequence's pads left
+        out): row k - 1 holds unit k's a_{k,0..k}, as the engine's summary writes them."""
+        K = len(self.net.attn_res)
+        sums, tokens = [[0.0] * (k + 1) for k in range(1, K + 1)], 0
+        with torch.no_grad():
+            for b in self.heldout:
+                self.net(b)
+                own = b["counted"] if self.net.language else torch.ones(b["size"], 1, dtype=torch.bool)
+                tokens += int(own.sum())
+                for k, op in enumerate(self.net.attn_res, start=1):
+                    for i in range(k + 1):
+                        sums[k - 1][i] += float(op.last[i][own.to(op.last.device)].sum())
+        return [[x / tokens for x in row] for row in sums]
+
     def heldout_loss(self, skip_block=0, mode="eval"):
         """The held-out set's mean loss, BatchNorm in `mode` (the engine's rests in eval mode between passes)."""
         total, correct, scored, first = 0.0, 0, 0, None
@@ -1448,6 +1535,8 @@ def main(run, argv=None, keyed=False, dist=None, close=True):
             "gates": tr.gates(),
             "dwa": [w.tolist() for w in tr.net.dwa] if tr.net.dwa is not None else None,
         }
+        if tr.net.attn_res is not None:
+            summary[tr.arch]["attn_res"] = tr.attn_res_weights()
     if args.json:
         doc = {"config": cfg, "chance_loss": chance, "optimal_loss": optimal, "summary": summary}
         if keyed:

@@ -92,7 +92,7 @@ const std::vector<Arch>& pytorch_archs() {
   static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
                                           Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
                                           Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa,
-                                          Arch::dyt,     Arch::hyper,      Arch::mhc};
+                                          Arch::dyt,     Arch::hyper,      Arch::mhc,      Arch::attn_res};
   return archs;
 }
 
@@ -328,6 +328,11 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
           put((mhc ? "mhc_pre" : "hc_read") + unit, hc.read_param(k), n, {long(n)});
           put((mhc ? "mhc_res" : "hc_mix") + unit, hc.res_param(k), long(n) * n, {long(n) * n});
           put((mhc ? "mhc_post" : "hc_write") + unit, hc.write_param(k), n, {long(n)});
+        }
+        if (model.has_attn_res()) {
+          const int k = (l - 1) * P + q + 1;
+          put("attn_res.query" + unit, model.attn_res().query(k), d, {long(d)});
+          put("attn_res.gain" + unit, model.attn_res().gain(k), d, {long(d)});
         }
       }
       if (model.dense()) put("dwa" + at, model.mix_row(l), l + 1, {long(l + 1)});

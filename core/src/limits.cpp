@@ -72,11 +72,12 @@ int largest_depth(Config c, Fits fits) {
 
 // One model's buffers for these sizes: `unit_norms` norms in each of its
 // depth * P units, `final_norms` (0 or 1) after the stack, a gate of
-// `gate_entries` (0, 1 or d) in each unit, the buffers of dense averaging;
+// `gate_entries` (0, 1 or d) in each unit, the buffers of dense averaging
+// and of Attention Residuals;
 // train: a training stack (model.h), with GELU's cdf instead of the Gram
 // scratch (its weight gradients are the parameters' own).
 double stack_bytes(double T, double d, double m, double H, int depth, Block block, int unit_norms, int final_norms,
-                   double gate_entries, bool dense, int sb, bool train, double S = 0) {
+                   double gate_entries, bool dense, bool attn_res, int sb, bool train, double S = 0) {
   if (S <= 0) S = T;  // rows of a segment (training; attention within each)
   const int P = block == Block::transformer ? 2 : 1;
   const double U = double(depth) * P;
@@ -89,6 +90,11 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
   double bytes = 2 * (U + 1) * T * d * sb + 9 * T * d * sb + final_norms * norm;
   // y_j and dy_j (L + 1, T, d), the weights and their gradients.
   if (dense) bytes += 2 * (depth + 1.0) * T * d * sb + depth * (depth + 3.0) * sb + 4 * kAllocBytes;
+  // Attention Residuals (attn_res.h): v_i, dv_i, n_i (U + 1, T, d), r_i (U + 1, T),
+  // the weights (U (U + 3) / 2, T), queries, gains and their gradients (U, d), the scratch.
+  if (attn_res)
+    bytes +=
+        (3 * (U + 1) * T * d + (U + 1) * T + 0.5 * U * (U + 3) * T + 4 * U * d) * sb + (U + 1) * 8 + 10 * kAllocBytes;
   bytes += U * unit + depth * mlp;
   if (block == Block::transformer) {
     bytes += depth * attn;
@@ -129,12 +135,12 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
             18 * kAllocBytes;
   }
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
-                     c.final_norm != NormKind::none, gate, rec.dense_average, sb, train, segment) +
+                     c.final_norm != NormKind::none, gate, rec.dense_average, rec.attn_res, sb, train, segment) +
          dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + hyper;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {
-  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, k.width, true, sb, false);
+  return stack_bytes(k.tokens, k.width, k.hidden, k.heads, k.depth, k.block, 3, 1, k.width, true, true, sb, false);
 }
 
 // Dense averaging's forward and backward (model.h): L (L + 3) / 2 weights,
@@ -153,6 +159,16 @@ double mix_work(const Config& c, Arch a) {
   return 0.5 * c.depth * (c.depth + 3.0) * 6.0 * c.tokens * c.width;
 }
 
+// Attention Residuals' forward and backward (attn_res.h): op k over k + 1
+// sources of T d entries, each a logit (2 d), an axpy (2 d) forward, and a
+// dot product, the logit again, and the value, key and query updates backward
+// (about 14 d); and every source's normalization (3 d).
+double attn_res_work(const Config& c, Arch a) {
+  if (!recipe(a, c.depth, c.sublayers_per_block()).attn_res) return 0;
+  const double U = double(c.depth) * c.sublayers_per_block();
+  return (0.5 * U * (U + 3.0) * 18.0 + 3.0 * (U + 1)) * c.tokens * c.width;
+}
+
 // Forward and backward of one architecture's stack, with the weight-gradient norms.
 double stack_work(const Config& c, int segment) {
   const double T = c.tokens, d = c.width, m = c.hidden(), S = segment > 0 ? segment : T;
@@ -167,7 +183,7 @@ Cost simulate_cost(const Config& c, int sb) {
   k.work = bank_work(c);
   for (Arch a : c.archs) {
     k.bytes += model_bytes(c, a, sb);
-    k.work += arch_factor(a) * stack_work(c) + mix_work(c, a);
+    k.work += arch_factor(a) * stack_work(c) + mix_work(c, a) + attn_res_work(c, a);
   }
   k.bytes *= kMargin;
   return k;

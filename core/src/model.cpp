@@ -122,6 +122,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   dmix_.setZero();
   for (int l = 1; dense_ && l <= L; ++l) mix_row(l)[l] = S(1);
   hyper_.configure(rec.hyper, cfg.hc_streams, cfg.sinkhorn_iters, n_units_, T, d);
+  // Attention Residuals: queries 0, gains 1 (uniform weights).
+  attn_res_on_ = rec.attn_res;
+  attn_res_.resize(attn_res_on_ ? n_units_ : 0, T, d);
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
     readout_ = readout(cfg.seed, T, d).cast<S>();
@@ -282,11 +285,25 @@ void Model<S>::forward_begin() {
     hyper_.prepare();
     hyper_.begin(stream(0));
   }
+  if (attn_res_on_) {
+    std::copy(input_.data(), input_.data() + input_.size(), attn_res_.v(0));
+    attn_res_.normalize(0);
+  }
 }
 
 template <class S>
 S* Model<S>::unit_output(int k) {
+  if (attn_res_on_) return attn_res_.v(k);
   return dense_ && k % sublayers_per_block_ == 0 ? y(k / sublayers_per_block_) : stream(k);
+}
+
+template <class S>
+void Model<S>::after_unit(int k) {
+  if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
+  if (attn_res_on_) {
+    attn_res_.normalize(k);
+    attn_res_.forward(k, stream(k));
+  }
 }
 
 template <class S>
@@ -299,9 +316,10 @@ void Model<S>::forward_step(int k) {
     return;
   }
   forward_unit(units_[k - 1], unit_output(k), stream(k - 1));
-  if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
+  after_unit(k);
 }
 
+// With Attention Residuals the skipped unit's v_k is its input h_{k-1}.
 template <class S>
 void Model<S>::skip_step(int k) {
   const long n = static_cast<long>(T_) * d_;
@@ -311,7 +329,7 @@ void Model<S>::skip_step(int k) {
     return;
   }
   std::copy(stream(k - 1), stream(k - 1) + n, unit_output(k));
-  if (dense_ && k % sublayers_per_block_ == 0) mix_forward(k / sublayers_per_block_);
+  after_unit(k);
 }
 
 // x_l = sum_j w_{l,j} y_j over the terms of nonzero weight, in order of j; the
@@ -383,6 +401,10 @@ double Model<S>::forward_from_unit(int k0, const S* hk) {
     else
       hyper_.shift(k0, hk);
   }
+  if (attn_res_on_ && k0 == 0) {  // v_0 = h_0
+    std::copy(hk, hk + static_cast<long>(T_) * d_, attn_res_.v(0));
+    attn_res_.normalize(0);
+  }
   for (int k = k0 + 1; k <= units(); ++k) forward_step(k);
   return loss_from_top();
 }
@@ -405,7 +427,9 @@ void Model<S>::backward_begin() {
   const long n = static_cast<long>(T_) * d_;
   dstreams_.setZero();
   dys_.setZero();
+  attn_res_.zero_dv();
   if (!train_) {
+    attn_res_.zero_grad();
     final_.zero_grad();
     for (int k = 0; k < n_units_; ++k) {
       Unit<S>& u = units_[k];
@@ -442,11 +466,20 @@ void Model<S>::backward_step(int k, bool materialize) {
     mix_backward(l);
     dout = dys_.data() + static_cast<long>(l) * n;  // dy_l, complete now
   }
+  if (attn_res_on_) {
+    attn_res_.backward(k, dstream(k));
+    dout = attn_res_.dv(k);  // dv_k, complete now
+  }
   backward_unit(units_[k - 1], dstream(k - 1), dout, stream(k - 1), materialize);
   if (dense_ && k == 1) {
     S* dh0 = dstream(0);
     const S* dy0 = dys_.data();
     for (long i = 0; i < n; ++i) dh0[i] += dy0[i];  // dh_0 = dx_0 + dy_0
+  }
+  if (attn_res_on_ && k == 1) {
+    S* dh0 = dstream(0);
+    const S* dv0 = attn_res_.dv(0);
+    for (long i = 0; i < n; ++i) dh0[i] += dv0[i];  // dh_0 = dstream(0) + dv_0
   }
 }
 

@@ -13,9 +13,9 @@ namespace {
 
 // Every tensor of the stack in one fixed order, block by block (attention's
 // W_Q, W_K, W_V, W_O, QK-norm's gamma_q and gamma_k, then W1, W2, then each unit's norms and gate, then the
-// block's averaging weights), then the final norm: fn(name, values, gradient,
-// size, block, matrix); Hyper-Connections' weights with each unit's. The gradients are the training stack's own: the
-// sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
+// block's averaging weights, or its units' Attention Residuals queries and gains), then the final norm: fn(name,
+// values, gradient, size, block, matrix); Hyper-Connections' weights with each unit's. The gradients are the training
+// stack's own: the sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
   const int L = m.depth(), P = m.sublayers_per_block();
@@ -66,6 +66,14 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
     }
     // w_{l,0..l}: how block l's stream averages h_0 and the outputs of blocks 1..l.
     if (m.dense()) fn("dwa" + at, m.mix_row(l), m.dmix_row(l), l + 1, l, false);
+    // Attention Residuals: each unit's query w_k and key gain g_k, no matrix: no weight decay.
+    for (int j = 0; m.has_attn_res() && j < P; ++j) {
+      const int k = (l - 1) * P + j + 1;
+      const std::string unit = "[unit " + std::to_string(k) + "]";
+      AttnRes<S>& ar = m.attn_res();
+      fn("attn_res.query" + unit, ar.query(k), ar.dquery(k), m.d(), l, false);
+      fn("attn_res.gain" + unit, ar.gain(k), ar.dgain(k), m.d(), l, false);
+    }
   }
   norms(m.final_norm(), "final", L + 1);
 }
@@ -373,6 +381,37 @@ void Network<S>::lesion_losses(const Batch& b, std::vector<double>& loss) {
     }
   }
   for (double& x : loss) x /= N;
+}
+
+template <class S>
+std::vector<double> Network<S>::attn_res_weights(const std::vector<Batch>& batches) {
+  if (!model_.has_attn_res()) return {};
+  for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
+    std::fill(v->begin(), v->end(), 0.0);
+  const int K = model_.units();
+  std::vector<double> w(static_cast<size_t>(K) * (K + 1), 0.0);
+  double tokens = 0;
+  for (const Batch& b : batches)
+    for (int first = 0; first < b.size; first += per_pass_) {
+      embed(b, first);
+      layout(b, first);
+      pass(0, false);
+      for (int j = 0; j < per_pass_ && first + j < b.size; ++j) {
+        // The item's rows: its own tokens (a language item), or its one row (teacher, one item a row).
+        const int own = language_ ? b.length_of(first + j) : 1;
+        const int row0 = j * seg_;
+        for (int t = 0; t < own; ++t) {
+          for (int k = 1; k <= K; ++k) {
+            const S* a = model_.attn_res().weights(k) + static_cast<long>(row0 + t) * (k + 1);
+            for (int i = 0; i <= k; ++i) w[static_cast<size_t>(k - 1) * (K + 1) + i] += double(a[i]);
+          }
+          tokens += 1;
+        }
+      }
+    }
+  if (tokens > 0)
+    for (double& x : w) x /= tokens;
+  return w;
 }
 
 template <class S>

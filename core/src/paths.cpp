@@ -23,11 +23,15 @@ namespace resnorm {
 // of each norm and sublayer. Dense averaging is a sum over more paths than
 // the subsets of units: with weights other than its init (the identity, which
 // a simulation always has) the expansion is not defined here, and the result is NaN.
+// Attention Residuals' softmax weights depend on every unit's output, so a
+// path does not factor through subsets of units: NaN too.
 template <class S>
 double Model<S>::backward_path(const std::vector<char>& through_branch) {
   if (static_cast<int>(through_branch.size()) != units()) return std::numeric_limits<double>::quiet_NaN();
   // n streams: a path runs through the streams' mixes as well as the units, not a subset of units.
   if (hyper_on()) return std::numeric_limits<double>::quiet_NaN();
+  // Attention Residuals: the weights depend on every output, so paths are not a subset of units either.
+  if (attn_res_on_) return std::numeric_limits<double>::quiet_NaN();
   for (int l = 1; dense_ && l <= depth_; ++l)
     for (int j = 0; j <= l; ++j)
       if (mix_row(l)[j] != S(j == l ? 1 : 0)) return std::numeric_limits<double>::quiet_NaN();

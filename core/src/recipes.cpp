@@ -41,6 +41,10 @@ namespace resnorm {
 //    manifold-constrained form (Xie et al. 2025). Each unit is a Pre-LN branch
 //    f(LN(x)) without a skip; the n streams around it, what it reads and where
 //    its output goes are hyper.h's.
+//  - attn_res: Attention Residuals (Kimi Team 2026), RMSNorm on each unit's
+//    input and no skip: unit k reads the softmax over depth of h_0 and the
+//    outputs of units 1..k - 1 (attn_res.h), the stack's output is that of
+//    all of them, under the final norm (RMSNorm under final_norm=auto).
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -99,6 +103,11 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       w.in = NormKind::layernorm;
       w.skip = false;
       r.hyper = arch == Arch::hyper ? HyperKind::hc : HyperKind::mhc;
+      break;
+    case Arch::attn_res:
+      w.in = NormKind::rmsnorm;
+      w.skip = false;
+      r.attn_res = true;
       break;
   }
   return r;

@@ -312,7 +312,8 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
     case Arch::hyper:
     case Arch::mhc: return NormKind::layernorm;
     case Arch::pre_rms:
-    case Arch::sandwich: return NormKind::rmsnorm;
+    case Arch::sandwich:
+    case Arch::attn_res: return NormKind::rmsnorm;
     case Arch::dyt: return NormKind::dyt;
     default: return NormKind::none;
   }

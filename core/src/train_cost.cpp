@@ -24,6 +24,8 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   // Hyper-Connections: read (n), mix (n n) and write (n) weights per unit.
   if (rec.hyper != HyperKind::none)
     n += double(tc.depth) * cfg.sublayers_per_block() * (2.0 * tc.hc_streams + double(tc.hc_streams) * tc.hc_streams);
+  // Attention Residuals: a query and a key gain (d each) per unit.
+  if (rec.attn_res) n += 2.0 * tc.depth * cfg.sublayers_per_block() * d;
   // QK-norm: the gains g_Q, g_K (dh each) of every attention sublayer.
   if (tc.block == Block::transformer && tc.qk_norm != QkNorm::none) n += 2.0 * tc.depth * (tc.width / tc.heads);
   n += norm(cfg.final_norm);
@@ -64,7 +66,7 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.
     const double head = language ? 6.0 * rows * d * V : 6.0 * rows * d;
-    k.work += passes * (1.5 * stack_work(cfg, segment) + mix_work(cfg, a) + head) *
+    k.work += passes * (1.5 * stack_work(cfg, segment) + mix_work(cfg, a) + attn_res_work(cfg, a) + head) *
               (1.0 + 2.0 * heldout_modes * (tc.eval_batches + 1) / tc.log_every / 3.0);
     k.work += 20 * params;
   }

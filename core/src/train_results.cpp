@@ -57,7 +57,8 @@ std::string train_log_json(Arch arch, const TrainLog& g) {
 }
 
 std::string train_summary_json(const TrainLog& last, const Lesion& les, const Gates& gates,
-                               const std::vector<double>& dwa, double chance, double optimal) {
+                               const std::vector<double>& dwa, double chance, double optimal,
+                               const std::vector<double>& attn_res) {
   Json j;
   j.begin_object().key("steps").integer(last.step).key("outcome").string(outcome(last, chance, optimal));
   j.key("train_loss").number(last.train_loss).key("heldout_loss").number(last.heldout_loss);
@@ -68,17 +69,27 @@ std::string train_summary_json(const TrainLog& last, const Lesion& les, const Ga
     j.null();
   else
     j.begin_object().key("width").integer(gates.width).arrays(named_arrays(gates)).end_object();
-  j.key("dwa");
-  if (dwa.empty()) return j.null().end_object().str();
   // (L, L + 1) row-major; row l - 1 written up to its last weight, w_{l,l}
-  int L = 0;
-  while (static_cast<size_t>(L) * (L + 1) < dwa.size()) ++L;
-  j.begin_array();
-  for (int l = 1; l <= L; ++l) {
-    const auto row = dwa.begin() + static_cast<long>(l - 1) * (L + 1);
-    j.array(std::vector<double>(row, row + l + 1));
+  auto lower = [&j](const std::vector<double>& m) {
+    int L = 0;
+    while (static_cast<size_t>(L) * (L + 1) < m.size()) ++L;
+    j.begin_array();
+    for (int l = 1; l <= L; ++l) {
+      const auto row = m.begin() + static_cast<long>(l - 1) * (L + 1);
+      j.array(std::vector<double>(row, row + l + 1));
+    }
+    j.end_array();
+  };
+  j.key("dwa");
+  if (dwa.empty())
+    j.null();
+  else
+    lower(dwa);
+  if (!attn_res.empty()) {
+    j.key("attn_res");
+    lower(attn_res);
   }
-  return j.end_array().end_object().str();
+  return j.end_object().str();
 }
 
 }  // namespace resnorm

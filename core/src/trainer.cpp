@@ -284,6 +284,11 @@ Gates Trainer<S>::gates() const {
   return g;
 }
 
+template <class S>
+std::vector<double> Trainer<S>::attn_res_weights() {
+  return net_->attn_res_weights(task_->heldout());
+}
+
 template class Trainer<float>;
 template class Trainer<double>;
 

@@ -1,5 +1,6 @@
 // The training lab's after-training view of what dwa, layerscale and rezero
-// learned (web/src/train/learned.js; the matrix is web/src/shared/dwa-matrix.js)
+// learned (web/src/train/learned.js; the matrix is web/src/shared/dwa-matrix.js),
+// and of attn_res beside dwa (Attention Residuals' read weights)
 // in Debian's Chromium under the site's CSP: a tiny run of the three, from a
 // link, ends with DenseFormer's averaging weights as a matrix and the gates in
 // a table; the weights and gates the page holds, the numbers its tables print
@@ -16,6 +17,7 @@ import { engineSettings } from '../../web/src/shared/train-fields.js';
 import { fmtPlain } from '../../web/src/shared/format.js';
 import { gatesCaption } from '../../web/src/train/learned.js';
 import { dwaCaption } from '../../web/src/shared/dwa-weights.js';
+import { attnResCaption } from '../../web/src/shared/attn-res-weights.js';
 import { tiny } from '../node/train/tiny.js';
 
 const it = useBrowser({ wasm: true });
@@ -133,6 +135,56 @@ test('360 px in the dark theme: the learned weights and gates fit, no text overl
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360);
     assert.deepEqual(await overlaps(page), []);
     await page.locator('#train-learned').screenshot({ path: `${SHOTS}/train-gates-phone-360-dark.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+const ATTN_HASH = tiny({ arch: 'dwa,attn_res', depth: 2, steps: 20, log_every: 5 });
+
+test('attn_res beside dwa: Attention Residuals\u2019 read weights are the engine\u2019s, as a matrix, a table and a caption', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const { config } = trainFromHash(`#${ATTN_HASH}`);
+    const tr = it.rn.trainer({ ...engineSettings(config), arch: 'attn_res' });
+    tr.step(config.steps);
+    const want = tr.attnResWeights();
+    const depth = tr.config.depth;
+    tr.delete();
+    const page = await openPage(it.browser, `${url}train.html#${ATTN_HASH}`);
+    await page.click('#train-start');
+    await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.learned);
+    const h = await page.evaluate(() => {
+      const l = window.__resnormTrain.learned;
+      const rows = (sel) =>
+        [...document.querySelectorAll(sel)].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+      return {
+        learned: JSON.parse(JSON.stringify(l, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x))),
+        shown: !document.querySelector('#train-learned-attn-res').hidden,
+        dwaShown: !document.querySelector('#train-learned-dwa').hidden,
+        cells: rows('#train-learned-attn-res .learned-dwa-table tbody tr'),
+        head: document.querySelector('#train-learned-attn-res .learned-dwa-table th')?.textContent,
+        caption: [...document.querySelectorAll('#train-learned-attn-res-caption li')].map((e) => e.textContent),
+      };
+    });
+    assert.equal(h.shown, true);
+    assert.equal(h.dwaShown, true, 'DenseFormer\u2019s matrix beside it');
+    assert.deepEqual(h.learned.attn_res.attnResWeights, plain(want));
+    const K = want.length;
+    assert.equal(K, 2 * depth, 'a row per unit: attention and MLP of each block');
+    assert.equal(h.head, 'unit');
+    assert.deepEqual(
+      h.cells,
+      want.map((row) => Array.from({ length: K + 1 }, (_, j) => (j < row.length ? fmtPlain(row[j]) : ''))),
+    );
+    assert.equal(h.caption.length, 1);
+    assert.ok(h.caption[0].endsWith(attnResCaption('', want, depth).slice(2)), h.caption[0]);
+    // the keyboard reads the final norm's row, starting at the last unit's output
+    await page.focus('#train-learned-attn-res .learned-matrix');
+    await page.keyboard.press('End');
+    assert.match(
+      await page.textContent('#train-learned-attn-res .heatmap-readout'),
+      new RegExp(`the final norm takes .* of block ${depth} MLP's output`),
+    );
+    await page.locator('#train-learned').screenshot({ path: `${SHOTS}/train-attn-res-desktop.png` });
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

@@ -83,6 +83,12 @@ struct StackFixture {
       if (hc.kind() == HyperKind::mhc)
         for (int i = 0; i < n; ++i) hc.read_param(k)[i] = 0.5 * rng.normal();
     }
+    // Attention Residuals' queries away from 0 (where every gain's gradient is 0) and gains away from 1.
+    for (int k = 1; model.has_attn_res() && k <= model.units(); ++k)
+      for (int i = 0; i < cfg.width; ++i) {
+        model.attn_res().query(k)[i] = 0.4 * rng.normal();
+        model.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
+      }
   }
 
   // Which ReLU units of every MLP are on (empty for other activations).
@@ -275,6 +281,14 @@ void check_stack(StackFixture& fx) {
       check_params(hc.res_param(k), nn, dres, "dres" + at);
     check_params(hc.write_param(k), hc.n(), std::vector<double>(hc.dwrite_param(k), hc.dwrite_param(k) + hc.n()),
                  "dwrite" + at);
+  }
+  const int d = fx.cfg.width;
+  for (int k = 1; m.has_attn_res() && k <= U; ++k) {
+    AttnRes<double>& ar = m.attn_res();
+    check_params(ar.query(k), d, std::vector<double>(ar.dquery(k), ar.dquery(k) + d),
+                 "attn_res.dquery[unit " + std::to_string(k) + "]");
+    check_params(ar.gain(k), d, std::vector<double>(ar.dgain(k), ar.dgain(k) + d),
+                 "attn_res.dgain[unit " + std::to_string(k) + "]");
   }
 }
 

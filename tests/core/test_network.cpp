@@ -52,6 +52,10 @@ void randomize_params(Network<double>& net) {
       for (long i = 0; i < p.n; ++i) p.w[i] = 0.7 + 0.3 * rng.normal();
     // DyT's alpha away from its init, so a wrong alpha in dx or dgamma shows.
     if (p.name.rfind("alpha", 0) == 0) p.w[0] = 0.7 + 0.2 * rng.normal();
+    if (p.name.rfind("attn_res.query", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 0.8 * rng.normal();
+    if (p.name.rfind("attn_res.gain", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 1.0 + 0.3 * rng.normal();
     if (p.name.rfind("dwa", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = (i == p.n - 1 ? 1.0 : 0.0) + 0.3 * rng.normal();
     // Hyper-Connections' weights away from their init; mHC's logits of order 1.

@@ -21,7 +21,10 @@ struct Bytes {
 inline resnorm::Config small_config(Bytes& b) {
   resnorm::Config c;
   c.archs.clear();
-  const uint16_t mask = static_cast<uint16_t>(b.next() | (b.next() << 8)) % (1u << resnorm::kNumArchs);
+  // Three bytes: a bit for each architecture, up to 24 of them.
+  static_assert(resnorm::kNumArchs <= 24);
+  const uint32_t mask =
+      static_cast<uint32_t>(b.next() | (b.next() << 8) | (b.next() << 16)) % (1u << resnorm::kNumArchs);
   for (int a = 0; a < resnorm::kNumArchs; ++a)
     if (mask & (1u << a)) c.archs.push_back(static_cast<resnorm::Arch>(a));
   if (c.archs.empty()) c.archs.push_back(resnorm::Arch::pre_ln);

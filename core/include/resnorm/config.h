@@ -33,6 +33,8 @@ enum class Arch : uint8_t {
   dyt,         // h <- h + f(DyT(h)), DyT(x) = gamma tanh(a x) + beta, a learnable scalar   (Dynamic Tanh)
   hyper,       // n streams H: x = a.H, H <- M H + b f(LN(x)), a, M, b learned   (Hyper-Connections, hyper.h)
   mhc,         // hyper with M = Sinkhorn(exp R) doubly stochastic, a = sigmoid, b = 2 sigmoid   (mHC)
+  attn_res,    // unit k reads h = sum_i softmax_i(w_k . RMS(v_i)) v_i over h_0 and every unit output (Attention
+               // Residuals)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -51,7 +53,7 @@ enum class Block : uint8_t { mlp, transformer };
 // learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
 enum class QkNorm : uint8_t { none, layernorm };
 
-inline constexpr int kNumArchs = 18;
+inline constexpr int kNumArchs = 19;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").

@@ -65,6 +65,8 @@ double stack_work(const Config& cfg, int segment = 0);
 // The work dense averaging, or Hyper-Connections' streams, add to stack_work() for `arch` (0 for the
 // architectures without them).
 double mix_work(const Config& cfg, Arch arch);
+// The work Attention Residuals add to stack_work() for `arch` (0 for the architectures without them).
+double attn_res_work(const Config& cfg, Arch arch);
 
 // What Engine<S>::simulate(cfg) costs, for scalars of `scalar_bytes` bytes.
 Cost simulate_cost(const Config& cfg, int scalar_bytes = 4);

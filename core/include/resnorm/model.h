@@ -34,6 +34,13 @@
 // stream(k), dstream(k) hold the streams' mean and the sum of their gradients
 // (hyper.h says why), so every per-layer metric reads those.
 //
+// Attention Residuals (attn_res.h): unit k writes its output v_k (its branch,
+// no skip) into attn_res().v(k), and stream(k) = h_k, the softmax-weighted
+// sum of v_0 = h_0, v_1..v_k, which unit k + 1 reads and the final norm reads
+// at k = K. Backward: dstream(k) is complete once unit k + 1's backward has
+// run; op k's backward adds to dv_0..dv_k, and then dv_k is complete, so unit
+// k's backward starts from it; dh_0 = dstream(0) + dv_0.
+//
 // Streams and gradients are kept at every unit boundary: stream(k), dstream(k)
 // are (T, d) row-major, k = 0..L P with P = sublayers_per_block(); the block
 // boundaries are h(l) = stream(l P), l = 0..L (for MLP blocks P = 1 and they are
@@ -52,6 +59,7 @@
 #include <vector>
 
 #include "resnorm/attention.h"
+#include "resnorm/attn_res.h"
 #include "resnorm/config.h"
 #include "resnorm/hyper.h"
 #include "resnorm/limits.h"
@@ -149,6 +157,7 @@ class Model {
   const S* path_gradient() const { return path_grad_[path_grad_at_].data(); }  // (T, d), of the last backward_path()
 
   int depth() const { return depth_; }
+  int d() const { return d_; }
   int units() const { return n_units_; }
   // Units held, in use or kept from a deeper config of the same block kind.
   int units_held() const { return static_cast<int>(units_.size()); }
@@ -183,6 +192,10 @@ class Model {
   // Hyper-Connections and mHC (hyper.h); kind() none for other architectures.
   Hyper<S>& hyper() { return hyper_; }
   bool hyper_on() const { return hyper_.kind() != HyperKind::none; }
+  // Attention Residuals (see the top of this file); has_attn_res() false and
+  // attn_res() empty for other architectures.
+  bool has_attn_res() const { return attn_res_on_; }
+  AttnRes<S>& attn_res() { return attn_res_; }
 
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
@@ -192,8 +205,12 @@ class Model {
   void mix_forward(int l);
   // dw_{l,j} += <y_j, dx_l>, dy_j += w_{l,j} dx_l for j = 0..l.
   void mix_backward(int l);
-  // Where unit k writes: y(l) for the last unit of block l with dense averaging, else stream(k).
+  // Where unit k writes: y(l) for the last unit of block l with dense averaging,
+  // v_k with Attention Residuals, else stream(k).
   S* unit_output(int k);
+  // After unit k's output is written: dense averaging's x_l at a block's end,
+  // or Attention Residuals' h_k.
+  void after_unit(int k);
   static long mix_offset(int l) { return static_cast<long>(l - 1) * (l + 2) / 2; }
 
   Config cfg_;
@@ -220,6 +237,8 @@ class Model {
   VecWorkspace<S> ys_, dys_;    // (L + 1, T, d): y(j) and d loss / d y(j), dense averaging only
   VecWorkspace<S> mix_, dmix_;  // (L (L + 3) / 2): w_{l,j} row by row, and their gradients
   Hyper<S> hyper_;              // the n streams of hyper and mhc
+  bool attn_res_on_ = false;    // Attention Residuals
+  AttnRes<S> attn_res_;         // its sources, weights and queries
   Workspace<S> path_grad_[2];   // (T, d) backward_path(): the path gradient, ping-pong
   int path_grad_at_ = 0;        // which of path_grad_ holds the result
 };

@@ -49,6 +49,7 @@ namespace resnorm {
 template <class S>
 struct Param {
   // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "alpha.in[unit 1]", "gate[unit 4]", "dwa[3]",
+  // "attn_res.query[unit 2]", "attn_res.gain[unit 2]",
   // "beta.final", "unembedding"
   std::string name;
   S* w = nullptr;  // the values, n of them
@@ -90,6 +91,13 @@ class Network {
   // same bits, from one forward per item: the lesions run from the top block
   // down, each from the base pass's stream below it. sums() are left zero.
   void lesion_losses(const Batch& b, std::vector<double>& loss);
+  // Attention Residuals' weights averaged over every token of the batches'
+  // items (a teacher example is one token; a padded sequence's pads are left
+  // out), from one forward each: row-major (K, K + 1) for K units, entry
+  // (k - 1, i) the mean of a_{k,i}, how much the stream unit k + 1 reads
+  // (the final norm's for k = K) takes of v_i (h_0 for i = 0, unit i's
+  // output otherwise), 0 for i > k. Empty for other architectures; sums() are left zero.
+  std::vector<double> attn_res_weights(const std::vector<Batch>& batches);
   std::vector<Param<S>>& params() { return params_; }
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }

@@ -55,6 +55,10 @@ struct Recipe {
   // Hyper-Connections and mHC: n streams with learned read, write and mix
   // around every unit (hyper.h); the units themselves are Pre-LN branches without a skip.
   HyperKind hyper = HyperKind::none;
+  // Attention Residuals: unit k's input is a softmax-weighted sum of h_0 and
+  // the outputs of units 1..k - 1, weighted by a learned query per unit
+  // (attn_res.h); the units have no skip.
+  bool attn_res = false;
 };
 // Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
 Wrapping block_wrapping(const Recipe& r, int l);

@@ -88,9 +88,12 @@ const char* outcome(const TrainLog& last, double chance, double optimal);
 // log, and one arch's summary {"steps": ..., "outcome": ..., ..., "lesion":
 // {"base": ..., ...}, "gates": {width, init, magnitude, values} or null, "dwa":
 // [[w_{1,0}, w_{1,1}], ...] (row l - 1 holds w_{l,0..l}) or null} (chance and
-// optimal name the outcome).
+// optimal name the outcome), and for Attention Residuals "attn_res":
+// [[a_{1,0}, a_{1,1}], ...] (row k - 1 holds unit k's read weights a_{k,0..k}
+// over the held-out set, trainer.h), a key only the attn_res summary has.
 std::string train_log_json(Arch arch, const TrainLog& log);
 std::string train_summary_json(const TrainLog& last, const Lesion& lesion, const Gates& gates,
-                               const std::vector<double>& dwa, double chance, double optimal);
+                               const std::vector<double>& dwa, double chance, double optimal,
+                               const std::vector<double>& attn_res = {});
 
 }  // namespace resnorm

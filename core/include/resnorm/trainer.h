@@ -72,6 +72,10 @@ class Trainer {
   // (l - 1, j) is w_{l,j}, how much the stream after block l takes of y_j (h_0
   // for j = 0, block j's output otherwise), 0 for j > l. Empty for other architectures.
   std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
+  // Attention Residuals' read weights now, averaged over the held-out set's
+  // tokens (Network::attn_res_weights): row-major (K, K + 1) for K units.
+  // Empty for other architectures.
+  std::vector<double> attn_res_weights();
   // The gates now (see Gates); empty for architectures without them.
   Gates gates() const;
   // The held-out loss in BatchNorm's three modes now, as a log reports them

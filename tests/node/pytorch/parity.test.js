@@ -2,8 +2,9 @@
 // PyTorch script (docs/pytorch.md), Debian's python3-torch runs it (/usr/bin/python3), and every
 // logged step of every architecture the script implements, for both block kinds, agrees with the
 // engine's own run: the losses, the per-layer gradient norms, the update ratios and the rest of
-// the JSON line, and the summary's held-out loss, lesion study, gates and DenseFormer weights. The
-// exporter ships BatchNorm's settings (batchnorm.test.js trains them) and refuses a file too large.
+// the JSON line, and the summary's held-out loss, lesion study, gates, DenseFormer weights and
+// Attention Residuals' read weights. The exporter ships BatchNorm's settings (batchnorm.test.js
+// trains them) and refuses a file too large.
 //
 // Tolerances. Both sides compute in double, the script from the engine's initial weights and the
 // engine's data, so they differ only by the order of floating-point sums (about 1e-16 relative per
@@ -128,6 +129,12 @@ for (const block of Object.keys(RUNS)) {
       (es[arch].dwa ?? []).flat().forEach((x, k) => {
         const y = ts[arch].dwa.flat()[k];
         assert.ok(!differs(x, y, STEP_REL), `${where}, dwa weight ${k}: engine ${x}, PyTorch ${y}`);
+      });
+      // Attention Residuals' read weights over the held-out set (a key of attn_res's summary only)
+      assert.equal(ts[arch].attn_res === undefined, es[arch].attn_res === undefined, `${where}, attn_res`);
+      (es[arch].attn_res ?? []).flat().forEach((x, k) => {
+        const y = ts[arch].attn_res.flat()[k];
+        assert.ok(!differs(x, y, STEP_REL), `${where}, attn_res weight ${k}: engine ${x}, PyTorch ${y}`);
       });
       es[arch].lesion.loss.forEach((x, l) => {
         assert.ok(

@@ -2,7 +2,7 @@
 // logged at every step, wasm's rn.trainer() and `resnorm train --json` agree
 // to 1e-4 relative on every logged number (the train and held-out losses, the
 // global and per-layer gradient norms among them), and on the summary (steps,
-// outcome, the lesion study, the learned gates and averaging weights). Both run the float trainer; every product and
+// outcome, the lesion study, the learned gates, averaging weights and Attention Residuals' read weights). Both run the float trainer; every product and
 // every exp, erf and tanh of training has one fixed order of operations
 // (kernels.h, portable_math.h), so the two compute the same bits and what is
 // measured is the JSON's printing (9 significant digits: about 5e-9). Without
@@ -127,6 +127,7 @@ function compareTraining(settings, archs) {
       ['gates.magnitude', summary.gates?.magnitude, gates?.magnitude],
       ['gates.values', summary.gates?.values, gates?.values.flatMap((row) => Array.from(row))],
       ['dwa', summary.dwa?.flat(), dwa?.flatMap((row) => Array.from(row))],
+      ['attn_res', summary.attn_res?.flat(), tr.attnResWeights()?.flatMap((row) => Array.from(row))],
     ];
     assert.equal(gates?.width ?? null, summary.gates?.width ?? null, `${arch} gates width`);
     for (const [key, want, got] of learned) {

@@ -43,7 +43,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.equal(field('eps').min, 1e-30, 'a small bound stays exact');
   assert.equal(field('clip').max, 1e30);
   assert.deepEqual(field('task').choices, ['copy', 'reverse', 'sort', 'modadd', 'markov', 'teacher']);
-  assert.equal(field('arch').choices.length, 18);
+  assert.equal(field('arch').choices.length, 19);
   assert.deepEqual(field('arch').choices.slice(9), [
     'admin',
     'rezero',
@@ -54,6 +54,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
     'dyt',
     'hyper',
     'mhc',
+    'attn_res',
   ]);
   assert.equal(field('dyt_alpha').allowed, '0.01..10');
   assert.equal(field('hc_streams').allowed, '1..16');
@@ -80,6 +81,35 @@ test('dwaWeights: the identity at init, learned after training, as in the saved 
   tr.delete();
   const pre = rn.trainer(CONFIG);
   assert.equal(pre.dwaWeights(), null);
+  pre.delete();
+});
+
+test('attnResWeights: uniform at init (row k - 1 is 1/(k + 1)), each row a softmax, learned after training, as in the saved state; null for other architectures', () => {
+  const tr = rn.trainer({ ...CONFIG, arch: 'attn_res' });
+  const units = tr.config.block === 'transformer' ? 2 * CONFIG.depth : CONFIG.depth;
+  const init = tr.attnResWeights();
+  assert.equal(init.length, units);
+  init.forEach((row, r) => {
+    assert.ok(row instanceof Float64Array);
+    assert.equal(row.length, r + 2, 'a_{k,0..k}');
+    // float weights 1/(k + 1), averaged over the held-out tokens in double
+    row.forEach((w) => assert.ok(Math.abs(w - 1 / (r + 2)) < 1e-7, `row ${r}: ${w}`));
+  });
+  tr.step(10);
+  const trained = tr.attnResWeights();
+  assert.notDeepEqual(trained, init);
+  for (const row of trained) {
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-6, 'a row sums to 1');
+    for (const w of row) assert.ok(w > 0 && w < 1);
+  }
+  const saved = tr.state();
+  const other = rn.trainer({ ...CONFIG, arch: 'attn_res' });
+  other.load(saved);
+  assert.equal(bits(other.attnResWeights()), bits(trained));
+  other.delete();
+  tr.delete();
+  const pre = rn.trainer(CONFIG);
+  assert.equal(pre.attnResWeights(), null);
   pre.delete();
 });
 

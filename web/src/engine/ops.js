@@ -25,6 +25,7 @@ export const OPS = Object.freeze([
 //   trainerStep(id, n)         {logs, stepsDone, stopped}
 //   trainerLesion(id)          tr.lesion()
 //   trainerDwaWeights(id)      tr.dwaWeights(): L Float64Array rows, or null
+//   trainerAttnResWeights(id)  tr.attnResWeights(): K Float64Array rows, or null
 //   trainerGates(id)           tr.gates(): {width, units, values, init, magnitude}, or null
 //   trainerOutcome(id)         tr.outcome()
 //   trainerState(id)           tr.state(): a Uint8Array
@@ -35,6 +36,7 @@ export const TRAINER_OPS = Object.freeze([
   'trainerStep',
   'trainerLesion',
   'trainerDwaWeights',
+  'trainerAttnResWeights',
   'trainerGates',
   'trainerOutcome',
   'trainerState',

@@ -68,6 +68,7 @@ export const RUN = {
   },
   trainerLesion: (rn, [id], session) => trainerOf(session, id).lesion(),
   trainerDwaWeights: (rn, [id], session) => trainerOf(session, id).dwaWeights(),
+  trainerAttnResWeights: (rn, [id], session) => trainerOf(session, id).attnResWeights(),
   trainerGates: (rn, [id], session) => trainerOf(session, id).gates(),
   trainerOutcome: (rn, [id], session) => trainerOf(session, id).outcome(),
   trainerState: (rn, [id], session) => trainerOf(session, id).state(),

@@ -46,6 +46,14 @@ export const STARTS = [
     label: 'DyT vs. Pre-LN',
     config: { arch: ['pre_ln', 'dyt'], block: 'transformer', heads: 4, depth: 24 },
   },
+  // Attention Residuals (Kimi Team 2026): each sublayer reads a softmax over
+  // depth of h_0 and the earlier outputs, beside Pre-RMSNorm, whose norm it
+  // keeps on each sublayer's input; a final RMSNorm under both, as the paper's.
+  {
+    key: 'attn_res',
+    label: 'AttnRes vs. Pre-RMSNorm',
+    config: { arch: ['pre_rms', 'attn_res'], block: 'transformer', heads: 4, depth: 24, final_norm: 'rmsnorm' },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
   {
     key: 'gpt2',

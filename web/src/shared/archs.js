@@ -4,7 +4,8 @@
 // question, how to keep the highway and make late layers count, come next
 // there, in the order the explorer's "late layers" starting point lists them,
 // then DyT, every norm replaced by a learned tanh, then Hyper-Connections
-// and mHC, n residual streams with learned read, write and mixing), a dash pattern so lines
+// and mHC, n residual streams with learned read, write and mixing, and Attention Residuals,
+// each sublayer reading a softmax over depth of h_0 and the earlier outputs), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -97,6 +98,14 @@ export const ARCHS = [
     group: 'more',
     dash: [4, 3, 1, 3, 1, 3],
     block: 'HC with M = Sinkhorn(e^R) doubly stochastic',
+  },
+  {
+    key: 'attn_res',
+    label: 'AttnRes (Kimi 2026)',
+    short: 'AttnRes',
+    group: 'more',
+    dash: [20, 3, 2, 3, 2, 3],
+    block: 'h_l ← Σ_i softmax(w_l·RMS(v_i)) v_i',
   },
 ];
 

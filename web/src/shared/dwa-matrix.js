@@ -22,8 +22,19 @@ const KEYS = 'ArrowLeft ArrowRight ArrowUp ArrowDown Home End Escape';
 const MARGIN = { left: 30, right: 6, top: 4, bottom: 18 };
 const CELL_MAX = 28; // CSS px
 
-/** One run's averaging weights as a matrix on a canvas: rows block 1 (top) .. L, columns h_0 .. block L. */
-function createMatrix(box, { name, colours }) {
+/** DenseFormer's words for the view: row r (0-based) is block r + 1's stream, column j h_0 or block j's output. */
+const DWA_WORDS = {
+  rowHead: 'block',
+  hint: 'Point at the matrix, or focus it and use the arrow keys, to read how much a block takes of an earlier layer.',
+  aria: (name) =>
+    `${name}: the averaging weight each block's stream takes of the embedding and of each block output, per block. Arrow keys move between cells; the value is read below the matrix.`,
+  cell: (r, j, value) =>
+    `block ${r + 1} takes ${value} of ${j === 0 ? 'the embedding h\u2080' : j === r + 1 ? 'its own output' : `block ${j}'s output`}`,
+  caption: dwaCaption,
+};
+
+/** One run's weights as a matrix on a canvas: rows 1 (top) .. L, columns h_0 .. L, in `words`. */
+function createMatrix(box, { name, colours, words }) {
   const canvas = el('canvas', { class: 'heatmap-canvas', 'aria-hidden': 'true' });
   const tip = el('div', { class: 'chart-tip', hidden: true, 'aria-hidden': 'true' });
   const map = el(
@@ -33,7 +44,7 @@ function createMatrix(box, { name, colours }) {
       tabindex: 0,
       role: 'img',
       'aria-keyshortcuts': KEYS,
-      'aria-label': `${name}: the averaging weight each block's stream takes of the embedding and of each block output, per block. Arrow keys move between cells; the value is read below the matrix.`,
+      'aria-label': words.aria(name),
     },
     canvas,
     tip,
@@ -94,13 +105,11 @@ function createMatrix(box, { name, colours }) {
 
   function describe() {
     if (!cell) {
-      readout.textContent =
-        'Point at the matrix, or focus it and use the arrow keys, to read how much a block takes of an earlier layer.';
+      readout.textContent = words.hint;
       tip.hidden = true;
       return;
     }
-    const l = cell.r + 1;
-    const text = `block ${l} takes ${cellText(rows[cell.r][cell.j])} of ${cell.j === 0 ? 'the embedding h\u2080' : cell.j === l ? 'its own output' : `block ${cell.j}'s output`}`;
+    const text = words.cell(cell.r, cell.j, cellText(rows[cell.r][cell.j]));
     readout.textContent = `${name}, ${text}`;
     tip.hidden = !pointer;
     if (!pointer) return;
@@ -197,14 +206,14 @@ function createSignedLegend(box, title) {
   };
 }
 
-/** One run's averaging weights as numbers: a row per block, a column per earlier layer. */
-function weightsTable(rows, key) {
+/** One run's weights as numbers: a row per block (or unit), a column per earlier layer. */
+function weightsTable(rows, key, rowHead) {
   const L = rows.length;
   const th = (text) => el('th', { scope: 'col' }, text);
   const head = el(
     'thead',
     {},
-    el('tr', {}, th('block'), th('h\u2080'), ...Array.from({ length: L }, (_, j) => th(String(j + 1)))),
+    el('tr', {}, th(rowHead), th('h\u2080'), ...Array.from({ length: L }, (_, j) => th(String(j + 1)))),
   );
   const body = rows.map((row, i) =>
     el(
@@ -220,16 +229,23 @@ function weightsTable(rows, key) {
 /**
  * The matrices of `runs` ([{key, label, rows}]) in `box`: the colour bar, a matrix per run, a
  * caption per run and, behind "Show the weights", a table per run. `colours()` gives the theme's
- * {grid, hatch, surface, cursor, muted}; `captionsId` names the captions' list.
+ * {grid, hatch, surface, cursor, muted}; `captionsId` names the captions' list. A run may bring
+ * its own `words` (attn-res-weights.js's attnResWords: Attention Residuals' rows are units); the
+ * default are DenseFormer's.
  */
 export function createDwaView(
   box,
-  { colours, captionsId = null, legendTitle = 'Averaging weight w (linear, shared by every matrix)' },
+  {
+    colours,
+    captionsId = null,
+    legendTitle = 'Averaging weight w (linear, shared by every matrix)',
+    numbersLabel = 'The averaging weights in numbers',
+  },
 ) {
   const legendBox = el('div', { class: 'heat-legend' });
   const maps = el('div', { class: 'heat-grid learned-maps' });
   const captions = el('ul', { class: 'after-sentences', id: captionsId });
-  const numbers = scrollRegion(el('div', { class: 'readout-scroll' }), 'The averaging weights in numbers');
+  const numbers = scrollRegion(el('div', { class: 'readout-scroll' }), numbersLabel);
   box.append(
     legendBox,
     maps,
@@ -249,13 +265,16 @@ export function createDwaView(
       for (const r of runs) {
         const cellBox = el('div', { class: 'heatmap-cell', 'data-run': r.key });
         maps.append(cellBox);
-        const m = createMatrix(cellBox, { name: r.label, colours });
+        const m = createMatrix(cellBox, { name: r.label, colours, words: r.words ?? DWA_WORDS });
         m.update(r.rows, max);
         matrices.push(m);
       }
-      captions.replaceChildren(...runs.map((r) => el('li', {}, dwaCaption(r.label, r.rows))));
+      captions.replaceChildren(...runs.map((r) => el('li', {}, (r.words ?? DWA_WORDS).caption(r.label, r.rows))));
       numbers.replaceChildren(
-        ...runs.flatMap((r) => [el('p', { class: 'heatmap-name' }, r.label), weightsTable(r.rows, r.key)]),
+        ...runs.flatMap((r) => [
+          el('p', { class: 'heatmap-name' }, r.label),
+          weightsTable(r.rows, r.key, (r.words ?? DWA_WORDS).rowHead),
+        ]),
       );
     },
     redraw() {

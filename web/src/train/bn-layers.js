@@ -27,6 +27,8 @@ const SITES = {
   dyt: ['in'],
   hyper: ['in'],
   mhc: ['in'],
+  // Attention Residuals' key normalization is part of its softmax over depth, never BatchNorm
+  attn_res: ['in'],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],
@@ -45,6 +47,7 @@ const FINAL = new Set([
   'hyper',
   'mhc',
   'sandwich',
+  'attn_res',
 ]);
 
 const SITE_TEXT = {

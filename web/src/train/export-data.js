@@ -15,7 +15,7 @@
 // claim: {id, setting} of a lab claim's runs (the claim and the setting they were run at, `# claim`
 // and `# setting` lines and fields), or null.
 //
-// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, gates, seed}]
+// runs: [{arch, config, task, logs, stepsDone, stopped, firstNonfinite, dwaWeights, attnResWeights, gates, seed}]
 // (session.js's runs, every seed's: its snapshot's `all`; `config` the run's canonical config, its depth L).
 import { configText, csvCell, jsonNumber, numberText } from '../shared/export-text.js';
 import { bnCount, bnRowLabels } from './bn-layers.js';
@@ -188,6 +188,8 @@ export function toLabJson({ config, runs, link = '', claim = null }) {
       first_nonfinite: r.firstNonfinite ?? null,
       logs: r.logs.map(logJson),
       dwa_weights: r.dwaWeights ? r.dwaWeights.map(plainArray) : null,
+      // Attention Residuals' read weights (row k - 1: unit k's a_{k,0..k}), only a run of attn_res has them
+      ...(r.attnResWeights ? { attn_res_weights: r.attnResWeights.map(plainArray) } : {}),
       gates: gatesJson(r.gates),
     })),
   };

@@ -3,26 +3,24 @@
 // weights w_{l,0..l} block l's stream takes of the embedding h_0 and of each
 // block output up to its own) as the shared block x earlier-layer matrix
 // (../shared/dwa-matrix.js: diverging colour scale, pointer and keyboard
-// readout, caption and numbers); and ReZero's and LayerScale's gates
+// readout, caption and numbers); beside it Attention Residuals' read weights
+// (run.attnResWeights, row k - 1 the softmax weights a_{k,0..k} the input of
+// unit k + 1, or the final norm's, takes of h_0 and of units 1..k, averaged
+// over the held-out tokens) in the same view; and ReZero's and LayerScale's gates
 // (run.gates) per unit, their magnitude at the end beside their value at
 // initialization, as a table with a caption written from the numbers.
 //
 //   const l = createLearned(section, { colours });
-//   l.update({ runs, looks, state })  // returns {key: {dwaWeights, gates}} drawn (the engine's arrays)
+//   l.update({ runs, looks, state })  // returns {key: {dwaWeights, attnResWeights, gates}} drawn (the engine's arrays)
 //   l.destroy()
 import { el } from '../shared/dom.js';
 import { scrollRegion } from '../shared/scroll-region.js';
 import { fmtPlain, significant } from '../shared/format.js';
 import { createDwaView } from '../shared/dwa-matrix.js';
+import { attnResWords, unitName } from '../shared/attn-res-weights.js';
 import { median } from '../claims/lab/common.js';
 
-/** Unit k's (1-based) name: "block l", or with two units a block "block l attention" / "block l MLP". */
-export function unitName(k, units, depth) {
-  const per = Math.max(1, Math.round(units / Math.max(1, depth)));
-  const l = Math.ceil(k / per);
-  if (per === 1) return `block ${l}`;
-  return `block ${l} ${k % per === 1 ? 'attention' : 'MLP'}`;
-}
+export { unitName };
 
 /** The caption of one run's gates, from their numbers: how the median magnitude moved from the init value. */
 export function gatesCaption(label, gates, depth) {
@@ -88,6 +86,19 @@ export function createLearned(section, { colours }) {
   );
   const dwaBox = el('div', { class: 'learned-dwa', id: 'train-learned-dwa' }, dwaTitle, dwaSub);
   const dwa = createDwaView(dwaBox, { colours, captionsId: 'train-learned-dwa-caption' });
+  const attnTitle = el('h4', { class: 'learned-title' }, 'Which earlier layers each unit reads (Attention Residuals)');
+  const attnSub = el(
+    'p',
+    { class: 'hint' },
+    'Row k: the softmax weights with which the input of unit k + 1 (the last row: the final norm\u2019s) takes of the embedding h\u2080 (left) and of the outputs of units 1..k, averaged over the held-out tokens; each row sums to 1. A transformer block has two units, attention then MLP. At initialization row k is 1/(k + 1) throughout.',
+  );
+  const attnBox = el('div', { class: 'learned-dwa', id: 'train-learned-attn-res' }, attnTitle, attnSub);
+  const attn = createDwaView(attnBox, {
+    colours,
+    captionsId: 'train-learned-attn-res-caption',
+    legendTitle: 'Read weight a (linear, shared by every matrix)',
+    numbersLabel: 'The read weights in numbers',
+  });
   const gatesCaptions = el('ul', { class: 'after-sentences', id: 'train-learned-gates-caption' });
   const gatesNumbers = scrollRegion(el('div', { class: 'readout-scroll' }), 'The gates in numbers');
   const gatesBox = el(
@@ -102,7 +113,7 @@ export function createLearned(section, { colours }) {
     gatesCaptions,
     gatesNumbers,
   );
-  const box = el('div', { class: 'learned', id: 'train-learned' }, dwaBox, gatesBox);
+  const box = el('div', { class: 'learned', id: 'train-learned' }, dwaBox, attnBox, gatesBox);
   section.append(box);
   box.hidden = true;
   let drawnFrom = null;
@@ -111,10 +122,20 @@ export function createLearned(section, { colours }) {
   function draw(runs) {
     const depthOf = (r) => r.config?.depth ?? r.dwaWeights?.length ?? r.gates.units;
     const dense = runs.filter((r) => r.dwaWeights);
+    const attending = runs.filter((r) => r.attnResWeights);
     const gated = runs.filter((r) => r.gates);
     dwaBox.hidden = !dense.length;
+    attnBox.hidden = !attending.length;
     gatesBox.hidden = !gated.length;
     dwa.update(dense.map((r) => ({ key: r.key, label: r.look.label, rows: r.dwaWeights })));
+    attn.update(
+      attending.map((r) => ({
+        key: r.key,
+        label: r.look.label,
+        rows: r.attnResWeights,
+        words: attnResWords(r.attnResWeights.length, r.config?.depth ?? r.attnResWeights.length),
+      })),
+    );
     gatesCaptions.replaceChildren(...gated.map((r) => el('li', {}, gatesCaption(r.look.label, r.gates, depthOf(r)))));
     gatesNumbers.replaceChildren(...(gated.length ? [gatesTable(gated, depthOf)] : []));
   }
@@ -122,12 +143,13 @@ export function createLearned(section, { colours }) {
   return {
     update({ runs, looks, state }) {
       const learned = runs
-        .filter((r) => r.dwaWeights || r.gates)
+        .filter((r) => r.dwaWeights || r.attnResWeights || r.gates)
         .map((r) => ({
           key: r.key ?? r.arch,
           look: looks[r.key ?? r.arch],
           config: r.config,
           dwaWeights: r.dwaWeights,
+          attnResWeights: r.attnResWeights,
           gates: r.gates,
         }));
       const ready = state === 'done' && learned.length > 0;
@@ -140,13 +162,21 @@ export function createLearned(section, { colours }) {
       if (drawnFrom !== runs) {
         drawnFrom = runs;
         draw(learned);
-        drawn = Object.fromEntries(learned.map((r) => [r.key, { dwaWeights: r.dwaWeights, gates: r.gates }]));
+        drawn = Object.fromEntries(
+          learned.map((r) => [r.key, { dwaWeights: r.dwaWeights, attnResWeights: r.attnResWeights, gates: r.gates }]),
+        );
       }
       return drawn;
     },
     /** The theme changed: the matrices' background and marks are its colours. */
-    redraw: () => dwa.redraw(),
+    redraw: () => {
+      dwa.redraw();
+      attn.redraw();
+    },
     legendTicks: () => dwa.legendTicks(),
-    destroy: () => dwa.destroy(),
+    destroy: () => {
+      dwa.destroy();
+      attn.destroy();
+    },
   };
 }

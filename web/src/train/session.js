@@ -29,7 +29,8 @@
 // (`trainedAt`, as claims/lab/common.js's runEnd reads it). When every run has
 // finished, the session asks each trainer for its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
 // it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
-// weights) and `gates` (ReZero's and LayerScale's), each null for a preset
+// weights), `attnResWeights` (Attention Residuals' read weights over the
+// held-out set) and `gates` (ReZero's and LayerScale's), each null for a preset
 // without them (or `learnedError`), before it says done.
 //
 // Seeds: each run trains on every seed of the settings (`seeds`, shared/train-fields.js's seedList:
@@ -134,6 +135,7 @@ function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, fir
     lesion: null,
     lesionError: null,
     dwaWeights: null,
+    attnResWeights: null,
     gates: null,
     learnedError: null,
     trainer,
@@ -251,12 +253,13 @@ async function lesionOf(r, current) {
   }
 }
 async function learnedOf(r, current) {
-  if (r.dwaWeights || r.gates || r.error) return;
+  if (r.dwaWeights || r.attnResWeights || r.gates || r.error) return;
   const ask = (name) => (typeof r.trainer[name] === 'function' ? r.trainer[name]() : null);
   try {
-    const [w, g] = await Promise.all([ask('dwaWeights'), ask('gates')]);
+    const [w, a, g] = await Promise.all([ask('dwaWeights'), ask('attnResWeights'), ask('gates')]);
     if (!current()) return;
     r.dwaWeights = w ?? null;
+    r.attnResWeights = a ?? null;
     r.gates = g ?? null;
   } catch (e) {
     if (current()) r.learnedError = e;

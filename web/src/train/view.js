@@ -150,7 +150,8 @@ function createLabPanels(root, paperPanel) {
   const readout = createTrainReadout(readoutBox);
   const figures = lineChartFigures();
   // ---- after training (lesion-chart.js): the lesion study and the contributions, when every run has
-  // finished; then (learned.js) DenseFormer's averaging weights and the ReZero and LayerScale gates
+  // finished; then (learned.js) DenseFormer's averaging weights, Attention Residuals' read weights and
+  // the ReZero and LayerScale gates
   const afterBox = el(
     'section',
     { class: 'after-training', id: 'train-after', 'aria-labelledby': 'train-after-title' },
@@ -408,6 +409,7 @@ function hookRuns(runs, looks) {
         config: r.config,
         lesion: r.lesion,
         dwaWeights: r.dwaWeights ?? null,
+        attnResWeights: r.attnResWeights ?? null,
         gates: r.gates ?? null,
         // every seed's run, the first (this one) first
         seeds: (r.seeds ?? [r]).map((x) => ({
