@@ -308,6 +308,7 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
     case Arch::pre_rms:
     case Arch::sandwich: return NormKind::rmsnorm;
     case Arch::dyt: return NormKind::dyt;
+    case Arch::hybrid: return NormKind::layernorm;
     default: return NormKind::none;
   }
 }

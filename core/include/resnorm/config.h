@@ -31,6 +31,7 @@ enum class Arch : uint8_t {
   mix_ln,      // post_ln in the first floor(f L) blocks, pre_ln above, f = mix_fraction (Mix-LN)
   dwa,         // pre_ln blocks, h_l <- sum_j w_lj y_j over h_0 and every block output (DenseFormer)
   dyt,         // h <- h + f(DyT(h)), DyT(x) = gamma tanh(a x) + beta, a learnable scalar   (Dynamic Tanh)
+  hybrid,      // attention: h <- h + attn(h) with LN on Q, K, V per head; FFN: h <- LN(h) + f(LN(h))  (HybridNorm)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -49,7 +50,7 @@ enum class Block : uint8_t { mlp, transformer };
 // learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
 enum class QkNorm : uint8_t { none, layernorm };
 
-inline constexpr int kNumArchs = 16;
+inline constexpr int kNumArchs = 17;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").
