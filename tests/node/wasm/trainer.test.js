@@ -43,8 +43,17 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.equal(field('eps').min, 1e-30, 'a small bound stays exact');
   assert.equal(field('clip').max, 1e30);
   assert.deepEqual(field('task').choices, ['copy', 'reverse', 'sort', 'modadd', 'markov', 'teacher']);
-  assert.equal(field('arch').choices.length, 16);
-  assert.deepEqual(field('arch').choices.slice(9), ['admin', 'rezero', 'layerscale', 'lns', 'mix_ln', 'dwa', 'dyt']);
+  assert.equal(field('arch').choices.length, 17);
+  assert.deepEqual(field('arch').choices.slice(9), [
+    'admin',
+    'rezero',
+    'layerscale',
+    'lns',
+    'mix_ln',
+    'dwa',
+    'dyt',
+    'hybrid',
+  ]);
   assert.equal(field('dyt_alpha').allowed, '0.01..10');
 });
 

@@ -3,7 +3,7 @@
 // there by `short` or the label; the five answers to the article's open
 // question, how to keep the highway and make late layers count, come next
 // there, in the order the explorer's "late layers" starting point lists them,
-// then DyT, every norm replaced by a learned tanh), a dash pattern so lines
+// then DyT, every norm replaced by a learned tanh, then HybridNorm), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -80,6 +80,14 @@ export const ARCHS = [
     group: 'more',
     dash: [6, 2, 1, 2, 1, 2],
     block: 'h ← h + f(γ tanh(αh) + β), α learned',
+  },
+  {
+    key: 'hybrid',
+    label: 'HybridNorm (Zhuo et al. 2025)',
+    short: 'HybridNorm',
+    group: 'more',
+    dash: [10, 3, 1, 3],
+    block: 'h ← h + attn(h), LN on Q, K, V; h ← LN(h) + f(LN(h))',
   },
 ];
 

@@ -17,7 +17,7 @@ export default [
     min: 0,
     max: 0,
     allowed:
-      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt',
+      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hybrid',
     default: 'post_ln,pre_ln',
     help: 'architectures to train side by side, comma separated',
     choices: [
@@ -37,6 +37,7 @@ export default [
       'mix_ln',
       'dwa',
       'dyt',
+      'hybrid',
     ],
   },
   {

@@ -25,13 +25,15 @@ const SITES = {
   lns: ['in'],
   dwa: ['in'],
   dyt: ['in'],
+  // HybridNorm: a norm before the MLP (its skip taken after it), none around attention
+  hybrid: ['in'],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],
 };
 
 /** The architectures whose own final norm (final_norm auto) is there: a BatchNorm run's becomes BatchNorm. */
-const FINAL = new Set(['pre_ln', 'pre_rms', 'gpt2', 'layerscale', 'lns', 'mix_ln', 'dwa', 'dyt', 'sandwich']);
+const FINAL = new Set(['pre_ln', 'pre_rms', 'gpt2', 'layerscale', 'lns', 'mix_ln', 'dwa', 'dyt', 'sandwich', 'hybrid']);
 
 const SITE_TEXT = {
   in: 'norm before the sublayer',
@@ -61,7 +63,7 @@ export function bnLayers(config) {
   for (let l = 1; l <= L; l++) {
     const here = l <= early ? ['outer'] : sites;
     for (const sub of subs)
-      for (const site of here) {
+      for (const site of config.arch === 'hybrid' && sub === 'attention' ? [] : here) {
         const unit = sub ? `${l} ${sub === 'attention' ? 'attn' : sub}` : `${l}`;
         out.push({
           short: here.length > 1 ? `${unit} ${SITE_SHORT[site]}` : unit,
