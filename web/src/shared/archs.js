@@ -87,7 +87,7 @@ export const ARCHS = [
     short: 'HybridNorm',
     group: 'more',
     dash: [10, 3, 1, 3],
-    block: 'h ← h + attn(h), LN on Q, K, V; h ← LN(h) + f(LN(h))',
+    block: 'h ← LN(h) + f(LN(h)), QKV-norm in attention',
   },
 ];
 
