@@ -186,9 +186,10 @@ class CausalSelfAttention(nn.Module):
     per head softmax(Q_h K_h^T / sqrt(d / H) + mask) V_h, heads concatenated, then W_O.
     qk_norm "layernorm" (Dehghani et al. 2023; Wortsman et al. 2023): each head's rows of Q and K
     through LayerNorm over its dh features with learned gains gamma_q, gamma_k (dh, shared by the
-    heads) and no bias before the scores, whose 1 / sqrt(dh) stays."""
+    heads) and no bias before the scores, whose 1 / sqrt(dh) stays. v_norm (HybridNorm, Zhuo et al.
+    2025): each head's rows of V likewise, with the gain gamma_v (dh, shared by the heads)."""
 
-    def __init__(self, d, heads, qk_norm="none"):
+    def __init__(self, d, heads, qk_norm="none", v_norm=False):
         super().__init__()
         self.heads = heads
         self.W_Q = nn.Parameter(torch.zeros(d, d))
@@ -199,6 +200,9 @@ class CausalSelfAttention(nn.Module):
         if qk_norm == "layernorm":
             self.gamma_q = nn.Parameter(torch.ones(d // heads))
             self.gamma_k = nn.Parameter(torch.ones(d // heads))
+        self.v_norm = v_norm
+        if v_norm:
+            self.gamma_v = nn.Parameter(torch.ones(d // heads))
 
     @staticmethod
     def head_norm(y, gamma):
@@ -217,6 +221,8 @@ class CausalSelfAttention(nn.Module):
         q, k, v = split(x @ self.W_Q), split(x @ self.W_K), split(x @ self.W_V)
         if self.qk_norm == "layernorm":
             q, k = self.head_norm(q, self.gamma_q), self.head_norm(k, self.gamma_k)
+        if self.v_norm:
+            v = self.head_norm(v, self.gamma_v)
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (B, H, T, T)
         scores = scores.masked_fill(~mask[:, None, :, :], float("-inf"))
         ctx = torch.softmax(scores, dim=-1) @ v  # (B, H, T, dh)
@@ -446,11 +452,36 @@ def attn_res_stack(blocks, ops, h, mask, sums, skip_block=0):
     return h, streams
 
 
+class NormedSkip(nn.Module):
+    """h' = N(h) + f(N(h)): HybridNorm's FFN (Zhuo et al. 2025), the skip taken after the norm, as
+    its reference code's ffn_residual_after_norm wires it. The contribution metric's skip is N(h)."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.norm_in = make_norm(w["in"], d)
+
+    def forward(self, h, mask):
+        n = self.norm_in(h)
+        self.skipped = n
+        u = self.f(n, mask)
+        return n + u, u
+
+
+def skip_of(unit, before):
+    """What the unit's skip carried: N(h) for NormedSkip, its input h otherwise."""
+    return unit.skipped if isinstance(unit, NormedSkip) else before
+
+
 def wiring(arch, w):
     """The class of a unit of `arch`; w: the unit's wrapping as the engine shipped it. Mix-LN (Li et
     al. 2024) is Post-LN in its first blocks and Pre-LN in the rest: w says which."""
     if arch == "mix_ln":
         return PostNorm if w["outer"] != "none" else PreNorm
+    if arch == "hybrid":  # attention: h + attn(h), QKV-norm inside; the FFN's skip after its norm
+        return NormedSkip if w.get("skip_normed") else Residual
     return {
         "plain": Plain,
         "residual": Residual,
@@ -505,7 +536,7 @@ class MlpBlock(nn.Module):
         unit = self.units[0]
         before = h.mean(0) if hasattr(unit, "streams") else h
         h, u = unit(h, mask)
-        sums.append((u, before, unit.alpha))
+        sums.append((u, skip_of(unit, before), unit.alpha))
         return h
 
 
@@ -516,7 +547,9 @@ class TransformerBlock(nn.Module):
         super().__init__()
         d = cfg["width"]
         wraps = with_dyt_alpha(wraps, cfg)
-        attn = CausalSelfAttention(d, cfg["heads"], cfg.get("qk_norm", "none"))
+        # HybridNorm normalizes Q, K and V whatever qk_norm says
+        hybrid = arch == "hybrid"
+        attn = CausalSelfAttention(d, cfg["heads"], "layernorm" if hybrid else cfg.get("qk_norm", "none"), hybrid)
         mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
         self.units = nn.ModuleList(
             [wiring(arch, wraps[0])(attn, d, wraps[0]), wiring(arch, wraps[1])(mlp, d, wraps[1])]
@@ -526,7 +559,7 @@ class TransformerBlock(nn.Module):
         for unit in self.units:
             before = h.mean(0) if hasattr(unit, "streams") else h
             h, u = unit(h, mask)
-            sums.append((u, before, unit.alpha))
+            sums.append((u, skip_of(unit, before), unit.alpha))
         return h
 
 

@@ -124,6 +124,20 @@ void Attention<S>::set_qk_norm(QkNorm kind) {
 }
 
 template <class S>
+void Attention<S>::set_v_norm(bool on) {
+  v_norm = on;
+  const long rows = on ? static_cast<long>(H_) * T_ : 0;
+  for (VecWorkspace<S>* v : {&gv, &dgv}) v->resize(on ? dh_ : 0);
+  v_raw_.resize(rows * dh_);
+  for (VecWorkspace<S>* v : {&v_mean_, &v_rstd_}) v->resize(rows);
+  if (!on) return;
+  zero_bias_.resize(dh_);
+  zero_bias_.setZero();
+  gv.setOnes();
+  dgv.setZero();
+}
+
+template <class S>
 void Attention<S>::reshape(int T, int d, int heads, int segment) {
   seg_ = segment > 0 ? segment : T;
   for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
@@ -156,7 +170,9 @@ void Attention<S>::forward(S* y, const S* x) {
     layernorm_forward(k.data(), k_mean_.data(), k_rstd_.data(), k_raw_.data(), gk.data(), zero_bias_.data(), H * T, dh);
   }
   kernels::gemm_nn(x, weights.base->Bv.data(), row, T, d, d, weights.sv);
-  split_heads(v.data(), row, T, d, H);
+  split_heads(v_norm ? v_raw_.data() : v.data(), row, T, d, H);
+  if (v_norm)  // every head's every row of V over its dh features
+    layernorm_forward(v.data(), v_mean_.data(), v_rstd_.data(), v_raw_.data(), gv.data(), zero_bias_.data(), H * T, dh);
   const S scale = S(1.0 / std::sqrt(double(dh)));
   const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   const int n = seg_, G = T / seg_;
@@ -177,7 +193,8 @@ void Attention<S>::forward(S* y, const S* x) {
 //   dP = dctx_h V_h^T (T,T);  dV_h = P^T dctx_h;  dS = P * (dP - rowsum(dP * P)) / sqrt(dh);
 //   dQ_h = dS K_h;  dK_h = dS^T Q_h   (T,dh)
 // QK-norm: dQ_h, dK_h so far are the normed Q's and K's; LayerNorm's backward
-// per row takes them to the raw Q's and K's (and adds into dg_Q, dg_K).
+// per row takes them to the raw Q's and K's (and adds into dg_Q, dg_K);
+// V-norm likewise takes dV_h to the raw V's (and adds into dg_V).
 // dx = sq dQ Bq^T + sk dK Bk^T + sv dV Bv^T (T,d).
 // ||dW_O||^2 = <ctx ctx^T, dy dy^T>, ||dW_Q||^2 = <x x^T, dQ dQ^T> (likewise K, V).
 template <class S>
@@ -218,7 +235,14 @@ void Attention<S>::input_grad(S* dx, const S* dy, bool param_grads) {
     merge_heads(w.dq.data(), w.hdq.data(), T, d, H);
     merge_heads(w.dk.data(), w.hdk.data(), T, d, H);
   }
-  merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
+  if (v_norm) {  // hctx is free: the raw dV in it
+    w.hctx.setZero();
+    layernorm_backward(w.hctx.data(), param_grads ? dgv.data() : nullptr, static_cast<S*>(nullptr), w.hdv.data(),
+                       v_raw_.data(), gv.data(), v_mean_.data(), v_rstd_.data(), H * T, dh);
+    merge_heads(w.dv.data(), w.hctx.data(), T, d, H);
+  } else {
+    merge_heads(w.dv.data(), w.hdv.data(), T, d, H);
+  }
   kernels::gemm_nt(w.dq.data(), weights.base->Bq.data(), dx, T, d, d, weights.sq);
   kernels::gemm_nt(w.dk.data(), weights.base->Bk.data(), w.staging.data(), T, d, d, weights.sk);
   add_into(dx, w.staging.data(), n);
@@ -240,6 +264,7 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
   if (!train_) {  // the simulation's gradients are this backward's alone
     dgq.setZero();
     dgk.setZero();
+    dgv.setZero();
   }
   input_grad(dx, dy, true);
   if (!train_) {

@@ -15,7 +15,7 @@ namespace {
 
 const char* kArchNames[] = {"plain",    "residual", "post_ln", "post_rms", "pre_ln",     "pre_rms", "sandwich",
                             "deepnorm", "gpt2",     "admin",   "rezero",   "layerscale", "lns",     "mix_ln",
-                            "dwa",      "dyt",      "hyper",   "mhc",      "attn_res"};
+                            "dwa",      "dyt",      "hyper",   "mhc",      "attn_res",   "hybrid"};
 const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};

@@ -66,7 +66,8 @@ void write_batch(Json& j, const Batch& b, bool language) {
   j.end_object();
 }
 
-// Each unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c.
+// Each unit's wiring as recipes.h made it: which norms, the skip and its alpha (Admin's profiled omega), c,
+// and whether the skip reads the normed input (HybridNorm's FFN).
 template <class S>
 void write_units(Json& j, Model<S>& stack) {
   j.key("units").begin_array();
@@ -75,7 +76,8 @@ void write_units(Json& j, Model<S>& stack) {
     const char* gate = w.gate == Gate::scalar ? "scalar" : w.gate == Gate::channel ? "channel" : "none";
     j.begin_object().key("skip").boolean(w.skip).key("alpha").exact(w.alpha).key("in").string(name(w.in));
     j.key("out").string(name(w.out)).key("outer").string(name(w.outer)).key("in_scale").exact(w.in_scale);
-    j.key("gate").string(gate).key("gate_init").exact(w.gate_init).end_object();
+    j.key("gate").string(gate).key("gate_init").exact(w.gate_init).key("skip_normed").boolean(w.skip_normed);
+    j.end_object();
   }
   j.end_array();
 }
@@ -89,10 +91,10 @@ std::string implemented_list() {
 }  // namespace
 
 const std::vector<Arch>& pytorch_archs() {
-  static const std::vector<Arch> archs = {Arch::plain,   Arch::residual,   Arch::post_ln,  Arch::post_rms, Arch::pre_ln,
-                                          Arch::pre_rms, Arch::sandwich,   Arch::deepnorm, Arch::gpt2,     Arch::admin,
-                                          Arch::rezero,  Arch::layerscale, Arch::lns,      Arch::mix_ln,   Arch::dwa,
-                                          Arch::dyt,     Arch::hyper,      Arch::mhc,      Arch::attn_res};
+  static const std::vector<Arch> archs = {
+      Arch::plain,    Arch::residual, Arch::post_ln, Arch::post_rms, Arch::pre_ln,     Arch::pre_rms, Arch::sandwich,
+      Arch::deepnorm, Arch::gpt2,     Arch::admin,   Arch::rezero,   Arch::layerscale, Arch::lns,     Arch::mix_ln,
+      Arch::dwa,      Arch::dyt,      Arch::hyper,   Arch::mhc,      Arch::attn_res,   Arch::hybrid};
   return archs;
 }
 
@@ -309,6 +311,7 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
           put("gamma_q" + at, att.gq.data(), att.gq.size(), {long(att.gq.size())});
           put("gamma_k" + at, att.gk.data(), att.gk.size(), {long(att.gk.size())});
         }
+        if (att.v_norm) put("gamma_v" + at, att.gv.data(), att.gv.size(), {long(att.gv.size())});
       }
       const Mlp<double>& f = model.mlp(l);
       scaled("W1" + at, f.weights.base->B1, f.weights.s1, {d, m});

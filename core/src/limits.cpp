@@ -109,7 +109,8 @@ double stack_bytes(double T, double d, double m, double H, int depth, Block bloc
 // One model (one architecture) configured for cfg.
 double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) {
   const Recipe rec = recipe(arch, c.depth, c.sublayers_per_block());
-  // Mix-LN's early blocks hold as many norms as the others (one each).
+  // Mix-LN's early blocks hold as many norms as the others (one each); HybridNorm's attention
+  // units hold none, counted as the FFN's one (an upper bound).
   const int unit_norms =
       (rec.wrap.in != NormKind::none) + (rec.wrap.out != NormKind::none) + (rec.wrap.outer != NormKind::none);
   const double gate = rec.wrap.gate == Gate::scalar ? 1.0 : rec.wrap.gate == Gate::channel ? double(c.width) : 0.0;
@@ -118,7 +119,8 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   // QK-norm: per attention sublayer the raw Q and K (T, d), four per-row statistics (heads T),
   // and five (dh) vectors: the gains, their gradients and a zero bias.
   const double T = c.tokens, d = c.width;
-  const double qk = c.block == Block::transformer && c.qk_norm != QkNorm::none
+  const bool transformer = c.block == Block::transformer;
+  const double qk = transformer && (c.qk_norm != QkNorm::none || rec.qkv_norm)
                         ? c.depth * ((2 * T * d + 4 * c.heads * T + 5 * d / c.heads) * sb + 11 * kAllocBytes)
                         : 0.0;
   // Hyper-Connections (hyper.h): the n streams and their gradients at U + 1
@@ -134,9 +136,13 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
                 sb +
             18 * kAllocBytes;
   }
+  // HybridNorm's V-norm likewise: the raw V (T, d), two per-row statistics, the gain and its gradient.
+  const double vn = transformer && rec.qkv_norm
+                        ? c.depth * ((T * d + 2 * c.heads * T + 2 * d / c.heads) * sb + 5 * kAllocBytes)
+                        : 0.0;
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
                      c.final_norm != NormKind::none, gate, rec.dense_average, rec.attn_res, sb, train, segment) +
-         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + hyper;
+         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + vn + hyper;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {

@@ -133,7 +133,7 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   for (int l = 1; l <= L; ++l)
     for (int j = 0; j < P; ++j) {
       Unit<S>& u = unit(l, j);
-      u.wrap = block_wrapping(rec, l);
+      u.wrap = unit_wrapping(rec, l, transformer && j == 0);
       u.in.resize(u.wrap.in, T, d, cfg.dyt_alpha);
       u.out.resize(u.wrap.out, T, d, cfg.dyt_alpha);
       u.outer.resize(u.wrap.outer, T, d, cfg.dyt_alpha);
@@ -155,7 +155,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
         a.rows = rows_.get();
-        a.set_qk_norm(cfg.qk_norm);
+        // HybridNorm normalizes Q, K and V whatever qk_norm says; others follow qk_norm.
+        a.set_qk_norm(rec.qkv_norm ? QkNorm::layernorm : cfg.qk_norm);
+        a.set_v_norm(rec.qkv_norm);
       }
     }
   final_.resize(cfg.final_norm, T, d, cfg.dyt_alpha);
@@ -206,14 +208,15 @@ void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
   const S* update = u.branch_output();
   S* sum = (u.outer.kind != NormKind::none) ? u.sum.data() : hout;
   const S alpha = S(u.wrap.alpha);
+  const S* skip = u.skip_input(hin);
   if (u.wrap.skip)
-    for (long i = 0; i < n; ++i) sum[i] = alpha * hin[i] + update[i];
+    for (long i = 0; i < n; ++i) sum[i] = alpha * skip[i] + update[i];
   else
     for (long i = 0; i < n; ++i) sum[i] = update[i];
   if (u.outer.kind != NormKind::none) u.outer.forward(hout, sum, T, d);
   if (train_) return;
   const double skip_scale = u.wrap.skip ? u.wrap.alpha : 1.0;
-  const double num = std::sqrt(sq_norm(update, n)), den = skip_scale * std::sqrt(sq_norm(hin, n));
+  const double num = std::sqrt(sq_norm(update, n)), den = skip_scale * std::sqrt(sq_norm(skip, n));
   u.update_ratio = (num == 0 && den == 0) ? 0.0 : num / den;  // a zero update to a zero stream: 0
 }
 
@@ -230,7 +233,7 @@ void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, 
     u.outer.backward(dsum_.data(), dhout, u.sum.data(), T, d);
     dsum = dsum_.data();
   }
-  if (u.wrap.skip) {
+  if (u.wrap.skip && !u.wrap.skip_normed) {
     const S alpha = S(u.wrap.alpha);
     for (long i = 0; i < n; ++i) dhin[i] += alpha * dsum[i];
   }
@@ -247,6 +250,12 @@ void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, 
   }
   const S* f_in = (u.in.kind != NormKind::none) ? u.normed_in.data() : hin;
   u.f->backward(dbranch_in_.data(), dbranch_raw, f_in, materialize);
+  if (u.wrap.skip &&
+      u.wrap.skip_normed) {  // the skip's share of d loss / d normed_in, then through Nin with the branch's
+    const S alpha = S(u.wrap.alpha);
+    S* dx = dbranch_in_.data();
+    for (long i = 0; i < n; ++i) dx[i] += alpha * dsum[i];
+  }
   if (u.in.kind != NormKind::none) {
     u.scale_in_gradient(dbranch_in_.data(), n);
     u.in.backward(dhin, dbranch_in_.data(), hin, T, d);

@@ -12,10 +12,11 @@ namespace resnorm {
 namespace {
 
 // Every tensor of the stack in one fixed order, block by block (attention's
-// W_Q, W_K, W_V, W_O, QK-norm's gamma_q and gamma_k, then W1, W2, then each unit's norms and gate, then the
-// block's averaging weights, or its units' Attention Residuals queries and gains), then the final norm: fn(name,
-// values, gradient, size, block, matrix); Hyper-Connections' weights with each unit's. The gradients are the training
-// stack's own: the sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate, the dmix rows.
+// W_Q, W_K, W_V, W_O, QK-norm's gamma_q and gamma_k, HybridNorm's gamma_v, then W1, W2, then each unit's norms and
+// gate, then the block's averaging weights, or its units' Attention Residuals queries and gains), then the final
+// norm: fn(name, values, gradient, size, block, matrix); Hyper-Connections' weights with each unit's. The gradients
+// are the training stack's own: the sublayers' dW, the norms' dgamma, dbeta (and DyT's dalpha), the gates' dgate,
+// the dmix rows.
 template <class S, class Fn>
 void for_each_stack_tensor(Model<S>& m, Fn fn) {
   const int L = m.depth(), P = m.sublayers_per_block();
@@ -41,6 +42,7 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
         fn("gamma_q" + at, a.gq.data(), a.dgq.data(), a.gq.size(), l, false);
         fn("gamma_k" + at, a.gk.data(), a.dgk.data(), a.gk.size(), l, false);
       }
+      if (a.v_norm) fn("gamma_v" + at, a.gv.data(), a.dgv.data(), a.gv.size(), l, false);  // HybridNorm's V norm
     }
     Mlp<S>& f = m.mlp(l);
     auto& base = const_cast<MlpBase<S>&>(*f.weights.base);
@@ -200,7 +202,7 @@ void Network<S>::pass(int skip_block, bool sums) {
         const Unit<S>& u = model_.unit_at(k);
         const double a = u.wrap.skip ? u.wrap.alpha : 1.0;
         sums_.update_sq[k - 1] += sq_norm(u.branch_output(), n);
-        sums_.skip_sq[k - 1] += a * a * sq_norm(model_.stream(k - 1), n);
+        sums_.skip_sq[k - 1] += a * a * sq_norm(u.skip_input(model_.stream(k - 1)), n);
       }
     }
     if (sums && k % P == 0) sums_.stream_sq[k / P] += sq_norm(model_.stream(k), n);

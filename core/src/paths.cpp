@@ -17,7 +17,8 @@
 namespace resnorm {
 
 // backward_unit() split in two: dsum = J_outer^T dh_out is common to both
-// routes; the skip route gives alpha dsum, the branch route J_in^T c J_f^T
+// routes; the skip route gives alpha dsum (J_in^T c alpha dsum when the skip
+// reads the normed input), the branch route J_in^T c J_f^T
 // J_out^T G^T dsum (c the input scale, G the gate), with the arithmetic of
 // backward_unit() (whose dh_in is their sum), through the input-only backward
 // of each norm and sublayer. Dense averaging is a sum over more paths than
@@ -75,6 +76,13 @@ double Model<S>::backward_path(const std::vector<char>& through_branch) {
       }
     } else if (!u.wrap.skip) {
       std::fill(next, next + n, S(0));  // no skip: this path does not exist
+    } else if (u.wrap.skip_normed) {    // the skip from normed_in: back through Nin
+      const S alpha = S(u.wrap.alpha);
+      S* dx = dbranch_in_.data();
+      for (long i = 0; i < n; ++i) dx[i] = alpha * dsum[i];
+      u.scale_in_gradient(dx, n);
+      std::fill(next, next + n, S(0));
+      u.in.backward_input(next, dx, hin, T_, d_);
     } else if (dsum == g && u.wrap.alpha == 1.0) {
       continue;  // the identity: g is already d loss / d h_in
     } else {

@@ -45,6 +45,17 @@ namespace resnorm {
 //    input and no skip: unit k reads the softmax over depth of h_0 and the
 //    outputs of units 1..k - 1 (attn_res.h), the stack's output is that of
 //    all of them, under the final norm (RMSNorm under final_norm=auto).
+//  - hybrid: HybridNorm (Zhuo et al. 2025, "HybridNorm: Towards Stable and
+//    Efficient Transformer Training via Hybrid Normalization"): no norm around
+//    attention, h <- h + attn(h), with LayerNorm on each head's Q, K and V
+//    (gains only, shared by the heads, as the reference code's q_norm,
+//    k_norm, v_norm over d_model / n_heads features); the FFN Post-Norm as the
+//    reference code wires it (ffn_residual_after_norm): h <- N(h) + f(N(h)),
+//    the skip taken after the norm. The paper allows LayerNorm or RMSNorm and
+//    trains with RMSNorm; we use LayerNorm, as post_ln and pre_ln do. MLP
+//    blocks (no attention) get the FFN rule. The final norm under auto is
+//    LayerNorm (the reference model's ln_f). HybridNorm*, whose first block is
+//    Pre-Norm, is not one of ours.
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -109,6 +120,13 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       w.skip = false;
       r.attn_res = true;
       break;
+    case Arch::hybrid:
+      w.in = NormKind::layernorm;
+      w.skip_normed = true;
+      r.split_attention = true;
+      r.attn = Wrapping{};
+      r.qkv_norm = true;
+      break;
   }
   return r;
 }
@@ -117,6 +135,10 @@ Wrapping block_wrapping(const Recipe& r, int l) {
   Wrapping w = l <= r.early_blocks ? r.early : r.wrap;
   if (r.depth_scaled_in) w.in_scale = 1.0 / std::sqrt(double(l));
   return w;
+}
+
+Wrapping unit_wrapping(const Recipe& r, int l, bool attention) {
+  return attention && r.split_attention ? r.attn : block_wrapping(r, l);
 }
 
 double layerscale_epsilon(int blocks) { return blocks <= 18 ? 0.1 : blocks <= 24 ? 1e-5 : 1e-6; }

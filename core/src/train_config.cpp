@@ -315,6 +315,7 @@ NormKind final_norm_of(const TrainConfig& t, Arch arch) {
     case Arch::sandwich:
     case Arch::attn_res: return NormKind::rmsnorm;
     case Arch::dyt: return NormKind::dyt;
+    case Arch::hybrid: return NormKind::layernorm;
     default: return NormKind::none;
   }
 }

@@ -19,7 +19,13 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   const Recipe rec = recipe(arch, tc.depth, cfg.sublayers_per_block(), tc.mix_fraction);
   const Wrapping& w = rec.wrap;  // Mix-LN's early blocks hold as many norms
   const double gate = w.gate == Gate::scalar ? 1.0 : w.gate == Gate::channel ? d : 0.0;
-  n += double(tc.depth) * cfg.sublayers_per_block() * (norm(w.in) + norm(w.out) + norm(w.outer) + gate);
+  const double unit_params = norm(w.in) + norm(w.out) + norm(w.outer) + gate;
+  if (rec.split_attention && tc.block == Block::transformer) {  // HybridNorm: attention's wrapping apart
+    const Wrapping& a = rec.attn;
+    n += double(tc.depth) * (unit_params + norm(a.in) + norm(a.out) + norm(a.outer));
+  } else {
+    n += double(tc.depth) * cfg.sublayers_per_block() * unit_params;
+  }
   if (rec.dense_average) n += 0.5 * tc.depth * (tc.depth + 3.0);
   // Hyper-Connections: read (n), mix (n n) and write (n) weights per unit.
   if (rec.hyper != HyperKind::none)
@@ -27,7 +33,10 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
   // Attention Residuals: a query and a key gain (d each) per unit.
   if (rec.attn_res) n += 2.0 * tc.depth * cfg.sublayers_per_block() * d;
   // QK-norm: the gains g_Q, g_K (dh each) of every attention sublayer.
-  if (tc.block == Block::transformer && tc.qk_norm != QkNorm::none) n += 2.0 * tc.depth * (tc.width / tc.heads);
+  if (tc.block == Block::transformer && (tc.qk_norm != QkNorm::none || rec.qkv_norm))
+    n += 2.0 * tc.depth * (tc.width / tc.heads);
+  // HybridNorm's V-norm: g_V (dh) of every attention sublayer.
+  if (tc.block == Block::transformer && rec.qkv_norm) n += double(tc.depth) * (tc.width / tc.heads);
   n += norm(cfg.final_norm);
   if (tc.task == Task::teacher) return n + d;
   return n + 2 * d * tc.vocab + (tc.positions == Positions::learned ? T * d : 0.0);

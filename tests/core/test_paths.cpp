@@ -60,7 +60,7 @@ TEST_CASE("the 2^U path terms add up to the full gradient at h_0", "[paths]") {
   // at the forward point, so the product over units expands into 2^U terms.
   for (int L : {4, 5, 6})
     for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::plain, Arch::post_ln, Arch::sandwich, Arch::deepnorm,
-                      Arch::admin, Arch::rezero, Arch::layerscale, Arch::lns, Arch::mix_ln, Arch::dwa})
+                      Arch::admin, Arch::rezero, Arch::layerscale, Arch::lns, Arch::mix_ln, Arch::dwa, Arch::hybrid})
       for (NormKind fn : {NormKind::none, NormKind::layernorm}) {
         Config cfg = small(L);
         cfg.final_norm = fn;
@@ -71,7 +71,7 @@ TEST_CASE("the 2^U path terms add up to the full gradient at h_0", "[paths]") {
       }
   // Transformer blocks: two sublayers per block, attention then MLP.
   for (Arch arch : {Arch::residual, Arch::pre_ln, Arch::post_ln, Arch::gpt2, Arch::rezero, Arch::layerscale, Arch::lns,
-                    Arch::mix_ln, Arch::dwa}) {
+                    Arch::mix_ln, Arch::dwa, Arch::hybrid}) {
     Config cfg = small(3);
     cfg.block = Block::transformer;
     cfg.heads = 2;

@@ -56,6 +56,8 @@ struct AttnScratch {
 // through LayerNorm over its dh features, Q_h <- LN(Q_h) g_Q, K_h <- LN(K_h) g_K,
 // the gains g_Q, g_K (dh) learned, shared by the heads, no bias; the scale
 // 1 / sqrt(dh) stays. Its backward is norms.h's LayerNorm backward per row.
+// V-norm (v_norm, HybridNorm's QKV-norm with QK-norm on): every head's every
+// row of V likewise, V_h <- LN(V_h) g_V, g_V (dh) learned and shared by the heads.
 // No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
 // backward is exact reverse mode, through the softmax as
 //   dS = P * (dP - rowsum(dP * P)).
@@ -80,6 +82,8 @@ class Attention final : public Sublayer<S> {
   void backward_input(S* dx, const S* dy, const S* x) override;
   // Sets QK-norm on or off, the gains at 1 and their gradients at 0 (after reshape()).
   void set_qk_norm(QkNorm kind);
+  // Sets V-norm on or off, g_V at 1 and its gradient at 0 (after set_qk_norm()).
+  void set_v_norm(bool on);
 
   AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
@@ -93,6 +97,9 @@ class Attention final : public Sublayer<S> {
   // backward in training, set by it otherwise); empty when off.
   QkNorm qk_norm = QkNorm::none;
   VecWorkspace<S> gq, gk, dgq, dgk;
+  // V-norm: the gain g_V (dh) and its gradient, as g_Q's; empty when off.
+  bool v_norm = false;
+  VecWorkspace<S> gv, dgv;
 
   int heads() const { return H_; }
   const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * seg_; }  // (T, T) unsegmented
@@ -109,6 +116,8 @@ class Attention final : public Sublayer<S> {
   // QK-norm's caches: the raw Q, K (heads, T, dh) before the norm, each row's
   // mean and rstd (heads T), and a zero bias (dh).
   VecWorkspace<S> q_raw_, k_raw_, q_mean_, q_rstd_, k_mean_, k_rstd_, zero_bias_;
+  // V-norm's caches, as QK-norm's: the raw V (heads, T, dh), each row's mean and rstd (heads T).
+  VecWorkspace<S> v_raw_, v_mean_, v_rstd_;
 };
 
 }  // namespace resnorm

@@ -35,6 +35,7 @@ enum class Arch : uint8_t {
   mhc,         // hyper with M = Sinkhorn(exp R) doubly stochastic, a = sigmoid, b = 2 sigmoid   (mHC)
   attn_res,    // unit k reads h = sum_i softmax_i(w_k . RMS(v_i)) v_i over h_0 and every unit output (Attention
                // Residuals)
+  hybrid,      // attention: h <- h + attn(h) with LN on Q, K, V per head; FFN: h <- LN(h) + f(LN(h))  (HybridNorm)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -53,7 +54,7 @@ enum class Block : uint8_t { mlp, transformer };
 // learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
 enum class QkNorm : uint8_t { none, layernorm };
 
-inline constexpr int kNumArchs = 19;
+inline constexpr int kNumArchs = 20;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").

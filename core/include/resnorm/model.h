@@ -13,6 +13,7 @@
 //   branch     = Nout(branch_raw), or branch_raw without Nout  (T, d)
 //   gated      = gate * branch (the gate broadcast over rows)  (T, d)
 //   sum        = alpha h + u, or u without skip                (T, d)
+//                (alpha normed_in + u when the skip reads the normed input)
 //   h'         = Nouter(sum), or sum without Nouter            (T, d)
 // with c the wrapping's in_scale, u = gated with a gate and branch without,
 // and recipe() says which pieces each architecture uses. The unit's forward caches
@@ -93,6 +94,9 @@ struct Unit {
   // and with `grads` dgate += d loss / d gate (model.cpp).
   void gate_forward(int T, int d);
   void gate_backward(S* db, const S* dgated, int T, int d, bool grads);
+  // What the skip carries from the unit's input h (T, d): normed_in when
+  // wrap.skip_normed (HybridNorm's FFN), h otherwise.
+  const S* skip_input(const S* h) const { return wrap.skip_normed ? normed_in.data() : h; }
   // dx (n) *= in_scale: from d loss / d normed_in to d loss / d Nin's output.
   void scale_in_gradient(S* dx, long n) const;
 };

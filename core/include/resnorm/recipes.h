@@ -1,7 +1,8 @@
 // resnorm/recipes.h: every architecture's wiring and init rule, in one place.
 //
 // A unit of the stack (model.h) wraps a sublayer f:
-//   normed_in = c Nin(h);  branch = G (Nout(f(normed_in)));  sum = alpha h + branch  (or branch without skip);
+//   normed_in = c Nin(h);  branch = G (Nout(f(normed_in)));  sum = alpha h + branch  (or branch without skip;
+//   alpha normed_in + branch when the skip reads the normed input, HybridNorm's FFN);
 //   h' = Nouter(sum)
 // with c the input scale (LNS's 1/sqrt(l)) and G a learnable gate (ReZero's
 // scalar, LayerScale's diag(lambda)). An architecture is a Recipe: which of the
@@ -33,6 +34,9 @@ struct Wrapping {
   double in_scale = 1.0;            // multiplies Nin's output (LNS: 1 / sqrt(l)), a constant; unused without Nin
   Gate gate = Gate::none;
   double gate_init = 0.0;
+  // The skip carries normed_in instead of h: sum = alpha normed_in + branch
+  // (HybridNorm's FFN, h' = N(h) + f(N(h))); needs Nin.
+  bool skip_normed = false;
 };
 struct BranchScale {
   double w1 = 1.0, w2 = 1.0;                      // multiply W1, W2 at init, on top of fan-in and gain
@@ -59,9 +63,18 @@ struct Recipe {
   // the outputs of units 1..k - 1, weighted by a learned query per unit
   // (attn_res.h); the units have no skip.
   bool attn_res = false;
+  // HybridNorm: in transformer blocks the attention unit is wrapped by `attn`
+  // instead of `wrap` (MLP blocks have no attention unit and use `wrap`), and
+  // attention normalizes its values as well as its queries and keys (attention.h).
+  bool split_attention = false;
+  Wrapping attn;
+  bool qkv_norm = false;
 };
 // Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
 Wrapping block_wrapping(const Recipe& r, int l);
+// The wrapping of block l's unit: attention (a transformer block's first
+// unit) gets `attn` under split_attention, every other unit block_wrapping().
+Wrapping unit_wrapping(const Recipe& r, int l, bool attention);
 // LayerScale's init of lambda (CaiT, Touvron et al. 2021, Section 2): 0.1 up
 // to 18 blocks, 1e-5 up to 24, 1e-6 deeper.
 double layerscale_epsilon(int blocks);

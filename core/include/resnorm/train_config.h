@@ -106,7 +106,8 @@ inline bool batchnorm(const TrainConfig& tc) { return tc.norm == NormChoice::bat
 
 // The final norm an architecture gets under `auto`: LayerNorm after Pre-LN stacks
 // (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are
-// Pre-LN), RMSNorm after pre_rms and sandwich, DyT after dyt, none after post-norm stacks
+// Pre-LN), RMSNorm after pre_rms and sandwich, DyT after dyt, LayerNorm after hybrid
+// (HybridNorm's reference code ends in one), none after post-norm stacks
 // (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
 // output) and after the norm-free plain, residual and rezero.
 NormKind final_norm_of(const TrainConfig& tc, Arch arch);

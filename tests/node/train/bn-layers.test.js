@@ -38,6 +38,13 @@ test('the names of a Pre-LN transformer of 2 blocks: each sublayer\u2019s norm, 
     ['block 1, norm after the residual sum', 'block 2, norm after the residual sum'],
   );
   assert.deepEqual(bnLayers({ arch: 'pre_ln', norm: 'auto', block: 'mlp', depth: 2 }), []);
+  // HybridNorm: no norm around attention (its Q, K, V norms stay LayerNorm), one before each MLP
+  assert.deepEqual(
+    bnLayers({ arch: 'hybrid', norm: 'batchnorm', block: 'transformer', depth: 2, final_norm: 'auto' }).map(
+      (n) => n.short,
+    ),
+    ['1 MLP', '2 MLP', 'final'],
+  );
 });
 
 test('as many names as the engine logs distances, for every architecture, block and final norm', async () => {

@@ -43,7 +43,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.equal(field('eps').min, 1e-30, 'a small bound stays exact');
   assert.equal(field('clip').max, 1e30);
   assert.deepEqual(field('task').choices, ['copy', 'reverse', 'sort', 'modadd', 'markov', 'teacher']);
-  assert.equal(field('arch').choices.length, 19);
+  assert.equal(field('arch').choices.length, 20);
   assert.deepEqual(field('arch').choices.slice(9), [
     'admin',
     'rezero',
@@ -55,6 +55,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
     'hyper',
     'mhc',
     'attn_res',
+    'hybrid',
   ]);
   assert.equal(field('dyt_alpha').allowed, '0.01..10');
   assert.equal(field('hc_streams').allowed, '1..16');

@@ -145,6 +145,16 @@ const CONFIGS = {
     tokens: 6,
     heads: 2,
   },
+  'HybridNorm: transformer blocks, QKV-norm in attention and the FFN LN(h) + f(LN(h))': {
+    arch: ['post_ln', 'pre_ln', 'hybrid'],
+    block: 'transformer',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 4,
+    final_norm: 'layernorm',
+  },
+  'HybridNorm: MLP blocks, the FFN rule in every block': { arch: ['hybrid', 'post_ln'], depth: 24, gain: 1.2 },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

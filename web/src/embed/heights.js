@@ -13,7 +13,7 @@ import { CONTROLS } from '../shared/state.js';
 import { TRAIN_KEYS, TRAIN_SECTIONS } from '../shared/train-fields.js';
 import { fieldApplies } from '../shared/fields.js';
 import { CLAIM_BY_ID } from '../claims/lab/index.js';
-import { ARCH_BY_KEY, archLabel } from '../shared/archs.js';
+import { ARCH_BY_KEY, archLabel, sortArchs } from '../shared/archs.js';
 import { EXPLORER_PARTS, LAB_PARTS } from './heights-table.js';
 import { TRAIN_EMBED_TABLE, claimsMode } from './train-view.js';
 
@@ -85,10 +85,15 @@ export function explorerHeight(view, config, width = DEFAULT_WIDTH, shown = null
     rowHeights.reduce((a, b) => a + b, 0) +
     p.controlGap * Math.max(0, items - 1);
   const controls = view.controls.length ? p.form + grid : 0;
-  // a readout row: its name, and a note under it where its curve coincides with another's
+  // a readout row: its name, and a note under it where its curve coincides with another's; a note
+  // names only an architecture above it (the readout's coinciding()), so the first row has none
+  // (first both as given and in the engine's order, whichever the readout lists them in)
+  const first = config.arch[0] === sortArchs(config.arch)[0] ? config.arch[0] : null;
   const row = (a) =>
     shown?.notes?.[a] === undefined
-      ? Math.max(ofArch(p.readoutRow, a), ofArch(p.readoutNote, a))
+      ? a === first
+        ? ofArch(p.readoutRow, a)
+        : Math.max(ofArch(p.readoutRow, a), ofArch(p.readoutNote, a))
       : ofArch(shown.notes[a] ? p.readoutNote : p.readoutRow, a);
   const rows = config.arch.reduce((h, a) => h + row(a), 0);
   const caption = view.caption ? captionHeight(p, config, shown) : 0;

@@ -5,7 +5,8 @@
 // there, in the order the explorer's "late layers" starting point lists them,
 // then DyT, every norm replaced by a learned tanh, then Hyper-Connections
 // and mHC, n residual streams with learned read, write and mixing, and Attention Residuals,
-// each sublayer reading a softmax over depth of h_0 and the earlier outputs), a dash pattern so lines
+// and mHC, n residual streams with learned read, write and mixing, Attention Residuals,
+// each sublayer reading a softmax over depth of h_0 and the earlier outputs, and HybridNorm), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -106,6 +107,14 @@ export const ARCHS = [
     group: 'more',
     dash: [20, 3, 2, 3, 2, 3],
     block: 'h_l ← Σ_i softmax(w_l·RMS(v_i)) v_i',
+  },
+  {
+    key: 'hybrid',
+    label: 'HybridNorm (Zhuo et al. 2025)',
+    short: 'HybridNorm',
+    group: 'more',
+    dash: [2, 2, 8, 2],
+    block: 'h ← LN(h) + f(LN(h)), QKV-norm in attention',
   },
 ];
 

@@ -29,6 +29,8 @@ const SITES = {
   mhc: ['in'],
   // Attention Residuals' key normalization is part of its softmax over depth, never BatchNorm
   attn_res: ['in'],
+  // HybridNorm: a norm before the MLP (its skip taken after it), none around attention
+  hybrid: ['in'],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],
@@ -48,6 +50,7 @@ const FINAL = new Set([
   'mhc',
   'sandwich',
   'attn_res',
+  'hybrid',
 ]);
 
 const SITE_TEXT = {
@@ -78,7 +81,7 @@ export function bnLayers(config) {
   for (let l = 1; l <= L; l++) {
     const here = l <= early ? ['outer'] : sites;
     for (const sub of subs)
-      for (const site of here) {
+      for (const site of config.arch === 'hybrid' && sub === 'attention' ? [] : here) {
         const unit = sub ? `${l} ${sub === 'attention' ? 'attn' : sub}` : `${l}`;
         out.push({
           short: here.length > 1 ? `${unit} ${SITE_SHORT[site]}` : unit,

@@ -32,14 +32,15 @@ import { CLAIM_BY_ID, claimAt, hasDeep } from '../claims/lab/index.js';
  * claim then fits under them), down to the heights below which charts.js
  * draws no smaller (170 px for the loss, 100 px for the others); the
  * heatmaps' height shrinks as their rows grow (heatColumns), so every run's
- * maps of both metrics fit the second page.
+ * maps of both metrics fit the second page (seventeen architectures' too: their
+ * readout's rows take more of the first page).
  */
 export const LAB_PRINT = {
   fewRuns: 5,
   charts: { loss: 62, grad: 42, lr: 36 },
   manyRunsCharts: { loss: 46, grad: 30, lr: 27 },
   heatGap: 4,
-  heatHeight: [30, 21, 17],
+  heatHeight: [30, 21, 15],
 };
 
 const px = (mm) => Math.floor(mm * PX_PER_MM);
