@@ -177,7 +177,7 @@ test('the Warmup claim\u2019s learning-rate chart draws each run\u2019s own sche
     }));
     assert.equal(table.heads.filter((t) => t === 'learning rate').length, 3, String(table.heads));
     h.archs.forEach((k, i) =>
-      assert.equal(table.first[1 + 5 * i + 4], fmtPlain(own(k)[0]), `${k}: its rate in the table`),
+      assert.equal(table.first[1 + 6 * i + 5], fmtPlain(own(k)[0]), `${k}: its rate in the table`),
     );
     await page.locator('#train-readout').screenshot({ path: `${SHOTS}/train-truth-warmup-readout.png` });
     await page.locator('#train-chart-lr').screenshot({ path: `${SHOTS}/train-truth-warmup-lr.png` });
