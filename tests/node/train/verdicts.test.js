@@ -501,3 +501,33 @@ test('qknorm: holds when the logits grow without QK-norm, its top rate fails and
   const bare = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, run(r.logs.map((l) => l.heldout_loss))]));
   assert.equal(verdict('qknorm', bare).checks[2].holds, false);
 });
+
+test('dyt: holds when both train and DyT ends within 5% of chance of Pre-LN, either side; not when further or diverged', () => {
+  const margin = CLAIM_BY_ID.dyt.MARGIN * REVERSE.chance;
+  const v = verdict('dyt', { pre_ln: run([1, 0.004]), dyt: run([1, 0.07]) });
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true],
+  );
+  assert.ok(Math.abs(v.numbers.gap - 0.066) < 1e-12);
+  assert.match(
+    v.caption,
+    /^Held-out loss at the end: DyT 0\.07, Pre-LN 0\.004 \(chance 2\.08\); DyT above by 0\.066, within the margin of 0\.104/,
+  );
+  // below Pre-LN counts the same
+  assert.equal(verdict('dyt', { pre_ln: run([1, 0.2]), dyt: run([1, 0.15]) }).holds, true);
+  // just past the margin: both train, the match fails
+  const far = verdict('dyt', { pre_ln: run([1, 0.01]), dyt: run([1, 0.01 + margin * 1.01]) });
+  assert.deepEqual(
+    far.checks.map((c) => c.holds),
+    [true, true, false],
+  );
+  assert.match(far.caption, /outside the margin/);
+  // a DyT run that diverged: not trained, no match, its gap not finite
+  const d = verdict('dyt', { pre_ln: run([1, 0.01]), dyt: run([1, NaN]) });
+  assert.deepEqual(
+    d.checks.map((c) => c.holds),
+    [true, false, false],
+  );
+  assert.match(d.caption, /DyT not finite, .*; not finite, outside the margin/);
+});
