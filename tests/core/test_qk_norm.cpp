@@ -239,7 +239,8 @@ TEST_CASE("max_logit: attention's largest |q.k|/sqrt(dh) equals a direct computa
         for (int h = 0; h < H; ++h)
           for (int i = 0; i < T; ++i)
             for (int j = 0; j < (causal ? i + 1 : T); ++j)
-              top = std::max(top, std::abs(head(Q, h, i, fx.att.gq).dot(head(K, h, j, fx.att.gk))) / std::sqrt(double(dh)));
+              top = std::max(top,
+                             std::abs(head(Q, h, i, fx.att.gq).dot(head(K, h, j, fx.att.gk))) / std::sqrt(double(dh)));
         INFO("direct " << top << " attention " << fx.att.max_logit);
         CHECK(top > 0);
         CHECK(fx.att.max_logit == Approx(top).epsilon(1e-12));
@@ -247,8 +248,9 @@ TEST_CASE("max_logit: attention's largest |q.k|/sqrt(dh) equals a direct computa
     }
 }
 
-TEST_CASE("max_logit: training logs it for transformer blocks (at most sqrt(dh) at init with QK-norm), NaN for MLP blocks",
-          "[qk_norm][trainer][max_logit]") {
+TEST_CASE(
+    "max_logit: training logs it for transformer blocks (at most sqrt(dh) at init with QK-norm), NaN for MLP blocks",
+    "[qk_norm][trainer][max_logit]") {
   TrainConfig tc = tiny_train_config();
   tc.log_every = 1;
   const double dh = tc.width / tc.heads;
@@ -259,7 +261,8 @@ TEST_CASE("max_logit: training logs it for transformer blocks (at most sqrt(dh) 
     const std::vector<TrainLog> logs = t.step(3);
     REQUIRE(logs.size() == 3);
     for (const TrainLog& g : logs) CHECK((std::isfinite(g.max_logit) && g.max_logit > 0));
-    // Step 1's batch meets the initial gains (1): |LN(q) . LN(k)| / sqrt(dh) <= ||LN(q)|| ||LN(k)|| / sqrt(dh) <= sqrt(dh).
+    // Step 1's batch meets the initial gains (1): |LN(q) . LN(k)| / sqrt(dh) <= ||LN(q)|| ||LN(k)|| / sqrt(dh) <=
+    // sqrt(dh).
     if (kind == QkNorm::layernorm) CHECK(logs[0].max_logit <= std::sqrt(dh));
     bool named = false;
     for (const NamedScalar& s : named_scalars(logs[0]))
