@@ -274,6 +274,31 @@ Status Trainer<S>::load(uint64_t size, const StateReader& read, double held) {
 }
 
 template <class S>
+NormSamples Trainer<S>::norm_samples() {
+  NormSamples out;
+  net_->set_mode(BnMode::eval);
+  net_->run(task_->heldout()[0], false);
+  Model<S>& m = net_->stack();
+  auto add = [&out](int unit, const S* in, const S* y, long n, double unscale) {
+    out.units.push_back(unit);
+    for (long i = 0; i < n; ++i) {
+      out.input.push_back(double(in[i]));
+      out.output.push_back(double(y[i]) / unscale);
+    }
+  };
+  const long n = static_cast<long>(net_->pass_rows()) * tc_.width;
+  out.rows = net_->pass_rows();
+  out.width = tc_.width;
+  for (int k = 1; k <= m.units(); ++k) {
+    const Unit<S>& u = m.unit_at(k);
+    if (u.in.kind == NormKind::none) continue;
+    add(k, m.stream(k - 1), u.normed_in.data(), n, u.wrap.in_scale);
+  }
+  if (m.final_norm().kind != NormKind::none) add(m.units() + 1, m.h(m.depth()), m.output(), n, 1.0);
+  return out;
+}
+
+template <class S>
 Gates Trainer<S>::gates() const {
   Gates g;
   Model<S>& m = net_->stack();

@@ -93,6 +93,9 @@ class Network {
   std::vector<Param<S>>& params() { return params_; }
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }
+  // Rows of one pass of the stack (a batch runs in passes of at most this many rows); the stack's caches
+  // hold the last pass's.
+  int pass_rows() const { return rows_; }
   // Which statistics BatchNorm uses in the next run()s (sublayer.h): the
   // batch's (train; train_update also moves the running ones), the running
   // ones (eval), or each sequence its own alone (sequence). No effect on other norms.

@@ -141,6 +141,8 @@ class SessionTrainer {
   // DenseFormer's weights and the gates now (trainer.h); empty before start().
   std::vector<double> dwa_weights() const { return started_ ? trainer_.dwa_weights() : std::vector<double>(); }
   Gates gates() const { return started_ ? trainer_.gates() : Gates(); }
+  // The norms' inputs and outputs on held-out batch 0 now (trainer.h); empty before start().
+  NormSamples norm_samples() { return started_ ? trainer_.norm_samples() : NormSamples(); }
   // The saved state's size, and its bytes handed to `write`; nothing before start().
   uint64_t state_size() const { return started_ ? trainer_.state_size() : 0; }
   void write_state(const StateWriter& write) const;

@@ -71,6 +71,22 @@ struct Gates {
   std::vector<double> magnitude;  // units: mean |entry| now
 };
 
+// Each norm of the stack on its inputs and outputs, as one forward pass of
+// held-out batch 0 meets them (Trainer::norm_samples): the norms on a unit's
+// branch input (Pre-LN's LayerNorm before each sublayer, DyT's tanh layers)
+// unit by unit, then the final norm. units[i] is norm i's unit k = 1..L P (L
+// P + 1 for the final norm); input and output are (norms, rows, width)
+// row-major: the elements of the stream the norm reads (the rows of the
+// batch's last pass, all of it when it fits in one, padded positions included,
+// each of d features) and of what it writes,
+// its gain and bias applied (before Admin's input scale). Empty for a stack
+// without such norms.
+struct NormSamples {
+  std::vector<int> units;
+  int rows = 0, width = 0;
+  std::vector<double> input, output;
+};
+
 // A log's numbers with their keys: step (a whole number, at most the steps
 // field's maximum, so %.9g writes it exactly), lr, train_loss, heldout_loss,
 // heldout_accuracy, grad_norm_global, output_change, top_cosine,
