@@ -124,7 +124,7 @@ export function judge(s, trained) {
   return {
     checks: [
       check(
-        `without QK-norm, training at lr ${hi} does not train (above halfway from chance, or not finite)`,
+        `without QK-norm, Pre-LN at lr ${hi} does not train (above halfway from chance, or not finite)`,
         !s[none[top]].trained,
         lossText(s[none[top]]),
       ),
