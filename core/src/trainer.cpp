@@ -103,15 +103,7 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     log.step = t;
     net_->set_mode(BnMode::train_update);
     log.train_loss = net_->run(task_->train_batch(t - 1), true, 0, nullptr, logged);
-    if (logged && tc_.block == Block::transformer) {
-      double largest = 0;
-      for (int l = 1; l <= L; ++l) {
-        const double m = net_->stack().attention(l).max_logit;
-        largest = m > largest || std::isnan(m) ? m : largest;
-        if (std::isnan(largest)) break;
-      }
-      log.max_logit = largest;
-    }
+    if (logged) log.max_logit = net_->sums().max_logit;  // over the batch's passes; NaN for MLP blocks
     for (const Norm<S>* nm : net_->batchnorms()) {
       if (!logged) break;
       log.bn_mean_distance.push_back(nm->bn->mean_distance);

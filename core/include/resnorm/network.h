@@ -36,6 +36,7 @@
 // product is one of kernels.h's.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,8 @@ struct LayerSums {
   std::vector<double> stream_sq, grad_sq;  // L + 1: ||h_l||^2, ||d loss / d h_l||^2 over the batch
   std::vector<double> update_sq, skip_sq;  // L P: ||u_k||^2, ||alpha h_{k-1}||^2
   double rows = 0;                         // rows of the batch (B T): stream RMS = sqrt(stream_sq / (rows d))
+  // The largest attention logit over every pass and block (Attention::max_logit); NaN for MLP blocks.
+  double max_logit = std::numeric_limits<double>::quiet_NaN();
 };
 
 template <class S>

@@ -28,6 +28,7 @@ function everyCall(rn, tr, saved) {
     'trainer.lesion': () => tr.lesion(),
     'trainer.gates': () => tr.gates(),
     'trainer.dwaWeights': () => tr.dwaWeights(),
+    'trainer.normSamples': () => tr.normSamples(),
     'trainer.outcome': () => tr.outcome(),
     'trainer.state': () => tr.state(),
     'trainer.load': () => tr.load(saved),
