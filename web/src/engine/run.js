@@ -69,6 +69,7 @@ export const RUN = {
   trainerLesion: (rn, [id], session) => trainerOf(session, id).lesion(),
   trainerDwaWeights: (rn, [id], session) => trainerOf(session, id).dwaWeights(),
   trainerGates: (rn, [id], session) => trainerOf(session, id).gates(),
+  trainerNormSamples: (rn, [id], session) => trainerOf(session, id).normSamples(),
   trainerOutcome: (rn, [id], session) => trainerOf(session, id).outcome(),
   trainerState: (rn, [id], session) => trainerOf(session, id).state(),
   trainerLoad: (rn, [id, bytes], session) => {
