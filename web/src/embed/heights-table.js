@@ -423,7 +423,7 @@ export const LAB_PARTS = {
     archMore: 428,
     section: 20,
     form: 70,
-    claimsLive: 285,
+    claimsLive: 371,
     claimsFixed: 90,
     readoutRow: {
       post_ln: 47,
@@ -458,6 +458,8 @@ export const LAB_PARTS = {
       rezero: 4541,
       late: 8156,
       batchnorm: 7271,
+      qknorm: 6886,
+      dyt: 2016,
     },
   },
   420: {
@@ -468,8 +470,8 @@ export const LAB_PARTS = {
     archMore: 428,
     section: 20,
     form: 70,
-    claimsLive: 264,
-    claimsFixed: 69,
+    claimsLive: 350,
+    claimsFixed: 90,
     readoutRow: {
       post_ln: 46,
       pre_ln: 46,
@@ -503,6 +505,8 @@ export const LAB_PARTS = {
       rezero: 4436,
       late: 7535,
       batchnorm: 6669,
+      qknorm: 6857,
+      dyt: 1825,
     },
   },
   640: {
@@ -513,7 +517,7 @@ export const LAB_PARTS = {
     archMore: 428,
     section: 41,
     form: 79,
-    claimsLive: 172,
+    claimsLive: 241,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -548,6 +552,8 @@ export const LAB_PARTS = {
       rezero: 3521,
       late: 5036,
       batchnorm: 4172,
+      qknorm: 3744,
+      dyt: 1215,
     },
   },
   800: {
@@ -558,7 +564,7 @@ export const LAB_PARTS = {
     archMore: 428,
     section: 20,
     form: 79,
-    claimsLive: 138,
+    claimsLive: 172,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -593,6 +599,8 @@ export const LAB_PARTS = {
       rezero: 3317,
       late: 4742,
       batchnorm: 3646,
+      qknorm: 3460,
+      dyt: 1090,
     },
   },
   1280: {
@@ -603,7 +611,7 @@ export const LAB_PARTS = {
     archMore: 428,
     section: 20,
     form: 79,
-    claimsLive: 104,
+    claimsLive: 138,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -638,6 +646,8 @@ export const LAB_PARTS = {
       rezero: 2815,
       late: 3456,
       batchnorm: 2876,
+      qknorm: 2239,
+      dyt: 1025,
     },
   },
 };
