@@ -145,6 +145,21 @@ class Trainer {
     set_views(out, resnorm::named_arrays(gates_));
     return out;
   }
+  // The norms' inputs and outputs on held-out batch 0 now: {units (an array), rows, width, input,
+  // output (views, (units, rows, width) row-major)}, or null for a stack without such norms.
+  val normSamples() {
+    samples_ = tr_.norm_samples();
+    if (samples_.units.empty()) return val::null();
+    val out = val::object();
+    val units = val::array();
+    for (int k : samples_.units) units.call<void>("push", k);
+    out.set("units", units);
+    out.set("rows", samples_.rows);
+    out.set("width", samples_.width);
+    out.set("input", view(samples_.input));
+    out.set("output", view(samples_.output));
+    return out;
+  }
   // The saved state's size, and its bytes handed to sink(view) piece by piece
   // (views of the trainer's own memory: the sink copies them out).
   double stateSize() const { return static_cast<double>(tr_.state_size()); }
@@ -163,6 +178,7 @@ class Trainer {
   resnorm::SessionTrainer tr_{module_session()};
   std::vector<double> dwa_;  // what dwaWeights() and attnResWeights() hand out views of
   resnorm::Gates gates_;
+  resnorm::NormSamples samples_;  // what normSamples() hands out views of
 };
 
 // Runs as one PyTorch script (export_pytorch.h), what `resnorm train
@@ -317,6 +333,7 @@ EMSCRIPTEN_BINDINGS(resnorm) {
       .function("dwaWeights", &Trainer::dwaWeights)
       .function("attnResWeights", &Trainer::attnResWeights)
       .function("gates", &Trainer::gates)
+      .function("normSamples", &Trainer::normSamples)
       .function("stateSize", &Trainer::stateSize)
       .function("writeState", &Trainer::writeState)
       .function("load", &Trainer::load);

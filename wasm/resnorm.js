@@ -359,6 +359,7 @@ export class Resnorm {
  *   dwaWeights() dwa only: DenseFormer's averaging weights now (null for other architectures)
  *   attnResWeights() attn_res only: Attention Residuals' read weights over the held-out set (null otherwise)
  *   gates()      rezero, layerscale: the learnable gates now and at init (null for other architectures)
+ *   normSamples() each norm's input and output elements on held-out batch 0 now (null without norms)
  *   outcome()    'trained' | 'diverged' | 'collapsed' | 'slow', from the last logged step
  *   state()      the saved state (a Uint8Array copy); load(bytes) restores one
  *   delete()     frees it; any later call throws
@@ -457,6 +458,30 @@ export class Trainer {
       const { width, values: flat, init, magnitude } = copied(g);
       const values = Array.from(init, (_, k) => flat.slice(k * width, (k + 1) * width));
       return { width, units: init.length, values, init, magnitude };
+    });
+  }
+
+  /**
+   * Each norm of the stack on held-out batch 0 now, one forward pass in eval mode: the norms on a
+   * unit's branch input (Pre-LN's LayerNorms, DyT's tanh layers), unit by unit, then the final
+   * norm. {units (unit k of each norm, 1-based; L P + 1 for the final norm), rows, width, input,
+   * output (a Float64Array of rows x width per norm: the elements the norm reads and writes, its
+   * gain and bias applied)}. null for a stack without such norms.
+   */
+  normSamples() {
+    return this._call(() => {
+      const s = this._t.normSamples();
+      if (s === null) return null;
+      const { input, output } = copied({ input: s.input, output: s.output });
+      const n = s.rows * s.width;
+      const units = Array.from(s.units);
+      return {
+        units,
+        rows: s.rows,
+        width: s.width,
+        input: units.map((_, i) => input.slice(i * n, (i + 1) * n)),
+        output: units.map((_, i) => output.slice(i * n, (i + 1) * n)),
+      };
     });
   }
 

@@ -187,7 +187,9 @@ class CausalSelfAttention(nn.Module):
     qk_norm "layernorm" (Dehghani et al. 2023; Wortsman et al. 2023): each head's rows of Q and K
     through LayerNorm over its dh features with learned gains gamma_q, gamma_k (dh, shared by the
     heads) and no bias before the scores, whose 1 / sqrt(dh) stays. v_norm (HybridNorm, Zhuo et al.
-    2025): each head's rows of V likewise, with the gain gamma_v (dh, shared by the heads)."""
+    2025): each head's rows of V likewise, with the gain gamma_v (dh, shared by the heads).
+    max_logit: after each forward, the largest |score| (q . k / sqrt(dh)) over the batch, heads and
+    the (query, key) pairs the mask keeps, as the engine's Attention::max_logit."""
 
     def __init__(self, d, heads, qk_norm="none", v_norm=False):
         super().__init__()
@@ -197,6 +199,7 @@ class CausalSelfAttention(nn.Module):
         self.W_V = nn.Parameter(torch.zeros(d, d))
         self.W_O = nn.Parameter(torch.zeros(d, d))
         self.qk_norm = qk_norm
+        self.max_logit = float("nan")
         if qk_norm == "layernorm":
             self.gamma_q = nn.Parameter(torch.ones(d // heads))
             self.gamma_k = nn.Parameter(torch.ones(d // heads))
@@ -224,6 +227,9 @@ class CausalSelfAttention(nn.Module):
         if self.v_norm:
             v = self.head_norm(v, self.gamma_v)
         scores = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (B, H, T, T)
+        with torch.no_grad():
+            kept = scores.abs().masked_fill(~mask[:, None, :, :], 0.0)
+            self.max_logit = float("nan") if bool(torch.isnan(kept).any()) else float(kept.max())
         scores = scores.masked_fill(~mask[:, None, :, :], float("-inf"))
         ctx = torch.softmax(scores, dim=-1) @ v  # (B, H, T, dh)
         return ctx.transpose(1, 2).reshape(B, T, d) @ self.W_O
@@ -1088,6 +1094,16 @@ class Dist:
         self.dist.all_reduce(t)
         return t.tolist()
 
+    def max(self, value):
+        """The largest of a float over the processes (a NaN on any process gives NaN)."""
+        if self.world == 1:
+            return value
+        t = torch.tensor([value], dtype=torch.float64, device=self.device)
+        bad = torch.tensor([0.0 if math.isfinite(value) or math.isinf(value) else 1.0], device=self.device)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
+        self.dist.all_reduce(bad)
+        return float("nan") if float(bad) > 0 else float(t)
+
     def shard(self, b):
         """This process's rows of batch b; `scored` stays the whole batch's (the mean's divisor)."""
         if self.world == 1:
@@ -1317,6 +1333,10 @@ class Trainer:
                 if p.grad is None:  # a parameter the loss does not reach: its gradient is 0, as the engine's
                     p.grad = torch.zeros_like(p)
             log = {"step": t}
+            if logged:  # the largest attention logit of this step's batch, over every block (none for MLP blocks)
+                att = [m.max_logit for m in self.net.modules() if isinstance(m, CausalSelfAttention)]
+                top = float("nan") if not att or any(math.isnan(a) for a in att) else max(att)
+                log["max_logit"] = self.dist.max(top) if att else top
             train_loss = float(loss) if world == 1 else self.dist.sum([float(loss_sum)])[0] / full["scored"]
             grad_norm, stream_rms, w_grad, contribution = [], [], [], []
             if logged:
@@ -1380,7 +1400,7 @@ class Trainer:
 
     def finish(self, log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite, bn_dist):
         nan = float("nan")
-        for k in ("heldout_loss", "heldout_accuracy", "output_change", "top_cosine"):
+        for k in ("heldout_loss", "heldout_accuracy", "output_change", "top_cosine", "max_logit"):
             log.setdefault(k, nan)
         # eval mode is heldout_loss; without BatchNorm (or after a non-finite step) the three modes are one
         log["heldout_loss_eval_mode"] = log["heldout_loss"]

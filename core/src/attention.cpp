@@ -43,6 +43,22 @@ void merge_heads(S* out, const S* in, int T, int d, int H) {
       std::copy(src, src + dh, out + static_cast<long>(t) * d + h * dh);
     }
 }
+// max |P[i][j]| over the scores softmax_forward reads: j < keys (0: every j),
+// and j <= i when causal.
+template <class S>
+S max_abs_scores(const S* P, int T, bool causal, int keys) {
+  const int kn = keys > 0 && keys < T ? keys : T;
+  S mx = 0;
+  for (int i = 0; i < T; ++i) {
+    const S* p = P + static_cast<long>(i) * T;
+    const int jn = causal ? std::min(i + 1, kn) : kn;
+    for (int j = 0; j < jn; ++j) {
+      const S a = std::abs(p[j]);
+      mx = a > mx || a != a ? a : mx;  // a NaN score makes the maximum NaN
+    }
+  }
+  return mx;
+}
 template <class S>
 void add_into(S* y, const S* x, long n) {
   for (long i = 0; i < n; ++i) y[i] += x[i];
@@ -176,15 +192,19 @@ void Attention<S>::forward(S* y, const S* x) {
   const S scale = S(1.0 / std::sqrt(double(dh)));
   const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   const int n = seg_, G = T / seg_;
+  S largest = 0;
   for (int h = 0; h < H; ++h)
     for (int g = 0; g < G; ++g) {
       const long off = (static_cast<long>(h) * T + static_cast<long>(g) * n) * dh;
       S* P = att.data() + (static_cast<long>(h) * G + g) * n * n;
       // scores (n,n); causal: the masked ones are not computed (softmax_forward does not read them)
       kernels::gemm_nt(q.data() + off, k.data() + off, P, n, dh, n, scale, causal);
+      const S m = max_abs_scores(P, n, causal, keys(g));
+      largest = m > largest || m != m ? m : largest;
       softmax_forward(P, n, causal, train_, keys(g));
       kernels::gemm_nn(P, v.data() + off, w.hctx.data() + off, n, n, dh, S(1), lower);  // (n,dh)
     }
+  max_logit = double(largest);
   merge_heads(ctx.data(), w.hctx.data(), T, d, H);
   kernels::gemm_nn(ctx.data(), weights.base->Bo.data(), y, T, d, d, weights.so);
 }

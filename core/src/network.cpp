@@ -207,6 +207,13 @@ void Network<S>::pass(int skip_block, bool sums) {
     }
     if (sums && k % P == 0) sums_.stream_sq[k / P] += sq_norm(model_.stream(k), n);
   }
+  if (sums && P == 2)  // transformer blocks: the passes' largest attention logit, a NaN kept
+    for (int l = 1; l <= model_.depth(); ++l) {
+      if (l == skip_block) continue;  // a skipped block's attention did not run
+      const double m = model_.attention(l).max_logit;
+      if (std::isnan(sums_.max_logit)) break;
+      if (m > sums_.max_logit || std::isnan(m)) sums_.max_logit = m;
+    }
   model_.forward_end();
 }
 
@@ -313,6 +320,7 @@ double Network<S>::run(const Batch& b, bool grads, int skip_block, Outputs* out,
   for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
     std::fill(v->begin(), v->end(), 0.0);
   sums_.rows = double(b.size) * b.length;
+  sums_.max_logit = model_.sublayers_per_block() == 2 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   if (out) {
     out->f.resize(b.size, language_ ? long(T_) * V_ : 1);
     out->top.resize(b.size, language_ ? long(T_) * d_ : d_);

@@ -17,7 +17,8 @@ std::vector<NamedScalar> named_scalars(const TrainLog& g) {
           {"top_cosine", g.top_cosine},
           {"heldout_loss_train_mode", g.heldout_loss_train_mode},
           {"heldout_loss_eval_mode", g.heldout_loss_eval_mode},
-          {"heldout_loss_one_seq", g.heldout_loss_one_seq}};
+          {"heldout_loss_one_seq", g.heldout_loss_one_seq},
+          {"max_logit", g.max_logit}};
 }
 
 std::vector<NamedArray> named_arrays(const TrainLog& g) {

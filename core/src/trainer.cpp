@@ -103,6 +103,7 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     log.step = t;
     net_->set_mode(BnMode::train_update);
     log.train_loss = net_->run(task_->train_batch(t - 1), true, 0, nullptr, logged);
+    if (logged) log.max_logit = net_->sums().max_logit;  // over the batch's passes; NaN for MLP blocks
     for (const Norm<S>* nm : net_->batchnorms()) {
       if (!logged) break;
       log.bn_mean_distance.push_back(nm->bn->mean_distance);
@@ -262,6 +263,31 @@ Status Trainer<S>::load(uint64_t size, const StateReader& read, double held) {
   into.first_nonfinite_ = h.first_nonfinite;
   if (!in_place) *this = std::move(fresh);
   return Status::Ok();
+}
+
+template <class S>
+NormSamples Trainer<S>::norm_samples() {
+  NormSamples out;
+  net_->set_mode(BnMode::eval);
+  net_->run(task_->heldout()[0], false);
+  Model<S>& m = net_->stack();
+  auto add = [&out](int unit, const S* in, const S* y, long n, double unscale) {
+    out.units.push_back(unit);
+    for (long i = 0; i < n; ++i) {
+      out.input.push_back(double(in[i]));
+      out.output.push_back(double(y[i]) / unscale);
+    }
+  };
+  const long n = static_cast<long>(net_->pass_rows()) * tc_.width;
+  out.rows = net_->pass_rows();
+  out.width = tc_.width;
+  for (int k = 1; k <= m.units(); ++k) {
+    const Unit<S>& u = m.unit_at(k);
+    if (u.in.kind == NormKind::none) continue;
+    add(k, m.stream(k - 1), u.normed_in.data(), n, u.wrap.in_scale);
+  }
+  if (m.final_norm().kind != NormKind::none) add(m.units() + 1, m.h(m.depth()), m.output(), n, 1.0);
+  return out;
 }
 
 template <class S>

@@ -177,7 +177,7 @@ test('the Warmup claim\u2019s learning-rate chart draws each run\u2019s own sche
     }));
     assert.equal(table.heads.filter((t) => t === 'learning rate').length, 3, String(table.heads));
     h.archs.forEach((k, i) =>
-      assert.equal(table.first[1 + 5 * i + 4], fmtPlain(own(k)[0]), `${k}: its rate in the table`),
+      assert.equal(table.first[1 + 6 * i + 5], fmtPlain(own(k)[0]), `${k}: its rate in the table`),
     );
     await page.locator('#train-readout').screenshot({ path: `${SHOTS}/train-truth-warmup-readout.png` });
     await page.locator('#train-chart-lr').screenshot({ path: `${SHOTS}/train-truth-warmup-lr.png` });
@@ -636,6 +636,68 @@ test('the Warmup claim on its five seeds: the page counts the seeds it holds on 
     await page.screenshot({ path: `${SHOTS}/train-seeds-360-dark.png`, fullPage: true });
     await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-seeds-360-dark-loss.png` });
     await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-seeds-360-dark-verdict.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));
+
+/** A value the engine had as not finite: NaN in the page, null in the CLI's JSON. */
+const notFinite = (v) => v === null || Number.isNaN(v);
+
+test('the QK-norm claim on two seeds: each seed\u2019s checks, caption and largest logits are the CLI\u2019s, and the numbers table shows the logits', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=qknorm&seed=3&seeds=2'), { colorScheme: 'light' });
+    await trainToEnd(page);
+    const h = await page.evaluate(() => {
+      const t = window.__resnormTrain;
+      return {
+        config: t.config,
+        verdict: t.verdict,
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        heads: [...document.querySelectorAll('#train-data-table thead tr:nth-child(2) th')].map((th) => th.textContent),
+        logits: Object.fromEntries(
+          Object.entries(t.runs).map(([k, r]) => [k, r.seeds.map((x) => x.logs.map((l) => l.max_logit))]),
+        ),
+      };
+    });
+    const claim = CLAIM_BY_ID.qknorm;
+    assert.equal(h.config.seeds, 2);
+    const cli = cliSeeds(claim, h.config);
+    const want = seedsVerdict(claim, cli);
+    assert.equal(h.badge, want.badge);
+    want.seeds.forEach((w, i) => {
+      const got = h.verdict.seeds[i];
+      assert.equal(got.seed, w.seed);
+      assert.deepEqual(
+        got.verdict.checks.map((c) => [c.holds, c.measured]),
+        w.verdict.checks.map((c) => [c.holds, c.measured]),
+        `seed ${w.seed}: each check and what it measured`,
+      );
+      assert.equal(got.verdict.caption, w.verdict.caption, `seed ${w.seed}: the caption`);
+      for (const [k, v] of Object.entries(w.verdict.numbers))
+        assert.ok(
+          Math.abs(got.verdict.numbers[k] - v) <= 1e-4 * Math.abs(v) ||
+            (notFinite(v) && notFinite(got.verdict.numbers[k])),
+          `seed ${w.seed} ${k}: page ${got.verdict.numbers[k]}, CLI ${v}`,
+        );
+    });
+    // every logged largest logit, run by run and seed by seed, is the CLI's to 1e-4
+    for (const r of claim.runs)
+      cli.forEach(({ seed, runs }, i) => {
+        const mine = h.logits[r.key][i];
+        const theirs = runs[r.key].logs.map((l) => l.max_logit);
+        assert.equal(mine.length, theirs.length, `${r.key} seed ${seed}: its logged steps`);
+        mine.forEach((v, j) =>
+          assert.ok(
+            (notFinite(v) && notFinite(theirs[j])) || Math.abs(v - theirs[j]) <= 1e-4 * Math.abs(theirs[j]),
+            `${r.key} seed ${seed} log ${j}: page ${v}, CLI ${theirs[j]}`,
+          ),
+        );
+      });
+    // the numbers table: a largest-logit column per run and seed (transformer blocks)
+    assert.equal(h.heads.filter((t) => t === 'largest logit').length, 2 * claim.runs.length, String(h.heads));
+    console.log(`# qknorm on seeds 3 and 4: ${h.badge}; ${h.verdict.seeds.map((x) => x.verdict.caption).join(' | ')}`);
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-qknorm-verdict.png` });
+    await page.locator('#train-chart-loss').screenshot({ path: `${SHOTS}/train-qknorm-loss.png` });
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));

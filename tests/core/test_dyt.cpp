@@ -156,3 +156,58 @@ TEST_CASE("dyt: alpha trains, is saved in the state and restored", "[dyt][traine
   CHECK(b.config().dyt_alpha == tc.dyt_alpha);
   test::check_same_logs(a.step(10), b.step(10));
 }
+
+TEST_CASE("norm samples: each norm's input and output on held-out batch 0, the output its formula of the input",
+          "[dyt][trainer][norm_samples]") {
+  // After training, every sampled output equals the norm applied directly to its input row:
+  // LayerNorm (x - mean) / sqrt(var + eps) gamma + beta for Pre-LN, gamma tanh(alpha x) + beta for DyT.
+  TrainConfig tc = tiny_train_config(Task::reverse);
+  tc.steps = 20;
+  for (Arch arch : {Arch::pre_ln, Arch::dyt}) {
+    DYNAMIC_SECTION(name(arch)) {
+      Trainer<double> t;
+      REQUIRE(t.configure(tc, arch).ok());
+      t.step(20);
+      const NormSamples s = t.norm_samples();
+      Model<double>& m = t.network().stack();
+      const int P = 2;                                      // transformer blocks: attention, then the MLP
+      REQUIRE(s.units.size() == size_t(P * tc.depth + 1));  // every unit's input norm, then the final norm
+      CHECK(s.units.back() == P * tc.depth + 1);
+      CHECK(s.width == tc.width);
+      REQUIRE(s.rows > 0);
+      const long n = static_cast<long>(s.rows) * s.width;
+      REQUIRE(s.input.size() == s.units.size() * n);
+      REQUIRE(s.output.size() == s.input.size());
+      double worst = 0, spread = 0;
+      for (size_t i = 0; i < s.units.size(); ++i) {
+        const int k = s.units[i];
+        const Norm<double>& nm = k <= m.units() ? m.unit_at(k).in : m.final_norm();
+        for (int r = 0; r < s.rows; ++r) {
+          const double* x = s.input.data() + i * n + static_cast<long>(r) * s.width;
+          const double* y = s.output.data() + i * n + static_cast<long>(r) * s.width;
+          double mean = 0, var = 0;
+          for (int c = 0; c < s.width; ++c) mean += x[c] / s.width;
+          for (int c = 0; c < s.width; ++c) var += (x[c] - mean) * (x[c] - mean) / s.width;
+          for (int c = 0; c < s.width; ++c) {
+            const double want = arch == Arch::dyt ? nm.gamma(c) * std::tanh(nm.alpha(0) * x[c]) + nm.beta(c)
+                                                  : (x[c] - mean) / std::sqrt(var + kEps) * nm.gamma(c) + nm.beta(c);
+            worst = std::max(worst, std::abs(y[c] - want));
+            spread = std::max(spread, std::abs(x[c]));
+          }
+        }
+      }
+      INFO(name(arch) << ": largest |output - formula| " << worst);
+      CHECK(worst < 1e-12);
+      CHECK(spread > 0);
+      // the stack is left as a held-out measurement leaves it: the next steps are those of a trainer never asked
+      Trainer<double> u;
+      REQUIRE(u.configure(tc, arch).ok());
+      u.step(20);
+      test::check_same_logs(t.step(5), u.step(5));
+    }
+  }
+  // a stack without such norms (the plain stack, no final norm) samples none
+  Trainer<float> plain;
+  REQUIRE(plain.configure(tiny_train_config(), Arch::plain).ok());
+  CHECK(plain.norm_samples().units.empty());
+}

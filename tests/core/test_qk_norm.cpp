@@ -211,3 +211,69 @@ TEST_CASE("qk_norm: the gains train without weight decay, are saved and restored
   CHECK(gains(on).empty());
   test::check_same_logs(off.step(10), on.step(10));
 }
+
+TEST_CASE("max_logit: attention's largest |q.k|/sqrt(dh) equals a direct computation from x and the weights",
+          "[qk_norm][attention][max_logit]") {
+  // Q = x sq Bq, K = x sk Bk computed here with Eigen, each head's (T, dh) block
+  // through LayerNorm with the gains when QK-norm is on; the largest |score|
+  // over the keys each query attends to (j <= i when causal).
+  const int T = 5, d = 12, H = 3, dh = d / H;
+  for (bool causal : {true, false})
+    for (QkNorm kind : {QkNorm::none, QkNorm::layernorm}) {
+      DYNAMIC_SECTION((causal ? "causal " : "full ") << (kind == QkNorm::none ? "none" : "layernorm")) {
+        QkFixture fx(T, d, H, causal, 500);
+        if (kind == QkNorm::none) fx.att.set_qk_norm(QkNorm::none);
+        CHECK(std::isnan(Attention<double>(T, d, H, causal).max_logit));  // no forward yet
+        fx.loss();
+        const Mat<double> Q = fx.x * (fx.sq * fx.base.Bq), K = fx.x * (fx.sk * fx.base.Bk);
+        auto head = [&](const Mat<double>& M, int h, int i, const VecWorkspace<double>& g) {
+          Vecx<double> r = M.row(i).segment(h * dh, dh).transpose();
+          if (kind == QkNorm::none) return r;
+          const double mean = r.mean();
+          const double var = (r.array() - mean).square().mean();
+          Vecx<double> out = (r.array() - mean) / std::sqrt(var + kEps);
+          for (int c = 0; c < dh; ++c) out(c) *= g(c);
+          return out;
+        };
+        double top = 0;
+        for (int h = 0; h < H; ++h)
+          for (int i = 0; i < T; ++i)
+            for (int j = 0; j < (causal ? i + 1 : T); ++j)
+              top = std::max(top,
+                             std::abs(head(Q, h, i, fx.att.gq).dot(head(K, h, j, fx.att.gk))) / std::sqrt(double(dh)));
+        INFO("direct " << top << " attention " << fx.att.max_logit);
+        CHECK(top > 0);
+        CHECK(fx.att.max_logit == Approx(top).epsilon(1e-12));
+      }
+    }
+}
+
+TEST_CASE(
+    "max_logit: training logs it for transformer blocks (at most sqrt(dh) at init with QK-norm), NaN for MLP blocks",
+    "[qk_norm][trainer][max_logit]") {
+  TrainConfig tc = tiny_train_config();
+  tc.log_every = 1;
+  const double dh = tc.width / tc.heads;
+  for (QkNorm kind : {QkNorm::none, QkNorm::layernorm}) {
+    tc.qk_norm = kind;
+    Trainer<double> t;
+    REQUIRE(t.configure(tc, Arch::pre_ln).ok());
+    const std::vector<TrainLog> logs = t.step(3);
+    REQUIRE(logs.size() == 3);
+    for (const TrainLog& g : logs) CHECK((std::isfinite(g.max_logit) && g.max_logit > 0));
+    // Step 1's batch meets the initial gains (1): |LN(q) . LN(k)| / sqrt(dh) <= ||LN(q)|| ||LN(k)|| / sqrt(dh) <=
+    // sqrt(dh).
+    if (kind == QkNorm::layernorm) CHECK(logs[0].max_logit <= std::sqrt(dh));
+    bool named = false;
+    for (const NamedScalar& s : named_scalars(logs[0]))
+      if (std::string(s.name) == "max_logit") named = s.value == logs[0].max_logit;
+    CHECK(named);
+  }
+  TrainConfig mlp = tiny_train_config(Task::teacher);
+  mlp.block = Block::mlp;
+  mlp.log_every = 1;
+  Trainer<float> m;
+  REQUIRE(m.configure(mlp, Arch::pre_ln).ok());
+  for (const TrainLog& g : m.step(2)) CHECK(std::isnan(g.max_logit));
+  CHECK(train_log_json(Arch::pre_ln, m.step(1).at(0)).find("\"max_logit\": null") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "resnorm/config.h"
@@ -100,6 +101,11 @@ class Attention final : public Sublayer<S> {
   // V-norm: the gain g_V (dh) and its gradient, as g_Q's; empty when off.
   bool v_norm = false;
   VecWorkspace<S> gv, dgv;
+  // The largest attention logit of the last forward(): max |S_h[i][j]| =
+  // |q_i . k_j| / sqrt(dh) (after QK-norm when on) over every head, segment and
+  // query i, over the keys j that query attends to (j <= i when causal, j <
+  // the segment's keys), as the scores enter the softmax. NaN before any forward.
+  double max_logit = std::numeric_limits<double>::quiet_NaN();
 
   int heads() const { return H_; }
   const S* probs(int h) const { return att.data() + static_cast<long>(h) * T_ * seg_; }  // (T, T) unsegmented

@@ -36,6 +36,7 @@
 // product is one of kernels.h's.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,8 @@ struct LayerSums {
   std::vector<double> stream_sq, grad_sq;  // L + 1: ||h_l||^2, ||d loss / d h_l||^2 over the batch
   std::vector<double> update_sq, skip_sq;  // L P: ||u_k||^2, ||alpha h_{k-1}||^2
   double rows = 0;                         // rows of the batch (B T): stream RMS = sqrt(stream_sq / (rows d))
+  // The largest attention logit over every pass and block (Attention::max_logit); NaN for MLP blocks.
+  double max_logit = std::numeric_limits<double>::quiet_NaN();
 };
 
 template <class S>
@@ -101,6 +104,9 @@ class Network {
   std::vector<Param<S>>& params() { return params_; }
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }
+  // Rows of one pass of the stack (a batch runs in passes of at most this many rows); the stack's caches
+  // hold the last pass's.
+  int pass_rows() const { return rows_; }
   // Which statistics BatchNorm uses in the next run()s (sublayer.h): the
   // batch's (train; train_update also moves the running ones), the running
   // ones (eval), or each sequence its own alone (sequence). No effect on other norms.

@@ -143,6 +143,8 @@ class SessionTrainer {
   Gates gates() const { return started_ ? trainer_.gates() : Gates(); }
   // Attention Residuals' read weights over the held-out set (trainer.h); empty before start().
   std::vector<double> attn_res_weights() { return started_ ? trainer_.attn_res_weights() : std::vector<double>(); }
+  // The norms' inputs and outputs on held-out batch 0 now (trainer.h); empty before start().
+  NormSamples norm_samples() { return started_ ? trainer_.norm_samples() : NormSamples(); }
   // The saved state's size, and its bytes handed to `write`; nothing before start().
   uint64_t state_size() const { return started_ ? trainer_.state_size() : 0; }
   void write_state(const StateWriter& write) const;

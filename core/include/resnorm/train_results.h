@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct TrainLog {
   // Mean cosine similarity of the top stream (out) of every pair of items of
   // held-out batch 0 after the update: near 1 when the output no longer depends on the input.
   double top_cosine = 0;
+  // The largest attention logit of this step's training batch, before the
+  // update: max over every block's attention, head, sequence and query i and
+  // key j it attends to of |q_i . k_j| / sqrt(dh), the score the softmax
+  // reads (Attention::max_logit, attention.h). NaN for MLP blocks (no attention).
+  double max_logit = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> grad_norm;     // L + 1: ||d loss / d h_l|| over the batch
   std::vector<double> stream_rms;    // L + 1: ||h_l|| / sqrt(B T d)
   std::vector<double> w_grad_norm;   // L: ||d loss / d W|| over every matrix of block l
@@ -65,10 +71,27 @@ struct Gates {
   std::vector<double> magnitude;  // units: mean |entry| now
 };
 
+// Each norm of the stack on its inputs and outputs, as one forward pass of
+// held-out batch 0 meets them (Trainer::norm_samples): the norms on a unit's
+// branch input (Pre-LN's LayerNorm before each sublayer, DyT's tanh layers)
+// unit by unit, then the final norm. units[i] is norm i's unit k = 1..L P (L
+// P + 1 for the final norm); input and output are (norms, rows, width)
+// row-major: the elements of the stream the norm reads (the rows of the
+// batch's last pass, all of it when it fits in one, padded positions included,
+// each of d features) and of what it writes,
+// its gain and bias applied (before Admin's input scale). Empty for a stack
+// without such norms.
+struct NormSamples {
+  std::vector<int> units;
+  int rows = 0, width = 0;
+  std::vector<double> input, output;
+};
+
 // A log's numbers with their keys: step (a whole number, at most the steps
 // field's maximum, so %.9g writes it exactly), lr, train_loss, heldout_loss,
 // heldout_accuracy, grad_norm_global, output_change, top_cosine,
-// heldout_loss_train_mode, heldout_loss_eval_mode, heldout_loss_one_seq; and
+// heldout_loss_train_mode, heldout_loss_eval_mode, heldout_loss_one_seq,
+// max_logit; and
 // its per-block arrays grad_norm, stream_rms, w_grad_norm, update_ratio,
 // contribution, and per BatchNorm layer bn_mean_distance, bn_var_distance.
 std::vector<NamedScalar> named_scalars(const TrainLog& log);

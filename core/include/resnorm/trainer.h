@@ -78,6 +78,10 @@ class Trainer {
   std::vector<double> attn_res_weights();
   // The gates now (see Gates); empty for architectures without them.
   Gates gates() const;
+  // The norms' inputs and outputs on held-out batch 0 now (see NormSamples;
+  // eval mode): one forward pass, which leaves the network as a held-out
+  // measurement does.
+  NormSamples norm_samples();
   // The held-out loss in BatchNorm's three modes now, as a log reports them
   // (TrainLog): train mode, eval mode, one-sequence mode. Computed each time,
   // for every norm (LayerNorm's and RMSNorm's three are the same).

@@ -53,6 +53,7 @@ test('the trainer ops are their own list: call() and lanes refuse them', async (
       'trainerDwaWeights',
       'trainerGates',
       'trainerOutcome',
+      'trainerNormSamples',
       'trainerState',
       'trainerLoad',
       'trainerDelete',
@@ -97,7 +98,7 @@ test("a trainer through the client: the wasm API's numbers bit for bit, typed ar
   await tr.delete(); // twice: nothing more to free
 });
 
-test('the averaging weights and gates through the client: the wasm API\u2019s, bit for bit', async () => {
+test('the averaging weights, gates and norm samples through the client: the wasm API\u2019s, bit for bit', async () => {
   const engine = createEngineClient({ startWorker: fakeWorkers().start });
   for (const arch of ['dwa', 'layerscale']) {
     const config = { ...CONFIG, arch };
@@ -107,6 +108,7 @@ test('the averaging weights and gates through the client: the wasm API\u2019s, b
     ref.step(6);
     assert.equal(bits(await tr.dwaWeights()), bits(ref.dwaWeights()), arch);
     assert.equal(bits(await tr.gates()), bits(ref.gates()), arch);
+    assert.equal(bits(await tr.normSamples()), bits(ref.normSamples()), `${arch}: the norms' inputs and outputs`);
     ref.delete();
     await tr.delete();
   }

@@ -34,6 +34,7 @@ const SCALARS = [
   'grad_norm_global',
   'output_change',
   'top_cosine',
+  'max_logit',
 ];
 const ARRAYS = ['grad_norm', 'w_grad_norm', 'update_ratio', 'stream_rms', 'contribution'];
 

@@ -433,3 +433,101 @@ test('a custom comparison is named from each run: trained, at chance, above chan
   assert.equal(comparisonCaption([trained, { ...run([]), label: 'x' }]), null);
   assert.equal(comparisonCaption([]), null);
 });
+
+/** A QK-norm claim run: held-out losses as run() takes them and each logged step's largest logit. */
+const qkRun = (losses, logits) => {
+  const r = run(losses);
+  r.logs.forEach((l, i) => (l.max_logit = logits[i]));
+  return r;
+};
+
+test('qknorm: holds when the logits grow without QK-norm, its top rate fails and QK-norm trains at every rate', () => {
+  const { RATES, peakLogit, sensitivity } = CLAIM_BY_ID.qknorm;
+  const runs = {};
+  const keys = (arm) => CLAIM_BY_ID.qknorm.runs.filter((r) => r.key.startsWith(arm)).map((r) => r.key);
+  // without: the loss at 0.2, 0.01, 0.001 and, at the top rate, near chance; logits 5, 10, 20, 9000
+  const noneLoss = [0.2, 0.01, 0.001, 1.9];
+  const noneLogit = [5, 10, 20, 9000];
+  keys('none_').forEach((k, i) => (runs[k] = qkRun([1, noneLoss[i]], [3, noneLogit[i]])));
+  // with: every rate trains; logits 2.5, 3.5, 6, 12
+  const qkLoss = [0.4, 0.003, 0.0003, 0.0001];
+  const qkLogit = [2.5, 3.5, 6, 12];
+  keys('qk_').forEach((k, i) => (runs[k] = qkRun([1, qkLoss[i]], [2, qkLogit[i]])));
+  assert.equal(RATES.length, 4);
+  assert.equal(keys('none_').length, 4);
+  assert.equal(peakLogit(runs[keys('none_')[3]]), 9000);
+  const v = verdict('qknorm', runs);
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true, true],
+  );
+  assert.equal(v.holds, true);
+  // Wortsman et al.'s sensitivity: mean over rates of the loss above the best one's
+  const best = Math.min(...noneLoss);
+  const want = noneLoss.reduce((a, x) => a + x - best, 0) / 4;
+  assert.ok(Math.abs(v.numbers['sensitivity.none'] - want) < 1e-12, `${v.numbers['sensitivity.none']} against ${want}`);
+  assert.ok(v.numbers['sensitivity.qk'] < v.numbers['sensitivity.none']);
+  assert.equal(v.numbers['none_1e1.max_logit'], 9000);
+  assert.equal(v.numbers['qk_1e3.max_logit'], 2.5);
+  assert.match(
+    v.caption,
+    /without QK-norm: 5 at 10⁻³, 10 at 5×10⁻³, 20 at 2×10⁻², 9000 at 10⁻¹; with QK-norm: 2\.5 at 10⁻³,/,
+  );
+  assert.match(v.caption, /sensitivity .*: 0\.527 without QK-norm, 0\.101 with\./);
+  // a diverged run counts at chance in the sensitivity, and its non-finite logit above any finite one
+  const diverged = { ...runs, [keys('none_')[3]]: qkRun([1, NaN], [3, NaN]) };
+  const d = verdict('qknorm', diverged);
+  assert.equal(d.holds, true);
+  assert.match(d.checks[2].measured, /not finite at 10⁻¹/);
+  assert.match(d.caption, /not finite at 10⁻¹/);
+  assert.equal(
+    sensitivity([
+      { finite: false, chance: 2, loss: NaN },
+      { finite: true, chance: 2, loss: 1 },
+    ]),
+    0.5,
+  );
+  // logits that grow as much with QK-norm, and a top rate that trains without it: does not hold
+  const flat = { ...runs };
+  keys('qk_').forEach((k, i) => (flat[k] = qkRun([1, qkLoss[i]], [2, noneLogit[i] + 1])));
+  flat[keys('none_')[3]] = qkRun([1, 0.0002], [3, 9000]);
+  const w = verdict('qknorm', flat);
+  assert.equal(w.holds, false);
+  assert.deepEqual(
+    w.checks.map((c) => c.holds),
+    [false, true, false, false],
+  );
+  // runs with no logged logit (MLP-like logs): the logit check cannot hold
+  const bare = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, run(r.logs.map((l) => l.heldout_loss))]));
+  assert.equal(verdict('qknorm', bare).checks[2].holds, false);
+});
+
+test('dyt: holds when both train and DyT ends within 5% of chance of Pre-LN, either side; not when further or diverged', () => {
+  const margin = CLAIM_BY_ID.dyt.MARGIN * REVERSE.chance;
+  const v = verdict('dyt', { pre_ln: run([1, 0.004]), dyt: run([1, 0.07]) });
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true],
+  );
+  assert.ok(Math.abs(v.numbers.gap - 0.066) < 1e-12);
+  assert.match(
+    v.caption,
+    /^Held-out loss at the end: DyT 0\.07, Pre-LN 0\.004 \(chance 2\.08\); DyT above by 0\.066, within the margin of 0\.104/,
+  );
+  // below Pre-LN counts the same
+  assert.equal(verdict('dyt', { pre_ln: run([1, 0.2]), dyt: run([1, 0.15]) }).holds, true);
+  // just past the margin: both train, the match fails
+  const far = verdict('dyt', { pre_ln: run([1, 0.01]), dyt: run([1, 0.01 + margin * 1.01]) });
+  assert.deepEqual(
+    far.checks.map((c) => c.holds),
+    [true, true, false],
+  );
+  assert.match(far.caption, /outside the margin/);
+  // a DyT run that diverged: not trained, no match, its gap not finite
+  const d = verdict('dyt', { pre_ln: run([1, 0.01]), dyt: run([1, NaN]) });
+  assert.deepEqual(
+    d.checks.map((c) => c.holds),
+    [true, false, false],
+  );
+  assert.match(d.caption, /DyT not finite, .*; not finite, outside the margin/);
+});

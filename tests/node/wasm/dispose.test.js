@@ -29,6 +29,7 @@ function everyCall(rn, tr, saved) {
     'trainer.gates': () => tr.gates(),
     'trainer.dwaWeights': () => tr.dwaWeights(),
     'trainer.attnResWeights': () => tr.attnResWeights(),
+    'trainer.normSamples': () => tr.normSamples(),
     'trainer.outcome': () => tr.outcome(),
     'trainer.state': () => tr.state(),
     'trainer.load': () => tr.load(saved),

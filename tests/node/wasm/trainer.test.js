@@ -417,3 +417,38 @@ test('step(n) takes a whole n in 0..1000000 and at most 32 MB of logs a call (.m
   assert.equal(deep.stepsDone, 0);
   deep.delete();
 });
+
+test('normSamples: each norm on held-out batch 0, its output the norm of its input; null without norms', () => {
+  // At initialization every gain is 1 and every bias 0: Pre-LN's outputs are each row's
+  // (x - mean) / sqrt(var + 1e-5), DyT's tanh(0.5 x) (alpha_0 0.5), in float.
+  for (const arch of ['pre_ln', 'dyt']) {
+    const tr = rn.trainer({ ...CONFIG, arch });
+    const s = tr.normSamples();
+    assert.deepEqual(s.units, [1, 2, 3, 4, 5, 6, 7], `${arch}: every unit's input norm, then the final norm`);
+    assert.equal(s.width, CONFIG.width);
+    assert.ok(s.rows > 0);
+    assert.equal(s.input.length, 7);
+    let worst = 0;
+    s.input.forEach((x, i) => {
+      const y = s.output[i];
+      assert.ok(x instanceof Float64Array && x.length === s.rows * s.width);
+      for (let r = 0; r < s.rows; r++) {
+        const row = x.subarray(r * s.width, (r + 1) * s.width);
+        const mean = row.reduce((a, v) => a + v, 0) / s.width;
+        const v = row.reduce((a, q) => a + (q - mean) ** 2, 0) / s.width;
+        row.forEach((q, c) => {
+          const want = arch === 'dyt' ? Math.tanh(0.5 * q) : (q - mean) / Math.sqrt(v + 1e-5);
+          worst = Math.max(worst, Math.abs(y[r * s.width + c] - want));
+        });
+      }
+    });
+    assert.ok(worst < 1e-5, `${arch}: largest |output - formula| ${worst}`);
+    // a held-out measurement: the run goes on as one never asked
+    const logs = tr.step(20);
+    assert.equal(bits(logs), arch === 'pre_ln' ? REFERENCE : bits(run({ ...CONFIG, arch }, [20])));
+    tr.delete();
+  }
+  const plain = rn.trainer({ ...CONFIG, arch: 'plain' });
+  assert.equal(plain.normSamples(), null);
+  plain.delete();
+});

@@ -458,7 +458,7 @@ export const LAB_PARTS = {
     archMore: 533,
     section: 20,
     form: 70,
-    claimsLive: 285,
+    claimsLive: 371,
     claimsFixed: 90,
     readoutRow: {
       post_ln: 47,
@@ -493,6 +493,8 @@ export const LAB_PARTS = {
       rezero: 4541,
       late: 8156,
       batchnorm: 7271,
+      qknorm: 6886,
+      dyt: 2016,
     },
   },
   420: {
@@ -503,8 +505,8 @@ export const LAB_PARTS = {
     archMore: 500,
     section: 20,
     form: 70,
-    claimsLive: 264,
-    claimsFixed: 69,
+    claimsLive: 350,
+    claimsFixed: 90,
     readoutRow: {
       post_ln: 46,
       pre_ln: 46,
@@ -538,6 +540,8 @@ export const LAB_PARTS = {
       rezero: 4436,
       late: 7535,
       batchnorm: 6669,
+      qknorm: 6857,
+      dyt: 1825,
     },
   },
   640: {
@@ -548,7 +552,7 @@ export const LAB_PARTS = {
     archMore: 533,
     section: 41,
     form: 79,
-    claimsLive: 172,
+    claimsLive: 241,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -593,7 +597,7 @@ export const LAB_PARTS = {
     archMore: 515,
     section: 20,
     form: 79,
-    claimsLive: 138,
+    claimsLive: 172,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -628,6 +632,8 @@ export const LAB_PARTS = {
       rezero: 3317,
       late: 4742,
       batchnorm: 3646,
+      qknorm: 3460,
+      dyt: 1090,
     },
   },
   1280: {
@@ -638,7 +644,7 @@ export const LAB_PARTS = {
     archMore: 479,
     section: 20,
     form: 79,
-    claimsLive: 104,
+    claimsLive: 138,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -673,6 +679,8 @@ export const LAB_PARTS = {
       rezero: 2815,
       late: 3456,
       batchnorm: 2876,
+      qknorm: 2239,
+      dyt: 1025,
     },
   },
 };

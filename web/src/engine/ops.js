@@ -27,6 +27,7 @@ export const OPS = Object.freeze([
 //   trainerDwaWeights(id)      tr.dwaWeights(): L Float64Array rows, or null
 //   trainerAttnResWeights(id)  tr.attnResWeights(): K Float64Array rows, or null
 //   trainerGates(id)           tr.gates(): {width, units, values, init, magnitude}, or null
+//   trainerNormSamples(id)     tr.normSamples(): {units, rows, width, input, output}, or null
 //   trainerOutcome(id)         tr.outcome()
 //   trainerState(id)           tr.state(): a Uint8Array
 //   trainerLoad(id, bytes)     tr.load(bytes), then {id, config, task, stepsDone, stopped}
@@ -39,6 +40,7 @@ export const TRAINER_OPS = Object.freeze([
   'trainerAttnResWeights',
   'trainerGates',
   'trainerOutcome',
+  'trainerNormSamples',
   'trainerState',
   'trainerLoad',
   'trainerDelete',

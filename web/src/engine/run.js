@@ -70,6 +70,7 @@ export const RUN = {
   trainerDwaWeights: (rn, [id], session) => trainerOf(session, id).dwaWeights(),
   trainerAttnResWeights: (rn, [id], session) => trainerOf(session, id).attnResWeights(),
   trainerGates: (rn, [id], session) => trainerOf(session, id).gates(),
+  trainerNormSamples: (rn, [id], session) => trainerOf(session, id).normSamples(),
   trainerOutcome: (rn, [id], session) => trainerOf(session, id).outcome(),
   trainerState: (rn, [id], session) => trainerOf(session, id).state(),
   trainerLoad: (rn, [id, bytes], session) => {

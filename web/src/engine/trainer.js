@@ -10,7 +10,7 @@ import { fieldError } from './pool.js';
  * config, task, stepsDone and stopped (updated by step() and load()), lost
  * (null, or the Error its calls reject with once its worker has stopped), and
  * async versions of its methods: step(n) resolves to the logs (their typed
- * arrays transferred from the worker), lesion(), dwaWeights(), attnResWeights(), gates(), outcome(), state() (a
+ * arrays transferred from the worker), lesion(), dwaWeights(), attnResWeights(), gates(), normSamples(), outcome(), state() (a
  * Uint8Array), load(bytes) (bytes are copied, the caller's stay usable),
  * delete() (frees it in the worker; later calls reject). A bad config
  * rejects with a RangeError naming .field, as call() does.
@@ -80,6 +80,7 @@ function trainerHandle(pool, slot, info) {
     dwaWeights: () => use('trainerDwaWeights', [id]),
     attnResWeights: () => use('trainerAttnResWeights', [id]),
     gates: () => use('trainerGates', [id]),
+    normSamples: () => use('trainerNormSamples', [id]),
     outcome: () => use('trainerOutcome', [id]),
     state: () => use('trainerState', [id]),
     load: (bytes) =>

@@ -1,8 +1,9 @@
 // The numbers behind the lab's line charts as a real <table>, for screen
 // readers always and on screen behind "Show numbers" (the explorer's toggle,
 // shared/numbers-toggle.js): per architecture, the held-out and training
-// loss, held-out accuracy and gradient norm, and the learning rate (one column
-// while every run has the same, else one per run), at most
+// loss, held-out accuracy and gradient norm, with transformer blocks the largest
+// attention logit of the step's batch (the engine's max_logit), and the learning
+// rate (one column while every run has the same, else one per run), at most
 // MAX_ROWS + 1 logged steps: every one while they fit, else every k-th
 // (k = 1, 2, 5, 10, 20, 50, ...: the least that fits) and always the latest.
 // A table lays out every row again whenever one changes, so a row per step
@@ -47,8 +48,18 @@ export function rowIndices(n) {
 
 const cell = (v) => (v === null || v === undefined ? '\u2014' : fmtPlain(v));
 
-/** Each run's columns: with the learning rate when the runs' rates differ (`shared` false). */
-const columnsOf = (shared) => (shared ? COLUMNS : [...COLUMNS, ['lr', 'learning rate']]);
+/** The column of the largest attention logit, for runs of transformer blocks (MLP blocks have none). */
+const LOGIT_COLUMN = ['max_logit', 'largest logit'];
+
+/**
+ * Each run's columns: with the largest attention logit when `logits`, and the learning rate when
+ * the runs' rates differ (`shared` false).
+ */
+const columnsOf = (shared, logits) => [
+  ...COLUMNS,
+  ...(logits ? [LOGIT_COLUMN] : []),
+  ...(shared ? [] : [['lr', 'learning rate']]),
+];
 
 export function createLabNumbers(box) {
   const button = el(
@@ -72,12 +83,13 @@ export function createLabNumbers(box) {
   let shown = []; // the logged step each row shows
   let final = 0; // logged steps every run has finished: their rows are never written again
   let caption = null;
+  let logits = false; // whether the runs have attention (transformer blocks): the largest-logit column
 
   function build(runs, sig, names, stride, shared) {
     builtFor = { runs, sig, stride };
     shown = [];
     caption = el('caption', {});
-    const columns = columnsOf(shared);
+    const columns = columnsOf(shared, logits);
     const head1 = el(
       'tr',
       {},
@@ -102,7 +114,7 @@ export function createLabNumbers(box) {
     return [
       String(data.x[i]),
       ...(shared ? [cell(data.lr[i])] : []),
-      ...keys.flatMap((k) => columnsOf(shared).map(([c]) => cell(data.series[k][c][i]))),
+      ...keys.flatMap((k) => columnsOf(shared, logits).map(([c]) => cell(data.series[k][c][i]))),
     ];
   };
 
@@ -110,7 +122,7 @@ export function createLabNumbers(box) {
     const shared = data.lrShared !== false;
     const [step, ...rest] = texts(data, keys, i);
     const lr = shared ? rest.shift() : null;
-    const per = columnsOf(shared).length;
+    const per = columnsOf(shared, logits).length;
     return el(
       'tr',
       {},
@@ -128,7 +140,8 @@ export function createLabNumbers(box) {
       const total = data.x.length;
       const stride = rowStride(total);
       const shared = data.lrShared !== false;
-      const sig = `${keys.join()}|${names.join()}|${shared}`;
+      logits = config.block === 'transformer';
+      const sig = `${keys.join()}|${names.join()}|${shared}|${logits}`;
       if (!builtFor || builtFor.runs !== runs || builtFor.sig !== sig || builtFor.stride !== stride)
         build(runs, sig, names, stride, shared);
       const want = rowIndices(total);
@@ -160,12 +173,15 @@ export function createLabNumbers(box) {
         stride === 1
           ? `The logged steps of every run${of}`
           : `One logged step in ${stride} of every run${of}, and the latest (the CSV export has all ${total})`;
+      const logitText = logits
+        ? ', gradient norm and largest attention logit of the step\u2019s batch'
+        : ' and gradient norm';
       setText(
         caption,
         total
           ? shared
-            ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy and gradient norm.`
-            : `${which}: each one\u2019s held-out and training loss, held-out accuracy, gradient norm and learning rate (the runs\u2019 rates differ).`
+            ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy${logitText}.`
+            : `${which}: each one\u2019s held-out and training loss, held-out accuracy, gradient norm${logits ? ', largest attention logit of the step\u2019s batch' : ''} and learning rate (the runs\u2019 rates differ).`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

@@ -30,11 +30,13 @@ import * as lesion from './lesion.js';
 import * as rezero from './rezero.js';
 import * as late from './late.js';
 import * as batchnorm from './batchnorm.js';
+import * as qknorm from './qknorm.js';
+import * as dyt from './dyt.js';
 
 export * from './common.js';
 export * from './setting.js';
 
-export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm];
+export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt];
 
 export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
 
