@@ -796,12 +796,13 @@ export async function main(argv = process.argv.slice(2)) {
     const prev = JSON.parse(readFileSync(prevFile, 'utf8'));
     const kept = parts.map(([name]) => name).filter((name) => !only.has(name) && prev[name]);
     for (const name of kept) report[name] = prev[name];
-    report.merged = {
-      parts: kept,
-      date: prev.merged?.date ?? prev.date,
-      loadavg_start: prev.merged?.loadavg_start ?? prev.machine?.loadavg_start,
-      git: prev.merged?.git ?? prev.machine?.git,
-    };
+    // Each kept part's own run: the one it was kept from if the report was itself merged.
+    const own = { date: prev.date, loadavg_start: prev.machine?.loadavg_start, git: prev.machine?.git };
+    const keptFrom = prev.merged?.parts
+      ? { date: prev.merged.date, loadavg_start: prev.merged.loadavg_start, git: prev.merged.git }
+      : own;
+    const source = (name) => prev.merged?.from?.[name] ?? (prev.merged?.parts?.includes(name) ? keptFrom : own);
+    report.merged = { parts: kept, from: Object.fromEntries(kept.map((name) => [name, source(name)])) };
     report.part_durations_s = {
       ...Object.fromEntries(kept.map((k) => [k, prev.part_durations_s?.[k]])),
       ...report.part_durations_s,

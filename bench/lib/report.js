@@ -653,10 +653,17 @@ export function renderMarkdown(r) {
         : ''
     }. Written by \`npm run bench\` (bench/run.js); the raw numbers are in latest.json.\n`,
   );
-  if (r.merged)
-    out.push(
-      `Merged (\`--merge\`): ${r.merged.parts.join(', ')} from the run of ${r.merged.date} (at ${r.merged.git ?? 'n/a'}, load ${r.merged.loadavg_start?.join(' ') ?? 'n/a'} at its start); the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`,
-    );
+  if (r.merged) {
+    // The kept parts grouped by the run each comes from (older reports name one run for all).
+    const runs = new Map();
+    for (const part of r.merged.parts) {
+      const src = r.merged.from?.[part] ?? r.merged;
+      const key = `${src.date} (at ${src.git ?? 'n/a'}, load ${src.loadavg_start?.join(' ') ?? 'n/a'} at its start)`;
+      runs.set(key, [...(runs.get(key) ?? []), part]);
+    }
+    const kept = [...runs].map(([run, parts]) => `${parts.join(', ')} from the run of ${run}`).join('; ');
+    out.push(`Merged (\`--merge\`): ${kept}; the other parts from this run (at ${r.machine.git ?? 'n/a'}).\n`);
+  }
   out.push(
     table(
       ['machine', ''],
