@@ -87,6 +87,24 @@ void train_activation_backward(float* dp, const float* da, const float* p, const
   });
 }
 
+// dp = da [p > 0 or p is NaN] in vectors of kernels.h. Written out because the
+// call is in place (dp = da): the compilers' loop vectorizers check that the
+// arrays do not overlap and fall back to their scalar loop when they do.
+template <class S>
+void relu_backward(S* dp, const S* da, const S* p, long n) {
+  typedef typename kernels::Vec<S>::type V;
+  constexpr int W = kernels::Vec<S>::lanes;
+  const V one = kernels::splat(S(1)), zero = kernels::splat(S(0));
+  long i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const V p0 = kernels::load(p + i), p1 = kernels::load(p + i + W);
+    const V d0 = kernels::load(da + i), d1 = kernels::load(da + i + W);
+    kernels::store(dp + i, d0 * lanes::select<S>((p0 > zero) | (p0 != p0), one, zero));
+    kernels::store(dp + i + W, d1 * lanes::select<S>((p1 > zero) | (p1 != p1), one, zero));
+  }
+  for (; i < n; ++i) dp[i] = da[i] * ((p[i] > S(0) || p[i] != p[i]) ? S(1) : S(0));
+}
+
 }  // namespace
 
 template <class S>
@@ -114,9 +132,7 @@ void activation_forward(S* a, const S* p, long n, Activation act, S* cdf) {
 template <class S>
 void activation_backward(S* dp, const S* da, const S* p, const S* a, long n, Activation act, const S* cdf) {
   switch (act) {
-    case Activation::relu:
-      for (long i = 0; i < n; ++i) dp[i] = da[i] * ((p[i] > S(0) || p[i] != p[i]) ? S(1) : S(0));
-      break;
+    case Activation::relu: relu_backward(dp, da, p, n); break;
     case Activation::gelu:
       if (cdf)
         for (long i = 0; i < n; ++i) dp[i] = da[i] * gelu_grad(p[i], cdf[i]);
