@@ -7,7 +7,7 @@ export default [
     min: 0,
     max: 0,
     allowed:
-      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hyper|mhc',
+      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hyper|mhc|attn_res|hybrid',
     default: 'plain,residual,post_ln,pre_ln',
     help: 'architectures to simulate, comma separated',
     choices: [
@@ -29,6 +29,8 @@ export default [
       'dyt',
       'hyper',
       'mhc',
+      'attn_res',
+      'hybrid',
     ],
   },
   {
