@@ -31,7 +31,8 @@
 // it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
 // weights), `attnResWeights` (Attention Residuals' read weights over the
 // held-out set) and `gates` (ReZero's and LayerScale's), each null for a preset
-// without them (or `learnedError`), before it says done.
+// without them (or `learnedError`), before it says done. A spec with `normSamples` also keeps its
+// first seed's norms on held-out batch 0 (the trainer's normSamples(), as `normSamples`).
 //
 // Seeds: each run trains on every seed of the settings (`seeds`, shared/train-fields.js's seedList:
 // config.seed + i for i = 0 .. seeds - 1), each seed an independent trainer spread over the pool
@@ -42,7 +43,7 @@ import { belowHalfway } from '../claims/lab/common.js';
 import { engineSettings, seedList } from '../shared/train-fields.js';
 
 /**
- * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?})
+ * The runs of a session: `specs` (each {key?, arch, label?, overrides?, dash?, stopWhenTrained?, normSamples?})
  * or one per arch of `config.arch`; each with its own config (the engine's fields: the shared ones
  * with its overrides and its single arch) and `seedList`, the seeds it trains on. Keys are
  * unique (the arch, else given).
@@ -59,6 +60,7 @@ export function runSpecs(config, specs = null) {
       label: s.label ?? null,
       dash: s.dash ?? null,
       stopWhenTrained: Boolean(s.stopWhenTrained),
+      normSamples: Boolean(s.normSamples),
       config: { ...shared, ...(s.overrides ?? {}), arch: s.arch },
       seedList: seeds,
     };
@@ -137,6 +139,8 @@ function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, fir
     dwaWeights: null,
     attnResWeights: null,
     gates: null,
+    wantsNormSamples: Boolean(of.normSamples),
+    normSamples: null,
     learnedError: null,
     trainer,
     config: trainer.config ?? null,
@@ -256,11 +260,13 @@ async function learnedOf(r, current) {
   if (r.dwaWeights || r.attnResWeights || r.gates || r.error) return;
   const ask = (name) => (typeof r.trainer[name] === 'function' ? r.trainer[name]() : null);
   try {
-    const [w, a, g] = await Promise.all([ask('dwaWeights'), ask('attnResWeights'), ask('gates')]);
+    const samples = r.wantsNormSamples && r.seedIndex === 0 ? ask('normSamples') : null;
+    const [w, a, g, n] = await Promise.all([ask('dwaWeights'), ask('attnResWeights'), ask('gates'), samples]);
     if (!current()) return;
     r.dwaWeights = w ?? null;
     r.attnResWeights = a ?? null;
     r.gates = g ?? null;
+    r.normSamples = n ?? null;
   } catch (e) {
     if (current()) r.learnedError = e;
   }
@@ -429,6 +435,7 @@ function newRuns(specs, made) {
           dash: of[i].spec.dash,
           steps: of[i].config.steps,
           stopWhenTrained: of[i].spec.stopWhenTrained,
+          normSamples: of[i].spec.normSamples,
           trainedAt: null,
           logEvery: of[i].config.log_every,
           seedIndex: of[i].seedIndex,

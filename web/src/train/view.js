@@ -44,6 +44,7 @@ import { looksOf } from './looks.js';
 import { createPaperClaims } from './paper-panel.js';
 import { createAfterTraining } from './lesion-chart.js';
 import { createLearned } from './learned.js';
+import { createNormScatter } from './norm-scatter.js';
 import { createComparison } from './comparison.js';
 import { createSeedPick } from './seed-pick.js';
 import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../claims/lab/common.js';
@@ -164,11 +165,13 @@ function createLabPanels(root, paperPanel) {
   // ---- heatmaps: one section per metric, its legend, one map per architecture
   const colours = () => heatColours(root);
   const learned = createLearned(afterBox, { colours });
+  // the DyT claim's panel, after training: Pre-LN's LayerNorm input against output (norm-scatter.js)
+  const normScatter = createNormScatter(paperPanel, { palette: () => palette(root) });
   const heat = createHeatPanels({ colours });
   // on several seeds: which seed the heatmaps show (seed-pick.js); onChange is the view's, set once it has frames
   const seedPick = createSeedPick({ onChange: () => seedPick.onChange?.() });
   const nodes = [readoutBox, ...figures.nodes, comparisonBox, paperPanel, afterBox, seedPick.el, ...heat.sections];
-  return { nodes, readout, figures, comparison, after, learned, heat, seedPick };
+  return { nodes, readout, figures, comparison, after, learned, normScatter, heat, seedPick };
 }
 
 // A focused chart moves the readout's step with the arrow keys, Home and End; Escape goes back to the latest.
@@ -432,7 +435,20 @@ function hookRuns(runs, looks) {
  * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
  */
 function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views, loadedRuns }) {
-  const { charts, readout, lossNote, progress, tools, heat, numbers, comparison, after, learned, seedPick } = views;
+  const {
+    charts,
+    readout,
+    lossNote,
+    progress,
+    tools,
+    heat,
+    numbers,
+    comparison,
+    after,
+    learned,
+    normScatter,
+    seedPick,
+  } = views;
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
   const seedRows = seedRowsOf();
   let frames = 0;
@@ -530,6 +546,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     const seedLooks = firstSeedLooks(snap.runs, looks);
     const lesions = after.update({ runs: snap.runs, looks: seedLooks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks: seedLooks, state: snap.state });
+    const normScatterShown = normScatter.update({ runs: snap.runs, looks, state: snap.state, claim: papers.id() });
     frames++;
     onUpdate({
       state: snap.state,
@@ -546,6 +563,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
       lesionPlot: after.plotted(),
       learned: learnedShown,
       learnedLegend: learned.legendTicks(),
+      normScatter: normScatterShown,
       plotted: charts.plotted(),
       heatmaps: shown,
       heatRows: rows,
@@ -621,7 +639,10 @@ export function mountTrainer(
   parts.push(claimBar, ...bar.nodes);
 
   // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
-  const { nodes, readout, figures, comparison, after, learned, heat, seedPick } = createLabPanels(root, paperPanel);
+  const { nodes, readout, figures, comparison, after, learned, normScatter, heat, seedPick } = createLabPanels(
+    root,
+    paperPanel,
+  );
   seedPick.onChange = () => frames.schedule();
   parts.push(...nodes);
   root.append(...parts);
@@ -661,7 +682,7 @@ export function mountTrainer(
   const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
   const views = { charts, readout, lossNote: figures.lossNote, progress: bar.progress, tools, heat, numbers };
   const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex, loadedRuns: () => loaded };
-  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned, seedPick } });
+  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned, normScatter, seedPick } });
 
   // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
   // the buttons' state again, not a frame of every chart
@@ -686,6 +707,7 @@ export function mountTrainer(
     charts.retheme(theme.current());
     heat.redraw();
     learned.redraw();
+    normScatter.redraw();
     frames.schedule();
   });
   frames.now();
@@ -714,6 +736,7 @@ export function mountTrainer(
       charts.destroy();
       after.destroy();
       learned.destroy();
+      normScatter.destroy();
       controls.destroy();
       form.removeEventListener('input', refreshButtons);
       form.removeEventListener('change', refreshButtons);

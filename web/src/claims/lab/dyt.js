@@ -37,9 +37,13 @@ export const needsLesion = false;
  */
 export const MARGIN = 0.05;
 
-/** Its runs: Pre-LN and DyT (session.js's run specs). */
+/**
+ * Its runs: Pre-LN and DyT (session.js's run specs). Pre-LN's norms are kept after training
+ * (normSamples): the lab draws each LayerNorm's input against its output, the S-curve the paper
+ * starts from (train/norm-scatter.js).
+ */
 export const runs = [
-  { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN' },
+  { key: 'pre_ln', arch: 'pre_ln', label: 'Pre-LN', normSamples: true },
   { key: 'dyt', arch: 'dyt', label: 'DyT' },
 ];
 
