@@ -244,7 +244,7 @@ TEST_CASE("hybrid: the simulation's gains g_Q, g_K, g_V of every block equal cen
   }
 }
 
-TEST_CASE("hybrid: g_V trains without weight decay, is saved and restored; MLP blocks have no attention gains",
+TEST_CASE("hybrid: g_V trains without weight decay, is saved and restored, and MLP blocks have no attention gains",
           "[hybrid][trainer][state]") {
   auto gains = [](Trainer<float>& t, const char* prefix) {
     std::vector<float> v;
