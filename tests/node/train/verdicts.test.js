@@ -610,6 +610,8 @@ test('attnres: holds when every run trains and AttnRes\u2019s stream RMS and wei
   assert.equal(v.numbers['attn_res.grad.last'], 2);
   assert.equal(v.numbers['attn_res.topOverBottom.last'], 0.5);
   assert.match(v.checks[1].claimed, /at step 10/);
+  assert.equal(v.checks[0].measured, 'held-out loss: Pre-LN 0.01, Pre-RMS 0.01, AttnRes 0.01');
+  assert.equal(v.checks[1].measured, 'largest over smallest: AttnRes 2\u00d7, Pre-LN 4\u00d7, Pre-RMS 5\u00d7');
   assert.match(v.checks[2].claimed, /at the end \(step 20\)/);
   assert.match(
     v.caption,

@@ -34,6 +34,12 @@ export const setting = 'reverse 4 of 8 symbols, 6 transformer blocks, Adam at 4\
 /** Its settings, over the lab's defaults (claimConfig). */
 export const config = { ...REVERSE_TASK, depth: 6, lr: 4e-3, warmup: 0, steps: 300, log_every: 10 };
 
+/**
+ * What its checks measure, for the head of the panel's table of checks: '', each part names its
+ * own (a held-out loss, or a largest over smallest across depth).
+ */
+export const measured = '';
+
 /** Whether its verdict reads every run's lesion study. */
 export const needsLesion = false;
 
@@ -75,7 +81,7 @@ export function judge(s, r) {
   const lastStep = a.last.step;
   const below = (when, what) => a[when][what] < at.pre_ln[when][what] && a[when][what] < at.pre_rms[when][what];
   const measured = (when, what) =>
-    `AttnRes ${times(a[when][what])}, Pre-LN ${times(at.pre_ln[when][what])}, Pre-RMS ${times(at.pre_rms[when][what])}`;
+    `largest over smallest: AttnRes ${times(a[when][what])}, Pre-LN ${times(at.pre_ln[when][what])}, Pre-RMS ${times(at.pre_rms[when][what])}`;
   const trained = runs.every(({ key }) => s[key].trained);
   const parts = [
     [
@@ -100,7 +106,7 @@ export function judge(s, r) {
       check(
         'every run trains (held-out loss below halfway from chance)',
         trained,
-        runs.map(({ key, label }) => `${label} ${lossText(s[key])}`).join(', '),
+        `held-out loss: ${runs.map(({ key, label }) => `${label} ${lossText(s[key])}`).join(', ')}`,
       ),
       ...parts.map(([when, what, text]) =>
         check(`AttnRes: ${text} than Pre-LN\u2019s and Pre-RMS\u2019s`, below(when, what), measured(when, what)),
