@@ -765,3 +765,52 @@ test('a run that diverges on some of its seeds: each such seed is named over the
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
+
+/**
+ * A claim on two seeds in the page against the CLI's runs on the same seeds: the badge, each seed's
+ * checks (whether each holds and what it measured), caption and numbers; a screenshot of its panel
+ * and of each selector of `shots` (`[selector, name]`).
+ */
+async function claimOnTwoSeeds(url, id, seed, shots = []) {
+  const page = await openPage(it.browser, lab(url, `preset=${id}&seed=${seed}&seeds=2`), { colorScheme: 'light' });
+  await trainToEnd(page);
+  const h = await page.evaluate(() => ({
+    config: window.__resnormTrain.config,
+    verdict: window.__resnormTrain.verdict,
+    badge: document.querySelector('#train-paper .verdict-badge').textContent,
+  }));
+  const claim = CLAIM_BY_ID[id];
+  assert.equal(h.config.seeds, 2);
+  const want = seedsVerdict(claim, cliSeeds(claim, h.config));
+  assert.equal(h.badge, want.badge);
+  want.seeds.forEach((w, i) => {
+    const got = h.verdict.seeds[i];
+    assert.equal(got.seed, w.seed);
+    assert.deepEqual(
+      got.verdict.checks.map((c) => [c.holds, c.measured]),
+      w.verdict.checks.map((c) => [c.holds, c.measured]),
+      `${id} seed ${w.seed}: each check and what it measured`,
+    );
+    assert.equal(got.verdict.caption, w.verdict.caption, `${id} seed ${w.seed}: the caption`);
+    for (const [k, v] of Object.entries(w.verdict.numbers))
+      assert.ok(
+        Math.abs(got.verdict.numbers[k] - v) <= 1e-4 * Math.abs(v) ||
+          (notFinite(v) && notFinite(got.verdict.numbers[k])),
+        `${id} seed ${w.seed} ${k}: page ${got.verdict.numbers[k]}, CLI ${v}`,
+      );
+  });
+  assert.equal(h.verdict.caption, want.caption, `${id}: each run\u2019s spread over the seeds`);
+  console.log(
+    `# ${id} on seeds ${seed} and ${seed + 1}: ${h.badge}; ${h.verdict.seeds.map((x) => x.verdict.caption).join(' | ')}`,
+  );
+  await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-${id}-verdict.png` });
+  for (const [sel, name] of shots) await page.locator(sel).screenshot({ path: `${SHOTS}/train-${id}-${name}.png` });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+}
+
+test('the HybridNorm claim on two seeds: each seed\u2019s checks, caption and numbers are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'hybrid', 0)));
+
+test('the Attention Residuals claim on two seeds: each seed\u2019s spreads across depth, checks and caption are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'attnres', 0, [['#train-learned-attn-res', 'learned']])));

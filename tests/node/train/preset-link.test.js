@@ -66,8 +66,14 @@ test('setting=deep opens a claim at its deep setting and writes back; claim= is 
     assert.deepEqual(r.notices, []);
     assert.deepEqual(r.config, claimConfig(claimAt(p, 'deep'), defaultTrainConfig()));
     assert.equal(trainToHash(r.config, p.id, 'deep'), `#preset=${p.id}&setting=deep`);
-    // the deep config at the quick setting names the depth that differs
-    assert.match(trainToHash(r.config, p.id, 'quick'), new RegExp(`^#preset=${p.id}&depth=\\d+$`));
+    // the deep config at the quick setting names the depth and each other field that differs
+    // (HybridNorm's deep setting is the Depth claim's rate and steps too), and reads back as it
+    const quickHash = trainToHash(r.config, p.id, 'quick');
+    const differs = Object.keys(r.config).filter(
+      (k) => k !== 'depth' && JSON.stringify(r.config[k]) !== JSON.stringify(claimConfig(p, defaultTrainConfig())[k]),
+    );
+    assert.match(quickHash, new RegExp(`^#preset=${p.id}&depth=\\d+${differs.map((k) => `&${k}=[^&]+`).join('')}$`));
+    assert.deepEqual(trainFromHash(quickHash).config, r.config);
   }
   for (const [hash, reason] of [
     ['#preset=depth&setting=deep2', /not one of the choices \(allowed quick, deep\)/],

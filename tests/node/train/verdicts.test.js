@@ -531,3 +531,118 @@ test('dyt: holds when both train and DyT ends within 5% of chance of Pre-LN, eit
   );
   assert.match(d.caption, /DyT not finite, .*; not finite, outside the margin/);
 });
+
+test('hybrid: holds when Post-LN does not train, HybridNorm trains and ends at most 5% of chance above Pre-LN; not otherwise', () => {
+  const margin = CLAIM_BY_ID.hybrid.MARGIN * REVERSE.chance;
+  const v = verdict('hybrid', { post_ln: run([2, 1.97]), pre_ln: run([1, 0.0008]), hybrid: run([1, 0.0295]) });
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true],
+  );
+  assert.equal(v.holds, true);
+  assert.ok(Math.abs(v.numbers.gap - 0.0287) < 1e-12);
+  assert.match(
+    v.caption,
+    /^Held-out loss at the end, no warmup: Post-LN 1\.97, HybridNorm 0\.0295, Pre-LN 0\.0008 \(chance 2\.08, halfway 1\.04\); HybridNorm trained; HybridNorm above Pre-LN by 0\.0287, within the margin of 0\.104/,
+  );
+  // below Pre-LN holds too, and says so
+  const low = verdict('hybrid', { post_ln: run([2, 2.05]), pre_ln: run([1, 0.2]), hybrid: run([1, 0.15]) });
+  assert.equal(low.holds, true);
+  assert.match(low.caption, /HybridNorm below Pre-LN by 0\.05/);
+  // just past the margin: it trains, the comparison fails
+  const far = verdict('hybrid', {
+    post_ln: run([2, 2.05]),
+    pre_ln: run([1, 0.01]),
+    hybrid: run([1, 0.01 + margin * 1.01]),
+  });
+  assert.deepEqual(
+    far.checks.map((c) => c.holds),
+    [true, true, false],
+  );
+  assert.match(far.caption, /outside the margin/);
+  // Post-LN trains (no failure to rescue): the first part fails
+  const both = verdict('hybrid', { post_ln: run([1, 0.5]), pre_ln: run([1, 0.01]), hybrid: run([1, 0.01]) });
+  assert.deepEqual(
+    both.checks.map((c) => c.holds),
+    [false, true, true],
+  );
+  // the 18-block picture: HybridNorm at chance like Post-LN
+  const deep = verdict('hybrid', { post_ln: run([2, 2.08]), pre_ln: run([1, 0.01]), hybrid: run([2, 2.07]) });
+  assert.deepEqual(
+    deep.checks.map((c) => c.holds),
+    [true, false, false],
+  );
+  assert.match(deep.caption, /HybridNorm did not train; HybridNorm above Pre-LN by 2\.06, outside the margin/);
+  // Post-LN diverged counts as not training; HybridNorm diverged is neither trained nor compared
+  const d = verdict('hybrid', { post_ln: run([2, NaN]), pre_ln: run([1, 0.01]), hybrid: run([1, NaN]) });
+  assert.deepEqual(
+    d.checks.map((c) => c.holds),
+    [true, false, false],
+  );
+  assert.match(d.caption, /^Held-out loss at the end, no warmup: Post-LN diverged at step 20, HybridNorm not finite,/);
+  assert.match(d.caption, /not compared \(a loss is not finite\), outside the margin/);
+});
+
+/** A run of two logged steps whose stream RMS and block weight gradients are `first` and `last` ({stream, grad} arrays). */
+function spreadRun(losses, first, last) {
+  const r = run(losses);
+  r.logs[0] = { ...r.logs[0], stream_rms: first.stream, w_grad_norm: first.grad };
+  r.logs[1] = { ...r.logs[1], stream_rms: last.stream, w_grad_norm: last.grad };
+  return r;
+}
+
+test('attnres: holds when every run trains and AttnRes\u2019s stream RMS and weight gradients spread least across depth at the first and last logged steps', () => {
+  // Pre-LN's stream grows with depth, AttnRes's averages stay level
+  const pre = { stream: [1, 2, 3, 4], grad: [3, 2, 1] };
+  const rms = { stream: [1, 2, 3, 5], grad: [4, 2, 1] };
+  const ar = { stream: [1, 0.5, 0.5, 0.5], grad: [2, 1.5, 1] };
+  const runs = {
+    pre_ln: spreadRun([1, 0.01], pre, pre),
+    pre_rms: spreadRun([1, 0.01], rms, rms),
+    attn_res: spreadRun([1, 0.01], ar, ar),
+  };
+  const v = verdict('attnres', runs);
+  assert.equal(v.holds, true);
+  assert.equal(v.checks.length, 5);
+  assert.equal(v.numbers['attn_res.stream.first'], 2);
+  assert.equal(v.numbers['pre_ln.stream.last'], 4);
+  assert.equal(v.numbers['pre_rms.grad.first'], 4);
+  assert.equal(v.numbers['attn_res.grad.last'], 2);
+  assert.equal(v.numbers['attn_res.topOverBottom.last'], 0.5);
+  assert.match(v.checks[1].claimed, /at step 10/);
+  assert.equal(v.checks[0].measured, 'held-out loss: Pre-LN 0.01, Pre-RMS 0.01, AttnRes 0.01');
+  assert.equal(v.checks[1].measured, 'largest over smallest: AttnRes 2\u00d7, Pre-LN 4\u00d7, Pre-RMS 5\u00d7');
+  assert.match(v.checks[2].claimed, /at the end \(step 20\)/);
+  assert.match(
+    v.caption,
+    /^Largest over smallest across depth, at step 10 and at the end \(step 20\): the stream\u2019s RMS Pre-LN 4\u00d7 and 4\u00d7, Pre-RMS 5\u00d7 and 5\u00d7, AttnRes 2\u00d7 and 2\u00d7; the blocks\u2019 weight gradients Pre-LN 3\u00d7 and 3\u00d7, Pre-RMS 4\u00d7 and 4\u00d7, AttnRes 2\u00d7 and 2\u00d7\. The stream\u2019s RMS at the top over the bottom at the end: Pre-LN 4, Pre-RMS 5, AttnRes 0\.5\./,
+  );
+  // gradients more uneven than Pre-LN's at the first step only: that part alone fails
+  const uneven = { ...runs, attn_res: spreadRun([1, 0.01], { ...ar, grad: [3.5, 1, 1] }, ar) };
+  assert.deepEqual(
+    verdict('attnres', uneven).checks.map((c) => c.holds),
+    [true, true, true, false, true],
+  );
+  // between Pre-LN and Pre-RMS is not below both
+  const mid = { ...runs, attn_res: spreadRun([1, 0.01], ar, { ...ar, stream: [1, 2, 3, 4.5] }) };
+  assert.deepEqual(
+    verdict('attnres', mid).checks.map((c) => c.holds),
+    [true, true, false, true, true],
+  );
+  // a run that does not train fails the first part
+  const stuck = { ...runs, pre_rms: spreadRun([2, 2.07], rms, rms) };
+  assert.deepEqual(
+    verdict('attnres', stuck).checks.map((c) => c.holds),
+    [false, true, true, true, true],
+  );
+  // AttnRes diverged: its spreads are not finite, nothing holds, the caption says so
+  const nan = { stream: [1, NaN, null, 0.5], grad: [NaN, 1, 1] };
+  const d = verdict('attnres', { ...runs, attn_res: spreadRun([1, NaN], ar, nan) });
+  assert.deepEqual(
+    d.checks.map((c) => c.holds),
+    [false, true, false, true, false],
+  );
+  assert.match(d.caption, /AttnRes 2\u00d7 and not finite/);
+  assert.match(d.caption, /AttnRes not finite\.$/);
+  assert.ok(Number.isNaN(d.numbers['attn_res.grad.last']));
+});

@@ -37,10 +37,14 @@ import {
 
 const NONE = 'none';
 
-/** The verdict's table: each part of the claim, what was measured, and whether it holds here. */
-function checksTable(checks) {
+/**
+ * The verdict's table: each part of the claim, what was measured (the claim's `measured` names it
+ * in the head, the held-out loss when the claim has none; '' when each part's text names its own),
+ * and whether it holds here.
+ */
+function checksTable(checks, measured = 'held-out loss') {
   const cells = (tag, texts) => texts.map((t) => el(tag, tag === 'th' ? { scope: 'col' } : {}, t));
-  const head = el('tr', {}, cells('th', ['claimed', 'measured (held-out loss)', 'here']));
+  const head = el('tr', {}, cells('th', ['claimed', measured ? `measured (${measured})` : 'measured', 'here']));
   const rows = checks.map((c) =>
     el(
       'tr',
@@ -196,7 +200,10 @@ function createPanelWriter(panel) {
       // which parts hold: a claim of several parts that fails in one is not wrong in all
       el('p', { class: 'verdict-parts', id: 'train-paper-parts' }, shown.summary),
       atLine(shown, setting),
-      scrollRegion(el('div', { class: 'readout-scroll' }, checksTable(shown.checks)), 'The claim\u2019s checks'),
+      scrollRegion(
+        el('div', { class: 'readout-scroll' }, checksTable(shown.checks, p.measured)),
+        'The claim\u2019s checks',
+      ),
     );
     caption.textContent = shown.caption;
   };
