@@ -71,6 +71,9 @@
 //
 // normQuestion(normEngine({trainer, batchVsLayerNorm}), {seed, kind}): multiple-choice questions on
 //   LayerNorm, BatchNorm and RMSNorm answered from small trained runs; six kinds, in generated-norms.js.
+//
+// archQuestion(archEngine({simulate, trainer}), {seed, kind}) (generated-archs.js, imported from there):
+//   multiple-choice questions on Hyper-Connections, mHC, AttnRes, DyT, HybridNorm and QK-norm; six kinds.
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';
