@@ -19,8 +19,8 @@
 //                 Pre-LN's, every layer within SAME_GRAD (1e-5) relative? Key: the set of them, among
 //                 five sets or "another combination". HC's streams are Pre-LN's at init (Zhu et al.
 //                 2025, Eq. 14; its gradient, a sum over the streams, within 1.1e-7 over 40 draws);
-//                 mHC's near-identity (sigmoid(±8), exp(-8)) within 2.3e-7..2.3e-6; AttnRes and DyT
-//                 0.1 or more away. HC and mHC in every draw.
+//                 mHC's near-identity (sigmoid(±8), exp(-8)) within 2.3e-7..2.3e-6; AttnRes 0.89..0.98
+//                 and DyT 0.25..2.7 away. HC and mHC in every draw.
 //   dyt-stream    simulation of Pre-LN and DyT (alpha_0 = DYT_ALPHA, the paper's 0.5; depth 8..96): the
 //                 stream RMS at the top, DyT's against Pre-LN's: larger or smaller by more than SIMILAR
 //                 (2%), or about the same. Smaller in every draw (ratio 0.58..0.82 over 40); at
