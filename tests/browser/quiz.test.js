@@ -485,6 +485,60 @@ test('generated norm question: one sequence alone, answered from trained runs, w
   await done(page);
 });
 
+test('generated question on HC, mHC, AttnRes, DyT, HybridNorm and QK-norm: answered from the engine, with its numbers', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  const archs = page.locator('#archs');
+  const settled = () =>
+    page.waitForFunction(() => /^(asked|error)$/.test(document.getElementById('archs')?.dataset.state));
+  await settled();
+  // AttnRes before training, through the worker's trainer: every read weight is 1/(k + 1)
+  await page.locator('#archs-kind').selectOption('attnres-init');
+  await page.waitForFunction(() => document.getElementById('archs').dataset.kind === 'attnres-init');
+  await settled();
+  assert.equal(await archs.getAttribute('data-state'), 'asked', await archs.locator('.gen-result').textContent());
+  assert.match(await archs.locator('.gen-prompt').textContent(), /What weight does it give the embedding\?/);
+  assert.equal(await archs.locator('input[type=radio]').count(), 6);
+  await archs.locator('input[value=uniform]').check();
+  await page.locator('[data-action=archs-check]').click();
+  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
+  assert.match(
+    await archs.locator('.gen-result').textContent(),
+    /^Right: the engine’s numbers say “1\/\(k \+ 1\) = 1\/\d”/,
+  );
+  assert.equal(await archs.locator('.gen-result').getAttribute('data-correct'), 'true');
+  assert.match(
+    await archs.locator('.gen-explain').textContent(),
+    /read weight of the embedding at block \d, averaged over the held-out tokens: 0\.\d+/,
+  );
+  // A simulation: HC and mHC start on Pre-LN's gradients; a wrong answer is graded wrong, and the explorer link follows
+  await page.locator('#archs-kind').selectOption('same-grad');
+  await page.waitForFunction(
+    () =>
+      document.getElementById('archs').dataset.kind === 'same-grad' &&
+      document.getElementById('archs').dataset.state === 'asked',
+  );
+  await archs.locator('input[value=attnres-dyt]').check();
+  await page.locator('[data-action=archs-check]').click();
+  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
+  assert.match(
+    await archs.locator('.gen-result').textContent(),
+    /^Not quite: the engine’s numbers say “Hyper-Connections and mHC”, not “AttnRes and DyT”\.$/,
+  );
+  assert.match(await archs.locator('.gen-explain').textContent(), /Hyper-Connections \d\.\d×10\^-\d+, mHC \d/);
+  assert.equal(
+    await archs
+      .locator('a.button-link')
+      .getAttribute('href')
+      .then((h) => h.startsWith('./#')),
+    true,
+  );
+  assert.match(await page.locator('#score').textContent(), /of 2 correct/);
+  assert.doesNotMatch(await archs.evaluate((e) => e.innerText), /\b(pre_ln|attn_res|hyper|mhc_|max_logit)\b/);
+  await archs.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}/quiz-generated-archs.png`, fullPage: true });
+  await done(page);
+});
+
 test('predict the number: sqrt(2) is accepted and graded; a broken expression says what was not understood', async () => {
   const page = await openPage(browser, quizUrl('#generated'));
   await page.waitForFunction(() => document.getElementById('predict').dataset.state === 'asked');

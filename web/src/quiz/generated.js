@@ -71,6 +71,9 @@
 //
 // normQuestion(normEngine({trainer, batchVsLayerNorm}), {seed, kind}): multiple-choice questions on
 //   LayerNorm, BatchNorm and RMSNorm answered from small trained runs; six kinds, in generated-norms.js.
+//
+// archQuestion(archEngine({simulate, trainer}), {seed, kind}) (generated-archs.js, imported from there):
+//   multiple-choice questions on Hyper-Connections, mHC, AttnRes, DyT, HybridNorm and QK-norm; six kinds.
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';
@@ -114,7 +117,8 @@ function whichPool(id) {
 
 const GAINS = [0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2];
 
-async function run(simulate, config) {
+/** The simulate document of `config` from a simulate(config) that returns it, or a lane's {out}; rejects on null. */
+export async function run(simulate, config) {
   const r = await simulate(config);
   const doc = r && r.results ? r : r && r.out && r.out.results ? r.out : null;
   if (!doc) throw new Error('the engine returned no results (was the request superseded?)');

@@ -7,6 +7,8 @@
 //   curves the answer was read from are drawn, labelled.
 //   "Norms" (generated-norms.js): LayerNorm, BatchNorm and RMSNorm, answered from small trained runs and
 //   the padded batch; a card of the same shape as "Pick the architecture", without a chart.
+//   "Newer architectures" (generated-archs.js): Hyper-Connections, mHC, AttnRes, DyT, HybridNorm and
+//   QK-norm, answered from simulations, an untrained trainer and short training runs; the same card.
 // A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
 // data-state is loading, asked or checked (a multiple-choice card's is error when no question could be made). All four count toward the session score. Text from generated.js is plain Unicode, set as text.
 
@@ -21,6 +23,7 @@ import {
   NORM_KIND_IDS,
   NORM_KIND_NAMES,
 } from '../generated.js';
+import { archQuestion, archEngine, ARCH_KIND_IDS, ARCH_KIND_NAMES } from '../generated-archs.js';
 import { significant } from '../../shared/format.js';
 import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
@@ -516,6 +519,23 @@ const NORM_SOURCE = {
   after: () => [el('a', { class: 'button-link', href: claimHref('batchnorm') }, 'Train the norms in the lab')],
 };
 
+const ARCH_SOURCE = {
+  prefix: 'archs',
+  title: 'Newer architectures: HC, mHC, AttnRes, DyT, HybridNorm, QK-norm',
+  kinds: ARCH_KIND_IDS,
+  names: ARCH_KIND_NAMES,
+  empty: 'Choose an answer first.',
+  ask: (deps, seed, kind) => archQuestion(deps.archs, { seed, kind }),
+  choice: (c) => c,
+  // a simulation opens in the explorer, the QK-norm runs in the lab's claim
+  after: (q) =>
+    q.kind === 'qk-logit'
+      ? [el('a', { class: 'button-link', href: claimHref('qknorm') }, 'Train the QK-norm sweep in the lab')]
+      : Array.isArray(q.numbers.config?.arch)
+        ? explorerLink(q.numbers.config)
+        : [],
+};
+
 /** A multiple-choice card's parts, placed into `host`; the chart goes into `charts`. */
 function choiceLayout(host, charts, src) {
   const k = {};
@@ -653,7 +673,7 @@ function createChoiceCard(host, deps, src) {
 }
 
 /**
- * The norms card is placed after `pick`, in the same grid.
+ * The norms card is placed after `pick`, the newer architectures' card after it, in the same grid.
  * @param {{which: HTMLElement, predict: HTMLElement, pick: HTMLElement, engine: {call: Function, trainer: Function}, session: object}} deps
  */
 export function createGeneratedView({ which, predict, pick, engine, session }) {
@@ -662,16 +682,20 @@ export function createGeneratedView({ which, predict, pick, engine, session }) {
     trainer: (cfg) => engine.trainer(cfg),
     batchVsLayerNorm: (input) => engine.call('batchVsLayerNorm', [input]),
   });
+  const archs = archEngine({ simulate, trainer: (cfg) => engine.trainer(cfg) });
   const normsCard = el('article', { id: 'norms', class: 'card gen-card', 'aria-labelledby': 'norms-title' });
+  const archsCard = el('article', { id: 'archs', class: 'card gen-card', 'aria-labelledby': 'archs-title' });
   pick.after(normsCard);
+  normsCard.after(archsCard);
   const charts = [];
   let started = false;
-  const deps = { simulate, norms, session, charts };
+  const deps = { simulate, norms, archs, session, charts };
   const cards = [
     createWhichCard(which, deps),
     createPredictCard(predict, deps),
     createChoiceCard(pick, deps, PICK_SOURCE),
     createChoiceCard(normsCard, deps, NORM_SOURCE),
+    createChoiceCard(archsCard, deps, ARCH_SOURCE),
   ];
 
   return {
