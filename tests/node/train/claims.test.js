@@ -17,7 +17,7 @@ import { REVERSE, TEACHER, run } from './runs.js';
 
 const TEXTS = ['id', 'cite', 'title', 'paper', 'claim', 'setting'];
 
-test('the list has the lab\u2019s nine claims in its order, and the by-id map and the ids agree with it', () => {
+test('the list has the lab\u2019s ten claims in its order, and the by-id map and the ids agree with it', () => {
   assert.deepEqual(CLAIM_IDS, [
     'warmup',
     'depth',
@@ -28,6 +28,7 @@ test('the list has the lab\u2019s nine claims in its order, and the by-id map an
     'batchnorm',
     'qknorm',
     'dyt',
+    'hc',
   ]);
   assert.deepEqual(Object.keys(CLAIM_BY_ID), CLAIM_IDS);
   for (const c of CLAIMS) assert.equal(CLAIM_BY_ID[c.id], c, c.id);

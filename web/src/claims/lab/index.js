@@ -32,11 +32,12 @@ import * as late from './late.js';
 import * as batchnorm from './batchnorm.js';
 import * as qknorm from './qknorm.js';
 import * as dyt from './dyt.js';
+import * as hc from './hc.js';
 
 export * from './common.js';
 export * from './setting.js';
 
-export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt];
+export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt, hc];
 
 export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
 
