@@ -391,6 +391,20 @@ class HyperUnit(nn.Module):
         return torch.tensordot(M, H, 1) + b.view(-1, *([1] * y.dim())) * y, y
 
 
+def composite_gain(net):
+    """mHC's Amax Gain Magnitude (Xie et al. 2025, Sec. 3.1) of the stream mixing composed over depth,
+    P = M_U ... M_1 of every unit's effective M in double: (the largest |row sum| of P, the largest
+    |column sum|), the engine's Hyper::composite_gain; (NaN, NaN) without streams."""
+    units = [u for blk in net.blocks for u in blk.units if isinstance(u, HyperUnit)]
+    if not units:
+        return float("nan"), float("nan")
+    with torch.no_grad():
+        P = torch.eye(units[0].n, dtype=torch.float64)
+        for u in units:
+            P = u.weights()[1].double() @ P
+        return float(P.sum(1).abs().max()), float(P.sum(0).abs().max())
+
+
 def hyper_streams(h, n):
     """The n streams at the bottom: n copies of h_0."""
     return h.unsqueeze(0).expand(n, *h.shape)
@@ -1337,6 +1351,8 @@ class Trainer:
                 att = [m.max_logit for m in self.net.modules() if isinstance(m, CausalSelfAttention)]
                 top = float("nan") if not att or any(math.isnan(a) for a in att) else max(att)
                 log["max_logit"] = self.dist.max(top) if att else top
+                # the stream mixing this batch ran with, before the update (the engine's hc_gain_fwd, _bwd)
+                log["hc_gain_fwd"], log["hc_gain_bwd"] = composite_gain(self.net)
             train_loss = float(loss) if world == 1 else self.dist.sum([float(loss_sum)])[0] / full["scored"]
             grad_norm, stream_rms, w_grad, contribution = [], [], [], []
             if logged:
@@ -1400,7 +1416,7 @@ class Trainer:
 
     def finish(self, log, grad_norm, stream_rms, w_grad, update_ratio, contribution, nonfinite, bn_dist):
         nan = float("nan")
-        for k in ("heldout_loss", "heldout_accuracy", "output_change", "top_cosine", "max_logit"):
+        for k in ("heldout_loss", "heldout_accuracy", "output_change", "top_cosine", "max_logit", "hc_gain_fwd", "hc_gain_bwd"):
             log.setdefault(k, nan)
         # eval mode is heldout_loss; without BatchNorm (or after a non-finite step) the three modes are one
         log["heldout_loss_eval_mode"] = log["heldout_loss"]

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "resnorm/portable_math.h"
 
@@ -138,6 +139,8 @@ void Hyper<S>::configure(HyperKind kind, int n, int iters, int U, int T, int d) 
   db_.resize(n_);
   dm_.resize(static_cast<long>(n_) * n_);
   sk_grad_.resize(2L * n_ * n_);
+  gain_p_.assign(static_cast<size_t>(n_) * n_, 0.0);
+  gain_next_.assign(gain_p_.size(), 0.0);
   if (!on) return;
   const bool hc = kind == HyperKind::hc;
   const S big = S(kMhcInitLogit);
@@ -285,6 +288,42 @@ void Hyper<S>::backward_read(int k) {
   }
   sinkhorn_backward(dres_param(k), dm_.data(), sk_.data() + (k - 1) * nn * (2 * iters_ + 1), n_, iters_,
                     sk_grad_.data());
+}
+
+template <class S>
+void Hyper<S>::composite_gain(double& fwd, double& bwd) const {
+  fwd = bwd = std::numeric_limits<double>::quiet_NaN();
+  if (kind_ == HyperKind::none) return;
+  const int n = n_;
+  std::vector<double>& P = gain_p_;
+  std::vector<double>& next = gain_next_;
+  std::fill(P.begin(), P.end(), 0.0);
+  for (int i = 0; i < n; ++i) P[i * n + i] = 1.0;
+  for (int k = 1; k <= U_; ++k) {  // P <- M_k P
+    const S* M = m(k);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double v = 0;
+        for (int r = 0; r < n; ++r) v += double(M[i * n + r]) * P[r * n + j];
+        next[i * n + j] = v;
+      }
+    P.swap(next);
+  }
+  // the largest of |sums|, NaN as soon as one sum is NaN
+  auto largest = [](double top, double sum) {
+    const double a = std::abs(sum);
+    return std::isnan(top) || std::isnan(a) ? std::numeric_limits<double>::quiet_NaN() : std::max(top, a);
+  };
+  fwd = bwd = 0;
+  for (int i = 0; i < n; ++i) {
+    double row = 0, col = 0;
+    for (int j = 0; j < n; ++j) {
+      row += P[i * n + j];
+      col += P[j * n + i];
+    }
+    fwd = largest(fwd, row);
+    bwd = largest(bwd, col);
+  }
 }
 
 template void sinkhorn_forward(float*, float*, const float*, int, int);

@@ -18,7 +18,9 @@ std::vector<NamedScalar> named_scalars(const TrainLog& g) {
           {"heldout_loss_train_mode", g.heldout_loss_train_mode},
           {"heldout_loss_eval_mode", g.heldout_loss_eval_mode},
           {"heldout_loss_one_seq", g.heldout_loss_one_seq},
-          {"max_logit", g.max_logit}};
+          {"max_logit", g.max_logit},
+          {"hc_gain_fwd", g.hc_gain_fwd},
+          {"hc_gain_bwd", g.hc_gain_bwd}};
 }
 
 std::vector<NamedArray> named_arrays(const TrainLog& g) {

@@ -104,6 +104,8 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
     net_->set_mode(BnMode::train_update);
     log.train_loss = net_->run(task_->train_batch(t - 1), true, 0, nullptr, logged);
     if (logged) log.max_logit = net_->sums().max_logit;  // over the batch's passes; NaN for MLP blocks
+    // the stream mixing this batch ran with, before the update
+    if (logged && net_->stack().hyper_on()) net_->stack().hyper().composite_gain(log.hc_gain_fwd, log.hc_gain_bwd);
     for (const Norm<S>* nm : net_->batchnorms()) {
       if (!logged) break;
       log.bn_mean_distance.push_back(nm->bn->mean_distance);

@@ -814,3 +814,66 @@ test('the HybridNorm claim on two seeds: each seed\u2019s checks, caption and nu
 
 test('the Attention Residuals claim on two seeds: each seed\u2019s spreads across depth, checks and caption are the CLI\u2019s', () =>
   served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'attnres', 0, [['#train-learned-attn-res', 'learned']])));
+
+test('the mHC claim on two seeds: each seed\u2019s checks, caption and composite gains are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const page = await openPage(it.browser, lab(url, 'preset=hc&seed=0&seeds=2'), { colorScheme: 'dark' });
+    await trainToEnd(page);
+    const h = await page.evaluate(() => {
+      const t = window.__resnormTrain;
+      return {
+        config: t.config,
+        verdict: t.verdict,
+        badge: document.querySelector('#train-paper .verdict-badge').textContent,
+        gains: Object.fromEntries(
+          Object.entries(t.runs).map(([k, r]) => [
+            k,
+            r.seeds.map((x) => x.logs.map((l) => [l.hc_gain_fwd, l.hc_gain_bwd])),
+          ]),
+        ),
+      };
+    });
+    const claim = CLAIM_BY_ID.hc;
+    assert.equal(h.config.seeds, 2);
+    const cli = cliSeeds(claim, h.config);
+    const want = seedsVerdict(claim, cli);
+    assert.equal(h.badge, want.badge);
+    want.seeds.forEach((w, i) => {
+      const got = h.verdict.seeds[i];
+      assert.equal(got.seed, w.seed);
+      assert.deepEqual(
+        got.verdict.checks.map((c) => [c.holds, c.measured]),
+        w.verdict.checks.map((c) => [c.holds, c.measured]),
+        `seed ${w.seed}: each check and what it measured`,
+      );
+      assert.equal(got.verdict.caption, w.verdict.caption, `seed ${w.seed}: the caption`);
+      for (const [k, v] of Object.entries(w.verdict.numbers))
+        assert.ok(
+          Math.abs(got.verdict.numbers[k] - v) <= 1e-4 * Math.abs(v) ||
+            (notFinite(v) && notFinite(got.verdict.numbers[k])),
+          `seed ${w.seed} ${k}: page ${got.verdict.numbers[k]}, CLI ${v}`,
+        );
+    });
+    // every logged gain, both directions, run by run and seed by seed, is the CLI's to 1e-4
+    // (NaN, the CLI's null, for Pre-LN, which has no streams)
+    for (const r of claim.runs)
+      cli.forEach(({ seed, runs }, i) => {
+        const mine = h.gains[r.key][i];
+        const theirs = runs[r.key].logs.map((l) => [l.hc_gain_fwd, l.hc_gain_bwd]);
+        assert.equal(mine.length, theirs.length, `${r.key} seed ${seed}: its logged steps`);
+        mine.forEach((pair, j) =>
+          pair.forEach((v, d) => {
+            const c = theirs[j][d] ?? NaN;
+            assert.ok(
+              (notFinite(v) && notFinite(c)) || Math.abs(v - c) <= 1e-4 * Math.abs(c),
+              `${r.key} seed ${seed} log ${j} gain ${d}: page ${v}, CLI ${c}`,
+            );
+            assert.equal(notFinite(v), r.arch === 'pre_ln', `${r.key}: a gain exactly where there are streams`);
+          }),
+        );
+      });
+    console.log(`# hc on seeds 0 and 1: ${h.badge}; ${h.verdict.seeds.map((x) => x.verdict.caption).join(' | ')}`);
+    await page.locator('#train-paper').screenshot({ path: `${SHOTS}/train-hc-verdict.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));

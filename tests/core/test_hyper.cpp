@@ -278,3 +278,115 @@ TEST_CASE("hyper, mhc: a simulation runs with MLP and transformer blocks, every 
       CHECK(res.archs[1].stream_rms[l] == res.archs[0].stream_rms[l]);
   }
 }
+
+namespace {
+
+// The product M_U ... M_1 taken from the left end (M_U M_{U-1}, then on down to M_1), the other
+// association of composite_gain's, and its largest |row sum| and |column sum|.
+template <class S>
+std::pair<double, double> direct_gain(const Hyper<S>& h) {
+  const int n = h.n();
+  std::vector<double> P(static_cast<size_t>(n) * n);
+  for (int e = 0; e < n * n; ++e) P[e] = double(h.m(h.units())[e]);
+  for (int k = h.units() - 1; k >= 1; --k) {  // P <- P M_k
+    std::vector<double> next(P.size(), 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int r = 0; r < n; ++r) next[i * n + j] += P[i * n + r] * double(h.m(k)[r * n + j]);
+    P = next;
+  }
+  double rows = 0, cols = 0;
+  for (int i = 0; i < n; ++i) {
+    double r = 0, c = 0;
+    for (int j = 0; j < n; ++j) {
+      r += P[i * n + j];
+      c += P[j * n + i];
+    }
+    rows = std::max(rows, std::abs(r));
+    cols = std::max(cols, std::abs(c));
+  }
+  return {rows, cols};
+}
+
+}  // namespace
+
+TEST_CASE("hyper, mhc: the composite gain is the largest |row| and |column| sum of M_U ... M_1; 1 at HC's init",
+          "[hyper][mhc][gain]") {
+  double fwd = 0, bwd = 0;
+  Hyper<double> none;
+  none.configure(HyperKind::none, 4, 0, 6, 2, 3);
+  none.composite_gain(fwd, bwd);
+  CHECK((std::isnan(fwd) && std::isnan(bwd)));
+  for (int n : {1, 2, 4, 8}) {
+    DYNAMIC_SECTION("n=" << n) {
+      // HC's init (Eq. 14): every M = I, so P = I and both gains are exactly 1
+      Hyper<double> hc;
+      hc.configure(HyperKind::hc, n, 0, 12, 2, 3);
+      hc.composite_gain(fwd, bwd);
+      CHECK(fwd == 1.0);
+      CHECK(bwd == 1.0);
+      Hyper<float> hcf;
+      hcf.configure(HyperKind::hc, n, 0, 12, 2, 3);
+      hcf.composite_gain(fwd, bwd);
+      CHECK(fwd == 1.0);
+      CHECK(bwd == 1.0);
+      // trained-like mixing: M = I + noise (HC) and SK(noise) (mHC), against the direct product
+      for (HyperKind kind : {HyperKind::hc, HyperKind::mhc}) {
+        Hyper<double> h;
+        h.configure(kind, n, kSinkhornIters, 12, 2, 3);
+        for (int k = 1; k <= h.units(); ++k) {
+          const std::vector<double> R = random_logits(n, 100 + k, kind == HyperKind::hc ? 0.3 : 1.5);
+          for (int e = 0; e < n * n; ++e) h.res_param(k)[e] = (kind == HyperKind::hc && e % (n + 1) == 0) + R[e];
+        }
+        h.prepare();
+        h.composite_gain(fwd, bwd);
+        const auto [rows, cols] = direct_gain(h);
+        CHECK(fwd == Approx(rows).epsilon(1e-12));
+        CHECK(bwd == Approx(cols).epsilon(1e-12));
+        if (kind == HyperKind::mhc) {
+          // every M's columns sum to 1 up to rounding, so P's do; the rows only to Sinkhorn's tolerance
+          CHECK(bwd == Approx(1.0).epsilon(1e-12));
+          CHECK(fwd >= 1.0 - 1e-12);
+        } else if (n > 1) {
+          CHECK(fwd != Approx(1.0).epsilon(1e-3));  // the noise moved it: the test can see a wrong product
+        }
+      }
+    }
+  }
+  // a NaN anywhere in P is the gain's NaN
+  Hyper<double> bad;
+  bad.configure(HyperKind::hc, 3, 0, 4, 2, 3);
+  bad.res_param(2)[4] = std::nan("");
+  bad.prepare();
+  bad.composite_gain(fwd, bwd);
+  CHECK((std::isnan(fwd) && std::isnan(bwd)));
+}
+
+TEST_CASE("hyper, mhc: the training logs carry the composite gain, NaN for other architectures",
+          "[hyper][mhc][gain][trainer]") {
+  for (Arch arch : {Arch::hyper, Arch::mhc, Arch::pre_ln}) {
+    DYNAMIC_SECTION(name(arch)) {
+      TrainConfig tc = tiny_train_config();
+      tc.log_every = 1;
+      tc.steps = 6;
+      Trainer<double> t;
+      REQUIRE(t.configure(tc, arch).ok());
+      Hyper<double>& h = t.network().stack().hyper();
+      double fwd = 0, bwd = 0;
+      h.composite_gain(fwd, bwd);  // the matrices step 1's batch runs with
+      const std::vector<TrainLog> logs = t.step(6);
+      REQUIRE(logs.size() == 6);
+      if (arch == Arch::pre_ln) {
+        for (const TrainLog& g : logs) CHECK((std::isnan(g.hc_gain_fwd) && std::isnan(g.hc_gain_bwd)));
+      } else {
+        CHECK(logs[0].hc_gain_fwd == fwd);
+        CHECK(logs[0].hc_gain_bwd == bwd);
+        if (arch == Arch::hyper) CHECK((fwd == 1.0 && bwd == 1.0));  // step 1: HC's init, before the update
+        CHECK(std::isfinite(logs.back().hc_gain_fwd));
+        CHECK(std::isfinite(logs.back().hc_gain_bwd));
+        if (arch == Arch::hyper) CHECK(logs.back().hc_gain_fwd != 1.0);  // trained: the mixing moved
+      }
+      if (arch == Arch::mhc) CHECK(logs.back().hc_gain_bwd == Approx(1.0).epsilon(1e-12));
+    }
+  }
+}

@@ -50,14 +50,15 @@ TEST_CASE("train results: a log's JSON line is its values under their names, fir
   CHECK(scalars == std::vector<std::string>{"step", "lr", "train_loss", "heldout_loss", "heldout_accuracy",
                                             "grad_norm_global", "output_change", "top_cosine",
                                             "heldout_loss_train_mode", "heldout_loss_eval_mode", "heldout_loss_one_seq",
-                                            "max_logit"});
+                                            "max_logit", "hc_gain_fwd", "hc_gain_bwd"});
   CHECK(names_of(named_arrays(g)) == std::vector<std::string>{"grad_norm", "stream_rms", "w_grad_norm", "update_ratio",
                                                               "contribution", "bn_mean_distance", "bn_var_distance"});
   CHECK(train_log_json(Arch::pre_ln, g) ==
         "{\"arch\": \"pre_ln\", \"step\": 30, \"lr\": 0.001, \"train_loss\": 1.5, \"heldout_loss\": 1.25, "
         "\"heldout_accuracy\": null, \"grad_norm_global\": 2, \"output_change\": 0.125, \"top_cosine\": 0.5, "
         "\"heldout_loss_train_mode\": 1.5, \"heldout_loss_eval_mode\": 1.25, \"heldout_loss_one_seq\": 2, "
-        "\"max_logit\": 7.5, \"grad_norm\": [1, 2, 3], \"stream_rms\": [1, 1, 1], \"w_grad_norm\": [0.5, 0.25], "
+        "\"max_logit\": 7.5, \"hc_gain_fwd\": null, \"hc_gain_bwd\": null, \"grad_norm\": [1, 2, 3], "
+        "\"stream_rms\": [1, 1, 1], \"w_grad_norm\": [0.5, 0.25], "
         "\"update_ratio\": "
         "[0.01, 0.02], \"contribution\": [0.1, null], \"bn_mean_distance\": [0.5], \"bn_var_distance\": [0.25], "
         "\"first_nonfinite\": null}");

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "resnorm/tensor.h"
 
@@ -119,6 +120,17 @@ class Hyper {
   const S* m(int k) const { return m_.data() + static_cast<long>(k - 1) * n_ * n_; }
   const S* b(int k) const { return b_.data() + static_cast<long>(k - 1) * n_; }
 
+  // The stream mixing composed over depth: P = M_U ... M_2 M_1, the effective
+  // matrices (after prepare()) multiplied in double in the order the streams
+  // meet them (H^U = P H^0 where every branch is zero), and mHC's "Amax Gain
+  // Magnitude" of it (Xie et al. 2025, Sec. 3.1): fwd = max_i |sum_j P_ij|,
+  // the largest absolute row sum (the forward signal's worst-case gain), and
+  // bwd = max_j |sum_i P_ij|, the largest absolute column sum (the backward
+  // gradient's). Exactly 1 and 1 at HC's init (M = I); mHC's columns sum to 1
+  // up to rounding at every unit, so its bwd is 1 up to rounding. NaN when an
+  // entry of P is NaN (or a sum is inf - inf). Kind none: NaN, NaN.
+  void composite_gain(double& fwd, double& bwd) const;
+
  private:
   HyperKind kind_ = HyperKind::none;
   int n_ = 0, iters_ = 0, U_ = 0;
@@ -131,6 +143,9 @@ class Hyper {
   VecWorkspace<S> x_, y_;                   // (U, T, d) what each unit reads and its branch
   VecWorkspace<S> dx_, dy_;                 // (T, d)
   VecWorkspace<S> da_, dm_, db_, sk_grad_;  // (n), (n n), (n), (2 n n) one unit's scratch
+
+  // (n n) composite_gain()'s product so far and the next one
+  mutable std::vector<double> gain_p_, gain_next_;
 };
 
 }  // namespace resnorm

@@ -39,6 +39,13 @@ struct TrainLog {
   // key j it attends to of |q_i . k_j| / sqrt(dh), the score the softmax
   // reads (Attention::max_logit, attention.h). NaN for MLP blocks (no attention).
   double max_logit = std::numeric_limits<double>::quiet_NaN();
+  // Hyper-Connections and mHC: mHC's Amax Gain Magnitude of the stream mixing
+  // composed over depth, P = M_U ... M_1 of the matrices this step's batch
+  // ran with, before the update (Hyper::composite_gain, hyper.h): the largest
+  // absolute row sum of P (forward) and the largest absolute column sum
+  // (backward). NaN for every other architecture (no streams).
+  double hc_gain_fwd = std::numeric_limits<double>::quiet_NaN();
+  double hc_gain_bwd = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> grad_norm;     // L + 1: ||d loss / d h_l|| over the batch
   std::vector<double> stream_rms;    // L + 1: ||h_l|| / sqrt(B T d)
   std::vector<double> w_grad_norm;   // L: ||d loss / d W|| over every matrix of block l
@@ -91,7 +98,7 @@ struct NormSamples {
 // field's maximum, so %.9g writes it exactly), lr, train_loss, heldout_loss,
 // heldout_accuracy, grad_norm_global, output_change, top_cosine,
 // heldout_loss_train_mode, heldout_loss_eval_mode, heldout_loss_one_seq,
-// max_logit; and
+// max_logit, hc_gain_fwd, hc_gain_bwd; and
 // its per-block arrays grad_norm, stream_rms, w_grad_norm, update_ratio,
 // contribution, and per BatchNorm layer bn_mean_distance, bn_var_distance.
 std::vector<NamedScalar> named_scalars(const TrainLog& log);

@@ -35,6 +35,8 @@ const SCALARS = [
   'output_change',
   'top_cosine',
   'max_logit',
+  'hc_gain_fwd',
+  'hc_gain_bwd',
 ];
 const ARRAYS = ['grad_norm', 'w_grad_norm', 'update_ratio', 'stream_rms', 'contribution'];
 

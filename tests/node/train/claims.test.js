@@ -17,7 +17,7 @@ import { REVERSE, TEACHER, run } from './runs.js';
 
 const TEXTS = ['id', 'cite', 'title', 'paper', 'claim', 'setting'];
 
-test('the list has the lab\u2019s eleven claims in its order, and the by-id map and the ids agree with it', () => {
+test('the list has the lab\u2019s twelve claims in its order, and the by-id map and the ids agree with it', () => {
   assert.deepEqual(CLAIM_IDS, [
     'warmup',
     'depth',
@@ -30,6 +30,7 @@ test('the list has the lab\u2019s eleven claims in its order, and the by-id map 
     'dyt',
     'hybrid',
     'attnres',
+    'hc',
   ]);
   assert.deepEqual(Object.keys(CLAIM_BY_ID), CLAIM_IDS);
   for (const c of CLAIMS) assert.equal(CLAIM_BY_ID[c.id], c, c.id);

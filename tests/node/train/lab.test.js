@@ -99,7 +99,16 @@ test('the line series share one step axis; each run\u2019s numbers sit at the st
     bands: {},
     series: {
       plain: Object.fromEntries(
-        ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr', 'max_logit'].map((k) => [k, []]),
+        [
+          'train_loss',
+          'heldout_loss',
+          'heldout_accuracy',
+          'grad_norm_global',
+          'lr',
+          'max_logit',
+          'hc_gain_fwd',
+          'hc_gain_bwd',
+        ].map((k) => [k, []]),
       ),
     },
   });

@@ -646,3 +646,74 @@ test('attnres: holds when every run trains and AttnRes\u2019s stream RMS and wei
   assert.match(d.caption, /AttnRes not finite\.$/);
   assert.ok(Number.isNaN(d.numbers['attn_res.grad.last']));
 });
+
+/** A run of `run(losses)` whose logs carry the composite gain `fwd[i]`, `bwd[i]` (null: none logged). */
+const gainRun = (losses, fwd, bwd = fwd) => {
+  const r = run(losses);
+  r.logs.forEach((l, i) => Object.assign(l, { hc_gain_fwd: fwd[i], hc_gain_bwd: bwd[i] }));
+  return r;
+};
+
+test('hc: holds when mHC\u2019s gain stays in the band, HC\u2019s grows past it and both train near Pre-LN', () => {
+  const { BAND, MARGIN, gainReach } = CLAIM_BY_ID.hc;
+  const pre = run([1, 0.01, 0.002]);
+  const hyper = gainRun([1, 0.01, 0.003], [1, 1.4, 1.25], [1, 1.1, 1.3]);
+  const mhc = gainRun([1, 0.01, 0.004], [1.001, 1.02, 1.01], [1, 1, 1]);
+  const reach = gainReach(hyper);
+  assert.deepEqual(
+    { ...reach, dev: Math.round(reach.dev * 1e12) / 1e12 },
+    { dev: 0.4, peak: 1.4, last: 1.3, step: 20 },
+  );
+  const v = verdict('hc', { pre_ln: pre, hyper, mhc });
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true, true, true],
+  );
+  assert.equal(v.numbers['hyper.gain_peak'], 1.4);
+  assert.ok(Math.abs(v.numbers['mhc.gain_dev'] - 0.02) < 1e-12);
+  assert.match(v.checks[0].claimed, new RegExp(`within \\[${1 - BAND}, ${1 + BAND}\\]`));
+  assert.match(
+    v.caption,
+    /over training: Hyper-Connections largest 1\.4 \(step 20\), at the end 1\.3, furthest from 1 by 0\.4; mHC largest 1\.02 \(step 20\)/,
+  );
+  assert.match(
+    v.caption,
+    /Held-out loss at the end: Pre-LN 0\.002, Hyper-Connections 0\.003, mHC 0\.004 \(chance 2\.08\)\.$/,
+  );
+  // mHC's gain past the band at one step, below it at another, or HC's that never leaves it: not
+  const out = verdict('hc', { pre_ln: pre, hyper, mhc: gainRun([1, 0.01, 0.004], [1, 1 + 1.5 * BAND, 1], [1, 1, 1]) });
+  assert.deepEqual(
+    out.checks.map((c) => c.holds),
+    [false, true, true, true, true],
+  );
+  const low = verdict('hc', { pre_ln: pre, hyper, mhc: gainRun([1, 0.01, 0.004], [1, 1, 1], [1, 1 - 1.5 * BAND, 1]) });
+  assert.equal(low.checks[0].holds, false);
+  const flat = verdict('hc', { pre_ln: pre, hyper: gainRun([1, 0.01, 0.003], [1, 1.01, 1]), mhc });
+  assert.deepEqual(
+    flat.checks.map((c) => c.holds),
+    [true, false, true, true, true],
+  );
+  // a loss further from Pre-LN's than the margin
+  const far = verdict('hc', {
+    pre_ln: pre,
+    hyper: gainRun([1, 0.01, 0.002 + 1.01 * MARGIN * REVERSE.chance], [1, 1.4, 1.3]),
+    mhc,
+  });
+  assert.deepEqual(
+    far.checks.map((c) => c.holds),
+    [true, true, true, true, false],
+  );
+  // HC diverged: its gain not finite (the CLI's null), no growth claimed from it, not trained
+  const d = verdict('hc', { pre_ln: pre, hyper: gainRun([1, 0.5, NaN], [1, 3, null]), mhc });
+  assert.deepEqual(
+    d.checks.map((c) => c.holds),
+    [true, false, false, true, false],
+  );
+  assert.match(d.caption, /Hyper-Connections not finite; mHC largest/);
+  // runs that logged no gain (another architecture's logs): the gain checks cannot hold
+  const bare = verdict('hc', { pre_ln: pre, hyper: run([1, 0.01, 0.003]), mhc: run([1, 0.01, 0.004]) });
+  assert.deepEqual(
+    bare.checks.map((c) => c.holds),
+    [false, false, true, true, true],
+  );
+});

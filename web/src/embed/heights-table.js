@@ -473,7 +473,7 @@ export const LAB_PARTS = {
     archMore: 619,
     section: 20,
     form: 70,
-    claimsLive: 371,
+    claimsLive: 404,
     claimsFixed: 90,
     readoutRow: {
       post_ln: 47,
@@ -510,6 +510,7 @@ export const LAB_PARTS = {
       batchnorm: 7271,
       qknorm: 6886,
       dyt: 2016,
+      hc: 3199,
     },
   },
   420: {
@@ -520,7 +521,7 @@ export const LAB_PARTS = {
     archMore: 571,
     section: 20,
     form: 70,
-    claimsLive: 350,
+    claimsLive: 383,
     claimsFixed: 90,
     readoutRow: {
       post_ln: 46,
@@ -614,7 +615,7 @@ export const LAB_PARTS = {
     archMore: 586,
     section: 20,
     form: 79,
-    claimsLive: 172,
+    claimsLive: 207,
     claimsFixed: 70,
     readoutRow: {
       post_ln: 28,
@@ -651,6 +652,7 @@ export const LAB_PARTS = {
       batchnorm: 3646,
       qknorm: 3460,
       dyt: 1090,
+      hc: 1868,
     },
   },
   1280: {
@@ -698,6 +700,7 @@ export const LAB_PARTS = {
       batchnorm: 2876,
       qknorm: 2239,
       dyt: 1025,
+      hc: 1239,
     },
   },
 };

@@ -8,7 +8,16 @@ import { median } from '../claims/lab/common.js';
 import { runLook } from './looks.js';
 
 /** The per-step numbers of the line charts, by key: what the readout prints and the charts plot. */
-export const LINE_KEYS = ['train_loss', 'heldout_loss', 'heldout_accuracy', 'grad_norm_global', 'lr', 'max_logit'];
+export const LINE_KEYS = [
+  'train_loss',
+  'heldout_loss',
+  'heldout_accuracy',
+  'grad_norm_global',
+  'lr',
+  'max_logit',
+  'hc_gain_fwd',
+  'hc_gain_bwd',
+];
 
 /** The numbers drawn as a band from the lowest seed to the highest: `${key}_low` and `${key}_high` of a seeds' run. */
 export const BAND_KEYS = ['heldout_loss', 'train_loss', 'grad_norm_global'];

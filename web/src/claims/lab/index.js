@@ -34,11 +34,12 @@ import * as qknorm from './qknorm.js';
 import * as dyt from './dyt.js';
 import * as hybrid from './hybrid.js';
 import * as attnres from './attnres.js';
+import * as hc from './hc.js';
 
 export * from './common.js';
 export * from './setting.js';
 
-export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt, hybrid, attnres];
+export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt, hybrid, attnres, hc];
 
 export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
 
