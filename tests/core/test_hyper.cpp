@@ -310,7 +310,7 @@ std::pair<double, double> direct_gain(const Hyper<S>& h) {
 
 }  // namespace
 
-TEST_CASE("hyper, mhc: the composite gain is the largest |row| and |column| sum of M_U ... M_1; 1 at HC's init",
+TEST_CASE("hyper, mhc: the composite gain is the largest |row| and |column| sum of M_U ... M_1, and 1 at HC's init",
           "[hyper][mhc][gain]") {
   double fwd = 0, bwd = 0;
   Hyper<double> none;
