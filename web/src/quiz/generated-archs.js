@@ -45,7 +45,8 @@
 //                 QK-norm at both rates and seeds 0..QK_SEEDS - 1 (every pair the draw can give; the
 //                 smallest ratio seen 3.2, the largest about 200).
 
-import { mulberry32, randInt, pick, shuffled } from './random.js';
+import { randInt, pick, shuffled } from './random.js';
+import { kindQuestion } from './kind-question.js';
 import { significant } from '../shared/format.js';
 import { REVERSE_TASK, TEACHER_TASK } from '../shared/train-tasks.js';
 import { run } from './generated.js';
@@ -402,33 +403,4 @@ export const ARCH_KIND_NAMES = Object.freeze(Object.fromEntries(ARCH_KIND_IDS.ma
  * @returns {Promise<{kind, seed, params, prompt: string, choices: {id, label}[], answer: string,
  *   numbers: object, explanation: string, check: (choice: string) => {correct, given, answer, message}}>}
  */
-export async function archQuestion(engine, { seed = 0, kind } = {}) {
-  const rand = mulberry32(seed);
-  const id = kind === undefined ? pick(rand, ARCH_KIND_IDS) : kind;
-  const spec = Object.hasOwn(ARCH_KINDS, id) ? ARCH_KINDS[id] : null;
-  if (!spec) throw new RangeError(`unknown kind ${JSON.stringify(String(id))} (known: ${ARCH_KIND_IDS.join(', ')})`);
-  const params = spec.draw(rand);
-  const q = await spec.ask(engine, params);
-  const label = (c) => q.choices.find((x) => x.id === c)?.label ?? String(c);
-  return {
-    kind: id,
-    seed,
-    params,
-    prompt: q.prompt,
-    choices: q.choices,
-    answer: q.key,
-    numbers: q.numbers,
-    explanation: q.explanation,
-    check(choice) {
-      const correct = choice === q.key;
-      return {
-        correct,
-        given: choice ?? null,
-        answer: q.key,
-        message: correct
-          ? `Right: the engine’s numbers say “${label(q.key)}”.`
-          : `Not quite: the engine’s numbers say “${label(q.key)}”${choice ? `, not “${label(choice)}”` : ''}.`,
-      };
-    },
-  };
-}
+export const archQuestion = (engine, options) => kindQuestion(ARCH_KINDS, engine, options);

@@ -34,7 +34,8 @@
 //               features, each feature over the first sequence's tokens, each feature over position 0
 //               of every sequence. Key: the one equal to the engine's to 1e-9, or "none of these".
 
-import { mulberry32, randInt, pick, shuffled } from './random.js';
+import { randInt, pick, shuffled } from './random.js';
+import { kindQuestion } from './kind-question.js';
 import { significant, percent } from '../shared/format.js';
 import { BN_TRAIN } from '../claims/papers/batchnorm.js';
 import { ONE_SEQ_MARGIN, modes } from '../claims/lab/batchnorm.js';
@@ -424,33 +425,4 @@ export const NORM_KIND_NAMES = Object.freeze(Object.fromEntries(NORM_KIND_IDS.ma
  * @returns {Promise<{kind, seed, params, prompt: string, choices: {id, label}[], answer: string,
  *   numbers: object, explanation: string, check: (choice: string) => {correct, given, answer, message}}>}
  */
-export async function normQuestion(engine, { seed = 0, kind } = {}) {
-  const rand = mulberry32(seed);
-  const id = kind === undefined ? pick(rand, NORM_KIND_IDS) : kind;
-  const spec = Object.hasOwn(NORM_KINDS, id) ? NORM_KINDS[id] : null;
-  if (!spec) throw new RangeError(`unknown kind ${JSON.stringify(String(id))} (known: ${NORM_KIND_IDS.join(', ')})`);
-  const params = spec.draw(rand);
-  const q = await spec.ask(engine, params);
-  const label = (c) => q.choices.find((x) => x.id === c)?.label ?? String(c);
-  return {
-    kind: id,
-    seed,
-    params,
-    prompt: q.prompt,
-    choices: q.choices,
-    answer: q.key,
-    numbers: q.numbers,
-    explanation: q.explanation,
-    check(choice) {
-      const correct = choice === q.key;
-      return {
-        correct,
-        given: choice ?? null,
-        answer: q.key,
-        message: correct
-          ? `Right: the engine’s numbers say “${label(q.key)}”.`
-          : `Not quite: the engine’s numbers say “${label(q.key)}”${choice ? `, not “${label(choice)}”` : ''}.`,
-      };
-    },
-  };
-}
+export const normQuestion = (engine, options) => kindQuestion(NORM_KINDS, engine, options);
