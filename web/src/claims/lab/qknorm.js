@@ -155,6 +155,12 @@ export function judge(s, trained) {
 }
 
 /**
+ * What its checks measure, for the head of the panel's table of checks: '', each part names its
+ * own (a held-out loss, a largest attention logit, or a learning-rate sensitivity).
+ */
+export const measured = '';
+
+/**
  * Its deep setting (index.js): the quick recipe at 24 blocks, four times the quick setting's 6. No
  * run names a depth, so the quick runs and judge serve.
  */
