@@ -51,6 +51,7 @@ test('the trainer ops are their own list: call() and lanes refuse them', async (
       'trainerStep',
       'trainerLesion',
       'trainerDwaWeights',
+      'trainerAttnResWeights',
       'trainerGates',
       'trainerOutcome',
       'trainerNormSamples',

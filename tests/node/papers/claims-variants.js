@@ -7,14 +7,18 @@
 const plain = (result) => JSON.parse(JSON.stringify(result, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
 
 // What a training log carries that no claim reads: BatchNorm's three held-out losses and its
-// distances (equal losses and empty arrays for the claims' LayerNorm and RMSNorm runs). Left as they
-// are, so the factors fall on the numbers the claims read in the order the recordings were made with.
+// distances (equal losses and empty arrays for the claims' LayerNorm and RMSNorm runs), the largest
+// attention logit and Hyper-Connections' composite gains. Left as they are, so the factors fall on
+// the numbers the claims read in the order the recordings were made with.
 const UNREAD = new Set([
   'heldout_loss_train_mode',
   'heldout_loss_eval_mode',
   'heldout_loss_one_seq',
   'bn_mean_distance',
   'bn_var_distance',
+  'max_logit',
+  'hc_gain_fwd',
+  'hc_gain_bwd',
 ]);
 
 // Every number of `x` times exp(spread * (u - 1/2)), u from a fixed linear congruential sequence;
