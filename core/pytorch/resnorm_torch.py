@@ -44,6 +44,7 @@ from torch import nn
 EPS = 1e-5  # inside every norm's square root (the engine's kEps)
 DYT_ALPHA = 0.5  # DyT's alpha at init when RUN's config does not say (the engine's kDytAlpha)
 HC_STREAMS = 4  # Hyper-Connections' n when RUN's config does not say (the engine's kHcStreams)
+MHC_INIT_LOGIT = 8.0  # hyper.h's kMhcInitLogit: mHC's logits at init
 SINKHORN_ITERS = 20  # mHC's Sinkhorn-Knopp iterations likewise (kSinkhornIters)
 
 
@@ -387,7 +388,8 @@ class HyperUnit(nn.Module):
 
     def forward(self, H, mask):
         a, M, b = self.weights()
-        y = self.f(self.norm_in(torch.tensordot(a, H, 1)), mask)
+        self.read = torch.tensordot(a, H, 1)  # x, what the unit reads: the simulation's update ratio is ||y|| / ||x||
+        y = self.f(self.norm_in(self.read), mask)
         return torch.tensordot(M, H, 1) + b.view(-1, *([1] * y.dim())) * y, y
 
 
@@ -814,7 +816,9 @@ def simulate(run, arch, dtype, device):
     }
     P = len(net.blocks[0].units)
     ratios = []
-    for u, x, a in sums:
+    units = [unit for blk in net.blocks for unit in blk.units]
+    for unit, (u, x, a) in zip(units, sums):
+        x = unit.read if isinstance(unit, HyperUnit) else x  # the engine's: what a Hyper-Connections unit read
         uu, ss = float((u * u).sum()), a * a * float((x * x).sum())
         ratios.append(math.sqrt(uu / ss) if ss > 0 else 0.0)
     res["update_ratio"] = [math.sqrt(sum(q * q for q in ratios[l * P : (l + 1) * P])) for l in range(cfg["depth"])]
@@ -863,7 +867,7 @@ def recipe_units(arch, blocks, per_block, mix_fraction):
     """Each unit's wiring as the engine's recipe() and block_wrapping() set it (Admin's alpha is
     profiled later, by profile_admin)."""
     N = blocks
-    w = dict(skip=True, alpha=1.0, out="none", outer="none", in_scale=1.0, gate="none", gate_init=0.0)
+    w = dict(skip=True, alpha=1.0, out="none", outer="none", in_scale=1.0, gate="none", gate_init=0.0, skip_normed=False)
     w["in"] = "none"
     early, early_blocks = None, 0
     if arch == "plain":
@@ -880,6 +884,10 @@ def recipe_units(arch, blocks, per_block, mix_fraction):
         w["in"] = "rmsnorm"
     elif arch == "attn_res":
         w["in"], w["skip"] = "rmsnorm", False
+    elif arch in ("hyper", "mhc"):  # Pre-LN branches without a skip; the streams are the unit's (HyperUnit)
+        w["in"], w["skip"] = "layernorm", False
+    elif arch == "hybrid":  # the FFN's skip after its norm; attention's units are set below
+        w["in"], w["skip_normed"] = "layernorm", True
     elif arch == "sandwich":
         w["in"] = w["out"] = "rmsnorm"
     elif arch == "dyt":
@@ -897,6 +905,8 @@ def recipe_units(arch, blocks, per_block, mix_fraction):
         if arch == "lns":
             u["in_scale"] = 1.0 / math.sqrt(l)
         units += [dict(u) for _ in range(per_block)]
+        if arch == "hybrid" and per_block == 2:  # HybridNorm's attention: h + attn(h), no norm around it
+            units[-2] = dict(w, **{"in": "none", "skip_normed": False})
     return units
 
 
@@ -921,6 +931,26 @@ def param_place(name, depth, per_block):
     if "[unit " in name:
         return (index - 1) // per_block + 1, False
     return index, name.startswith("W")
+
+
+def hyper_init(key, k, n):
+    """Unit k's Hyper-Connections weights at init (hyper.cpp): HC reads stream (k-1) mod n, mixes by
+    the identity and writes 1 to every stream (the paper's Eq. 14); mHC's logits make the same
+    within sigmoid(-8): +8 on that stream and -8 elsewhere, 0 on the mix's diagonal and -8 off it,
+    0 for the write (2 sigmoid(0) = 1)."""
+    home = (k - 1) % n
+    eye = torch.eye(n, dtype=torch.float64)
+    if key == "hc_read":
+        return eye[home]
+    if key == "hc_mix":
+        return eye.flatten()
+    if key == "hc_write":
+        return torch.ones(n, dtype=torch.float64)
+    if key == "mhc_pre":
+        return MHC_INIT_LOGIT * (2 * eye[home] - 1)
+    if key == "mhc_res":
+        return (MHC_INIT_LOGIT * (eye - 1)).flatten()
+    return torch.zeros(n, dtype=torch.float64)
 
 
 @torch.no_grad()
@@ -972,6 +1002,8 @@ def draw_init(net, arch, cfg, units, gen):
             w = torch.zeros(p.shape, dtype=torch.float64)
         elif key == "attn_res.gain":
             w = torch.ones(p.shape, dtype=torch.float64)
+        elif key in ("hc_read", "hc_mix", "hc_write", "mhc_pre", "mhc_res", "mhc_post"):
+            w = hyper_init(key, int(name[name.index("unit ") + 5 : -1]), cfg.get("hc_streams", HC_STREAMS))
         else:
             raise SystemExit(f"resnorm_torch: no init for parameter {name}")
         p.copy_(w.to(p.device, p.dtype))
