@@ -264,7 +264,9 @@ test('a long run\u2019s numbers table holds one logged step in k and the latest,
     const want = rowIndices(n);
     assert.equal(rows.length, want.length);
     assert.ok(rows.length <= MAX_ROWS + 1);
-    const keys = ['heldout_loss', 'train_loss', 'heldout_accuracy', 'grad_norm_global'];
+    // transformer blocks: each run's largest attention logit after its gradient norm
+    assert.equal(h.config.block, 'transformer');
+    const keys = ['heldout_loss', 'train_loss', 'heldout_accuracy', 'grad_norm_global', 'max_logit'];
     rows.forEach((cells, p) => {
       const i = want[p];
       const log = h.runs.post_ln.logs[i];
