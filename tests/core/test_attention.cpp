@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn_fixture.h"
 #include "fd.h"
 #include "helpers.h"
 #include "resnorm/attention.h"
@@ -14,66 +15,13 @@
 #include "resnorm/rng.h"
 
 using namespace resnorm;
+using test::AttnFixture;
 
 namespace {
 
-struct AttnFixture {
-  int T, d, H;
-  AttnBase<double> base;
-  Attention<double> att;
-  Mat<double> x, r, y, dx;  // (T, d); loss = <r, attention(x)>
-  double sq, sk, sv, so;
-
-  AttnFixture(int T_, int d_, int H_, bool causal, uint64_t seed) : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
-    base.Bq = gaussian_matrix(stream_key({seed, 1}), d, d);
-    base.Bk = gaussian_matrix(stream_key({seed, 2}), d, d);
-    base.Bv = gaussian_matrix(stream_key({seed, 3}), d, d);
-    base.Bo = gaussian_matrix(stream_key({seed, 4}), d, d);
-    // Scales away from 1/sqrt(d) and distinct, so a swapped scale cannot pass;
-    // scores of order 1-2, so the softmax is far from uniform.
-    const double f = 1.0 / std::sqrt(double(d));
-    sq = 1.3 * f;
-    sk = 1.1 * f;
-    sv = 0.8 * f;
-    so = 0.9 * f;
-    att.weights = {&base, sq, sk, sv, so};
-    x = 1.2 * gaussian_matrix(stream_key({seed, 5}), T, d);
-    r = gaussian_matrix(stream_key({seed, 6}), T, d);
-    y.resize(T, d);
-    dx.resize(T, d);
-  }
-  double loss() {
-    att.forward(y.data(), x.data());
-    return (r.array() * y.array()).sum();
-  }
-};
-
 void check_attention_alone(int T, int d, int H, bool causal) {
   AttnFixture fx(T, d, H, causal, 100 + 10 * H + causal);
-  fx.loss();
-  fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), true);
-  const Mat<double> dx = fx.dx;
-  // d loss / d B = s d loss / d W.
-  const Mat<double> dBq = fx.att.dWq * fx.sq, dBk = fx.att.dWk * fx.sk, dBv = fx.att.dWv * fx.sv,
-                    dBo = fx.att.dWo * fx.so;
-  // Gram-trick norms equal the materialized ones.
-  CHECK(std::sqrt(fx.att.wq_grad_sq) == Approx(fx.att.dWq.norm()).epsilon(1e-10));
-  CHECK(std::sqrt(fx.att.wk_grad_sq) == Approx(fx.att.dWk.norm()).epsilon(1e-10));
-  CHECK(std::sqrt(fx.att.wv_grad_sq) == Approx(fx.att.dWv.norm()).epsilon(1e-10));
-  CHECK(std::sqrt(fx.att.wo_grad_sq) == Approx(fx.att.dWo.norm()).epsilon(1e-10));
-
-  fd::Report report("attention alone heads=" + std::to_string(H) + " causal=" + std::to_string(causal));
-  auto fd_over = [&](Mat<double>& p, const Mat<double>& g, const char* what) {
-    const fd::Check c = report.add(what, fd::tensor(p.data(), p.size(), g.data(), [&] { return fx.loss(); }));
-    INFO(c.line(what) << " heads=" << H << " causal=" << causal);
-    CHECK(c.max_ref > 0);
-    CHECK(c.rel() < fd::kTol);
-  };
-  fd_over(fx.x, dx, "dx");
-  fd_over(fx.base.Bq, dBq, "dW_Q");
-  fd_over(fx.base.Bk, dBk, "dW_K");
-  fd_over(fx.base.Bv, dBv, "dW_V");
-  fd_over(fx.base.Bo, dBo, "dW_O");
+  fx.check_gradients("attention alone heads=" + std::to_string(H) + " causal=" + std::to_string(causal));
 }
 
 }  // namespace

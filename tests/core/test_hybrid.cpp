@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attn_fixture.h"
 #include "fd.h"
 #include "helpers.h"
 #include "resnorm/attention.h"
@@ -23,94 +24,22 @@
 #include "tiny_train.h"
 
 using namespace resnorm;
-
-namespace {
-
-struct QkvFixture {
-  int T, d, H;
-  AttnBase<double> base;
-  Attention<double> att;
-  Mat<double> x, r, y, dx;  // (T, d); loss = <r, attention(x)>
-  double sq, sk, sv, so;
-
-  QkvFixture(int T_, int d_, int H_, bool causal, uint64_t seed) : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
-    base.Bq = gaussian_matrix(stream_key({seed, 1}), d, d);
-    base.Bk = gaussian_matrix(stream_key({seed, 2}), d, d);
-    base.Bv = gaussian_matrix(stream_key({seed, 3}), d, d);
-    base.Bo = gaussian_matrix(stream_key({seed, 4}), d, d);
-    const double f = 1.0 / std::sqrt(double(d));
-    sq = 1.3 * f;
-    sk = 1.1 * f;
-    sv = 0.8 * f;
-    so = 0.9 * f;
-    att.weights = {&base, sq, sk, sv, so};
-    att.set_qk_norm(QkNorm::layernorm);
-    att.set_v_norm(true);
-    // Gains away from 1 and apart, so a swapped or missing gain cannot pass.
-    NormalRng rng(stream_key({seed, 7}));
-    for (long i = 0; i < att.gq.size(); ++i) att.gq(i) = 1.0 + 0.3 * rng.normal();
-    for (long i = 0; i < att.gk.size(); ++i) att.gk(i) = 0.9 + 0.3 * rng.normal();
-    for (long i = 0; i < att.gv.size(); ++i) att.gv(i) = 1.1 + 0.3 * rng.normal();
-    x = 1.2 * gaussian_matrix(stream_key({seed, 5}), T, d);
-    r = gaussian_matrix(stream_key({seed, 6}), T, d);
-    y.resize(T, d);
-    dx.resize(T, d);
-  }
-  double loss() {
-    att.forward(y.data(), x.data());
-    return (r.array() * y.array()).sum();
-  }
-};
-
-std::vector<double> copy_of(const VecWorkspace<double>& v) { return {v.data(), v.data() + v.size()}; }
-
-}  // namespace
+using test::AttnFixture;
 
 TEST_CASE("hybrid: attention with QKV-norm, dx, every dW and dg_Q, dg_K, dg_V equal central finite differences",
           "[hybrid][attention][gradients]") {
   for (int heads : {1, 2, 4})
     for (bool causal : {true, false}) {
       DYNAMIC_SECTION("heads=" << heads << " causal=" << causal) {
-        QkvFixture fx(5, 16, heads, causal, 500 + 10 * heads + causal);
-        fx.loss();
-        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), true);
-        const Mat<double> dx = fx.dx;
-        const Mat<double> dBq = fx.att.dWq * fx.sq, dBk = fx.att.dWk * fx.sk, dBv = fx.att.dWv * fx.sv,
-                          dBo = fx.att.dWo * fx.so;
-        const std::vector<double> dgq = copy_of(fx.att.dgq), dgk = copy_of(fx.att.dgk), dgv = copy_of(fx.att.dgv);
-        // The Gram-trick norm of W_V is of the raw V's gradient, as the materialized dW_V.
-        CHECK(std::sqrt(fx.att.wv_grad_sq) == Approx(fx.att.dWv.norm()).epsilon(1e-10));
-        fd::Report report("hybrid attention heads=" + std::to_string(heads) + " causal=" + std::to_string(causal));
-        auto loss = [&] { return fx.loss(); };
-        auto check = [&](double* p, long n, const double* g, const char* what) {
-          const fd::Check c = report.add(what, fd::tensor(p, n, g, loss));
-          INFO(c.line(what));
-          CHECK(c.max_ref > 0);
-          CHECK(c.rel() < fd::kTol);
-        };
-        check(fx.x.data(), fx.x.size(), dx.data(), "dx");
-        check(fx.base.Bq.data(), fx.base.Bq.size(), dBq.data(), "dW_Q");
-        check(fx.base.Bk.data(), fx.base.Bk.size(), dBk.data(), "dW_K");
-        check(fx.base.Bv.data(), fx.base.Bv.size(), dBv.data(), "dW_V");
-        check(fx.base.Bo.data(), fx.base.Bo.size(), dBo.data(), "dW_O");
-        check(fx.att.gq.data(), fx.att.gq.size(), dgq.data(), "dgamma_q");
-        check(fx.att.gk.data(), fx.att.gk.size(), dgk.data(), "dgamma_k");
-        check(fx.att.gv.data(), fx.att.gv.size(), dgv.data(), "dgamma_v");
-        // backward_input: the same dx bits, the gains' gradients left alone.
-        Mat<double> dx_only = Mat<double>::Zero(fx.T, fx.d);
-        fx.loss();
-        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), false);
-        const std::vector<double> dgv_before = copy_of(fx.att.dgv);
-        fx.att.backward_input(dx_only.data(), fx.r.data(), fx.x.data());
-        CHECK(dx_only == fx.dx);
-        CHECK(copy_of(fx.att.dgv) == dgv_before);
+        AttnFixture fx(5, 16, heads, causal, 500 + 10 * heads + causal, QkNorm::layernorm, true);
+        fx.check_gradients("hybrid attention heads=" + std::to_string(heads) + " causal=" + std::to_string(causal));
       }
     }
 }
 
 TEST_CASE("hybrid: every head's value rows are LayerNorm's output (zero mean, unit variance at g_V = 1)",
           "[hybrid][attention]") {
-  QkvFixture fx(6, 16, 2, true, 600);
+  AttnFixture fx(6, 16, 2, true, 600, QkNorm::layernorm, true);
   fx.att.gv.setOnes();
   fx.loss();
   const int dh = 8;
@@ -229,7 +158,9 @@ TEST_CASE("hybrid: the simulation's gains g_Q, g_K, g_V of every block equal cen
       for (int l = 1; l <= cfg.depth; ++l) {
         Attention<double>& a = m.attention(l);
         const std::vector<std::pair<VecWorkspace<double>*, std::vector<double>>> gains = {
-            {&a.gq, copy_of(a.dgq)}, {&a.gk, copy_of(a.dgk)}, {&a.gv, copy_of(a.dgv)}};
+            {&a.gq, AttnFixture::copy_of(a.dgq)},
+            {&a.gk, AttnFixture::copy_of(a.dgk)},
+            {&a.gv, AttnFixture::copy_of(a.dgv)}};
         const char* names[] = {"dgamma_q", "dgamma_k", "dgamma_v"};
         for (int i = 0; i < 3; ++i) {
           const std::string what = std::string(names[i]) + "[" + std::to_string(l) + "]";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attn_fixture.h"
 #include "fd.h"
 #include "helpers.h"
 #include "resnorm/attention.h"
@@ -19,44 +20,7 @@
 #include "tiny_train.h"
 
 using namespace resnorm;
-
-namespace {
-
-struct QkFixture {
-  int T, d, H;
-  AttnBase<double> base;
-  Attention<double> att;
-  Mat<double> x, r, y, dx;  // (T, d); loss = <r, attention(x)>
-  double sq, sk, sv, so;
-
-  QkFixture(int T_, int d_, int H_, bool causal, uint64_t seed) : T(T_), d(d_), H(H_), att(T_, d_, H_, causal) {
-    base.Bq = gaussian_matrix(stream_key({seed, 1}), d, d);
-    base.Bk = gaussian_matrix(stream_key({seed, 2}), d, d);
-    base.Bv = gaussian_matrix(stream_key({seed, 3}), d, d);
-    base.Bo = gaussian_matrix(stream_key({seed, 4}), d, d);
-    const double f = 1.0 / std::sqrt(double(d));
-    sq = 1.3 * f;
-    sk = 1.1 * f;
-    sv = 0.8 * f;
-    so = 0.9 * f;
-    att.weights = {&base, sq, sk, sv, so};
-    att.set_qk_norm(QkNorm::layernorm);
-    // Gains away from 1 and apart, so a swapped or missing gain cannot pass.
-    NormalRng rng(stream_key({seed, 7}));
-    for (long i = 0; i < att.gq.size(); ++i) att.gq(i) = 1.0 + 0.3 * rng.normal();
-    for (long i = 0; i < att.gk.size(); ++i) att.gk(i) = 0.9 + 0.3 * rng.normal();
-    x = 1.2 * gaussian_matrix(stream_key({seed, 5}), T, d);
-    r = gaussian_matrix(stream_key({seed, 6}), T, d);
-    y.resize(T, d);
-    dx.resize(T, d);
-  }
-  double loss() {
-    att.forward(y.data(), x.data());
-    return (r.array() * y.array()).sum();
-  }
-};
-
-}  // namespace
+using test::AttnFixture;
 
 TEST_CASE("qk_norm: a choice field none|layernorm, none by default, refused values named with the allowed set",
           "[qk_norm][config]") {
@@ -93,41 +57,9 @@ TEST_CASE("qk_norm: attention alone, dx, every dW and dg_Q, dg_K equal central f
   for (int heads : {1, 2, 4})
     for (bool causal : {true, false}) {
       DYNAMIC_SECTION("heads=" << heads << " causal=" << causal) {
-        QkFixture fx(5, 16, heads, causal, 300 + 10 * heads + causal);
-        fx.loss();
-        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), true);
-        const Mat<double> dx = fx.dx;
-        const Mat<double> dBq = fx.att.dWq * fx.sq, dBk = fx.att.dWk * fx.sk, dBv = fx.att.dWv * fx.sv,
-                          dBo = fx.att.dWo * fx.so;
-        const std::vector<double> dgq(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size());
-        const std::vector<double> dgk(fx.att.dgk.data(), fx.att.dgk.data() + fx.att.dgk.size());
-        // The Gram-trick norms are of the raw Q's and K's gradients, as the materialized dW.
-        CHECK(std::sqrt(fx.att.wq_grad_sq) == Approx(fx.att.dWq.norm()).epsilon(1e-10));
-        CHECK(std::sqrt(fx.att.wk_grad_sq) == Approx(fx.att.dWk.norm()).epsilon(1e-10));
-        fd::Report report("qk_norm attention alone heads=" + std::to_string(heads) +
-                          " causal=" + std::to_string(causal));
-        auto loss = [&] { return fx.loss(); };
-        auto check = [&](double* p, long n, const double* g, const char* what) {
-          const fd::Check c = report.add(what, fd::tensor(p, n, g, loss));
-          INFO(c.line(what));
-          CHECK(c.max_ref > 0);
-          CHECK(c.rel() < fd::kTol);
-        };
-        check(fx.x.data(), fx.x.size(), dx.data(), "dx");
-        check(fx.base.Bq.data(), fx.base.Bq.size(), dBq.data(), "dW_Q");
-        check(fx.base.Bk.data(), fx.base.Bk.size(), dBk.data(), "dW_K");
-        check(fx.base.Bv.data(), fx.base.Bv.size(), dBv.data(), "dW_V");
-        check(fx.base.Bo.data(), fx.base.Bo.size(), dBo.data(), "dW_O");
-        check(fx.att.gq.data(), fx.att.gq.size(), dgq.data(), "dgamma_q");
-        check(fx.att.gk.data(), fx.att.gk.size(), dgk.data(), "dgamma_k");
-        // backward_input: the same dx bits, the gains' gradients left alone.
-        Mat<double> dx_only = Mat<double>::Zero(fx.T, fx.d);
-        fx.loss();
-        fx.att.backward(fx.dx.data(), fx.r.data(), fx.x.data(), false);
-        const std::vector<double> dgq_before(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size());
-        fx.att.backward_input(dx_only.data(), fx.r.data(), fx.x.data());
-        CHECK(dx_only == fx.dx);
-        CHECK(std::vector<double>(fx.att.dgq.data(), fx.att.dgq.data() + fx.att.dgq.size()) == dgq_before);
+        AttnFixture fx(5, 16, heads, causal, 300 + 10 * heads + causal, QkNorm::layernorm);
+        fx.check_gradients("qk_norm attention alone heads=" + std::to_string(heads) +
+                           " causal=" + std::to_string(causal));
       }
     }
 }
@@ -138,7 +70,7 @@ TEST_CASE("qk_norm: the scores are bounded by sqrt(dh) max|g_Q| max|g_K| however
   // Cauchy-Schwarz |<g_Q LN(q), g_K LN(k)>| / sqrt(dh) <= sqrt(dh) max|g_Q| max|g_K|.
   // Without QK-norm the scores grow with the scale of W_Q W_K^T.
   for (double blowup : {1.0, 1e3}) {
-    QkFixture fx(6, 16, 2, true, 400);
+    AttnFixture fx(6, 16, 2, true, 400, QkNorm::layernorm);
     fx.att.weights = {&fx.base, fx.sq * blowup, fx.sk * blowup, fx.sv, fx.so};
     fx.att.set_qk_norm(QkNorm::layernorm);
     fx.loss();
@@ -221,7 +153,7 @@ TEST_CASE("max_logit: attention's largest |q.k|/sqrt(dh) equals a direct computa
   for (bool causal : {true, false})
     for (QkNorm kind : {QkNorm::none, QkNorm::layernorm}) {
       DYNAMIC_SECTION((causal ? "causal " : "full ") << (kind == QkNorm::none ? "none" : "layernorm")) {
-        QkFixture fx(T, d, H, causal, 500);
+        AttnFixture fx(T, d, H, causal, 500, QkNorm::layernorm);
         if (kind == QkNorm::none) fx.att.set_qk_norm(QkNorm::none);
         CHECK(std::isnan(Attention<double>(T, d, H, causal).max_logit));  // no forward yet
         fx.loss();
