@@ -3,13 +3,14 @@
 // LayerNorm input against output for the first, a middle and the last branch-input norm, whose
 // plotted points are exactly the engine's normSamples() of the same run (the wasm API in Node: the
 // finite pairs, sorted by input), whose dashed curve is the tanh fit of those points, and whose
-// sentences give that fit's R^2 and the line's (web/src/shared/tanh-fit.js); no console message;
+// sentences give that fit's R^2 and the line's (web/src/shared/tanh-fit.js); saved as a model file
+// and loaded into a fresh page, the run shows the same scatter again; no console message;
 // at 360 px in the dark theme nothing scrolls sideways and no text overlaps. Screenshots in
 // test-results/.
 // Run: node scripts/browser-tests.js tests/browser/train-dyt-scatter.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { SHOTS, SITE_CSP, labDrawn, openPage, overlaps, served, useBrowser } from './harness.js';
+import { SHOTS, SITE_CSP, downloadBytes, labDrawn, openPage, overlaps, served, useBrowser } from './harness.js';
 import { trainFromHash } from '../../web/src/train/link.js';
 import { CLAIM_BY_ID, runConfigs } from '../../web/src/claims/lab/index.js';
 import { fitTanh } from '../../web/src/shared/tanh-fit.js';
@@ -104,8 +105,28 @@ test('DyT claim: the scatter\u2019s points are the engine\u2019s normSamples of 
     const h = await trainAndCheck(page, want);
     console.log(`${h.intro}\n${h.sentences.join('\n')}`);
     await page.locator('#train-norm-scatter').screenshot({ path: `${SHOTS}/train-dyt-scatter-desktop.png` });
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('#train-save-model')]);
+    const bytes = Buffer.from(await downloadBytes(d));
     assert.deepEqual(page.problems, []);
     await page.context().close();
+
+    // the model file keeps which run samples its norms: loaded into a fresh page, the same scatter
+    const fresh = await openPage(it.browser, `${url}train.html`);
+    await fresh.setInputFiles('#train-model-file', {
+      name: 'dyt.rnmodel',
+      mimeType: 'application/octet-stream',
+      buffer: bytes,
+    });
+    await fresh.waitForFunction(() => window.__resnormTrain?.state === 'done');
+    await labDrawn(fresh);
+    const again = await shown(fresh);
+    assert.ok(again.scatter, 'the loaded run has its scatter');
+    assert.equal(again.visible, true);
+    assert.deepEqual(again.scatter, h.scatter);
+    assert.deepEqual(again.sentences, h.sentences);
+    assert.equal(again.intro, h.intro);
+    assert.deepEqual(fresh.problems, []);
+    await fresh.context().close();
   }));
 
 test('DyT claim at 360 px in the dark theme: the scatter fits, no text overlaps', () =>

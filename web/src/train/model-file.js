@@ -16,7 +16,7 @@
 //                 field existed may lack it: see SINCE_VERSION_1), link, claim (the claim's
 //                 id of claims/lab/, or 'none'; absent: 'none') and setting (its setting,
 //                 'quick' or 'deep'; absent, as in a file from before the choice: 'quick'), runs: [{arch, key,
-//                 label, dash, overrides, stopWhenTrained, trainedAt, seedIndex, bytes,
+//                 label, dash, overrides, stopWhenTrained, trainedAt, seedIndex, normSamples, bytes,
 //                 logs}]}; a claim's runs differ from the settings in
 //                 `overrides` (key and label name them; without them a run is
 //                 the settings with its arch); each run key once per seed, its
@@ -30,7 +30,7 @@
 //
 //   encodeModel({ config, link, claim, setting, runs: [{arch, logs, state, ...spec}] }) -> Uint8Array
 //   decodeModel(bytes) -> { config, link, claim, setting, runs: [{arch, logs, state, ...spec}] }
-//   (spec: key, label, dash, overrides, stopWhenTrained, trainedAt)
+//   (spec: key, label, dash, overrides, stopWhenTrained, trainedAt, normSamples)
 //
 // decodeModel refuses a damaged, truncated, foreign or hostile file with a
 // ModelFileError whose message names what is wrong (and .field the part),
@@ -115,6 +115,7 @@ export function encodeModel({ config, link = '', claim = 'none', setting = 'quic
       stopWhenTrained: Boolean(r.stopWhenTrained),
       trainedAt: r.trainedAt ?? null,
       ...(r.seedIndex ? { seedIndex: r.seedIndex } : {}),
+      ...(r.normSamples ? { normSamples: true } : {}),
       bytes: r.state.length,
       logs: r.logs.map(logOut),
     })),
@@ -217,7 +218,10 @@ function readLog(l, where, L, longest = L + 1) {
   return out;
 }
 
-/** A run's spec beyond its arch: key, label, dash, overrides of the settings, its stop and its seed's index. */
+/**
+ * A run's spec beyond its arch: key, label, dash, overrides of the settings, its stop, its seed's index
+ * and whether it keeps its norms' samples after training (the DyT claim's scatter).
+ */
 function readSpec(r, where, arch, seeds) {
   const key = r.key ?? arch;
   if (typeof key !== 'string' || !KEY.test(key)) fail(`${where}.key`, `the key of run ${where} is not a key`);
@@ -244,7 +248,19 @@ function readSpec(r, where, arch, seeds) {
   const seedIndex = r.seedIndex ?? 0;
   if (!(Number.isInteger(seedIndex) && seedIndex >= 0 && seedIndex < seeds))
     fail(`${where}.seedIndex`, `the seed of run ${key} is not one of the settings' ${seeds}`);
-  return { key, label, dash, overrides, stopWhenTrained: r.stopWhenTrained === true, trainedAt, seedIndex };
+  if (r.normSamples !== undefined && typeof r.normSamples !== 'boolean')
+    fail(`${where}.normSamples`, `whether run ${key} keeps its norms' samples is not true or false`);
+  const normSamples = r.normSamples === true;
+  return {
+    key,
+    label,
+    dash,
+    overrides,
+    stopWhenTrained: r.stopWhenTrained === true,
+    trainedAt,
+    seedIndex,
+    normSamples,
+  };
 }
 
 /** The runs: one per architecture of the settings, in their order, each with logs ascending and a blob length. */

@@ -297,6 +297,7 @@ function savedModel(runs, config, states) {
       stopWhenTrained: Boolean(r.stopWhenTrained),
       trainedAt: r.trainedAt ?? null,
       seedIndex: r.seedIndex ?? 0,
+      normSamples: Boolean(r.wantsNormSamples),
       logs: r.logs,
       state: states[i],
     })),
@@ -378,6 +379,7 @@ async function loadRuns(engine, model, current) {
       trainedAt: r.trainedAt ?? null,
       logEvery: own[i].log_every,
       seedIndex: r.seedIndex ?? 0,
+      normSamples: Boolean(r.normSamples),
     };
     return createRun(of, t, {
       logs,
