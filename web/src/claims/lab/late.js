@@ -100,7 +100,8 @@ export function lateOverEarly(lesion) {
  * count as higher. On seeds 0, 1 and 2 the runs that beat Pre-LN's ratio do so by 1.36 times at
  * the least (DenseFormer, seed 1) and Mix-LN comes within 1.06 times of it (seed 0): a margin
  * between the two gives every run the same answer on each seed; without one, a 6% difference
- * would decide.
+ * would decide. Hyper-Connections, mHC and AttnRes are judged by the same margin, which was not
+ * chosen on their runs (docs/reproductions.md has what they measure).
  */
 export const LATE_MARGIN = 1.25;
 
