@@ -1,7 +1,7 @@
 // The training lab on paper, in Debian's Chromium under the site's CSP. After a finished run (the
 // default settings at 200 steps, in the dark theme; the Warmup claim's three runs and the Depth
 // claim's five, some stopped once trained, each with its verdict; the Late layers claim's
-// seven, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
+// twelve, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
 // the Warmup claim) is at most two pages, in order: the title and the introduction, the
 // settings as text with their link, the readout, the three line charts, the claim,
 // its verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
