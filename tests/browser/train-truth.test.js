@@ -877,3 +877,6 @@ test('the mHC claim on two seeds: each seed\u2019s checks, caption and composite
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
+
+test('the nGPT claim on two seeds: each seed\u2019s checks, caption and steps to the target are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'ngpt', 0)));
