@@ -122,7 +122,7 @@ export const ARCHS = [
     label: 'nGPT (Loshchilov et al. 2025)',
     short: 'nGPT',
     group: 'more',
-    dash: [13, 2, 3, 2],
+    dash: [3, 3, 3, 3, 12, 3],
     block: 'h ← Norm(h + α(Norm(f(h)) − h)), unit-norm weights',
   },
 ];
