@@ -46,6 +46,13 @@ DYT_ALPHA = 0.5  # DyT's alpha at init when RUN's config does not say (the engin
 HC_STREAMS = 4  # Hyper-Connections' n when RUN's config does not say (the engine's kHcStreams)
 MHC_INIT_LOGIT = 8.0  # hyper.h's kMhcInitLogit: mHC's logits at init
 SINKHORN_ITERS = 20  # mHC's Sinkhorn-Knopp iterations likewise (kSinkhornIters)
+NGPT_ALPHA = 0.05  # nGPT's alpha at init likewise (kNgptAlpha)
+SPHERE_TINY = 1e-30  # nGPT's Norm divides a row of smaller norm by this instead (ngpt.h's kSphereTiny)
+
+
+def unit_norm(x, dim=-1):
+    """nGPT's Norm (Loshchilov et al. 2025; the engine's ngpt.h): x / ||x|| along `dim`."""
+    return x / x.norm(dim=dim, keepdim=True).clamp_min(SPHERE_TINY)
 
 
 # ---- norms -------------------------------------------------------------------------------
@@ -170,16 +177,23 @@ ACTIVATIONS = {
 
 
 class Mlp(nn.Module):
-    """f(x) = act(x W1) W2, W1 (d, m), W2 (m, d), no biases."""
+    """f(x) = act(x W1) W2, W1 (d, m), W2 (m, d), no biases. ngpt (nGPT): act(s_v sqrt(d) (x W1)) W2,
+    s_v (m) learned, 1 at init (the paper's nu scaling; no gate, so no s_u)."""
 
-    def __init__(self, d, m, activation):
+    def __init__(self, d, m, activation, ngpt=False):
         super().__init__()
         self.W1 = nn.Parameter(torch.zeros(d, m))
         self.W2 = nn.Parameter(torch.zeros(m, d))
         self.act = ACTIVATIONS[activation]
+        self.root_d = math.sqrt(d)
+        if ngpt:
+            self.s_v = nn.Parameter(torch.ones(m))
 
     def forward(self, x, mask=None):
-        return self.act(x @ self.W1) @ self.W2
+        pre = x @ self.W1
+        if hasattr(self, "s_v"):
+            pre = pre * (self.s_v * self.root_d)
+        return self.act(pre) @ self.W2
 
 
 class CausalSelfAttention(nn.Module):
@@ -192,9 +206,14 @@ class CausalSelfAttention(nn.Module):
     max_logit: after each forward, the largest |score| (q . k / sqrt(dh)) over the batch, heads and
     the (query, key) pairs the mask keeps, as the engine's Attention::max_logit."""
 
-    def __init__(self, d, heads, qk_norm="none", v_norm=False):
+    def __init__(self, d, heads, qk_norm="none", v_norm=False, ngpt=False):
         super().__init__()
         self.heads = heads
+        # nGPT: each head's rows of Q and K on the unit sphere times s_qk = sqrt(d) s (s (d) learned,
+        # 1 / sqrt(d) at init, head h's dh entries at h dh, one s for both), the scores times sqrt(dh)
+        self.ngpt = ngpt
+        if ngpt:
+            self.s_qk = nn.Parameter(torch.full((d,), 1.0 / math.sqrt(d)))
         self.W_Q = nn.Parameter(torch.zeros(d, d))
         self.W_K = nn.Parameter(torch.zeros(d, d))
         self.W_V = nn.Parameter(torch.zeros(d, d))
@@ -227,7 +246,11 @@ class CausalSelfAttention(nn.Module):
             q, k = self.head_norm(q, self.gamma_q), self.head_norm(k, self.gamma_k)
         if self.v_norm:
             v = self.head_norm(v, self.gamma_v)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(dh)  # (B, H, T, T)
+        if self.ngpt:
+            s = (self.s_qk * math.sqrt(d)).view(H, dh)[None, :, None, :]
+            q, k = s * unit_norm(q), s * unit_norm(k)
+        scale = math.sqrt(dh) if self.ngpt else 1.0 / math.sqrt(dh)
+        scores = q @ k.transpose(-1, -2) * scale  # (B, H, T, T)
         with torch.no_grad():
             kept = scores.abs().masked_fill(~mask[:, None, :, :], 0.0)
             self.max_logit = float("nan") if bool(torch.isnan(kept).any()) else float(kept.max())
@@ -492,9 +515,29 @@ class NormedSkip(nn.Module):
         return n + u, u
 
 
+class Sphere(nn.Module):
+    """nGPT (Loshchilov et al. 2025): a = Norm(h), b = Norm(f(a)), h' = Norm(a + alpha (b - a)), alpha
+    = |alpha_s| alpha_init sqrt(d) per channel, alpha_s (d) learned, 1 / sqrt(d) at init (the paper's
+    scaled parametrisation). The contribution metric's update is alpha (b - a), its skip a."""
+
+    alpha = 1.0
+
+    def __init__(self, f, d, w):
+        super().__init__()
+        self.f = f
+        self.ngpt_alpha = nn.Parameter(torch.full((d,), 1.0 / math.sqrt(d)))
+        self.factor = w.get("ngpt_alpha", NGPT_ALPHA) * math.sqrt(d)
+
+    def forward(self, h, mask):
+        a = unit_norm(h)
+        self.skipped = a
+        u = (self.ngpt_alpha.abs() * self.factor) * (unit_norm(self.f(a, mask)) - a)
+        return unit_norm(a + u), u
+
+
 def skip_of(unit, before):
-    """What the unit's skip carried: N(h) for NormedSkip, its input h otherwise."""
-    return unit.skipped if isinstance(unit, NormedSkip) else before
+    """What the unit's skip carried: N(h) for NormedSkip, Norm(h) for nGPT's, its input h otherwise."""
+    return unit.skipped if isinstance(unit, (NormedSkip, Sphere)) else before
 
 
 def wiring(arch, w):
@@ -523,6 +566,7 @@ def wiring(arch, w):
         "hyper": HyperUnit,
         "mhc": HyperUnit,
         "attn_res": NormNoSkip,
+        "ngpt": Sphere,
     }[arch]
 
 
@@ -539,6 +583,7 @@ def with_dyt_alpha(wraps, cfg):
             hyper=cfg.get("arch_kind", ""),
             hc_streams=cfg.get("hc_streams", HC_STREAMS),
             sinkhorn_iters=cfg.get("sinkhorn_iters", SINKHORN_ITERS),
+            ngpt_alpha=cfg.get("ngpt_alpha", NGPT_ALPHA),
         )
         for w in wraps
     ]
@@ -551,7 +596,7 @@ class MlpBlock(nn.Module):
         super().__init__()
         d = cfg["width"]
         wraps = with_dyt_alpha(wraps, cfg)
-        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
+        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"], arch == "ngpt")
         self.units = nn.ModuleList([wiring(arch, wraps[0])(mlp, d, wraps[0])])
 
     def forward(self, h, mask, sums):
@@ -570,9 +615,11 @@ class TransformerBlock(nn.Module):
         d = cfg["width"]
         wraps = with_dyt_alpha(wraps, cfg)
         # HybridNorm normalizes Q, K and V whatever qk_norm says
-        hybrid = arch == "hybrid"
-        attn = CausalSelfAttention(d, cfg["heads"], "layernorm" if hybrid else cfg.get("qk_norm", "none"), hybrid)
-        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"])
+        # (nGPT puts Q and K on the sphere instead)
+        hybrid, ngpt = arch == "hybrid", arch == "ngpt"
+        qk = "layernorm" if hybrid else "none" if ngpt else cfg.get("qk_norm", "none")
+        attn = CausalSelfAttention(d, cfg["heads"], qk, hybrid, ngpt)
+        mlp = Mlp(d, cfg["expansion"] * d, cfg["activation"], ngpt)
         self.units = nn.ModuleList(
             [wiring(arch, wraps[0])(attn, d, wraps[0]), wiring(arch, wraps[1])(mlp, d, wraps[1])]
         )
@@ -634,8 +681,15 @@ class Network(nn.Module):
                     ]
                     for t in range(T)
                 ]
-                self.register_buffer("positions", torch.tensor(table))
+                table = torch.tensor(table)
+                if arch == "ngpt":  # nGPT: fixed rows of unit norm, like the embedding's
+                    table = unit_norm(table)
+                self.register_buffer("positions", table)
             self.unembedding = nn.Parameter(torch.zeros(d, model["vocab"]))
+            # nGPT's logits z = s_z (out U), s_z = sqrt(d) s, s (V) learned, 1 / sqrt(d) at init
+            self.root_d = math.sqrt(d)
+            if arch == "ngpt":
+                self.s_z = nn.Parameter(torch.full((model["vocab"],), 1.0 / math.sqrt(d)))
         else:
             self.readout = nn.Parameter(torch.zeros(d))
 
@@ -658,6 +712,8 @@ class Network(nn.Module):
             named["unembedding"] = self.unembedding
         else:
             named["readout"] = self.readout
+        if hasattr(self, "s_z"):
+            named["s_z"] = self.s_z
         return named
 
     def forward(self, batch, skip_block=0):
@@ -693,6 +749,8 @@ class Network(nn.Module):
         out = self.final_norm(h) if self.final_norm is not None else h
         if self.language:
             logits = out @ self.unembedding  # (B, T, V)
+            if hasattr(self, "s_z"):
+                logits = logits * (self.s_z * self.root_d)
             tgt = batch["targets"]
             scored = tgt >= 0
             z = logits[scored]
@@ -721,6 +779,8 @@ def stack_params(net):
                         named[f"{pname}.{where}[unit {k}]"] = p
             if hasattr(unit, "gate"):
                 named[f"gate[unit {k}]"] = unit.gate
+            if hasattr(unit, "ngpt_alpha"):
+                named[f"ngpt_alpha[unit {k}]"] = unit.ngpt_alpha
             if hasattr(unit, "streams"):  # Hyper-Connections' weights, mHC's logits
                 names = ("mhc_pre", "mhc_res", "mhc_post") if unit.mhc else ("hc_read", "hc_mix", "hc_write")
                 for nm, p in zip(names, (unit.hc_read, unit.hc_mix, unit.hc_write)):
@@ -752,6 +812,7 @@ class Simulation(nn.Module):
         bcfg = {"width": d, "expansion": cfg["expansion"], "activation": cfg["activation"], "heads": cfg.get("heads", 1)}
         bcfg["dyt_alpha"] = cfg.get("dyt_alpha", DYT_ALPHA)
         bcfg["qk_norm"] = cfg.get("qk_norm", "none")
+        bcfg["ngpt_alpha"] = cfg.get("ngpt_alpha", NGPT_ALPHA)
         self.hc_streams = cfg.get("hc_streams", HC_STREAMS) if arch in ("hyper", "mhc") else 0
         bcfg["arch_kind"] = arch if self.hc_streams else ""
         bcfg["hc_streams"] = self.hc_streams
@@ -925,7 +986,7 @@ def param_place(name, depth, per_block):
     """(block, matrix) of an engine-named parameter, as network.cpp files them."""
     if name in ("embedding", "positions"):
         return 0, True
-    if name in ("unembedding", "readout") or name.endswith(".final"):
+    if name in ("unembedding", "readout", "s_z") or name.endswith(".final"):
         return depth + 1, name in ("unembedding", "readout")
     index = int(name[name.index("[") + 1 : -1].split()[-1])
     if "[unit " in name:
@@ -982,9 +1043,15 @@ def draw_init(net, arch, cfg, units, gen):
         q = q * math.sqrt(max(shape))
         return q if shape[0] >= shape[1] else q.T
 
+    if arch == "ngpt":  # every weight 1 / sqrt(d) times its base (recipes.h's unit_vectors); normalized after
+        std.update({k: 1 / math.sqrt(d) for k in ("W1", "W2", "W_Q", "W_K", "W_V", "W_O")})
     for name, p in net.engine_params().items():
         key = name.split("[")[0]
-        if key in std:
+        if key in ("ngpt_alpha", "s_qk", "s_z"):  # nGPT's scaled parameters: stored 1 / sqrt(d)
+            w = torch.full(p.shape, 1 / math.sqrt(d), dtype=torch.float64)
+        elif key == "s_v":
+            w = torch.ones(p.shape, dtype=torch.float64)
+        elif key in std:
             w = base(tuple(p.shape)) * std[key] * extra.get(key, 1.0)
         elif key.startswith("gamma"):
             w = torch.ones(p.shape, dtype=torch.float64)
@@ -1205,10 +1272,13 @@ def learning_rate(cfg, t, steps):
 class Optimizer:
     """Adam, AdamW (decoupled decay) or SGD with momentum, exactly as the engine's Optim."""
 
-    def __init__(self, cfg, params):
+    def __init__(self, cfg, params, spheres=None):
         self.cfg, self.params, self.t = cfg, params, 0  # params: [(Parameter, is_matrix)]
         self.m = [torch.zeros_like(p) for p, _ in params]
         self.v = [torch.zeros_like(p) for p, _ in params]
+        # weight decay on matrices, but not on nGPT's, kept at unit norm (spheres: each one's axis or None)
+        spheres = spheres or [None] * len(params)
+        self.decays = [matrix and axis is None for (_, matrix), axis in zip(params, spheres)]
 
     @torch.no_grad()
     def update(self, lr):
@@ -1216,9 +1286,9 @@ class Optimizer:
         self.t += 1
         b1, b2, wd = c["beta1"], c["beta2"], c["weight_decay"]
         c1, c2 = 1.0 - b1**self.t, 1.0 - b2**self.t
-        for (p, matrix), m, v in zip(self.params, self.m, self.v):
-            l2 = wd if matrix and c["optimizer"] != "adamw" else 0.0
-            decoupled = wd if matrix and c["optimizer"] == "adamw" else 0.0
+        for (p, _), decays, m, v in zip(self.params, self.decays, self.m, self.v):
+            l2 = wd if decays and c["optimizer"] != "adamw" else 0.0
+            decoupled = wd if decays and c["optimizer"] == "adamw" else 0.0
             g = p.grad + l2 * p
             if c["optimizer"] == "sgd":
                 m.copy_(c["momentum"] * m + g)
@@ -1227,6 +1297,26 @@ class Optimizer:
             m.copy_(b1 * m + (1.0 - b1) * g)
             v.copy_(b2 * v + (1.0 - b2) * g * g)
             p.copy_(p - lr * ((m / c1) / (torch.sqrt(v / c2) + c["eps"]) + decoupled * p))
+
+
+def sphere_axis(arch, name):
+    """nGPT's vectors along the embedding dimension (network.cpp's sphere_axis): "cols" of W_Q, W_K,
+    W_V, W1 and the unembedding, "rows" of W_O, W2, the embedding and the positions; None otherwise."""
+    if arch != "ngpt":
+        return None
+    if name.split("[")[0] in ("W_Q", "W_K", "W_V", "W1") or name == "unembedding":
+        return "cols"
+    if name.split("[")[0] in ("W_O", "W2") or name in ("embedding", "positions"):
+        return "rows"
+    return None
+
+
+@torch.no_grad()
+def normalize_sphere(params, spheres):
+    """nGPT: every such vector back at unit norm (after each update, and at init)."""
+    for (p, _), axis in zip(params, spheres):
+        if axis is not None:
+            p.copy_(unit_norm(p, dim=1 if axis == "rows" else 0))
 
 
 def clip_gradients(params, clip):
@@ -1275,6 +1365,7 @@ class Trainer:
                 named[p["name"]].copy_(decode(p["data"], torch.float64).view(p["shape"]).to(device, dtype))
                 self.params.append((named[p["name"]], p["matrix"]))
                 self.blocks_of.append(p["block"])
+        self.spheres = [sphere_axis(arch, p["name"]) for p in shipped]
         self.start()
 
     def own_init(self, named, units):
@@ -1292,10 +1383,12 @@ class Trainer:
             block, matrix = param_place(name, self.cfg["depth"], per_block)
             self.params.append((p, matrix))
             self.blocks_of.append(block)
+        self.spheres = [sphere_axis(self.arch, name) for name in named]
+        normalize_sphere(self.params, self.spheres)  # nGPT's weights on the sphere at init
         self.start()
 
     def start(self):
-        self.opt = Optimizer(self.cfg, self.params)
+        self.opt = Optimizer(self.cfg, self.params, self.spheres)
         self.model = self.dist.wrap(self.net, self.dist.shard(self.train_batches[0]))  # DDP with several processes
         self.t = 0
         self.stopped = False
@@ -1418,6 +1511,7 @@ class Trainer:
                 if logged and matrix and 1 <= blk <= L
             ]
             self.opt.update(lr)
+            normalize_sphere(self.params, self.spheres)  # nGPT: its weights back on the sphere
             if not logged:
                 continue
             du, w0 = [0.0] * L, [0.0] * L

@@ -8,6 +8,7 @@
 
 #include "resnorm/kernels.h"
 #include "resnorm/lanes.h"
+#include "resnorm/ngpt.h"
 #include "resnorm/norms.h"
 #include "resnorm/portable_math.h"
 
@@ -159,6 +160,18 @@ void Attention<S>::set_v_norm(bool on) {
 }
 
 template <class S>
+void Attention<S>::set_ngpt(bool on) {
+  ngpt = on;
+  for (VecWorkspace<S>* v : {&sqk, &dsqk}) v->resize(on ? d_ : 0);
+  if (!on) return;
+  const long rows = static_cast<long>(H_) * T_;
+  for (VecWorkspace<S>* v : {&q_raw_, &k_raw_}) v->resize(rows * dh_);
+  for (VecWorkspace<S>* v : {&q_rstd_, &k_rstd_}) v->resize(rows);
+  std::fill(sqk.data(), sqk.data() + d_, S(ngpt_stored_init(d_)));
+  dsqk.setZero();
+}
+
+template <class S>
 void Attention<S>::reshape(int T, int d, int heads, int segment) {
   seg_ = segment > 0 ? segment : T;
   for (VecWorkspace<S>* b : {&q, &k, &v}) b->resize(static_cast<long>(T) * d);
@@ -183,9 +196,14 @@ void Attention<S>::forward(S* y, const S* x) {
   S* row = w.staging.data();  // (T, d) staging for the head split
   const bool qkn = qk_norm != QkNorm::none;
   kernels::gemm_nn(x, weights.base->Bq.data(), row, T, d, d, weights.sq);
-  split_heads(qkn ? q_raw_.data() : q.data(), row, T, d, H);
+  split_heads(qkn || ngpt ? q_raw_.data() : q.data(), row, T, d, H);
   kernels::gemm_nn(x, weights.base->Bk.data(), row, T, d, d, weights.sk);
-  split_heads(qkn ? k_raw_.data() : k.data(), row, T, d, H);
+  split_heads(qkn || ngpt ? k_raw_.data() : k.data(), row, T, d, H);
+  if (ngpt) {  // Q_h, K_h <- s_qk,h Norm(.) row by row
+    const double c = ngpt_scale_factor(d);
+    sphere_scale_forward(q.data(), q_rstd_.data(), q_raw_.data(), sqk.data(), c, H, T, dh);
+    sphere_scale_forward(k.data(), k_rstd_.data(), k_raw_.data(), sqk.data(), c, H, T, dh);
+  }
   if (qkn) {  // every head's every row of Q and K over its dh features: (H T) rows of dh
     layernorm_forward(q.data(), q_mean_.data(), q_rstd_.data(), q_raw_.data(), gq.data(), zero_bias_.data(), H * T, dh);
     layernorm_forward(k.data(), k_mean_.data(), k_rstd_.data(), k_raw_.data(), gk.data(), zero_bias_.data(), H * T, dh);
@@ -194,7 +212,7 @@ void Attention<S>::forward(S* y, const S* x) {
   split_heads(v_norm ? v_raw_.data() : v.data(), row, T, d, H);
   if (v_norm)  // every head's every row of V over its dh features
     layernorm_forward(v.data(), v_mean_.data(), v_rstd_.data(), v_raw_.data(), gv.data(), zero_bias_.data(), H * T, dh);
-  const S scale = S(1.0 / std::sqrt(double(dh)));
+  const S scale = S(ngpt ? std::sqrt(double(dh)) : 1.0 / std::sqrt(double(dh)));  // nGPT: sqrt(dh)
   const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   const int n = seg_, G = T / seg_;
   S largest = 0;
@@ -229,7 +247,7 @@ void Attention<S>::input_grad(S* dx, const S* dy, bool param_grads) {
   AttnScratch<S>& w = *scratch_;
   kernels::gemm_nt(dy, weights.base->Bo.data(), w.dctx.data(), T, d, d, weights.so);
   split_heads(w.hctx.data(), w.dctx.data(), T, d, H);
-  const S scale = S(1.0 / std::sqrt(double(dh)));
+  const S scale = S(ngpt ? std::sqrt(double(dh)) : 1.0 / std::sqrt(double(dh)));  // nGPT: sqrt(dh)
   const bool lower = train_ && causal;  // training leaves out the masked zeros (kernels.h)
   S* dP = w.dscores.data();
   // dV and dK are P^T dctx and dS^T Q, summed into zeroed buffers (gemm_tn from 0 is A^T B).
@@ -247,7 +265,15 @@ void Attention<S>::input_grad(S* dx, const S* dy, bool param_grads) {
       kernels::gemm_nn(dP, k.data() + off, w.hdq.data() + off, sn, sn, dh, S(1), lower);
       kernels::gemm_tn(dP, q.data() + off, w.hdk.data() + off, sn, sn, dh, lower);
     }
-  if (qk_norm != QkNorm::none) {  // hctx is free again: the raw dQ, then the raw dK, in it
+  if (ngpt) {  // hctx is free again: the raw dQ, then the raw dK, in it (and d loss / d s)
+    const double c = ngpt_scale_factor(d);
+    sphere_scale_backward(w.hctx.data(), param_grads ? dsqk.data() : nullptr, w.hdq.data(), q_raw_.data(),
+                          q_rstd_.data(), sqk.data(), c, H, T, dh);
+    merge_heads(w.dq.data(), w.hctx.data(), T, d, H);
+    sphere_scale_backward(w.hctx.data(), param_grads ? dsqk.data() : nullptr, w.hdk.data(), k_raw_.data(),
+                          k_rstd_.data(), sqk.data(), c, H, T, dh);
+    merge_heads(w.dk.data(), w.hctx.data(), T, d, H);
+  } else if (qk_norm != QkNorm::none) {  // hctx is free again: the raw dQ, then the raw dK, in it
     w.hctx.setZero();
     layernorm_backward(w.hctx.data(), param_grads ? dgq.data() : nullptr, static_cast<S*>(nullptr), w.hdq.data(),
                        q_raw_.data(), gq.data(), q_mean_.data(), q_rstd_.data(), H * T, dh);
@@ -290,6 +316,7 @@ void Attention<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
     dgq.setZero();
     dgk.setZero();
     dgv.setZero();
+    dsqk.setZero();
   }
   input_grad(dx, dy, true);
   if (!train_) {

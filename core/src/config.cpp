@@ -15,7 +15,7 @@ namespace {
 
 const char* kArchNames[] = {"plain",    "residual", "post_ln", "post_rms", "pre_ln",     "pre_rms", "sandwich",
                             "deepnorm", "gpt2",     "admin",   "rezero",   "layerscale", "lns",     "mix_ln",
-                            "dwa",      "dyt",      "hyper",   "mhc",      "attn_res",   "hybrid"};
+                            "dwa",      "dyt",      "hyper",   "mhc",      "attn_res",   "hybrid",  "ngpt"};
 const char* kActivationNames[] = {"relu", "gelu", "tanh", "linear"};
 const char* kInitNames[] = {"gaussian", "orthogonal"};
 const char* kNormNames[] = {"none", "layernorm", "rmsnorm"};
@@ -54,6 +54,7 @@ void assign(Config& c, std::string_view name, double v) {
   if (name == "gain") c.gain = v;
   if (name == "mix_fraction") c.mix_fraction = v;
   if (name == "dyt_alpha") c.dyt_alpha = v;
+  if (name == "ngpt_alpha") c.ngpt_alpha = v;
   if (name == "seed") c.seed = static_cast<uint32_t>(v);
 }
 
@@ -161,6 +162,8 @@ const std::vector<FieldSpec>& field_specs() {
       {"hc_streams", FieldKind::integer, 1, 16, {}, "4", "hyper, mhc: residual streams n (the expansion rate)"},
       // mHC: Sinkhorn-Knopp iterations projecting each mixing matrix towards the doubly stochastic ones.
       {"sinkhorn_iters", FieldKind::integer, 1, 100, {}, "20", "mhc: Sinkhorn-Knopp iterations (rows, then columns)"},
+      // nGPT: alpha_A and alpha_M of every unit at init, every channel (the paper's alpha_init).
+      {"ngpt_alpha", FieldKind::real, 0.001, 1, {}, "0.05", "ngpt: the step size alpha of every unit at init"},
   };
   return specs;
 }
@@ -271,12 +274,12 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),        double(c.expansion),
-                            c.gain,          double(c.seed),       double(c.heads),         c.mix_fraction,
-                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters)};
-  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",          "seed",
-                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters"};
-  for (int i = 0; i < 11; ++i) {
+  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),         double(c.expansion),
+                            c.gain,          double(c.seed),       double(c.heads),          c.mix_fraction,
+                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters), c.ngpt_alpha};
+  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",           "seed",
+                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters", "ngpt_alpha"};
+  for (int i = 0; i < 12; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -348,6 +351,7 @@ std::string config_json(const Config& c) {
   if (has_arch(c, Arch::dyt)) j.key("dyt_alpha").number(c.dyt_alpha, 10);
   if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) j.key("hc_streams").integer(c.hc_streams);
   if (has_arch(c, Arch::mhc)) j.key("sinkhorn_iters").integer(c.sinkhorn_iters);
+  if (has_arch(c, Arch::ngpt)) j.key("ngpt_alpha").number(c.ngpt_alpha, 10);
   return j.end_object().str();
 }
 

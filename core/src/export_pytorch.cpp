@@ -94,7 +94,7 @@ const std::vector<Arch>& pytorch_archs() {
   static const std::vector<Arch> archs = {
       Arch::plain,    Arch::residual, Arch::post_ln, Arch::post_rms, Arch::pre_ln,     Arch::pre_rms, Arch::sandwich,
       Arch::deepnorm, Arch::gpt2,     Arch::admin,   Arch::rezero,   Arch::layerscale, Arch::lns,     Arch::mix_ln,
-      Arch::dwa,      Arch::dyt,      Arch::hyper,   Arch::mhc,      Arch::attn_res,   Arch::hybrid};
+      Arch::dwa,      Arch::dyt,      Arch::hyper,   Arch::mhc,      Arch::attn_res,   Arch::hybrid,  Arch::ngpt};
   return archs;
 }
 
@@ -312,10 +312,12 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
           put("gamma_k" + at, att.gk.data(), att.gk.size(), {long(att.gk.size())});
         }
         if (att.v_norm) put("gamma_v" + at, att.gv.data(), att.gv.size(), {long(att.gv.size())});
+        if (att.ngpt) put("s_qk" + at, att.sqk.data(), att.sqk.size(), {long(att.sqk.size())});
       }
       const Mlp<double>& f = model.mlp(l);
       scaled("W1" + at, f.weights.base->B1, f.weights.s1, {d, m});
       scaled("W2" + at, f.weights.base->B2, f.weights.s2, {m, d});
+      if (f.sv.size() > 0) put("s_v" + at, f.sv.data(), f.sv.size(), {long(f.sv.size())});
       for (int q = 0; q < P; ++q) {
         Unit<double>& u = model.unit(l, q);
         const std::string unit = "[unit " + std::to_string((l - 1) * P + q + 1) + "]";
@@ -323,6 +325,7 @@ Status export_pytorch_simulation(const Config& cfg, std::string* script) {
         norms(u.out, "out" + unit);
         norms(u.outer, "outer" + unit);
         if (u.wrap.gate != Gate::none) put("gate" + unit, u.gate.data(), u.gate.size(), {long(u.gate.size())});
+        if (u.wrap.sphere) put("ngpt_alpha" + unit, u.alpha.data(), u.alpha.size(), {long(u.alpha.size())});
         // Hyper-Connections' weights (mHC's logits), flat as the training network's: read, mix (n n), write.
         if (model.hyper_on()) {
           Hyper<double>& hc = model.hyper();

@@ -140,9 +140,18 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   const double vn = transformer && rec.qkv_norm
                         ? c.depth * ((T * d + 2 * c.heads * T + 2 * d / c.heads) * sb + 5 * kAllocBytes)
                         : 0.0;
+  // nGPT (ngpt.h): per unit alpha (T, d), alpha_s and its gradient (d), three row norms (T); per
+  // attention the raw Q and K (T, d), their row norms (heads T), s and its gradient (d); per MLP
+  // x W1 before s_v (T, m), s_v and its gradient (m).
+  double ngpt = 0;
+  if (rec.ngpt) {
+    const double U = double(c.depth) * c.sublayers_per_block(), m = c.hidden();
+    ngpt = U * ((T * d + 2 * d + 3 * T) * sb + 6 * kAllocBytes) + c.depth * ((T * m + 2 * m) * sb + 3 * kAllocBytes);
+    if (transformer) ngpt += c.depth * ((2 * T * d + 2 * c.heads * T + 2 * d) * sb + 6 * kAllocBytes);
+  }
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
                      c.final_norm != NormKind::none, gate, rec.dense_average, rec.attn_res, sb, train, segment) +
-         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + vn + hyper;
+         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + vn + hyper + ngpt;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {

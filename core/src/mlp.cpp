@@ -169,9 +169,25 @@ void Mlp<S>::reshape(int T, int d, int m) {
 }
 
 template <class S>
+void Mlp<S>::set_ngpt(bool on) {
+  for (VecWorkspace<S>* v : {&sv, &dsv}) v->resize(on ? m_ : 0);
+  pre_raw.resize(on ? T_ : 0, on ? m_ : 0);
+  if (!on) return;
+  sv.setOnes();
+  dsv.setZero();
+}
+
+template <class S>
 void Mlp<S>::forward(S* y, const S* x) {
-  kernels::gemm_nn(x, weights.base->B1.data(), pre.data(), T_, d_, m_, weights.s1);  // (T, m)
   const long n = static_cast<long>(T_) * m_;
+  if (sv.size() > 0) {  // nGPT: pre = s_v sqrt(d) (x W1)
+    kernels::gemm_nn(x, weights.base->B1.data(), pre_raw.data(), T_, d_, m_, weights.s1);  // (T, m)
+    const double c = std::sqrt(double(d_));
+    for (int t = 0; t < T_; ++t)
+      for (int j = 0; j < m_; ++j) pre(t, j) = S(c * double(sv(j))) * pre_raw(t, j);
+  } else {
+    kernels::gemm_nn(x, weights.base->B1.data(), pre.data(), T_, d_, m_, weights.s1);  // (T, m)
+  }
   if (train_)
     train_activation_forward(hidden.data(), cdf.data(), pre.data(), n, activation);
   else
@@ -181,12 +197,28 @@ void Mlp<S>::forward(S* y, const S* x) {
 
 template <class S>
 void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
+  input_grad(dx, dy, false);
+}
+
+// nGPT: with dpre = d loss / d pre, dsv_j += sqrt(d) sum_t dpre pre_raw (double), then dpre *= s_v sqrt(d).
+template <class S>
+void Mlp<S>::input_grad(S* dx, const S* dy, bool param_grads) {
   kernels::gemm_nt(dy, weights.base->B2.data(), dpre.data(), T_, d_, m_, weights.s2);  // dhidden (T, m)
   const long n = static_cast<long>(T_) * m_;
   if (train_)
     train_activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), cdf.data(), n, activation);
   else
     activation_backward(dpre.data(), dpre.data(), pre.data(), hidden.data(), n, activation);
+  if (sv.size() > 0) {
+    const double c = std::sqrt(double(d_));
+    for (int j = 0; param_grads && j < m_; ++j) {
+      double sum = 0;
+      for (int t = 0; t < T_; ++t) sum += double(dpre(t, j)) * double(pre_raw(t, j));
+      dsv(j) += S(c * sum);
+    }
+    for (int t = 0; t < T_; ++t)
+      for (int j = 0; j < m_; ++j) dpre(t, j) *= S(c * double(sv(j)));
+  }
   kernels::gemm_nt(dpre.data(), weights.base->B1.data(), dx, T_, m_, d_, weights.s1);  // (T, d)
 }
 
@@ -194,7 +226,8 @@ void Mlp<S>::backward_input(S* dx, const S* dy, const S*) {
 // (T, T) Gram matrices instead of the (m, d) gradients themselves.
 template <class S>
 void Mlp<S>::backward(S* dx, const S* dy, const S* x, bool materialize) {
-  backward_input(dx, dy, x);
+  if (!train_) dsv.setZero();  // the simulation's gradient is this backward's alone
+  input_grad(dx, dy, true);
   if (!train_) {
     w2_grad_sq = grad_sq(hidden.data(), m_, dy, d_, T_, gram);
     w1_grad_sq = grad_sq(x, d_, dpre.data(), m_, T_, gram);

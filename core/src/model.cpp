@@ -139,7 +139,14 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
       u.outer.resize(u.wrap.outer, T, d, cfg.dyt_alpha);
       for (Workspace<S>* cache : {&u.normed_in, &u.branch_raw, &u.branch, &u.sum}) cache->resize(T, d);
       const int gate_size = u.wrap.gate == Gate::scalar ? 1 : u.wrap.gate == Gate::channel ? d : 0;
-      u.gated.resize(gate_size ? T : 0, gate_size ? d : 0);
+      const bool sphere = u.wrap.sphere;
+      u.gated.resize(gate_size || sphere ? T : 0, gate_size || sphere ? d : 0);
+      // nGPT: alpha_s = 1 / sqrt(d) in every channel (alpha = ngpt_alpha), the row norms' caches.
+      for (VecWorkspace<S>* v : {&u.alpha, &u.dalpha}) v->resize(sphere ? d : 0);
+      for (VecWorkspace<S>* v : {&u.r_in, &u.r_branch, &u.r_sum}) v->resize(sphere ? T : 0);
+      u.alpha_factor = sphere ? ngpt_alpha_factor(cfg.ngpt_alpha, d) : 0.0;
+      std::fill(u.alpha.data(), u.alpha.data() + u.alpha.size(), S(ngpt_stored_init(d)));
+      u.dalpha.setZero();
       u.gate.resize(gate_size);
       u.dgate.resize(gate_size);
       std::fill(u.gate.data(), u.gate.data() + gate_size, S(u.wrap.gate_init));
@@ -149,15 +156,18 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
         f.reshape(T, d, m);
         f.weights = {&bank.layer(l), S(ws.w1), S(ws.w2)};
         f.activation = cfg.activation;
+        f.set_ngpt(rec.ngpt);
       } else {
         Attention<S>& a = static_cast<Attention<S>&>(*u.f);
         a.reshape(T, d, heads, segment);
         a.weights = {&bank.attention_layer(l), S(ws.wq), S(ws.wk), S(ws.wv), S(ws.wo)};
         a.causal = cfg.causal;
         a.rows = rows_.get();
-        // HybridNorm normalizes Q, K and V whatever qk_norm says; others follow qk_norm.
-        a.set_qk_norm(rec.qkv_norm ? QkNorm::layernorm : cfg.qk_norm);
+        // HybridNorm normalizes Q, K and V whatever qk_norm says, nGPT puts Q
+        // and K on the sphere instead; others follow qk_norm.
+        a.set_qk_norm(rec.qkv_norm ? QkNorm::layernorm : rec.ngpt ? QkNorm::none : cfg.qk_norm);
         a.set_v_norm(rec.qkv_norm);
+        a.set_ngpt(rec.ngpt);
       }
     }
   final_.resize(cfg.final_norm, T, d, cfg.dyt_alpha);
@@ -190,6 +200,7 @@ void Model<S>::use_batchnorm() {
 // hin (T, d) -> hout (T, d) through the unit, filling its caches and its update ratio.
 template <class S>
 void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
+  if (u.wrap.sphere) return forward_sphere(u, hout, hin);
   const int T = T_, d = d_;
   const long n = static_cast<long>(T) * d;
   const S* f_in = hin;
@@ -225,6 +236,7 @@ void Model<S>::forward_unit(Unit<S>& u, S* hout, const S* hin) {
 // entry (backward_begin() zeroes every stream gradient).
 template <class S>
 void Model<S>::backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize) {
+  if (u.wrap.sphere) return backward_sphere(u, dhin, dhout, hin, materialize);
   const int T = T_, d = d_;
   const long n = static_cast<long>(T) * d;
   const S* dsum = dhout;
@@ -446,6 +458,7 @@ void Model<S>::backward_begin() {
       u.out.zero_grad();
       u.outer.zero_grad();
       u.dgate.setZero();
+      u.dalpha.setZero();
     }
     dmix_.setZero();
     hyper_.zero_grad();

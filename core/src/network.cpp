@@ -43,11 +43,13 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
         fn("gamma_k" + at, a.gk.data(), a.dgk.data(), a.gk.size(), l, false);
       }
       if (a.v_norm) fn("gamma_v" + at, a.gv.data(), a.dgv.data(), a.gv.size(), l, false);  // HybridNorm's V norm
+      if (a.ngpt) fn("s_qk" + at, a.sqk.data(), a.dsqk.data(), a.sqk.size(), l, false);    // nGPT's, no matrix
     }
     Mlp<S>& f = m.mlp(l);
     auto& base = const_cast<MlpBase<S>&>(*f.weights.base);
     fn("W1" + at, base.B1.data(), f.dW1.data(), base.B1.size(), l, true);
     fn("W2" + at, base.B2.data(), f.dW2.data(), base.B2.size(), l, true);
+    if (f.sv.size() > 0) fn("s_v" + at, f.sv.data(), f.dsv.data(), f.sv.size(), l, false);  // nGPT's, no matrix
     for (int j = 0; j < P; ++j) {
       Unit<S>& u = m.unit(l, j);
       const std::string unit = "[unit " + std::to_string((l - 1) * P + j + 1) + "]";
@@ -55,6 +57,8 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
       norms(u.out, "out" + unit, l);
       norms(u.outer, "outer" + unit, l);
       if (u.wrap.gate != Gate::none) fn("gate" + unit, u.gate.data(), u.dgate.data(), u.gate.size(), l, false);
+      // nGPT's alpha_s (d), no matrix: no weight decay.
+      if (u.wrap.sphere) fn("ngpt_alpha" + unit, u.alpha.data(), u.dalpha.data(), u.alpha.size(), l, false);
       // Hyper-Connections' read, mix and write weights of the unit (mHC: their
       // logits), no matrices: no weight decay, as for gamma and beta.
       if (m.hyper_on()) {
@@ -78,6 +82,17 @@ void for_each_stack_tensor(Model<S>& m, Fn fn) {
     }
   }
   norms(m.final_norm(), "final", L + 1);
+}
+
+// nGPT: which vectors of a parameter lie along the embedding dimension (ngpt.h),
+// by its name: the columns of W_Q, W_K, W_V, W1 and U, the rows of W_O, W2,
+// the embedding and the positions; none for the rest.
+UnitAxis sphere_axis(const std::string& name) {
+  auto starts = [&name](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("W_Q[") || starts("W_K[") || starts("W_V[") || starts("W1[") || name == "unembedding")
+    return UnitAxis::cols;
+  if (starts("W_O[") || starts("W2[") || name == "embedding" || name == "positions") return UnitAxis::rows;
+  return UnitAxis::none;
 }
 
 template <class S>
@@ -142,6 +157,8 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
           const double freq = std::pow(10000.0, -double(i - i % 2) / d_);
           positions_table_(t, i) = S(i % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
         }
+      // nGPT: fixed rows of unit norm, like the embedding's (ngpt.h)
+      if (arch == Arch::ngpt) normalize_unit(positions_table_.data(), T_, d_, true);
     }
     unembedding_.resize(d_, V_);
     fill_normal(unembedding_.data(), unembedding_.size(),
@@ -152,6 +169,11 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
     exps_.resize(V_);
     dembedding_ = Mat<S>::Zero(E, d_);
     dunembedding_ = Mat<S>::Zero(d_, V_);
+    if (arch == Arch::ngpt) {  // s_z = sqrt(d) s, s = 1 / sqrt(d) at init (ngpt.h)
+      sz_ = Vecx<S>::Constant(V_, S(ngpt_stored_init(d_)));
+      dsz_ = Vecx<S>::Zero(V_);
+      raw_logits_.resize(rows_, V_);
+    }
     add("embedding", embedding_.data(), dembedding_.data(), embedding_.size(), 0, true);
     if (positions_ == Positions::learned) {
       dpositions_ = Mat<S>::Zero(T_, d_);
@@ -172,11 +194,28 @@ Network<S>::Network(const TrainConfig& tc, Arch arch, const TaskData& task)
     add("unembedding", unembedding_.data(), dunembedding_.data(), unembedding_.size(), L_ + 1, true);
   else
     add("readout", readout_w_.data(), dreadout_w_.data(), d_, L_ + 1, true);
+  if (sz_.size() > 0) add("s_z", sz_.data(), dsz_.data(), V_, L_ + 1, false);
+  if (arch == Arch::ngpt) {
+    for (Param<S>& p : params_) {
+      p.unit = sphere_axis(p.name);
+      p.cols = p.name == "embedding" || p.name == "positions" ? d_ : p.name == "unembedding" ? V_ : 0;
+    }
+    const int m = model_.mlp(1).sv.size();
+    for (Param<S>& p : params_)
+      if (p.unit != UnitAxis::none && p.cols == 0) p.cols = p.name.rfind("W1[", 0) == 0 ? m : d_;
+    normalize_sphere();
+  }
   const int U = model_.units();
   sums_.stream_sq.assign(L_ + 1, 0.0);
   sums_.grad_sq.assign(L_ + 1, 0.0);
   sums_.update_sq.assign(U, 0.0);
   sums_.skip_sq.assign(U, 0.0);
+}
+
+template <class S>
+void Network<S>::normalize_sphere() {
+  for (Param<S>& p : params_)
+    if (p.unit != UnitAxis::none) normalize_unit(p.w, p.n / p.cols, p.cols, p.unit == UnitAxis::rows);
 }
 
 template <class S>
@@ -275,6 +314,12 @@ void Network<S>::head(const Batch& b, int first, double N, bool grads, long* cor
     return;
   }
   kernels::gemm_nn(top, unembedding_.data(), logits_.data(), rows_, d_, V_, S(1));  // (rows, V)
+  if (sz_.size() > 0) {  // nGPT: z = s_z (out U), s_z = sqrt(d) s
+    raw_logits_ = logits_;
+    const double c = ngpt_scale_factor(d_);
+    for (int r = 0; r < rows_; ++r)
+      for (int v = 0; v < V_; ++v) logits_(r, v) *= S(c * double(sz_(v)));
+  }
   // Cross-entropy per scored position, in double: lse - logit[target];
   // dlogits = (softmax - onehot) / N.
   for (int r = 0; r < rows_; ++r) {
@@ -303,6 +348,16 @@ template <class S>
 void Network<S>::head_backward() {
   S* dout = model_.readout_matrix().data();  // (rows, d): d loss / d out, read by backward()
   const S* top = model_.output();
+  if (language_ && sz_.size() > 0) {  // nGPT: ds_v += sqrt(d) sum_rows dz (out U);  d(out U) = s_z dz, in place
+    const double c = ngpt_scale_factor(d_);
+    for (int v = 0; v < V_; ++v) {
+      double sum = 0;
+      for (int r = 0; r < rows_; ++r) sum += double(dlogits_(r, v)) * double(raw_logits_(r, v));
+      dsz_(v) += S(c * sum);
+    }
+    for (int r = 0; r < rows_; ++r)
+      for (int v = 0; v < V_; ++v) dlogits_(r, v) *= S(c * double(sz_(v)));
+  }
   if (language_) {
     kernels::gemm_nt(dlogits_.data(), unembedding_.data(), dout, rows_, V_, d_, S(1));  // (rows, d) = dlogits U^T
     kernels::gemm_tn(top, dlogits_.data(), dunembedding_.data(), rows_, d_, V_);        // (d, V) += out^T dlogits

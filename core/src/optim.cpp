@@ -52,8 +52,10 @@ void Optim<S>::update(std::vector<Param<S>>& params, double lr) {
   const double c1 = 1.0 - std::pow(beta1_, double(t_)), c2 = 1.0 - std::pow(beta2_, double(t_));
   for (size_t k = 0; k < params.size(); ++k) {
     Param<S>& p = params[k];
-    const double l2 = (p.matrix && kind_ != Optimizer::adamw) ? wd_ : 0.0;
-    const double decoupled = (p.matrix && kind_ == Optimizer::adamw) ? wd_ : 0.0;
+    // nGPT's vectors kept at unit norm (network.h's UnitAxis) take no weight decay (ngpt.h).
+    const bool decays = p.matrix && p.unit == UnitAxis::none;
+    const double l2 = (decays && kind_ != Optimizer::adamw) ? wd_ : 0.0;
+    const double decoupled = (decays && kind_ == Optimizer::adamw) ? wd_ : 0.0;
     S* m = m_[k].data();
     if (kind_ == Optimizer::sgd) {
       for (long i = 0; i < p.n; ++i) {

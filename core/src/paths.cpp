@@ -48,6 +48,11 @@ double Model<S>::backward_path(const std::vector<char>& through_branch) {
   for (int k = units(); k >= 1; --k) {
     Unit<S>& u = units_[k - 1];
     const S* hin = stream(k - 1);
+    if (u.wrap.sphere) {  // nGPT: both routes start at J_Norm(sum)^T g and end in J_Norm(h)^T (ngpt.cpp)
+      path_sphere(u, next, g, hin, through_branch[k - 1] != 0);
+      std::swap(g, next);
+      continue;
+    }
     const S* dsum = g;
     if (u.outer.kind != NormKind::none) {
       dsum_.setZero();

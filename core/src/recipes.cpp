@@ -56,6 +56,9 @@ namespace resnorm {
 //    blocks (no attention) get the FFN rule. The final norm under auto is
 //    LayerNorm (the reference model's ln_f). HybridNorm*, whose first block is
 //    Pre-Norm, is not one of ours.
+//  - ngpt: nGPT (Loshchilov et al., ICLR 2025), every unit on the unit
+//    sphere, h <- Norm(h + alpha (Norm(f(h)) - h)), no norm layer, queries,
+//    keys, the MLP and the logits scaled as ngpt.h says.
 Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fraction) {
   const int N = blocks;
   Recipe r;
@@ -127,6 +130,11 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block, double mix_fractio
       r.attn = Wrapping{};
       r.qkv_norm = true;
       break;
+    case Arch::ngpt:
+      w.sphere = true;
+      r.ngpt = true;
+      r.scale.unit_vectors = true;
+      break;
   }
   return r;
 }
@@ -152,6 +160,10 @@ WeightScales weight_scales(const Config& cfg, const BranchScale& scale) {
   const int d = cfg.width, m = cfg.hidden();
   const double c = (cfg.activation == Activation::relu || cfg.activation == Activation::gelu) ? 2.0 : 1.0;
   WeightScales s;
+  if (scale.unit_vectors) {  // nGPT: every weight 1 / sqrt(d), whatever the gain and activation
+    s.w1 = s.w2 = s.wq = s.wk = s.wv = s.wo = 1.0 / std::sqrt(double(d));
+    return s;
+  }
   s.w1 = std::sqrt(c / d) * scale.w1;
   s.w2 = cfg.gain / std::sqrt(double(m)) * scale.w2;
   // Attention: W_Q, W_K, W_V, W_O entries N(0, 1/d); the gain multiplies W_O as it does W2.

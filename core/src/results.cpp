@@ -214,6 +214,7 @@ std::string results_table(const Results& res) {
   if (has_arch(c, Arch::dyt)) appendf(s, " dyt_alpha=%g", c.dyt_alpha);           // only dyt reads it
   if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) appendf(s, " hc_streams=%d", c.hc_streams);
   if (has_arch(c, Arch::mhc)) appendf(s, " sinkhorn_iters=%d", c.sinkhorn_iters);
+  if (has_arch(c, Arch::ngpt)) appendf(s, " ngpt_alpha=%g", c.ngpt_alpha);  // only ngpt reads it
   appendf(s, "\n\n");
   appendf(s, "%6s", "layer");
   for (const ArchResult& r : res.archs) appendf(s, "  %-21s", name(r.arch));

@@ -58,6 +58,7 @@ const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"clip", &TrainConfig::clip},
                             {"mix_fraction", &TrainConfig::mix_fraction},
                             {"dyt_alpha", &TrainConfig::dyt_alpha},
+                            {"ngpt_alpha", &TrainConfig::ngpt_alpha},
                             {"bn_momentum", &TrainConfig::bn_momentum}};
 
 int choice_of(const TrainConfig& t, std::string_view name) {
@@ -111,6 +112,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("dyt_alpha", "0.5"),
       stack_field("hc_streams", "4"),
       stack_field("sinkhorn_iters", "20"),
+      stack_field("ngpt_alpha", "0.05"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
@@ -340,6 +342,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.dyt_alpha = t.dyt_alpha;
   c.hc_streams = t.hc_streams;
   c.sinkhorn_iters = t.sinkhorn_iters;
+  c.ngpt_alpha = t.ngpt_alpha;
   return c;
 }
 

@@ -37,6 +37,12 @@ double param_count(const TrainConfig& tc, Arch arch, const Config& cfg, int T) {
     n += 2.0 * tc.depth * (tc.width / tc.heads);
   // HybridNorm's V-norm: g_V (dh) of every attention sublayer.
   if (tc.block == Block::transformer && rec.qkv_norm) n += double(tc.depth) * (tc.width / tc.heads);
+  // nGPT: alpha_s (d) per unit, s_v (m) per MLP, s_qk's s (d) per attention, s_z (V).
+  if (rec.ngpt) {
+    n += double(tc.depth) * (cfg.sublayers_per_block() * d + cfg.hidden());
+    if (tc.block == Block::transformer) n += double(tc.depth) * d;
+    if (tc.task != Task::teacher) n += tc.vocab;
+  }
   n += norm(cfg.final_norm);
   if (tc.task == Task::teacher) return n + d;
   return n + 2 * d * tc.vocab + (tc.positions == Positions::learned ? T * d : 0.0);
@@ -71,6 +77,7 @@ Cost train_cost(const TrainConfig& tc, int sb) {
     // Model caches; values, gradient, two moments and the logged step's copy of each parameter;
     // logits, their gradient, and two Outputs of held-out batch 0 in double.
     k.bytes += model_bytes(cfg, a, sb, true, segment) + 5 * params * sb + 2 * rows * (language ? V : 1) * sb;
+    if (a == Arch::ngpt && language) k.bytes += rows * V * sb;  // the logits before s_z
     k.bytes += 2.0 * tc.batch * T * ((language ? V : 1) + d) * 8;
     // One update: the passes forward and backward (materialized dW: another
     // forward's worth), the head, the optimizer; the logged held-out passes amortized.

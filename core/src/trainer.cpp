@@ -137,6 +137,7 @@ std::vector<TrainLog> Trainer<S>::step(int64_t n) {
       for (const Param<S>& p : params)
         if (p.matrix && p.block >= 1 && p.block <= L) saved.push_back(Eigen::Map<const Vecx<S>>(p.w, p.n));
     optim_->update(params, log.lr);
+    net_->normalize_sphere();  // nGPT: its weights back on the sphere (ngpt.h); nothing for the others
     if (!logged) continue;
     std::vector<double> du(L, 0.0), w0(L, 0.0);
     size_t k = 0;

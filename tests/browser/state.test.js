@@ -50,7 +50,7 @@ const known = (key) => Object.hasOwn(FIELDS_TABLE, key);
 
 // One non-default value per config field (the node test covers every sample).
 const CONFIG_SAMPLES = {
-  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin', 'mix_ln', 'dyt', 'hyper', 'attn_res', 'hybrid'],
+  arch: ['post_ln', 'pre_ln', 'sandwich', 'admin', 'mix_ln', 'dyt', 'hyper', 'attn_res', 'hybrid', 'ngpt'],
   depth: 37,
   gain: 0.85,
   width: 48,
@@ -68,6 +68,7 @@ const CONFIG_SAMPLES = {
   dyt_alpha: 0.8,
   hc_streams: 3,
   sinkhorn_iters: 7,
+  ngpt_alpha: 0.2,
 };
 
 test('the samples cover every config field of the table', () => {

@@ -885,3 +885,6 @@ test('the Late layers claim on two seeds: each seed\u2019s checks, caption and r
       ['#train-heat-grad-norm', 'heat'],
     ]),
   ));
+
+test('the nGPT claim on two seeds: each seed\u2019s checks, caption and steps to the target are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'ngpt', 0)));

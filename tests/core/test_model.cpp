@@ -89,6 +89,19 @@ struct StackFixture {
         model.attn_res().query(k)[i] = 0.4 * rng.normal();
         model.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
       }
+    // nGPT's alpha of about 0.2 (four times its init, each channel its own), s_qk and s_v away from 1.
+    const double root_d = std::sqrt(double(cfg.width));
+    for (int k = 1; k <= model.units(); ++k) {
+      Unit<double>& u = model.unit_at(k);
+      for (int i = 0; i < u.alpha.size(); ++i) u.alpha(i) = (4.0 + rng.normal()) / root_d;
+    }
+    for (int l = 1; l <= cfg.depth; ++l) {
+      Mlp<double>& f = model.mlp(l);
+      for (int i = 0; i < f.sv.size(); ++i) f.sv(i) = 1.0 + 0.3 * rng.normal();
+      if (cfg.block != Block::transformer) continue;
+      Attention<double>& a = model.attention(l);
+      for (int i = 0; i < a.sqk.size(); ++i) a.sqk(i) = (1.0 + 0.3 * rng.normal()) / root_d;
+    }
   }
 
   // Which ReLU units of every MLP are on (empty for other activations).
@@ -281,6 +294,25 @@ void check_stack(StackFixture& fx) {
       check_params(hc.res_param(k), nn, dres, "dres" + at);
     check_params(hc.write_param(k), hc.n(), std::vector<double>(hc.dwrite_param(k), hc.dwrite_param(k) + hc.n()),
                  "dwrite" + at);
+  }
+  // nGPT: every unit's alpha_s, every MLP's s_v, every attention's s_qk.
+  auto copy = [](const VecWorkspace<double>& v) { return std::vector<double>(v.data(), v.data() + v.size()); };
+  std::vector<std::vector<double>> dalpha(U + 1), dsv(L + 1), dsqk(L + 1);
+  for (int k = 1; k <= U; ++k) dalpha[k] = copy(m.unit_at(k).dalpha);
+  for (int l = 1; l <= L; ++l) {
+    dsv[l] = copy(m.mlp(l).dsv);
+    if (transformer) dsqk[l] = copy(m.attention(l).dsqk);
+  }
+  for (int k = 1; k <= U; ++k)
+    if (m.unit_at(k).alpha.size() > 0)
+      check_params(m.unit_at(k).alpha.data(), m.unit_at(k).alpha.size(), dalpha[k],
+                   "ngpt dalpha[unit " + std::to_string(k) + "]");
+  for (int l = 1; l <= L; ++l) {
+    if (m.mlp(l).sv.size() > 0)
+      check_params(m.mlp(l).sv.data(), m.mlp(l).sv.size(), dsv[l], "ngpt ds_v[" + std::to_string(l) + "]");
+    if (transformer && m.attention(l).sqk.size() > 0)
+      check_params(m.attention(l).sqk.data(), m.attention(l).sqk.size(), dsqk[l],
+                   "ngpt ds_qk[" + std::to_string(l) + "]");
   }
   const int d = fx.cfg.width;
   for (int k = 1; m.has_attn_res() && k <= U; ++k) {

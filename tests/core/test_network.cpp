@@ -63,6 +63,14 @@ void randomize_params(Network<double>& net) {
       for (long i = 0; i < p.n; ++i) p.w[i] += 0.3 * rng.normal();
     if (p.name.rfind("mhc_", 0) == 0)
       for (long i = 0; i < p.n; ++i) p.w[i] = 0.5 * rng.normal();
+    // nGPT's alpha of about 0.2 (its stored value times 0.05 sqrt(d)), s_qk, s_v and s_z away from 1.
+    const double root_d = std::sqrt(double(net.stack().d()));
+    if (p.name.rfind("ngpt_alpha", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = (4.0 + rng.normal()) / root_d;
+    if (p.name.rfind("s_qk", 0) == 0 || p.name == "s_z")
+      for (long i = 0; i < p.n; ++i) p.w[i] = (1.0 + 0.3 * rng.normal()) / root_d;
+    if (p.name.rfind("s_v", 0) == 0)
+      for (long i = 0; i < p.n; ++i) p.w[i] = 1.0 + 0.3 * rng.normal();
   }
 }
 

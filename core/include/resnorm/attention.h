@@ -59,6 +59,10 @@ struct AttnScratch {
 // 1 / sqrt(dh) stays. Its backward is norms.h's LayerNorm backward per row.
 // V-norm (v_norm, HybridNorm's QKV-norm with QK-norm on): every head's every
 // row of V likewise, V_h <- LN(V_h) g_V, g_V (dh) learned and shared by the heads.
+// nGPT (ngpt, ngpt.h): every head's every row of Q and K goes onto the unit
+// sphere and is scaled per channel, Q_h <- s_qk,h Norm(Q_h), K_h <- s_qk,h
+// Norm(K_h), s_qk = sqrt(d) s (s (d) learned, head h's dh entries at h dh,
+// one s for Q and K), and the scale is sqrt(dh) instead of 1 / sqrt(dh).
 // No biases (like the MLP). Forward caches Q, K, V (head-major), P and ctx;
 // backward is exact reverse mode, through the softmax as
 //   dS = P * (dP - rowsum(dP * P)).
@@ -85,6 +89,9 @@ class Attention final : public Sublayer<S> {
   void set_qk_norm(QkNorm kind);
   // Sets V-norm on or off, g_V at 1 and its gradient at 0 (after set_qk_norm()).
   void set_v_norm(bool on);
+  // Sets nGPT's queries and keys on or off (after set_qk_norm(), which it
+  // needs off), s at 1 / sqrt(d) (s_qk = 1) and its gradient at 0.
+  void set_ngpt(bool on);
 
   AttnWeights<S> weights;  // set by the model for each config
   bool causal = true;
@@ -101,6 +108,9 @@ class Attention final : public Sublayer<S> {
   // V-norm: the gain g_V (dh) and its gradient, as g_Q's; empty when off.
   bool v_norm = false;
   VecWorkspace<S> gv, dgv;
+  // nGPT: the stored s (d) of s_qk = sqrt(d) s and its gradient, as g_Q's; empty when off.
+  bool ngpt = false;
+  VecWorkspace<S> sqk, dsqk;
   // The largest attention logit of the last forward(): max |S_h[i][j]| =
   // |q_i . k_j| / sqrt(dh) (after QK-norm when on) over every head, segment and
   // query i, over the keys j that query attends to (j <= i when causal, j <
@@ -120,7 +130,8 @@ class Attention final : public Sublayer<S> {
   bool train_;
   std::shared_ptr<AttnScratch<S>> scratch_;
   // QK-norm's caches: the raw Q, K (heads, T, dh) before the norm, each row's
-  // mean and rstd (heads T), and a zero bias (dh).
+  // mean and rstd (heads T), and a zero bias (dh). nGPT's: the raw Q, K and
+  // each row's norm in q_rstd_, k_rstd_.
   VecWorkspace<S> q_raw_, k_raw_, q_mean_, q_rstd_, k_mean_, k_rstd_, zero_bias_;
   // V-norm's caches, as QK-norm's: the raw V (heads, T, dh), each row's mean and rstd (heads T).
   VecWorkspace<S> v_raw_, v_mean_, v_rstd_;

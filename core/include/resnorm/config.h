@@ -36,6 +36,7 @@ enum class Arch : uint8_t {
   attn_res,    // unit k reads h = sum_i softmax_i(w_k . RMS(v_i)) v_i over h_0 and every unit output (Attention
                // Residuals)
   hybrid,      // attention: h <- h + attn(h) with LN on Q, K, V per head; FFN: h <- LN(h) + f(LN(h))  (HybridNorm)
+  ngpt,        // h <- Norm(h + alpha (Norm(f(h)) - h)), weights on the unit sphere   (nGPT, ngpt.h)
 };
 enum class Activation : uint8_t { relu, gelu, tanh, linear };
 enum class Init : uint8_t { gaussian, orthogonal };
@@ -54,7 +55,7 @@ enum class Block : uint8_t { mlp, transformer };
 // learned gain and no bias, before the scores Q K^T / sqrt(dh) (attention.h).
 enum class QkNorm : uint8_t { none, layernorm };
 
-inline constexpr int kNumArchs = 20;
+inline constexpr int kNumArchs = 21;
 inline constexpr double kEps = 1e-5;  // inside every norm's square root
 // Mix-LN's default share of Post-LN blocks (Li et al. 2024: "Post-LN for the
 // first 25% of the layers").
@@ -66,6 +67,9 @@ inline constexpr double kDytAlpha = 0.5;
 inline constexpr int kHcStreams = 4;
 // mHC's Sinkhorn-Knopp iterations (Xie et al. 2025: t_max = 20).
 inline constexpr int kSinkhornIters = 20;
+// nGPT's eigen learning rates alpha_A, alpha_M at init (Loshchilov et al.
+// 2025, Section 2.2.2: alpha_init = 0.05 in their runs; the reference code's 0.05).
+inline constexpr double kNgptAlpha = 0.05;
 
 struct Config {
   std::vector<Arch> archs{Arch::plain, Arch::residual, Arch::post_ln, Arch::pre_ln};
@@ -92,6 +96,8 @@ struct Config {
   int hc_streams = kHcStreams;
   // mHC: Sinkhorn-Knopp iterations of every mixing matrix; read only by mhc.
   int sinkhorn_iters = kSinkhornIters;
+  // nGPT: every unit's alpha (per channel) at init (ngpt.h); read only by ngpt.
+  double ngpt_alpha = kNgptAlpha;
 
   int hidden() const { return expansion * width; }
   int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }
@@ -195,7 +201,7 @@ bool has_arch(const Config& cfg, Arch a);
 // block, heads and causal are printed only for transformer blocks: the JSON of
 // an MLP stack has none of them (qk_norm only for transformer blocks with it on); mix_fraction only when mix_ln runs,
 // the one architecture that reads it, and dyt_alpha only when dyt runs, hc_streams only when hyper
-// or mhc runs, sinkhorn_iters only when mhc runs.
+// or mhc runs, sinkhorn_iters only when mhc runs, ngpt_alpha only when ngpt runs.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

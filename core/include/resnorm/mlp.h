@@ -2,6 +2,7 @@
 //
 // Shapes: x, y (T, d); W1 (d, m), W2 (m, d); the hidden activations (T, m).
 // No biases. W1 = s1 B1, W2 = s2 B2 (MlpWeights, weights.h).
+// nGPT (ngpt.h): pre = s_v sqrt(d) (x W1) per hidden unit, s_v (m) learned.
 #pragma once
 
 #include "resnorm/config.h"
@@ -41,6 +42,9 @@ class Mlp final : public Sublayer<S> {
   // dhidden = s2 dy B2^T;  dpre = dhidden * phi'(pre);  dx = s1 dpre B1^T. Leaves dpre.
   void backward_input(S* dx, const S* dy, const S* x) override;
 
+  // nGPT's s_v on or off (after reshape()): s_v at 1 and its gradient at 0.
+  void set_ngpt(bool on);
+
   MlpWeights<S> weights;  // set by the model for each config
   Activation activation = Activation::relu;
   Workspace<S> pre, hidden;  // (T, m): x W1 and phi(x W1)
@@ -49,8 +53,14 @@ class Mlp final : public Sublayer<S> {
   GramScratch<S> gram;
   Mat<S> dW1, dW2;  // (d, m), (m, d): only when materialized, or training
   double w1_grad_sq = 0, w2_grad_sq = 0;
+  // nGPT: s_v (m) and its gradient (added to in training, set otherwise),
+  // and x W1 before the scale (T, m); empty when off.
+  VecWorkspace<S> sv, dsv;
+  Workspace<S> pre_raw;
 
  private:
+  // dx from dy as backward_input() says; param_grads: dsv += d loss / d s_v.
+  void input_grad(S* dx, const S* dy, bool param_grads);
   int T_, d_, m_;
   bool train_;
 };

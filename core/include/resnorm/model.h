@@ -65,6 +65,7 @@
 #include "resnorm/hyper.h"
 #include "resnorm/limits.h"
 #include "resnorm/mlp.h"
+#include "resnorm/ngpt.h"
 #include "resnorm/norms.h"
 #include "resnorm/recipes.h"
 #include "resnorm/results.h"
@@ -88,17 +89,23 @@ struct Unit {
   double update_ratio = 0;  // ||branch output|| / ||alpha h||; not computed for training
   // The branch before the gate: branch with a norm on the branch output, branch_raw without.
   const S* ungated_output() const { return out.kind != NormKind::none ? branch.data() : branch_raw.data(); }
-  // What the branch adds to the stream: gated with a gate, ungated_output() without.
-  const S* branch_output() const { return wrap.gate != Gate::none ? gated.data() : ungated_output(); }
+  // What the branch adds to the stream: gated with a gate (or nGPT's alpha (b - a)), ungated_output() without.
+  const S* branch_output() const { return wrap.gate != Gate::none || wrap.sphere ? gated.data() : ungated_output(); }
   // The gate's forward into `gated`, and its backward: db = gate * dgated,
   // and with `grads` dgate += d loss / d gate (model.cpp).
   void gate_forward(int T, int d);
   void gate_backward(S* db, const S* dgated, int T, int d, bool grads);
   // What the skip carries from the unit's input h (T, d): normed_in when
-  // wrap.skip_normed (HybridNorm's FFN), h otherwise.
-  const S* skip_input(const S* h) const { return wrap.skip_normed ? normed_in.data() : h; }
+  // wrap.skip_normed (HybridNorm's FFN) or wrap.sphere (nGPT's Norm(h)), h otherwise.
+  const S* skip_input(const S* h) const { return wrap.skip_normed || wrap.sphere ? normed_in.data() : h; }
   // dx (n) *= in_scale: from d loss / d normed_in to d loss / d Nin's output.
   void scale_in_gradient(S* dx, long n) const;
+  // nGPT's sphere wrapping (ngpt.h): the stored alpha_s (d) and d loss / d
+  // alpha_s (added to like dgate); alpha = |alpha_s| alpha_factor; the row
+  // norms of h, f(a) and the sum (T each). Empty for other wrappings.
+  VecWorkspace<S> alpha, dalpha, r_in, r_branch, r_sum;
+  double alpha_factor = 0;
+  S step(int i) const { return S(std::abs(double(alpha(i))) * alpha_factor); }
 };
 
 template <class S>
@@ -204,6 +211,11 @@ class Model {
  private:
   void forward_unit(Unit<S>& u, S* hout, const S* hin);
   void backward_unit(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
+  // nGPT's unit (ngpt.cpp): forward_unit() and backward_unit() of a sphere
+  // wrapping, and one route of its backward for backward_path().
+  void forward_sphere(Unit<S>& u, S* hout, const S* hin);
+  void backward_sphere(Unit<S>& u, S* dhin, const S* dhout, const S* hin, bool materialize);
+  void path_sphere(Unit<S>& u, S* next, const S* g, const S* hin, bool through_branch);
   double loss_from_top();
   // Block l's average x_l = sum_j w_{l,j} y_j into h(l).
   void mix_forward(int l);

@@ -4,6 +4,7 @@
 //   h_0 = E[tokens] + P                  E (V, d) embedding, P (T, d) positions
 //   out = stack(h_0)                     Model<S>: the architecture's units and final norm
 //   logits = out U                       U (d, V) unembedding
+//                                        (nGPT: logits = s_z (out U), s_z (V) learned, ngpt.h)
 //   loss = mean over the scored positions of the batch of -log softmax(logits)[target]
 // The teacher task (regression), per example x in R^d:
 //   out = stack(x); yhat = out . w       w (d) readout
@@ -47,6 +48,9 @@
 
 namespace resnorm {
 
+// nGPT (ngpt.h): which vectors of a (rows, cols) row-major parameter are kept at unit norm.
+enum class UnitAxis : uint8_t { none, rows, cols };
+
 template <class S>
 struct Param {
   // "embedding", "W_Q[2]", "W1[3]", "gamma.outer[unit 4]", "alpha.in[unit 1]", "gate[unit 4]", "dwa[3]",
@@ -58,6 +62,10 @@ struct Param {
   long n = 0;
   int block = 0;        // 0 below the stack (E, P), 1..L block l, L + 1 above it (final norm, U, w)
   bool matrix = false;  // a weight matrix or embedding (weight decay applies); not gamma, beta or DyT's alpha
+  // nGPT: its rows or columns (of `cols` entries per row) put back at unit
+  // norm after every update (Network::normalize_sphere()); no weight decay then.
+  UnitAxis unit = UnitAxis::none;
+  long cols = 0;
 };
 
 // What one run() leaves besides the loss: for every item (a sequence, or a
@@ -102,6 +110,10 @@ class Network {
   // output otherwise), 0 for i > k. Empty for other architectures; sums() are left zero.
   std::vector<double> attn_res_weights(const std::vector<Batch>& batches);
   std::vector<Param<S>>& params() { return params_; }
+  // nGPT (ngpt.h): every parameter with a UnitAxis gets its rows or columns
+  // back at unit norm, exactly (to rounding). The trainer calls it after every
+  // update, the constructor once at init; nothing for other architectures.
+  void normalize_sphere();
   const LayerSums& sums() const { return sums_; }
   Model<S>& stack() { return model_; }
   // Rows of one pass of the stack (a batch runs in passes of at most this many rows); the stack's caches
@@ -146,6 +158,8 @@ class Network {
   Mat<S> embedding_, positions_table_, unembedding_;  // (V, d), (T, d), (d, V)
   Mat<S> dembedding_, dpositions_, dunembedding_;     // their gradients
   Vecx<S> readout_w_, dreadout_w_;                    // (d) teacher readout, its gradient
+  Vecx<S> sz_, dsz_;                                  // nGPT (language): the stored s_z (V), its gradient
+  Mat<S> raw_logits_;                                 // nGPT: out U before s_z (rows, V)
   Mat<S> logits_, dlogits_;                           // (T, V) or (rows, 1)
   std::vector<double> exps_;                          // (V) a position's exp(z - max z)
   std::vector<Param<S>> params_;

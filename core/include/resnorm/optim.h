@@ -7,7 +7,8 @@
 //   adam   m = b1 m + (1 - b1) g';  v = b2 v + (1 - b2) g'^2;
 //          w -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
 //   adamw  adam with g' = g, then w -= lr wd w on matrices (decoupled, Loshchilov & Hutter)
-// Weight decay touches matrices and embeddings only, never gamma or beta.
+// Weight decay touches matrices and embeddings only, never gamma or beta, nor
+// nGPT's matrices kept at unit norm (Param::unit).
 #pragma once
 
 #include <cstdint>

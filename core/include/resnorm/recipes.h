@@ -37,10 +37,16 @@ struct Wrapping {
   // The skip carries normed_in instead of h: sum = alpha normed_in + branch
   // (HybridNorm's FFN, h' = N(h) + f(N(h))); needs Nin.
   bool skip_normed = false;
+  // nGPT (ngpt.h): h' = Norm(a + alpha (Norm(f(a)) - a)), a = Norm(h), alpha
+  // learned per channel; the unit has no other norm, gate or skip scale.
+  bool sphere = false;
 };
 struct BranchScale {
   double w1 = 1.0, w2 = 1.0;                      // multiply W1, W2 at init, on top of fan-in and gain
   double wq = 1.0, wk = 1.0, wv = 1.0, wo = 1.0;  // multiply W_Q, W_K, W_V, W_O likewise
+  // nGPT (ngpt.h): every weight s = 1 / sqrt(d) instead, so each vector along
+  // the embedding dimension (d Gaussian entries) has norm 1 in expectation.
+  bool unit_vectors = false;
 };
 struct Recipe {
   Wrapping wrap;
@@ -69,6 +75,9 @@ struct Recipe {
   bool split_attention = false;
   Wrapping attn;
   bool qkv_norm = false;
+  // nGPT: queries and keys on the sphere times s_qk, scores times sqrt(dh)
+  // (attention.h); the MLP's activation input times s_v sqrt(d) (mlp.h).
+  bool ngpt = false;
 };
 // Block l's (1-based) wrapping: the early blocks' or the others', with LNS's scale.
 Wrapping block_wrapping(const Recipe& r, int l);
@@ -90,7 +99,7 @@ Recipe recipe(Arch arch, int blocks, int sublayers_per_block = 1, double mix_fra
 // The multipliers s of the base weights B (weights.h), W = s B:
 //   W1: sqrt(c / d), c = 2 for relu and gelu, 1 for tanh and linear;  W2: g / sqrt(m);
 //   W_Q, W_K, W_V: 1 / sqrt(d);  W_O: g / sqrt(d);
-// each times the recipe's BranchScale (g = cfg.gain).
+// each times the recipe's BranchScale (g = cfg.gain); all 1 / sqrt(d) with unit_vectors.
 struct WeightScales {
   double w1, w2, wq, wk, wv, wo;
 };

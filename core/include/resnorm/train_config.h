@@ -3,7 +3,8 @@
 // One table of fields in the style of config.h (train_field_specs()): name,
 // kind, range, default, help. The CLI's `train` flags, their help and every
 // message about a bad value come from it. The stack's own fields (arch, block,
-// depth, width, expansion, heads, qk_norm, activation, init, gain, mix_fraction, dyt_alpha, hc_streams, sinkhorn_iters)
+// depth, width, expansion, heads, qk_norm, activation, init, gain, mix_fraction, dyt_alpha, hc_streams, sinkhorn_iters,
+// ngpt_alpha)
 // are the simulate table's entries with training's defaults and ranges.
 #pragma once
 
@@ -70,6 +71,7 @@ struct TrainConfig {
   double dyt_alpha = kDytAlpha;          // DyT's alpha at init (config.h)
   int hc_streams = kHcStreams;           // hyper and mhc: residual streams n (config.h)
   int sinkhorn_iters = kSinkhornIters;   // mhc: Sinkhorn-Knopp iterations (config.h)
+  double ngpt_alpha = kNgptAlpha;        // ngpt: alpha at init (config.h)
   NormChoice norm = NormChoice::automatic;
   BnPads bn_pads = BnPads::mask;
   double bn_momentum = 0.1;  // running = (1 - m) running + m batch
@@ -106,10 +108,9 @@ inline bool batchnorm(const TrainConfig& tc) { return tc.norm == NormChoice::bat
 
 // The final norm an architecture gets under `auto`: LayerNorm after Pre-LN stacks
 // (pre_ln, gpt2, layerscale, lns, dwa, and mix_ln, whose top blocks are
-// Pre-LN), RMSNorm after pre_rms and sandwich, DyT after dyt, LayerNorm after hybrid
-// (HybridNorm's reference code ends in one), none after post-norm stacks
-// (deepnorm, admin, post_ln, post_rms: their stream is already a norm's
-// output) and after the norm-free plain, residual and rezero.
+// Pre-LN), RMSNorm after pre_rms and sandwich, DyT after dyt, LayerNorm after hybrid, none after ngpt (its stream is on
+// the unit sphere) (HybridNorm's reference code ends in one), none after post-norm stacks (deepnorm, admin, post_ln,
+// post_rms: their stream is already a norm's output) and after the norm-free plain, residual and rezero.
 NormKind final_norm_of(const TrainConfig& tc, Arch arch);
 // The stack's Config for one arch: `tokens` is the rows one forward pass
 // carries (a sequence's context, or a teacher batch), causal attention.

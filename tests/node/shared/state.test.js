@@ -45,6 +45,7 @@ const SAMPLES = {
   dyt_alpha: [0.01, 0.8, 10],
   hc_streams: [1, 3, 16],
   sinkhorn_iters: [1, 5, 100],
+  ngpt_alpha: [0.001, 0.2, 1],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [

@@ -92,6 +92,7 @@ const SAMPLE = {
   dyt_alpha: 0.8,
   hc_streams: 3,
   sinkhorn_iters: 7,
+  ngpt_alpha: 0.2,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',

@@ -31,6 +31,7 @@ test('the list has the lab\u2019s twelve claims in its order, and the by-id map 
     'hybrid',
     'attnres',
     'hc',
+    'ngpt',
   ]);
   assert.deepEqual(Object.keys(CLAIM_BY_ID), CLAIM_IDS);
   for (const c of CLAIMS) assert.equal(CLAIM_BY_ID[c.id], c, c.id);

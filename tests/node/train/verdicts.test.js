@@ -730,3 +730,60 @@ test('hc: holds when mHC\u2019s gain stays in the band, HC\u2019s grows past it 
     [false, false, true, true, true],
   );
 });
+
+test('ngpt: holds when nGPT reaches Pre-LN\u2019s final loss in at most a quarter of its steps; not when slower, untrained or not finite', () => {
+  const { FACTOR } = CLAIM_BY_ID.ngpt;
+  assert.equal(FACTOR, 4);
+  // Pre-LN ends at 0.01, first there at step 80; nGPT (alpha 0.05) below it at step 20: 4 times fewer
+  const pre = run([2, 1.5, 1, 0.5, 0.2, 0.1, 0.05, 0.01]);
+  const fast = run([1, 0.009, 0.005, 0.004, 0.004, 0.004, 0.004, 0.004]);
+  const low = run([2, 1, 0.5, 0.3, 0.2, 0.1, 0.05, 0.02]);
+  const high = run([1.5, 0.5, 0.01, 0.005, 0.005, 0.005, 0.005, 0.005]);
+  const v = verdict('ngpt', { pre_ln: pre, ngpt: fast, ngpt_low: low, ngpt_high: high });
+  assert.deepEqual(
+    v.checks.map((c) => c.holds),
+    [true, true, true],
+  );
+  assert.equal(v.numbers.target, 0.01);
+  assert.equal(v.numbers['pre_ln.steps'], 80);
+  assert.equal(v.numbers['ngpt.steps'], 20);
+  assert.equal(v.numbers.ratio, 4);
+  assert.equal(v.numbers['ngpt_high.steps'], 30);
+  assert.ok(Number.isNaN(v.numbers['ngpt_low.steps']), 'alpha 0.01 never reaches 0.01');
+  assert.match(
+    v.checks[2].measured,
+    /target 0\.01: Pre-LN at step 80, nGPT at step 20: Pre-LN\u2019s steps over nGPT\u2019s 4$/,
+  );
+  assert.match(v.caption, /nGPT, alpha 0\.01 not within its 80 steps \(ends at 0\.02\)/);
+  assert.match(v.caption, /at least the claim\u2019s 4\.$/);
+  // at step 30 instead of 20: 80 / 30, short of 4
+  const slower = verdict('ngpt', { pre_ln: pre, ngpt: high, ngpt_low: low, ngpt_high: fast });
+  assert.deepEqual(
+    slower.checks.map((c) => c.holds),
+    [true, true, false],
+  );
+  assert.ok(Math.abs(slower.numbers.ratio - 8 / 3) < 1e-12);
+  assert.match(slower.caption, /short of the claim\u2019s 4\.$/);
+  // nGPT never reaches the target: no ratio
+  const never = verdict('ngpt', { pre_ln: pre, ngpt: low, ngpt_low: low, ngpt_high: high });
+  assert.deepEqual(
+    never.checks.map((c) => c.holds),
+    [true, true, false],
+  );
+  assert.ok(Number.isNaN(never.numbers.ratio));
+  assert.match(never.checks[2].measured, /nGPT at not within its 80 steps: no ratio$/);
+  // Pre-LN not trained: no target it ends at counts, nothing holds but nGPT's own training
+  const untrained = verdict('ngpt', { pre_ln: run([2, 2.05]), ngpt: run([2, 0.01]), ngpt_low: low, ngpt_high: high });
+  assert.deepEqual(
+    untrained.checks.map((c) => c.holds),
+    [false, true, false],
+  );
+  // a non-finite nGPT: not trained, no steps
+  const nan = verdict('ngpt', { pre_ln: pre, ngpt: run([1, NaN]), ngpt_low: low, ngpt_high: high });
+  assert.deepEqual(
+    nan.checks.map((c) => c.holds),
+    [true, false, false],
+  );
+  assert.ok(Number.isNaN(nan.numbers['ngpt.steps']));
+  assert.match(nan.caption, /nGPT not finite/);
+});

@@ -43,7 +43,7 @@ test('the train field table is the core table: names, ranges, defaults', () => {
   assert.equal(field('eps').min, 1e-30, 'a small bound stays exact');
   assert.equal(field('clip').max, 1e30);
   assert.deepEqual(field('task').choices, ['copy', 'reverse', 'sort', 'modadd', 'markov', 'teacher']);
-  assert.equal(field('arch').choices.length, 20);
+  assert.equal(field('arch').choices.length, 21);
   assert.deepEqual(field('arch').choices.slice(9), [
     'admin',
     'rezero',
@@ -56,8 +56,10 @@ test('the train field table is the core table: names, ranges, defaults', () => {
     'mhc',
     'attn_res',
     'hybrid',
+    'ngpt',
   ]);
   assert.equal(field('dyt_alpha').allowed, '0.01..10');
+  assert.equal(field('ngpt_alpha').allowed, '0.001..1');
   assert.equal(field('hc_streams').allowed, '1..16');
   assert.equal(field('sinkhorn_iters').allowed, '1..100');
 });

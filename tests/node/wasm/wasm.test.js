@@ -155,6 +155,16 @@ const CONFIGS = {
     final_norm: 'layernorm',
   },
   'HybridNorm: MLP blocks, the FFN rule in every block': { arch: ['hybrid', 'post_ln'], depth: 24, gain: 1.2 },
+  'nGPT: transformer blocks, queries and keys on the sphere, every unit Norm(h + alpha (Norm(f(h)) - h))': {
+    arch: ['pre_ln', 'ngpt'],
+    block: 'transformer',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 4,
+    ngpt_alpha: 0.2,
+  },
+  'nGPT: MLP blocks, s_v on the activation input': { arch: ['ngpt', 'pre_ln'], depth: 24, activation: 'gelu' },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

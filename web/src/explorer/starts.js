@@ -54,6 +54,14 @@ export const STARTS = [
     label: 'AttnRes vs. Pre-RMSNorm',
     config: { arch: ['pre_rms', 'attn_res'], block: 'transformer', heads: 4, depth: 24, final_norm: 'rmsnorm' },
   },
+  // nGPT (Loshchilov et al. 2025): every hidden state on the unit sphere,
+  // each sublayer moving it a learned step alpha towards its normalized
+  // output, beside Pre-LN, whose stream grows with depth.
+  {
+    key: 'ngpt',
+    label: 'nGPT vs. Pre-LN',
+    config: { arch: ['pre_ln', 'ngpt'], block: 'transformer', heads: 4, depth: 24 },
+  },
   // Not on the main row: linked from the explanation of GPT-2's init.
   {
     key: 'gpt2',

@@ -6,7 +6,8 @@
 // then DyT, every norm replaced by a learned tanh, then Hyper-Connections
 // and mHC, n residual streams with learned read, write and mixing, and Attention Residuals,
 // and mHC, n residual streams with learned read, write and mixing, Attention Residuals,
-// each sublayer reading a softmax over depth of h_0 and the earlier outputs, and HybridNorm), a dash pattern so lines
+// each sublayer reading a softmax over depth of h_0 and the earlier outputs, HybridNorm, and nGPT, every hidden
+// state and weight vector on the unit sphere), a dash pattern so lines
 // differ without colour, and a one-line description of the block.
 // Colours live in theme.css (--arch-<key>), per theme; theme.js reads them.
 // tests/node/shared/fields.test.js checks that the keys are exactly the
@@ -115,6 +116,14 @@ export const ARCHS = [
     group: 'more',
     dash: [2, 2, 8, 2],
     block: 'h ← LN(h) + f(LN(h)), QKV-norm in attention',
+  },
+  {
+    key: 'ngpt',
+    label: 'nGPT (Loshchilov et al. 2025)',
+    short: 'nGPT',
+    group: 'more',
+    dash: [3, 3, 3, 3, 12, 3],
+    block: 'h ← Norm(h + α(Norm(f(h)) − h)), unit-norm weights',
   },
 ];
 

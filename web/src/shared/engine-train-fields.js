@@ -17,7 +17,7 @@ export default [
     min: 0,
     max: 0,
     allowed:
-      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hyper|mhc|attn_res|hybrid',
+      'a comma-separated list of plain|residual|post_ln|post_rms|pre_ln|pre_rms|sandwich|deepnorm|gpt2|admin|rezero|layerscale|lns|mix_ln|dwa|dyt|hyper|mhc|attn_res|hybrid|ngpt',
     default: 'post_ln,pre_ln',
     help: 'architectures to train side by side, comma separated',
     choices: [
@@ -41,6 +41,7 @@ export default [
       'mhc',
       'attn_res',
       'hybrid',
+      'ngpt',
     ],
   },
   {
@@ -171,6 +172,16 @@ export default [
     allowed: '1..100',
     default: '20',
     help: 'mhc: Sinkhorn-Knopp iterations (rows, then columns)',
+    choices: [],
+  },
+  {
+    name: 'ngpt_alpha',
+    kind: 'real',
+    min: 0.001,
+    max: 1,
+    allowed: '0.001..1',
+    default: '0.05',
+    help: 'ngpt: the step size alpha of every unit at init',
     choices: [],
   },
   {

@@ -53,6 +53,7 @@ export const PRESENTATION = {
   mix_fraction: { label: 'Mix-LN Post-LN share', section: 'model', step: 0.05, archs: ['mix_ln'] },
   dyt_alpha: { label: 'DyT α₀', section: 'model', step: 0.05, archs: ['dyt'] },
   hc_streams: { label: 'HC streams n', section: 'model', archs: ['hyper', 'mhc'] },
+  ngpt_alpha: { label: 'nGPT α init', section: 'model', step: 0.01, archs: ['ngpt'] },
   sinkhorn_iters: { label: 'mHC Sinkhorn iterations', section: 'model', archs: ['mhc'] },
 };
 

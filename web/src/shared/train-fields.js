@@ -42,6 +42,7 @@ export const TRAIN_PRESENTATION = {
   mix_fraction: { ...PRESENTATION.mix_fraction, section: 'model' },
   dyt_alpha: { ...PRESENTATION.dyt_alpha, section: 'model' },
   hc_streams: { ...PRESENTATION.hc_streams, section: 'model' },
+  ngpt_alpha: { ...PRESENTATION.ngpt_alpha, section: 'model' },
   sinkhorn_iters: { ...PRESENTATION.sinkhorn_iters, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
   activation: { ...PRESENTATION.activation, section: 'model', more: true },

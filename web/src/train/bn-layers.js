@@ -31,6 +31,8 @@ const SITES = {
   attn_res: ['in'],
   // HybridNorm: a norm before the MLP (its skip taken after it), none around attention
   hybrid: ['in'],
+  // nGPT: no norm layer (its unit-norm steps are not norms BatchNorm could replace)
+  ngpt: [],
   sandwich: ['in', 'out'],
   // Post-LN in the first floor(f L) blocks, Pre-LN in the rest
   mix_ln: ['in'],

@@ -35,11 +35,26 @@ import * as dyt from './dyt.js';
 import * as hybrid from './hybrid.js';
 import * as attnres from './attnres.js';
 import * as hc from './hc.js';
+import * as ngpt from './ngpt.js';
 
 export * from './common.js';
 export * from './setting.js';
 
-export const CLAIMS = [warmup, depth, degradation, lesion, rezero, late, batchnorm, qknorm, dyt, hybrid, attnres, hc];
+export const CLAIMS = [
+  warmup,
+  depth,
+  degradation,
+  lesion,
+  rezero,
+  late,
+  batchnorm,
+  qknorm,
+  dyt,
+  hybrid,
+  attnres,
+  hc,
+  ngpt,
+];
 
 export const CLAIM_BY_ID = Object.fromEntries(CLAIMS.map((c) => [c.id, c]));
 
