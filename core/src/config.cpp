@@ -48,7 +48,8 @@ void assign(Config& c, std::string_view name, double v) {
                                                                {"expansion", &Config::expansion},
                                                                {"heads", &Config::heads},
                                                                {"hc_streams", &Config::hc_streams},
-                                                               {"sinkhorn_iters", &Config::sinkhorn_iters}};
+                                                               {"sinkhorn_iters", &Config::sinkhorn_iters},
+                                                               {"attn_res_blocks", &Config::attn_res_blocks}};
   for (const auto& [field, member] : ints)
     if (name == field) c.*member = static_cast<int>(v);
   if (name == "gain") c.gain = v;
@@ -161,6 +162,14 @@ const std::vector<FieldSpec>& field_specs() {
       {"hc_streams", FieldKind::integer, 1, 16, {}, "4", "hyper, mhc: residual streams n (the expansion rate)"},
       // mHC: Sinkhorn-Knopp iterations projecting each mixing matrix towards the doubly stochastic ones.
       {"sinkhorn_iters", FieldKind::integer, 1, 100, {}, "20", "mhc: Sinkhorn-Knopp iterations (rows, then columns)"},
+      // Block AttnRes: the units in N blocks, each read as its sum; 0 (or N >= the units) is Full AttnRes.
+      {"attn_res_blocks",
+       FieldKind::integer,
+       0,
+       256,
+       {},
+       "0",
+       "attn_res: blocks N of Block AttnRes (units summed per block); 0 or N >= units: Full"},
   };
   return specs;
 }
@@ -271,12 +280,12 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),        double(c.expansion),
-                            c.gain,          double(c.seed),       double(c.heads),         c.mix_fraction,
-                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters)};
-  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",          "seed",
-                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters"};
-  for (int i = 0; i < 11; ++i) {
+  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),         double(c.expansion),
+                            c.gain,          double(c.seed),       double(c.heads),          c.mix_fraction,
+                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters), double(c.attn_res_blocks)};
+  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",           "seed",
+                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters", "attn_res_blocks"};
+  for (int i = 0; i < 12; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -348,6 +357,7 @@ std::string config_json(const Config& c) {
   if (has_arch(c, Arch::dyt)) j.key("dyt_alpha").number(c.dyt_alpha, 10);
   if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) j.key("hc_streams").integer(c.hc_streams);
   if (has_arch(c, Arch::mhc)) j.key("sinkhorn_iters").integer(c.sinkhorn_iters);
+  if (has_arch(c, Arch::attn_res) && c.attn_res_blocks != 0) j.key("attn_res_blocks").integer(c.attn_res_blocks);
   return j.end_object().str();
 }
 

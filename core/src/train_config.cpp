@@ -47,7 +47,8 @@ const IntField kInts[] = {{"depth", &TrainConfig::depth},
                           {"log_every", &TrainConfig::log_every},
                           {"eval_batches", &TrainConfig::eval_batches},
                           {"hc_streams", &TrainConfig::hc_streams},
-                          {"sinkhorn_iters", &TrainConfig::sinkhorn_iters}};
+                          {"sinkhorn_iters", &TrainConfig::sinkhorn_iters},
+                          {"attn_res_blocks", &TrainConfig::attn_res_blocks}};
 const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"lr", &TrainConfig::lr},
                             {"momentum", &TrainConfig::momentum},
@@ -111,6 +112,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("dyt_alpha", "0.5"),
       stack_field("hc_streams", "4"),
       stack_field("sinkhorn_iters", "20"),
+      stack_field("attn_res_blocks", "0"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
@@ -340,6 +342,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.dyt_alpha = t.dyt_alpha;
   c.hc_streams = t.hc_streams;
   c.sinkhorn_iters = t.sinkhorn_iters;
+  c.attn_res_blocks = t.attn_res_blocks;
   return c;
 }
 
