@@ -68,6 +68,7 @@ const CONFIG_SAMPLES = {
   dyt_alpha: 0.8,
   hc_streams: 3,
   sinkhorn_iters: 7,
+  attn_res_blocks: 3,
 };
 
 test('the samples cover every config field of the table', () => {

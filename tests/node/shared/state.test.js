@@ -45,6 +45,7 @@ const SAMPLES = {
   dyt_alpha: [0.01, 0.8, 10],
   hc_streams: [1, 3, 16],
   sinkhorn_iters: [1, 5, 100],
+  attn_res_blocks: [1, 4, 256],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -172,6 +173,7 @@ const HOSTILE = [
   ['#hc_streams=0', 'hc_streams', /^out of range \(allowed 1\.\.16\); the default is used$/],
   ['#hc_streams=2.5', 'hc_streams', /not a whole number/],
   ['#sinkhorn_iters=101', 'sinkhorn_iters', /^out of range \(allowed 1\.\.100\); the default is used$/],
+  ['#attn_res_blocks=257', 'attn_res_blocks', /^out of range \(allowed 0\.\.256\); the default is used$/],
   ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
   ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
   ['#pass_mark=62.5', 'pass_mark', /not a whole number/],

@@ -92,6 +92,7 @@ const SAMPLE = {
   dyt_alpha: 0.8,
   hc_streams: 3,
   sinkhorn_iters: 7,
+  attn_res_blocks: 2,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',
@@ -182,6 +183,7 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['dyt_alpha', '11'],
     ['hc_streams', '0'],
     ['sinkhorn_iters', '101'],
+    ['attn_res_blocks', '-1'],
     ['qk_norm', 'cosine'],
   ];
   for (const [key, raw] of cases) {

@@ -155,6 +155,16 @@ const CONFIGS = {
     final_norm: 'layernorm',
   },
   'HybridNorm: MLP blocks, the FFN rule in every block': { arch: ['hybrid', 'post_ln'], depth: 24, gain: 1.2 },
+  'Block AttnRes: MLP blocks, 24 units in 5 blocks': { arch: ['attn_res', 'pre_rms'], depth: 24, attn_res_blocks: 5 },
+  'Block AttnRes: transformer blocks, 20 units in 3 blocks': {
+    arch: ['attn_res'],
+    block: 'transformer',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 4,
+    attn_res_blocks: 3,
+  },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

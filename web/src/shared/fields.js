@@ -54,6 +54,7 @@ export const PRESENTATION = {
   dyt_alpha: { label: 'DyT α₀', section: 'model', step: 0.05, archs: ['dyt'] },
   hc_streams: { label: 'HC streams n', section: 'model', archs: ['hyper', 'mhc'] },
   sinkhorn_iters: { label: 'mHC Sinkhorn iterations', section: 'model', archs: ['mhc'] },
+  attn_res_blocks: { label: 'AttnRes blocks N (0: Full)', section: 'model', archs: ['attn_res'] },
 };
 
 /**
