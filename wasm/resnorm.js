@@ -432,14 +432,20 @@ export class Trainer {
    * of k + 1 weights a_{k,0..k}, how much the stream unit k + 1 reads (the
    * final norm's for k = K) takes of h_0 (i = 0) and of unit i's output
    * (i = 1..k); each row sums to 1. At init every entry of row k - 1 is
-   * 1 / (k + 1). null for every other architecture.
+   * 1 / (k + 1). Block AttnRes (attn_res_blocks N between 1 and K - 1): row
+   * k - 1 holds B(k) + 1 weights, B(k) = floor((k - 1) N / K) + 1 unit k's
+   * group: h_0 (j = 0), the sums of groups 1..B(k) - 1, and the sum of
+   * group B(k)'s units up to k (j = B(k)), uniform at init. null for every
+   * other architecture.
    */
   attnResWeights() {
     return this._call(() => {
       const m = this._t.attnResWeights().slice();
       if (m.length === 0) return null;
-      const K = Math.round((Math.sqrt(1 + 4 * m.length) - 1) / 2);
-      return Array.from({ length: K }, (_, r) => m.slice(r * (K + 1), r * (K + 1) + r + 2));
+      const K = this.config.depth * (this.config.block === 'transformer' ? 2 : 1);
+      const set = this.config.attn_res_blocks ?? 0;
+      const N = set > 0 && set < K ? set : K;
+      return Array.from({ length: K }, (_, r) => m.slice(r * (N + 1), r * (N + 1) + Math.floor((r * N) / K) + 2));
     });
   }
 

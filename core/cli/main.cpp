@@ -153,7 +153,7 @@ int train(const TrainConfig& tc, bool json, const std::string& export_path) {
     if (json) {
       doc.key(name(tc.archs[i]))
           .raw(train_summary_json(last[i], les, trainers[i]->gates(), trainers[i]->dwa_weights(), chance, optimal,
-                                  trainers[i]->attn_res_weights()));
+                                  trainers[i]->attn_res_weights(), tc.attn_res_blocks));
       continue;
     }
     const double mx = les.increase.empty() ? NAN : *std::max_element(les.increase.begin(), les.increase.end());

@@ -478,11 +478,15 @@ class AttnRes(nn.Module):
         return (a[..., None] * V).sum(0)
 
 
-def attn_res_stack(blocks, ops, h, mask, sums, skip_block=0):
+def attn_res_stack(blocks, ops, h, mask, sums, skip_block=0, groups=0):
     """Attention Residuals over the units of `blocks`: unit k reads h_{k-1}, writes v_k; op k makes
-    h_k from v_0 = h_0, v_1..v_k. Block skip_block's units write their input (the lesion study).
-    Returns the last h and the streams at the block boundaries."""
-    vs, streams, k = [h], [h], 0
+    h_k from v_0 = h_0, v_1..v_k (Full), or under Block AttnRes (`groups` N blocks of units, unit k
+    in block floor((k - 1) N / K) + 1; 0 or N >= K is Full) from h_0, the sums of the completed
+    blocks and the partial sum of unit k's own block up to v_k. Block skip_block's units write their
+    input (the lesion study). Returns the last h and the streams at the block boundaries."""
+    K = len(ops)
+    N = groups if 0 < groups < K else K
+    done, partial, streams, k = [h], None, [h], 0
     for l, blk in enumerate(blocks, start=1):
         for unit in blk.units:
             if l == skip_block:
@@ -490,9 +494,12 @@ def attn_res_stack(blocks, ops, h, mask, sums, skip_block=0):
             else:
                 v, u = unit(h, mask)
                 sums.append((u, h, unit.alpha))
-            vs.append(v)
-            h = ops[k](vs)
             k += 1
+            partial = v if partial is None else partial + v
+            h = ops[k - 1](done + [partial])
+            if k == K or k * N // K != (k - 1) * N // K:  # unit k ends its block
+                done.append(partial)
+                partial = None
         streams.append(h)
     return h, streams
 
@@ -666,8 +673,9 @@ class Network(nn.Module):
         self.dwa = None
         if arch == "dwa":
             self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
-        # Attention Residuals: one op per unit (attn_res_stack)
+        # Attention Residuals: one op per unit (attn_res_stack), Full or over attn_res_blocks blocks
         self.attn_res = nn.ModuleList([AttnRes(d) for _ in range(L * P)]) if arch == "attn_res" else None
+        self.attn_res_blocks = cfg.get("attn_res_blocks", 0)
         T = model["context"]
         if self.language:
             self.embedding = nn.Parameter(torch.zeros(model["embedding_rows"], d))
@@ -732,7 +740,9 @@ class Network(nn.Module):
         if self.hc_streams:  # Hyper-Connections: n streams, their mean and summed gradient logged
             h = hyper_streams(h, self.hc_streams)
         if self.attn_res is not None:
-            h, streams = attn_res_stack(self.blocks, self.attn_res, h, batch["mask"], sums, skip_block)
+            h, streams = attn_res_stack(
+                self.blocks, self.attn_res, h, batch["mask"], sums, skip_block, self.attn_res_blocks
+            )
         for l, blk in enumerate(self.blocks if self.attn_res is None else [], start=1):
             if l != skip_block:
                 h = blk(h, batch["mask"], sums)
@@ -825,6 +835,7 @@ class Simulation(nn.Module):
         if arch == "dwa":
             self.dwa = nn.ParameterList([nn.Parameter(torch.zeros(l + 1)) for l in range(1, L + 1)])
         self.attn_res = nn.ModuleList([AttnRes(d) for _ in range(L * P)]) if arch == "attn_res" else None
+        self.attn_res_blocks = cfg.get("attn_res_blocks", 0)
 
     def forward(self, h0, r, mask):
         h = h0
@@ -832,7 +843,7 @@ class Simulation(nn.Module):
         if self.hc_streams:
             h = hyper_streams(h, self.hc_streams)
         if self.attn_res is not None:
-            h, streams = attn_res_stack(self.blocks, self.attn_res, h, mask, sums)
+            h, streams = attn_res_stack(self.blocks, self.attn_res, h, mask, sums, groups=self.attn_res_blocks)
         for l, blk in enumerate(self.blocks if self.attn_res is None else [], start=1):
             h = blk(h, mask, sums)
             if self.dwa is not None:
@@ -1413,16 +1424,18 @@ class Trainer:
 
     def attn_res_weights(self):
         """Attention Residuals' weights averaged over every held-out token (a sequence's pads left
-        out): row k - 1 holds unit k's a_{k,0..k}, as the engine's summary writes them."""
-        K = len(self.net.attn_res)
-        sums, tokens = [[0.0] * (k + 1) for k in range(1, K + 1)], 0
+        out): row k - 1 holds unit k's a_{k,0..k} (Block AttnRes: over h_0 and blocks 1..B(k)), as the
+        engine's summary writes them."""
+        sums, tokens = None, 0
         with torch.no_grad():
             for b in self.heldout:
                 self.net(b)
                 own = b["counted"] if self.net.language else torch.ones(b["size"], 1, dtype=torch.bool)
                 tokens += int(own.sum())
+                if sums is None:  # a row per op over its sources: k + 1 (Full), or h_0 and blocks 1..B(k)
+                    sums = [[0.0] * op.last.shape[0] for op in self.net.attn_res]
                 for k, op in enumerate(self.net.attn_res, start=1):
-                    for i in range(k + 1):
+                    for i in range(op.last.shape[0]):
                         sums[k - 1][i] += float(op.last[i][own.to(op.last.device)].sum())
         return [[x / tokens for x in row] for row in sums]
 

@@ -1,6 +1,7 @@
 // Attention Residuals' softmax over depth, forward next to backward (see attn_res.h).
 #include "resnorm/attn_res.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "resnorm/config.h"
@@ -9,15 +10,21 @@
 namespace resnorm {
 
 template <class S>
-void AttnRes<S>::resize(int K, int T, int d) {
+void AttnRes<S>::resize(int K, int T, int d, int N) {
   K_ = K;
   T_ = T;
   d_ = d;
+  N_ = N <= 0 || N >= K ? K : N;
+  ends_.assign(static_cast<size_t>(N_) + 1, 0);
+  for (int k = 1; k <= K; ++k) ends_[block_of(k)] = k;
+  offsets_.assign(static_cast<size_t>(K) + 1, 0);
+  for (int k = 2; k <= K; ++k) offsets_[k] = offsets_[k - 1] + sources(k - 1);
   const long src = static_cast<long>(K + 1) * T * d;
   for (VecWorkspace<S>* b : {&vs_, &dvs_, &ns_}) b->resize(K > 0 ? src : 0);
+  ps_.resize(K > 0 && !full() ? src : 0);
   rs_.resize(K > 0 ? static_cast<long>(K + 1) * T : 0);
   scratch_.resize(K + 1);
-  a_.resize(static_cast<long>(K) * (K + 3) / 2 * T);
+  a_.resize(K > 0 ? (offsets_[K] + sources(K)) * T : 0);
   for (VecWorkspace<S>* b : {&w_, &g_, &dw_, &dg_}) b->resize(static_cast<long>(K) * d);
   w_.setZero();
   g_.setOnes();
@@ -25,12 +32,25 @@ void AttnRes<S>::resize(int K, int T, int d) {
   dvs_.setZero();
 }
 
-// n_i[t] = v_i[t] r_i[t], r_i[t] = 1 / sqrt(mean_c v_i[t,c]^2 + eps), the mean in double.
+// Block: slot i = p_i = p_{i-1} + v_i within a block, v_i at its first unit.
+// n_i[t] = x_i[t] r_i[t], r_i[t] = 1 / sqrt(mean_c x_i[t,c]^2 + eps) of the
+// slot's value x_i, the mean in double.
 template <class S>
 void AttnRes<S>::normalize(int i) {
   const long n0 = static_cast<long>(i) * T_ * d_;
+  const long n = static_cast<long>(T_) * d_;
+  if (!full()) {
+    S* p = ps_.data() + n0;
+    const S* vi = v(i);
+    if (i >= 2 && block_of(i - 1) == block_of(i)) {
+      const S* prev = p - n;
+      for (long e = 0; e < n; ++e) p[e] = prev[e] + vi[e];
+    } else {
+      std::copy(vi, vi + n, p);
+    }
+  }
   for (int t = 0; t < T_; ++t) {
-    const S* x = vs_.data() + n0 + static_cast<long>(t) * d_;
+    const S* x = src(i) + static_cast<long>(t) * d_;
     S* y = ns_.data() + n0 + static_cast<long>(t) * d_;
     double ms = 0;
     for (int c = 0; c < d_; ++c) ms += double(x[c]) * double(x[c]);
@@ -51,17 +71,17 @@ double AttnRes<S>::logit(int k, int i, int t) {
   return s;
 }
 
-// Per token: the k + 1 logits, their softmax (exp of s - max s, in double),
-// then h_k[t] = sum_i a_i v_i[t] in order of i.
+// Per token: the sources(k) logits, their softmax (exp of s - max s, in
+// double), then h_k[t] = sum_j a_j x_{slot j}[t] in order of j.
 template <class S>
 void AttnRes<S>::forward(int k, S* h) {
-  const int n = k + 1;
-  S* a = a_.data() + offset(k) * T_;
+  const int n = sources(k);
+  S* a = a_.data() + offsets_[k] * T_;
   double* s = scratch_.data();
   for (int t = 0; t < T_; ++t) {
     double mx = -INFINITY;
     for (int i = 0; i < n; ++i) {
-      s[i] = logit(k, i, t);
+      s[i] = logit(k, slot(k, i), t);
       if (s[i] > mx) mx = s[i];
     }
     double z = 0;
@@ -71,7 +91,7 @@ void AttnRes<S>::forward(int k, S* h) {
     S* ht = h + static_cast<long>(t) * d_;
     for (int i = 0; i < n; ++i) {
       const S ai = at[i];
-      const S* vi = v(i) + static_cast<long>(t) * d_;
+      const S* vi = src(slot(k, i)) + static_cast<long>(t) * d_;
       if (i == 0)
         for (int c = 0; c < d_; ++c) ht[c] = ai * vi[c];
       else
@@ -82,8 +102,8 @@ void AttnRes<S>::forward(int k, S* h) {
 
 template <class S>
 void AttnRes<S>::backward(int k, const S* dh) {
-  const int n = k + 1;
-  const S* a = a_.data() + offset(k) * T_;
+  const int n = sources(k);
+  const S* a = a_.data() + offsets_[k] * T_;
   const S* w = query(k);
   const S* g = gain(k);
   S* dw = dquery(k);
@@ -94,7 +114,7 @@ void AttnRes<S>::backward(int k, const S* dh) {
     const S* dht = dh + static_cast<long>(t) * d_;
     double mean = 0;  // sum_j a_j da_j
     for (int i = 0; i < n; ++i) {
-      const S* vi = v(i) + static_cast<long>(t) * d_;
+      const S* vi = src(slot(k, i)) + static_cast<long>(t) * d_;
       double dot = 0;
       for (int c = 0; c < d_; ++c) dot += double(vi[c]) * double(dht[c]);
       da[i] = dot;
@@ -102,11 +122,12 @@ void AttnRes<S>::backward(int k, const S* dh) {
     }
     for (int i = 0; i < n; ++i) {
       const S ai = at[i];
+      const int si = slot(k, i);
       const double ds = double(ai) * (da[i] - mean);
-      const S* ni = ns_.data() + (static_cast<long>(i) * T_ + t) * d_;
-      const double r = double(rs_.data()[static_cast<long>(i) * T_ + t]);
-      const double s_over_d = logit(k, i, t) / d_;
-      S* dvi = dv(i) + static_cast<long>(t) * d_;
+      const S* ni = ns_.data() + (static_cast<long>(si) * T_ + t) * d_;
+      const double r = double(rs_.data()[static_cast<long>(si) * T_ + t]);
+      const double s_over_d = logit(k, si, t) / d_;
+      S* dvi = dv(si) + static_cast<long>(t) * d_;
       for (int c = 0; c < d_; ++c) {
         const double u = double(w[c]) * double(g[c]);
         dvi[c] += ai * dht[c] + S(ds * r * (u - double(ni[c]) * s_over_d));
@@ -114,6 +135,15 @@ void AttnRes<S>::backward(int k, const S* dh) {
         dg[c] += S(ds * double(w[c]) * double(ni[c]));
       }
     }
+  }
+  // Block: slot k's gradient is complete (only op k reads it unless unit k
+  // ends its block, and then only ops above k); unit k's dv_k adds the
+  // gradient of slot k + 1, already unit k + 1's dv in the same block.
+  if (!full() && k < K_ && block_of(k + 1) == block_of(k)) {
+    const long n2 = static_cast<long>(T_) * d_;
+    S* dk = dv(k);
+    const S* dn = dv(k + 1);
+    for (long e = 0; e < n2; ++e) dk[e] += dn[e];
   }
 }
 

@@ -48,7 +48,8 @@ void assign(Config& c, std::string_view name, double v) {
                                                                {"expansion", &Config::expansion},
                                                                {"heads", &Config::heads},
                                                                {"hc_streams", &Config::hc_streams},
-                                                               {"sinkhorn_iters", &Config::sinkhorn_iters}};
+                                                               {"sinkhorn_iters", &Config::sinkhorn_iters},
+                                                               {"attn_res_blocks", &Config::attn_res_blocks}};
   for (const auto& [field, member] : ints)
     if (name == field) c.*member = static_cast<int>(v);
   if (name == "gain") c.gain = v;
@@ -164,6 +165,14 @@ const std::vector<FieldSpec>& field_specs() {
       {"sinkhorn_iters", FieldKind::integer, 1, 100, {}, "20", "mhc: Sinkhorn-Knopp iterations (rows, then columns)"},
       // nGPT: alpha_A and alpha_M of every unit at init, every channel (the paper's alpha_init).
       {"ngpt_alpha", FieldKind::real, 0.001, 1, {}, "0.05", "ngpt: the step size alpha of every unit at init"},
+      // Block AttnRes: the units in N blocks, each read as its sum; 0 (or N >= the units) is Full AttnRes.
+      {"attn_res_blocks",
+       FieldKind::integer,
+       0,
+       256,
+       {},
+       "0",
+       "attn_res: blocks N of Block AttnRes (units summed per block); 0 or N >= units: Full"},
   };
   return specs;
 }
@@ -274,12 +283,14 @@ Status validate(const Config& c) {
   if (c.archs.empty()) return fail(*find_field("arch"), "the list is empty");
   for (Arch a : c.archs)
     if (static_cast<int>(a) >= kNumArchs) return fail(*find_field("arch"), "unknown architecture");
-  const double numbers[] = {double(c.depth), double(c.width),      double(c.tokens),         double(c.expansion),
-                            c.gain,          double(c.seed),       double(c.heads),          c.mix_fraction,
-                            c.dyt_alpha,     double(c.hc_streams), double(c.sinkhorn_iters), c.ngpt_alpha};
-  const char* names[] = {"depth", "width",        "tokens",    "expansion",  "gain",           "seed",
-                         "heads", "mix_fraction", "dyt_alpha", "hc_streams", "sinkhorn_iters", "ngpt_alpha"};
-  for (int i = 0; i < 12; ++i) {
+  const double numbers[] = {
+      double(c.depth),          double(c.width), double(c.tokens),         double(c.expansion), c.gain,
+      double(c.seed),           double(c.heads), c.mix_fraction,           c.dyt_alpha,         double(c.hc_streams),
+      double(c.sinkhorn_iters), c.ngpt_alpha,    double(c.attn_res_blocks)};
+  const char* names[] = {"depth",          "width",      "tokens",         "expansion", "gain",
+                         "seed",           "heads",      "mix_fraction",   "dyt_alpha", "hc_streams",
+                         "sinkhorn_iters", "ngpt_alpha", "attn_res_blocks"};
+  for (int i = 0; i < 13; ++i) {
     Status st = check_number(*find_field(names[i]), numbers[i], fmt_number(numbers[i]));
     if (!st.ok()) return st;
   }
@@ -352,6 +363,7 @@ std::string config_json(const Config& c) {
   if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) j.key("hc_streams").integer(c.hc_streams);
   if (has_arch(c, Arch::mhc)) j.key("sinkhorn_iters").integer(c.sinkhorn_iters);
   if (has_arch(c, Arch::ngpt)) j.key("ngpt_alpha").number(c.ngpt_alpha, 10);
+  if (has_arch(c, Arch::attn_res) && c.attn_res_blocks != 0) j.key("attn_res_blocks").integer(c.attn_res_blocks);
   return j.end_object().str();
 }
 

@@ -136,6 +136,11 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
                 sb +
             18 * kAllocBytes;
   }
+  // Block AttnRes (attn_res.h): the slots p_i (U + 1, T, d) beside the outputs; its weights are
+  // fewer than Full's, which the estimate counts.
+  const double U = double(c.depth) * c.sublayers_per_block();
+  const double ar_blocks =
+      rec.attn_res && c.attn_res_blocks > 0 && c.attn_res_blocks < U ? (U + 1) * T * d * sb + kAllocBytes : 0.0;
   // HybridNorm's V-norm likewise: the raw V (T, d), two per-row statistics, the gain and its gradient.
   const double vn = transformer && rec.qkv_norm
                         ? c.depth * ((T * d + 2 * c.heads * T + 2 * d / c.heads) * sb + 5 * kAllocBytes)
@@ -151,7 +156,7 @@ double model_bytes(const Config& c, Arch arch, int sb, bool train, int segment) 
   }
   return stack_bytes(c.tokens, c.width, c.hidden(), c.heads, c.depth, c.block, unit_norms,
                      c.final_norm != NormKind::none, gate, rec.dense_average, rec.attn_res, sb, train, segment) +
-         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + vn + hyper + ngpt;
+         dyt_norms * (2 * sb + 2 * kAllocBytes) + qk + vn + hyper + ngpt + ar_blocks;
 }
 
 double capacity_bytes(const Capacity& k, int sb) {

@@ -122,9 +122,9 @@ void Model<S>::configure(const Config& cfg, Arch arch, const WeightBank<S>& bank
   dmix_.setZero();
   for (int l = 1; dense_ && l <= L; ++l) mix_row(l)[l] = S(1);
   hyper_.configure(rec.hyper, cfg.hc_streams, cfg.sinkhorn_iters, n_units_, T, d);
-  // Attention Residuals: queries 0, gains 1 (uniform weights).
+  // Attention Residuals: queries 0, gains 1 (uniform weights); Full, or Block over attn_res_blocks.
   attn_res_on_ = rec.attn_res;
-  attn_res_.resize(attn_res_on_ ? n_units_ : 0, T, d);
+  attn_res_.resize(attn_res_on_ ? n_units_ : 0, T, d, cfg.attn_res_blocks);
   if (new_inputs) {
     input_ = input_stream(cfg.seed, T, d).cast<S>();
     readout_ = readout(cfg.seed, T, d).cast<S>();

@@ -453,8 +453,8 @@ std::vector<double> Network<S>::attn_res_weights(const std::vector<Batch>& batch
   if (!model_.has_attn_res()) return {};
   for (auto* v : {&sums_.stream_sq, &sums_.grad_sq, &sums_.update_sq, &sums_.skip_sq})
     std::fill(v->begin(), v->end(), 0.0);
-  const int K = model_.units();
-  std::vector<double> w(static_cast<size_t>(K) * (K + 1), 0.0);
+  const int K = model_.units(), N = model_.attn_res().blocks();
+  std::vector<double> w(static_cast<size_t>(K) * (N + 1), 0.0);
   double tokens = 0;
   for (const Batch& b : batches)
     for (int first = 0; first < b.size; first += per_pass_) {
@@ -467,8 +467,9 @@ std::vector<double> Network<S>::attn_res_weights(const std::vector<Batch>& batch
         const int row0 = j * seg_;
         for (int t = 0; t < own; ++t) {
           for (int k = 1; k <= K; ++k) {
-            const S* a = model_.attn_res().weights(k) + static_cast<long>(row0 + t) * (k + 1);
-            for (int i = 0; i <= k; ++i) w[static_cast<size_t>(k - 1) * (K + 1) + i] += double(a[i]);
+            const int n = model_.attn_res().sources(k);
+            const S* a = model_.attn_res().weights(k) + static_cast<long>(row0 + t) * n;
+            for (int i = 0; i < n; ++i) w[static_cast<size_t>(k - 1) * (N + 1) + i] += double(a[i]);
           }
           tokens += 1;
         }

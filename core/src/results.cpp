@@ -213,6 +213,7 @@ std::string results_table(const Results& res) {
   if (has_arch(c, Arch::mix_ln)) appendf(s, " mix_fraction=%g", c.mix_fraction);  // only mix_ln reads it
   if (has_arch(c, Arch::dyt)) appendf(s, " dyt_alpha=%g", c.dyt_alpha);           // only dyt reads it
   if (has_arch(c, Arch::hyper) || has_arch(c, Arch::mhc)) appendf(s, " hc_streams=%d", c.hc_streams);
+  if (has_arch(c, Arch::attn_res) && c.attn_res_blocks != 0) appendf(s, " attn_res_blocks=%d", c.attn_res_blocks);
   if (has_arch(c, Arch::mhc)) appendf(s, " sinkhorn_iters=%d", c.sinkhorn_iters);
   if (has_arch(c, Arch::ngpt)) appendf(s, " ngpt_alpha=%g", c.ngpt_alpha);  // only ngpt reads it
   appendf(s, "\n\n");

@@ -47,7 +47,8 @@ const IntField kInts[] = {{"depth", &TrainConfig::depth},
                           {"log_every", &TrainConfig::log_every},
                           {"eval_batches", &TrainConfig::eval_batches},
                           {"hc_streams", &TrainConfig::hc_streams},
-                          {"sinkhorn_iters", &TrainConfig::sinkhorn_iters}};
+                          {"sinkhorn_iters", &TrainConfig::sinkhorn_iters},
+                          {"attn_res_blocks", &TrainConfig::attn_res_blocks}};
 const RealField kReals[] = {{"gain", &TrainConfig::gain},
                             {"lr", &TrainConfig::lr},
                             {"momentum", &TrainConfig::momentum},
@@ -113,6 +114,7 @@ const std::vector<FieldSpec>& train_field_specs() {
       stack_field("hc_streams", "4"),
       stack_field("sinkhorn_iters", "20"),
       stack_field("ngpt_alpha", "0.05"),
+      stack_field("attn_res_blocks", "0"),
       {"positions", FieldKind::choice, 0, 0, choices_of(kPositionNames), "learned",
        "position vectors added to the token embedding"},
       {"final_norm", FieldKind::choice, 0, 0, choices_of(kFinalNames), "auto",
@@ -343,6 +345,7 @@ Config stack_config(const TrainConfig& t, Arch arch, int tokens) {
   c.hc_streams = t.hc_streams;
   c.sinkhorn_iters = t.sinkhorn_iters;
   c.ngpt_alpha = t.ngpt_alpha;
+  c.attn_res_blocks = t.attn_res_blocks;
   return c;
 }
 

@@ -61,7 +61,7 @@ std::string train_log_json(Arch arch, const TrainLog& g) {
 
 std::string train_summary_json(const TrainLog& last, const Lesion& les, const Gates& gates,
                                const std::vector<double>& dwa, double chance, double optimal,
-                               const std::vector<double>& attn_res) {
+                               const std::vector<double>& attn_res, int attn_res_blocks) {
   Json j;
   j.begin_object().key("steps").integer(last.step).key("outcome").string(outcome(last, chance, optimal));
   j.key("train_loss").number(last.train_loss).key("heldout_loss").number(last.heldout_loss);
@@ -90,7 +90,19 @@ std::string train_summary_json(const TrainLog& last, const Lesion& les, const Ga
     lower(dwa);
   if (!attn_res.empty()) {
     j.key("attn_res");
-    lower(attn_res);
+    // Block AttnRes: (K, N + 1), row k - 1 over h_0 and blocks 1..B(k), B(k) = floor((k - 1) N / K) + 1.
+    const long N = attn_res_blocks;
+    const long K = N > 0 && attn_res.size() % (N + 1) == 0 ? static_cast<long>(attn_res.size()) / (N + 1) : 0;
+    if (K > N) {
+      j.begin_array();
+      for (long k = 1; k <= K; ++k) {
+        const auto row = attn_res.begin() + (k - 1) * (N + 1);
+        j.array(std::vector<double>(row, row + (k - 1) * N / K + 2));
+      }
+      j.end_array();
+    } else {
+      lower(attn_res);
+    }
   }
   return j.end_object().str();
 }

@@ -69,6 +69,7 @@ const CONFIG_SAMPLES = {
   hc_streams: 3,
   sinkhorn_iters: 7,
   ngpt_alpha: 0.2,
+  attn_res_blocks: 3,
 };
 
 test('the samples cover every config field of the table', () => {

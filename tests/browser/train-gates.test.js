@@ -188,3 +188,52 @@ test('attn_res beside dwa: Attention Residuals\u2019 read weights are the engine
     assert.deepEqual(page.problems, []);
     await page.context().close();
   }));
+
+const BLOCK_HASH = tiny({ arch: 'attn_res', depth: 2, attn_res_blocks: 2, steps: 20, log_every: 5 });
+
+test('Block AttnRes (attn_res_blocks 2): the read weights over h\u2080 and the groups, columns g1 and g2, the box in the form', () =>
+  served({ csp: SITE_CSP }, async (url) => {
+    const { config } = trainFromHash(`#${BLOCK_HASH}`);
+    assert.equal(config.attn_res_blocks, 2);
+    const tr = it.rn.trainer({ ...engineSettings(config), arch: 'attn_res' });
+    tr.step(config.steps);
+    const want = tr.attnResWeights();
+    const depth = tr.config.depth;
+    tr.delete();
+    // 4 units in 2 groups: rows of 2, 2, 3 and 3 weights
+    assert.deepEqual(
+      want.map((row) => row.length),
+      [2, 2, 3, 3],
+    );
+    const page = await openPage(it.browser, `${url}train.html#${BLOCK_HASH}`);
+    assert.equal(await page.locator('#train-attn-res-blocks').inputValue(), '2', 'the lab\u2019s box shows N');
+    await page.click('#train-start');
+    await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.learned);
+    const h = await page.evaluate(() => {
+      const rows = (sel) =>
+        [...document.querySelectorAll(sel)].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+      return {
+        cells: rows('#train-learned-attn-res .learned-dwa-table tbody tr'),
+        head: [...document.querySelectorAll('#train-learned-attn-res .learned-dwa-table thead th')].map(
+          (e) => e.textContent,
+        ),
+        caption: [...document.querySelectorAll('#train-learned-attn-res-caption li')].map((e) => e.textContent),
+      };
+    });
+    assert.deepEqual(h.head, ['unit', 'h\u2080', 'g1', 'g2']);
+    assert.deepEqual(
+      h.cells,
+      want.map((row) => Array.from({ length: 3 }, (_, j) => (j < row.length ? fmtPlain(row[j]) : ''))),
+    );
+    assert.ok(h.caption[0].endsWith(attnResCaption('', want, depth).slice(2)), h.caption[0]);
+    assert.match(h.caption[0], /each of its 3 sources \(Block AttnRes: the 4 units in 2 groups/);
+    await page.focus('#train-learned-attn-res .learned-matrix');
+    await page.keyboard.press('End');
+    assert.match(
+      await page.textContent('#train-learned-attn-res .heatmap-readout'),
+      /the final norm takes .* of group 2, the summed outputs of block 2 attention to block 2 MLP/,
+    );
+    await page.locator('#train-learned').screenshot({ path: `${SHOTS}/train-attn-res-blocks-desktop.png` });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  }));

@@ -228,7 +228,8 @@ TEST_CASE("the CLI takes --mix-fraction for simulate and train, names it in the 
   REQUIRE(t.status == 0);
   CHECK(t.err.empty());
   CHECK(t.out.find("\"gain\": 1, \"mix_fraction\": 0.5, \"dyt_alpha\": 0.5, \"hc_streams\": 4, "
-                   "\"sinkhorn_iters\": 20, \"ngpt_alpha\": 0.05, \"positions\": ") != std::string::npos);
+                   "\"sinkhorn_iters\": 20, \"ngpt_alpha\": 0.05, \"attn_res_blocks\": 0, \"positions\": ") !=
+        std::string::npos);
   Run tt =
       run("train --task copy --arch mix_ln --depth 2 --width 16 --heads 2 --seq 3 --vocab 6 --batch 4 --steps 2 "
           "--log-every 2 --mix-fraction 1");

@@ -348,6 +348,39 @@ TEST_CASE("every gradient equals a central finite difference", "[gradients]") {
         }
 }
 
+TEST_CASE("Block AttnRes: every gradient equals a central finite difference, MLP and transformer blocks",
+          "[gradients][attn_res]") {
+  // MLP: K = 4 units in 1..3 blocks, and K = 5 in 2 blocks of 3 and 2 units;
+  // transformer: K = 6 units (3 blocks of attention and MLP) in 1..4 blocks,
+  // 4 cutting a block between its attention and its MLP.
+  struct Case {
+    bool transformer;
+    int depth, blocks;
+  };
+  for (const Case& c : {Case{false, 4, 1}, Case{false, 4, 2}, Case{false, 4, 3}, Case{false, 5, 2}, Case{true, 3, 1},
+                        Case{true, 3, 2}, Case{true, 3, 3}, Case{true, 3, 4}})
+    for (NormKind fn : {NormKind::none, NormKind::rmsnorm}) {
+      Config cfg = c.transformer ? test::small_transformer() : Config();
+      if (!c.transformer) {
+        cfg.width = 6;
+        cfg.expansion = 2;
+        cfg.tokens = 3;
+        cfg.gain = 0.9;
+        cfg.seed = 11;
+      }
+      cfg.depth = c.depth;
+      cfg.activation = Activation::gelu;
+      cfg.final_norm = fn;
+      cfg.attn_res_blocks = c.blocks;
+      DYNAMIC_SECTION(name(cfg.block) << " depth=" << c.depth << " N=" << c.blocks << " final=" << name(fn)) {
+        StackFixture fx(cfg, Arch::attn_res, 79);
+        REQUIRE(fx.model.attn_res().blocks() == c.blocks);
+        REQUIRE(!fx.model.attn_res().full());
+        check_stack(fx);
+      }
+    }
+}
+
 TEST_CASE("transformer blocks: every gradient equals a central finite difference", "[gradients][attention]") {
   for (Arch arch : all_archs())
     for (Activation act : {Activation::relu, Activation::gelu})

@@ -98,6 +98,9 @@ struct Config {
   int sinkhorn_iters = kSinkhornIters;
   // nGPT: every unit's alpha (per channel) at init (ngpt.h); read only by ngpt.
   double ngpt_alpha = kNgptAlpha;
+  // Attention Residuals: N blocks of Block AttnRes (attn_res.h); 0, or N at
+  // least the unit count, is Full AttnRes. Read only by attn_res.
+  int attn_res_blocks = 0;
 
   int hidden() const { return expansion * width; }
   int sublayers_per_block() const { return block == Block::transformer ? 2 : 1; }
@@ -201,7 +204,8 @@ bool has_arch(const Config& cfg, Arch a);
 // block, heads and causal are printed only for transformer blocks: the JSON of
 // an MLP stack has none of them (qk_norm only for transformer blocks with it on); mix_fraction only when mix_ln runs,
 // the one architecture that reads it, and dyt_alpha only when dyt runs, hc_streams only when hyper
-// or mhc runs, sinkhorn_iters only when mhc runs, ngpt_alpha only when ngpt runs.
+// or mhc runs, sinkhorn_iters only when mhc runs, ngpt_alpha only when ngpt runs, attn_res_blocks
+// only when attn_res runs with it not 0.
 std::string config_json(const Config& cfg);
 // A field table (this one or train_field_specs()) as JSON, [{"name", "kind",
 // "min", "max", "allowed", "default", "help", "choices"}, ...]: JS shows the

@@ -107,7 +107,10 @@ class Network {
   // out), from one forward each: row-major (K, K + 1) for K units, entry
   // (k - 1, i) the mean of a_{k,i}, how much the stream unit k + 1 reads
   // (the final norm's for k = K) takes of v_i (h_0 for i = 0, unit i's
-  // output otherwise), 0 for i > k. Empty for other architectures; sums() are left zero.
+  // output otherwise), 0 for i > k. Block AttnRes (N blocks): (K, N + 1),
+  // entry (k - 1, j) the weight of b_j (h_0 for j = 0, block j's sum, or
+  // unit k's partial sum of it for j = B(k)), 0 for j > B(k); Full is N = K.
+  // Empty for other architectures; sums() are left zero.
   std::vector<double> attn_res_weights(const std::vector<Batch>& batches);
   std::vector<Param<S>>& params() { return params_; }
   // nGPT (ngpt.h): every parameter with a UnitAxis gets its rows or columns

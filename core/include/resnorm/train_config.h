@@ -72,6 +72,7 @@ struct TrainConfig {
   int hc_streams = kHcStreams;           // hyper and mhc: residual streams n (config.h)
   int sinkhorn_iters = kSinkhornIters;   // mhc: Sinkhorn-Knopp iterations (config.h)
   double ngpt_alpha = kNgptAlpha;        // ngpt: alpha at init (config.h)
+  int attn_res_blocks = 0;               // attn_res: Block AttnRes's N; 0 is Full (config.h)
   NormChoice norm = NormChoice::automatic;
   BnPads bn_pads = BnPads::mask;
   double bn_momentum = 0.1;  // running = (1 - m) running + m batch

@@ -120,10 +120,12 @@ const char* outcome(const TrainLog& last, double chance, double optimal);
 // [[w_{1,0}, w_{1,1}], ...] (row l - 1 holds w_{l,0..l}) or null} (chance and
 // optimal name the outcome), and for Attention Residuals "attn_res":
 // [[a_{1,0}, a_{1,1}], ...] (row k - 1 holds unit k's read weights a_{k,0..k}
-// over the held-out set, trainer.h), a key only the attn_res summary has.
+// over the held-out set, trainer.h), a key only the attn_res summary has;
+// with attn_res_blocks N (Block AttnRes, 0 < N < K) row k - 1 holds the
+// weights over h_0 and blocks 1..B(k), B(k) = floor((k - 1) N / K) + 1.
 std::string train_log_json(Arch arch, const TrainLog& log);
 std::string train_summary_json(const TrainLog& last, const Lesion& lesion, const Gates& gates,
                                const std::vector<double>& dwa, double chance, double optimal,
-                               const std::vector<double>& attn_res = {});
+                               const std::vector<double>& attn_res = {}, int attn_res_blocks = 0);
 
 }  // namespace resnorm

@@ -73,7 +73,8 @@ class Trainer {
   // for j = 0, block j's output otherwise), 0 for j > l. Empty for other architectures.
   std::vector<double> dwa_weights() const { return net_->stack().mix_matrix(); }
   // Attention Residuals' read weights now, averaged over the held-out set's
-  // tokens (Network::attn_res_weights): row-major (K, K + 1) for K units.
+  // tokens (Network::attn_res_weights): row-major (K, K + 1) for K units,
+  // (K, N + 1) over the sources h_0, blocks 1..N under Block AttnRes.
   // Empty for other architectures.
   std::vector<double> attn_res_weights();
   // The gates now (see Gates); empty for architectures without them.

@@ -54,7 +54,16 @@ const RUNS = {
   mlp:
     '--task teacher --block mlp --depth 3 --width 12 --batch 8 --steps 10 --log-every 1 --optimizer adamw ' +
     '--weight-decay 0.1 --lr 0.01 --mix-fraction 0.5',
+  // Block AttnRes: 6 units in 4 blocks (one cut between a block's attention and its MLP), 3 units in 2
+  'attn_res 4-block transformer':
+    '--task reverse --block transformer --depth 3 --width 8 --heads 2 --seq 4 --seq-min 2 --vocab 6 --batch 4 ' +
+    '--steps 10 --log-every 1 --lr 0.01 --clip 0.5 --attn-res-blocks 4',
+  'attn_res 2-block mlp':
+    '--task teacher --block mlp --depth 3 --width 12 --batch 8 --steps 10 --log-every 1 --optimizer adamw ' +
+    '--lr 0.01 --attn-res-blocks 2',
 };
+// The architectures each run trains: every one, or only the one its settings are for.
+const archsOf = (block) => (block.startsWith('attn_res') ? ['attn_res'] : ARCHS);
 
 const tmp = mkdtempSync(join(tmpdir(), 'resnorm-pytorch-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -66,7 +75,7 @@ function both(block) {
     'train',
     ...RUNS[block].split(' '),
     '--arch',
-    ARCHS.join(','),
+    archsOf(block).join(','),
     '--double',
     '--json',
     '--export-pytorch',
@@ -120,7 +129,7 @@ for (const block of Object.keys(RUNS)) {
     // the summary: the held-out loss after training and the lesion study, block by block
     const es = engine.at(-1).summary;
     const ts = torch.at(-1).summary;
-    for (const arch of ARCHS) {
+    for (const arch of archsOf(block)) {
       const where = `${arch}, ${block} block, summary`;
       assert.equal(ts[arch].outcome, es[arch].outcome, `${where}, outcome`);
       assert.ok(!differs(es[arch].heldout_loss, ts[arch].heldout_loss, STEP_REL), `${where}, heldout_loss`);
@@ -146,7 +155,16 @@ for (const block of Object.keys(RUNS)) {
         );
       });
     }
-    assert.ok(compared > 500, `${block}: only ${compared} numbers compared`);
+    assert.ok(compared > (archsOf(block).length > 1 ? 500 : 150), `${block}: only ${compared} numbers compared`);
+    if (block.startsWith('attn_res')) {
+      const K = 6 / (block.includes('mlp') ? 2 : 1);
+      const N = block.includes('4-block') ? 4 : 2;
+      const rows = engine.at(-1).summary.attn_res.attn_res;
+      assert.equal(rows.length, K, `${block}: a row per unit`);
+      // row k - 1 over h_0 and blocks 1..B(k), B(k) = floor((k - 1) N / K) + 1
+      rows.forEach((row, r) => assert.equal(row.length, Math.floor((r * N) / K) + 2, `${block}: row ${r}`));
+      assert.equal(rows.at(-1).length, N + 1, `${block}: the final norm reads h_0 and the ${N} blocks`);
+    }
   });
 }
 

@@ -46,6 +46,7 @@ const SAMPLES = {
   hc_streams: [1, 3, 16],
   sinkhorn_iters: [1, 5, 100],
   ngpt_alpha: [0.001, 0.2, 1],
+  attn_res_blocks: [1, 4, 256],
   mode: ['quiz'],
   charts: [['grad'], ['stream', 'update']],
   controls: [
@@ -173,6 +174,7 @@ const HOSTILE = [
   ['#hc_streams=0', 'hc_streams', /^out of range \(allowed 1\.\.16\); the default is used$/],
   ['#hc_streams=2.5', 'hc_streams', /not a whole number/],
   ['#sinkhorn_iters=101', 'sinkhorn_iters', /^out of range \(allowed 1\.\.100\); the default is used$/],
+  ['#attn_res_blocks=257', 'attn_res_blocks', /^out of range \(allowed 0\.\.256\); the default is used$/],
   ['#pass_mark=120', 'pass_mark', /^out of range \(allowed 0\.\.100\); the default is used$/],
   ['#pass_mark=-1', 'pass_mark', /out of range \(allowed 0\.\.100\)/],
   ['#pass_mark=62.5', 'pass_mark', /not a whole number/],

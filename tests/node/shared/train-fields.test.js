@@ -93,6 +93,7 @@ const SAMPLE = {
   hc_streams: 3,
   sinkhorn_iters: 7,
   ngpt_alpha: 0.2,
+  attn_res_blocks: 2,
   positions: 'sinusoidal',
   final_norm: 'rmsnorm',
   optimizer: 'sgd',
@@ -183,6 +184,7 @@ test('hostile and invalid values in a link fall back to the default, each named 
     ['dyt_alpha', '11'],
     ['hc_streams', '0'],
     ['sinkhorn_iters', '101'],
+    ['attn_res_blocks', '-1'],
     ['qk_norm', 'cosine'],
   ];
   for (const [key, raw] of cases) {

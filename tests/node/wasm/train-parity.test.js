@@ -196,3 +196,34 @@ test(`BatchNorm on padded reverse trains in wasm as natively, to ${TOL} relative
     tr.delete();
   }
 });
+
+test(`attn_res in 2 and 3 blocks (Block AttnRes) trains in wasm as natively, to ${TOL} relative, unlike Full below K`, () => {
+  for (const [name, base] of [
+    ['transformer', SETTINGS['transformer blocks, reverse, gelu']],
+    ['MLP', SETTINGS['MLP blocks, copy, tanh, sgd']],
+  ])
+    for (const N of [2, 3]) {
+      const settings = { ...base, attn_res_blocks: N };
+      const lines = compareTraining(settings, ['attn_res']);
+      console.log(`${name} blocks, attn_res_blocks ${N}: max relative difference wasm vs native\n${lines.join('\n')}`);
+      const tr = rn.trainer({ ...settings, arch: 'attn_res' });
+      assert.equal(tr.config.attn_res_blocks, N);
+      const K = base.depth * (base.block === 'transformer' ? 2 : 1);
+      const rows = tr.attnResWeights();
+      assert.equal(rows.length, K);
+      // row k - 1 over h_0 and blocks 1..B(k), B(k) = floor((k - 1) N / K) + 1, uniform at init
+      rows.forEach((row, r) => {
+        const S = Math.floor((r * N) / K) + 2;
+        assert.equal(row.length, S, `row ${r} has B(k) + 1 weights`);
+        for (const w of row) assert.ok(Math.abs(w - 1 / S) < 1e-6, `row ${r}: ${w} is uniform at init`);
+      });
+      const last = tr.step(settings.steps).at(-1).train_loss;
+      tr.delete();
+      const full = rn.trainer({ ...base, arch: 'attn_res' });
+      const fullLast = full.step(base.steps).at(-1).train_loss;
+      full.delete();
+      // N below the K units reaches the trainer; N = K (3 MLP units) is Full AttnRes to the bit
+      if (N < K) assert.notEqual(last, fullLast, 'the blocks reach the trainer');
+      else assert.equal(last, fullLast, 'N = K is Full AttnRes');
+    }
+});

@@ -165,6 +165,16 @@ const CONFIGS = {
     ngpt_alpha: 0.2,
   },
   'nGPT: MLP blocks, s_v on the activation input': { arch: ['ngpt', 'pre_ln'], depth: 24, activation: 'gelu' },
+  'Block AttnRes: MLP blocks, 24 units in 5 blocks': { arch: ['attn_res', 'pre_rms'], depth: 24, attn_res_blocks: 5 },
+  'Block AttnRes: transformer blocks, 20 units in 3 blocks': {
+    arch: ['attn_res'],
+    block: 'transformer',
+    depth: 10,
+    width: 32,
+    tokens: 6,
+    heads: 4,
+    attn_res_blocks: 3,
+  },
 };
 
 for (const [name, config] of Object.entries(CONFIGS)) {

@@ -59,7 +59,9 @@ function createMatrix(box, { name, colours, words }) {
   let width = 0;
 
   const L = () => rows.length;
-  const side = () => Math.max(2, Math.min(CELL_MAX, (width - MARGIN.left - MARGIN.right) / Math.max(1, L() + 1)));
+  // columns: h_0 and the longest row's sources (L + 1 when row r holds r + 2 weights)
+  const cols = () => Math.max(1, ...rows.map((row) => row.length));
+  const side = () => Math.max(2, Math.min(CELL_MAX, (width - MARGIN.left - MARGIN.right) / cols()));
   const x0 = (j) => MARGIN.left + j * side();
   const y0 = (r) => MARGIN.top + r * side();
 
@@ -100,7 +102,7 @@ function createMatrix(box, { name, colours, words }) {
     for (const r of ticks(L())) ctx.fillText(String(r + 1), MARGIN.left - 5, y0(r) + s / 2);
     ctx.textBaseline = 'top';
     ctx.textAlign = 'center';
-    for (const j of ticks(L() + 1)) ctx.fillText(j === 0 ? 'h\u2080' : String(j), x0(j) + s / 2, y0(L()) + 4);
+    for (const j of ticks(cols())) ctx.fillText(colLabel(words, j), x0(j) + s / 2, y0(L()) + 4);
   }
 
   function describe() {
@@ -146,7 +148,7 @@ function createMatrix(box, { name, colours, words }) {
     e.preventDefault();
     pointer = false;
     if (e.key === 'Escape') return pick(null);
-    const next = cell ? { ...cell } : { r: L() - 1, j: L() };
+    const next = cell ? { ...cell } : { r: L() - 1, j: rows[L() - 1].length - 1 };
     if (cell) {
       if (e.key === 'ArrowLeft') next.j--;
       if (e.key === 'ArrowRight') next.j++;
@@ -154,9 +156,9 @@ function createMatrix(box, { name, colours, words }) {
       if (e.key === 'ArrowDown') next.r++;
     }
     if (e.key === 'Home') next.j = 0;
-    if (e.key === 'End') next.j = next.r + 1;
     next.r = Math.max(0, Math.min(L() - 1, next.r));
-    next.j = Math.max(0, Math.min(next.r + 1, next.j));
+    if (e.key === 'End') next.j = rows[next.r].length - 1;
+    next.j = Math.max(0, Math.min(rows[next.r].length - 1, next.j));
     pick(next);
   });
   const ro = new ResizeObserver(([entry]) => {
@@ -206,21 +208,26 @@ function createSignedLegend(box, title) {
   };
 }
 
-/** One run's weights as numbers: a row per block (or unit), a column per earlier layer. */
-function weightsTable(rows, key, rowHead) {
-  const L = rows.length;
+/** Column j's label: h_0, the source's number, or the words' own (Block AttnRes's groups). */
+function colLabel(words, j) {
+  return words.colLabel?.(j) ?? (j === 0 ? 'h\u2080' : String(j));
+}
+
+/** One run's weights as numbers: a row per block (or unit), a column per earlier layer (or group). */
+function weightsTable(rows, key, words) {
+  const cols = Math.max(1, ...rows.map((row) => row.length));
   const th = (text) => el('th', { scope: 'col' }, text);
   const head = el(
     'thead',
     {},
-    el('tr', {}, th(rowHead), th('h\u2080'), ...Array.from({ length: L }, (_, j) => th(String(j + 1)))),
+    el('tr', {}, th(words.rowHead), ...Array.from({ length: cols }, (_, j) => th(colLabel(words, j)))),
   );
   const body = rows.map((row, i) =>
     el(
       'tr',
       {},
       el('th', { scope: 'row' }, String(i + 1)),
-      Array.from({ length: L + 1 }, (_, j) => el('td', {}, j < row.length ? fmtPlain(row[j]) : '')),
+      Array.from({ length: cols }, (_, j) => el('td', {}, j < row.length ? fmtPlain(row[j]) : '')),
     ),
   );
   return el('table', { class: 'readout-table learned-dwa-table', 'data-run': key }, head, el('tbody', {}, body));
@@ -273,7 +280,7 @@ export function createDwaView(
       numbers.replaceChildren(
         ...runs.flatMap((r) => [
           el('p', { class: 'heatmap-name' }, r.label),
-          weightsTable(r.rows, r.key, (r.words ?? DWA_WORDS).rowHead),
+          weightsTable(r.rows, r.key, r.words ?? DWA_WORDS),
         ]),
       );
     },

@@ -55,6 +55,7 @@ export const PRESENTATION = {
   hc_streams: { label: 'HC streams n', section: 'model', archs: ['hyper', 'mhc'] },
   ngpt_alpha: { label: 'nGPT α init', section: 'model', step: 0.01, archs: ['ngpt'] },
   sinkhorn_iters: { label: 'mHC Sinkhorn iterations', section: 'model', archs: ['mhc'] },
+  attn_res_blocks: { label: 'AttnRes blocks N (0: Full)', section: 'model', archs: ['attn_res'] },
 };
 
 /**

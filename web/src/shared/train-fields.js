@@ -44,6 +44,7 @@ export const TRAIN_PRESENTATION = {
   hc_streams: { ...PRESENTATION.hc_streams, section: 'model' },
   ngpt_alpha: { ...PRESENTATION.ngpt_alpha, section: 'model' },
   sinkhorn_iters: { ...PRESENTATION.sinkhorn_iters, section: 'model' },
+  attn_res_blocks: { ...PRESENTATION.attn_res_blocks, section: 'model' },
   expansion: { ...PRESENTATION.expansion, section: 'model', more: true },
   activation: { ...PRESENTATION.activation, section: 'model', more: true },
   init: { ...PRESENTATION.init, section: 'model', more: true },

@@ -90,7 +90,7 @@ export function createLearned(section, { colours }) {
   const attnSub = el(
     'p',
     { class: 'hint' },
-    'Row k: the softmax weights with which the input of unit k + 1 (the last row: the final norm\u2019s) takes of the embedding h\u2080 (left) and of the outputs of units 1..k, averaged over the held-out tokens; each row sums to 1. A transformer block has two units, attention then MLP. At initialization row k is 1/(k + 1) throughout.',
+    'Row k: the softmax weights with which the input of unit k + 1 (the last row: the final norm\u2019s) takes of the embedding h\u2080 (left) and of the outputs of units 1..k, averaged over the held-out tokens; each row sums to 1. A transformer block has two units, attention then MLP. At initialization row k is 1/(k + 1) throughout. Under Block AttnRes (AttnRes blocks N from 1 to one less than the number of units) the units form N groups g1..gN of consecutive units, each read as its summed outputs: row k takes of h\u2080, the whole groups before unit k\u2019s and the sum of unit k\u2019s group up to unit k, each 1/(number of sources) at initialization.',
   );
   const attnBox = el('div', { class: 'learned-dwa', id: 'train-learned-attn-res' }, attnTitle, attnSub);
   const attn = createDwaView(attnBox, {
@@ -133,7 +133,7 @@ export function createLearned(section, { colours }) {
         key: r.key,
         label: r.look.label,
         rows: r.attnResWeights,
-        words: attnResWords(r.attnResWeights.length, r.config?.depth ?? r.attnResWeights.length),
+        words: attnResWords(r.attnResWeights.length, r.config?.depth ?? r.attnResWeights.length, r.attnResWeights),
       })),
     );
     gatesCaptions.replaceChildren(...gated.map((r) => el('li', {}, gatesCaption(r.look.label, r.gates, depthOf(r)))));

@@ -165,7 +165,15 @@ function readSetting(k, v, at) {
  * file without one was saved before it existed and ran at its default (the
  * engine reads a state blob without it the same way), so it reads as that.
  */
-export const SINCE_VERSION_1 = ['mix_fraction', 'dyt_alpha', 'qk_norm', 'hc_streams', 'sinkhorn_iters', 'ngpt_alpha'];
+export const SINCE_VERSION_1 = [
+  'mix_fraction',
+  'dyt_alpha',
+  'qk_norm',
+  'hc_streams',
+  'sinkhorn_iters',
+  'ngpt_alpha',
+  'attn_res_blocks',
+];
 
 /** The settings, every training field, each read back through the lab's field table. */
 function readConfig(c) {

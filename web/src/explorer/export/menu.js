@@ -19,12 +19,12 @@ export const EXPORTS = [
   { key: 'json', label: 'Numbers and config as JSON' },
 ];
 
-/** One line naming the config, for the images (each architecture's own field only where it is drawn: Mix-LN's share, DyT's alpha_0, HC's n, mHC's iterations, nGPT's alpha). */
+/** One line naming the config, for the images (each architecture's own field only where it is drawn: Mix-LN's share, DyT's alpha_0, HC's n, mHC's iterations, nGPT's alpha, AttnRes's blocks). */
 export function configLine(c) {
   const qk = c.qk_norm === 'layernorm' ? ', QK-norm' : '';
   const block =
     c.block === 'transformer' ? ` \u00b7 transformer, ${c.heads} heads${c.causal ? ', causal' : ''}${qk}` : '';
-  const own = ['mix_fraction', 'dyt_alpha', 'hc_streams', 'sinkhorn_iters', 'ngpt_alpha']
+  const own = ['mix_fraction', 'dyt_alpha', 'hc_streams', 'sinkhorn_iters', 'ngpt_alpha', 'attn_res_blocks']
     .filter((k) => CONFIG_FIELDS[k] && fieldApplies(CONFIG_FIELDS[k], c))
     .map((k) => ` \u00b7 ${CONFIG_FIELDS[k].label} ${c[k]}`)
     .join('');
