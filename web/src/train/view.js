@@ -67,7 +67,7 @@ const CHARTS = [
   [
     'gain',
     'Composite gain of the stream mixing',
-    'the product of every unit\u2019s mixing matrix over depth: largest absolute row sum (forward, thick) and column sum (backward, thin), linear; grey: 1',
+    'the mixing matrices multiplied over depth: largest absolute row sum (forward, thick), column sum (backward, thin); grey: 1',
   ],
 ];
 
