@@ -183,6 +183,9 @@ export function labParts() {
     gateRows: [...root.querySelectorAll('#train-learned-gates tbody tr')].map(inner),
     gateLines: [...root.querySelectorAll('#train-learned-gates-caption li')].map(inner),
     heat,
+    // the line charts only some runs have: the largest logit (transformer blocks), the composite gain (HC, mHC)
+    logitChart: inner(q('#train-figure-logit')),
+    gainChart: inner(q('#train-figure-gain')),
     runs: Object.keys(window.__resnormTrain.runs).length,
     archs: Object.values(window.__resnormTrain.runs).map((r) => r.arch),
     preset: window.__resnormTrain.preset,
@@ -267,7 +270,8 @@ const denseOf = (m) => m.archs.filter((a) => a === 'dwa').length;
 const gatedOf = (m) => m.archs.filter((a) => a === 'rezero' || a === 'layerscale').length;
 const heatRows = (m) => sum(m.heat.map((h) => h.row * Math.ceil(m.runs / h.cols)));
 /** What a lab's runs add: readout rows, the verdict or comparison, sentences, learned weights and gates, heatmap rows. */
-const runsPart = (m) => sum(m.rows) + m.paper + (m.comparison?.ext ?? 0) + m.afterRuns + m.learned + heatRows(m);
+const runsPart = (m) =>
+  sum(m.rows) + m.paper + (m.comparison?.ext ?? 0) + m.afterRuns + m.learned + heatRows(m) + m.logitChart + m.gainChart;
 
 /** The lab's table for one width from its cases' measures. */
 function fitLab(ms) {
@@ -316,6 +320,9 @@ function fitLab(ms) {
   p.learned = up(max(own.filter((m) => m.learned).map((m) => m.learned - m.dwa - m.gates)));
   p.heatCols = max(own.flatMap((m) => m.heat.map((h) => h.cols)));
   p.heatRow = up(max(own.flatMap((m) => m.heat.map((h) => h.row))));
+  // the charts only some runs have, from any case that shows them (a claim's: no own run mixes streams)
+  p.logitChart = up(max(ms.map((m) => m.logitChart)));
+  p.gainChart = up(max(ms.map((m) => m.gainChart)));
   // the frame, from the reader's own runs: a claim's runs may add to it (a note over the loss
   // chart for a run that diverged), and count with its runs
   Object.assign(

@@ -141,7 +141,7 @@ test('embed.html and <resnorm-train> on a host page at a sub-path, under the str
   assert.equal(run.run.lr, 0.002);
   assert.equal(run.run.task, 'copy');
   assert.deepEqual(run.steps, [12, 12]);
-  assert.equal(run.canvases, 3);
+  assert.equal(run.canvases, 4, 'the loss, gradient norm, learning rate and (transformer blocks) largest logit');
   assert.equal(run.heatmaps, 4);
   assert.equal(run.points, 6);
   assert.deepEqual(await violations(page), []);

@@ -180,8 +180,10 @@ test('each export holds the page\u2019s numbers; the buttons wait for a logged s
       }
     // the legend's ticks: the page's, or (the SVG being wider) a superset of them
     for (const t of h.legends.grad_norm) assert.ok(ticks.includes(t), `tick ${t} in ${ticks}`);
-    // one path or dot per series per chart: 2 loss series and 1 gradient series per arch, and the learning rate
-    assert.equal((text.match(/data-series="1"/g) ?? []).length, 3 * h.archs.length + 1);
+    // one path or dot per series per chart: 2 loss series, 1 gradient series and (transformer blocks) 1
+    // largest-logit series per arch, and the learning rate
+    assert.equal(h.config.block, 'transformer');
+    assert.equal((text.match(/data-series="1"/g) ?? []).length, 4 * h.archs.length + 1);
 
     // the keyboard: Tab from Reset reaches the exports, Enter downloads
     await page.focus('#train-reset');

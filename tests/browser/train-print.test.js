@@ -3,7 +3,9 @@
 // claim's five, some stopped once trained, each with its verdict; the Late layers claim's
 // twelve, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
 // the Warmup claim) is at most two pages, in order: the title and the introduction, the
-// settings as text with their link, the readout, the three line charts, the claim,
+// settings as text with their link, the readout, the line charts (the loss and gradient norm at
+// the page's width, then in one row the learning rate and, with transformer blocks, the largest
+// attention logit and, with Hyper-Connections or mHC, the composite gain), the claim,
 // its verdict and caption, the heatmaps. Under print media no control is visible, no text lies over
 // another, every line chart and heatmap is drawn at its printed size inside the page's width,
 // and the charts' step axes reach the last step; the paper is light. After the print the
@@ -115,19 +117,24 @@ const printedLayout = (page) =>
       theme: document.documentElement.dataset.theme,
       body: getComputedStyle(document.body).backgroundColor,
       left: document.querySelector('main').getBoundingClientRect().left,
-      charts: ['loss', 'grad', 'lr'].map((key) => {
-        const box = document.getElementById(`train-chart-${key}`);
-        const canvas = box.querySelector('canvas');
-        return {
-          key,
-          box: rect(box),
-          canvas: rect(canvas),
-          plot: rect(box.querySelector('.u-over')),
-          inked: inked(canvas),
-          lastStep: hook.plotted[key].x.at(-1),
-          xRange: hook.plotted[key].xRange,
-        };
-      }),
+      row: ['lr', 'logit', 'gain'].filter((key) => !document.getElementById(`train-figure-${key}`).hidden),
+      block: hook.config.block,
+      archs: Object.values(hook.runs).map((r) => r.arch),
+      charts: ['loss', 'grad', 'lr', 'logit', 'gain']
+        .filter((key) => !document.getElementById(`train-figure-${key}`).hidden)
+        .map((key) => {
+          const box = document.getElementById(`train-chart-${key}`);
+          const canvas = box.querySelector('canvas');
+          return {
+            key,
+            box: rect(box),
+            canvas: rect(canvas),
+            plot: rect(box.querySelector('.u-over')),
+            inked: inked(canvas),
+            lastStep: hook.plotted[key].x.at(-1),
+            xRange: hook.plotted[key].xRange,
+          };
+        }),
       maps: [...document.querySelectorAll('.heatmap')].map((box) => {
         const canvas = box.querySelector('canvas');
         return { box: rect(box), canvas: rect(canvas), inked: inked(canvas) };
@@ -202,7 +209,13 @@ for (const c of CASES)
       await labDrawn(page);
       await layoutSettled(page, '#lab');
       const shown = await printedLayout(page);
-      const sizes = labPrintSizes(shown.runs);
+      const sizes = labPrintSizes(shown.runs, shown.row);
+      // with transformer blocks the largest logit beside the learning rate; the gain with HC or mHC
+      assert.deepEqual(shown.row, [
+        'lr',
+        ...(shown.block === 'transformer' ? ['logit'] : []),
+        ...(shown.archs.some((a) => a === 'hyper' || a === 'mhc') ? ['gain'] : []),
+      ]);
       const right = shown.left + sizes.width + 0.5;
       assert.equal(shown.theme, 'light');
       assert.equal(shown.body, 'rgb(255, 255, 255)');

@@ -138,7 +138,8 @@ test('a short run from a link completes, with every logged point on the loss cha
     assert.equal(h.progress.total, 40);
     assert.equal(await page.locator('.run-bar-progress').evaluate((p) => p.value / p.max), 1);
     assert.match(await page.locator('.run-stats').textContent(), /done .*40 of 40 steps/);
-    assert.equal(await page.locator('.train-chart canvas').count(), 3);
+    // transformer blocks: the largest attention logit beside the loss, gradient norm and learning rate
+    assert.equal(await page.locator('.train-chart canvas').count(), 4);
     await page.screenshot({ path: `${SHOTS}/train-desktop.png`, fullPage: true });
     assert.deepEqual(page.problems, []);
     await page.context().close();

@@ -223,9 +223,16 @@ test('the SVG draws every heatmap cell with its value, the legends with ticks, a
   assert.ok(svg.includes('not finite (diverged)') && svg.includes('exactly 0') && svg.includes('not run (yet)'));
   assert.ok(svg.includes('diverged at step 3'));
   // a series per run per loss line, per run for the gradient norm, and per run for the learning rate:
-  // the engine's schedule and the broken run's 0.5 differ, so neither is drawn for the other
-  assert.equal((svg.match(/data-series="1"/g) ?? []).length, 3 * 2 + 2);
-  const lrChart = svg.slice(svg.indexOf('<g class="chart chart-lr">'), svg.indexOf('class="heat-tick"'));
+  // the engine's schedule and the broken run's 0.5 differ, so neither is drawn for the other; and the
+  // largest logit of the engine's run (transformer blocks; the broken run has no config: it logs none)
+  assert.equal((svg.match(/data-series="1"/g) ?? []).length, 3 * 2 + 2 + 1);
+  const logitChart = svg.slice(svg.indexOf('<g class="chart chart-logit">'), svg.indexOf('class="heat-tick"'));
+  assert.deepEqual(
+    [...logitChart.matchAll(/data-series="1" data-run="(\w+)"/g)].map((m) => m[1]),
+    ['post_ln'],
+  );
+  assert.ok(!svg.includes('chart-gain'), 'no run mixes streams: no gain chart');
+  const lrChart = svg.slice(svg.indexOf('<g class="chart chart-lr">'), svg.indexOf('<g class="chart chart-logit">'));
   assert.deepEqual(
     [...lrChart.matchAll(/data-series="1" data-run="(\w+)"/g)].map((m) => m[1]),
     ['post_ln', 'pre_ln'],

@@ -11,11 +11,13 @@ import {
   finiteValues,
   heatColumns,
   lineSeries,
+  nonfiniteSteps,
   logValues,
   medianSeed,
   seedsRun,
 } from '../../../web/src/train/series.js';
 import { stepTicks } from '../../../web/src/train/heatmap.js';
+import { fade } from '../../../web/src/train/charts.js';
 import { cellText } from '../../../web/src/shared/heat-cells.js';
 import { stepValue } from '../../../web/src/train/readout.js';
 import { durationText } from '../../../web/src/train/progress.js';
@@ -90,28 +92,52 @@ test('the line series share one step axis; each run\u2019s numbers sit at the st
   assert.deepEqual(finiteValues(d.series.pre_ln.train_loss), [0.5, undefined, 0.25, 1 / 6]);
   assert.deepEqual(finiteValues(d.series.post_ln.heldout_loss), [1, null, null, null]);
   assert.deepEqual(d.logged, { post_ln: 2, pre_ln: 3 });
-  assert.deepEqual(lineSeries([{ arch: 'plain', logs: [] }]), {
+  const keys = [
+    'train_loss',
+    'heldout_loss',
+    'heldout_accuracy',
+    'grad_norm_global',
+    'lr',
+    'max_logit',
+    'hc_gain_fwd',
+    'hc_gain_bwd',
+  ];
+  // an MLP run logs no largest logit and (not HC or mHC) no composite gain
+  assert.deepEqual(lineSeries([{ arch: 'plain', config: { block: 'mlp' }, logs: [] }]), {
     x: [],
     lr: [],
     lrShared: true,
     at: { plain: [] },
     logged: { plain: 0 },
     bands: {},
-    series: {
-      plain: Object.fromEntries(
-        [
-          'train_loss',
-          'heldout_loss',
-          'heldout_accuracy',
-          'grad_norm_global',
-          'lr',
-          'max_logit',
-          'hc_gain_fwd',
-          'hc_gain_bwd',
-        ].map((k) => [k, []]),
-      ),
+    has: {
+      plain: Object.fromEntries(keys.map((k) => [k, !['max_logit', 'hc_gain_fwd', 'hc_gain_bwd'].includes(k)])),
     },
+    series: { plain: Object.fromEntries(keys.map((k) => [k, []])) },
   });
+});
+
+test('which runs log the largest logit (transformer blocks) and the composite gain (HC, mHC); where a line is not finite', () => {
+  const has = (arch, block) => lineSeries([{ arch, config: { block }, logs: [] }]).has[arch];
+  assert.equal(has('pre_ln', 'transformer').max_logit, true);
+  assert.equal(has('pre_ln', 'mlp').max_logit, false);
+  for (const arch of ['hyper', 'mhc'])
+    for (const block of ['mlp', 'transformer']) {
+      assert.equal(has(arch, block).hc_gain_fwd, true, `${arch} ${block}`);
+      assert.equal(has(arch, block).hc_gain_bwd, true);
+    }
+  assert.equal(has('pre_ln', 'transformer').hc_gain_fwd, false);
+  assert.equal(has('post_ln', 'transformer').heldout_loss, true);
+  const d = lineSeries([
+    { arch: 'pre_ln', config: { block: 'transformer' }, logs: [log(2, { max_logit: 3 }), log(4, { max_logit: 5 })] },
+    {
+      arch: 'post_ln',
+      config: { block: 'transformer' },
+      logs: [log(2, { max_logit: 4 }), log(4, { max_logit: NaN }), log(6, { max_logit: Infinity })],
+    },
+  ]);
+  assert.deepEqual(nonfiniteSteps(d, ['pre_ln', 'post_ln'], 'max_logit'), [{ key: 'post_ln', step: 4, count: 2 }]);
+  assert.deepEqual(nonfiniteSteps(d, ['pre_ln'], 'max_logit'), []);
 });
 
 test('a run on several seeds: its median at each step, a band from the lowest seed to the highest, non-finite left out and counted', () => {
@@ -217,4 +243,11 @@ test('the numbers table: every logged step while they fit, then one in k (1, 2, 
     for (let p = 1; p < idx.length - 1; p++) assert.equal(idx[p] - idx[p - 1], k, `${n}: row ${p}`);
     if (idx.length > 1) assert.ok(idx.at(-1) - idx.at(-2) <= k, `${n}: the latest within k of the row before`);
   }
+});
+
+test('a colour faded for a band or a thin line: #rrggbb and #rgb (the built CSS writes #00ff00 as #0f0)', () => {
+  assert.equal(fade('#0f0', 0.16), 'rgba(0, 255, 0, 0.16)');
+  assert.equal(fade('#00ff00', 0.16), 'rgba(0, 255, 0, 0.16)');
+  assert.equal(fade('#4B0078'), 'rgba(75, 0, 120, 0.55)');
+  assert.equal(fade('rgb(1, 2, 3)'), 'rgb(1, 2, 3)', 'any other form as it is');
 });

@@ -151,7 +151,11 @@ function comparisonHeight(p, runs) {
   return p.comparisonFrame + p.line * Math.ceil(chars / p.lineChars);
 }
 
-/** What the reader's own runs add: a readout row, a sentence and two heatmaps each, the comparison's line, learned weights and gates. */
+/**
+ * What the reader's own runs add: a readout row, a sentence and two heatmaps each, the comparison's
+ * line, learned weights and gates, and the line charts only some runs have: the largest attention
+ * logit (transformer blocks) and the composite gain of the stream mixing (Hyper-Connections, mHC).
+ */
 function ownRunsHeight(p, config, runs) {
   const n = runs.length;
   const dense = runs.filter((r) => r.arch === 'dwa').length;
@@ -160,7 +164,11 @@ function ownRunsHeight(p, config, runs) {
   const units = config.depth * (config.block === 'transformer' ? 2 : 1);
   const gates = gated ? p.gates + p.gateLine * gated + p.gateRow * units : 0;
   const learned = dense || gated ? p.learned + p.dwa * dense + gates : 0;
+  const logit = config.block === 'transformer' ? p.logitChart : 0;
+  const gain = runs.some((r) => r.arch === 'hyper' || r.arch === 'mhc') ? p.gainChart : 0;
   return (
+    logit +
+    gain +
     runs.reduce((h, r) => h + ofArch(p.readoutRow, r.arch), 0) +
     comparisonHeight(p, runs) +
     p.afterRun * n +

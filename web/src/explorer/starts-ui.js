@@ -1,11 +1,12 @@
 // Starting-point buttons: the main row is built from STARTS; any element with
 // data-start="<key>" elsewhere (the explanations) applies that starting point
 // too and brings the charts into view. A button is pressed while its starting
-// point is shown.
+// point is shown, and the line under the row says what that starting point
+// shows at initialization (its `caption`, when it has one).
 import { STARTS, startConfig } from './starts.js';
 import { sameConfig } from '../shared/state.js';
 import { sortArchs } from '../shared/archs.js';
-import { setAttr } from '../shared/dom.js';
+import { el, setAttr, setText } from '../shared/dom.js';
 
 export function createStarts({ store, charts }) {
   const row = document.getElementById('starts');
@@ -19,6 +20,8 @@ export function createStarts({ store, charts }) {
       return b;
     }),
   );
+  const caption = el('p', { class: 'hint start-caption', id: 'start-caption', 'aria-live': 'polite', hidden: true });
+  row.after(caption);
   // arch in the store's order, so a starting point compares equal to what it set
   const configs = Object.fromEntries(
     STARTS.map((p) => {
@@ -42,6 +45,9 @@ export function createStarts({ store, charts }) {
       const c = configs[b.dataset.start];
       setAttr(b, 'aria-pressed', String(!!c && sameConfig(c, config)));
     }
+    const shown = STARTS.find((p) => p.caption && sameConfig(configs[p.key], config));
+    setText(caption, shown?.caption ?? '');
+    caption.hidden = !shown;
   };
   store.subscribe(mark);
   mark(store.get());

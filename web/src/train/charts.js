@@ -1,14 +1,19 @@
 // The lab's line charts on one step axis (0 to the run's steps), with one
 // synced cursor: the loss (held-out and training, log scale, with the task's
-// chance and optimal losses), the global gradient norm (log scale) and the
-// learning rate. Instances are reused (setData) while the architectures and
-// the theme stay the same. A run that stopped at a non-finite step gets a
-// dashed vertical line there in its colour (the view says the step in words).
-// A run on several seeds (series.js's seedsRun) is drawn as its median over
-// the seeds with a band from the lowest seed to the highest, in the loss and
-// gradient-norm charts.
+// chance and optimal losses), the global gradient norm (log scale), the
+// learning rate, and two numbers only some runs log: the largest attention
+// logit (log scale; runs with transformer blocks) and the composite gain of
+// the stream mixing over depth (forward and backward, linear, with a line at
+// 1; Hyper-Connections and mHC runs). A chart draws only the runs that log its
+// number, and a chart no run logs is hidden (its figure), not drawn empty.
+// Instances are reused (setData) while the architectures and the theme stay
+// the same. A run that stopped at a non-finite step gets a dashed vertical
+// line there in its colour (the view says the step in words). A run on
+// several seeds (series.js's seedsRun) is drawn as its median over the seeds
+// with a band from the lowest seed to the highest, in every chart but the
+// learning rate's.
 //
-//   const charts = createLineCharts({ els: {loss, grad, lr}, palette, onCursor });
+//   const charts = createLineCharts({ els: {loss, grad, lr, logit, gain}, palette, onCursor });
 //   charts.update({ data, archs, xMax, task, diverged, theme });
 import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { fmtValue } from '../shared/format.js';
@@ -21,7 +26,10 @@ let instances = 0;
 /** Step tick increments (uPlot picks the first that leaves room): 1-2-5 up to a million. */
 const STEP_INCRS = [1, 2, 5].flatMap((m) => [1, 10, 100, 1000, 1e4, 1e5].map((p) => m * p)).sort((a, b) => a - b);
 
-/** The charts, each {key, title, log, series(archs, pal), values(data, archs)}. */
+/**
+ * The charts, each {log, series(archs, pal, look, shared), values(data, archs), logs: the line key a
+ * run must log to be drawn (series.js's logsKey; absent: every run), refs: reference levels}.
+ */
 const CHARTS = {
   loss: {
     log: true,
@@ -49,18 +57,46 @@ const CHARTS = {
             .map((a) => ({ label: `${a.label} learning rate`, stroke: pal.arch[a.arch], width: 1.5, dash: a.dash })),
     values: (d, archs) => (d.lrShared ? [d.lr] : archs.map((a) => d.series[a].lr)),
   },
+  logit: {
+    log: true,
+    logs: 'max_logit',
+    series: (archs, pal, look) =>
+      archs
+        .map(look)
+        .map((a) => ({ label: `${a.label} largest logit`, stroke: pal.arch[a.arch], width: 2, dash: a.dash })),
+    values: (d, archs) => archs.map((a) => d.series[a].max_logit),
+  },
+  gain: {
+    log: false,
+    logs: 'hc_gain_fwd',
+    series: (archs, pal, look) =>
+      archs.map(look).flatMap((a) => [
+        { label: `${a.label} forward gain`, stroke: pal.arch[a.arch], width: 2, dash: a.dash },
+        { label: `${a.label} backward gain`, stroke: fade(pal.arch[a.arch]), width: 1 },
+      ]),
+    values: (d, archs) => archs.flatMap((a) => [d.series[a].hc_gain_fwd, d.series[a].hc_gain_bwd]),
+    // a gain of 1: the mixing neither amplifies nor shrinks the streams
+    refs: [{ at: 1, label: 'gain 1', dash: [6, 5] }],
+  },
 };
 
-/** A colour at `alpha` opacity (55%: the training loss, behind the held-out one). */
+/** The runs of `archs` chart `key` draws: those that log its number (lineSeries's `has`). */
+export const chartRuns = (key, archs, data) =>
+  CHARTS[key].logs ? archs.filter((a) => data.has?.[a]?.[CHARTS[key].logs]) : archs;
+
+/**
+ * A colour at `alpha` opacity (55%: the training loss, behind the held-out one): #rrggbb or #rgb (the
+ * built CSS writes a colour such as #00ff00 short).
+ */
 export function fade(color, alpha = 0.55) {
-  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  const m = /^#(?:([0-9a-f]{6})|([0-9a-f]{3}))$/i.exec(color);
   if (!m) return color;
-  const n = parseInt(m[1], 16);
+  const n = parseInt(m[1] ?? [...m[2]].map((c) => c + c).join(''), 16);
   return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
 }
 
 /** The number each chart draws as a band over the seeds of a run on several (series.js's BAND_KEYS). */
-const BANDED = { loss: 'heldout_loss', grad: 'grad_norm_global' };
+const BANDED = { loss: 'heldout_loss', grad: 'grad_norm_global', logit: 'max_logit', gain: 'hc_gain_fwd' };
 
 /** The runs of `archs` chart `key` draws with a band: those on several seeds (`bands`, lineSeries's). */
 const bandedRuns = (key, archs, bands) => (BANDED[key] ? archs.filter((a) => bands?.[a] > 1) : []);
@@ -128,9 +164,9 @@ function drawMarks(u, view, pal) {
 }
 
 /**
- * els: {loss, grad, lr} containers; palette(): the theme's colours (with
- * `danger`); onCursor(index): the logged step under the pointer (null when it
- * leaves), from any chart.
+ * els: {loss, grad, lr, logit, gain} containers (any of them; each inside its figure, hidden while
+ * no run logs its number); palette(): the theme's colours (with `danger`); onCursor(index): the
+ * logged step under the pointer (null when it leaves), from any chart.
  */
 export function createLineCharts({ els, palette, onCursor = () => {} }) {
   const syncKey = `resnorm-steps-${++instances}`;
@@ -139,7 +175,9 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     el,
     // the least heights drawn: the page's CSS gives more on screen, a printout of many runs (print.js) about this
     host: createChartHost(el, { minHeight: key === 'loss' ? 170 : 100 }),
-    view: null, // {data: [x, ...series], range, refs, marks}
+    figure: el.closest('figure') ?? el,
+    view: null, // {data: [x, ...series], range, refs, marks}; null while hidden
+    runs: [], // the runs' keys it draws
   }));
   let shape = null;
   let last = null;
@@ -189,11 +227,11 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     };
   }
 
-  function viewOf(c, { data, archs, task, diverged }) {
+  function viewOf(c, { data, task, diverged }, archs) {
     const spec = CHARTS[c.key];
     const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
     const plotted = raw.map(spec.log ? logValues : finiteValues);
-    const refs = [];
+    const refs = [...(spec.refs ?? [])];
     if (c.key === 'loss' && task) {
       if (task.chance > 0)
         refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
@@ -205,7 +243,9 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
           below: true,
         });
     }
-    const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
+    const marks = diverged
+      .filter((d) => archs.includes(d.arch))
+      .map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
     const range = yRange(
       plotted,
       refs.map((r) => r.at),
@@ -225,19 +265,28 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     update(next) {
       last = next;
       const pal = palette();
-      for (const c of charts) c.view = viewOf(c, next);
+      for (const c of charts) {
+        c.runs = chartRuns(c.key, next.archs, next.data);
+        c.view = c.runs.length || !CHARTS[c.key].logs ? viewOf(c, next, c.runs) : null;
+      }
       const look = (a) => lookOf(next.looks, a);
       const shared = next.data.lrShared !== false;
       const bands = next.data.bands ?? {};
-      const key = `${next.archs.map((a) => `${a}:${look(a).label}:${bands[a] ?? 1}`).join()}|${next.theme}|${shared}`;
+      const drawn = charts.map((c) => `${c.key}:${c.runs.join('+')}`).join(';');
+      const key = `${next.archs.map((a) => `${a}:${look(a).label}:${bands[a] ?? 1}`).join()}|${drawn}|${next.theme}|${shared}`;
       if (key !== shape) {
         shape = key;
-        for (const c of charts)
-          c.host.draw(() => ({
-            opts: options(c, next.archs, pal, () => last.xMax, look, shared, bands),
-            data: c.view.data,
-          }));
-      } else for (const c of charts) c.host.setData(c.view.data);
+        for (const c of charts) {
+          // the figure shown before the chart is drawn: uPlot sizes it from its box
+          c.figure.hidden = !c.view;
+          if (!c.view) c.host.clear();
+          else
+            c.host.draw(() => ({
+              opts: options(c, c.runs, pal, () => last.xMax, look, shared, bands),
+              data: c.view.data,
+            }));
+        }
+      } else for (const c of charts) if (c.view) c.host.setData(c.view.data);
     },
     /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */
     showIndex(index) {
@@ -246,11 +295,17 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       if (index === null) u.setCursor({ left: -10, top: -10 });
       else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
     },
-    /** What each chart plots (raw values and the plotted ones) and its step axis's range, for the test hook. */
+    /**
+     * What each chart plots, for the test hook: the steps, the runs it draws (their keys, in its
+     * series' order), the raw values and its step axis's range; null for a chart no run logs (hidden).
+     */
     plotted() {
       const range = (u) => (u ? [u.scales.x.min, u.scales.x.max] : null);
       return Object.fromEntries(
-        charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw, xRange: range(c.host.u) }]),
+        charts.map((c) => [
+          c.key,
+          c.view && { x: c.view.data[0], runs: c.runs, raw: c.view.raw, xRange: range(c.host.u) },
+        ]),
       );
     },
     retheme(theme) {

@@ -1,8 +1,11 @@
 // The training lab's charts as one standalone SVG document, drawn from the
 // numbers the page draws: the loss (held-out thick, training thin, log scale,
 // with the task's chance and optimal levels), the global gradient norm (log
-// scale) and the learning rate (one line while every run has the same
-// schedule, else each run's own, as charts.js draws it), on one step axis;
+// scale), the learning rate (one line while every run has the same
+// schedule, else each run's own, as charts.js draws it) and, while some run
+// logs them, the largest attention logit (log scale) and the composite gain
+// of the stream mixing (forward thick, backward thin, with a line at 1), each
+// of the runs that log it (series.js's logsKey), on one step axis;
 // then per metric the heatmaps' legend (the colour bar of their shared log
 // scale with its ticks, and the marks for not finite, exactly 0, after the run
 // stopped and not run) and one layer x step map per run, every cell a rect in
@@ -44,12 +47,53 @@ const LINES = [
   { key: 'loss', title: 'Loss', sub: 'held-out (thick) and training (thin), log scale', log: true },
   { key: 'grad', title: 'Gradient norm', sub: 'of every parameter together, before clipping, log scale', log: true },
   { key: 'lr', title: 'Learning rate', sub: 'of each update, after warmup and the schedule', log: false },
+  {
+    key: 'logit',
+    title: 'Largest attention logit',
+    sub: 'of the step\u2019s batch: the largest |q\u00b7k|/\u221ad\u2095 over blocks and heads, log scale',
+    log: true,
+    logs: 'max_logit',
+  },
+  {
+    key: 'gain',
+    title: 'Composite gain of the stream mixing',
+    sub: 'the mixing matrices multiplied over depth: largest absolute row sum (forward, thick), column sum (backward, thin); grey: 1',
+    log: false,
+    logs: 'hc_gain_fwd',
+  },
 ];
+
+/** The line charts drawn for `data` (lineSeries's): those every run has, and those some run logs. */
+const linesOf = (data) => LINES.filter((spec) => !spec.logs || Object.values(data.has).some((h) => h[spec.logs]));
 
 const rgb = (c) => `rgb(${c.join(',')})`;
 
 /** The series of a line chart: [{values, stroke, width, dash, run}], as charts.js draws them (looks: the runs'). */
 function seriesOf(key, data, looks, pal) {
+  if (key === 'logit')
+    return looks
+      .filter((l) => data.has[l.key].max_logit)
+      .map((l) => ({
+        values: data.series[l.key].max_logit,
+        stroke: pal.arch[l.arch],
+        width: 2,
+        dash: l.dash,
+        run: l.key,
+      }));
+  if (key === 'gain')
+    return looks
+      .filter((l) => data.has[l.key].hc_gain_fwd)
+      .flatMap((l) => [
+        { values: data.series[l.key].hc_gain_fwd, stroke: pal.arch[l.arch], width: 2, dash: l.dash, run: l.key },
+        {
+          values: data.series[l.key].hc_gain_bwd,
+          stroke: pal.arch[l.arch],
+          width: 1,
+          dash: [],
+          opacity: 0.55,
+          run: l.key,
+        },
+      ]);
   if (key === 'lr')
     return data.lrShared !== false
       ? [{ values: data.lr, stroke: pal.text, width: 1.5, dash: [], run: null }]
@@ -83,7 +127,7 @@ function lineChart(spec, { data, looks, pal, xMax, task, diverged }, top) {
     ...s,
     plotted: (spec.log ? logValues : finiteValues)(s.values),
   }));
-  const refs = [];
+  const refs = spec.key === 'gain' ? [{ at: 1, label: 'gain 1', dash: [6, 5] }] : [];
   if (spec.key === 'loss' && task) {
     if (task.chance > 0)
       refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
@@ -135,7 +179,9 @@ function lineChart(spec, { data, looks, pal, xMax, task, diverged }, top) {
     const g = s.opacity ? `<g opacity="${s.opacity}" data-series="1"${run}>` : `<g data-series="1"${run}>`;
     parts.push(g, ...segments(data.x, s.plotted).map((pts) => line(pts, sx, sy, s.stroke, s.width, s.dash)), '</g>');
   }
+  const drawn = new Set(series.map((s) => s.run));
   for (const d of diverged) {
+    if (spec.key !== 'lr' && !drawn.has(d.key)) continue;
     const x = f(sx(d.step));
     parts.push(
       `<line x1="${x}" x2="${x}" y1="${f(y0)}" y2="${f(y1)}" stroke="${esc(pal.arch[d.arch])}" stroke-width="1.25" stroke-dasharray="4 3"/>`,
@@ -278,7 +324,7 @@ export function labToSvg({ config, runs, pal, caption = '' }) {
   const data = lineSeries(runs);
   const diverged = runs
     .filter((r) => r.firstNonfinite !== null && r.firstNonfinite !== undefined)
-    .map((r) => ({ arch: r.arch, step: r.firstNonfinite }));
+    .map((r) => ({ arch: r.arch, key: r.key ?? r.arch, step: r.firstNonfinite }));
   const ctx = { data, looks, pal, xMax: config.steps, task: runs[0]?.task ?? null, diverged };
   const head = 56;
   // each metric's runs with a map, and those without one (a metric only some runs have); none: left out
@@ -293,14 +339,15 @@ export function labToSvg({ config, runs, pal, caption = '' }) {
     0,
   );
   const legendRows = Math.ceil(looks.length / 3);
-  const height = head + LINES.length * CHART_H + heatH + legendRows * LEGEND_ROW + 18;
+  const lines = linesOf(data);
+  const height = head + lines.length * CHART_H + heatH + legendRows * LEGEND_ROW + 18;
   const body = [defs(pal), `<rect width="${W}" height="${height}" fill="${esc(pal.surface)}"/>`];
   body.push(
     `<text x="${M.left}" y="24" font-size="17" font-weight="700" fill="${esc(pal.text)}">resnorm: training, step by step</text>`,
     `<text x="${M.left}" y="44" font-size="12" fill="${esc(pal.muted)}">${esc(caption)}</text>`,
   );
-  LINES.forEach((spec, i) => body.push(lineChart(spec, ctx, head + i * CHART_H)));
-  let top = head + LINES.length * CHART_H;
+  lines.forEach((spec, i) => body.push(lineChart(spec, ctx, head + i * CHART_H)));
+  let top = head + lines.length * CHART_H;
   for (const { metric, info, mapped, without } of metrics) {
     const scale = heatScale(mapped, metric);
     body.push(heatLegend(info, scale, pal, top));

@@ -2,7 +2,9 @@
 // readers always and on screen behind "Show numbers" (the explorer's toggle,
 // shared/numbers-toggle.js): per architecture, the held-out and training
 // loss, held-out accuracy and gradient norm, with transformer blocks the largest
-// attention logit of the step's batch (the engine's max_logit), and the learning
+// attention logit of the step's batch (the engine's max_logit), with
+// Hyper-Connections or mHC runs the composite gain of the stream mixing
+// (hc_gain_fwd and hc_gain_bwd; '—' in the other runs' columns), and the learning
 // rate (one column while every run has the same, else one per run), at most
 // MAX_ROWS + 1 logged steps: every one while they fit, else every k-th
 // (k = 1, 2, 5, 10, 20, 50, ...: the least that fits) and always the latest.
@@ -51,15 +53,25 @@ const cell = (v) => (v === null || v === undefined ? '\u2014' : fmtPlain(v));
 /** The column of the largest attention logit, for runs of transformer blocks (MLP blocks have none). */
 const LOGIT_COLUMN = ['max_logit', 'largest logit'];
 
+/** The columns of the composite gain of the stream mixing, when a run has streams to mix (Hyper-Connections, mHC). */
+const GAIN_COLUMNS = [
+  ['hc_gain_fwd', 'forward gain'],
+  ['hc_gain_bwd', 'backward gain'],
+];
+
 /**
- * Each run's columns: with the largest attention logit when `logits`, and the learning rate when
- * the runs' rates differ (`shared` false).
+ * Each run's columns: with the largest attention logit when `logits`, the composite gain when
+ * `gains`, and the learning rate when the runs' rates differ (`shared` false).
  */
-const columnsOf = (shared, logits) => [
+const columnsOf = (shared, logits, gains = false) => [
   ...COLUMNS,
   ...(logits ? [LOGIT_COLUMN] : []),
+  ...(gains ? GAIN_COLUMNS : []),
   ...(shared ? [] : [['lr', 'learning rate']]),
 ];
+
+/** Run `k`'s text of column `c` at index i: '—' where the run logs no such number (series.js's logsKey). */
+const cellOf = (data, k, c, i) => (data.has?.[k]?.[c] === false ? '\u2014' : cell(data.series[k][c][i]));
 
 export function createLabNumbers(box) {
   const button = el(
@@ -84,12 +96,13 @@ export function createLabNumbers(box) {
   let final = 0; // logged steps every run has finished: their rows are never written again
   let caption = null;
   let logits = false; // whether the runs have attention (transformer blocks): the largest-logit column
+  let gains = false; // whether a run mixes streams (Hyper-Connections, mHC): the composite gain's columns
 
   function build(runs, sig, names, stride, shared) {
     builtFor = { runs, sig, stride };
     shown = [];
     caption = el('caption', {});
-    const columns = columnsOf(shared, logits);
+    const columns = columnsOf(shared, logits, gains);
     const head1 = el(
       'tr',
       {},
@@ -114,7 +127,7 @@ export function createLabNumbers(box) {
     return [
       String(data.x[i]),
       ...(shared ? [cell(data.lr[i])] : []),
-      ...keys.flatMap((k) => columnsOf(shared, logits).map(([c]) => cell(data.series[k][c][i]))),
+      ...keys.flatMap((k) => columnsOf(shared, logits, gains).map(([c]) => cellOf(data, k, c, i))),
     ];
   };
 
@@ -122,7 +135,7 @@ export function createLabNumbers(box) {
     const shared = data.lrShared !== false;
     const [step, ...rest] = texts(data, keys, i);
     const lr = shared ? rest.shift() : null;
-    const per = columnsOf(shared, logits).length;
+    const per = columnsOf(shared, logits, gains).length;
     return el(
       'tr',
       {},
@@ -141,7 +154,8 @@ export function createLabNumbers(box) {
       const stride = rowStride(total);
       const shared = data.lrShared !== false;
       logits = config.block === 'transformer';
-      const sig = `${keys.join()}|${names.join()}|${shared}|${logits}`;
+      gains = keys.some((k) => data.has?.[k]?.hc_gain_fwd);
+      const sig = `${keys.join()}|${names.join()}|${shared}|${logits}|${gains}`;
       if (!builtFor || builtFor.runs !== runs || builtFor.sig !== sig || builtFor.stride !== stride)
         build(runs, sig, names, stride, shared);
       const want = rowIndices(total);
@@ -176,12 +190,15 @@ export function createLabNumbers(box) {
       const logitText = logits
         ? ', gradient norm and largest attention logit of the step\u2019s batch'
         : ' and gradient norm';
+      const gainText = gains
+        ? ' With Hyper-Connections and mHC, the composite gain of the stream mixing over depth: the largest absolute row sum (forward) and column sum (backward) of the product of every unit\u2019s mixing matrix.'
+        : '';
       setText(
         caption,
         total
           ? shared
-            ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy${logitText}.`
-            : `${which}: each one\u2019s held-out and training loss, held-out accuracy, gradient norm${logits ? ', largest attention logit of the step\u2019s batch' : ''} and learning rate (the runs\u2019 rates differ).`
+            ? `${which}: the learning rate of the step, and each one\u2019s held-out and training loss, held-out accuracy${logitText}.${gainText}`
+            : `${which}: each one\u2019s held-out and training loss, held-out accuracy, gradient norm${logits ? ', largest attention logit of the step\u2019s batch' : ''} and learning rate (the runs\u2019 rates differ).${gainText}`
           : 'Nothing trained yet: the logged steps appear here as the run goes.',
       );
     },

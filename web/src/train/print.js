@@ -1,7 +1,9 @@
 // The lab on paper (print.css): a title and the introduction, the settings as
 // text with the link that trains them again, the run's progress and readout
-// (the line charts' legend), the three line charts at the page's width over
-// every step, the claim's verdict, and the heatmaps, on at most two A4
+// (the line charts' legend), the loss and gradient-norm charts at the page's
+// width over every step and under them in one row the learning rate's and, when
+// some run logs them, the largest attention logit's and the composite gain's,
+// the claim's verdict, and the heatmaps, on at most two A4
 // or Letter pages; no control, hint, explanation or after-training chart.
 //
 //   const print = labPrint({ intro, lab, current, link });
@@ -41,7 +43,12 @@ export const LAB_PRINT = {
   manyRunsCharts: { loss: 46, grad: 30, lr: 27 },
   heatGap: 4,
   heatHeight: [30, 21, 15],
+  // the gap between the charts of the row under the gradient norm (the learning rate's, the logit's, the gain's)
+  rowGap: 4,
 };
+
+/** The charts of the printed row, in order: the learning rate's, then those shown (the lab's view). */
+export const PRINT_ROW = ['lr', 'logit', 'gain'];
 
 const px = (mm) => Math.floor(mm * PX_PER_MM);
 
@@ -55,20 +62,25 @@ export function heatColumns(runs) {
   return Math.ceil(runs / 3);
 }
 
-/** The printed sizes in CSS pixels: {width, charts: {key: {width, height}}, heat: {columns, width, height}}. */
-export function labPrintSizes(runs) {
+/**
+ * The printed sizes in CSS pixels for `runs` runs and the charts `row` of the row under the gradient
+ * norm (PRINT_ROW's shown): {width, charts: {key: {width, height}}, heat: {columns, width, height}};
+ * the row's charts share its width at the learning rate's height.
+ */
+export function labPrintSizes(runs, row = ['lr']) {
   const width = px(PRINT_WIDTH_MM);
   const columns = heatColumns(runs);
   const rows = Math.ceil(Math.max(1, runs) / columns);
   const gap = LAB_PRINT.heatGap * PX_PER_MM;
+  const mm = runs <= LAB_PRINT.fewRuns ? LAB_PRINT.charts : LAB_PRINT.manyRunsCharts;
+  const rowWidth = Math.floor((width - (row.length - 1) * LAB_PRINT.rowGap * PX_PER_MM) / row.length);
   return {
     width,
-    charts: Object.fromEntries(
-      Object.entries(runs <= LAB_PRINT.fewRuns ? LAB_PRINT.charts : LAB_PRINT.manyRunsCharts).map(([k, mm]) => [
-        k,
-        { width, height: px(mm) },
-      ]),
-    ),
+    charts: {
+      loss: { width, height: px(mm.loss) },
+      grad: { width, height: px(mm.grad) },
+      ...Object.fromEntries(row.map((k) => [k, { width: rowWidth, height: px(mm.lr) }])),
+    },
     heat: {
       columns,
       width: Math.floor((width - (columns - 1) * gap) / columns),
@@ -108,7 +120,11 @@ export function labPrint({ intro, lab, current, link }) {
         el('p', { class: 'print-link' }, link(config, claim, setting)),
       );
       const grids = [...lab.querySelectorAll('.heat-grid')];
-      const s = labPrintSizes(Math.max(0, ...grids.map((g) => g.childElementCount)));
+      const row = PRINT_ROW.filter((k) => {
+        const box = lab.querySelector(`.train-chart-${k}`);
+        return box && !box.closest('figure')?.hidden;
+      });
+      const s = labPrintSizes(Math.max(0, ...grids.map((g) => g.childElementCount)), row);
       for (const [key, size] of Object.entries(s.charts)) {
         const box = lab.querySelector(`.train-chart-${key}`);
         if (!box) continue;

@@ -20,7 +20,24 @@ export const LINE_KEYS = [
 ];
 
 /** The numbers drawn as a band from the lowest seed to the highest: `${key}_low` and `${key}_high` of a seeds' run. */
-export const BAND_KEYS = ['heldout_loss', 'train_loss', 'grad_norm_global'];
+export const BAND_KEYS = ['heldout_loss', 'train_loss', 'grad_norm_global', 'max_logit', 'hc_gain_fwd'];
+
+/** The architectures whose stream mixing the engine logs (hc_gain_fwd, hc_gain_bwd: Hyper-Connections and mHC). */
+const MIXING_ARCHS = new Set(['hyper', 'mhc']);
+
+/**
+ * The line keys only some runs log, and which: the largest attention logit a run with transformer
+ * blocks (an MLP block has no attention: the engine logs NaN), the composite gain of the stream
+ * mixing a Hyper-Connections or mHC run (NaN for the others).
+ */
+const LOGGED_BY = {
+  max_logit: (r) => r.config?.block === 'transformer',
+  hc_gain_fwd: (r) => MIXING_ARCHS.has(r.arch),
+  hc_gain_bwd: (r) => MIXING_ARCHS.has(r.arch),
+};
+
+/** Whether run `run` logs line key `key` (LOGGED_BY): every other key, every run. */
+export const logsKey = (run, key) => !LOGGED_BY[key] || LOGGED_BY[key](run);
 
 /** Whether a value is a finite number. */
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -90,7 +107,8 @@ function stepAxis(runs) {
  * that logged it had the same one (null where they differ: each run's own is
  * its series' `lr`), and `lrShared` says whether they agreed at every step;
  * `logged` how many logs each run had (a run's logs grow after this returns,
- * so a frame drawn later tells from it what it holds).
+ * so a frame drawn later tells from it what it holds); `has` which line keys each run logs at all
+ * (logsKey: a run without attention logs no largest logit).
  */
 export function lineSeries(runs) {
   const x = stepAxis(runs);
@@ -127,9 +145,12 @@ export function lineSeries(runs) {
     return rate;
   });
   const logged = Object.fromEntries(runs.map((r) => [r.key ?? r.arch, r.logs.length]));
+  const has = Object.fromEntries(
+    runs.map((r) => [r.key ?? r.arch, Object.fromEntries(LINE_KEYS.map((k) => [k, logsKey(r, k)]))]),
+  );
   // the runs drawn as a median of seeds with a band
   const bands = Object.fromEntries(runs.filter((r) => r.seedCount > 1).map((r) => [r.key ?? r.arch, r.seedCount]));
-  return { x, lr, lrShared, series, at, logged, bands };
+  return { x, lr, lrShared, series, at, logged, bands, has };
 }
 
 /**
@@ -157,6 +178,27 @@ export const logValues = (values) => values.map((v) => (v === undefined ? undefi
 /** Values for a linear axis: finite values, undefined kept (as logValues), null for the rest. */
 export const finiteValues = (values) =>
   values.map((v) => (v === undefined ? undefined : Number.isFinite(v) ? v : null));
+
+/**
+ * Where line key `key` of the runs `keys` (those of lineSeries's `data` that log it) is not a finite
+ * number: per run, its first such logged step and how many logged steps are, in the runs' order
+ * ([{key, step, count}]; a run whose every value is finite is left out).
+ */
+export function nonfiniteSteps(data, keys, key) {
+  const out = [];
+  for (const k of keys) {
+    const values = data.series[k]?.[key] ?? [];
+    let step = null;
+    let count = 0;
+    values.forEach((v, i) => {
+      if (typeof v !== 'number' || Number.isFinite(v)) return;
+      if (step === null) step = data.x[i];
+      count++;
+    });
+    if (count) out.push({ key: k, step, count });
+  }
+  return out;
+}
 
 /** The y range of plotted values (log10 units on a log chart) and reference levels, a little padded. */
 export function yRange(columns, refs, log) {

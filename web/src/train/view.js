@@ -32,11 +32,11 @@ import { LAB_KEYS, LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js
 import { TRAIN_LINK_TABLE } from './link.js';
 import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
-import { createLineCharts } from './charts.js';
+import { chartRuns, createLineCharts } from './charts.js';
 import { createTrainReadout } from './readout.js';
 import { STATE_WORDS, createProgress } from './progress.js';
 import { createHeatPanels } from './heat-panels.js';
-import { lineSeries, seedsRun } from './series.js';
+import { lineSeries, nonfiniteSteps, seedsRun } from './series.js';
 import { archLabel } from '../shared/archs.js';
 import { createLabTools } from './tools.js';
 import { createLabNumbers } from './numbers.js';
@@ -50,11 +50,32 @@ import { createSeedPick } from './seed-pick.js';
 import { FAR_ABOVE_TEXT, farAboveChance, runEnd } from '../claims/lab/common.js';
 import { significant } from '../shared/format.js';
 
+/**
+ * The line charts: [key, title, what it shows, in the figure's caption]. The last two are shown only
+ * while some run logs their number (charts.js); the readout gives the first three's numbers at a
+ * step, the numbers table every chart's.
+ */
 const CHARTS = [
   ['loss', 'Loss', 'held-out (thick) and training (thin), log scale; grey: the task\u2019s chance and optimal losses'],
   ['grad', 'Gradient norm', 'of every parameter together, before clipping, log scale'],
   ['lr', 'Learning rate', 'of each update, after warmup and the schedule'],
+  [
+    'logit',
+    'Largest attention logit',
+    'of the step\u2019s batch: the largest |q\u00b7k|/\u221ad\u2095 over blocks and heads, log scale',
+  ],
+  [
+    'gain',
+    'Composite gain of the stream mixing',
+    'the mixing matrices multiplied over depth: largest absolute row sum (forward, thick), column sum (backward, thin); grey: 1',
+  ],
 ];
+
+/** The charts whose numbers the readout does not give (the numbers table does), and the line keys each reports. */
+const NOTED = { logit: ['max_logit'], gain: ['hc_gain_fwd', 'hc_gain_bwd'] };
+
+/** The charts printed side by side in one row under the gradient norm (print.css), in order. */
+const ROW_CHARTS = ['lr', 'logit', 'gain'];
 
 /** Which buttons do something in each state of the session. */
 const ENABLED = {
@@ -108,37 +129,62 @@ function createRunBar() {
   return { buttons, progress, runError, blockedNote, nodes };
 }
 
-/** The line charts' figures: {els: {key: the chart's box}, lossNote: the warning over the loss chart, nodes}. */
+/**
+ * The line charts' figures: {els: {key: the chart's box}, notes: {loss: the warning over the loss
+ * chart, and per NOTED chart the note of its non-finite values}, nodes}. The charts of ROW_CHARTS are
+ * in one box, a row on paper.
+ */
 function lineChartFigures() {
   const els = {};
-  const nodes = [];
-  const lossNote = el('span', { class: 'chart-note', id: 'train-diverged' });
+  const figures = [];
+  const notes = { loss: el('span', { class: 'chart-note', id: 'train-diverged' }) };
   for (const [key, title, sub] of CHARTS) {
+    const where = NOTED[key]
+      ? 'The numbers table (Show numbers) gives its numbers at each logged step; the arrow keys move the readout\u2019s step.'
+      : 'The readout above gives the numbers at a step; the arrow keys move it.';
     els[key] = el('div', {
       id: `train-chart-${key}`,
       class: `chart train-chart train-chart-${key}`,
       role: 'img',
       tabindex: 0,
       'aria-keyshortcuts': 'ArrowLeft ArrowRight Home End Escape',
-      'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. The readout above gives the numbers at a step; the arrow keys move it.`,
+      'aria-label': `Chart: ${title.toLowerCase()} per step, ${sub}. ${where}`,
     });
-    nodes.push(
+    if (NOTED[key]) notes[key] = el('span', { class: 'chart-note', id: `train-${key}-note` });
+    figures.push(
       el(
         'figure',
-        { class: 'chart-figure' },
+        { class: 'chart-figure', id: `train-figure-${key}`, hidden: Boolean(NOTED[key]) },
         el(
           'figcaption',
           {},
           el('span', { class: 'chart-title' }, title),
           ' ',
           el('span', { class: 'chart-sub' }, sub),
-          key === 'loss' ? lossNote : null,
+          notes[key] ?? null,
         ),
         els[key],
       ),
     );
   }
-  return { els, lossNote, nodes };
+  const row = (f) => ROW_CHARTS.includes(f.id.replace('train-figure-', ''));
+  const nodes = [...figures.filter((f) => !row(f)), el('div', { class: 'train-chart-row' }, figures.filter(row))];
+  return { els, notes, nodes };
+}
+
+/**
+ * The note over a NOTED chart (`keys`: its line keys) for the runs `archs` it draws: each run with a
+ * value that is not finite, its first such step and how many ('' when every value is finite).
+ */
+function nonfiniteNote(data, archs, looks, keys) {
+  const out = [];
+  for (const key of keys)
+    for (const n of nonfiniteSteps(data, archs, key)) {
+      const what = keys.length > 1 ? ` (${key.endsWith('_bwd') ? 'backward' : 'forward'})` : '';
+      const more = n.count > 1 ? ` and at ${n.count - 1} later logged step${n.count > 2 ? 's' : ''}` : '';
+      out.push(`${looks[n.key]?.label ?? n.key}${what}: not finite at step ${n.step}${more}`);
+    }
+  return out.join('; ');
 }
 
 /**
@@ -435,20 +481,8 @@ function hookRuns(runs, looks) {
  * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
  */
 function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views, loadedRuns }) {
-  const {
-    charts,
-    readout,
-    lossNote,
-    progress,
-    tools,
-    heat,
-    numbers,
-    comparison,
-    after,
-    learned,
-    normScatter,
-    seedPick,
-  } = views;
+  const { charts, readout, notes, progress, tools, heat, numbers, comparison, after, learned, normScatter, seedPick } =
+    views;
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
   const seedRows = seedRowsOf();
   let frames = 0;
@@ -479,7 +513,9 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
 
     charts.update({ data, archs, looks: lineLooks, xMax, task, diverged, theme: theme.current() });
     readout.set({ data, archs, looks: lineLooks, ends, far, index });
-    setText(lossNote, lossNoteText(archs, looks, ends, far, seeded));
+    setText(notes.loss, lossNoteText(archs, looks, ends, far, seeded));
+    for (const [key, keys] of Object.entries(NOTED))
+      setText(notes[key], nonfiniteNote(data, chartRuns(key, archs, data), lineLooks, keys));
     progress.update(snap.progress, snap.state);
     showState(snap);
     tools.update(snap);
@@ -680,7 +716,7 @@ export function mountTrainer(
   const numbers = createLabNumbers(numbersBox);
 
   const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
-  const views = { charts, readout, lossNote: figures.lossNote, progress: bar.progress, tools, heat, numbers };
+  const views = { charts, readout, notes: figures.notes, progress: bar.progress, tools, heat, numbers };
   const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex, loadedRuns: () => loaded };
   const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned, normScatter, seedPick } });
 
