@@ -70,7 +70,7 @@ function seedChecksTable(v) {
       ]),
     ),
   );
-  return el('table', { class: 'paper-checks' }, el('thead', {}, head), el('tbody', {}, rows));
+  return el('table', { class: 'paper-checks paper-checks-seeds' }, el('thead', {}, head), el('tbody', {}, rows));
 }
 
 /**

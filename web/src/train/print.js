@@ -42,7 +42,7 @@ export const LAB_PRINT = {
   charts: { loss: 62, grad: 42, lr: 36 },
   manyRunsCharts: { loss: 46, grad: 30, lr: 27 },
   heatGap: 4,
-  heatHeight: [30, 21, 15],
+  heatHeight: [30, 16, 15],
   // the gap between the charts of the row under the gradient norm (the learning rate's, the logit's, the gain's)
   rowGap: 4,
 };

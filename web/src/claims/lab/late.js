@@ -165,7 +165,7 @@ export function judge(s, trained) {
       ),
       ...answers.map((k) =>
         check(
-          `${label[k]}: its last quarter counts more, for its first, than Pre-LN\u2019s (a ratio at least ${LATE_MARGIN} times Pre-LN\u2019s)`,
+          `${label[k]}: its last quarter over its first, at least ${LATE_MARGIN} times Pre-LN\u2019s ratio`,
           above.includes(k),
           measured(k),
         ),
