@@ -9,7 +9,8 @@
 // gradient-norm charts.
 //
 //   const charts = createLineCharts({ els: {loss, grad, lr}, palette, onCursor });
-//   charts.update({ data, archs, xMax, task, diverged, theme });
+//   charts.update({ data, archs, xMax, task, diverged, theme });   // draws the first chart
+//   charts.drawNext();   // the next one, in a frame of its own; charts.drawAll(), charts.drawn()
 import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
@@ -127,6 +128,32 @@ function drawMarks(u, view, pal) {
   ctx.restore();
 }
 
+/** Chart `c`'s view of update()'s `next`: {data: [x, ...plotted], raw, range, refs, marks}. */
+function viewOf(c, { data, archs, task, diverged }, palette) {
+  const spec = CHARTS[c.key];
+  const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
+  const plotted = raw.map(spec.log ? logValues : finiteValues);
+  const refs = [];
+  if (c.key === 'loss' && task) {
+    if (task.chance > 0)
+      refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
+    if (task.optimal > 0)
+      refs.push({
+        at: Math.log10(task.optimal),
+        label: `optimal ${fmtValue(task.optimal)}`,
+        dash: [2, 3],
+        below: true,
+      });
+  }
+  const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
+  const range = yRange(
+    plotted,
+    refs.map((r) => r.at),
+    spec.log,
+  );
+  return { data: [data.x, ...plotted], raw, range, refs, marks };
+}
+
 /**
  * els: {loss, grad, lr} containers; palette(): the theme's colours (with
  * `danger`); onCursor(index): the logged step under the pointer (null when it
@@ -140,9 +167,20 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     // the least heights drawn: the page's CSS gives more on screen, a printout of many runs (print.js) about this
     host: createChartHost(el, { minHeight: key === 'loss' ? 170 : 100 }),
     view: null, // {data: [x, ...series], range, refs, marks}
+    stale: false, // its view is newer than its drawing
   }));
   let shape = null;
   let last = null;
+
+  /** Draws the first chart whose view is newer than its drawing; whether one still waits after it. */
+  function drawOne() {
+    const c = charts.find((x) => x.stale);
+    if (c) {
+      c.stale = false;
+      c.host.setData(c.view.data);
+    }
+    return charts.some((x) => x.stale);
+  }
 
   function options(c, archs, pal, xMax, look, shared, bands) {
     const spec = CHARTS[c.key];
@@ -189,43 +227,20 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     };
   }
 
-  function viewOf(c, { data, archs, task, diverged }) {
-    const spec = CHARTS[c.key];
-    const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
-    const plotted = raw.map(spec.log ? logValues : finiteValues);
-    const refs = [];
-    if (c.key === 'loss' && task) {
-      if (task.chance > 0)
-        refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
-      if (task.optimal > 0)
-        refs.push({
-          at: Math.log10(task.optimal),
-          label: `optimal ${fmtValue(task.optimal)}`,
-          dash: [2, 3],
-          below: true,
-        });
-    }
-    const marks = diverged.map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
-    const range = yRange(
-      plotted,
-      refs.map((r) => r.at),
-      spec.log,
-    );
-    return { data: [data.x, ...plotted], raw, range, refs, marks };
-  }
-
   return {
     /**
      * data: series.js lineSeries(); archs: the runs' keys in order; looks:
      * their looks.js looks (by key; an arch's own when absent); xMax(): the
      * axis's end; task: {chance, optimal} or null; diverged: [{arch, step,
-     * colour}] (arch: the run's key, colour: its arch). Resolves after the
-     * charts have drawn.
+     * colour}] (arch: the run's key, colour: its arch). The charts made
+     * again (new runs, names or theme) draw at once; new data alone draws the
+     * first chart now and each other one at a call of drawNext(), so one frame
+     * draws one chart (each chart rasterizes its canvas in the frame's commit).
      */
     update(next) {
       last = next;
       const pal = palette();
-      for (const c of charts) c.view = viewOf(c, next);
+      for (const c of charts) c.view = viewOf(c, next, palette);
       const look = (a) => lookOf(next.looks, a);
       const shared = next.data.lrShared !== false;
       const bands = next.data.bands ?? {};
@@ -237,8 +252,20 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
             opts: options(c, next.archs, pal, () => last.xMax, look, shared, bands),
             data: c.view.data,
           }));
-      } else for (const c of charts) c.host.setData(c.view.data);
+        for (const c of charts) c.stale = false;
+      } else {
+        for (const c of charts) c.stale = true;
+        drawOne();
+      }
     },
+    /** Draws the next chart whose data update() gave since it was drawn; whether one still waits. */
+    drawNext: drawOne,
+    /** Draws every chart whose data update() gave since it was drawn. */
+    drawAll() {
+      while (drawOne());
+    },
+    /** Whether every chart shows the data update() gave last (the page's test hook). */
+    drawn: () => charts.every((c) => !c.stale),
     /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */
     showIndex(index) {
       const u = charts[0]?.host.u;
@@ -246,12 +273,14 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       if (index === null) u.setCursor({ left: -10, top: -10 });
       else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
     },
-    /** What each chart plots (raw values and the plotted ones) and its step axis's range, for the test hook. */
+    /**
+     * What each chart plots (raw values), the steps its canvas draws (x) and its step axis's range, and
+     * whether it draws the data update() gave last, for the test hook.
+     */
     plotted() {
       const range = (u) => (u ? [u.scales.x.min, u.scales.x.max] : null);
-      return Object.fromEntries(
-        charts.map((c) => [c.key, c.view && { x: c.view.data[0], raw: c.view.raw, xRange: range(c.host.u) }]),
-      );
+      const view = (c) => ({ x: c.host.u?.data[0] ?? [], raw: c.view.raw, xRange: range(c.host.u), drawn: !c.stale });
+      return Object.fromEntries(charts.map((c) => [c.key, c.view && view(c)]));
     },
     retheme(theme) {
       if (!last) return;

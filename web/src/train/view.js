@@ -445,9 +445,11 @@ function hookRuns(runs, looks) {
 }
 
 /**
- * The lab's rendering of the session's snapshot, over a few frames: the line charts, the readout and
- * the run's state first (showState), then the heatmaps, then the numbers, the claim's verdict and the
- * comparison, then the after-training charts and onUpdate (the page's test hook). `hover()`: the step
+ * The lab's rendering of the session's snapshot, over a few frames: the loss chart, the readout and
+ * the run's state first (showState), then the gradient-norm chart and the heatmaps, then the
+ * learning-rate chart (while the heatmaps draw), then the numbers, the claim's verdict and the
+ * comparison, then the after-training charts and onUpdate (the page's test hook): each frame lays
+ * out and rasterizes a part of the page, not all of it. `hover()`: the step
  * the readout shows (null: the latest); `onIdle()` after the last of a render's frames. {render,
  * busy, cancel}: busy() while a render's frames are still to come, cancel drops them.
  */
@@ -506,13 +508,14 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     rest = requestAnimationFrame(() => renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }));
   }
 
-  /** The heatmaps of render()'s frame; then the claim's verdict, the after-training charts and the numbers. */
+  /** The next line chart and the heatmaps of render()'s frame; then the rest of the charts, the numbers, the claim's verdict and after training. */
   function renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
     // on several seeds, each run's seed the menu picks (the median seed unless another), named so
     const picked = seedPick.pick(runs, looks);
     const heatEnds = picked.runs === runs ? ends : Object.fromEntries(picked.runs.map((r) => [r.key, runEnd(r)]));
+    charts.drawNext();
     const { shown, scales, rows } = heat.update({
       runs: picked.runs,
       looks: picked.looks,
@@ -523,6 +526,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
+      charts.drawNext();
       rest = requestAnimationFrame(() =>
         renderLast({
           snap,
@@ -560,6 +564,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
 
   function renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }) {
     rest = 0;
+    charts.drawAll();
     const seedLooks = firstSeedLooks(snap.runs, looks);
     const lesions = after.update({ runs: snap.runs, looks: seedLooks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks: seedLooks, state: snap.state });
