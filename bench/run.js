@@ -20,12 +20,14 @@
 // <out>/latest.md and prints the Markdown.
 //
 //   node bench/run.js [--quick] [--out DIR] [--only engine,norms,profile,browser,scaling,training,peak,claims,lab]
-//                     [--wait-quiet SECONDS] [--browser] [--merge]
+//                     [--wait-quiet SECONDS] [--browser] [--merge] [--lab-pieces claims,deep,longtasks,page]
 // --quick: tiny scenes and few repeats (seconds, for tests/node/bench/bench.test.js); the
 // browser part, the page's training contender and the page's peak are skipped unless
 // --browser is given. --only peak,claims runs part 7 alone (a minute); with --merge the
 // other parts are kept from the latest.json already in --out, and the report says from when.
-// --only lab --merge runs part 8 alone (about ten minutes), the same way.
+// --only lab --merge runs part 8 alone (about ten minutes), the same way. --lab-pieces names the
+// pieces of part 8 to run (all four unless given): `--only lab --lab-pieces longtasks --out DIR`
+// measures the lab's long tasks alone (about a minute), the others said not asked.
 //
 // Timing on a shared machine: every contender runs in rounds, interleaved with the
 // others (the order rotates each round), so a burst of load from a neighbour lands
@@ -38,7 +40,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { pageTargets, runBrowser, withBenchPage } from './browser.js';
-import { labPart } from './lib/lab.js';
+import { LAB_PIECES, labPart } from './lib/lab.js';
 import { renderMarkdown } from './lib/report.js';
 import { targets } from './lib/targets.js';
 import { training } from './lib/train.js';
@@ -789,6 +791,7 @@ export async function main(argv = process.argv.slice(2)) {
           report.lab = await labPart({
             quick,
             log,
+            pieces: opt('--lab-pieces', LAB_PIECES.join(',')).split(','),
             runPage: (browser, server, o) =>
               pageTargets(browser, server, {
                 rates: [1, o.rate],

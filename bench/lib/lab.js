@@ -381,13 +381,20 @@ export async function labLongTasks(browser, server, { quick, log }) {
   };
 }
 
-/** Part 8, in one browser: {status, claims, deep, longtasks, page}. */
-export async function labPart({ quick, log, runPage }) {
+/** The pieces of part 8, in the order they run. */
+export const LAB_PIECES = ['claims', 'deep', 'longtasks', 'page'];
+
+/**
+ * Part 8, in one browser: {status, claims, deep, longtasks, page}. `pieces`: the ones to run (all of
+ * LAB_PIECES unless said); each other one is {status: 'skipped', reason}.
+ */
+export async function labPart({ quick, log, runPage, pieces = LAB_PIECES }) {
   const { launch, serve } = await import('../../tests/browser/harness.js');
   const browser = await launch();
   const server = await serve();
   const t = {};
   const timed = async (name, fn) => {
+    if (!pieces.includes(name)) return { status: 'skipped', reason: `not asked (--lab-pieces ${pieces.join(',')})` };
     const t0 = Date.now();
     try {
       return await fn();
@@ -412,7 +419,8 @@ export async function labPart({ quick, log, runPage }) {
       longtasks,
       page,
       seconds: t,
-      summary: claims.length ? summarize(claims.filter((c) => c.ratio).map((c) => c.ratio)) : null,
+      summary:
+        Array.isArray(claims) && claims.length ? summarize(claims.filter((c) => c.ratio).map((c) => c.ratio)) : null,
     };
   } finally {
     await server.close();

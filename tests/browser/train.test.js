@@ -109,7 +109,7 @@ test('the lab loads under the site CSP with no console message; a hostile link i
     await page.context().close();
   }));
 
-test('a short run from a link completes, with every logged point on the loss chart', () =>
+test('a short run from a link completes, with every logged point drawn on every line chart', () =>
   served({ csp: SITE_CSP }, async (url) => {
     const hash = tiny({ steps: 20 });
     const page = await openPage(it.browser, lab(url, hash));
@@ -117,7 +117,11 @@ test('a short run from a link completes, with every logged point on the loss cha
     await waitState(page, 'done');
     const h = await hook(page);
     const steps = [2, 4, 6, 8, 10, 12, 14, 16, 18, 20];
-    assert.deepEqual(h.plotted.loss.x, steps);
+    // the charts draw one a frame while the run trains: at its end each canvas draws its last data
+    for (const key of ['loss', 'grad', 'lr']) {
+      assert.deepEqual(h.plotted[key].x, steps, `${key}: the steps its canvas draws`);
+      assert.equal(h.plotted[key].drawn, true, `${key}: drawn`);
+    }
     for (const arch of ['post_ln', 'pre_ln']) {
       assert.deepEqual(
         h.runs[arch].logs.map((l) => l.step),

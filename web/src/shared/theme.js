@@ -103,6 +103,25 @@ export function palette(root = document.documentElement) {
   };
 }
 
+/**
+ * `read()` (colours read from the theme's custom properties: palette, heatColours) kept while
+ * `theme.current()` (createTheme's, or shared/print.js's stand-in, 'light' while printing) names
+ * the same theme. Each read of a custom property after a change of the page makes the browser
+ * work out its styles first: a view that draws every frame reads them once per theme.
+ */
+export function byTheme(theme, read) {
+  let shown = null;
+  let value = null;
+  return () => {
+    const now = theme.current();
+    if (now !== shown) {
+      shown = now;
+      value = read();
+    }
+    return value;
+  };
+}
+
 /** The heat maps' colours as the theme resolves them on `root` (the lab's maps and legends, DenseFormer's matrix). */
 export const heatColours = (root = document.documentElement) => ({
   text: themeColor('--text', root),

@@ -14,7 +14,8 @@
 // learning rate's.
 //
 //   const charts = createLineCharts({ els: {loss, grad, lr, logit, gain}, palette, onCursor });
-//   charts.update({ data, archs, xMax, task, diverged, theme });
+//   charts.update({ data, archs, xMax, task, diverged, theme });   // draws the first chart
+//   charts.drawNext();   // the next one, in a frame of its own; charts.drawAll(), charts.drawn()
 import { FONT, axisStyle, createChartHost, syncedCursor, tickRoom } from '../shared/chart-host.js';
 import { fmtValue } from '../shared/format.js';
 import { logLabel, logTicks } from '../shared/log-axis.js';
@@ -178,9 +179,20 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     figure: el.closest('figure') ?? el,
     view: null, // {data: [x, ...series], range, refs, marks}; null while hidden
     runs: [], // the runs' keys it draws
+    stale: false, // its view is newer than its drawing
   }));
   let shape = null;
   let last = null;
+
+  /** Draws the first chart whose view is newer than its drawing; whether one still waits after it. */
+  function drawOne() {
+    const c = charts.find((x) => x.stale);
+    if (c) {
+      c.stale = false;
+      c.host.setData(c.view.data);
+    }
+    return charts.some((x) => x.stale);
+  }
 
   function options(c, archs, pal, xMax, look, shared, bands) {
     const spec = CHARTS[c.key];
@@ -259,8 +271,10 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
      * data: series.js lineSeries(); archs: the runs' keys in order; looks:
      * their looks.js looks (by key; an arch's own when absent); xMax(): the
      * axis's end; task: {chance, optimal} or null; diverged: [{arch, step,
-     * colour}] (arch: the run's key, colour: its arch). Resolves after the
-     * charts have drawn.
+     * colour}] (arch: the run's key, colour: its arch). The charts made
+     * again (new runs, names or theme) draw at once; new data alone draws the
+     * first chart now and each other one at a call of drawNext(), so one frame
+     * draws one chart (each chart rasterizes its canvas in the frame's commit).
      */
     update(next) {
       last = next;
@@ -279,6 +293,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
         for (const c of charts) {
           // the figure shown before the chart is drawn: uPlot sizes it from its box
           c.figure.hidden = !c.view;
+          c.stale = false;
           if (!c.view) c.host.clear();
           else
             c.host.draw(() => ({
@@ -286,8 +301,19 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
               data: c.view.data,
             }));
         }
-      } else for (const c of charts) if (c.view) c.host.setData(c.view.data);
+      } else {
+        for (const c of charts) c.stale = Boolean(c.view);
+        drawOne();
+      }
     },
+    /** Draws the next chart whose data update() gave since it was drawn; whether one still waits. */
+    drawNext: drawOne,
+    /** Draws every chart whose data update() gave since it was drawn. */
+    drawAll() {
+      while (drawOne());
+    },
+    /** Whether every chart shows the data update() gave last (the page's test hook). */
+    drawn: () => charts.every((c) => !c.stale),
     /** Moves the synced cursor to logged step `index` (null hides it), as the pointer would. */
     showIndex(index) {
       const u = charts[0]?.host.u;
@@ -296,17 +322,20 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       else u.setCursor({ left: u.valToPos(u.data[0][index], 'x'), top: u.bbox.height / devicePixelRatio / 2 });
     },
     /**
-     * What each chart plots, for the test hook: the steps, the runs it draws (their keys, in its
-     * series' order), the raw values and its step axis's range; null for a chart no run logs (hidden).
+     * What each chart plots, for the test hook: the steps its canvas draws (x), the runs it draws
+     * (their keys, in its series' order), the raw values, its step axis's range and whether it draws
+     * the data update() gave last; null for a chart no run logs (hidden).
      */
     plotted() {
       const range = (u) => (u ? [u.scales.x.min, u.scales.x.max] : null);
-      return Object.fromEntries(
-        charts.map((c) => [
-          c.key,
-          c.view && { x: c.view.data[0], runs: c.runs, raw: c.view.raw, xRange: range(c.host.u) },
-        ]),
-      );
+      const view = (c) => ({
+        x: c.host.u?.data[0] ?? [],
+        runs: c.runs,
+        raw: c.view.raw,
+        xRange: range(c.host.u),
+        drawn: !c.stale,
+      });
+      return Object.fromEntries(charts.map((c) => [c.key, c.view && view(c)]));
     },
     retheme(theme) {
       if (!last) return;

@@ -90,12 +90,13 @@ function heatSection(metric, info) {
 
 /**
  * The colour scale shared by every architecture's map of one metric (`runs`,
- * those of the session's runs `all` that have one), over every value logged so
- * far; each frame adds only the columns that are new (new runs start it again).
+ * those of the runs `all` shown that have one), over every value logged so
+ * far; each frame adds only the columns that are new (other runs, or another
+ * seed of a run, start it again).
  */
 function sharedScale(extent, all, runs, cols) {
-  if (extent.runs !== all) {
-    extent.runs = all;
+  if (!sameRuns(extent.runs, all)) {
+    extent.runs = [...all];
     extent.seen = new Map();
     extent.of = createLogExtent();
   }
@@ -107,6 +108,9 @@ function sharedScale(extent, all, runs, cols) {
   }
   return extent.of.scale();
 }
+
+/** Whether the lists `a` and `b` hold the same runs in the same order. */
+const sameRuns = (a, b) => a !== null && a.length === b.length && a.every((r, i) => r === b[i]);
 
 export function createHeatPanels({ colours }) {
   const heat = {};
@@ -130,19 +134,24 @@ export function createHeatPanels({ colours }) {
     };
   }
 
-  /** The heatmaps of metric `h` for the runs `keys` (made again when they change), named by `looks`. */
+  /**
+   * The heatmaps of metric `h` for the runs `keys` (made again when the keys change), named by
+   * `looks`: a new name alone (the median seed of a run is another one) renames its map.
+   */
   function heatmapsFor(h, keys, looks) {
-    const shape = keys.map((a) => `${a}:${looks[a].label}`).join();
-    if (shape === h.shape) return;
-    h.shape = shape;
-    for (const m of Object.values(h.maps)) m.destroy();
-    h.maps = {};
-    h.grid.replaceChildren();
-    for (const key of keys) {
-      const box = el('figure', { class: 'heatmap-figure', 'data-arch': key });
-      h.grid.append(box);
-      h.maps[key] = createHeatmap(box, { name: looks[key].label, ...h.info, colours });
+    const shape = keys.join();
+    if (shape !== h.shape) {
+      h.shape = shape;
+      for (const m of Object.values(h.maps)) m.destroy();
+      h.maps = {};
+      h.grid.replaceChildren();
+      for (const key of keys) {
+        const box = el('figure', { class: 'heatmap-figure', 'data-arch': key });
+        h.grid.append(box);
+        h.maps[key] = createHeatmap(box, { name: looks[key].label, ...h.info, colours });
+      }
     }
+    for (const key of keys) h.maps[key].rename(looks[key].label);
   }
 
   /** A metric only some runs have: its section shown when one of `runs` has it, the others' lines, its explanation. */

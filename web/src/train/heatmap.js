@@ -39,8 +39,13 @@ export function stepTicks(max, width, px = 70) {
 const MARGIN = { left: 34, right: 8, top: 4, bottom: 20 };
 const KEYS = 'ArrowLeft ArrowRight ArrowUp ArrowDown Home End Escape';
 
-/** The elements of a map in `box`: the name line with its note, the map (canvas and tooltip) and the readout line. */
+/** A map's name for a screen reader: what it shows and how to read it. */
+const mapLabel = (name, metric, rowLabel) =>
+  `${name}: ${metric} per ${rowLabel} and step, log colour scale. Arrow keys move between cells; the value is read below the map.`;
+
+/** The elements of a map in `box`: the name line (its name and note), the map (canvas and tooltip) and the readout line. */
 function heatmapLayout(box, { name, metric, rowLabel }) {
+  const arch = el('span', { class: 'heatmap-arch' }, name);
   const note = el('span', { class: 'heatmap-note' });
   const canvas = el('canvas', { class: 'heatmap-canvas', 'aria-hidden': 'true' });
   const tip = el('div', { class: 'chart-tip', hidden: true, 'aria-hidden': 'true' });
@@ -51,14 +56,14 @@ function heatmapLayout(box, { name, metric, rowLabel }) {
       tabindex: 0,
       role: 'img',
       'aria-keyshortcuts': KEYS,
-      'aria-label': `${name}: ${metric} per ${rowLabel} and step, log colour scale. Arrow keys move between cells; the value is read below the map.`,
+      'aria-label': mapLabel(name, metric, rowLabel),
     },
     canvas,
     tip,
   );
   const readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
-  box.append(el('p', { class: 'heatmap-name' }, el('span', { class: 'heatmap-arch' }, name), ' ', note), map, readout);
-  return { note, canvas, tip, map, readout };
+  box.append(el('p', { class: 'heatmap-name' }, arch, ' ', note), map, readout);
+  return { arch, note, canvas, tip, map, readout };
 }
 
 /**
@@ -300,6 +305,19 @@ function createPainter(canvas) {
   };
 }
 
+/** The canvas sized to the map's box, in device pixels: its size in CSS pixels, or null when it is `size` already. */
+function fitCanvas(canvas, map, size) {
+  const width = Math.floor(map.clientWidth);
+  const height = Math.floor(map.clientHeight);
+  if (width === size.width && height === size.height) return null;
+  const dpr = devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(width * dpr));
+  canvas.height = Math.max(1, Math.round(height * dpr));
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  return { width, height };
+}
+
 /** Row r's number (from `firstRow`) and name (null: the rows are not named). */
 const rowOf = (data, r, firstRow) => ({ row: r + firstRow, name: data.rowNames?.[r]?.long ?? null });
 
@@ -349,7 +367,7 @@ function keyCell(key, cell, count, rows) {
  * muted, grid, surface, pending, hatch, cursor} of the theme.
  */
 export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }) {
-  const { note, canvas, tip, map, readout } = heatmapLayout(box, { name, metric, rowLabel });
+  const { arch, note, canvas, tip, map, readout } = heatmapLayout(box, { name, metric, rowLabel });
   let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null, end: null };
   let cell = null; // {i, r}: the cell read out (pointer or keys)
   let pointer = false; // the cell follows the pointer (its tooltip shows)
@@ -359,16 +377,9 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
   let frame = 0;
 
   function resize() {
-    const width = Math.floor(map.clientWidth);
-    const height = Math.floor(map.clientHeight);
-    if (width === size.width && height === size.height) return false;
-    size = { width, height };
-    const dpr = devicePixelRatio || 1;
-    canvas.width = Math.max(1, Math.round(width * dpr));
-    canvas.height = Math.max(1, Math.round(height * dpr));
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-    return true;
+    const next = fitCanvas(canvas, map, size);
+    if (next) size = next;
+    return next !== null;
   }
   const ro = new ResizeObserver(() => resize() && draw());
   ro.observe(map);
@@ -470,8 +481,17 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
       schedule();
     },
     showStep(step) {
+      if (step === sharedStep) return;
       sharedStep = step;
       schedule();
+    },
+    /** A new name (another seed of the run): the same map, its drawing kept. */
+    rename(next) {
+      if (next === name) return;
+      name = next;
+      arch.textContent = name;
+      map.setAttribute('aria-label', mapLabel(name, metric, rowLabel));
+      describe();
     },
     /**
      * Redraws now, at the map's size now: a new theme's colours, or a print, which lays the

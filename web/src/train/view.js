@@ -26,7 +26,7 @@
 // of) and `noticeSource` (where its settings came from).
 import { createStore } from '../shared/state.js';
 import { el, setAttr, setText } from '../shared/dom.js';
-import { heatColours, palette, themeColor } from '../shared/theme.js';
+import { byTheme, heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { LAB_KEYS, LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js';
 import { TRAIN_LINK_TABLE } from './link.js';
@@ -190,9 +190,9 @@ function nonfiniteNote(data, archs, looks, keys) {
 /**
  * The panels under the run bar, in order: the readout, the line charts, the comparison of the reader's
  * runs (comparison.js), the claim's `paperPanel`, after training and the heatmaps (heat-panels.js).
- * `root`: whose theme colours them.
+ * `root`: whose theme (`theme`, the view's) colours them.
  */
-function createLabPanels(root, paperPanel) {
+function createLabPanels(root, theme, paperPanel) {
   const readoutBox = el('div', { class: 'readout train-readout', id: 'train-readout' });
   const readout = createTrainReadout(readoutBox);
   const figures = lineChartFigures();
@@ -207,12 +207,13 @@ function createLabPanels(root, paperPanel) {
   // a comparison of the reader's own runs: one line from its numbers (comparison.js)
   const comparisonBox = el('p', { class: 'caption train-comparison', id: 'train-comparison' });
   const comparison = createComparison(comparisonBox);
-  const after = createAfterTraining(afterBox, { palette: () => palette(root) });
+  const pal = byTheme(theme, () => palette(root));
+  const after = createAfterTraining(afterBox, { palette: pal });
   // ---- heatmaps: one section per metric, its legend, one map per architecture
-  const colours = () => heatColours(root);
+  const colours = byTheme(theme, () => heatColours(root));
   const learned = createLearned(afterBox, { colours });
   // the DyT claim's panel, after training: Pre-LN's LayerNorm input against output (norm-scatter.js)
-  const normScatter = createNormScatter(paperPanel, { palette: () => palette(root) });
+  const normScatter = createNormScatter(paperPanel, { palette: pal });
   const heat = createHeatPanels({ colours });
   // on several seeds: which seed the heatmaps show (seed-pick.js); onChange is the view's, set once it has frames
   const seedPick = createSeedPick({ onChange: () => seedPick.onChange?.() });
@@ -336,19 +337,23 @@ function firstSeedLooks(runs, looks) {
 // ---- the frames
 
 /**
- * When `draw` runs: at the next frame for what the reader does, at most once every ENGINE_FRAME_MS
- * for the workers' answers. A frame lays out and paints every chart and heatmap, and at the
- * display's rate it would keep the main thread busy and take a core from the workers.
+ * When `drawing.render()` runs: at the next frame for what the reader does, at most once every ENGINE_FRAME_MS
+ * for the workers' answers, and for them never while `drawing.busy()` (the frames of the last drawing still
+ * to come): `idle()` says they are drawn, and a drawing the workers asked for meanwhile follows. A
+ * drawing lays out and paints every chart and heatmap, and at the display's rate it would keep the
+ * main thread busy and take a core from the workers; begun over one still under way, the two
+ * would share frames.
  */
-function createFrameScheduler(draw) {
+function createFrameScheduler(drawing) {
   let frame = 0;
   let lastRender = -Infinity;
   let engineTimer = 0;
   let destroyed = false;
+  let waiting = false; // the workers asked for a drawing while drawing.busy()
   const now = () => {
     frame = 0;
     lastRender = performance.now();
-    draw();
+    drawing.render();
   };
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(now);
@@ -361,13 +366,24 @@ function createFrameScheduler(draw) {
     /** Draws for the workers' answers. */
     fromEngine() {
       if (destroyed || frame || engineTimer) return;
+      if (drawing.busy()) {
+        waiting = true;
+        return;
+      }
       const wait = lastRender + ENGINE_FRAME_MS - performance.now();
       if (wait <= 0) schedule();
       else
         engineTimer = setTimeout(() => {
           engineTimer = 0;
-          schedule();
+          if (drawing.busy()) waiting = true;
+          else schedule();
         }, wait);
+    },
+    /** The last drawing's frames are drawn: the one the workers asked for meanwhile, if any. */
+    idle() {
+      if (!waiting) return;
+      waiting = false;
+      this.fromEngine();
     },
     destroy() {
       destroyed = true;
@@ -475,12 +491,15 @@ function hookRuns(runs, looks) {
 }
 
 /**
- * The lab's rendering of the session's snapshot, over a few frames: the line charts, the readout and
- * the run's state first (showState), then the heatmaps, then the numbers, the claim's verdict and the
- * comparison, then the after-training charts and onUpdate (the page's test hook). `hover()`: the step
- * the readout shows (null: the latest). {render, cancel}: cancel drops the frames still to come.
+ * The lab's rendering of the session's snapshot, over a few frames: the loss chart, the readout and
+ * the run's state first (showState), then the gradient-norm chart and the heatmaps, then the
+ * learning-rate chart (while the heatmaps draw), then the numbers, the claim's verdict and the
+ * comparison, then the after-training charts and onUpdate (the page's test hook): each frame lays
+ * out and rasterizes a part of the page, not all of it. `hover()`: the step
+ * the readout shows (null: the latest); `onIdle()` after the last of a render's frames. {render,
+ * busy, cancel}: busy() while a render's frames are still to come, cancel drops them.
  */
-function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, views, loadedRuns }) {
+function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, onIdle, views, loadedRuns }) {
   const { charts, readout, notes, progress, tools, heat, numbers, comparison, after, learned, normScatter, seedPick } =
     views;
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
@@ -525,13 +544,14 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     rest = requestAnimationFrame(() => renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }));
   }
 
-  /** The heatmaps of render()'s frame; then the claim's verdict, the after-training charts and the numbers. */
+  /** The next line chart and the heatmaps of render()'s frame; then the rest of the charts, the numbers, the claim's verdict and after training. */
   function renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }) {
     rest = 0;
     const step = index === null ? null : data.x[index];
     // on several seeds, each run's seed the menu picks (the median seed unless another), named so
     const picked = seedPick.pick(runs, looks);
     const heatEnds = picked.runs === runs ? ends : Object.fromEntries(picked.runs.map((r) => [r.key, runEnd(r)]));
+    charts.drawNext();
     const { shown, scales, rows } = heat.update({
       runs: picked.runs,
       looks: picked.looks,
@@ -542,6 +562,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
+      charts.drawNext();
       rest = requestAnimationFrame(() =>
         renderLast({
           snap,
@@ -579,6 +600,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
 
   function renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }) {
     rest = 0;
+    charts.drawAll();
     const seedLooks = firstSeedLooks(snap.runs, looks);
     const lesions = after.update({ runs: snap.runs, looks: seedLooks, state: snap.state, theme: theme.current() });
     const learnedShown = learned.update({ runs: snap.runs, looks: seedLooks, state: snap.state });
@@ -607,9 +629,10 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
       legends: heat.legends(),
       frames,
     });
+    onIdle();
   }
 
-  return { render, cancel: () => cancelAnimationFrame(rest) };
+  return { render, busy: () => rest !== 0, cancel: () => cancelAnimationFrame(rest) };
 }
 
 /**
@@ -658,7 +681,7 @@ export function mountTrainer(
   const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
   if (!slots.status) parts.push(statusEl);
   // the frames of the view (createLabRender's, below)
-  const frames = createFrameScheduler(() => draw.render());
+  const frames = createFrameScheduler({ render: () => draw.render(), busy: () => draw.busy() });
 
   // ---- the run bar, and the claims (paper-panel.js): their buttons above the run bar, their
   // verdict under the line charts
@@ -677,13 +700,14 @@ export function mountTrainer(
   // ---- the readout, the line charts, the comparison, the claim's verdict, after training and the heatmaps
   const { nodes, readout, figures, comparison, after, learned, normScatter, heat, seedPick } = createLabPanels(
     root,
+    theme,
     paperPanel,
   );
   seedPick.onChange = () => frames.schedule();
   parts.push(...nodes);
   root.append(...parts);
 
-  const pal = () => ({ ...palette(root), danger: themeColor('--danger', root) });
+  const pal = byTheme(theme, () => ({ ...palette(root), danger: themeColor('--danger', root) }));
   let hoverIndex = null;
   const charts = createLineCharts({
     els: figures.els,
@@ -718,7 +742,8 @@ export function mountTrainer(
   const showState = (snap) => showRunState(snap, { bar, controls, statusEl });
   const views = { charts, readout, notes: figures.notes, progress: bar.progress, tools, heat, numbers };
   const lab = { session, store, papers, theme, showState, onUpdate, hover: () => hoverIndex, loadedRuns: () => loaded };
-  const draw = createLabRender({ ...lab, views: { ...views, comparison, after, learned, normScatter, seedPick } });
+  const more = { comparison, after, learned, normScatter, seedPick };
+  const draw = createLabRender({ ...lab, onIdle: () => frames.idle(), views: { ...views, ...more } });
 
   // A value typed and not taken changes no setting, yet Start and Step wait until it is put right:
   // the buttons' state again, not a frame of every chart
