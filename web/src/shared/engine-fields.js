@@ -214,4 +214,14 @@ export default [
     help: 'ngpt: the step size alpha of every unit at init',
     choices: [],
   },
+  {
+    name: 'attn_res_blocks',
+    kind: 'integer',
+    min: 0,
+    max: 256,
+    allowed: '0..256',
+    default: '0',
+    help: 'attn_res: blocks N of Block AttnRes (units summed per block); 0 or N >= units: Full',
+    choices: [],
+  },
 ];

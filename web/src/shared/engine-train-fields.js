@@ -185,6 +185,16 @@ export default [
     choices: [],
   },
   {
+    name: 'attn_res_blocks',
+    kind: 'integer',
+    min: 0,
+    max: 256,
+    allowed: '0..256',
+    default: '0',
+    help: 'attn_res: blocks N of Block AttnRes (units summed per block); 0 or N >= units: Full',
+    choices: [],
+  },
+  {
     name: 'positions',
     kind: 'choice',
     min: 0,
