@@ -164,6 +164,46 @@ function drawMarks(u, view, pal) {
   ctx.restore();
 }
 
+/** Chart `c`'s view of update()'s `next` over the runs `archs` it draws: {data: [x, ...plotted], raw, range, refs, marks}. */
+function viewOf(c, { data, task, diverged }, archs, palette) {
+  const spec = CHARTS[c.key];
+  const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
+  const plotted = raw.map(spec.log ? logValues : finiteValues);
+  const refs = [...(spec.refs ?? [])];
+  if (c.key === 'loss' && task) {
+    if (task.chance > 0)
+      refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
+    if (task.optimal > 0)
+      refs.push({
+        at: Math.log10(task.optimal),
+        label: `optimal ${fmtValue(task.optimal)}`,
+        dash: [2, 3],
+        below: true,
+      });
+  }
+  const marks = diverged
+    .filter((d) => archs.includes(d.arch))
+    .map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
+  const range = yRange(
+    plotted,
+    refs.map((r) => r.at),
+    spec.log,
+  );
+  return { data: [data.x, ...plotted], raw, range, refs, marks };
+}
+
+/** Chart `c` as the test hook reads it: the steps its canvas draws, its runs, the raw values, its step range, whether it is the latest. */
+function hookView(c) {
+  const u = c.host.u;
+  return {
+    x: u?.data[0] ?? [],
+    runs: c.runs,
+    raw: c.view.raw,
+    xRange: u ? [u.scales.x.min, u.scales.x.max] : null,
+    drawn: !c.stale,
+  };
+}
+
 /**
  * els: {loss, grad, lr, logit, gain} containers (any of them; each inside its figure, hidden while
  * no run logs its number); palette(): the theme's colours (with `danger`); onCursor(index): the
@@ -239,33 +279,6 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
     };
   }
 
-  function viewOf(c, { data, task, diverged }, archs) {
-    const spec = CHARTS[c.key];
-    const raw = [...spec.values(data, archs), ...bandValues(c.key, archs, data)];
-    const plotted = raw.map(spec.log ? logValues : finiteValues);
-    const refs = [...(spec.refs ?? [])];
-    if (c.key === 'loss' && task) {
-      if (task.chance > 0)
-        refs.push({ at: Math.log10(task.chance), label: `chance ${fmtValue(task.chance)}`, dash: [6, 5] });
-      if (task.optimal > 0)
-        refs.push({
-          at: Math.log10(task.optimal),
-          label: `optimal ${fmtValue(task.optimal)}`,
-          dash: [2, 3],
-          below: true,
-        });
-    }
-    const marks = diverged
-      .filter((d) => archs.includes(d.arch))
-      .map((d) => ({ step: d.step, stroke: palette().arch[d.colour ?? d.arch] }));
-    const range = yRange(
-      plotted,
-      refs.map((r) => r.at),
-      spec.log,
-    );
-    return { data: [data.x, ...plotted], raw, range, refs, marks };
-  }
-
   return {
     /**
      * data: series.js lineSeries(); archs: the runs' keys in order; looks:
@@ -281,7 +294,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
       const pal = palette();
       for (const c of charts) {
         c.runs = chartRuns(c.key, next.archs, next.data);
-        c.view = c.runs.length || !CHARTS[c.key].logs ? viewOf(c, next, c.runs) : null;
+        c.view = c.runs.length || !CHARTS[c.key].logs ? viewOf(c, next, c.runs, palette) : null;
       }
       const look = (a) => lookOf(next.looks, a);
       const shared = next.data.lrShared !== false;
@@ -327,15 +340,7 @@ export function createLineCharts({ els, palette, onCursor = () => {} }) {
      * the data update() gave last; null for a chart no run logs (hidden).
      */
     plotted() {
-      const range = (u) => (u ? [u.scales.x.min, u.scales.x.max] : null);
-      const view = (c) => ({
-        x: c.host.u?.data[0] ?? [],
-        runs: c.runs,
-        raw: c.view.raw,
-        xRange: range(c.host.u),
-        drawn: !c.stale,
-      });
-      return Object.fromEntries(charts.map((c) => [c.key, c.view && view(c)]));
+      return Object.fromEntries(charts.map((c) => [c.key, c.view && hookView(c)]));
     },
     retheme(theme) {
       if (!last) return;
