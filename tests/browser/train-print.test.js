@@ -1,7 +1,7 @@
 // The training lab on paper, in Debian's Chromium under the site's CSP. After a finished run (the
 // default settings at 200 steps, in the dark theme; the Warmup claim's three runs and the Depth
 // claim's five, some stopped once trained, each with its verdict; the Late layers claim's
-// twelve, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
+// seven, the most of any claim; every architecture at once) an A4 printout (and a Letter one of
 // the Warmup claim) is at most two pages, in order: the title and the introduction, the
 // settings as text with their link, the readout, the line charts (the loss and gradient norm at
 // the page's width, then in one row the learning rate and, with transformer blocks, the largest
