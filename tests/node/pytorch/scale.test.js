@@ -102,7 +102,9 @@ for (const block of Object.keys(RUNS)) {
 // about 1/sqrt(n); a missing factor of the scheme (ReLU's sqrt(2), DeepNet's beta (8N)^(-1/4) = 0.42
 // at N = 4, GPT-2's 1/sqrt(2N)) is off by 30% or more, over 10/sqrt(n) for every kind but the
 // readout (n = width = 32: only its gross errors show). Orthogonal init: every matrix of the script's
-// draw has orthogonal rows or columns (its Gram matrix a multiple of I within 1e-10). Admin's
+// draw has orthogonal rows or columns (its Gram matrix a multiple of I within 1e-10) wherever the
+// engine's has (not nGPT's, whose weight vectors are put on the unit sphere after the draw; its
+// matrices' unit vectors are along the engine's axes). Admin's
 // omegas are profiled on another random input and other weights than the engine's, so they are
 // checked as a distribution: omega_1 = 1 exactly, each within 25% of the engine's (measured: 11%).
 const CHECK_INIT = String.raw`
@@ -119,6 +121,9 @@ own_run = mod.resized(run, cfg["width"], cfg["depth"])
 own_run["init_seed"] = 7
 data = ([mod.load_batch(b, run["model"], torch.float64, cpu) for b in run["train_batches"]],
         [mod.load_batch(b, run["model"], torch.float64, cpu) for b in run["heldout"]])
+def unit_axes(t):
+    # the axes along which every vector of t has norm 1 (nGPT's weights on the unit sphere)
+    return [ax for ax in (0, 1) if float(((t * t).sum(dim=ax).sqrt() - 1).abs().max()) < 1e-12]
 out = {}
 for r in run["runs"]:
     a = r["arch"]
@@ -126,7 +131,8 @@ for r in run["runs"]:
     own = mod.Trainer(a, own_run, data, torch.float64, cpu, 1)
     rep = {"units": r["units"], "own_units": next(x for x in own_run["runs"] if x["arch"] == a)["units"],
            "alpha": [u.alpha for b in engine.net.blocks for u in b.units],
-           "own_alpha": [u.alpha for b in own.net.blocks for u in b.units], "kinds": {}, "orthogonal": 0.0}
+           "own_alpha": [u.alpha for b in own.net.blocks for u in b.units], "kinds": {}, "orthogonal": 0.0,
+           "engine_orthogonal": 0.0, "sphere": {}}
     places = {p["name"]: [p["block"], p["matrix"]] for p in r["params"]}
     o_named = own.net.engine_params()
     for name, p in engine.net.engine_params().items():
@@ -138,8 +144,11 @@ for r in run["runs"]:
         k["exact"] = k["exact"] and bool(torch.equal(p, q))
         k["placed"] = k["placed"] and list(mod.param_place(name, cfg["depth"], P)) == places[name]
         if cfg["init"] == "orthogonal" and name.startswith("W"):
-            g = q.T @ q if q.shape[0] >= q.shape[1] else q @ q.T
-            rep["orthogonal"] = max(rep["orthogonal"], float((g / g[0, 0] - torch.eye(g.shape[0])).abs().max()))
+            for t, key in ((q, "orthogonal"), (p, "engine_orthogonal")):
+                g = t.T @ t if t.shape[0] >= t.shape[1] else t @ t.T
+                rep[key] = max(rep[key], float((g / g[0, 0] - torch.eye(g.shape[0])).abs().max()))
+        if p.dim() == 2:
+            rep["sphere"][name] = [unit_axes(p), unit_axes(q)]
     out[a] = rep
 print(json.dumps(out))
 `;
@@ -201,7 +210,14 @@ for (const block of Object.keys(INIT_RUNS)) {
         const tol = 5 / Math.sqrt(k.n);
         assert.ok(Math.abs(ratio - 1) <= tol, `${where}, ${kind}: RMS ratio script/engine ${ratio} (tolerance ${tol})`);
       }
-      assert.ok(rep.orthogonal <= 1e-10, `${where}: an orthogonal matrix is off by ${rep.orthogonal}`);
+      // the same matrices on the unit sphere, along the same axis, as the engine's (nGPT's, none elsewhere)
+      for (const [name, [engine, own]] of Object.entries(rep.sphere))
+        assert.deepEqual(own, engine, `${where}, ${name}: the axes whose vectors have norm 1`);
+      // orthogonal wherever the engine's draw is: nGPT's is not, as it puts every weight vector on the
+      // unit sphere after the orthogonal draw (a non-square matrix's rows then are no longer orthogonal)
+      if (rep.engine_orthogonal <= 1e-10)
+        assert.ok(rep.orthogonal <= 1e-10, `${where}: an orthogonal matrix is off by ${rep.orthogonal}`);
+      else assert.equal(arch, 'ngpt', `${where}: the engine's orthogonal draw is off by ${rep.engine_orthogonal}`);
     }
   });
 }
