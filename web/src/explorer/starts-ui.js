@@ -47,7 +47,8 @@ export function createStarts({ store, charts }) {
     }
     const shown = STARTS.find((p) => p.caption && sameConfig(configs[p.key], config));
     setText(caption, shown?.caption ?? '');
-    caption.hidden = !shown;
+    // only a change is written: a slider step rewrites nothing it leaves as it was
+    if (caption.hidden !== !shown) caption.hidden = !shown;
   };
   store.subscribe(mark);
   mark(store.get());
