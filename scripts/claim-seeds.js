@@ -6,12 +6,14 @@
 // some seed (with those seeds), and the spread of each run's final held-out loss over the seeds.
 // Seed i of n is the claim's seed + i, i = 0..n-1 (the lab's default seed when the claim sets none).
 //   node scripts/claim-seeds.js [--seeds 5] [--settings quick,deep] [--claims depth,late]
-//                               [--cli build/native/resnorm] [--jobs 1]
+//                               [--cli build/native/resnorm] [--jobs 1] [--numbers FILE]
 // --jobs: how many CLI runs at once (each one process). The table goes to stdout; a line per
-// claim, setting and seed as it finishes goes to stderr.
+// claim, setting and seed as it finishes goes to stderr. --numbers: each seed's verdict (whether
+// each part holds, what it measured, the verdict's numbers) to FILE, a JSON line each, for the
+// figures the table leaves out (the Late layers claim's ratio of every run).
 import { execFileSync } from 'node:child_process';
 import { hostname, cpus } from 'node:os';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +40,7 @@ const { values: opt } = parseArgs({
     claims: { type: 'string', default: CLAIMS.map((c) => c.id).join(',') },
     cli: { type: 'string', default: join(root, 'build/native/resnorm') },
     jobs: { type: 'string', default: '1' },
+    numbers: { type: 'string' },
   },
 });
 
@@ -49,6 +52,7 @@ if (!(Number.isInteger(n) && n >= 1)) fail('--seeds: a whole number from 1');
 if (!(Number.isInteger(jobs) && jobs >= 1)) fail('--jobs: a whole number from 1');
 for (const s of settings) if (!SETTINGS.includes(s)) fail(`--settings: each of ${SETTINGS.join(', ')}`);
 if (!existsSync(opt.cli)) fail(`no CLI at ${opt.cli} (npm run build:native, or --cli)`);
+if (opt.numbers) writeFileSync(opt.numbers, '');
 
 function fail(text) {
   console.error(`claim-seeds: ${text}`);
@@ -70,6 +74,12 @@ async function overSeeds(claim, setting) {
     const { runs } = await trainClaim(at, { cli: opt.cli, seed, limit: jobs });
     const v = claimVerdict(at, runs);
     console.error(`${claim.id} ${setting} seed ${seed}: ${v ? v.summary : 'no verdict'}`);
+    if (opt.numbers) {
+      const checks = v?.checks.map(({ claimed, holds, measured }) => ({ claimed, holds, measured })) ?? null;
+      const { holds = null, caption = null, numbers = null } = v ?? {};
+      const line = { claim: claim.id, setting, seed, holds, checks, caption, numbers };
+      appendFileSync(opt.numbers, `${JSON.stringify(line)}\n`);
+    }
     return { seed, runs, verdict: v };
   });
   return { claim: at, setting, seeds, results, seconds: (performance.now() - t0) / 1000 };

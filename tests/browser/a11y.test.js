@@ -207,12 +207,12 @@ test('axe at 360 px in the dark theme: a box that scrolls sideways takes the foc
       const papers = await pageIn(phone, `${url}papers.html`, { ready: false });
       await ready(papers);
       await check(papers, 'papers.html at 360 px', 'dark');
-      // the lab after its seven-run Late layers claim, on a phone and on a desktop
+      // the lab after its thirteen-run Late layers claim, on a phone and on a desktop
       const lab = async (context) => {
         const page = await pageIn(context, `${url}train.html#preset=late`);
         await page.click('#train-start');
         await page.waitForFunction(() => window.__resnormTrain?.state === 'done');
-        // the after-training numbers, shown: the lesion table of seven runs is wider than a phone
+        // the after-training numbers, shown: the lesion table of thirteen runs is wider than a phone
         for (const summary of await page.locator('details.after-numbers > summary:visible').all())
           await summary.click();
         return page;
@@ -236,11 +236,11 @@ test('axe at 360 px in the dark theme: a box that scrolls sideways takes the foc
       for (const list of [onPhone, onDesk])
         for (const b of list) assert.deepEqual([b.stop, b.named], [b.wide, b.wide], JSON.stringify(b));
       assert.ok(onPhone.some((b) => b.wide) && onPhone.length === onDesk.length, JSON.stringify(onPhone));
-      // the readout of seven runs fits a phone: each name on its own line above its numbers
+      // the readout of thirteen runs fits a phone: each name on its own line above its numbers
       assert.deepEqual(
         onPhone.filter((b) => b.readout).map((b) => b.wide),
         [false],
-        'the seven-run readout at 360 px',
+        'the thirteen-run readout at 360 px',
       );
       // a wide formula scrolls from the keyboard
       const wide = explorer.locator('math[display="block"][tabindex="0"]').first();

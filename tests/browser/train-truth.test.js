@@ -878,5 +878,13 @@ test('the mHC claim on two seeds: each seed\u2019s checks, caption and composite
     await page.context().close();
   }));
 
+test('the Late layers claim on two seeds: each seed\u2019s checks, caption and ratios (the shown runs\u2019 too) are the CLI\u2019s', () =>
+  served({ csp: SITE_CSP }, (url) =>
+    claimOnTwoSeeds(url, 'late', 0, [
+      ['#train-after', 'after'],
+      ['#train-heat-grad-norm', 'heat'],
+    ]),
+  ));
+
 test('the nGPT claim on two seeds: each seed\u2019s checks, caption and steps to the target are the CLI\u2019s', () =>
   served({ csp: SITE_CSP }, (url) => claimOnTwoSeeds(url, 'ngpt', 0)));

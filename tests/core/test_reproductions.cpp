@@ -426,8 +426,9 @@ TEST_CASE("ReZero 2020: ReZero trains at 56 blocks, plain and unnormalized resid
 // architecture: the mean held-out loss increase for a block of the last quarter,
 // of the first quarter, and their ratio. The comparison is a measurement,
 // not a claim any one paper makes at this scale, so the ratios are printed
-// and docs/reproductions.md reports them; the lab's Late layers claim judges them
-// against Pre-LN's.
+// and docs/reproductions.md reports them; the lab's Late layers claim judges the
+// answers' against Pre-LN's and only shows the runs it marks `shown` (DyT,
+// HybridNorm), which train here all the same.
 TEST_CASE("Late layers: which architectures make the last quarter of a trained stack count", "[repro]") {
   std::printf("Late layers: the lab's Late layers claim\n");
   for (uint32_t seed : kSeeds) {

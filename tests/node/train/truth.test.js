@@ -129,6 +129,12 @@ const COSTS = {
   lns: [2, 2, 0, 0, 0, 0, 0.01, 0.01], // 0.005
   mix_ln: [3, 3, 0, 0, 0, 0, 0.102, 0.102], // 0.034: higher than 0.032 by 6%
   dwa: [3, 3, 0, 0, 0, 0, 0.15, 0.15], // 0.05
+  hyper: [3, 3, 0, 0, 0, 0, 0.15, 0.15], // 0.05
+  mhc: [2, 2, 0, 0, 0, 0, 0.1, 0.1], // 0.05
+  attn_res: [3, 3, 0, 0, 0, 0, 0.13, 0.13], // 0.043: 1.35 times Pre-LN's
+  dyt: [3, 3, 1, 1, 1, 1, 0.048, 0.048], // 0.016: shown, not judged
+  hybrid: [2, 2, 1, 1, 1, 1, 1, 1], // 0.5: shown, not judged
+  ngpt: [4, 4, 1, 1, 1, 1, 0.2, 0.2], // 0.05: shown, not judged
 };
 
 test('late layers: a ratio counts as higher than Pre-LN\u2019s only by the margin the check names', () => {
@@ -153,6 +159,35 @@ test('late layers: a run at chance or diverged is not compared, and the caption 
   assert.match(v.caption, /did not train: ReZero/);
   assert.match(v.caption, /diverged: LayerScale/);
   assert.match(v.caption, /LayerScale diverged at step 20/);
+});
+
+test('late layers: DyT, HybridNorm and nGPT are shown, not judged: no check reads them, the caption says what each did', () => {
+  const v = V.verdict('late', lateRuns(COSTS));
+  assert.equal(v.checks.find((c) => c.claimed.startsWith('AttnRes: its last quarter')).holds, true);
+  for (const name of ['DyT', 'HybridNorm', 'nGPT']) {
+    assert.ok(!v.checks.some((c) => c.claimed.startsWith(`${name}:`)), `${name} has no check`);
+    assert.ok(!v.checks.some((c) => c.measured.includes(name)), `${name} in no check's measure`);
+  }
+  assert.match(
+    v.caption,
+    /DyT 0\.048 against 3 \(0\.016\); HybridNorm 1 against 2 \(0\.5\); nGPT 0\.2 against 4 \(0\.05\)\./,
+  );
+  assert.match(
+    v.caption,
+    /Shown beside them, not judged: DyT \(0\.5 times Pre-LN\u2019s ratio\), HybridNorm \(16 times Pre-LN\u2019s ratio\), nGPT \(1\.6 times Pre-LN\u2019s ratio\)\.$/,
+  );
+  // a shown run that did not train or diverged changes no part of the verdict: the caption says so
+  const w = V.verdict('late', lateRuns(COSTS, { dyt: AT_CHANCE(), hybrid: DIVERGED(), ngpt: AT_CHANCE() }));
+  assert.deepEqual(
+    w.checks.map((c) => [c.claimed, c.holds, c.measured]),
+    v.checks.map((c) => [c.claimed, c.holds, c.measured]),
+  );
+  assert.match(w.caption, /HybridNorm diverged at step 20/);
+  assert.match(
+    w.caption,
+    /Shown beside them, not judged: DyT \(did not train\), HybridNorm \(diverged\), nGPT \(did not train\)\.$/,
+  );
+  assert.doesNotMatch(w.caption, /(did not train|diverged): [^.]*(DyT|HybridNorm|nGPT)/);
 });
 
 test('a verdict that does not hold says how many parts hold and names those that do not', () => {

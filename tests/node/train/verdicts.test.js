@@ -24,6 +24,7 @@ import {
 } from '../../../web/src/claims/lab/index.js';
 import { lesionShares } from '../../../web/src/claims/lab/lesion.js';
 import { runSpecs } from '../../../web/src/train/session.js';
+import { defaultTrainConfig } from '../../../web/src/shared/train-fields.js';
 import { REVERSE, TEACHER, run } from './runs.js';
 
 test('warmup holds when Post-LN without warmup stays near chance and the other two train', () => {
@@ -184,7 +185,16 @@ test('late layers: each answer against Pre-LN by last-quarter over first-quarter
     lns: [2, 2, 0, 0, 0, 0, 0.01, 0.01], // 0.005
     mix_ln: [3, 3, 0, 0, 0, 0, 0.1, 0.1], // 0.033: equal to Pre-LN's is not higher
     dwa: [3, 3, 0, 0, 0, 0, 0.15, 0.15], // 0.05
+    hyper: [1, 1, 0, 0, 0, 0, 0.2, 0.2], // 0.2
+    mhc: [1, 1, 0, 0, 0, 0, 0.1, 0.1], // 0.1
+    attn_res: [3, 3, 0, 0, 0, 0, 0.05, 0.05], // 0.017: lower than Pre-LN's
+    dyt: [3, 3, 1, 1, 1, 1, 0.2, 0.2], // 0.067: shown, not judged
+    hybrid: [3, 3, 1, 1, 1, 1, 0.05, 0.05], // 0.017: shown, not judged
+    ngpt: [3, 3, 1, 1, 1, 1, 0.1, 0.1], // 0.033: shown, not judged
   };
+  // the setting's words name Hyper-Connections' and mHC's streams: the lab's default, which the claim does not set
+  assert.equal(claimConfig(preset, defaultTrainConfig()).hc_streams, 4);
+  assert.match(preset.setting, /Hyper-Connections and mHC with 4 streams/);
   const w = { pre_ln: [1, 3], post_ln_warmup: [1, 2], mix_ln: [1, 9] };
   const runs = Object.fromEntries(
     preset.runs.map((p) => {
@@ -197,19 +207,23 @@ test('late layers: each answer against Pre-LN by last-quarter over first-quarter
   assert.equal(v.holds, false);
   const by = Object.fromEntries(v.checks.map((c) => [c.claimed.split(':')[0], c.holds]));
   assert.deepEqual(by, {
-    'every stack trains first (held-out loss below halfway from chance)': true,
+    'every stack the checks read trains first (held-out loss below halfway from chance)': true,
     ReZero: true,
     LayerScale: true,
     LNS: false,
     'Mix-LN': false,
     DenseFormer: true,
+    'Hyper-Connections': true,
+    mHC: true,
+    AttnRes: false,
   });
   assert.ok(Math.abs(v.numbers['rezero.late_over_early'] - 1) < 1e-12);
   assert.equal(v.numbers['mix_ln.grad_spread'], 9);
   assert.match(
     v.caption,
-    /A higher ratio than Pre-LN\u2019s: ReZero, LayerScale, DenseFormer; not higher: LNS, Mix-LN\./,
+    /A higher ratio than Pre-LN\u2019s: ReZero, LayerScale, DenseFormer, Hyper-Connections, mHC; not higher: LNS, Mix-LN, AttnRes\. Shown beside them, not judged: DyT \(2 times Pre-LN\u2019s ratio\), HybridNorm \(0\.5 times Pre-LN\u2019s ratio\), nGPT \(1 times Pre-LN\u2019s ratio\)\.$/,
   );
+  assert.ok(Math.abs(v.numbers['dyt.late_over_early'] - 0.2 / 3) < 1e-12, 'a shown run\u2019s ratio is in the numbers');
   // a first quarter that costs nothing gives no ratio, never a crash
   const none = { ...runs, rezero: { ...runs.rezero, lesion: lesion([0, 0, 0, 0, 0, 0, 0.1, 0.1]) } };
   const n = verdict('late', none);
