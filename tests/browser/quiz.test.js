@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { SHOTS, STRICT_CSP, downloadBytes, launch, openPage, serve } from './harness.js';
 import { toGift, toAnkiTsv } from '../../web/src/quiz/export.js';
 import { exportText } from '../../web/src/quiz/ui/export-menu.js';
+import { significant } from '../../web/src/shared/format.js';
 
 const rawBank = JSON.parse(readFileSync(new URL('../../web/src/quiz/bank.json', import.meta.url), 'utf8'));
 const KEY = 'resnorm.quiz.v1';
@@ -536,6 +537,66 @@ test('generated question on HC, mHC, AttnRes, DyT, HybridNorm and QK-norm: answe
   assert.doesNotMatch(await archs.evaluate((e) => e.innerText), /\b(pre_ln|attn_res|hyper|mhc_|max_logit)\b/);
   await archs.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/quiz-generated-archs.png`, fullPage: true });
+  await done(page);
+});
+
+test('generated question on what AttnRes and DenseFormer read after training: two runs trained in the worker, the key and the explanation from their weights, and the lab link trains the same runs', async () => {
+  const page = await openPage(browser, quizUrl('#generated'));
+  const archs = page.locator('#archs');
+  await page.waitForFunction(() => /^(asked|error)$/.test(document.getElementById('archs')?.dataset.state));
+  await page.locator('#archs-kind').selectOption('trained-read');
+  await page.waitForFunction(
+    () =>
+      document.getElementById('archs').dataset.kind === 'trained-read' &&
+      /^(asked|error)$/.test(document.getElementById('archs').dataset.state),
+  );
+  assert.equal(await archs.getAttribute('data-state'), 'asked', await archs.locator('.gen-result').textContent());
+  assert.match(
+    await archs.locator('.gen-prompt').textContent(),
+    /^Attention Residuals \(AttnRes\) and DenseFormer, each a transformer of 1 block .* engine seed \d+\. .*compare with its start\?$/,
+  );
+  assert.equal(await archs.locator('input[type=radio]').count(), 5);
+  await archs.locator('input[value=both-less]').check();
+  await page.locator('[data-action=archs-check]').click();
+  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
+  const result = await archs.locator('.gen-result').textContent();
+  const m = result.match(/^(Right|Not quite): the engine’s numbers say “([^”]+)”/);
+  assert.ok(m, result);
+  // The grade agrees with the key the message names, and the key with the weights the explanation quotes.
+  assert.equal(m[1] === 'Right', m[2] === 'both give h₀ less weight', result);
+  const explanation = await archs.locator('.gen-explain').textContent();
+  const w = explanation.match(/final norm reads h₀ with (-?[\d.]+),.* stream after the block is (-?[\d.]+) · h₀/);
+  assert.ok(w, explanation);
+  const [a, d] = [Number(w[1]), Number(w[2])];
+  assert.equal(m[1] === 'Right', a < 1 / 3 - 0.01 && d < -0.01, `${a} ${d}: ${result}`);
+  assert.match(explanation, /Held-out loss at the end: \d[\d.]* AttnRes, \d[\d.]* DenseFormer\.$/);
+  // The lab link trains the same two runs: both architectures, the question's seed and learning rate
+  const seed = (await archs.locator('.gen-prompt').textContent()).match(/engine seed (\d+)/)[1];
+  const href = await archs.locator('a.button-link').getAttribute('href');
+  assert.match(href, /^\.\/train\.html#/);
+  const params = new URLSearchParams(href.split('#')[1]);
+  assert.equal(params.get('arch'), 'attn_res,dwa');
+  assert.equal(params.get('depth'), '1');
+  assert.equal(params.get('seed'), seed);
+  assert.match(await page.locator('#score').textContent(), /of 1 correct/);
+  assert.doesNotMatch(await archs.evaluate((e) => e.innerText), /\b(attn_res|dwa|heldout_\w+)\b/);
+  await archs.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}/quiz-generated-trained-read.png`, fullPage: true });
+  // The lab, from that link, trains the same runs: its learned panel's weights are the question's
+  const quoted = explanation.match(/h₀ with (\S+), the attention output with (\S+) and the MLP output with (\S+),/);
+  const dwaQuoted = explanation.match(/is (\S+) · h₀ \+ (\S+) · y₁/);
+  await page.goto(new URL(href, page.url()).href);
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  await page.locator('#train-start').click();
+  await page.waitForFunction(() => window.__resnormTrain?.state === 'done' && window.__resnormTrain.learned);
+  const learned = await page.evaluate(() => {
+    const l = window.__resnormTrain.learned;
+    return [...l.attn_res.attnResWeights.at(-1), ...l.dwa.dwaWeights.at(-1)].map(Number);
+  });
+  assert.deepEqual(
+    learned.map((v) => significant(v, 3)),
+    [...quoted.slice(1), ...dwaQuoted.slice(1)],
+  );
   await done(page);
 });
 

@@ -20,6 +20,9 @@ import {
   QK_TRAIN,
   QK_RATES,
   QK_SEEDS,
+  READ_TRAIN,
+  READ_INIT,
+  READ_MARGIN,
 } from '../../../web/src/quiz/generated-archs.js';
 import { significant } from '../../../web/src/shared/format.js';
 
@@ -30,7 +33,7 @@ const SEEDS_TRIED = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 const s3 = (v) => significant(v, 3);
 const top = (a) => a[a.length - 1];
 
-test('six kinds, each named', () => {
+test('seven kinds, each named', () => {
   assert.deepEqual(ARCH_KIND_IDS, [
     'same-grad',
     'dyt-stream',
@@ -38,6 +41,7 @@ test('six kinds, each named', () => {
     'hybrid-stream',
     'attnres-init',
     'qk-logit',
+    'trained-read',
   ]);
   for (const k of ARCH_KIND_IDS) assert.match(ARCH_KIND_NAMES[k], /\w/);
 });
@@ -59,7 +63,10 @@ test('every kind: the same seed gives the same question from a fresh engine; the
       const r = a.check(wrong.id);
       assert.equal(r.correct, false);
       assert.match(r.message, /^Not quite: the engine’s numbers say “.+”, not “.+”\.$/);
-      assert.doesNotMatch(a.prompt + a.explanation, /\b(pre_ln|post_ln|attn_res|hyper|mhc|max_logit)\b|undefined|NaN/);
+      assert.doesNotMatch(
+        a.prompt + a.explanation,
+        /\b(pre_ln|post_ln|attn_res|dwa|hyper|mhc|max_logit)\b|undefined|NaN/,
+      );
     }
   }
   const k1 = await archQuestion(engine, { seed: 'archs-7' });
@@ -159,6 +166,35 @@ test('qk-logit: the key compares the largest logged attention logit without and 
   }
 });
 
+test('trained-read: the key compares the weight each trained top gives h₀ with its init, AttnRes’s and DenseFormer’s both less in every draw', async () => {
+  const trained = (arch, p) => {
+    const tr = rn.trainer({ ...READ_TRAIN, arch, lr: p.lr, seed: p.seed });
+    try {
+      tr.step(READ_TRAIN.steps);
+      return arch === 'attn_res' ? tr.attnResWeights().at(-1) : tr.dwaWeights().at(-1);
+    } finally {
+      tr.delete();
+    }
+  };
+  // 1/3 at init: the final norm's softmax over h₀ and the block's two outputs; DenseFormer's w₁,₀ starts at 0
+  assert.equal(READ_INIT.attnRes, 1 / 3);
+  assert.equal(READ_INIT.dwa, 0);
+  const move = (w, init) => (w < init - READ_MARGIN ? 'less' : w > init + READ_MARGIN ? 'more' : 'same');
+  for (const seed of SEEDS_TRIED) {
+    const q = await archQuestion(engine, { seed, kind: 'trained-read' });
+    const a = trained('attn_res', q.params);
+    const d = trained('dwa', q.params);
+    assert.equal(a.length, 3);
+    assert.equal(d.length, 2);
+    assert.deepEqual(q.numbers.attnRes, Array.from(a));
+    assert.deepEqual(q.numbers.dwa, Array.from(d));
+    const moves = [move(a[0], 1 / 3), move(d[0], 0)];
+    assert.deepEqual(moves, ['less', 'less'], `seed ${seed}: AttnRes ${a[0]}, DenseFormer ${d[0]}`);
+    assert.equal(q.answer, 'both-less', `seed ${seed}`);
+    for (const v of [a[0], a[1], a[2], d[0], d[1]]) assert.ok(q.explanation.includes(s3(v)), `seed ${seed}: ${s3(v)}`);
+  }
+});
+
 test('numbers that do not show the paper’s effect give the honest key', async () => {
   // A fake simulation where DyT's stream ends above Pre-LN's and HC's gradients depart.
   const fake = archEngine({
@@ -191,4 +227,26 @@ test('numbers that do not show the paper’s effect give the honest key', async 
   const qk = await archQuestion(runs, { seed: 0, kind: 'qk-logit' });
   assert.equal(qk.answer, 'without');
   assert.match(qk.explanation, /not finite without QK-norm, 3 with it/);
+  // Trained read weights where AttnRes reads h₀ more than at init, then where DenseFormer's is not finite.
+  const reads = (attnRes, dwa) =>
+    archEngine({
+      simulate: (c) => rn.simulate(c),
+      trainer: () => ({
+        stopped: false,
+        step: async () => [{ max_logit: 3, heldout_loss: 0.5 }],
+        attnResWeights: () => [[0.5, 0.5], attnRes],
+        dwaWeights: () => [dwa],
+        delete: () => {},
+      }),
+    });
+  const more = await archQuestion(reads([0.5, 0.25, 0.25], [-0.3, 0.6]), { seed: 0, kind: 'trained-read' });
+  assert.equal(more.answer, 'dwa-less');
+  assert.match(
+    more.explanation,
+    /AttnRes gives h₀ more weight than at initialization \(1\/3 there\) and DenseFormer less weight/,
+  );
+  assert.doesNotMatch(more.explanation, /turned h₀ down/);
+  const lost = await archQuestion(reads([0.2, 0.4, 0.4], [NaN, 1]), { seed: 0, kind: 'trained-read' });
+  assert.equal(lost.answer, 'other');
+  assert.match(lost.explanation, /DenseFormer a weight that is not finite/);
 });

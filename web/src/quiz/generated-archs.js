@@ -1,9 +1,11 @@
 // Multiple-choice questions on the architectures published after the article (Hyper-Connections,
-// mHC, Attention Residuals, DyT, HybridNorm, QK-norm), generated from a seed and answered by the
-// engine's numbers when they are asked: simulations at initialization (rn.simulate), an untrained
-// trainer's read weights (rn.trainer().attnResWeights()) and short training runs (rn.trainer). The
-// key is what the numbers show, never a table: a draw whose numbers do not show the paper's effect
-// gets the key the numbers give, and its explanation quotes them.
+// mHC, Attention Residuals, DyT, HybridNorm, QK-norm; DenseFormer beside Attention Residuals),
+// generated from a seed and answered by the engine's numbers when they are asked: simulations at
+// initialization (rn.simulate), an untrained trainer's read weights (rn.trainer().attnResWeights())
+// and short training runs (rn.trainer; after training, the read weights the lab's learned panel
+// shows: attnResWeights(), dwaWeights()). The key is what the numbers show, never a table: a draw
+// whose numbers do not show the paper's effect gets the key the numbers give, and its explanation
+// quotes them.
 //
 // archQuestion(engine, {seed, kind}) with engine = archEngine({simulate, trainer}):
 //   simulate(config)  rn.simulate(config) or engine.call('simulate', [config]) (sync or async)
@@ -44,6 +46,18 @@
 //                 LOGIT_FACTOR (2) times the other, else "within a factor of 2". Larger without
 //                 QK-norm at both rates and seeds 0..QK_SEEDS - 1 (every pair the draw can give; the
 //                 smallest ratio seen 3.2, the largest about 200).
+//   trained-read  AttnRes and DenseFormer (dwa) transformers of 1 block on the lab's reverse task
+//                 (READ_TRAIN: Adam, READ_STEPS steps at a learning rate of READ_RATES, engine seed
+//                 0..9999), trained: the weight the top gives the embedding h₀, AttnRes's final norm's
+//                 read weight (attnResWeights(), 1/3 at init) and DenseFormer's w₁,₀ (dwaWeights(), 0 at
+//                 init), each less or more than at init by over READ_MARGIN (0.01), or within it. Both
+//                 less in every draw (40 of 40: AttnRes 0.16..0.30, DenseFormer -0.47..-0.31; held-out loss
+//                 at most 0.03). Not asked, as their keys flip with the seed: which of h₀, the attention
+//                 output and the MLP output AttnRes's final norm reads most (attention in 24 draws, the MLP
+//                 in 16); the same at 2 or 3 blocks, or the teacher task's MLP blocks at 3 to 6 (every
+//                 row's largest weight moves between h₀, the unit below and another from seed to seed);
+//                 and h₀'s weight at 2 blocks (AttnRes's above its 1/5 or within READ_MARGIN of it in 3 of
+//                 40 engine seeds at 1e-2 and 2 of 40 at 4e-3).
 
 import { randInt, pick, shuffled } from './random.js';
 import { kindQuestion } from './kind-question.js';
@@ -70,6 +84,24 @@ export const QK_TRAIN = Object.freeze({
   steps: QK_STEPS,
   log_every: 10,
 });
+/** The trained-read runs' learning rates and steps. */
+export const READ_RATES = Object.freeze([4e-3, 1e-2]);
+export const READ_STEPS = 150;
+/** How far a trained read weight must be from its value at initialization to count as more or less. */
+export const READ_MARGIN = 0.01;
+/**
+ * The trained-read runs' setting over the reverse task: one transformer block (two units, so
+ * AttnRes's final norm reads three sources), so a run trains in about a tenth of a second.
+ */
+export const READ_TRAIN = Object.freeze({
+  ...REVERSE_TASK,
+  depth: 1,
+  warmup: 0,
+  steps: READ_STEPS,
+  log_every: 50,
+});
+/** The read weights at initialization: AttnRes's final norm over h₀ and its two units' outputs, DenseFormer's w₁,₀. */
+export const READ_INIT = Object.freeze({ attnRes: 1 / 3, dwa: 0 });
 /** The untrained AttnRes trainer's setting (its weights are read before any step). */
 const INIT_TRAIN = Object.freeze({ ...TEACHER_TASK, arch: 'attn_res', steps: 1, log_every: 1 });
 
@@ -94,10 +126,14 @@ const NAMES = Object.freeze({
 });
 const archName = (a) => NAMES[a] ?? a;
 
+/** A trainer's weight rows (typed arrays) as plain arrays; null stays null. */
+const plainRows = (rows) => (rows ? Array.from(rows, (r) => Array.from(r)) : null);
+
 /**
  * The questions' engine: simulate(config) resolves to the simulate document; train(config) to
- * {maxLogit, heldout, stopped} of the run (cached by config); initWeights(config) to an untrained
- * trainer's AttnRes read weights (rows of plain arrays).
+ * {maxLogit, heldout, stopped, attnRes, dwa} of the run (cached by config; attnRes and dwa the
+ * trained read weights of an attn_res or dwa run, as the lab's learned panel reads them, else
+ * null); initWeights(config) to an untrained trainer's AttnRes read weights (rows of plain arrays).
  * @param {{simulate: Function, trainer: Function}} ops
  */
 export function archEngine({ simulate, trainer }) {
@@ -109,7 +145,9 @@ export function archEngine({ simulate, trainer }) {
       const logits = logs.map((l) => l.max_logit);
       // A non-finite logit is the largest of all (a diverged run's).
       const maxLogit = logits.some((v) => !Number.isFinite(v)) ? Infinity : Math.max(...logits);
-      return { maxLogit, heldout: logs.at(-1)?.heldout_loss, stopped: Boolean(tr.stopped) };
+      const attnRes = config.arch === 'attn_res' ? plainRows(await tr.attnResWeights()) : null;
+      const dwa = config.arch === 'dwa' ? plainRows(await tr.dwaWeights()) : null;
+      return { maxLogit, heldout: logs.at(-1)?.heldout_loss, stopped: Boolean(tr.stopped), attnRes, dwa };
     } finally {
       await tr.delete();
     }
@@ -130,8 +168,7 @@ export function archEngine({ simulate, trainer }) {
     async initWeights(config) {
       const tr = await trainer(config);
       try {
-        const rows = await tr.attnResWeights();
-        return rows ? Array.from(rows, (r) => Array.from(r)) : null;
+        return plainRows(await tr.attnResWeights());
       } finally {
         await tr.delete();
       }
@@ -390,7 +427,75 @@ export const ARCH_KINDS = Object.freeze({
       };
     },
   },
+  'trained-read': {
+    name: 'what AttnRes and DenseFormer read of the embedding after training',
+    draw: (rand) => ({ lr: pick(rand, READ_RATES), seed: randInt(rand, 0, 9999) }),
+    async ask(engine, p) {
+      const cfg = (arch) => ({ ...READ_TRAIN, arch, lr: p.lr, seed: p.seed });
+      const [attn, dense] = await Promise.all([engine.train(cfg('attn_res')), engine.train(cfg('dwa'))]);
+      // the final norm's row: h₀, the attention output, the MLP output; the stream after block 1: w₁,₀, w₁,₁
+      const a = attn.attnRes?.at(-1) ?? [];
+      const d = dense.dwa?.at(-1) ?? [];
+      const moves = { attnRes: readMove(a[0], READ_INIT.attnRes), dwa: readMove(d[0], READ_INIT.dwa) };
+      const key = readKey(moves.attnRes, moves.dwa);
+      const moveWords = {
+        less: 'less weight than at initialization',
+        more: 'more weight than at initialization',
+        same: `the weight it had at initialization (within ${READ_MARGIN})`,
+        none: 'a weight that is not finite',
+      };
+      return {
+        numbers: {
+          attnRes: a,
+          dwa: d,
+          moves,
+          heldout: { attnRes: attn.heldout, dwa: dense.heldout },
+          config: cfg('attn_res'),
+        },
+        prompt:
+          `Attention Residuals (AttnRes) and DenseFormer, each a transformer of ${READ_TRAIN.depth} block (d = ${READ_TRAIN.width}, ${READ_TRAIN.heads} heads) ` +
+          `trained with Adam at a learning rate of ${p.lr} for ${READ_STEPS} steps to reverse ${READ_TRAIN.seq} of ${READ_TRAIN.vocab} symbols, engine seed ${p.seed}. ` +
+          'At initialization AttnRes’s final norm reads the embedding h₀, the attention output and the MLP output with softmax weight 1/3 each, ' +
+          'and DenseFormer’s stream after the block is 0 · h₀ + 1 · y₁ (y₁ the block’s output, h₀ plus its updates). ' +
+          'After training, how does the weight each gives h₀ at the top compare with its start?',
+        choices: [
+          { id: 'both-less', label: 'both give h₀ less weight' },
+          { id: 'attnres-less', label: 'AttnRes less, DenseFormer more' },
+          { id: 'dwa-less', label: 'AttnRes more, DenseFormer less' },
+          { id: 'both-more', label: 'both give h₀ more weight' },
+          { id: 'other', label: `another outcome (one within ${READ_MARGIN} of its start, or not finite)` },
+        ],
+        key,
+        explanation:
+          `The engine’s weights after ${READ_STEPS} steps: AttnRes’s final norm reads h₀ with ${num(a[0])}, the attention output with ${num(a[1])} and the MLP output with ${num(a[2])}, averaged over the held-out tokens; ` +
+          `DenseFormer’s stream after the block is ${num(d[0])} · h₀ + ${num(d[1])} · y₁. ` +
+          `So AttnRes gives h₀ ${moveWords[moves.attnRes]} (1/3 there) and DenseFormer ${moveWords[moves.dwa]} (0 there). ` +
+          (key === 'both-less'
+            ? 'In this task the next symbol is one seen earlier in the sequence, which only attention brings to a position, while h₀ at a position holds its own symbol and place; ' +
+              'AttnRes (Kimi Team 2026) turned h₀ down by moving softmax weight to the outputs, DenseFormer (Pagliardini et al. 2024) by subtracting part of the h₀ its block’s skip carries in y₁. '
+            : 'Here the two did not both turn h₀ down, by the engine’s numbers. ') +
+          `Held-out loss at the end: ${num(attn.heldout)} AttnRes, ${num(dense.heldout)} DenseFormer.`,
+      };
+    },
+  },
 });
+
+/** 'less', 'more' or 'same' (within READ_MARGIN): a trained read weight against its value at init; 'none' if not finite. */
+export function readMove(w, init) {
+  if (!Number.isFinite(w)) return 'none';
+  return w < init - READ_MARGIN ? 'less' : w > init + READ_MARGIN ? 'more' : 'same';
+}
+
+/** The trained-read key from AttnRes's move and DenseFormer's. */
+export function readKey(attnRes, dwa) {
+  const pairs = {
+    'less less': 'both-less',
+    'less more': 'attnres-less',
+    'more less': 'dwa-less',
+    'more more': 'both-more',
+  };
+  return pairs[`${attnRes} ${dwa}`] ?? 'other';
+}
 
 export const ARCH_KIND_IDS = Object.freeze(Object.keys(ARCH_KINDS));
 /** Each kind's name in words, for a select. */

@@ -73,7 +73,8 @@
 //   LayerNorm, BatchNorm and RMSNorm answered from small trained runs; six kinds, in generated-norms.js.
 //
 // archQuestion(archEngine({simulate, trainer}), {seed, kind}) (generated-archs.js, imported from there):
-//   multiple-choice questions on Hyper-Connections, mHC, AttnRes, DyT, HybridNorm and QK-norm; six kinds.
+//   multiple-choice questions on Hyper-Connections, mHC, AttnRes, DenseFormer, DyT, HybridNorm and
+//   QK-norm; seven kinds.
 
 import { mulberry32, randInt, pick, shuffled } from './random.js';
 import { significant, superscript } from '../shared/format.js';

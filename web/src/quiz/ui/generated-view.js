@@ -7,8 +7,9 @@
 //   curves the answer was read from are drawn, labelled.
 //   "Norms" (generated-norms.js): LayerNorm, BatchNorm and RMSNorm, answered from small trained runs and
 //   the padded batch; a card of the same shape as "Pick the architecture", without a chart.
-//   "Newer architectures" (generated-archs.js): Hyper-Connections, mHC, AttnRes, DyT, HybridNorm and
-//   QK-norm, answered from simulations, an untrained trainer and short training runs; the same card.
+//   "Newer architectures" (generated-archs.js): Hyper-Connections, mHC, AttnRes, DenseFormer, DyT,
+//   HybridNorm and QK-norm, answered from simulations, an untrained trainer and short training runs;
+//   the same card.
 // A select above each picks the pool or the kind ("any" draws it from the seed). Each card's
 // data-state is loading, asked or checked (a multiple-choice card's is error when no question could be made). All four count toward the session score. Text from generated.js is plain Unicode, set as text.
 
@@ -29,6 +30,7 @@ import { archLabel } from '../../shared/archs.js';
 import { el, replace } from '../../shared/dom.js';
 import { createLineChart } from './mini-chart.js';
 import { explorerHref, describeSetting, claimHref } from './experiment.js';
+import { labHref } from '../train-checks.js';
 import { randomSeed } from './session.js';
 
 const DASHES = [[], [9, 4], [2, 3], [12, 3, 2, 3]];
@@ -521,19 +523,28 @@ const NORM_SOURCE = {
 
 const ARCH_SOURCE = {
   prefix: 'archs',
-  title: 'Newer architectures: HC, mHC, AttnRes, DyT, HybridNorm, QK-norm',
+  title: 'Newer architectures: HC, mHC, AttnRes, DenseFormer, DyT, HybridNorm, QK-norm',
   kinds: ARCH_KIND_IDS,
   names: ARCH_KIND_NAMES,
   empty: 'Choose an answer first.',
   ask: (deps, seed, kind) => archQuestion(deps.archs, { seed, kind }),
   choice: (c) => c,
-  // a simulation opens in the explorer, the QK-norm runs in the lab's claim
+  // a simulation opens in the explorer, the QK-norm runs in the lab's claim, the trained read
+  // weights in the lab with the question's runs (its learned panel shows the same weights)
   after: (q) =>
     q.kind === 'qk-logit'
       ? [el('a', { class: 'button-link', href: claimHref('qknorm') }, 'Train the QK-norm sweep in the lab')]
-      : Array.isArray(q.numbers.config?.arch)
-        ? explorerLink(q.numbers.config)
-        : [],
+      : q.kind === 'trained-read'
+        ? [
+            el(
+              'a',
+              { class: 'button-link', href: labHref({ ...q.numbers.config, arch: ['attn_res', 'dwa'] }) },
+              'Train these two runs in the lab',
+            ),
+          ]
+        : Array.isArray(q.numbers.config?.arch)
+          ? explorerLink(q.numbers.config)
+          : [],
 };
 
 /** A multiple-choice card's parts, placed into `host`; the chart goes into `charts`. */
