@@ -230,6 +230,18 @@ const renders = (page, id) => page.evaluate((i) => Number(document.getElementByI
 const waitRender = (page, id, n) =>
   page.waitForFunction(([i, k]) => Number(document.getElementById(i).dataset.renders || 0) > k, [id, n]);
 
+/** Picks `value` in the generated card `id` (norms, archs), checks it, and returns its result line once graded. */
+async function answer(page, id, value) {
+  const card = page.locator(`#${id}`);
+  await card.locator(`input[value=${value}]`).check();
+  await page.locator(`[data-action=${id}-check]`).click();
+  await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'checked', id);
+  return card.locator('.gen-result').textContent();
+}
+
+/** A result line's grade ("Right" or "Not quite") and the key the engine's numbers name. */
+const graded = (result) => result.match(/^(Right|Not quite): the engine’s numbers say “([^”]+)”/);
+
 async function setNumber(page, id, value) {
   const n = await renders(page, id.startsWith('tok') ? 'token-norm' : 'batch-norm');
   await page.locator(`#${id}-num`).fill(String(value));
@@ -468,11 +480,8 @@ test('generated norm question: one sequence alone, answered from trained runs, w
   assert.equal(await norms.getAttribute('data-state'), 'asked', await norms.locator('.gen-result').textContent());
   assert.match(await norms.locator('.gen-prompt').textContent(), /one sequence at a time/);
   assert.equal(await norms.locator('input[type=radio]').count(), 4);
-  await norms.locator('input[value=batchnorm]').check();
-  await page.locator('[data-action=norms-check]').click();
-  await page.waitForFunction(() => document.getElementById('norms').dataset.state === 'checked');
-  const result = await norms.locator('.gen-result').textContent();
-  const m = result.match(/^(Right|Not quite): the engine’s numbers say “([^”]+)”/);
+  const result = await answer(page, 'norms', 'batchnorm');
+  const m = graded(result);
   assert.ok(m, result);
   // The grade agrees with the key the message names, and the explanation quotes the runs' losses.
   assert.equal(m[1] === 'Right', m[2] === 'BatchNorm’s', result);
@@ -499,13 +508,7 @@ test('generated question on HC, mHC, AttnRes, DyT, HybridNorm and QK-norm: answe
   assert.equal(await archs.getAttribute('data-state'), 'asked', await archs.locator('.gen-result').textContent());
   assert.match(await archs.locator('.gen-prompt').textContent(), /What weight does it give the embedding\?/);
   assert.equal(await archs.locator('input[type=radio]').count(), 6);
-  await archs.locator('input[value=uniform]').check();
-  await page.locator('[data-action=archs-check]').click();
-  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
-  assert.match(
-    await archs.locator('.gen-result').textContent(),
-    /^Right: the engine’s numbers say “1\/\(k \+ 1\) = 1\/\d”/,
-  );
+  assert.match(await answer(page, 'archs', 'uniform'), /^Right: the engine’s numbers say “1\/\(k \+ 1\) = 1\/\d”/);
   assert.equal(await archs.locator('.gen-result').getAttribute('data-correct'), 'true');
   assert.match(
     await archs.locator('.gen-explain').textContent(),
@@ -518,11 +521,8 @@ test('generated question on HC, mHC, AttnRes, DyT, HybridNorm and QK-norm: answe
       document.getElementById('archs').dataset.kind === 'same-grad' &&
       document.getElementById('archs').dataset.state === 'asked',
   );
-  await archs.locator('input[value=attnres-dyt]').check();
-  await page.locator('[data-action=archs-check]').click();
-  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
   assert.match(
-    await archs.locator('.gen-result').textContent(),
+    await answer(page, 'archs', 'attnres-dyt'),
     /^Not quite: the engine’s numbers say “Hyper-Connections and mHC”, not “AttnRes and DyT”\.$/,
   );
   assert.match(await archs.locator('.gen-explain').textContent(), /Hyper-Connections \d\.\d×10\^-\d+, mHC \d/);
@@ -556,11 +556,8 @@ test('generated question on what AttnRes and DenseFormer read after training: tw
     /^Attention Residuals \(AttnRes\) and DenseFormer, each a transformer of 1 block .* engine seed \d+\. .*compare with its start\?$/,
   );
   assert.equal(await archs.locator('input[type=radio]').count(), 5);
-  await archs.locator('input[value=both-less]').check();
-  await page.locator('[data-action=archs-check]').click();
-  await page.waitForFunction(() => document.getElementById('archs').dataset.state === 'checked');
-  const result = await archs.locator('.gen-result').textContent();
-  const m = result.match(/^(Right|Not quite): the engine’s numbers say “([^”]+)”/);
+  const result = await answer(page, 'archs', 'both-less');
+  const m = graded(result);
   assert.ok(m, result);
   // The grade agrees with the key the message names, and the key with the weights the explanation quotes.
   assert.equal(m[1] === 'Right', m[2] === 'both give h₀ less weight', result);
