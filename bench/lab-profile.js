@@ -63,6 +63,11 @@ try {
           pool_worker_ms: pool.worker_ms,
           ideal_ms: Math.round(ideal),
           ratio: Math.round(ratio * 1000) / 1000,
+          // the ratio is contention / utilization: the pool's workers' own ms against one worker's
+          // (> 1: each job took longer with the others running), and the share of the pool's time
+          // from Start to the verdict its workers spent computing
+          contention: Math.round((pool.worker_ms / one.worker_ms) * 1000) / 1000,
+          utilization: Math.round((pool.worker_ms / (pool.pool * pool.shown_ms)) * 1000) / 1000,
           threads: t,
           by_op: byOp(pool.answers),
           one_by_op: byOp(one.answers),
@@ -77,7 +82,8 @@ try {
           .join(' | ');
         console.log(
           `${row.build} ${claim} r${round}: ${(pool.shown_ms / 1000).toFixed(2)} s, ideal ${(ideal / 1000).toFixed(2)} s, ${ratio.toFixed(2)}x; ` +
-            `pool workers' own ${(pool.worker_ms / 1000).toFixed(2)} s vs one ${(one.worker_ms / 1000).toFixed(2)} s; ` +
+            `pool workers' own ${(pool.worker_ms / 1000).toFixed(2)} s vs one ${(one.worker_ms / 1000).toFixed(2)} s ` +
+            `(contention ${row.contention}, utilization ${row.utilization}); ` +
             `window ${t?.window_ms} main busy ${t?.main?.busy_ms} cpu ${t?.main?.cpu_ms}; ${w} (load ${load1()})`,
         );
       }
