@@ -30,7 +30,7 @@ import { byTheme, heatColours, palette, themeColor } from '../shared/theme.js';
 import { showNotices } from '../shared/notice.js';
 import { LAB_KEYS, LAB_TABLE, defaultLabConfig } from '../shared/train-fields.js';
 import { TRAIN_LINK_TABLE } from './link.js';
-import { TRAINING_STATES, createSession, runSpecs } from './session.js';
+import { createSession, runSpecs } from './session.js';
 import { createTrainControls } from './controls.js';
 import { chartRuns, createLineCharts } from './charts.js';
 import { createTrainReadout } from './readout.js';
@@ -100,6 +100,9 @@ const ENGINE_FRAME_MS = 100;
  * often.
  */
 const ENGINE_DRAW_SHARE = 5;
+
+/** The longest that wait, in ms: a run in training is drawn again at least this often. */
+const ENGINE_DRAW_MAX_MS = 1000;
 
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
@@ -348,11 +351,11 @@ function firstSeedLooks(runs, looks) {
 /**
  * When the drawing (`drawingOf()`, createLabRender's) renders: at the next frame for what the reader does,
  * at most once every ENGINE_FRAME_MS for the workers' answers and no sooner than ENGINE_DRAW_SHARE times
- * the last drawing's cost (its cost(), ms) after its end, and for them never while it is busy() (the
+ * the last drawing's cost (its cost(), ms; at most ENGINE_DRAW_MAX_MS) after its end, and for them never while it is busy() (the
  * frames of the last drawing still to come): `idle()` says they are drawn, and a drawing the workers
- * asked for meanwhile follows. The workers' last answer of a run (the session out of TRAINING_STATES:
- * done, paused) is drawn at the next frame the drawing under way leaves free, without the wait: the
- * verdict is what the reader waits for. A
+ * asked for meanwhile follows. A new state of the session (started, running, done, paused) is drawn at
+ * the next frame the drawing under way leaves free, without the wait: the buttons answer the reader's
+ * press, and the verdict is what the reader waits for. A
  * drawing lays out and paints every chart and heatmap, and at the display's rate it would keep the
  * main thread busy and take a core from the workers; begun over one still under way, the two
  * would share frames.
@@ -369,8 +372,9 @@ function createFrameScheduler(drawingOf) {
   let engineTimer = 0;
   let destroyed = false;
   let lastIdle = -Infinity; // when the last drawing's last frame was drawn
+  let lastState; // the session's state the workers' last change was in
   let waiting = false; // the workers asked for a drawing while drawing.busy()
-  let waitingFinal = false; // ... and that drawing is of a run's end
+  let waitingPrompt = false; // ... and that drawing is of a new state
   const now = () => {
     frame = 0;
     lastRender = performance.now();
@@ -379,42 +383,47 @@ function createFrameScheduler(drawingOf) {
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(now);
   };
+  // a drawing for the workers: `prompt` (a new state) at the next frame the last drawing leaves free
+  const ask = (prompt) => {
+    if (destroyed || frame) return;
+    if (engineTimer && !prompt) return;
+    if (drawing.busy()) {
+      waiting = true;
+      waitingPrompt ||= prompt;
+      return;
+    }
+    const rest = lastIdle + Math.min(ENGINE_DRAW_SHARE * drawing.cost(), ENGINE_DRAW_MAX_MS);
+    const wait = Math.max(lastRender + ENGINE_FRAME_MS, rest) - performance.now();
+    if (prompt && engineTimer) {
+      clearTimeout(engineTimer);
+      engineTimer = 0;
+    }
+    if (wait <= 0 || prompt) schedule();
+    else
+      engineTimer = setTimeout(() => {
+        engineTimer = 0;
+        if (drawing.busy()) waiting = true;
+        else schedule();
+      }, wait);
+  };
   return {
     /** Draws now. */
     now,
     /** Draws at the next frame (what the reader does). */
     schedule,
-    /** Draws for the workers' answers, the session in `state` (out of TRAINING_STATES: its run's end is final). */
+    /** Draws for the workers' answers, the session in `state`: a new state (started, done, paused) without the wait. */
     fromEngine(state) {
-      const final = state !== undefined && !TRAINING_STATES.includes(state);
-      if (destroyed || frame) return;
-      if (engineTimer && !final) return;
-      if (drawing.busy()) {
-        waiting = true;
-        waitingFinal ||= final;
-        return;
-      }
-      const rest = lastIdle + ENGINE_DRAW_SHARE * drawing.cost();
-      const wait = Math.max(lastRender + ENGINE_FRAME_MS, rest) - performance.now();
-      if (final && engineTimer) {
-        clearTimeout(engineTimer);
-        engineTimer = 0;
-      }
-      if (wait <= 0 || final) schedule();
-      else
-        engineTimer = setTimeout(() => {
-          engineTimer = 0;
-          if (drawing.busy()) waiting = true;
-          else schedule();
-        }, wait);
+      const prompt = state !== lastState;
+      lastState = state;
+      ask(prompt);
     },
     /** The last drawing's frames are drawn: the one the workers asked for meanwhile, if any. */
     idle() {
       lastIdle = performance.now();
       if (!waiting) return;
-      const state = waitingFinal ? 'done' : undefined;
-      waiting = waitingFinal = false;
-      this.fromEngine(state);
+      const prompt = waitingPrompt;
+      waiting = waitingPrompt = false;
+      ask(prompt);
     },
     destroy() {
       destroyed = true;
