@@ -158,3 +158,85 @@ export function longTaskBreakdown(trace, { minMs = 50, n = 6 } = {}) {
     cpu_ms: cpu,
   };
 }
+
+/**
+ * Where each thread of the page spent a traced run (the JSON of browser.stopTracing(), with the
+ * 'toplevel' and 'blink.user_timing' categories): between the user-timing marks `from` and `to`
+ * (the page's performance.mark), for the renderer's main thread (the CrRendererMain thread with the
+ * most tasks) and each dedicated worker thread with a task in that window: its busy ms (the top-level
+ * tasks clipped to the window, on the wall), its CPU ms where the trace has it, the ms before its first
+ * task and after its last one, and its idle ms between tasks split into gaps under 1 ms, 1-10 ms
+ * and over 10 ms. {window_ms, main, workers: [...]}, or null when a mark is missing.
+ */
+export function threadBusy(trace, { from = 'bench-start', to = 'bench-verdict' } = {}) {
+  const events = Array.isArray(trace) ? trace : (trace.traceEvents ?? []);
+  const markTs = (name) => {
+    const e = events.find((x) => x.name === name && Number.isFinite(x.ts) && /user_timing/.test(x.cat ?? ''));
+    return e ? e.ts : null;
+  };
+  const t0 = markTs(from);
+  const t1 = markTs(to);
+  if (t0 === null || t1 === null || t1 <= t0) return null;
+  const key = (e) => `${e.pid}:${e.tid}`;
+  const names = new Map();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(key(e), e.args?.name ?? '');
+  const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
+  const byThread = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X' || !Number.isFinite(e.dur) || !isTask(e)) continue;
+    const k = key(e);
+    if (!byThread.has(k)) byThread.set(k, []);
+    byThread.get(k).push(e);
+  }
+  const summary = (tasks) => {
+    tasks.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    let busy = 0;
+    let cpu = 0;
+    let cpuKnown = true;
+    let end = -Infinity;
+    let first = null;
+    let last = null;
+    const gaps = { under_1ms: 0, ms_1_to_10: 0, over_10ms: 0, count_over_10ms: 0 };
+    for (const t of tasks) {
+      if (t.ts < end) continue; // nested in the task before
+      const a = Math.max(t.ts, t0);
+      const b = Math.min(t.ts + t.dur, t1);
+      end = t.ts + t.dur;
+      if (b <= a) continue;
+      if (last !== null) {
+        const gap = (a - last) / 1000;
+        if (gap < 1) gaps.under_1ms += gap;
+        else if (gap <= 10) gaps.ms_1_to_10 += gap;
+        else {
+          gaps.over_10ms += gap;
+          gaps.count_over_10ms++;
+        }
+      }
+      first ??= a;
+      last = b;
+      busy += b - a;
+      if (Number.isFinite(t.tdur)) cpu += (t.tdur * (b - a)) / t.dur;
+      else cpuKnown = false;
+    }
+    const r = (x) => Math.round(x * 10) / 10;
+    return {
+      tasks: tasks.length,
+      busy_ms: r(busy / 1000),
+      cpu_ms: cpuKnown ? r(cpu / 1000) : null,
+      before_ms: first === null ? null : r((first - t0) / 1000),
+      after_ms: last === null ? null : r((t1 - last) / 1000),
+      gaps_ms: Object.fromEntries(Object.entries(gaps).map(([k, v]) => [k, k.startsWith('count') ? v : r(v)])),
+    };
+  };
+  const inWindow = (tasks) => tasks.some((t) => t.ts < t1 && t.ts + t.dur > t0);
+  const mains = [...byThread.keys()].filter((k) => names.get(k) === 'CrRendererMain' && inWindow(byThread.get(k)));
+  const main = mains.sort((a, b) => byThread.get(b).length - byThread.get(a).length)[0];
+  const workers = [...byThread.keys()].filter(
+    (k) => /DedicatedWorker/.test(names.get(k) ?? '') && inWindow(byThread.get(k)),
+  );
+  return {
+    window_ms: Math.round((t1 - t0) / 100) / 10,
+    main: main ? summary(byThread.get(main)) : null,
+    workers: workers.map((k) => summary(byThread.get(k))).sort((a, b) => b.busy_ms - a.busy_ms),
+  };
+}

@@ -18,7 +18,7 @@
 import os from 'node:os';
 import { fmtErr } from './procs.js';
 import { summarize } from './stats.js';
-import { idealMs, longTaskBreakdown, perUpdate, ratioToIdeal, topFunctions } from './lab-time.js';
+import { idealMs, longTaskBreakdown, perUpdate, ratioToIdeal, threadBusy, topFunctions } from './lab-time.js';
 import { CLAIMS, claimAt, hasDeep } from '../../web/src/claims/lab/index.js';
 
 const load1 = () => Math.round(os.loadavg()[0] * 100) / 100;
@@ -58,7 +58,10 @@ function labMarks(cores) {
     if (m.t0 === null || m.verdict_ms !== undefined || !v || v === 'pending') return;
     m.verdict = v;
     m.verdict_ms = performance.now() - m.t0;
-    requestAnimationFrame(() => (m.shown_ms = performance.now() - m.t0));
+    requestAnimationFrame(() => {
+      m.shown_ms = performance.now() - m.t0;
+      performance.mark('bench-verdict');
+    });
   };
   new MutationObserver(look).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-verdict'] });
   const Base = window.Worker;
@@ -71,17 +74,30 @@ function labMarks(cores) {
         const s = e.data && sent.get(e.data.id);
         if (!s) return;
         sent.delete(e.data.id);
-        if (m.t0 !== null) m.answers.push({ op: s.op, steps: s.steps, ms: e.data.ms });
+        // w: the worker's index; post, at: when the job was posted and its answer handled, after t0
+        if (m.t0 !== null)
+          m.answers.push({
+            op: s.op,
+            steps: s.steps,
+            ms: e.data.ms,
+            w: this.__w,
+            post: s.post,
+            at: performance.now() - m.t0,
+          });
       });
     }
     postMessage(msg, ...rest) {
       // An engine worker (one that is asked an op): the pool's size is the count of them.
       if (msg && msg.id !== undefined && msg.op && !this.__engine) {
         this.__engine = true;
-        m.workers++;
+        this.__w = m.workers++;
       }
       if (msg && msg.id !== undefined && msg.op)
-        this.__sent.set(msg.id, { op: msg.op, steps: msg.op === 'trainerStep' ? msg.args?.[1] : 0 });
+        this.__sent.set(msg.id, {
+          op: msg.op,
+          steps: msg.op === 'trainerStep' ? msg.args?.[1] : 0,
+          post: m.t0 === null ? null : performance.now() - m.t0,
+        });
       return super.postMessage(msg, ...rest);
     }
   };
@@ -142,15 +158,19 @@ async function loopMs(page, times = 5) {
  * own when null) and the CPU slowed `rate` times, press Start, wait for the verdict (or, with no
  * claim, the session's end). Returns the times on the page's clock, the worker's answers, the long
  * tasks after Start and what the page took from the link (depth, seeds, runs); with `trace`, the long
- * tasks' parts from a Chromium trace of Start to the end (a pass of its own: tracing costs time).
+ * tasks' parts from a Chromium trace of Start to the end (a pass of its own: tracing costs time); with
+ * `threads`, each thread's busy and idle time from Start to the verdict shown (threadBusy) and every
+ * answer with its worker and times (bench/lab-profile.js; `answers` alone: the answers).
  */
 // The trace categories of a traced run: the top-level tasks and what the timeline names inside them.
 const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'];
+// The categories of a pass that says where each thread's time went (threadBusy): the tasks and the marks.
+const THREAD_CATEGORIES = ['toplevel', 'blink.user_timing'];
 
 export async function labRun(
   browser,
   server,
-  { hash, cores = null, rate = 1, claim = true, loop = false, trace = false },
+  { hash, cores = null, rate = 1, claim = true, loop = false, trace = false, threads = false, answers = threads },
 ) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const load_start = load1();
@@ -168,7 +188,9 @@ export async function labRun(
       seeds: Number(document.getElementById('train-seeds')?.value),
     }));
     if (trace) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    else if (threads) await browser.startTracing(page, { categories: THREAD_CATEGORIES });
     await page.evaluate(() => {
+      performance.mark('bench-start');
       window.__benchLab.t0 = performance.now();
       document.getElementById('train-start').click();
     });
@@ -197,6 +219,7 @@ export async function labRun(
       };
     });
     const breakdown = trace ? longTaskBreakdown(JSON.parse(String(await browser.stopTracing()))) : null;
+    const busy = !trace && threads ? threadBusy(JSON.parse(String(await browser.stopTracing()))) : null;
     await cdp?.detach();
     const after = m.answers;
     const steps = perUpdate(after.filter((a) => a.op === 'trainerStep'));
@@ -227,6 +250,8 @@ export async function labRun(
       longtasks_ms: m.longtasks.filter((t) => t.start >= m.t0 - 1).map((t) => Math.round(t.ms)),
       loop: loops && { main_ms: round(loops.main_ms, 1), worker_ms: round(loops.worker_ms, 1) },
       ...(breakdown ? { breakdown } : {}),
+      ...(threads ? { threads: busy } : {}),
+      ...(answers ? { answers: after } : {}),
       page_errors: errors,
       loadavg: [load_start, load1()],
     };

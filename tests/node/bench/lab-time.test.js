@@ -1,10 +1,17 @@
 // Part 8's arithmetic (bench/lib/lab-time.js) on made-up numbers: the ideal time on a pool, the ratio
-// to it, a worker's ms per update from its answers, and the top functions of a CPU profile. No
-// timing is asserted.
+// to it, a worker's ms per update from its answers, the top functions of a CPU profile, the long
+// tasks of a trace and each thread's busy time in a trace (threadBusy). No timing is asserted.
 //   node --test tests/node/bench/lab-time.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { idealMs, longTaskBreakdown, perUpdate, ratioToIdeal, topFunctions } from '../../../bench/lib/lab-time.js';
+import {
+  idealMs,
+  longTaskBreakdown,
+  perUpdate,
+  ratioToIdeal,
+  threadBusy,
+  topFunctions,
+} from '../../../bench/lib/lab-time.js';
 
 test('the ideal: one worker’s time spread over the pool; the ratio of the measured time to it', () => {
   assert.equal(idealMs(12000, 2), 6000);
@@ -107,4 +114,42 @@ test('longTaskBreakdown: the page’s main thread, its tasks over 50 ms, each pa
   assert.equal(b.top[0].name, 'FunctionCall draw (view-1.js:3:9)');
   assert.equal(b.top[0].share, 30 / 80);
   assert.deepEqual(longTaskBreakdown({ traceEvents: [] }).tasks, []);
+});
+
+test('threadBusy: each thread’s busy time between the marks, its wait before and after, its gaps by size', () => {
+  const meta = (tid, name) => ({ ph: 'M', name: 'thread_name', pid: 1, tid, args: { name } });
+  const task = (tid, ts, dur, tdur) => ({ ph: 'X', name: 'RunTask', pid: 1, tid, ts, dur, ...(tdur ? { tdur } : {}) });
+  const mark = (name, ts) => ({ ph: 'R', name, cat: 'blink.user_timing', pid: 1, tid: 1, ts });
+  const trace = {
+    traceEvents: [
+      meta(1, 'CrRendererMain'),
+      meta(2, 'DedicatedWorker thread'),
+      meta(3, 'DedicatedWorker thread'),
+      mark('bench-start', 0),
+      mark('bench-verdict', 100000), // a window of 100 ms
+      // the main thread: a task straddling the start (counted from it) and one of 10 ms wall, 4 ms CPU
+      task(1, -5000, 10000, 10000),
+      task(1, 50000, 10000, 4000),
+      // a worker: 5 ms after the start, busy 20 + 30 + 20 ms with gaps of 0.5 ms and 24.5 ms, then 0.5 ms to the verdict
+      task(2, 5000, 20000),
+      task(2, 25500, 30000),
+      task(2, 80000, 19500),
+      { ph: 'X', name: 'RunTask', pid: 1, tid: 2, ts: 30000, dur: 1000 }, // nested in the task before: the same task
+      // a worker whose tasks are all outside the window: not listed
+      task(3, 200000, 1000),
+    ],
+  };
+  const t = threadBusy(trace);
+  assert.equal(t.window_ms, 100);
+  assert.equal(t.main.busy_ms, 15);
+  assert.equal(t.main.cpu_ms, 9); // 5 of the first task's 10 (its half in the window) and 4
+  assert.equal(t.workers.length, 1);
+  const w = t.workers[0];
+  assert.equal(w.busy_ms, 69.5);
+  assert.equal(w.before_ms, 5);
+  assert.equal(w.after_ms, 0.5);
+  assert.deepEqual(w.gaps_ms, { under_1ms: 0.5, ms_1_to_10: 0, over_10ms: 24.5, count_over_10ms: 1 });
+  assert.equal(w.cpu_ms, null, 'the trace has no thread time for its tasks');
+  // a missing mark: no figure rather than a wrong one
+  assert.equal(threadBusy({ traceEvents: trace.traceEvents.filter((e) => e.name !== 'bench-verdict') }), null);
 });

@@ -12,7 +12,7 @@ import { bits, loadWasm } from '../helpers.js';
 import { createEngineClient, OPS, TRAINER_OPS } from '../../../web/src/engine/client.js';
 import { RUN, createSession, transferables } from '../../../web/src/engine/run.js';
 import { fakeWorkerPool } from './fake-workers.js';
-import { until } from '../wait.js';
+import { nextTurn, until } from '../wait.js';
 
 const rn = await loadWasm();
 const fakeWorkers = fakeWorkerPool(rn);
@@ -184,6 +184,68 @@ test('several trainers spread over the pool, each pinned to its worker, computin
     [2, 2, 2],
   );
   await Promise.all(trainers.map((t) => t.delete()));
+});
+
+test("a worker's trainers' jobs are sent behind the one it computes: run in the order asked, the numbers bit for bit", async () => {
+  // The worker holds its first step: every job asked meanwhile of its trainers is already posted to it.
+  let first = true;
+  const pool = fakeWorkers({ hold: (op) => op === 'trainerStep' && first && !(first = false) });
+  const engine = createEngineClient({ workers: 1, startWorker: pool.start });
+  const archs = ['pre_ln', 'post_ln', 'plain'];
+  const trainers = await Promise.all(archs.map((arch) => engine.trainer({ ...CONFIG, arch })));
+  const answered = [];
+  const steps = trainers.map((t, i) => t.step(6).then((logs) => (answered.push(i), logs)));
+  await until(() => pool.held.length === 1, 'the first step at the worker');
+  const sent = () => pool.started[0].sent.filter((m) => m.op === 'trainerStep').map((m) => m.args[0]);
+  assert.deepEqual(
+    sent(),
+    trainers.map((_, i) => i + 1),
+    'all three steps at the worker while the first computes',
+  );
+  assert.deepEqual(answered, []);
+  pool.release();
+  const logs = await Promise.all(steps);
+  assert.deepEqual(answered, [0, 1, 2], 'answered in the order asked');
+  // the order the worker ran them: the order asked
+  assert.deepEqual(
+    trainerCalls(pool)
+      .filter((c) => c[1] === 'trainerStep')
+      .map((c) => c[2]),
+    [1, 2, 3],
+  );
+  for (const [i, arch] of archs.entries())
+    assert.equal(bits(logs[i]), bits(direct({ ...CONFIG, arch }, [6]).logs[0]), arch);
+  await Promise.all(trainers.map((t) => t.delete()));
+});
+
+test('an answer the page holds for a test holds the answers of the jobs sent behind it, in order', async () => {
+  const pool = fakeWorkers();
+  const engine = createEngineClient({ workers: 1, startWorker: pool.start });
+  const a = await engine.trainer(CONFIG);
+  const b = await engine.trainer({ ...CONFIG, arch: 'post_ln' });
+  const held = [];
+  globalThis.__resnormTestHold = (op, deliver) => {
+    if (op !== 'trainerStep' || held.length) return false;
+    held.push(deliver);
+    return true;
+  };
+  try {
+    const answered = [];
+    const sa = a.step(4).then(() => answered.push('a'));
+    const sb = b.step(4).then(() => answered.push('b'));
+    // both computed by the worker; a's answer held, so b's waits behind it
+    await until(() => pool.log.filter((e) => e[1] === 'end' && e[2] === 'trainerStep').length === 2, 'both steps');
+    await until(() => held.length === 1, "a's answer held");
+    await nextTurn(); // what the answers settle has settled
+    assert.deepEqual(answered, []);
+    held[0]();
+    await Promise.all([sa, sb]);
+    assert.deepEqual(answered, ['a', 'b']);
+    assert.equal(bits(await b.step(8)), bits(direct({ ...CONFIG, arch: 'post_ln' }, [4, 8]).logs[1]));
+  } finally {
+    delete globalThis.__resnormTestHold;
+  }
+  await Promise.all([a.delete(), b.delete()]);
 });
 
 test('trainers and the rest of the pool share the workers: calls, lanes and an exclusive call go on', async () => {

@@ -1,9 +1,10 @@
 // The session's own runs (web/src/train/session.js): a list of run specs, each
 // an architecture with overrides of the shared config and a label, trains one
 // trainer per spec with its own config; a run marked stopWhenTrained ends at
-// its first logged step below halfway from chance to the optimum; when every
-// run has finished, each trainer's lesion() is kept on its run before the
-// session says done, and a lesion that fails is kept as lesionError.
+// its first logged step below halfway from chance to the optimum; each
+// trainer's lesion() is asked once its run has finished (while the others
+// train) and kept on its run before the session says done, and a lesion that
+// fails is kept as lesionError.
 // Run: node --test tests/node/train/session-runs.test.js
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,6 +135,34 @@ test('a run marked stopWhenTrained ends at its first logged step below halfway; 
   assert.equal(s.snapshot().progress.fraction, 1);
   assert.equal(noLesion.lesion, null);
   assert.match(noLesion.lesionError.message, /refused/);
+});
+
+test('a run that has finished is asked its lesion at once, while the others still train; each once', async () => {
+  const engine = standIn();
+  const events = [];
+  const make = engine.trainer;
+  engine.trainer = async (config) => {
+    const t = await make(config);
+    return {
+      ...t,
+      step: (n) => (events.push(['step', config.steps]), t.step(n)),
+      lesion: () => (events.push(['lesion', config.steps]), t.lesion()),
+    };
+  };
+  const s = createSession({ engine });
+  await s.start(CONFIG, [
+    { key: 'short', arch: 'pre_ln', overrides: { steps: 10 } },
+    { key: 'long', arch: 'post_ln' },
+  ]);
+  assert.equal(s.snapshot().state, 'done');
+  const lesionShort = events.findIndex((e) => e[0] === 'lesion' && e[1] === 10);
+  const lastLongStep = events.findLastIndex((e) => e[0] === 'step' && e[1] === 40);
+  assert.ok(
+    lesionShort >= 0 && lesionShort < lastLongStep,
+    'the short run\u2019s lesion before the long run\u2019s last step',
+  );
+  assert.equal(engine.lesions, 2, 'each run asked once');
+  assert.ok(s.snapshot().runs.every((r) => r.lesion));
 });
 
 test('two runs with one key are refused as an error, with no trainer made', async () => {

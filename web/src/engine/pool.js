@@ -15,7 +15,8 @@ export function fieldError(message, field) {
 // A test harness can hold answers back: before the page loads (Playwright's addInitScript) it
 // defines globalThis.__resnormTestHold(op, deliver), which returns true when it keeps the answer
 // and will call deliver() later. The worker's job counts as under way until then, so a
-// computation is slow on purpose (Cancel, Pause) whatever the machine's speed. A link, an
+// computation is slow on purpose (Cancel, Pause) whatever the machine's speed; the answers of the
+// trainers' jobs sent behind it (pump) wait for it, in order. A link, an
 // attribute or storage can give the page strings, never a function, so none of them reaches it.
 function heldForTest(op, deliver) {
   const hold = globalThis.__resnormTestHold;
@@ -36,8 +37,9 @@ export class WorkerPool {
     this.unreported = [];
     this.computedOnce = false; // some worker of this pool has run its engine
     // The workers started: each with the job it is computing, its trainers'
-    // jobs waiting for it (queue), the trainers it holds or is making (hosted,
-    // trainers: their handles), and once it has stopped, the error they get (gone).
+    // jobs already sent behind it (ahead), its trainers' jobs waiting for it (queue),
+    // the trainers it holds or is making (hosted, trainers: their handles), and once
+    // it has stopped, the error they get (gone).
     this.slots = [];
     // {jobs} for a call, {lane} for a lane with a request waiting, in the order
     // they asked (seq, shared with the trainers' jobs).
@@ -49,10 +51,13 @@ export class WorkerPool {
 
   start() {
     // heap: the bytes its wasm memory has grown to, as its last answer said; trained: it has held a
-    // trainer; computed: its engine has answered (it loaded); watched: its lock is asked for
+    // trainer; computed: its engine has answered (it loaded); watched: its lock is asked for;
+    // early: answers to jobs of `ahead` that came while the job before them was held for a test
     const slot = {
       worker: null,
       job: null,
+      ahead: [],
+      early: new Map(),
       queue: [],
       hosted: 0,
       trainers: new Set(),
@@ -102,6 +107,8 @@ export class WorkerPool {
     this.loseTrainers(slot, gone);
     if (slot.job?.pin) slot.job.reject(slot.gone);
     else if (slot.job) settle(slot.job);
+    for (const job of slot.ahead.splice(0)) job.reject(slot.gone);
+    slot.early.clear();
     slot.job = null;
     this.pump();
   }
@@ -152,9 +159,14 @@ export class WorkerPool {
 
   answer(slot, msg, released = false) {
     const job = slot.job;
-    if (!job || !msg || msg.id !== job.id) return;
+    if (!job || !msg) return;
+    if (msg.id !== job.id) {
+      // a job sent behind one whose answer a test holds: answered once that one is
+      if (slot.ahead.some((j) => j.id === msg.id)) slot.early.set(msg.id, msg);
+      return;
+    }
     if (!released && heldForTest(job.op, () => this.answer(slot, msg, true))) return;
-    slot.job = null;
+    slot.job = slot.ahead.shift() ?? null;
     if (Number.isFinite(msg.heap)) slot.heap = msg.heap;
     // an answer computed, or a refusal with the heap's size: its engine loaded
     if (!slot.computed && (msg.ok || Number.isFinite(msg.heap))) {
@@ -168,6 +180,11 @@ export class WorkerPool {
     if (msg.fatal) this.drop(slot, () => {}, msg.error?.message || 'the engine failed');
     else this.retireIfSpent(slot);
     this.pump();
+    const next = slot.job && slot.early.get(slot.job.id);
+    if (next) {
+      slot.early.delete(slot.job.id);
+      this.answer(slot, next);
+    }
   }
 
   // Ends an idle worker holding no trainer whose memory a run made large, or
@@ -181,14 +198,19 @@ export class WorkerPool {
     slot.worker.terminate();
   }
 
+  // Posts `job` to the worker of `slot`: its job, or with one under way (a trainer's: pump), one
+  // sent behind it, which the worker starts as soon as it has answered the one before.
   send(slot, job) {
     job.id = this.nextId++;
     job.t0 = performance.now();
-    slot.job = job;
+    const behind = slot.job !== null;
+    if (behind) slot.ahead.push(job);
+    else slot.job = job;
     try {
       slot.worker.postMessage({ id: job.id, op: job.op, args: job.args });
     } catch (e) {
-      slot.job = null;
+      if (behind) slot.ahead.splice(slot.ahead.indexOf(job), 1);
+      else slot.job = null;
       job.reject(e);
     }
   }
@@ -197,12 +219,16 @@ export class WorkerPool {
   // is a call's parts or a lane's waiting request's parts (one part, unless a
   // simulate was split over the workers); it keeps its place until every part
   // has a worker. A trainer's job waits for its own worker, and goes before
-  // the first turn if it asked before it.
+  // the first turn if it asked before it. While a worker computes a trainer's
+  // job, its other trainers' jobs are sent behind it: the worker goes from one
+  // to the next without waiting for the page to read an answer and post again
+  // (the page's main thread may be drawing), and they run in the order asked,
+  // as they would one at a time.
   pump() {
     const { slots, turns } = this;
     while (!slots.some((s) => s.job?.exclusive)) {
       const head = turns.length ? turns[0].seq : Infinity;
-      const own = slots.find((s) => !s.job && s.queue.length && s.queue[0].seq < head);
+      const own = slots.find((s) => (!s.job || s.job.pin) && s.queue.length && s.queue[0].seq < head);
       if (own) {
         this.send(own, own.queue.shift());
         continue;
@@ -264,6 +290,7 @@ export class WorkerPool {
     for (const slot of this.slots.splice(0)) {
       slot.worker.terminate();
       slot.job?.reject(err);
+      for (const job of slot.ahead.splice(0)) job.reject(err);
       this.loseTrainers(slot, err);
     }
   }

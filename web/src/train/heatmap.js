@@ -330,6 +330,24 @@ function leftMargin(canvas, names) {
   return Math.max(MARGIN.left, Math.ceil(widest) + 9);
 }
 
+/**
+ * leftMargin, measured again only when the row names' text changes: a map is updated at every
+ * drawing of a run, with the same names, and setting a font and measuring text each time is a
+ * main-thread cost the workers' core pays for while they train.
+ */
+function leftMarginOnce() {
+  let text = null;
+  let left = MARGIN.left;
+  return (canvas, names) => {
+    const now = names?.length ? names.map((n) => n.short).join('\n') : '';
+    if (now !== text) {
+      text = now;
+      left = leftMargin(canvas, names);
+    }
+    return left;
+  };
+}
+
 /** The column whose span holds `step`: the first logged step of `s` at or after it. */
 function columnAt(s, step) {
   let lo = 0;
@@ -369,6 +387,7 @@ function keyCell(key, cell, count, rows) {
 export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }) {
   const { arch, note, canvas, tip, map, readout } = heatmapLayout(box, { name, metric, rowLabel });
   let data = { steps: [], columns: [], rows: 0, xMax: 1, logEvery: 1, scale: null, divergedAt: null, end: null };
+  const marginOf = leftMarginOnce();
   let cell = null; // {i, r}: the cell read out (pointer or keys)
   let pointer = false; // the cell follows the pointer (its tooltip shows)
   let sharedStep = null;
@@ -473,7 +492,7 @@ export function createHeatmap(box, { name, metric, rowLabel, firstRow, colours }
      */
     update(next) {
       data = { ...data, ...next };
-      data.left = leftMargin(canvas, data.rowNames);
+      data.left = marginOf(canvas, data.rowNames);
       note.textContent = data.end?.text ?? (data.divergedAt !== null ? `diverged at step ${data.divergedAt}` : '');
       note.dataset.end = data.end?.kind ?? '';
       if (cell && cell.i >= data.steps.length) cell = null;

@@ -26,12 +26,14 @@
 // than the architecture (depth, warmup, ...), each {key, arch, label,
 // overrides, stopWhenTrained}; a run with stopWhenTrained ends at its first
 // logged step whose held-out loss is below halfway from chance to the optimum
-// (`trainedAt`, as claims/lab/common.js's runEnd reads it). When every run has
-// finished, the session asks each trainer for its lesion() and keeps it on the run (`lesion`, or `lesionError`), and what
-// it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
+// (`trainedAt`, as claims/lab/common.js's runEnd reads it). Once a run has finished
+// training, the session asks its trainer for its lesion() and keeps it on the run (`lesion`, or
+// `lesionError`): at once, while the other runs still train (a worker that has finished its own
+// runs is not left waiting for the last to end), and for every run not yet asked once all have
+// finished. With it, what it learned beyond the weights: `dwaWeights` (DenseFormer's averaging
 // weights), `attnResWeights` (Attention Residuals' read weights over the
 // held-out set) and `gates` (ReZero's and LayerScale's), each null for a preset
-// without them (or `learnedError`), before it says done. A spec with `normSamples` also keeps its
+// without them (or `learnedError`). The session says done once every run has all of these. A spec with `normSamples` also keeps its
 // first seed's norms on held-out batch 0 (the trainer's normSamples(), as `normSamples`).
 //
 // Seeds: each run trains on every seed of the settings (`seeds`, shared/train-fields.js's seedList:
@@ -142,6 +144,7 @@ function createRun(of, trainer, { logs = [], stepsDone = 0, stopped = false, fir
     wantsNormSamples: Boolean(of.normSamples),
     normSamples: null,
     learnedError: null,
+    afterAsked: null, // the promise of its after-training answers, once asked (afterRun)
     trainer,
     config: trainer.config ?? null,
     task: trainer.task ?? null,
@@ -239,13 +242,20 @@ async function advance(r, current, clocked) {
   if (clocked()) r.activeSteps += n;
   const last = logs.at(-1);
   if (r.stopWhenTrained && !r.stopped && last && belowHalfway(last, r.task)) r.trainedAt = last.step;
+  // finished: its lesion and what it learned asked at once, while the others train (kept by afterRun)
+  if (finished(r)) afterRun(r, current);
 }
 
 // ---- after training: each run's lesion (its trainer's lesion()) and its
 // learned averaging weights and gates (dwaWeights(), gates()), kept on the run
 // while `current()` (no reset since)
 async function afterTraining(runs, current) {
-  await Promise.all(runs.map((r) => Promise.all([lesionOf(r, current), learnedOf(r, current)])));
+  await Promise.all(runs.map((r) => afterRun(r, current)));
+}
+/** The after-training answers of `r`, asked once for the run (the same promise when asked again). */
+function afterRun(r, current) {
+  r.afterAsked ??= Promise.all([lesionOf(r, current), learnedOf(r, current)]);
+  return r.afterAsked;
 }
 async function lesionOf(r, current) {
   if (r.lesion || r.error || typeof r.trainer.lesion !== 'function') return;

@@ -92,6 +92,18 @@ const ENABLED = {
 /** The least time between two frames drawn for the workers' answers, in ms. */
 const ENGINE_FRAME_MS = 100;
 
+/**
+ * After a drawing for the workers' answers, the main thread waits this many times what the drawing
+ * cost it (drawCost) before the next: drawing then takes at most a sixth of the main thread's time.
+ * The workers train on the same cores (one worker per core), so each millisecond the page draws is
+ * one a worker waits, the more so on a slower machine, where the drawing costs more and comes less
+ * often.
+ */
+const ENGINE_DRAW_SHARE = 5;
+
+/** The longest that wait, in ms: a run in training is drawn again at least this often. */
+const ENGINE_DRAW_MAX_MS = 1000;
+
 /** A refusal of the engine as one line: its message, which names the field. */
 const refusalText = (e) => (e?.message ? e.message : String(e));
 
@@ -337,19 +349,32 @@ function firstSeedLooks(runs, looks) {
 // ---- the frames
 
 /**
- * When `drawing.render()` runs: at the next frame for what the reader does, at most once every ENGINE_FRAME_MS
- * for the workers' answers, and for them never while `drawing.busy()` (the frames of the last drawing still
- * to come): `idle()` says they are drawn, and a drawing the workers asked for meanwhile follows. A
+ * When the drawing (`drawingOf()`, createLabRender's) renders: at the next frame for what the reader does,
+ * at most once every ENGINE_FRAME_MS for the workers' answers and no sooner than ENGINE_DRAW_SHARE times
+ * the last drawing's cost (its cost(), ms; at most ENGINE_DRAW_MAX_MS) after its end, and for them never while it is busy() (the
+ * frames of the last drawing still to come): `idle()` says they are drawn, and a drawing the workers
+ * asked for meanwhile follows. A new state of the session (started, running, done, paused) is drawn at
+ * the next frame the drawing under way leaves free, without the wait: the buttons answer the reader's
+ * press, and the verdict is what the reader waits for. A
  * drawing lays out and paints every chart and heatmap, and at the display's rate it would keep the
  * main thread busy and take a core from the workers; begun over one still under way, the two
  * would share frames.
  */
-function createFrameScheduler(drawing) {
+function createFrameScheduler(drawingOf) {
+  // the drawing, once made (it is made after its scheduler)
+  const drawing = {
+    render: () => drawingOf().render(),
+    busy: () => drawingOf().busy(),
+    cost: () => drawingOf().cost(),
+  };
   let frame = 0;
   let lastRender = -Infinity;
   let engineTimer = 0;
   let destroyed = false;
+  let lastIdle = -Infinity; // when the last drawing's last frame was drawn
+  let lastState; // the session's state the workers' last change was in
   let waiting = false; // the workers asked for a drawing while drawing.busy()
+  let waitingPrompt = false; // ... and that drawing is of a new state
   const now = () => {
     frame = 0;
     lastRender = performance.now();
@@ -358,32 +383,47 @@ function createFrameScheduler(drawing) {
   const schedule = () => {
     if (!destroyed) frame ||= requestAnimationFrame(now);
   };
+  // a drawing for the workers: `prompt` (a new state) at the next frame the last drawing leaves free
+  const ask = (prompt) => {
+    if (destroyed || frame) return;
+    if (engineTimer && !prompt) return;
+    if (drawing.busy()) {
+      waiting = true;
+      waitingPrompt ||= prompt;
+      return;
+    }
+    const rest = lastIdle + Math.min(ENGINE_DRAW_SHARE * drawing.cost(), ENGINE_DRAW_MAX_MS);
+    const wait = Math.max(lastRender + ENGINE_FRAME_MS, rest) - performance.now();
+    if (prompt && engineTimer) {
+      clearTimeout(engineTimer);
+      engineTimer = 0;
+    }
+    if (wait <= 0 || prompt) schedule();
+    else
+      engineTimer = setTimeout(() => {
+        engineTimer = 0;
+        if (drawing.busy()) waiting = true;
+        else schedule();
+      }, wait);
+  };
   return {
     /** Draws now. */
     now,
     /** Draws at the next frame (what the reader does). */
     schedule,
-    /** Draws for the workers' answers. */
-    fromEngine() {
-      if (destroyed || frame || engineTimer) return;
-      if (drawing.busy()) {
-        waiting = true;
-        return;
-      }
-      const wait = lastRender + ENGINE_FRAME_MS - performance.now();
-      if (wait <= 0) schedule();
-      else
-        engineTimer = setTimeout(() => {
-          engineTimer = 0;
-          if (drawing.busy()) waiting = true;
-          else schedule();
-        }, wait);
+    /** Draws for the workers' answers, the session in `state`: a new state (started, done, paused) without the wait. */
+    fromEngine(state) {
+      const prompt = state !== lastState;
+      lastState = state;
+      ask(prompt);
     },
     /** The last drawing's frames are drawn: the one the workers asked for meanwhile, if any. */
     idle() {
+      lastIdle = performance.now();
       if (!waiting) return;
-      waiting = false;
-      this.fromEngine();
+      const prompt = waitingPrompt;
+      waiting = waitingPrompt = false;
+      ask(prompt);
     },
     destroy() {
       destroyed = true;
@@ -491,13 +531,42 @@ function hookRuns(runs, looks) {
 }
 
 /**
+ * What a drawing of several frames costs the main thread: begin() at its first frame; timed(fn, last)
+ * wraps a frame's part, fn(arg), counting from its start until that frame is painted (a message
+ * posted then is handled once the frame's style, layout and paint are done); cost(): the ms of the
+ * last drawing whose `last` part was painted.
+ */
+function createDrawCost() {
+  let sum = 0;
+  let last = 0;
+  return {
+    begin: () => (sum = 0),
+    timed:
+      (fn, isLast = false) =>
+      (arg) => {
+        const t0 = performance.now();
+        fn(arg);
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => {
+          ch.port1.close();
+          sum += performance.now() - t0;
+          if (isLast) last = sum;
+        };
+        ch.port2.postMessage(null);
+      },
+    cost: () => last,
+  };
+}
+
+/**
  * The lab's rendering of the session's snapshot, over a few frames: the loss chart, the readout and
  * the run's state first (showState), then the gradient-norm chart and the heatmaps, then the
  * learning-rate chart (while the heatmaps draw), then the numbers, the claim's verdict and the
  * comparison, then the after-training charts and onUpdate (the page's test hook): each frame lays
  * out and rasterizes a part of the page, not all of it. `hover()`: the step
  * the readout shows (null: the latest); `onIdle()` after the last of a render's frames. {render,
- * busy, cancel}: busy() while a render's frames are still to come, cancel drops them.
+ * busy, cancel, cost}: busy() while a render's frames are still to come, cancel drops them, cost() the
+ * main thread's ms of the last render drawn to its end (each frame's part until that frame is painted).
  */
 function createLabRender({ session, store, papers, theme, hover, showState, onUpdate, onIdle, views, loadedRuns }) {
   const { charts, readout, notes, progress, tools, heat, numbers, comparison, after, learned, normScatter, seedPick } =
@@ -505,8 +574,14 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
   let rest = 0; // the next frame of a render (renderRest, renderLast, renderAfter)
   const seedRows = seedRowsOf();
   let frames = 0;
+  const { timed, begin, cost } = createDrawCost();
 
   function render() {
+    begin();
+    timed(renderFirst)();
+  }
+
+  function renderFirst() {
     const snap = session.snapshot();
     const config = snap.config ?? store.get();
     const runs = snap.runs.length ? snap.runs : pendingRuns(config, papers);
@@ -541,7 +616,9 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // The rest in the next frame: one frame drawing everything would be one task
     // long enough to hold up the page (a pointer, a key) while it trains.
     cancelAnimationFrame(rest);
-    rest = requestAnimationFrame(() => renderRest({ snap, config, runs, lined, archs, looks, data, index, ends }));
+    rest = requestAnimationFrame(() =>
+      timed(renderRest)({ snap, config, runs, lined, archs, looks, data, index, ends }),
+    );
   }
 
   /** The next line chart and the heatmaps of render()'s frame; then the rest of the charts, the numbers, the claim's verdict and after training. */
@@ -562,9 +639,9 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     // the numbers table, the claim's verdict and the after-training charts (three charts made when a run ends)
     // a frame after the heatmaps, which draw in the frame after their update: each new row lays the table out again
     rest = requestAnimationFrame(() => {
-      charts.drawNext();
+      timed(() => charts.drawNext())();
       rest = requestAnimationFrame(() =>
-        renderLast({
+        timed(renderLast)({
           snap,
           config,
           archs,
@@ -594,7 +671,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     });
     // the after-training charts (three made when every run has ended) in a frame of their own, then the hook
     rest = requestAnimationFrame(() =>
-      renderAfter({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }),
+      timed(renderAfter, true)({ snap, archs, looks, shown, scales, rows, verdictShown, comparisonShown }),
     );
   }
 
@@ -632,7 +709,7 @@ function createLabRender({ session, store, papers, theme, hover, showState, onUp
     onIdle();
   }
 
-  return { render, busy: () => rest !== 0, cancel: () => cancelAnimationFrame(rest) };
+  return { render, busy: () => rest !== 0, cancel: () => cancelAnimationFrame(rest), cost };
 }
 
 /**
@@ -681,7 +758,7 @@ export function mountTrainer(
   const statusEl = slots.status ?? el('p', { class: 'status', role: 'status' });
   if (!slots.status) parts.push(statusEl);
   // the frames of the view (createLabRender's, below)
-  const frames = createFrameScheduler({ render: () => draw.render(), busy: () => draw.busy() });
+  const frames = createFrameScheduler(() => draw);
 
   // ---- the run bar, and the claims (paper-panel.js): their buttons above the run bar, their
   // verdict under the line charts
@@ -727,7 +804,7 @@ export function mountTrainer(
   });
 
   // ---- the session
-  const session = createSession({ engine: trainersOf(engine), onChange: () => frames.fromEngine() });
+  const session = createSession({ engine: trainersOf(engine), onChange: (snap) => frames.fromEngine(snap.state) });
   // ---- exports, the model file and the numbers (tools.js, numbers.js)
   const showLoaded = (runs) => {
     loaded = runs;
