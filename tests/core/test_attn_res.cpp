@@ -125,21 +125,6 @@ TEST_CASE("attn_res: each unit's query and gain are parameters, no matrix, train
 
 namespace {
 
-// A model of `arch` attn_res with N blocks, queries and gains drawn from `seed` (0: at init).
-void configure_blocks(Model<double>& m, WeightBank<double>& bank, const Config& base, int N, uint64_t seed) {
-  Config cfg = base;
-  cfg.attn_res_blocks = N;
-  bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
-  m.configure(cfg, Arch::attn_res, bank);
-  if (seed == 0) return;
-  NormalRng rng(stream_key({seed}));
-  for (int k = 1; k <= m.units(); ++k)
-    for (int i = 0; i < cfg.width; ++i) {
-      m.attn_res().query(k)[i] = 0.4 * rng.normal();
-      m.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
-    }
-}
-
 Config blocks_config(Block block) {
   Config cfg = block == Block::transformer ? test::small_transformer() : Config();
   cfg.depth = block == Block::transformer ? 3 : 5;
@@ -147,6 +132,27 @@ Config blocks_config(Block block) {
   cfg.tokens = 4;
   return cfg;
 }
+
+// An attn_res model in double on blocks_config(block) with N blocks (0: Full), its queries and gains
+// drawn from `seed` (0: at init), configured and not yet run.
+struct BlockModel {
+  Config cfg;
+  WeightBank<double> bank;
+  Model<double> m;
+
+  BlockModel(Block block, int N, uint64_t seed) : cfg(blocks_config(block)) {
+    cfg.attn_res_blocks = N;
+    bank.prepare(cfg.seed, cfg.width, cfg.hidden(), cfg.init, cfg.depth, cfg.block == Block::transformer);
+    m.configure(cfg, Arch::attn_res, bank);
+    if (seed == 0) return;
+    NormalRng rng(stream_key({seed}));
+    for (int k = 1; k <= m.units(); ++k)
+      for (int i = 0; i < cfg.width; ++i) {
+        m.attn_res().query(k)[i] = 0.4 * rng.normal();
+        m.attn_res().gain(k)[i] = 1.0 + 0.3 * rng.normal();
+      }
+  }
+};
 
 }  // namespace
 
@@ -203,10 +209,9 @@ TEST_CASE("Block AttnRes: at init each op's weights are uniform over its sources
           "[attn_res][simulation]") {
   for (Block block : {Block::mlp, Block::transformer})
     for (int N : {1, 2, 3}) {
-      const Config cfg = blocks_config(block);
-      WeightBank<double> bank;
-      Model<double> m;
-      configure_blocks(m, bank, cfg, N, 0);
+      BlockModel b(block, N, 0);
+      const Config& cfg = b.cfg;
+      Model<double>& m = b.m;
       m.forward();
       AttnRes<double>& ar = m.attn_res();
       const int K = m.units(), T = cfg.tokens;
@@ -251,10 +256,9 @@ TEST_CASE(
     "[attn_res][simulation]") {
   for (Block block : {Block::mlp, Block::transformer})
     for (int N : {1, 2, 4}) {
-      const Config cfg = blocks_config(block);
-      WeightBank<double> bank;
-      Model<double> m;
-      configure_blocks(m, bank, cfg, N, 5);
+      BlockModel b(block, N, 5);
+      const Config& cfg = b.cfg;
+      Model<double>& m = b.m;
       m.forward();
       AttnRes<double>& ar = m.attn_res();
       const int K = m.units(), T = cfg.tokens, d = cfg.width;
@@ -298,17 +302,15 @@ TEST_CASE(
     "backward",
     "[attn_res][simulation]") {
   for (Block block : {Block::mlp, Block::transformer}) {
-    const Config cfg = blocks_config(block);
+    BlockModel f(block, 0, 9);
+    const Config& cfg = f.cfg;
+    Model<double>& full = f.m;
     const int K = cfg.depth * cfg.sublayers_per_block();
-    WeightBank<double> bank0;
-    Model<double> full;
-    configure_blocks(full, bank0, cfg, 0, 9);
     full.forward();
     full.backward(true);
     for (int N : {K, K + 3}) {
-      WeightBank<double> bank;
-      Model<double> m;
-      configure_blocks(m, bank, cfg, N, 9);
+      BlockModel b(block, N, 9);
+      Model<double>& m = b.m;
       CHECK(m.forward() == full.forward());
       full.backward(true);
       m.backward(true);
